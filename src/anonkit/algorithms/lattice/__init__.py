@@ -1,0 +1,32 @@
+"""Full-domain (global recoding) searches over the generalization lattice."""
+
+from __future__ import annotations
+
+from anonkit.algorithms.lattice.datafly import Datafly
+from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.exhaustive import Exhaustive
+from anonkit.algorithms.lattice.flash import Flash
+from anonkit.algorithms.lattice.incognito import Incognito
+from anonkit.algorithms.lattice.samarati import Samarati
+from anonkit.algorithms.lattice.search import SearchResult
+
+#: Full-domain algorithms by their API/config name.
+LATTICE_ALGORITHMS = {
+    "flash": Flash,
+    "exhaustive": Exhaustive,
+    "samarati": Samarati,
+    "datafly": Datafly,
+    "incognito": Incognito,
+}
+
+__all__ = [
+    "LATTICE_ALGORITHMS",
+    "Datafly",
+    "Evaluator",
+    "Exhaustive",
+    "Flash",
+    "Incognito",
+    "NodeResult",
+    "Samarati",
+    "SearchResult",
+]

@@ -1,0 +1,132 @@
+"""What every full-domain search returns, and the optimum-finding step they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.exceptions import PrivacyUnattainableError
+
+#: Node status codes used by the searches.
+UNKNOWN, ANONYMOUS, NOT_ANONYMOUS = 0, 1, -1
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The transformation a full-domain algorithm chose and how it got there.
+
+    Attributes
+    ----------
+    algorithm
+        Name of the algorithm.
+    node
+        The chosen node (an index of the lattice).
+    levels
+        Its generalization level per quasi-identifier.
+    cost
+        The optimized metric's value for the release.
+    suppressed
+        Records the release suppresses.
+    nodes_evaluated
+        Nodes whose equivalence classes were computed (Incognito also counts the nodes of
+        quasi-identifier subsets it checked).
+    minimal
+        For Incognito: every minimal privacy-preserving full-domain generalization.
+    """
+
+    algorithm: str
+    node: int
+    levels: tuple[int, ...]
+    cost: float
+    suppressed: int
+    nodes_evaluated: int
+    minimal: tuple[tuple[int, ...], ...] = field(default=())
+
+
+def rank(result: NodeResult) -> tuple[float, int, int]:
+    """Order of preference between private nodes: cost, then height, then node number."""
+    return (result.cost, sum(result.levels), result.index)
+
+
+def to_result(algorithm: str, best: NodeResult, evaluations: int, **extra: object) -> SearchResult:
+    return SearchResult(
+        algorithm=algorithm,
+        node=best.index,
+        levels=best.levels,
+        cost=best.cost,
+        suppressed=best.suppressed,
+        nodes_evaluated=evaluations,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def no_solution(evaluator: Evaluator) -> PrivacyUnattainableError:
+    names = ", ".join(m.describe() for m in evaluator.models) or "the privacy models"
+    return PrivacyUnattainableError(
+        f"No generalization satisfies {names} with at most {evaluator.max_suppressed} "
+        "suppressed record(s); raise the suppression limit or use deeper hierarchies.",
+        requirement=names,
+    )
+
+
+def tag(
+    status: npt.NDArray[np.int8], evaluator: Evaluator, result: NodeResult
+) -> None:
+    """Predictive tagging: nodes above a private node are private, below a failing one fail."""
+    lat = evaluator.lattice
+    if result.anonymous:
+        status[lat.upset(result.index)] = ANONYMOUS
+    else:
+        status[lat.downset(result.index)] = NOT_ANONYMOUS
+
+
+def best_among(evaluator: Evaluator, anonymous: npt.NDArray[np.bool_]) -> NodeResult:
+    """The optimum among the private nodes marked in ``anonymous``.
+
+    Exact for every metric: nodes are skipped only when a lower bound proves they cannot
+    win. Additive metrics have a bound for every node without evaluation (the cost without
+    suppression, exact when nothing is suppressed); class-based metrics learn bounds from
+    evaluated nodes and pass them to every node above.
+    """
+    lat = evaluator.lattice
+    candidates = np.flatnonzero(anonymous)
+    if candidates.size == 0:
+        raise no_solution(evaluator)
+    bounds = evaluator.cost_model.node_bounds(lat)
+    best: NodeResult | None = None
+    # Above a node that suppresses nothing, nothing is suppressed either.
+    zero_supp = np.zeros(lat.size, dtype=bool)
+    if evaluator.max_suppressed == 0:
+        zero_supp[:] = True
+    if bounds is not None:
+        order = np.lexsort((candidates, lat.levels[candidates], bounds[candidates]))
+        for idx in candidates[order]:
+            i = int(idx)
+            if best is not None and bounds[i] > best.cost:
+                break
+            known = evaluator.results.get(i)
+            if known is None and zero_supp[i]:
+                known = NodeResult(i, lat.node(i), True, 0, -1, float(bounds[i]), float(bounds[i]))
+            if known is None:
+                known = evaluator.evaluate(i)
+                if known.suppressed == 0:
+                    zero_supp[lat.upset(i)] = True
+            if best is None or rank(known) < rank(best):
+                best = known
+    else:
+        lower = np.full(lat.size, -np.inf)
+        order = np.lexsort((candidates, lat.levels[candidates]))
+        for idx in candidates[order]:
+            i = int(idx)
+            if best is not None and lower[i] >= best.cost:
+                continue
+            res = evaluator.evaluate(i)
+            up = lat.upset(i)
+            np.maximum(lower, np.where(up, res.bound, -np.inf), out=lower)
+            if best is None or rank(res) < rank(best):
+                best = res
+    assert best is not None
+    return best

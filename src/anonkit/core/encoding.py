@@ -1,0 +1,107 @@
+"""Dictionary encoding of quasi-identifiers against their hierarchies.
+
+Each quasi-identifier is encoded once: a record's code is the row of its value in the
+column's hierarchy (level-0 code). A hierarchy becomes one int array per level mapping
+level-0 codes to codes at that level, and ``level_maps[j][a][b]`` maps level ``a`` codes to
+level ``b`` codes for roll-ups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import FrequencySnapshot
+
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, eq=False)
+class EncodedTable:
+    """Quasi-identifiers of a table, encoded and counted once.
+
+    Attributes
+    ----------
+    columns
+        Quasi-identifier names, in search order.
+    hierarchies
+        One hierarchy per quasi-identifier.
+    snapshot
+        The frequency snapshot at the bottom node (all levels 0).
+    record_codes
+        ``(n_qi, n_records)`` level-0 codes per record, kept to build the release; ``None``
+        when the table was only counted (for example by a cluster engine).
+    """
+
+    columns: tuple[str, ...]
+    hierarchies: tuple[Hierarchy, ...]
+    snapshot: FrequencySnapshot
+    record_codes: IntArray | None = field(default=None, repr=False)
+
+    @property
+    def n_records(self) -> int:
+        return self.snapshot.n_records
+
+    @property
+    def width(self) -> int:
+        return len(self.columns)
+
+    @cached_property
+    def heights(self) -> tuple[int, ...]:
+        return tuple(h.height for h in self.hierarchies)
+
+    @cached_property
+    def cardinalities(self) -> tuple[tuple[int, ...], ...]:
+        """``cardinalities[j][level]``: number of labels of column ``j`` at ``level``."""
+        return tuple(
+            tuple(len(h.labels(lv)) for lv in range(h.height)) for h in self.hierarchies
+        )
+
+    @cached_property
+    def level_maps(self) -> tuple[tuple[tuple[IntArray, ...], ...], ...]:
+        """``level_maps[j][a][b]`` maps column ``j`` codes at level ``a`` to level ``b``.
+
+        Entries with ``b < a`` are empty placeholders.
+        """
+        empty = np.zeros(0, dtype=np.int64)
+        out = []
+        for h in self.hierarchies:
+            per_src = []
+            for a in range(h.height):
+                per_src.append(
+                    tuple(h.level_map(a, b) if b >= a else empty for b in range(h.height))
+                )
+            out.append(tuple(per_src))
+        return tuple(out)
+
+    @cached_property
+    def value_counts(self) -> tuple[IntArray, ...]:
+        """Per column, the number of records holding each level-0 value."""
+        snap = self.snapshot
+        return tuple(
+            np.bincount(snap.codes[j], weights=snap.counts, minlength=len(h.leaves)).astype(
+                np.int64
+            )
+            for j, h in enumerate(self.hierarchies)
+        )
+
+
+def subset_snapshot(
+    table: EncodedTable, columns: Sequence[int], levels: Sequence[int]
+) -> FrequencySnapshot:
+    """Project the bottom snapshot on ``columns`` and generalize them to ``levels``.
+
+    Used by Incognito, which checks anonymity of quasi-identifier subsets.
+    """
+    from anonkit.core.snapshot import group_codes
+
+    snap = table.snapshot
+    cols = [table.level_maps[c][0][lv][snap.codes[c]] for c, lv in zip(columns, levels, strict=True)]
+    cards = [table.cardinalities[c][lv] for c, lv in zip(columns, levels, strict=True)]
+    codes, counts, _ = group_codes(cols, cards, snap.counts)
+    return FrequencySnapshot(tuple(int(x) for x in levels), codes, counts)

@@ -1,0 +1,257 @@
+"""Generalization hierarchies (value generalization hierarchies, VGH).
+
+A hierarchy has one row per original value and one column per level: column 0 is the
+value itself, column ``i`` its generalization at level ``i`` and the last column the root,
+usually ``*``. This is the CSV format used by ARX and by ``../shared/data/adult``.
+
+Levels are numbered ``0 .. height - 1``; ``height`` is the number of columns, so a
+suppression-only hierarchy (value -> ``*``) has height 2.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from anonkit.exceptions import HierarchyError, InputFileError
+
+IntArray = npt.NDArray[np.int64]
+
+_SEPARATORS = (";", "\t", ",")
+
+
+def detect_separator(first_line: str) -> str:
+    """Return the field separator used by a CSV line: ``;`` first, then tab, then ``,``.
+
+    ``;`` wins whenever present because hierarchy labels often contain commas (``[20,30[``).
+    """
+    for sep in _SEPARATORS:
+        if sep in first_line:
+            return sep
+    return ";"
+
+
+class Hierarchy:
+    """An immutable, validated generalization hierarchy.
+
+    Parameters
+    ----------
+    rows
+        One sequence per original value: ``[value, level1, ..., root]``. All rows must have
+        the same length.
+    name
+        Optional name (usually the column), used in error messages.
+
+    Raises
+    ------
+    HierarchyError
+        If the rows are ragged, hold empty labels or duplicate values, if a label has two
+        parents, or if the last level does not hold a single root.
+
+    Examples
+    --------
+    >>> h = Hierarchy([["13053", "1305*", "*"], ["13068", "1306*", "*"]])
+    >>> h.height, h.generalize("13068", 1)
+    (3, '1306*')
+    """
+
+    __slots__ = ("_codes", "_index", "_labels", "_leaf_counts", "_name", "_rows")
+
+    def __init__(self, rows: Iterable[Sequence[object]], *, name: str | None = None) -> None:
+        self._name = name
+        table = [tuple(str(cell).strip() for cell in row) for row in rows]
+        table = [row for row in table if any(row)]  # ignore blank lines
+        if not table:
+            raise HierarchyError("it has no rows.", column=name)
+        width = len(table[0])
+        for number, row in enumerate(table, start=1):
+            if len(row) != width:
+                raise HierarchyError(
+                    f"row {number} has {len(row)} levels but row 1 has {width}; every row "
+                    "must have one column per level (is the separator right?).",
+                    column=name,
+                )
+            if any(cell == "" for cell in row):
+                raise HierarchyError(f"row {number} has an empty label.", column=name)
+        self._rows: tuple[tuple[str, ...], ...] = tuple(table)
+        leaves = [row[0] for row in table]
+        index: dict[str, int] = {}
+        for i, leaf in enumerate(leaves):
+            if leaf in index:
+                raise HierarchyError(f"value {leaf!r} appears in more than one row.", column=name)
+            index[leaf] = i
+        self._index = index
+        codes: list[IntArray] = []
+        labels: list[tuple[str, ...]] = []
+        for level in range(width):
+            column = [row[level] for row in table]
+            uniques = list(dict.fromkeys(column))
+            pos = {label: j for j, label in enumerate(uniques)}
+            codes.append(np.fromiter((pos[c] for c in column), dtype=np.int64, count=len(column)))
+            labels.append(tuple(uniques))
+        for level in range(width - 1):
+            parents: dict[str, str] = {}
+            for row in table:
+                child, parent = row[level], row[level + 1]
+                seen = parents.setdefault(child, parent)
+                if seen != parent:
+                    raise HierarchyError(
+                        f"label {child!r} at level {level} has two parents at level "
+                        f"{level + 1}: {seen!r} and {parent!r}.",
+                        column=name,
+                    )
+        if len(labels[-1]) != 1:
+            shown = ", ".join(repr(x) for x in labels[-1][:5])
+            raise HierarchyError(
+                f"the last level must hold a single root but holds {len(labels[-1])} "
+                f"labels ({shown}{', ...' if len(labels[-1]) > 5 else ''}); is the "
+                "separator right?",
+                column=name,
+            )
+        self._codes = tuple(codes)
+        self._labels = tuple(labels)
+        self._leaf_counts = tuple(
+            np.bincount(c, minlength=len(lab)).astype(np.int64)
+            for c, lab in zip(codes, labels, strict=True)
+        )
+        for arr in self._codes:
+            arr.setflags(write=False)
+        for arr in self._leaf_counts:
+            arr.setflags(write=False)
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def name(self) -> str | None:
+        """The column this hierarchy belongs to, if known."""
+        return self._name
+
+    @property
+    def height(self) -> int:
+        """Number of levels, including the original values (level 0) and the root."""
+        return len(self._labels)
+
+    @property
+    def max_level(self) -> int:
+        """The highest level (the root): ``height - 1``."""
+        return len(self._labels) - 1
+
+    @property
+    def leaves(self) -> tuple[str, ...]:
+        """The original values, in file order."""
+        return self._labels[0]
+
+    @property
+    def rows(self) -> tuple[tuple[str, ...], ...]:
+        """The hierarchy as rows ``(value, level1, ..., root)``."""
+        return self._rows
+
+    def labels(self, level: int) -> tuple[str, ...]:
+        """Distinct labels at ``level``; codes index into this tuple."""
+        return self._labels[self._check_level(level)]
+
+    def codes(self, level: int) -> IntArray:
+        """For each leaf (in file order), the code of its ancestor at ``level``."""
+        return self._codes[self._check_level(level)]
+
+    def leaf_counts(self, level: int) -> IntArray:
+        """For each label at ``level``, how many leaves generalize to it."""
+        return self._leaf_counts[self._check_level(level)]
+
+    def leaf_index(self, value: str) -> int:
+        """Row of ``value``; raises ``KeyError`` if the value is not a leaf."""
+        return self._index[value]
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._index
+
+    def generalize(self, value: str, level: int) -> str:
+        """The label of ``value`` at ``level``."""
+        return self._rows[self._index[value]][self._check_level(level)]
+
+    def level_map(self, source: int, target: int) -> IntArray:
+        """Array mapping codes at level ``source`` to codes at level ``target >= source``."""
+        src, dst = self._check_level(source), self._check_level(target)
+        if dst < src:
+            raise ValueError("target level must not be below the source level")
+        out = np.empty(len(self._labels[src]), dtype=np.int64)
+        out[self._codes[src]] = self._codes[dst]
+        return out
+
+    def _check_level(self, level: int) -> int:
+        if not 0 <= level < len(self._labels):
+            raise HierarchyError(
+                f"level {level} does not exist; levels are 0..{len(self._labels) - 1}.",
+                column=self._name,
+            )
+        return level
+
+    def with_name(self, name: str) -> Hierarchy:
+        """The same hierarchy carrying another name."""
+        return Hierarchy(self._rows, name=name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hierarchy) and self._rows == other._rows
+
+    def __hash__(self) -> int:
+        return hash(self._rows)
+
+    def __repr__(self) -> str:
+        label = f"{self._name!r}, " if self._name else ""
+        return f"Hierarchy({label}values={len(self.leaves)}, height={self.height})"
+
+    # --------------------------------------------------------------------- I/O
+    @classmethod
+    def from_csv(
+        cls, path: str | Path, *, separator: str | None = None, name: str | None = None
+    ) -> Hierarchy:
+        """Read a hierarchy file (no header; ``;``, tab or ``,`` separated, detected).
+
+        Raises
+        ------
+        InputFileError
+            If the file cannot be read or is not text.
+        HierarchyError
+            If its content is not a valid hierarchy.
+        """
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise InputFileError(p, "no such file") from None
+        except UnicodeDecodeError:
+            raise InputFileError(p, "not a UTF-8 text file") from None
+        except OSError as exc:
+            raise InputFileError(p, exc.strerror or str(exc)) from None
+        return cls.from_text(text, separator=separator, name=name or p.stem)
+
+    @classmethod
+    def from_text(
+        cls, text: str, *, separator: str | None = None, name: str | None = None
+    ) -> Hierarchy:
+        """Parse hierarchy CSV text (see :meth:`from_csv`)."""
+        stripped = text.lstrip()
+        if not stripped:
+            raise HierarchyError("the file is empty.", column=name)
+        sep = separator or detect_separator(stripped.splitlines()[0])
+        rows = list(csv.reader(io.StringIO(stripped), delimiter=sep))
+        return cls(rows, name=name)
+
+    def to_csv(self, path: str | Path | None = None, *, separator: str = ";") -> str:
+        """Write the hierarchy in the common CSV format; returns the text.
+
+        The file, if given, is written atomically (temporary file, then rename).
+        """
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, delimiter=separator, lineterminator="\n")
+        writer.writerows(self._rows)
+        text = buffer.getvalue()
+        if path is not None:
+            from anonkit.io.atomic import atomic_write_text
+
+            atomic_write_text(Path(path), text)
+        return text

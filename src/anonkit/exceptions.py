@@ -1,0 +1,137 @@
+"""Exceptions raised by anonkit.
+
+Every exception derives from :class:`AnonkitError` and also from the builtin that best
+describes it, so ``except ValueError`` keeps working for callers that do not know anonkit.
+Each carries the offending items as attributes, so programs can react without parsing text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class AnonkitError(Exception):
+    """Base class of every error anonkit raises on purpose."""
+
+    #: CLI exit code: 1 for data/privacy problems, 2 for usage problems.
+    exit_code: int = 1
+
+
+class ParameterError(AnonkitError, ValueError):
+    """A parameter has an invalid value.
+
+    Message shape: "The 'k' parameter of KAnonymity must be an int >= 1. Got 0 instead."
+    """
+
+    exit_code = 2
+
+    def __init__(self, parameter: str, owner: str, expected: str, got: object) -> None:
+        self.parameter = parameter
+        self.owner = owner
+        self.expected = expected
+        self.got = got
+        super().__init__(
+            f"The '{parameter}' parameter of {owner} must be {expected}. Got {got!r} instead."
+        )
+
+
+class UnknownColumnError(AnonkitError, KeyError):
+    """A column named in the configuration does not exist in the data."""
+
+    exit_code = 2
+
+    def __init__(self, columns: Sequence[str], available: Sequence[str]) -> None:
+        self.columns = list(columns)
+        self.available = list(available)
+        names = ", ".join(repr(c) for c in self.columns)
+        avail = ", ".join(repr(c) for c in self.available[:20])
+        more = "" if len(self.available) <= 20 else f" (and {len(self.available) - 20} more)"
+        super().__init__(f"Unknown column(s) {names}; the data has {avail}{more}.")
+
+    def __str__(self) -> str:  # KeyError would otherwise quote the message
+        return str(self.args[0])
+
+
+class UnknownNameError(AnonkitError, LookupError):
+    """A registry lookup (algorithm, metric, engine, builder) failed."""
+
+    exit_code = 2
+
+    def __init__(self, kind: str, name: str, available: Sequence[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.available = sorted(available)
+        super().__init__(
+            f"Unknown {kind} {name!r}; choose one of: {', '.join(self.available)}."
+        )
+
+
+class DataError(AnonkitError, ValueError):
+    """The input table cannot be anonymized as given (empty, malformed, ...)."""
+
+
+class EmptyDataError(DataError):
+    """The input table has no records."""
+
+    def __init__(self, what: str = "The input table") -> None:
+        super().__init__(f"{what} has no records; there is nothing to anonymize.")
+
+
+class MissingValuesError(DataError):
+    """A quasi-identifier column holds missing (null) values."""
+
+    def __init__(self, column: str, count: int) -> None:
+        self.column = column
+        self.count = count
+        super().__init__(
+            f"Column {column!r} has {count} missing value(s); fill them with a value "
+            "that the column's hierarchy covers (for example 'unknown') or drop those rows."
+        )
+
+
+class HierarchyError(AnonkitError, ValueError):
+    """A generalization hierarchy is malformed or inconsistent."""
+
+    def __init__(self, message: str, *, column: str | None = None) -> None:
+        self.column = column
+        prefix = f"Hierarchy for column {column!r}: " if column else "Hierarchy: "
+        super().__init__(prefix + message)
+
+
+class ValuesNotInHierarchyError(HierarchyError):
+    """Values in the data are not covered by the column's hierarchy."""
+
+    def __init__(self, column: str, missing: Sequence[str], count: int) -> None:
+        self.missing = list(missing)
+        self.count = count
+        shown = ", ".join(repr(v) for v in self.missing[:10])
+        more = "" if count <= 10 else ", ..."
+        super().__init__(
+            f"{count} value(s) of the data are not in the hierarchy: {shown}{more}",
+            column=column,
+        )
+
+
+class ConfigError(AnonkitError, ValueError):
+    """The TOML configuration is invalid."""
+
+    exit_code = 2
+
+
+class InputFileError(AnonkitError, OSError):
+    """An input file cannot be read or parsed."""
+
+    exit_code = 2
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"Cannot read {self.path}: {reason}")
+
+
+class PrivacyUnattainableError(AnonkitError, RuntimeError):
+    """No transformation satisfies the privacy models within the suppression limit."""
+
+    def __init__(self, message: str, *, requirement: str | None = None) -> None:
+        self.requirement = requirement
+        super().__init__(message)

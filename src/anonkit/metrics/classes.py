@@ -1,0 +1,121 @@
+"""Equivalence-class profiles of a table: achieved k, class sizes, sample uniques."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.exceptions import EmptyDataError, UnknownColumnError
+
+IntArray = npt.NDArray[np.int64]
+
+_BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, None))
+
+
+def size_histogram(sizes: IntArray) -> Mapping[str, int]:
+    """Number of classes per size bucket (``1``, ``2``, ``3-4``, ... ``100+``)."""
+    out: dict[str, int] = {}
+    for lo, hi in _BUCKETS:
+        sel = sizes >= lo if hi is None else (sizes >= lo) & (sizes <= hi)
+        label = f"{lo}+" if hi is None else (str(lo) if lo == hi else f"{lo}-{hi}")
+        out[label] = int(sel.sum())
+    return MappingProxyType(out)
+
+
+@dataclass(frozen=True)
+class ClassProfile:
+    """Equivalence classes of a table over its quasi-identifiers.
+
+    Attributes
+    ----------
+    n_records
+        Records considered (suppressed records, all quasi-identifiers ``*``, excluded).
+    suppressed
+        Records whose quasi-identifiers are all ``*``; they match every individual and
+        are not counted as a class.
+    n_classes, min_size, max_size, mean_size
+        Number of classes and their sizes; ``min_size`` is the achieved k.
+    sample_uniques
+        Records that are alone in their class.
+    below_k, classes_below_k
+        Records (and classes) in classes smaller than the requested k.
+    histogram
+        Classes per size bucket.
+    """
+
+    n_records: int
+    suppressed: int
+    n_classes: int
+    min_size: int
+    max_size: int
+    mean_size: float
+    sample_uniques: int
+    k: int
+    below_k: int
+    classes_below_k: int
+    histogram: Mapping[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            f.name: dict(self.histogram) if f.name == "histogram" else getattr(self, f.name)
+            for f in fields(self)
+        }
+
+
+def profile_sizes(sizes: IntArray, *, k: int = 1, suppressed: int = 0) -> ClassProfile:
+    """Profile from class sizes (released classes only)."""
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = int(sizes.sum())
+    small = sizes < k
+    return ClassProfile(
+        n_records=n,
+        suppressed=suppressed,
+        n_classes=int(sizes.size),
+        min_size=int(sizes.min()) if sizes.size else 0,
+        max_size=int(sizes.max()) if sizes.size else 0,
+        mean_size=float(n / sizes.size) if sizes.size else 0.0,
+        sample_uniques=int((sizes == 1).sum()),
+        k=k,
+        below_k=int(sizes[small].sum()),
+        classes_below_k=int(small.sum()),
+        histogram=size_histogram(sizes),
+    )
+
+
+def class_profile(
+    frame: pl.DataFrame, quasi_identifiers: Sequence[str], *, k: int = 1
+) -> ClassProfile:
+    """Group ``frame`` by its quasi-identifiers and profile the classes.
+
+    Records whose quasi-identifiers are all ``*`` are counted as suppressed, not as a
+    class. Null is a value of its own.
+
+    Raises
+    ------
+    UnknownColumnError
+        If a quasi-identifier is not a column.
+    EmptyDataError
+        If the table has no records.
+    """
+    missing = [c for c in quasi_identifiers if c not in frame.columns]
+    if missing:
+        raise UnknownColumnError(missing, frame.columns)
+    if frame.height == 0:
+        raise EmptyDataError()
+    qi = list(quasi_identifiers)
+    text = frame.select([pl.col(c).cast(pl.String) for c in qi])
+    all_star = pl.all_horizontal([pl.col(c) == "*" for c in qi]).fill_null(False)
+    suppressed = int(text.select(all_star.sum()).item())
+    kept = text.filter(~all_star)
+    sizes = (
+        kept.group_by(qi).len()["len"].to_numpy().astype(np.int64)
+        if kept.height
+        else np.zeros(0, dtype=np.int64)
+    )
+    return profile_sizes(sizes, k=k, suppressed=suppressed)

@@ -1,0 +1,56 @@
+"""k-anonymity (Samarati & Sweeney 1998; Sweeney 2002)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from anonkit.exceptions import ParameterError
+from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary
+
+
+@dataclass(frozen=True)
+class KAnonymity:
+    """Every equivalence class holds at least ``k`` records.
+
+    A table is k-anonymous when each combination of quasi-identifier values that occurs in
+    it occurs at least ``k`` times, so a record cannot be told apart from ``k - 1`` others:
+    the prosecutor re-identification risk is at most ``1/k``.
+
+    Monotone under generalization, with and without suppression: merging classes never
+    shrinks them, and a record in a too-small class after generalization was in a
+    too-small class before it.
+
+    Parameters
+    ----------
+    k
+        Minimum class size, an int >= 1.
+
+    References
+    ----------
+    L. Sweeney. k-anonymity: a model for protecting privacy. IJUFKS 10(5), 2002.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> KAnonymity(3).violations(ClassSummary(np.array([2, 3, 5]), 10)).tolist()
+    [True, False, False]
+    """
+
+    k: int
+
+    requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE})
+    monotone_generalization: ClassVar[bool] = True
+    monotone_suppression: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
+            raise ParameterError("k", "KAnonymity", "an int >= 1", self.k)
+
+    def violations(self, classes: ClassSummary) -> BoolArray:
+        return classes.sizes < self.k
+
+    def describe(self) -> str:
+        return f"{self.k}-anonymity"

@@ -1,0 +1,94 @@
+"""The immutable result of an anonymization."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from anonkit.metrics.classes import ClassProfile
+
+
+@dataclass(frozen=True)
+class AnonymizationResult:
+    """What :func:`anonkit.anonymize` returns.
+
+    Attributes
+    ----------
+    release
+        The released table, of the caller's frame type (pandas or polars): quasi-identifiers
+        generalized, identifying columns removed, no row index.
+    transformation
+        Generalization level chosen for each quasi-identifier (0 = original values).
+    labels
+        For each quasi-identifier, the name of the chosen level's hierarchy (for display).
+    algorithm, metric
+        What searched and what it minimized.
+    privacy
+        The privacy models the release satisfies, described.
+    n_records
+        Records in the input.
+    suppressed
+        Records suppressed (written with ``*`` or dropped).
+    classes
+        Equivalence classes of the released (not suppressed) records.
+    metrics
+        Every information-loss metric of the chosen transformation, plus ``precision``
+        (Sweeney's precision, higher is better).
+    nodes_evaluated
+        Lattice nodes whose classes were computed.
+    timing
+        Seconds per stage (``encode``, ``search``, ``release``, ``total``).
+    minimal_transformations
+        For Incognito: every minimal private transformation.
+    """
+
+    release: Any
+    transformation: Mapping[str, int]
+    algorithm: str
+    metric: str
+    privacy: tuple[str, ...]
+    n_records: int
+    suppressed: int
+    suppression_limit: float
+    classes: ClassProfile
+    metrics: Mapping[str, float]
+    nodes_evaluated: int
+    lattice_size: int
+    timing: Mapping[str, float]
+    minimal_transformations: tuple[Mapping[str, int], ...] = ()
+
+    @property
+    def suppressed_share(self) -> float:
+        return self.suppressed / self.n_records if self.n_records else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the release, as plain JSON-ready values."""
+        return {
+            "algorithm": self.algorithm,
+            "metric": self.metric,
+            "privacy": list(self.privacy),
+            "transformation": dict(self.transformation),
+            "n_records": self.n_records,
+            "suppressed": self.suppressed,
+            "suppressed_share": self.suppressed_share,
+            "suppression_limit": self.suppression_limit,
+            "classes": self.classes.to_dict(),
+            "metrics": dict(self.metrics),
+            "nodes_evaluated": self.nodes_evaluated,
+            "lattice_size": self.lattice_size,
+            "timing_seconds": dict(self.timing),
+            "minimal_transformations": [dict(m) for m in self.minimal_transformations],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The summary (:meth:`to_dict`) as JSON; never contains records."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def __repr__(self) -> str:
+        return (
+            f"AnonymizationResult(algorithm={self.algorithm!r}, "
+            f"transformation={dict(self.transformation)}, suppressed={self.suppressed}, "
+            f"classes={self.classes.n_classes}, achieved_k={self.classes.min_size})"
+        )
