@@ -41,9 +41,13 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
     if isinstance(spec, (str, Path)):
         return Hierarchy.from_csv(spec, name=column)
     if isinstance(spec, Mapping):
-        return build_hierarchy(spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column)
+        return build_hierarchy(
+            spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column
+        )
     raise ParameterError(
-        "hierarchies", "anonymize", "Hierarchy objects, file paths or builder tables",
+        "hierarchies",
+        "anonymize",
+        "Hierarchy objects, file paths or builder tables",
         type(spec).__name__,
     )
 
@@ -96,8 +100,10 @@ class Anonymizer:
             k = getattr(m, "k", None)
             if k is not None and k > n_records:
                 raise ParameterError(
-                    "k", type(m).__name__,
-                    f"at most the number of records ({n_records})", k,
+                    "k",
+                    type(m).__name__,
+                    f"at most the number of records ({n_records})",
+                    k,
                 )
         return models
 
@@ -110,9 +116,7 @@ class Anonymizer:
             raise ParameterError("suppressed", "anonymize", "'mask' or 'drop'", self.suppressed)
         limit = self.suppression_limit
         if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit <= 1:
-            raise ParameterError(
-                "suppression_limit", "anonymize", "a share between 0 and 1", limit
-            )
+            raise ParameterError("suppression_limit", "anonymize", "a share between 0 and 1", limit)
 
     def fit(self, frame: Any) -> AnonymizationResult:
         """Anonymize ``frame`` (pandas or polars) and return the result."""
@@ -121,9 +125,15 @@ class Anonymizer:
         data, kind = to_polars(frame)
         if data.height == 0:
             raise EmptyDataError()
-        qi = [self.quasi_identifiers] if isinstance(self.quasi_identifiers, str) else list(self.quasi_identifiers)
+        qi = (
+            [self.quasi_identifiers]
+            if isinstance(self.quasi_identifiers, str)
+            else list(self.quasi_identifiers)
+        )
         schema = Schema.build(
-            data.columns, quasi_identifiers=qi, identifying=self.identifying,
+            data.columns,
+            quasi_identifiers=qi,
+            identifying=self.identifying,
             sensitive=self.sensitive,
         )
         specs = dict(self.hierarchies or {})
@@ -133,8 +143,10 @@ class Anonymizer:
             if unknown:
                 raise UnknownColumnError(unknown, data.columns)
             raise ParameterError(
-                "hierarchies", "anonymize",
-                "given for quasi-identifiers only", f"a hierarchy for {extra[0]!r}",
+                "hierarchies",
+                "anonymize",
+                "given for quasi-identifiers only",
+                f"a hierarchy for {extra[0]!r}",
             )
         models = self._models(data.height)
         hierarchies = [resolve_hierarchy(c, specs.get(c), data[c]) for c in qi]
@@ -150,7 +162,11 @@ class Anonymizer:
                 self.progress(done[0], lattice.size)
 
         evaluator = Evaluator(
-            table, lattice, models, float(self.suppression_limit), self.metric,
+            table,
+            lattice,
+            models,
+            float(self.suppression_limit),
+            self.metric,
             on_evaluate=tick if self.progress is not None else None,
         )
         found = LATTICE_ALGORITHMS[self.algorithm]().search(evaluator)
@@ -160,18 +176,33 @@ class Anonymizer:
 
         recoding = recode(table, found.levels, evaluator.violating)
         released = build_release(
-            data, table, found.levels, recoding,
-            drop=schema.columns(AttributeRole.IDENTIFYING), suppressed=self.suppressed,
+            data,
+            table,
+            found.levels,
+            recoding,
+            drop=schema.columns(AttributeRole.IDENTIFYING),
+            suppressed=self.suppressed,
         )
         kept_sizes = recoding.sizes[
-            ~np.bincount(recoding.class_of, weights=recoding.suppressed, minlength=recoding.sizes.size).astype(bool)
+            ~np.bincount(
+                recoding.class_of, weights=recoding.suppressed, minlength=recoding.sizes.size
+            ).astype(bool)
         ]
         n_suppressed = int(recoding.suppressed.sum())
+        if n_suppressed != found.suppressed:  # the search and the records must agree
+            raise RuntimeError(
+                f"internal error: search suppressed {found.suppressed} records, "
+                f"the release {n_suppressed}"
+            )
         snap = evaluator.snapshot(found.node)
         summary = NodeSummary(
-            levels=found.levels, hierarchies=table.hierarchies, codes=snap.codes.T,
-            sizes=snap.counts, suppressed=evaluator.violating(snap),
-            value_counts=table.value_counts, k=evaluator.k,
+            levels=found.levels,
+            hierarchies=table.hierarchies,
+            codes=snap.codes.T,
+            sizes=snap.counts,
+            suppressed=evaluator.violating(snap),
+            value_counts=table.value_counts,
+            k=evaluator.k,
         )
         metrics = all_metrics(summary)
         metrics["precision_score"] = 1.0 - metrics["precision"]
@@ -266,8 +297,16 @@ def anonymize(
     (['[0-50[', '[0-50[', '[50-100[', '[50-100['], 2)
     """
     return Anonymizer(
-        quasi_identifiers=quasi_identifiers, hierarchies=hierarchies, k=k,
-        privacy=list(privacy), suppression_limit=suppression_limit, algorithm=algorithm,
-        metric=metric, identifying=identifying, sensitive=sensitive, suppressed=suppressed,
-        engine=engine, progress=progress,
+        quasi_identifiers=quasi_identifiers,
+        hierarchies=hierarchies,
+        k=k,
+        privacy=list(privacy),
+        suppression_limit=suppression_limit,
+        algorithm=algorithm,
+        metric=metric,
+        identifying=identifying,
+        sensitive=sensitive,
+        suppressed=suppressed,
+        engine=engine,
+        progress=progress,
     ).fit(frame)

@@ -61,9 +61,7 @@ class UnknownNameError(AnonkitError, LookupError):
         self.kind = kind
         self.name = name
         self.available = sorted(available)
-        super().__init__(
-            f"Unknown {kind} {name!r}; choose one of: {', '.join(self.available)}."
-        )
+        super().__init__(f"Unknown {kind} {name!r}; choose one of: {', '.join(self.available)}.")
 
 
 class DataError(AnonkitError, ValueError):

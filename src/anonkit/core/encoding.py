@@ -58,9 +58,7 @@ class EncodedTable:
     @cached_property
     def cardinalities(self) -> tuple[tuple[int, ...], ...]:
         """``cardinalities[j][level]``: number of labels of column ``j`` at ``level``."""
-        return tuple(
-            tuple(len(h.labels(lv)) for lv in range(h.height)) for h in self.hierarchies
-        )
+        return tuple(tuple(len(h.labels(lv)) for lv in range(h.height)) for h in self.hierarchies)
 
     @cached_property
     def level_maps(self) -> tuple[tuple[tuple[IntArray, ...], ...], ...]:
@@ -101,7 +99,9 @@ def subset_snapshot(
     from anonkit.core.snapshot import group_codes
 
     snap = table.snapshot
-    cols = [table.level_maps[c][0][lv][snap.codes[c]] for c, lv in zip(columns, levels, strict=True)]
+    cols = [
+        table.level_maps[c][0][lv][snap.codes[c]] for c, lv in zip(columns, levels, strict=True)
+    ]
     cards = [table.cardinalities[c][lv] for c, lv in zip(columns, levels, strict=True)]
     codes, counts, _ = group_codes(cols, cards, snap.counts)
     return FrequencySnapshot(tuple(int(x) for x in levels), codes, counts)

@@ -87,7 +87,9 @@ class Lattice:
     def successors(self, index: int) -> list[int]:
         """Nodes one generalization step above ``index``."""
         vec = self.nodes[index]
-        return [index + int(self.strides[j]) for j in range(self.width) if vec[j] + 1 < self.heights[j]]
+        return [
+            index + int(self.strides[j]) for j in range(self.width) if vec[j] + 1 < self.heights[j]
+        ]
 
     def predecessors(self, index: int) -> list[int]:
         """Nodes one generalization step below ``index``."""

@@ -68,7 +68,9 @@ class Schema:
             for name in names:
                 if name in seen and seen[name] is not role:
                     raise ParameterError(
-                        name, "the attribute roles", "given one role only",
+                        name,
+                        "the attribute roles",
+                        "given one role only",
                         f"{seen[name].value} and {role.value}",
                     )
                 if name in seen:
@@ -76,9 +78,7 @@ class Schema:
                         role.value, "anonymize", "a list without duplicates", names
                     )
                 seen[name] = role
-        return cls(
-            tuple((c, seen.get(c, AttributeRole.INSENSITIVE)) for c in columns)
-        )
+        return cls(tuple((c, seen.get(c, AttributeRole.INSENSITIVE)) for c in columns))
 
     def columns(self, role: AttributeRole) -> list[str]:
         return [c for c, r in self.roles if r is role]

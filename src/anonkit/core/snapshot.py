@@ -131,9 +131,7 @@ def group_codes(
     return unique_codes, counts, inverse
 
 
-def _representatives(
-    keys: IntArray, space: int, weights: IntArray
-) -> tuple[IntArray, IntArray]:
+def _representatives(keys: IntArray, space: int, weights: IntArray) -> tuple[IntArray, IntArray]:
     """For distinct ``keys``: one row index holding each and the summed weights."""
     n = keys.shape[0]
     if space <= max(_DENSE_FACTOR * n, 1 << 12):

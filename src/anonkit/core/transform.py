@@ -49,9 +49,7 @@ def recode(
     """Generalize every record to ``levels`` and mark records of violating classes."""
     if table.record_codes is None:
         raise ValueError("the table was counted without its records; cannot build a release")
-    cols = [
-        table.level_maps[j][0][lv][table.record_codes[j]] for j, lv in enumerate(levels)
-    ]
+    cols = [table.level_maps[j][0][lv][table.record_codes[j]] for j, lv in enumerate(levels)]
     cards = [table.cardinalities[j][lv] for j, lv in enumerate(levels)]
     uniq, sizes, inverse = group_codes(cols, cards, with_inverse=True)
     assert inverse is not None
@@ -81,9 +79,11 @@ def build_release(
         labels = pl.Series(name, list(table.hierarchies[j].labels(lv)), dtype=pl.String)
         values = labels.gather(recoding.codes[j])
         if suppressed == "mask" and recoding.suppressed.any():
-            values = pl.select(
-                pl.when(pl.lit(mask)).then(pl.lit(SUPPRESSED)).otherwise(pl.lit(values))
-            ).to_series().alias(name)
+            values = (
+                pl.select(pl.when(pl.lit(mask)).then(pl.lit(SUPPRESSED)).otherwise(pl.lit(values)))
+                .to_series()
+                .alias(name)
+            )
         replacements[name] = values
     out = frame.with_columns(list(replacements.values())).drop(list(drop))
     if suppressed == "drop" and recoding.suppressed.any():

@@ -14,8 +14,15 @@ from pathlib import Path
 import polars as pl
 
 ADULT_COLUMNS = (
-    "sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-    "occupation", "salary-class",
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
 )
 
 

@@ -38,9 +38,7 @@ def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Se
         raise MissingValuesError(column, nulls)
     text = as_text(series)
     leaves = list(hierarchy.leaves)
-    codes = text.replace_strict(
-        leaves, list(range(len(leaves))), default=-1, return_dtype=pl.Int64
-    )
+    codes = text.replace_strict(leaves, list(range(len(leaves))), default=-1, return_dtype=pl.Int64)
     if (codes < 0).any():
         missing = text.filter(codes < 0).unique(maintain_order=True)
         raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len())

@@ -32,9 +32,7 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
                 values = [None if v is None or v != v else v for v in values.tolist()]
             columns[str(name)] = pl.Series(str(name), values, strict=False)
         return pl.DataFrame(columns), "pandas"
-    raise ParameterError(
-        "frame", "anonymize", "a polars or pandas DataFrame", type(frame).__name__
-    )
+    raise ParameterError("frame", "anonymize", "a polars or pandas DataFrame", type(frame).__name__)
 
 
 def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:

@@ -57,13 +57,15 @@ class CostModel:
     lower bound for the node and everything above it.
     """
 
-    def __init__(self, table: EncodedTable, metric: str, k: int) -> None:
+    def __init__(self, table: EncodedTable, metric: str, k: int, *, size_only: bool = True) -> None:
         if metric not in METRICS:
             from anonkit.exceptions import UnknownNameError
 
             raise UnknownNameError("metric", metric, list(METRICS))
         self.metric = metric
         self.k = k
+        #: True when class sizes alone decide privacy (only k-anonymity).
+        self.size_only = size_only
         self.n = table.n_records
         n, q = float(self.n), table.width
         self.table_cost: list[FloatArray] = []
@@ -116,21 +118,36 @@ class CostModel:
         return total
 
     def bound(self, snap: FrequencySnapshot) -> float:
-        """Lower bound on the cost of this node and of every node above it."""
+        """Lower bound on the cost of this node and of every *private* node above it.
+
+        Additive metrics: the cost without suppression (monotone in the levels).
+        Discernibility: in a private generalization every record of a class with at least
+        ``k`` records stays in a class at least as large, and every other record ends in a
+        class of at least ``k`` or is suppressed (cost ``N >= k``), so
+        ``sum_{f >= k} f^2 + k * sum_{f < k} f`` bounds it. C_avg: a private generalization
+        has at most ``n_big + floor(small_records / k)`` released classes, plus the class of
+        suppressed records when suppression can happen.
+        """
         if self.additive:
-            return float(sum(self.table_cost[j][lv] for j, lv in enumerate(snap.levels)))
+            total = 0.0
+            for j, lv in enumerate(snap.levels):
+                total += self.table_cost[j][lv]
+            return total
+        f = snap.counts.astype(np.float64)
+        big = snap.counts >= self.k
         if self.metric == "discernibility":
-            f = snap.counts.astype(np.float64)
-            return float(f @ f)
-        return self.n / (snap.n_classes * self.k)
+            fb = f[big]
+            return float(fb @ fb) + self.k * float(f[~big].sum())
+        small_records = int(snap.counts[~big].sum())
+        extra = 1 if (small_records or not self.size_only) else 0
+        n_classes = int(big.sum()) + small_records // self.k + extra
+        return self.n / (n_classes * self.k)
 
     def price(self, snap: FrequencySnapshot, violating: BoolArray) -> tuple[float, float]:
         """``(cost, bound)`` of the node whose classes are ``snap``."""
         sizes = snap.counts
         if self.additive:
-            base = 0.0
-            for j, lv in enumerate(snap.levels):
-                base += self.table_cost[j][lv]
+            base = self.bound(snap)
             if self.metric in ("height", "relative_distance"):
                 return base, base
             rows = np.flatnonzero(violating)
@@ -144,9 +161,9 @@ class CostModel:
         suppressed = float(f[violating].sum())
         if self.metric == "discernibility":
             kept = f[~violating]
-            return float(kept @ kept) + suppressed * self.n, float(f @ f)
+            return float(kept @ kept) + suppressed * self.n, self.bound(snap)
         n_classes = int((~violating).sum()) + (1 if suppressed else 0)
-        return self.n / (n_classes * self.k), self.n / (sizes.shape[0] * self.k)
+        return self.n / (n_classes * self.k), self.bound(snap)
 
 
 class Evaluator:
@@ -188,7 +205,9 @@ class Evaluator:
         self.models = tuple(models)
         self.max_suppressed = int(math.floor(suppression_limit * table.n_records + 1e-9))
         k = max((int(getattr(m, "k", 1)) for m in self.models), default=1)
-        self.cost_model = CostModel(table, metric, k)
+        self.cost_model = CostModel(
+            table, metric, k, size_only=all(m.requires <= {CLASS_SIZE} for m in self.models)
+        )
         self.k = k
         self.results: dict[int, NodeResult] = {}
         self._cache: OrderedDict[int, FrequencySnapshot] = OrderedDict()
@@ -229,7 +248,9 @@ class Evaluator:
                 cand = self._cache[int(keys[c])]
                 if cand.n_classes < source.n_classes:
                     source = cand
-        snap = roll_up(source, tuple(int(x) for x in target), self.table.level_maps, self.table.cardinalities)
+        snap = roll_up(
+            source, tuple(int(x) for x in target), self.table.level_maps, self.table.cardinalities
+        )
         self._cache[index] = snap
         self._cache_rows += snap.n_classes
         while self._cache_rows > self._cache_budget and len(self._cache) > 1:

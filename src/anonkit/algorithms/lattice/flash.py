@@ -83,11 +83,7 @@ class Flash:
                 continue
             path = [s0]
             while True:
-                nxt = [
-                    s
-                    for s in lat.successors(path[-1])
-                    if status[s] == UNKNOWN and relevant(s)
-                ]
+                nxt = [s for s in lat.successors(path[-1]) if status[s] == UNKNOWN and relevant(s)]
                 if not nxt:
                     break
                 path.append(min(nxt, key=lambda s: (steer[s], s)))

@@ -37,8 +37,10 @@ class Incognito:
     def search(self, evaluator: Evaluator) -> SearchResult:
         if not evaluator.privacy_monotone:
             raise ParameterError(
-                "algorithm", "anonymize", "an algorithm other than 'incognito' for "
-                "privacy models that are not monotone", "incognito",
+                "algorithm",
+                "anonymize",
+                "an algorithm other than 'incognito' for privacy models that are not monotone",
+                "incognito",
             )
         table, lat = evaluator.table, evaluator.lattice
         q = lat.width
@@ -59,7 +61,10 @@ class Incognito:
                         for i, p in enumerate(parents)
                     ):
                         continue  # a projection fails, so this node fails
-                    if any(node[i] > 0 and node[:i] + (node[i] - 1,) + node[i + 1 :] in passed for i in range(size)):
+                    if any(
+                        node[i] > 0 and node[:i] + (node[i] - 1,) + node[i + 1 :] in passed
+                        for i in range(size)
+                    ):
                         passed.add(node)  # generalizes a private node
                         continue
                     if size == q:
@@ -85,6 +90,4 @@ class Incognito:
             )
         )
         best = best_among(evaluator, anonymous)
-        return to_result(
-            self.name, best, evaluator.evaluations + checks, minimal=minimal
-        )
+        return to_result(self.name, best, evaluator.evaluations + checks, minimal=minimal)

@@ -72,9 +72,7 @@ def no_solution(evaluator: Evaluator) -> PrivacyUnattainableError:
     )
 
 
-def tag(
-    status: npt.NDArray[np.int8], evaluator: Evaluator, result: NodeResult
-) -> None:
+def tag(status: npt.NDArray[np.int8], evaluator: Evaluator, result: NodeResult) -> None:
     """Predictive tagging: nodes above a private node are private, below a failing one fail."""
     lat = evaluator.lattice
     if result.anonymous:

@@ -1,0 +1,88 @@
+"""Helpers shared by the subcommands: error handling and the summary table."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from anonkit.exceptions import AnonkitError
+from anonkit.result import AnonymizationResult
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def one_line(message: str) -> str:
+    """``message`` on a single line, ending with a full stop."""
+    text = " ".join(str(message).split())
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Print ``error: <message>`` on stderr and return the exit to raise."""
+    typer.echo(f"error: {one_line(message)}", err=True)
+    return typer.Exit(code)
+
+
+def guarded(func: F) -> F:
+    """Turn :class:`AnonkitError` (and I/O errors) into one line on stderr and an exit code."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except AnonkitError as err:
+            raise fail(str(err), err.exit_code) from None
+        except OSError as err:
+            where = f"{err.filename}: " if getattr(err, "filename", None) else ""
+            raise fail(f"Cannot write or read {where}{err.strerror or err}", 1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def stdout_console(quiet: bool = False) -> Console:
+    return Console(quiet=quiet, highlight=False)
+
+
+def _fmt(value: float) -> str:
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.4f}" if abs(value) < 1e6 else f"{value:,.4g}"
+
+
+def summary_table(
+    result: AnonymizationResult, *, heights: Mapping[str, int] | None = None
+) -> Table:
+    """A rich table summarizing ``result`` (never any records)."""
+    table = Table(title="Anonymization summary", show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value")
+    table.add_row("privacy", "; ".join(result.privacy))
+    table.add_row("algorithm / metric", f"{result.algorithm} / {result.metric}")
+    levels = []
+    for column, level in result.transformation.items():
+        top = f"/{heights[column] - 1}" if heights and column in heights else ""
+        levels.append(f"{column}={level}{top}")
+    table.add_row("transformation", ", ".join(levels))
+    table.add_row("records", f"{result.n_records:,}")
+    table.add_row(
+        "suppressed",
+        f"{result.suppressed:,} ({result.suppressed_share:.2%}, limit "
+        f"{result.suppression_limit:.2%})",
+    )
+    c = result.classes
+    table.add_row("classes", f"{c.n_classes:,} (sizes {c.min_size:,}-{c.max_size:,}, "
+                  f"mean {c.mean_size:,.1f})")
+    table.add_row("achieved k", f"{c.min_size:,}")
+    table.add_row(
+        "metrics", "\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items())
+    )
+    table.add_row(
+        "search", f"{result.nodes_evaluated:,} of {result.lattice_size:,} nodes evaluated"
+    )
+    table.add_row("timing", ", ".join(f"{k} {v:.3f}s" for k, v in result.timing.items()))
+    return table

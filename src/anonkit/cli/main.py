@@ -1,0 +1,64 @@
+"""The ``anonkit`` typer application and its ``main()`` entry point.
+
+Errors raised on purpose (:class:`~anonkit.exceptions.AnonkitError`) are printed as one
+line ``error: <message>`` on stderr, and the process exits with the error's
+``exit_code`` (1 for data or privacy problems, 2 for usage problems).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from anonkit.cli.anonymize import anonymize_command
+from anonkit.cli.check import check_command
+from anonkit.cli.common import fail
+from anonkit.cli.demo import demo_command
+from anonkit.exceptions import AnonkitError
+
+app = typer.Typer(
+    name="anonkit",
+    help="Privacy-preserving publishing of microdata: k-anonymity, fast.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from anonkit import __version__
+
+        typer.echo(f"anonkit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    """Privacy-preserving publishing of microdata: k-anonymity, fast."""
+
+
+app.command("anonymize")(anonymize_command)
+app.command("check")(check_command)
+app.command("demo")(demo_command)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    try:
+        app(args=argv, prog_name="anonkit")
+    except AnonkitError as err:  # safety net; commands already handle their errors
+        try:
+            raise fail(str(err), err.exit_code)
+        except typer.Exit as exit_:
+            sys.exit(exit_.exit_code)
+
+
+if __name__ == "__main__":
+    main()

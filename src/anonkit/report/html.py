@@ -1,0 +1,198 @@
+"""A self-contained HTML report of an anonymization (no records, no external assets)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from anonkit.io.atomic import atomic_write_text
+from anonkit.result import AnonymizationResult
+
+__all__ = ["METRIC_EXPLANATIONS", "render_html", "write_html"]
+
+#: One plain-language line per metric of :attr:`AnonymizationResult.metrics`.
+METRIC_EXPLANATIONS: dict[str, str] = {
+    "loss": "Generalized information loss: 0 keeps every original value, 1 turns every "
+    "value into '*' (lower is better).",
+    "height": "Sum of the generalization levels applied to the quasi-identifiers "
+    "(0 = nothing generalized; lower is better).",
+    "relative_distance": "Generalization levels as a share of each hierarchy's height, "
+    "summed over the quasi-identifiers (lower is better).",
+    "precision": "One minus Sweeney's precision: the average share of the hierarchies "
+    "climbed per value, suppressed values counting fully (lower is better).",
+    "precision_score": "Sweeney's precision: 1 means the original values, 0 means "
+    "everything generalized to '*' (higher is better).",
+    "discernibility": "Each record is charged the size of its group (a suppressed record "
+    "the size of the table), summed; smaller groups keep records distinguishable "
+    "(lower is better).",
+    "average_class_size": "Average group size divided by k; 1 is the smallest possible "
+    "(lower is better).",
+    "nonuniform_entropy": "Bits of information removed by generalization and suppression "
+    "(lower is better).",
+}
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
+max-width:60rem;color:#1f2328;line-height:1.45;padding:0 1rem}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;
+border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
+.sub{color:#57606a;margin-top:0}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #eaeef2;vertical-align:top}
+th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.cards{display:flex;flex-wrap:wrap;gap:.8rem}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem 1rem;min-width:9rem}
+.card .v{font-size:1.4rem;font-weight:600}.card .l{color:#57606a;font-size:.85rem}
+.bar{background:#eaeef2;border-radius:3px;height:1rem;min-width:10rem}
+.bar span{display:block;height:100%;background:#2f81f7;border-radius:3px}
+.levels{font-family:ui-monospace,monospace}
+footer{margin-top:2rem;color:#57606a;font-size:.8rem}
+"""
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:,.4f}" if abs(value) < 1e6 else f"{value:,.4g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _card(label: str, value: Any) -> str:
+    return (
+        f'<div class="card"><div class="v">{escape(_fmt(value))}</div>'
+        f'<div class="l">{escape(label)}</div></div>'
+    )
+
+
+def render_html(
+    result: AnonymizationResult,
+    *,
+    title: str = "Anonymization report",
+    config_summary: Mapping[str, Any] | None = None,
+    heights: Mapping[str, int] | None = None,
+) -> str:
+    """The report page as a string.
+
+    Parameters
+    ----------
+    result
+        What :func:`anonkit.anonymize` returned; its release is never shown.
+    title
+        Page heading.
+    config_summary
+        Settings to list (name -> value), e.g. :meth:`AnonymizeConfig.summary`.
+    heights
+        Number of levels of each quasi-identifier's hierarchy, to show "level / max".
+    """
+    classes = result.classes
+    parts: list[str] = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="sub">Privacy: {escape("; ".join(result.privacy) or "none")} &middot; '
+        f"algorithm {escape(result.algorithm)}, minimizing {escape(result.metric)}</p>",
+        '<h2>Summary</h2><div class="cards">',
+        _card("records in the input", result.n_records),
+        _card("achieved k (smallest group)", classes.min_size),
+        _card("equivalence classes", classes.n_classes),
+        _card(
+            f"records suppressed ({result.suppressed_share:.2%}, limit "
+            f"{result.suppression_limit:.2%})",
+            result.suppressed,
+        ),
+        _card("records released in classes", classes.n_records),
+        _card("seconds", round(result.timing.get("total", 0.0), 3)),
+        "</div>",
+    ]
+
+    # privacy models
+    parts.append("<h2>Privacy models</h2><ul>")
+    parts.extend(f"<li>{escape(p)}</li>" for p in result.privacy)
+    parts.append("</ul>")
+
+    # transformation
+    parts.append(
+        "<h2>Transformation</h2><p>Generalization level chosen for each quasi-identifier "
+        "(0 keeps the original values; the top level is '*').</p>"
+        "<table><tr><th>Attribute</th><th>Level</th><th>Hierarchy height</th>"
+        "<th></th></tr>"
+    )
+    for column, level in result.transformation.items():
+        height = heights.get(column) if heights else None
+        top = height - 1 if height else None
+        share = level / top if top else (0.0 if level == 0 else 1.0)
+        bar = f'<div class="bar"><span style="width:{share * 100:.1f}%"></span></div>'
+        parts.append(
+            f"<tr><td>{escape(column)}</td><td class=\"num\">{level}"
+            f"{'' if top is None else f' / {top}'}</td>"
+            f"<td class=\"num\">{'' if height is None else height}</td><td>{bar}</td></tr>"
+        )
+    parts.append("</table>")
+    parts.append(
+        f"<p>{result.nodes_evaluated:,} of {result.lattice_size:,} transformations "
+        "were evaluated.</p>"
+    )
+
+    # histogram
+    hist = dict(classes.histogram)
+    biggest = max(hist.values(), default=0) or 1
+    parts.append(
+        "<h2>Class sizes</h2><p>How many equivalence classes (groups of released records "
+        "sharing all quasi-identifier values) have each size.</p>"
+        "<table><tr><th>Size</th><th>Classes</th><th></th></tr>"
+    )
+    for label, count in hist.items():
+        parts.append(
+            f"<tr><td>{escape(label)}</td><td class=\"num\">{count:,}</td>"
+            f'<td><div class="bar"><span style="width:{count / biggest * 100:.1f}%">'
+            "</span></div></td></tr>"
+        )
+    parts.append("</table>")
+    parts.append(
+        f"<p>Largest class: {classes.max_size:,} records; mean size "
+        f"{classes.mean_size:,.2f}; sample uniques: {classes.sample_uniques:,}; records in "
+        f"classes below k={classes.k}: {classes.below_k:,}.</p>"
+    )
+
+    # metrics
+    parts.append(
+        "<h2>Information loss</h2><table><tr><th>Metric</th><th>Value</th>"
+        "<th>Meaning</th></tr>"
+    )
+    for name, value in result.metrics.items():
+        marker = " (optimized)" if name == result.metric else ""
+        parts.append(
+            f"<tr><td>{escape(name)}{marker}</td><td class=\"num\">{escape(_fmt(value))}</td>"
+            f"<td>{escape(METRIC_EXPLANATIONS.get(name, ''))}</td></tr>"
+        )
+    parts.append("</table>")
+
+    if config_summary:
+        parts.append("<h2>Settings</h2><table>")
+        for key, value in config_summary.items():
+            shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else value
+            parts.append(
+                f"<tr><th>{escape(str(key))}</th><td>{escape(_fmt(shown))}</td></tr>"
+            )
+        parts.append("</table>")
+
+    timing = ", ".join(f"{k} {v:.3f} s" for k, v in result.timing.items())
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts.append(
+        f"<footer>Generated by anonkit on {escape(stamp)}. Timing: {escape(timing)}. "
+        "This report contains no records.</footer></body></html>"
+    )
+    return "\n".join(parts) + "\n"
+
+
+def write_html(path: str | Path, text: str) -> None:
+    """Write the report atomically."""
+    atomic_write_text(Path(path), text)

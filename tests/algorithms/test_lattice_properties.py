@@ -1,0 +1,211 @@
+"""Property tests of the full-domain algorithms on random small tables.
+
+Exhaustive is the oracle. Releases are checked by independent plain-Python code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from anonkit import anonymize
+from anonkit.algorithms.lattice import (
+    LATTICE_ALGORITHMS,
+    Datafly,
+    Evaluator,
+    Exhaustive,
+    Flash,
+    Incognito,
+    Samarati,
+)
+from anonkit.algorithms.lattice.search import rank
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.lattice import Lattice
+from anonkit.engines.base import get_engine
+from anonkit.metrics.generalization import METRICS
+from anonkit.models import KAnonymity
+
+ALGORITHMS = sorted(LATTICE_ALGORITHMS)
+
+
+@st.composite
+def random_hierarchy(draw, name: str) -> Hierarchy:
+    """Random leaves, grouped level by level into random consecutive groups, root ``*``."""
+    n_leaves = draw(st.integers(1, 6))
+    levels = [[f"{name}_{i}" for i in range(n_leaves)]]
+    for depth in range(draw(st.integers(0, 2))):
+        distinct = list(dict.fromkeys(levels[-1]))
+        cuts = draw(st.lists(st.booleans(), min_size=len(distinct), max_size=len(distinct)))
+        group, mapping = 0, {}
+        for i, lab in enumerate(distinct):
+            if i and cuts[i]:
+                group += 1
+            mapping[lab] = f"{name}@{depth + 1}:{group}"
+        levels.append([mapping[x] for x in levels[-1]])
+    levels.append(["*"] * n_leaves)
+    return Hierarchy(list(zip(*levels, strict=True)), name=name)
+
+
+@st.composite
+def problems(draw):
+    q = draw(st.integers(2, 3))
+    hs = [draw(random_hierarchy(f"q{j}")) for j in range(q)]
+    n = draw(st.integers(1, 40))
+    columns = {h.name: draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
+    columns["payload"] = list(range(n))  # an insensitive column, kept as is
+    frame = pl.DataFrame(columns)
+    k = draw(st.integers(1, min(5, n)))
+    limit = draw(st.sampled_from([0.0, 0.1, 0.3]))
+    metric = draw(st.sampled_from(sorted(METRICS)))
+    return frame, hs, k, limit, metric
+
+
+def _qi(hs) -> list[str]:
+    return [h.name for h in hs]
+
+
+def _check_release(frame: pl.DataFrame, hs, k: int, limit: float, res) -> None:
+    qi = _qi(hs)
+    rel = res.release
+    assert isinstance(rel, pl.DataFrame)
+    assert rel.height == frame.height
+    assert rel.columns == frame.columns
+    assert rel["payload"].to_list() == frame["payload"].to_list()
+    levels = [res.transformation[c] for c in qi]
+    original = list(zip(*(frame[c].to_list() for c in qi), strict=True))
+    released = list(zip(*(rel[c].to_list() for c in qi), strict=True))
+    all_star = [all(v == "*" for v in row) for row in released]
+    # (a) k-anonymity, by a plain group-by that ignores suppressed (all-*) rows
+    sizes = Counter(row for row, star in zip(released, all_star, strict=True) if not star)
+    assert all(size >= k for size in sizes.values()), sizes
+    # ... and the same with polars
+    kept = rel.filter(~pl.all_horizontal([pl.col(c) == "*" for c in qi]))
+    if kept.height:
+        assert kept.group_by(qi).len()["len"].min() >= k
+    # (b) every released value is its original's ancestor at the chosen level, or * when
+    # the record is suppressed
+    n_masked = 0
+    for orig, new, star in zip(original, released, all_star, strict=True):
+        generalized = tuple(
+            h.rows[h.leaf_index(v)][lv] for h, v, lv in zip(hs, orig, levels, strict=True)
+        )
+        for h, v, lv, out in zip(hs, orig, levels, new, strict=True):
+            assert out in h.rows[h.leaf_index(v)]
+        if new != generalized:
+            assert star
+            n_masked += 1
+    # exactly the records of classes smaller than k are suppressed
+    gen_sizes = Counter(
+        tuple(h.rows[h.leaf_index(v)][lv] for h, v, lv in zip(hs, orig, levels, strict=True))
+        for orig in original
+    )
+    expected_suppressed = sum(s for s in gen_sizes.values() if s < k)
+    assert res.suppressed == expected_suppressed
+    assert n_masked <= res.suppressed  # a suppressed row may already read all-*
+    # (c) the suppressed share stays within the limit
+    assert res.suppressed <= math.floor(limit * frame.height + 1e-9)
+    assert res.suppressed_share <= limit + 1e-12
+    assert res.classes.min_size >= k or res.classes.n_classes == 0
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@given(problem=problems())
+def test_release_is_private_and_truthful(algorithm: str, problem) -> None:
+    frame, hs, k, limit, metric = problem
+    res = anonymize(
+        frame, quasi_identifiers=_qi(hs), hierarchies={h.name: h for h in hs}, k=k,
+        suppression_limit=limit, algorithm=algorithm, metric=metric,
+    )
+    assert res.algorithm == algorithm and res.metric == metric
+    _check_release(frame, hs, k, limit, res)
+    # dropping suppressed records leaves exactly the others
+    dropped = anonymize(
+        frame, quasi_identifiers=_qi(hs), hierarchies={h.name: h for h in hs}, k=k,
+        suppression_limit=limit, algorithm=algorithm, metric=metric, suppressed="drop",
+    )
+    assert dropped.release.height == frame.height - res.suppressed
+    assert dict(dropped.transformation) == dict(res.transformation)
+
+
+@given(problem=problems())
+def test_numpy_engine_gives_the_same_release(problem) -> None:
+    frame, hs, k, limit, metric = problem
+    kwargs = dict(
+        quasi_identifiers=_qi(hs), hierarchies={h.name: h for h in hs}, k=k,
+        suppression_limit=limit, metric=metric,
+    )
+    a = anonymize(frame, engine="polars", **kwargs)
+    b = anonymize(frame, engine="numpy", **kwargs)
+    assert dict(a.transformation) == dict(b.transformation)
+    assert a.suppressed == b.suppressed
+    assert a.release.equals(b.release)
+    for name, value in a.metrics.items():
+        assert math.isclose(value, b.metrics[name], rel_tol=1e-9, abs_tol=1e-12), name
+
+
+def _evaluator(frame, hs, k, limit, metric) -> Evaluator:
+    table = get_engine("polars").encode(frame, _qi(hs), hs)
+    return Evaluator(table, Lattice(table.heights), [KAnonymity(k)], limit, metric)
+
+
+@given(problem=problems())
+def test_optimal_algorithms_agree_with_exhaustive(problem) -> None:
+    frame, hs, k, limit, _ = problem
+    for metric in sorted(METRICS):
+        oracle_ev = _evaluator(frame, hs, k, limit, metric)
+        oracle = Exhaustive().search(oracle_ev)
+        lat = oracle_ev.lattice
+        assert oracle.nodes_evaluated == lat.size
+        best = oracle_ev.results[oracle.node]
+        anonymous = {i for i, r in oracle_ev.results.items() if r.anonymous}
+        assert oracle.node in anonymous
+        assert all(best.cost <= oracle_ev.results[i].cost for i in anonymous)
+
+        flash_ev = _evaluator(frame, hs, k, limit, metric)
+        flash = Flash().search(flash_ev)
+        assert math.isclose(flash.cost, oracle.cost, rel_tol=1e-9, abs_tol=1e-12), metric
+        assert rank(flash_ev.results[flash.node]) == rank(best), metric
+        assert flash.levels == oracle.levels
+        assert flash.nodes_evaluated <= lat.size
+
+        inc_ev = _evaluator(frame, hs, k, limit, metric)
+        inc = Incognito().search(inc_ev)
+        assert math.isclose(inc.cost, oracle.cost, rel_tol=1e-9, abs_tol=1e-12), metric
+        # the minimal anonymous nodes, by brute force: no anonymous direct predecessor
+        minimal = sorted(
+            lat.node(i)
+            for i in anonymous
+            if not any(p in anonymous for p in lat.predecessors(i))
+        )
+        assert list(inc.minimal) == minimal
+
+        sam_ev = _evaluator(frame, hs, k, limit, metric)
+        sam = Samarati().search(sam_ev)
+        min_height = min(int(lat.levels[i]) for i in anonymous)
+        assert sum(sam.levels) == min_height
+        assert sam.node in anonymous
+        assert math.isclose(
+            sam.cost, min(oracle_ev.results[i].cost for i in anonymous if lat.levels[i] == min_height),
+            rel_tol=1e-9, abs_tol=1e-12,
+        )
+
+        dat = Datafly().search(_evaluator(frame, hs, k, limit, metric))
+        assert dat.node in anonymous
+        assert oracle_ev.results[dat.node].suppressed == dat.suppressed
+
+
+def test_incognito_minimal_in_api() -> None:
+    h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]], name="x")
+    g = Hierarchy([["m", "*"], ["f", "*"]], name="y")
+    frame = pl.DataFrame({"x": ["a", "b", "c", "c"], "y": ["m", "m", "f", "f"]})
+    res = anonymize(
+        frame, quasi_identifiers=["x", "y"], hierarchies={"x": h, "y": g}, k=2,
+        algorithm="incognito",
+    )
+    assert [dict(m) for m in res.minimal_transformations] == [{"x": 1, "y": 0}]
+    assert dict(res.transformation) == {"x": 1, "y": 0}

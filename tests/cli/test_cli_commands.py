@@ -1,0 +1,237 @@
+"""The ``anonkit`` command line: anonymize, check, demo and the error paths."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from anonkit.cli.main import app
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+TOY = Path(os.environ.get("ANONKIT_SHARED_DATA", "/work/shared/data")) / "toy"
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def toy() -> Path:
+    if not (TOY / "test.csv").is_file():
+        pytest.skip(f"toy data not found at {TOY}")
+    return TOY
+
+
+def toy_config(folder: Path, toy: Path, *, extra: str = "", **overrides: str) -> Path:
+    hier = {
+        "age": f'"{toy / "test_hierarchy_age.csv"}"',
+        "gender": f'"{toy / "test_hierarchy_gender.csv"}"',
+        "zipcode": f'"{toy / "test_hierarchy_zipcode.csv"}"',
+    }
+    hier.update(overrides)
+    lines = [f'input = "{toy / "test.csv"}"', 'output = "out/release.csv"', extra, "[hierarchies]"]
+    lines += [f"{c} = {v}" for c, v in hier.items()]
+    lines += ["[privacy]", "k = 2"]
+    p = folder / "run.toml"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return p
+
+
+def run_module(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run(
+        [sys.executable, "-m", "anonkit", *args], cwd=cwd, env=env,
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+# ------------------------------------------------------------------------- anonymize
+@pytest.fixture(scope="module")
+def toy_run(tmp_path_factory: pytest.TempPathFactory, toy: Path) -> tuple[Path, object]:
+    folder = tmp_path_factory.mktemp("anon")
+    cfg = toy_config(folder, toy)
+    result = runner.invoke(
+        app, ["anonymize", str(cfg), "--summary", str(folder / "summary.json"),
+              "--report", str(folder / "report.html")],
+    )
+    return folder, result
+
+
+def test_anonymize_writes_release_and_summary(toy_run: tuple[Path, object], toy: Path) -> None:
+    folder, result = toy_run
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    release_path = folder / "out" / "release.csv"  # relative to the config's folder
+    release = pl.read_csv(release_path, infer_schema=False)
+    original = pl.read_csv(toy / "test.csv", separator=";", infer_schema=False)
+    assert release.columns == original.columns  # no index column
+    assert release.height == original.height
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["n_records"] == original.height
+    assert summary["classes"]["min_size"] >= 2
+    assert set(summary["transformation"]) == {"age", "gender", "zipcode"}
+    # no leftovers of the atomic writes
+    assert not [p for p in folder.rglob(".*.tmp")]
+
+
+def test_anonymize_prints_summary_without_records(
+    toy_run: tuple[Path, object], toy: Path
+) -> None:
+    _, result = toy_run
+    out = result.stdout  # type: ignore[attr-defined]
+    for word in ("transformation", "suppressed", "classes", "achieved k", "loss", "timing"):
+        assert word in out
+    for zip_code in ("81667", "81675", "81925"):
+        assert zip_code not in out
+
+
+def test_anonymize_report_is_self_contained(toy_run: tuple[Path, object]) -> None:
+    folder, _ = toy_run
+    html = (folder / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    assert "achieved k" in html and "Information loss" in html
+    assert "http://" not in html and "https://" not in html and "<script" not in html
+    for zip_code in ("81667", "81675", "81925"):
+        assert zip_code not in html
+
+
+def test_output_option_overrides_config(tmp_path: Path, toy: Path) -> None:
+    cfg = toy_config(tmp_path, toy, age='{ type = "intervals", widths = [50] }',
+                     zipcode='{ type = "masking" }')
+    target = tmp_path / "elsewhere" / "r.parquet"
+    result = runner.invoke(app, ["anonymize", str(cfg), "-o", str(target), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert pl.read_parquet(target).height == 7
+    assert not (tmp_path / "out").exists()
+
+
+# ------------------------------------------------------------------------- errors
+def test_missing_config_file_subprocess(tmp_path: Path) -> None:
+    proc = run_module("anonymize", "missing.toml", cwd=tmp_path)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: ") and "missing.toml" in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+def test_unknown_column_exits_2(tmp_path: Path, toy: Path) -> None:
+    cfg = toy_config(tmp_path, toy, extra="", nope='{ type = "masking" }')
+    cfg.write_text(cfg.read_text().replace(
+        "[hierarchies]", '[attributes]\nquasi_identifiers = ["age", "nope"]\n[hierarchies]'))
+    result = runner.invoke(app, ["anonymize", str(cfg)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+    assert "'nope'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_value_missing_from_hierarchy_exits_1_and_writes_nothing(
+    tmp_path: Path, toy: Path
+) -> None:
+    partial = tmp_path / "gender.csv"
+    partial.write_text("male;*\n", encoding="utf-8")  # 'female' is missing
+    cfg = toy_config(tmp_path, toy, gender=f'"{partial}"')
+    result = runner.invoke(
+        app, ["anonymize", str(cfg), "--summary", str(tmp_path / "s.json"),
+              "--report", str(tmp_path / "r.html")],
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error: ")
+    assert "gender" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "s.json").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_existing_release_untouched_by_failed_run(tmp_path: Path, toy: Path) -> None:
+    (tmp_path / "out").mkdir()
+    old = tmp_path / "out" / "release.csv"
+    old.write_text("previous release\n")
+    cfg = toy_config(tmp_path, toy)
+    cfg.write_text(cfg.read_text().replace("k = 2", "k = 100"))  # more than the records
+    result = runner.invoke(app, ["anonymize", str(cfg)])
+    assert result.exit_code == 2
+    assert old.read_text() == "previous release\n"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["release.csv"]
+
+
+def test_invalid_config_exits_2(tmp_path: Path) -> None:
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('input = "x.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = "5"\n')
+    result = runner.invoke(app, ["anonymize", str(cfg)])
+    assert result.exit_code == 2
+    assert "privacy.k" in result.stderr
+
+
+# ------------------------------------------------------------------------- check
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    rows = ["a;b", *["1;x"] * 3, *["2;y"] * 2, "3;z", "*;*"]
+    p = tmp_path / "tiny.csv"
+    p.write_text("\n".join(rows) + "\n")
+    return p
+
+
+def test_check_json_numbers(tiny: Path) -> None:
+    result = runner.invoke(app, ["check", str(tiny), "--qi", "a,b", "-k", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["min_size"] == 1
+    assert data["n_classes"] == 3
+    assert data["sample_uniques"] == 1
+    assert data["below_k"] == 3
+    assert data["classes_below_k"] == 2
+    assert data["suppressed"] == 1
+    assert data["histogram"]["1"] == 1 and data["histogram"]["2"] == 1
+    assert data["histogram"]["3-4"] == 1
+
+
+def test_check_table_output(tiny: Path) -> None:
+    result = runner.invoke(app, ["check", str(tiny), "--qi", "a, b", "-k", "2"])
+    assert result.exit_code == 0  # a measurement: not 2-anonymous, still exit 0
+    out = result.stdout
+    assert "achieved k" in out and "sample uniques" in out and "suppressed" in out
+    assert "Class size distribution" in out
+
+
+def test_check_unknown_column(tiny: Path) -> None:
+    result = runner.invoke(app, ["check", str(tiny), "--qi", "a,zzz"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and "'zzz'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_check_missing_data_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["check", str(tmp_path / "none.csv"), "--qi", "a"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+
+
+# ------------------------------------------------------------------------- demo
+def test_demo(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", "--output-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in out.iterdir()} == {"release.csv", "summary.json", "report.html"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_records"] == 30162
+    assert summary["classes"]["min_size"] >= 5
+    assert summary["suppressed_share"] <= 0.04
+    assert "achieved k" in result.stdout
+    header = (out / "release.csv").read_text().splitlines()[0].split(",")
+    assert len(header) == 9
+
+
+def test_version_and_help() -> None:
+    assert runner.invoke(app, ["--version"]).stdout.startswith("anonkit ")
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("anonymize", "check", "demo"):
+        assert command in result.stdout

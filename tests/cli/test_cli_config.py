@@ -1,0 +1,163 @@
+"""TOML configuration parsing (anonkit.io.config)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from anonkit.exceptions import ConfigError, InputFileError, UnknownNameError
+from anonkit.io.config import AnonymizeConfig, load_config
+
+VALID = """
+input = "data/adult.csv"
+output = "out/release.csv"
+separator = ";"
+
+[attributes]
+quasi_identifiers = ["age", "sex", "zip"]
+identifying = ["name"]
+sensitive = ["disease"]
+
+[hierarchies]
+age = "hierarchies/age.csv"
+zip = { type = "masking" }
+
+[privacy]
+k = 5
+suppression_limit = 0.04
+
+[search]
+algorithm = "samarati"
+metric = "height"
+
+[release]
+suppressed = "drop"
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "run.toml") -> Path:
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_valid_config(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, VALID))
+    assert isinstance(cfg, AnonymizeConfig)
+    base = tmp_path.resolve()
+    assert cfg.input == base / "data" / "adult.csv"
+    assert cfg.output == base / "out" / "release.csv"
+    assert cfg.separator == ";"
+    assert cfg.quasi_identifiers == ("age", "sex", "zip")
+    assert cfg.identifying == ("name",)
+    assert cfg.sensitive == ("disease",)
+    assert cfg.hierarchies["age"] == base / "hierarchies" / "age.csv"
+    assert dict(cfg.hierarchies["zip"]) == {"type": "masking"}
+    assert (cfg.k, cfg.suppression_limit) == (5, 0.04)
+    assert (cfg.algorithm, cfg.metric, cfg.suppressed) == ("samarati", "height", "drop")
+    kwargs = cfg.anonymize_kwargs()
+    assert kwargs["quasi_identifiers"] == ["age", "sex", "zip"]
+    assert kwargs["k"] == 5
+    with pytest.raises(AttributeError):
+        cfg.k = 3  # type: ignore[misc]
+
+
+def test_relative_paths_follow_the_config_folder(tmp_path: Path) -> None:
+    p = write(tmp_path / "nested" / "deeper", 'input = "../t.csv"\n[hierarchies]\na = "h/a.csv"\n'
+              "[privacy]\nk = 2\n")
+    cfg = load_config(p)
+    folder = (tmp_path / "nested" / "deeper").resolve()
+    assert cfg.input == folder / ".." / "t.csv"
+    assert cfg.input.resolve() == (tmp_path / "nested" / "t.csv").resolve()
+    assert cfg.hierarchies["a"] == folder / "h" / "a.csv"
+    assert cfg.output is None
+
+
+def test_defaults_and_qi_from_hierarchies(tmp_path: Path) -> None:
+    cfg = load_config(write(tmp_path, 'input = "t.csv"\n[hierarchies]\nzip = "z.csv"\n'
+                                      'age = { type = "intervals", widths = [5, 10] }\n'
+                                      "[privacy]\nk = 3\n"))
+    assert cfg.quasi_identifiers == ("zip", "age")
+    assert (cfg.algorithm, cfg.metric, cfg.suppressed) == ("flash", "loss", "mask")
+    assert cfg.suppression_limit == 0.0
+    assert cfg.hierarchies["age"]["widths"] == [5, 10]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('input = "t.csv"\ncolour = 1\n[privacy]\nk = 2\n', "colour"),
+        ('input = "t.csv"\n[privacy]\nk = 2\nl = 3\n', "l"),
+        ('input = "t.csv"\n[privacy]\nk = 2\n[extra]\nx = 1\n', "extra"),
+        ('input = "t.csv"\n[privacy]\nk = 2\n[search]\nalgo = "flash"\n', "algo"),
+    ],
+)
+def test_unknown_key_is_named_with_the_file(tmp_path: Path, text: str, key: str) -> None:
+    p = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(p)
+    msg = str(info.value)
+    assert f"'{key}'" in msg
+    assert str(p.resolve()) in msg
+    assert "\n" not in msg
+    assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = "5"\n',
+         "privacy.k"),
+        ('input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = true\n',
+         "privacy.k"),
+        ('input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = 2\n'
+         'suppression_limit = "lots"\n', "privacy.suppression_limit"),
+        ('input = 3\n[privacy]\nk = 2\n', "input"),
+        ('input = "t.csv"\n[attributes]\nquasi_identifiers = [1, 2]\n[privacy]\nk = 2\n',
+         "attributes.quasi_identifiers"),
+        ('input = "t.csv"\n[hierarchies]\nage = 5\n[privacy]\nk = 2\n', "hierarchies.age"),
+    ],
+)
+def test_wrong_type_names_the_key(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=f"'{key}'"):
+        load_config(write(tmp_path, text))
+
+
+def test_syntax_error_gives_the_line(tmp_path: Path) -> None:
+    p = write(tmp_path, 'input = "t.csv"\n[privacy]\nk = = 5\n')
+    with pytest.raises(ConfigError, match="line 3") as info:
+        load_config(p)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError) as info:
+        load_config(tmp_path / "absent.toml")
+    assert info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[privacy]\nk = 2\n',  # no input
+        'input = "t.csv"\n[privacy]\nk = 2\n',  # no quasi-identifiers
+        'input = "t.csv"\n[hierarchies]\na = "a.csv"\n',  # no k
+        'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 0\n',
+        'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\nsuppression_limit = 2\n',
+        'input = "t.csv"\n[hierarchies]\na = {widths = [5]}\n[privacy]\nk = 2\n',
+        'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\n'
+        '[release]\nsuppressed = "hide"\n',
+    ],
+)
+def test_invalid_values(tmp_path: Path, text: str) -> None:
+    with pytest.raises(ConfigError):
+        load_config(write(tmp_path, text))
+
+
+def test_unknown_algorithm(tmp_path: Path) -> None:
+    p = write(tmp_path, 'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\n'
+                        '[search]\nalgorithm = "magic"\n')
+    with pytest.raises(UnknownNameError, match="magic"):
+        load_config(p)
