@@ -122,7 +122,7 @@ def test_write_read_round_trip(tmp_path: Path, toy_dir: Path) -> None:
 
 _labels = st.text(
     alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters=";\"\t,\r\n"
+        blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters="\r\n"
     ),
     min_size=1,
     max_size=6,
@@ -131,6 +131,7 @@ _labels = st.text(
 
 @given(leaves=st.lists(_labels, min_size=1, max_size=12, unique=True), data=st.data())
 def test_round_trip_property(tmp_path_factory, leaves: list[str], data) -> None:
+    # labels may hold separators and quotes: the writer quotes them, the reader unquotes
     groups = data.draw(st.integers(1, len(leaves)))
     rows = [(leaf, f"g{i % groups}", "*") for i, leaf in enumerate(leaves)]
     h = Hierarchy(rows, name="x")

@@ -128,7 +128,8 @@ def _direct(frame: pl.DataFrame, hierarchies, levels) -> Counter:
     out: Counter = Counter()
     cols = [frame[h.name].to_list() for h in hierarchies]
     for row in zip(*cols, strict=True):
-        out[tuple(h.generalize(v, lv) for v, h, lv in zip(row, hierarchies, levels, strict=True))] += 1
+        key = tuple(h.generalize(v, lv) for v, h, lv in zip(row, hierarchies, levels, strict=True))
+        out[key] += 1
     return out
 
 

@@ -71,7 +71,10 @@ def hospital_hierarchies() -> tuple[Hierarchy, Hierarchy, Hierarchy]:
 
 def hospital_frame() -> pl.DataFrame:
     return pl.DataFrame(
-        {name: [r[i] for r in HOSPITAL] for i, name in enumerate(["Zip", "Age", "Nationality", "Disease"])}
+        {
+            name: [r[i] for r in HOSPITAL]
+            for i, name in enumerate(["Zip", "Age", "Nationality", "Disease"])
+        }
     )
 
 
@@ -81,7 +84,10 @@ def _release_summary(k: int = 4) -> NodeSummary:
     levels = (1, 1, 1)
     classes: dict[tuple[int, ...], int] = {}
     for r in HOSPITAL:
-        key = tuple(h.labels(lv).index(h.generalize(v, lv)) for h, lv, v in zip(hs, levels, r[:3], strict=True))
+        key = tuple(
+            h.labels(lv).index(h.generalize(v, lv))
+            for h, lv, v in zip(hs, levels, r[:3], strict=True)
+        )
         classes[key] = classes.get(key, 0) + 1
     codes = np.array(list(classes), dtype=np.int64)
     sizes = np.array(list(classes.values()), dtype=np.int64)

@@ -94,7 +94,8 @@ def group_codes(
         uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
         inverse = inverse.reshape(-1)
         counts = np.bincount(inverse, weights=w, minlength=uniq.shape[0]).astype(np.int64)
-        return np.ascontiguousarray(uniq.T, dtype=np.int64), counts, inverse.astype(np.int64)
+        inv = inverse.astype(np.int64) if with_inverse else None
+        return np.ascontiguousarray(uniq.T, dtype=np.int64), counts, inv
     strides = _strides(cardinalities)
     keys = np.zeros(n, dtype=np.int64)
     for col, stride in zip(columns, strides, strict=True):

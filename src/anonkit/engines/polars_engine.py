@@ -14,26 +14,34 @@ from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHi
 
 
 def as_text(series: pl.Series) -> pl.Series:
-    """Render a column as the strings a hierarchy file would use.
+    """Render a column as the strings a hierarchy file (or builder) would use.
 
-    Integers print without decimals; floats that are all whole numbers (pandas turns
-    integer columns with gaps into floats) print as integers too.
+    Value by value, as the hierarchy builders render them: whole numbers print without
+    decimals (``2.0`` -> ``"2"``, pandas turns integer columns with gaps into floats),
+    other floats as Python prints them, booleans as ``True``/``False``, strings stripped.
     """
     dtype = series.dtype
     if dtype == pl.String:
         return series.str.strip_chars()
-    if dtype.is_float():
-        finite = series.drop_nulls()
-        if finite.len() and bool((finite == finite.round(0)).all()):
-            return series.cast(pl.Int64).cast(pl.String)
     if dtype == pl.Boolean:
-        return series.cast(pl.String)
+        return pl.select(
+            pl.when(pl.lit(series)).then(pl.lit("True")).otherwise(pl.lit("False"))
+        ).to_series().alias(series.name)
+    if dtype.is_float():
+        whole = series == series.round(0)
+        return pl.select(
+            pl.when(pl.lit(whole))
+            .then(pl.lit(series).cast(pl.Int64, strict=False).cast(pl.String))
+            .otherwise(pl.lit(series).cast(pl.String))
+        ).to_series().alias(series.name)
     return series.cast(pl.String)
 
 
 def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Series:
     """Level-0 codes of a column (Int64), with specific errors for nulls and unknown values."""
     nulls = series.null_count()
+    if series.dtype.is_float():
+        nulls += int(series.is_nan().sum())
     if nulls:
         raise MissingValuesError(column, nulls)
     text = as_text(series)
