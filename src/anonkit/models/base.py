@@ -6,12 +6,17 @@ record suppression); the search chooses its pruning from those flags. Its one me
 :meth:`PrivacyModel.violations`, takes the equivalence-class summary and returns which
 classes violate it. Violating classes are suppressed as long as the suppression limit
 allows.
+
+A model that requires ``SENSITIVE_HISTOGRAM`` names the attribute it protects in a field
+called ``attribute``; the caller puts that attribute's :class:`SensitiveColumn` into the
+summary. A model that requires ``POPULATION_COUNT`` reads ``ClassSummary.population``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Protocol, runtime_checkable
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -19,10 +24,40 @@ import numpy.typing as npt
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 
+if TYPE_CHECKING:
+    from anonkit.core.hierarchy import Hierarchy
+
 #: Statistic names a model may require.
 CLASS_SIZE = "class_size"
 SENSITIVE_HISTOGRAM = "sensitive_histogram"
 POPULATION_COUNT = "population_count"
+
+
+@dataclass(frozen=True, eq=False)
+class SensitiveColumn:
+    """How one sensitive attribute is distributed over the equivalence classes.
+
+    Attributes
+    ----------
+    name
+        The attribute's column name.
+    labels
+        The attribute's distinct values; code ``i`` stands for ``labels[i]``.
+    histogram
+        ``(n_classes, n_values)`` int64: records of each class holding each value.
+    totals
+        ``(n_values,)`` int64: records of the *whole table* holding each value (the
+        distribution t-closeness, δ-disclosure and β-likeness compare against). Carried
+        explicitly because a summary may cover only some classes (Mondrian's split test).
+    hierarchy
+        The attribute's generalization hierarchy, when one was given (hierarchical EMD).
+    """
+
+    name: str
+    labels: tuple[str, ...]
+    histogram: IntArray
+    totals: IntArray
+    hierarchy: Hierarchy | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,11 +69,22 @@ class ClassSummary:
     sizes
         Number of records in each class.
     n_records
-        Records in the table (the sum of ``sizes``).
+        Records in the table (the sum of ``sizes`` when the summary covers every class).
+    sensitive
+        Per sensitive attribute name, its :class:`SensitiveColumn` (only when a model
+        requires ``SENSITIVE_HISTOGRAM``).
+    population
+        ``(n_classes,)`` int64: records of the known population table that fall into each
+        class (only when a model requires ``POPULATION_COUNT``; k-map, δ-presence).
+    population_size
+        Records in the population table.
     """
 
     sizes: IntArray
     n_records: int
+    sensitive: Mapping[str, SensitiveColumn] = field(default_factory=dict)
+    population: IntArray | None = None
+    population_size: int | None = None
 
     @property
     def n_classes(self) -> int:
@@ -56,6 +102,9 @@ class PrivacyModel(Protocol):
     monotone_generalization: ClassVar[bool]
     #: The same, when classes that violate the model are suppressed within a limit.
     monotone_suppression: ClassVar[bool]
+    #: A class's verdict depends only on its own statistics (and table-wide totals), not
+    #: on the other classes. False for table-level models such as average risk.
+    class_local: ClassVar[bool]
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         """Mask of the classes that violate the model."""

@@ -44,6 +44,7 @@ class KAnonymity:
     requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = True
+    class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
