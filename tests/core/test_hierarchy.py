@@ -60,7 +60,12 @@ def test_toy_hierarchies(toy_dir: Path) -> None:
     zipcode = Hierarchy.from_csv(toy_dir / "test_hierarchy_zipcode.csv")
     assert zipcode.height == 6
     assert [zipcode.generalize("81667", lv) for lv in range(6)] == [
-        "81667", "8166*", "816**", "81***", "8****", "*",
+        "81667",
+        "8166*",
+        "816**",
+        "81***",
+        "8****",
+        "*",
     ]
 
 

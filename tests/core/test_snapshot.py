@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from anonkit.core import snapshot as snapshot_module
 from anonkit.core.encoding import subset_snapshot
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
-from anonkit.core.snapshot import FrequencySnapshot, group_codes, roll_up
+from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
 from anonkit.engines.base import get_engine
 
 
@@ -36,7 +37,8 @@ def code_tables(draw, max_rows: int = 60):
         for c in cards
     ]
     weights = draw(
-        st.none() | st.lists(st.integers(1, 5), min_size=n, max_size=n).map(
+        st.none()
+        | st.lists(st.integers(1, 5), min_size=n, max_size=n).map(
             lambda w: np.asarray(w, dtype=np.int64)
         )
     )
@@ -168,6 +170,29 @@ def test_roll_up_equals_direct_generalization(table_data, data) -> None:
     # the projection helper used by Incognito agrees as well
     cols = tuple(range(lat.width))
     assert _labels(subset_snapshot(table, cols, levels), hierarchies) == direct
+    # so do keyed roll-ups (the evaluator's fast path), in one step and in two
+    radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
+    assert radix is not None
+    keyed = bottom.with_keys(radix)
+    assert _labels(roll_up_keys(keyed, levels, table.level_maps), hierarchies) == direct
+    via = roll_up_keys(
+        roll_up_keys(keyed, lat.node(middle), table.level_maps), levels, table.level_maps
+    )
+    assert _labels(via, hierarchies) == direct
+    assert np.all(np.diff(via.keys) > 0)  # keys stay sorted and distinct
+    rows = np.arange(via.n_classes)[::2]
+    assert np.array_equal(via.codes_of(rows), via.codes[:, rows])
+
+
+def test_key_radix_overflow_and_missing_codes() -> None:
+    assert KeyRadix.for_cardinalities([2**20, 2**21]) is None
+    radix = KeyRadix.for_cardinalities([3, 1, 5])
+    assert radix is not None and radix.bits == (2, 1, 3)
+    codes = np.array([[2, 0], [0, 0], [4, 1]])
+    keys = radix.encode(codes)
+    assert [radix.digit(keys, j).tolist() for j in range(3)] == codes.tolist()
+    with pytest.raises(ValueError):
+        FrequencySnapshot((0,), None, np.array([1]))
 
 
 @given(encoded_tables())

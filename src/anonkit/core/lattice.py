@@ -98,11 +98,16 @@ class Lattice:
 
     def upset(self, index: int) -> npt.NDArray[np.bool_]:
         """Mask of nodes that generalize ``index`` (including itself)."""
-        return np.all(self.nodes >= self.nodes[index], axis=1)
+        # nodes are numbered in mixed radix, so the up-set is a box of the level grid
+        box = np.zeros(self.heights, dtype=bool)
+        box[tuple(slice(int(v), None) for v in self.nodes[index])] = True
+        return box.reshape(-1)
 
     def downset(self, index: int) -> npt.NDArray[np.bool_]:
         """Mask of nodes that ``index`` generalizes (including itself)."""
-        return np.all(self.nodes <= self.nodes[index], axis=1)
+        box = np.zeros(self.heights, dtype=bool)
+        box[tuple(slice(0, int(v) + 1) for v in self.nodes[index])] = True
+        return box.reshape(-1)
 
     def by_height(self) -> npt.NDArray[np.int64]:
         """Node numbers sorted by height (stable, so ties keep numeric order)."""

@@ -21,7 +21,46 @@ IntArray = npt.NDArray[np.int64]
 _DENSE_FACTOR = 8
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
+class KeyRadix:
+    """Fixed bit-field numbering of code rows: ``key = sum_j code_j << shifts[j]``.
+
+    Every level of a column uses the field width of its finest level (a coarser level
+    never has more labels), so a key stays valid as columns are generalized and a roll-up
+    only rewrites the fields of the columns that change. Fields are whole bits so that
+    reading one is a shift and a mask rather than an int64 division.
+    """
+
+    bits: tuple[int, ...]
+    shifts: tuple[int, ...]
+    space: int
+
+    @classmethod
+    def for_cardinalities(cls, radices: Sequence[int]) -> KeyRadix | None:
+        """The bit fields for these column sizes, or ``None`` when keys would exceed
+        40 bits (room is kept for packing row numbers next to a key when sorting)."""
+        bits = tuple(max(int(r) - 1, 1).bit_length() for r in radices)
+        total = sum(bits)
+        if total > 40:
+            return None
+        shifts = []
+        acc = total
+        for b in bits:
+            acc -= b
+            shifts.append(acc)
+        return cls(bits, tuple(shifts), 1 << total)
+
+    def encode(self, codes: IntArray) -> IntArray:
+        keys = np.zeros(codes.shape[1], dtype=np.int64)
+        for j, shift in enumerate(self.shifts):
+            keys |= codes[j] << shift
+        return keys
+
+    def digit(self, keys: IntArray, j: int) -> IntArray:
+        """Column ``j``'s codes of ``keys``."""
+        return (keys >> self.shifts[j]) & ((1 << self.bits[j]) - 1)
+
+
 class FrequencySnapshot:
     """Equivalence classes at one level vector.
 
@@ -32,13 +71,55 @@ class FrequencySnapshot:
     codes
         ``(n_qi, n_classes)`` int64, one contiguous row per quasi-identifier: per class,
         the code of the value at its level (an index into ``Hierarchy.labels(level)``).
+        Snapshots made by :func:`roll_up_keys` hold sorted ``keys`` instead and decode
+        ``codes`` on first use.
     counts
         ``(n_classes,)`` int64: number of records in each class.
+    keys
+        Optional ``(n_classes,)`` int64 keys of the rows under ``radix``.
     """
 
-    levels: tuple[int, ...]
-    codes: IntArray
-    counts: IntArray
+    __slots__ = ("_codes", "counts", "keys", "levels", "radix")
+
+    def __init__(
+        self,
+        levels: tuple[int, ...],
+        codes: IntArray | None,
+        counts: IntArray,
+        *,
+        keys: IntArray | None = None,
+        radix: KeyRadix | None = None,
+    ) -> None:
+        if codes is None and (keys is None or radix is None):
+            raise ValueError("a snapshot needs codes, or keys with their radix")
+        self.levels = levels
+        self._codes = codes
+        self.counts = counts
+        self.keys = keys
+        self.radix = radix
+
+    @property
+    def codes(self) -> IntArray:
+        if self._codes is None:
+            assert self.keys is not None and self.radix is not None
+            codes = np.empty((len(self.radix.bits), self.keys.shape[0]), dtype=np.int64)
+            for j in range(codes.shape[0]):
+                codes[j] = self.radix.digit(self.keys, j)
+            self._codes = codes
+        return self._codes
+
+    def codes_of(self, rows: IntArray) -> IntArray:
+        """``codes[:, rows]``, decoding only those rows when the snapshot is keyed."""
+        if self._codes is not None or self.keys is None or self.radix is None:
+            return self.codes[:, rows]
+        keys = self.keys[rows]
+        return np.stack([self.radix.digit(keys, j) for j in range(len(self.radix.bits))])
+
+    def with_keys(self, radix: KeyRadix) -> FrequencySnapshot:
+        """The same classes, keyed under ``radix`` (for :func:`roll_up_keys`)."""
+        return FrequencySnapshot(
+            self.levels, self._codes, self.counts, keys=radix.encode(self.codes), radix=radix
+        )
 
     @property
     def n_classes(self) -> int:
@@ -91,10 +172,10 @@ def group_codes(
         space *= max(int(c), 1)
     if space >= 2**62:  # keys would overflow: sort rows instead
         stacked = np.stack(columns, axis=1)
-        uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        counts = np.bincount(inverse, weights=w, minlength=uniq.shape[0]).astype(np.int64)
-        inv = inverse.astype(np.int64) if with_inverse else None
+        uniq, rows_inverse = np.unique(stacked, axis=0, return_inverse=True)
+        flat = rows_inverse.reshape(-1)
+        counts = np.bincount(flat, weights=w, minlength=uniq.shape[0]).astype(np.int64)
+        inv = flat.astype(np.int64) if with_inverse else None
         return np.ascontiguousarray(uniq.T, dtype=np.int64), counts, inv
     strides = _strides(cardinalities)
     keys = np.zeros(n, dtype=np.int64)
@@ -117,8 +198,7 @@ def group_codes(
             dense[uniq_keys] = np.arange(uniq_keys.size)
             inverse = dense[keys]
     else:
-        order = np.argsort(keys, kind="stable")
-        sorted_keys = keys[order]
+        order, sorted_keys = _sort_keys(keys, space)
         starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
         reps = order[starts]
         counts = np.add.reduceat(w[order], starts).astype(np.int64)
@@ -132,6 +212,21 @@ def group_codes(
     return unique_codes, counts, inverse
 
 
+def _sort_keys(keys: IntArray, space: int) -> tuple[IntArray, IntArray]:
+    """``(order, sorted_keys)`` of ``keys``, all below ``space``.
+
+    When the key and the row number fit in 63 bits together, they are packed into one
+    int64 and sorted by value, which is about three times faster than ``argsort``.
+    """
+    n = keys.shape[0]
+    bits = max(n - 1, 1).bit_length()
+    if space <= (1 << (62 - bits)):
+        packed = np.sort((keys << bits) | np.arange(n, dtype=np.int64))
+        return packed & ((1 << bits) - 1), packed >> bits
+    order = np.argsort(keys)
+    return order, keys[order]
+
+
 def _representatives(keys: IntArray, space: int, weights: IntArray) -> tuple[IntArray, IntArray]:
     """For distinct ``keys``: one row index holding each and the summed weights."""
     n = keys.shape[0]
@@ -141,8 +236,7 @@ def _representatives(keys: IntArray, space: int, weights: IntArray) -> tuple[Int
         rep_of_key = np.empty(space, dtype=np.int64)
         rep_of_key[keys] = np.arange(n)
         return rep_of_key[uniq_keys], totals[uniq_keys].astype(np.int64)
-    order = np.argsort(keys, kind="stable")
-    sorted_keys = keys[order]
+    order, sorted_keys = _sort_keys(keys, space)
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     return order[starts], np.add.reduceat(weights[order], starts).astype(np.int64)
 
@@ -186,3 +280,29 @@ def roll_up(
     for j in changed:
         codes[j] = level_maps[j][snapshot.levels[j]][target[j]][codes[j]]
     return FrequencySnapshot(tuple(int(t) for t in target), codes, counts)
+
+
+def roll_up_keys(
+    snapshot: FrequencySnapshot,
+    target: Sequence[int],
+    level_maps: Sequence[Sequence[Sequence[IntArray]]],
+) -> FrequencySnapshot:
+    """:func:`roll_up` for a keyed snapshot: rewrite the changed digits, sort, merge.
+
+    Only the generalized columns are decoded, and the result keeps its keys sorted, so a
+    roll-up costs one sort of the source keys plus a pass per changed column.
+    """
+    keys, radix = snapshot.keys, snapshot.radix
+    if keys is None or radix is None:
+        raise ValueError("roll_up_keys needs a keyed snapshot; see FrequencySnapshot.with_keys")
+    new = keys
+    for j, (a, b) in enumerate(zip(snapshot.levels, target, strict=True)):
+        if a != b:
+            old = radix.digit(keys, j)
+            new = new + ((level_maps[j][a][b][old] - old) << radix.shifts[j])
+    order, sorted_keys = _sort_keys(new, radix.space)
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
+    return FrequencySnapshot(
+        tuple(int(t) for t in target), None, counts, keys=sorted_keys[starts], radix=radix
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from anonkit.algorithms.lattice.datafly import Datafly
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.exhaustive import Exhaustive
@@ -10,8 +12,17 @@ from anonkit.algorithms.lattice.incognito import Incognito
 from anonkit.algorithms.lattice.samarati import Samarati
 from anonkit.algorithms.lattice.search import SearchResult
 
+
+class LatticeSearch(Protocol):
+    """A full-domain search strategy."""
+
+    name: str
+
+    def search(self, evaluator: Evaluator) -> SearchResult: ...
+
+
 #: Full-domain algorithms by their API/config name.
-LATTICE_ALGORITHMS = {
+LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
     "flash": Flash,
     "exhaustive": Exhaustive,
     "samarati": Samarati,
@@ -21,6 +32,7 @@ LATTICE_ALGORITHMS = {
 
 __all__ = [
     "LATTICE_ALGORITHMS",
+    "LatticeSearch",
     "Datafly",
     "Evaluator",
     "Exhaustive",

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
-from anonkit.core.snapshot import FrequencySnapshot, roll_up
+from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, roll_up, roll_up_keys
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.generalization import METRICS, NodeSummary
 from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel
@@ -27,6 +27,10 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: Metrics whose cost is a per-column table cost plus a per-suppressed-record extra.
 ADDITIVE = ("height", "relative_distance", "precision", "loss", "nonuniform_entropy")
+#: Largest box of finer nodes scanned for a roll-up source.
+_BOX_SCAN_LIMIT = 1 << 16
+_NOT_CACHED = np.iinfo(np.int64).max
+
 #: Metrics computed from class sizes.
 CLASS_BASED = ("discernibility", "average_class_size")
 
@@ -143,20 +147,42 @@ class CostModel:
         n_classes = int(big.sum()) + small_records // self.k + extra
         return self.n / (n_classes * self.k)
 
+    @property
+    def suppression_priced(self) -> bool:
+        """Whether suppressing a record changes the cost (additive metrics with extras)."""
+        return self.additive and self.metric not in ("height", "relative_distance")
+
+    def min_extra(self, lattice: Lattice) -> FloatArray:
+        """Per node, the least a suppressed record can add to the cost there."""
+        total = np.zeros(lattice.size)
+        for j, extras in enumerate(self.extra):
+            floor = np.array([float(e.min()) if e.size else 0.0 for e in extras])
+            total += floor[lattice.nodes[:, j]]
+        return total
+
+    def suppression_cost(self, snap: FrequencySnapshot, violating: BoolArray) -> float:
+        """What suppressing the ``violating`` classes of ``snap`` adds to an additive cost.
+
+        Every per-record extra is non-negative (suppressing a value never lowers the
+        loss), which is what makes the no-suppression cost a lower bound.
+        """
+        if not self.suppression_priced:
+            return 0.0
+        rows = np.flatnonzero(violating)
+        if not rows.size:
+            return 0.0
+        per_row = np.zeros(rows.size)
+        codes = snap.codes_of(rows)
+        for j, lv in enumerate(snap.levels):
+            per_row += self.extra[j][lv][codes[j]]
+        return float(per_row @ snap.counts[rows])
+
     def price(self, snap: FrequencySnapshot, violating: BoolArray) -> tuple[float, float]:
         """``(cost, bound)`` of the node whose classes are ``snap``."""
         sizes = snap.counts
         if self.additive:
             base = self.bound(snap)
-            if self.metric in ("height", "relative_distance"):
-                return base, base
-            rows = np.flatnonzero(violating)
-            if not rows.size:
-                return base, base
-            per_row = np.zeros(rows.size)
-            for j, lv in enumerate(snap.levels):
-                per_row += self.extra[j][lv][snap.codes[j].take(rows)]
-            return base + float(per_row @ sizes[rows]), base
+            return base + self.suppression_cost(snap, violating), base
         f = sizes.astype(np.float64)
         suppressed = float(f[violating].sum())
         if self.metric == "discernibility":
@@ -212,15 +238,22 @@ class Evaluator:
         self.results: dict[int, NodeResult] = {}
         self._cache: OrderedDict[int, FrequencySnapshot] = OrderedDict()
         self._cache_rows = 0
+        # classes of each cached node's snapshot, on the level grid (for source lookup)
+        self._classes_grid = np.full(lattice.heights, _NOT_CACHED, dtype=np.int64)
         self._cache_budget = cache_rows
-        self._bottom = table.snapshot
+        radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
+        # keyed snapshots roll up by rewriting only the digits of generalized columns
+        self._bottom = table.snapshot if radix is None else table.snapshot.with_keys(radix)
         self.on_evaluate = on_evaluate
         mono_flag = "monotone_suppression" if self.max_suppressed else "monotone_generalization"
         #: Whether anonymity can be predicted for nodes above/below a judged node.
         self.privacy_monotone = all(bool(getattr(m, mono_flag)) for m in self.models)
-        #: Whether class sizes alone decide privacy, so projections can screen nodes.
+        #: Whether class sizes alone decide privacy class by class, monotonically: then a
+        #: record violating in a projection (or at a coarser node) violates at every finer
+        #: node, so projections can screen nodes and suppression costs bound nodes below.
         self.screenable = self.privacy_monotone and all(
-            m.requires <= {CLASS_SIZE} for m in self.models
+            m.requires <= {CLASS_SIZE} and bool(getattr(m, "class_local", False))
+            for m in self.models
         )
 
     @property
@@ -236,25 +269,28 @@ class Evaluator:
             return cached
         target = self.lattice.nodes[index]
         source = self._bottom
-        # Direct predecessors are the usual best source; scan the whole cache only if
-        # none of them is cached.
-        preds = [p for p in self.lattice.predecessors(index) if p in self._cache]
-        if preds:
-            source = min((self._cache[p] for p in preds), key=lambda sn: sn.n_classes)
-        elif self._cache:
-            keys = np.fromiter(self._cache.keys(), dtype=np.int64, count=len(self._cache))
-            below = np.flatnonzero(np.all(self.lattice.nodes[keys] <= target, axis=1))
-            for c in below:
-                cand = self._cache[int(keys[c])]
-                if cand.n_classes < source.n_classes:
-                    source = cand
-        snap = roll_up(
-            source, tuple(int(x) for x in target), self.table.level_maps, self.table.cardinalities
-        )
+        box = self._classes_grid[tuple(slice(0, int(v) + 1) for v in target)]
+        if box.size <= _BOX_SCAN_LIMIT:
+            # the finer cached snapshot with the fewest classes is the cheapest source
+            pos = int(box.argmin())
+            if box.flat[pos] < source.n_classes:
+                finer = self.lattice.index([int(v) for v in np.unravel_index(pos, box.shape)])
+                source = self._cache[finer]
+        else:  # huge boxes: look at the direct predecessors only
+            preds = [p for p in self.lattice.predecessors(index) if p in self._cache]
+            if preds:
+                source = min((self._cache[p] for p in preds), key=lambda sn: sn.n_classes)
+        levels = tuple(int(x) for x in target)
+        if source.keys is not None:
+            snap = roll_up_keys(source, levels, self.table.level_maps)
+        else:
+            snap = roll_up(source, levels, self.table.level_maps, self.table.cardinalities)
         self._cache[index] = snap
+        self._classes_grid.flat[index] = snap.n_classes
         self._cache_rows += snap.n_classes
         while self._cache_rows > self._cache_budget and len(self._cache) > 1:
-            _, old = self._cache.popitem(last=False)
+            gone, old = self._cache.popitem(last=False)
+            self._classes_grid.flat[gone] = _NOT_CACHED
             self._cache_rows -= old.n_classes
         return snap
 

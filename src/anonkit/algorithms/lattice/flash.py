@@ -13,6 +13,7 @@ from anonkit.algorithms.lattice.search import (
     SearchResult,
     best_among,
     rank,
+    slack,
     tag,
     to_result,
 )
@@ -56,16 +57,18 @@ class Flash:
             best = best_among(evaluator, anonymous)
             return to_result(self.name, best, evaluator.evaluations)
         status = np.zeros(lat.size, dtype=np.int8)
-        if evaluator.screenable:
-            status[~pair_screen(evaluator)] = NOT_ANONYMOUS
         bounds = evaluator.cost_model.node_bounds(lat)
         steer = bounds if bounds is not None else lat.levels.astype(np.float64)
         # lower[i]: a lower bound on the cost of node i, from the bounds learned so far
         lower = bounds.copy() if bounds is not None else np.full(lat.size, -np.inf)
+        if evaluator.screenable:
+            screen = pair_screen(evaluator)
+            status[~screen.passes] = NOT_ANONYMOUS
+            lower += screen.suppression_floor
         incumbent: NodeResult | None = None
 
         def relevant(node: int) -> bool:
-            return incumbent is None or bool(lower[node] <= incumbent.cost)
+            return incumbent is None or bool(lower[node] <= incumbent.cost + slack(incumbent))
 
         def visit(node: int) -> None:
             nonlocal incumbent
@@ -99,5 +102,7 @@ class Flash:
                     lo = mid + 1
             if status[s0] == UNKNOWN:  # the path ended below the private region
                 visit(s0)
-        best = best_among(evaluator, status == ANONYMOUS)
+        best = best_among(
+            evaluator, status == ANONYMOUS, lower=lower if bounds is not None else None
+        )
         return to_result(self.name, best, evaluator.evaluations)

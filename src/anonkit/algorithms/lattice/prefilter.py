@@ -11,40 +11,102 @@ screened at the cost of a few hundred small array reductions.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
 from anonkit.core.snapshot import FrequencySnapshot
 
 BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
 
 
-def pair_screen(evaluator: Evaluator) -> BoolArray:
-    """Mask of lattice nodes that pass every single- and two-column projection test.
+@dataclass(frozen=True)
+class PairScreen:
+    """What the two-column projections tell about every node.
 
-    Nodes outside the mask are certainly not private. Only valid for privacy models that
-    are monotone (the caller checks ``evaluator.privacy_monotone``).
+    Attributes
+    ----------
+    passes
+        Nodes that pass every projection test; the others are certainly not private.
+    suppression_floor
+        Per node, a lower bound on what suppression adds to an additive cost there: the
+        records violating in a projection are suppressed at the node too, and each adds at
+        least its extra on the projected columns plus the least extra on the others.
+    """
+
+    passes: BoolArray
+    suppression_floor: FloatArray
+
+
+def pair_screen(evaluator: Evaluator) -> PairScreen:
+    """Screen every lattice node with its single- and two-column projections.
+
+    Only valid when the privacy models are class-monotone and read class sizes only (the
+    caller checks ``evaluator.screenable``).
     """
     table, lat = evaluator.table, evaluator.lattice
+    cost = evaluator.cost_model
+    priced = cost.suppression_priced
     snap = table.snapshot
     q = lat.width
     passes = np.ones(lat.size, dtype=bool)
+    floor = np.zeros(lat.size)
+    min_extra = cost.min_extra(lat) if priced else floor
     maps, cards = table.level_maps, table.cardinalities
     empty = np.zeros((0, 0), dtype=np.int64)
     for a, b in itertools.combinations(range(q), 2):
         # distinct (a, b) value pairs with their record counts: at most the snapshot size
         cb0 = cards[b][0]
-        pair_keys, inverse = np.unique(snap.codes[a] * cb0 + snap.codes[b], return_inverse=True)
-        pair_counts = np.bincount(inverse.reshape(-1), weights=snap.counts)
+        raw = snap.codes[a] * cb0 + snap.codes[b]
+        if cards[a][0] * cb0 <= max(8 * raw.size, 1 << 16):
+            dense = np.bincount(raw, weights=snap.counts, minlength=cards[a][0] * cb0)
+            pair_keys = np.flatnonzero(dense)
+            pair_counts = dense[pair_keys]
+        else:
+            pair_keys, inverse = np.unique(raw, return_inverse=True)
+            pair_counts = np.bincount(inverse.reshape(-1), weights=snap.counts)
         va, vb = pair_keys // cb0, pair_keys % cb0
-        ok = np.zeros((lat.heights[a], lat.heights[b]), dtype=bool)
-        for la in range(lat.heights[a]):
-            for lb in range(lat.heights[b]):
-                key = maps[a][0][la][va] * cards[b][lb] + maps[b][0][lb][vb]
-                counts = np.bincount(key, weights=pair_counts)
-                sizes = np.rint(counts[counts > 0]).astype(np.int64)
-                ok[la, lb], _ = evaluator.judge(FrequencySnapshot((la, lb), empty, sizes))
-        passes &= ok[lat.nodes[:, a], lat.nodes[:, b]]
-    return passes
+        # All level combinations at once: combination c = la * hb + lb owns the key range
+        # [offset[c], offset[c] + |labels_a(la)| * |labels_b(lb)|).
+        ha, hb = lat.heights[a], lat.heights[b]
+        ca = np.stack([maps[a][0][la][va] for la in range(ha)])  # (ha, P)
+        cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])  # (hb, P)
+        card_b = np.asarray(cards[b][:hb], dtype=np.int64)
+        spans = np.outer(np.asarray(cards[a][:ha], dtype=np.int64), card_b).reshape(-1)
+        offset = np.concatenate(([0], np.cumsum(spans)[:-1]))
+        keys = (
+            offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
+        ).reshape(-1)
+        weights = np.broadcast_to(pair_counts, (ha * hb, pair_counts.size)).reshape(-1)
+        counts = np.bincount(keys, weights=weights, minlength=int(spans.sum()))
+        present = np.flatnonzero(counts > 0)
+        sizes = np.rint(counts[present]).astype(np.int64)
+        # class-local models judge each class alone, so one call covers every combination
+        bad = evaluator.violating(FrequencySnapshot((), empty, sizes))
+        combo = np.searchsorted(offset, present, side="right") - 1
+        supp_records = np.bincount(combo[bad], weights=sizes[bad], minlength=ha * hb)
+        ok = (supp_records <= evaluator.max_suppressed).reshape(ha, hb)
+        supp_records = supp_records.reshape(ha, hb)
+        if priced:
+            own = (
+                np.stack([cost.extra[a][la][ca[la]] for la in range(ha)])[:, None, :]
+                + np.stack([cost.extra[b][lb][cb[lb]] for lb in range(hb)])[None, :, :]
+            ).reshape(-1)
+            per_class = np.bincount(keys, weights=weights * own, minlength=counts.size)[present]
+            supp_extra = np.bincount(combo[bad], weights=per_class[bad], minlength=ha * hb).reshape(
+                ha, hb
+            )
+        ia, ib = lat.nodes[:, a], lat.nodes[:, b]
+        passes &= ok[ia, ib]
+        if priced:
+            others = min_extra - _floor_at(cost, a, ia) - _floor_at(cost, b, ib)
+            np.maximum(floor, supp_extra[ia, ib] + supp_records[ia, ib] * others, out=floor)
+    return PairScreen(passes, floor)
+
+
+def _floor_at(cost: CostModel, column: int, levels: npt.NDArray[np.int16]) -> FloatArray:
+    floor = np.array([float(e.min()) if e.size else 0.0 for e in cost.extra[column]])
+    return floor[levels]

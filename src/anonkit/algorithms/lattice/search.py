@@ -51,6 +51,15 @@ def rank(result: NodeResult) -> tuple[float, int, int]:
     return (result.cost, sum(result.levels), result.index)
 
 
+def slack(result: NodeResult) -> float:
+    """Float tolerance when comparing a lower bound with ``result.cost``.
+
+    Bounds sum the same terms in another order than the cost, so a node whose bound
+    equals the incumbent's cost is kept (it may tie and win on height or number).
+    """
+    return 1e-9 * max(1.0, abs(result.cost))
+
+
 def to_result(algorithm: str, best: NodeResult, evaluations: int, **extra: object) -> SearchResult:
     return SearchResult(
         algorithm=algorithm,
@@ -81,12 +90,18 @@ def tag(status: npt.NDArray[np.int8], evaluator: Evaluator, result: NodeResult) 
         status[lat.downset(result.index)] = NOT_ANONYMOUS
 
 
-def best_among(evaluator: Evaluator, anonymous: npt.NDArray[np.bool_]) -> NodeResult:
+def best_among(
+    evaluator: Evaluator,
+    anonymous: npt.NDArray[np.bool_],
+    *,
+    lower: npt.NDArray[np.float64] | None = None,
+) -> NodeResult:
     """The optimum among the private nodes marked in ``anonymous``.
 
     Exact for every metric: nodes are skipped only when a lower bound proves they cannot
     win. Additive metrics have a bound for every node without evaluation (the cost without
-    suppression, exact when nothing is suppressed); class-based metrics learn bounds from
+    suppression, exact when nothing is suppressed), which ``lower`` may tighten (a caller's
+    per-node lower bounds for additive metrics); class-based metrics learn bounds from
     evaluated nodes and pass them to every node above.
     """
     lat = evaluator.lattice
@@ -100,10 +115,11 @@ def best_among(evaluator: Evaluator, anonymous: npt.NDArray[np.bool_]) -> NodeRe
     if evaluator.max_suppressed == 0:
         zero_supp[:] = True
     if bounds is not None:
-        order = np.lexsort((candidates, lat.levels[candidates], bounds[candidates]))
+        floor = bounds if lower is None else np.maximum(bounds, lower)
+        order = np.lexsort((candidates, lat.levels[candidates], floor[candidates]))
         for idx in candidates[order]:
             i = int(idx)
-            if best is not None and bounds[i] > best.cost:
+            if best is not None and floor[i] > best.cost + slack(best):
                 break
             known = evaluator.results.get(i)
             if known is None and zero_supp[i]:
