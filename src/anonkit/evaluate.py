@@ -1,0 +1,653 @@
+"""Measure any release: :func:`evaluate` and the :class:`Evaluation` it returns.
+
+A data steward asks two questions about a release, whoever made it: how much could an
+attacker learn, and how much did we lose? :func:`evaluate` reads the release against the
+original table (rows matched by position, see :mod:`anonkit.metrics.release`) and computes
+every information-loss metric of :mod:`anonkit.metrics.loss` and every risk measure of
+:mod:`anonkit.metrics.risk`, each with a one-line plain-language explanation, into a
+frozen, JSON-ready :class:`Evaluation`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple, cast
+
+import numpy as np
+import polars as pl
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import group_codes
+from anonkit.exceptions import ParameterError, UnknownColumnError
+from anonkit.io.frames import to_polars
+from anonkit.metrics.classes import ClassProfile, profile_sizes
+from anonkit.metrics.loss import all_losses, attribute_losses
+from anonkit.metrics.release import Release, interpret_release
+from anonkit.metrics.risk import (
+    PopulationModel,
+    average_journalist_risk,
+    average_prosecutor_risk,
+    journalist_risk,
+    marketer_risk,
+    population_class_sizes,
+    population_uniqueness_risk,
+    prosecutor_risk,
+    records_at_risk,
+    risk_distribution,
+    sample_uniqueness_risk,
+)
+
+OWNER = "evaluate"
+
+
+class MetricInfo(NamedTuple):
+    """How to present one figure: title, direction, range, explanation and source."""
+
+    title: str
+    better: str
+    range: str
+    explanation: str
+    reference: str
+
+
+#: Presentation of every loss metric, in report order.
+LOSS_INFO: Mapping[str, MetricInfo] = MappingProxyType(
+    {
+        "loss": MetricInfo(
+            "Generalized information loss (Iyengar LM)",
+            "lower",
+            "[0, 1]",
+            "Average share of an attribute's possible values a released cell could stand "
+            "for: 0 keeps every value exact, 1 suppresses everything.",
+            "Iyengar, KDD 2002",
+        ),
+        "ncp": MetricInfo(
+            "Normalized certainty penalty (NCP)",
+            "lower",
+            "[0, 1]",
+            "How uncertain each group's values became, weighted by group size: 0 keeps "
+            "every value exact, 1 suppresses everything.",
+            "Xu et al., KDD 2006",
+        ),
+        "precision": MetricInfo(
+            "Precision loss (1 - Sweeney's precision)",
+            "lower",
+            "[0, 1]",
+            "Share of the available hierarchy steps used across all cells: 0 keeps the "
+            "original values, 1 suppresses everything.",
+            "Sweeney, IJUFKS 2002",
+        ),
+        "height": MetricInfo(
+            "Absolute distance (generalization height)",
+            "lower",
+            ">= 0",
+            "Generalization steps applied, summed over the attributes (0 = values kept).",
+            "Samarati & Sweeney 1998",
+        ),
+        "relative_distance": MetricInfo(
+            "Relative distance",
+            "lower",
+            "[0, number of attributes]",
+            "Generalization steps as a share of each hierarchy's height, summed over the "
+            "attributes (each fully generalized attribute adds 1).",
+            "Samarati & Sweeney 1998",
+        ),
+        "discernibility": MetricInfo(
+            "Discernibility",
+            "lower",
+            "[N, N^2]",
+            "Each record is charged the number of records it cannot be told apart from; "
+            "a suppressed record is charged the whole table.",
+            "Bayardo & Agrawal, ICDE 2005",
+        ),
+        "average_class_size": MetricInfo(
+            "Average group size (C_avg)",
+            "lower",
+            ">= 1/k",
+            "Average number of records per group, divided by k when k is given (1 = groups "
+            "are as small as the privacy target allows).",
+            "LeFevre et al., ICDE 2006",
+        ),
+        "conditional_entropy": MetricInfo(
+            "Conditional entropy (Gionis-Tassa)",
+            "lower",
+            ">= 0 bits",
+            "Bits an analyst would need to recover the original values from the released "
+            "ones, summed over all cells (0 = nothing lost).",
+            "Gionis & Tassa, ESA 2007",
+        ),
+        "nonuniform_entropy": MetricInfo(
+            "Non-uniform entropy",
+            "lower",
+            ">= 0 bits",
+            "How surprising each record's true value is given its released cell, in bits, "
+            "summed over all cells (0 = nothing lost).",
+            "Gionis & Tassa, TKDE 2009",
+        ),
+        "kl_divergence": MetricInfo(
+            "KL divergence",
+            "lower",
+            ">= 0 bits",
+            "How far the distribution an analyst would rebuild from the release is from the "
+            "original one (0 = identical).",
+            "Kifer & Gehrke, SIGMOD 2006",
+        ),
+        "classification": MetricInfo(
+            "Classification metric (CM)",
+            "lower",
+            "[0, 1]",
+            "Share of records suppressed or whose class label is not the majority label of "
+            "their group (0 = every group is pure).",
+            "Iyengar, KDD 2002",
+        ),
+        "sse": MetricInfo(
+            "Sum of squared errors (SSE)",
+            "lower",
+            ">= 0",
+            "Squared distance between the standardized original numbers and what the "
+            "release says about them, summed over records.",
+            "Domingo-Ferrer & Mateo-Sanz, TKDE 2002",
+        ),
+        "il": MetricInfo(
+            "Information loss IL = 100 SSE / SST",
+            "lower",
+            "[0, 100] %",
+            "Percentage of the numeric attributes' variation lost (0 = none, 100 = all).",
+            "Domingo-Ferrer & Mateo-Sanz, TKDE 2002",
+        ),
+    }
+)
+
+#: Presentation of every risk measure, in report order.
+RISK_INFO: Mapping[str, MetricInfo] = MappingProxyType(
+    {
+        "prosecutor_max": MetricInfo(
+            "Highest prosecutor risk",
+            "lower",
+            "[0, 1]",
+            "Chance of re-identifying the most exposed record when the attacker knows the "
+            "person is in the release (1 / smallest group).",
+            "El Emam & Dankar, JAMIA 2008",
+        ),
+        "prosecutor_average": MetricInfo(
+            "Average prosecutor risk",
+            "lower",
+            "[0, 1]",
+            "Average chance of re-identifying a record when the attacker knows the person "
+            "is in the release.",
+            "El Emam & Dankar, JAMIA 2008",
+        ),
+        "journalist_max": MetricInfo(
+            "Highest journalist risk",
+            "lower",
+            "[0, 1]",
+            "Chance of re-identifying the most exposed record when the attacker links any "
+            "person of the population (needs a population table).",
+            "El Emam & Dankar, JAMIA 2008",
+        ),
+        "journalist_average": MetricInfo(
+            "Average journalist risk",
+            "lower",
+            "[0, 1]",
+            "Average chance of re-identifying a released record by linking against the "
+            "population (needs a population table).",
+            "El Emam & Dankar, JAMIA 2008",
+        ),
+        "marketer": MetricInfo(
+            "Marketer risk",
+            "lower",
+            "[0, 1]",
+            "Expected share of records an attacker re-identifies by linking every record "
+            "(against the population table when given).",
+            "El Emam & Dankar, JAMIA 2008",
+        ),
+        "sample_uniqueness": MetricInfo(
+            "Sample uniques",
+            "lower",
+            "[0, 1]",
+            "Share of released records that are alone in their group.",
+            "Skinner & Elliot, JRSS B 2002",
+        ),
+        "records_at_risk": MetricInfo(
+            "Records above the risk threshold",
+            "lower",
+            "[0, 1]",
+            "Share of released records whose prosecutor risk is above the threshold.",
+            "ARX risk analysis",
+        ),
+        "population_uniqueness": MetricInfo(
+            "Population uniqueness (estimate)",
+            "lower",
+            "[0, 1]",
+            "Estimated share of the population that is unique on the released "
+            "quasi-identifiers (needs the population size).",
+            "Hoshino, JOS 2001 (Pitman); Zayatz 1991",
+        ),
+    }
+)
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None:
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Every information-loss and risk figure of one release.
+
+    Attributes
+    ----------
+    n_records, n_suppressed
+        Records of the release, and those with every quasi-identifier ``*``.
+    quasi_identifiers, sensitive, numeric, class_attribute
+        The configuration the release was read with.
+    k, risk_threshold, population_size, population_model
+        Parameters of the measures (``k`` normalizes C_avg; ``population_size`` feeds the
+        population-uniqueness estimate).
+    classes
+        Equivalence classes of the released (not suppressed) records.
+    privacy
+        Achieved privacy levels: ``achieved_k`` and, per sensitive attribute,
+        ``distinct_l`` and ``entropy_l`` (l-diversity, Machanavajjhala et al. 2007).
+    loss
+        Loss metrics by name (:data:`LOSS_INFO`); NaN or inf where a metric is undefined
+        or unbounded for this release (see ``notes``).
+    risk
+        Risk measures by name (:data:`RISK_INFO`); NaN where the input they need is
+        missing.
+    attributes
+        Per quasi-identifier loss and generalization (see
+        :func:`anonkit.metrics.loss.attribute_losses`).
+    risk_distribution
+        Released records per prosecutor-risk bucket (journalist risk with a population).
+    notes
+        Plain sentences on what could not be computed and why.
+    timing
+        Seconds per stage.
+    """
+
+    n_records: int
+    n_suppressed: int
+    quasi_identifiers: tuple[str, ...]
+    sensitive: tuple[str, ...]
+    numeric: tuple[str, ...]
+    class_attribute: str | None
+    k: int | None
+    risk_threshold: float
+    population_size: int | None
+    population_model: str
+    classes: ClassProfile
+    privacy: Mapping[str, Any]
+    loss: Mapping[str, float]
+    risk: Mapping[str, float]
+    attributes: Mapping[str, Mapping[str, Any]]
+    risk_distribution: Mapping[str, int]
+    notes: tuple[str, ...]
+    timing: Mapping[str, float]
+
+    @property
+    def suppressed_share(self) -> float:
+        return self.n_suppressed / self.n_records if self.n_records else 0.0
+
+    def _figures(self, values: Mapping[str, float], info: Mapping[str, MetricInfo]) -> list[Any]:
+        out = []
+        for name, meta in info.items():
+            if name not in values:
+                continue
+            explanation = meta.explanation
+            if name == "records_at_risk":
+                explanation = explanation.replace("the threshold", f"{self.risk_threshold:.0%}")
+            out.append(
+                {
+                    "name": name,
+                    "title": meta.title,
+                    "value": _finite(values[name]),
+                    "better": meta.better,
+                    "range": meta.range,
+                    "explanation": explanation,
+                    "reference": meta.reference,
+                }
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every figure as plain JSON-ready values; undefined figures become ``None``.
+
+        ``loss`` and ``risk`` are lists of ``{name, title, value, better, range,
+        explanation, reference}`` in report order. No record is included.
+        """
+        return {
+            "dataset": {
+                "n_records": self.n_records,
+                "n_released": self.n_records - self.n_suppressed,
+                "n_suppressed": self.n_suppressed,
+                "suppressed_share": self.suppressed_share,
+            },
+            "configuration": {
+                "quasi_identifiers": list(self.quasi_identifiers),
+                "sensitive": list(self.sensitive),
+                "numeric": list(self.numeric),
+                "class_attribute": self.class_attribute,
+                "k": self.k,
+                "risk_threshold": self.risk_threshold,
+                "population_size": self.population_size,
+                "population_model": self.population_model,
+            },
+            "privacy": _plain(self.privacy),
+            "classes": self.classes.to_dict(),
+            "loss": self._figures(self.loss, LOSS_INFO),
+            "risk": self._figures(self.risk, RISK_INFO),
+            "risk_distribution": dict(self.risk_distribution),
+            "attributes": [{"name": name, **_plain(a)} for name, a in self.attributes.items()],
+            "notes": list(self.notes),
+            "timing_seconds": dict(self.timing),
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as strict JSON (no NaN or Infinity); never contains records."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"Evaluation(n_records={self.n_records}, suppressed={self.n_suppressed}, "
+            f"achieved_k={self.classes.min_size}, loss={_finite(self.loss.get('loss'))}, "
+            f"prosecutor_max={_finite(self.risk.get('prosecutor_max'))})"
+        )
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return _finite(float(value))
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+# ------------------------------------------------------------------------- evaluate
+def _names(value: object, parameter: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise ParameterError(parameter, OWNER, "a list of column names", value)
+    return list(value)
+
+
+def _l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
+    """Smallest distinct and entropy l over the released classes (Machanavajjhala 2007)."""
+    kept = ~release.suppressed
+    if not kept.any():
+        return {"distinct_l": 0.0, "entropy_l": 0.0}
+    text = values.cast(pl.String).fill_null("\x00null")
+    uniq = text.unique(maintain_order=True)
+    codes = text.cast(pl.Enum(uniq)).to_physical().to_numpy().astype(np.int64)
+    n_classes = int(release.class_sizes.shape[0])
+    pairs, counts, _ = group_codes([release.class_of[kept], codes[kept]], [n_classes, uniq.len()])
+    cls = pairs[0]
+    distinct = np.bincount(cls, minlength=n_classes)
+    sizes = np.bincount(cls, weights=counts, minlength=n_classes)
+    p = counts / sizes[cls]
+    entropy = np.bincount(cls, weights=-p * np.log2(p), minlength=n_classes)
+    present = sizes > 0
+    return {
+        "distinct_l": float(distinct[present].min()),
+        "entropy_l": float(np.exp2(entropy[present].min())),
+    }
+
+
+def evaluate(
+    original: Any,
+    release: Any,
+    *,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy | str | Any] | None = None,
+    sensitive: Sequence[str] = (),
+    class_attribute: str | None = None,
+    population: Any = None,
+    population_size: int | None = None,
+    population_model: str = "pitman",
+    numeric: Sequence[str] = (),
+    value_ranges: Mapping[str, tuple[float, float]] | None = None,
+    k: int | None = None,
+    risk_threshold: float = 0.2,
+    levels: Mapping[str, int] | None = None,
+    weights: Mapping[str, float] | None = None,
+) -> Evaluation:
+    """Measure the information loss and re-identification risk of a release.
+
+    Parameters
+    ----------
+    original, release
+        The original table and the release (pandas or polars), with the same rows in the
+        same order. Released quasi-identifiers may be hierarchy labels at any level,
+        ``[lo-hi]`` / ``[lo-hi[`` ranges, ``*`` or exact values (see
+        :mod:`anonkit.metrics.release`).
+    quasi_identifiers
+        Columns an attacker could link on.
+    hierarchies
+        Per non-numeric quasi-identifier: a :class:`Hierarchy`, the path of a hierarchy
+        CSV, or a builder table. Without one, a quasi-identifier can only have been kept
+        or suppressed (``*``).
+    sensitive
+        Sensitive attributes; their achieved l-diversity is reported (values read from the
+        release when it has the column, else from the original).
+    class_attribute
+        Column whose values the classification metric CM checks (from the original).
+    population
+        A population table (pandas or polars) holding the quasi-identifiers in original
+        form, for journalist risk (and the population size).
+    population_size
+        Size of the population the release was drawn from, for the population-uniqueness
+        estimate (default: the population table's size; without either the estimate is
+        not computed).
+    population_model
+        ``"pitman"`` (Hoshino 2001, default) or ``"zayatz"`` (Zayatz 1991).
+    numeric
+        Quasi-identifiers read as numbers (no hierarchy): ranges, ``*`` or numbers such
+        as microaggregated means; SSE and IL are computed on them.
+    value_ranges
+        Per numeric attribute, the ``(min, max)`` of its domain (default: the data's).
+    k
+        The k of the privacy target: normalizes C_avg and counts records below k.
+    risk_threshold
+        Records with a risk above it count as at risk (default 0.2: groups below 5).
+    levels
+        Per hierarchy attribute, the level to read labels at when a label exists at
+        several levels (e.g. ``AnonymizationResult.transformation``).
+    weights
+        NCP attribute weights (default 1 each).
+
+    Returns
+    -------
+    Evaluation
+
+    Raises
+    ------
+    UnknownColumnError
+        If a named column is missing.
+    ParameterError
+        If a parameter is invalid.
+    DataError, ValuesNotInHierarchyError
+        If the release cannot be read against the original.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> original = pl.DataFrame({"age": [21, 23, 35, 38], "sex": ["m", "f", "m", "f"]})
+    >>> release = pl.DataFrame({"age": ["[20-30[", "[20-30[", "[30-40[", "[30-40["],
+    ...                         "sex": ["*", "*", "*", "*"]})
+    >>> ev = evaluate(original, release, quasi_identifiers=["age", "sex"], numeric=["age"])
+    >>> ev.classes.min_size, ev.risk["prosecutor_max"], round(ev.loss["loss"], 3)
+    (2, 0.5, 0.75)
+    """
+    t0 = time.perf_counter()
+    qi = _names(quasi_identifiers, "quasi_identifiers")
+    if not qi:
+        raise ParameterError("quasi_identifiers", OWNER, "at least one column name", qi)
+    sens = _names(sensitive, "sensitive")
+    num = _names(numeric, "numeric")
+    not_qi = [c for c in num if c not in qi]
+    if not_qi:
+        raise ParameterError("numeric", OWNER, "quasi-identifiers", not_qi[0])
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ParameterError("k", OWNER, "an int >= 1", k)
+    if (
+        isinstance(risk_threshold, bool)
+        or not isinstance(risk_threshold, (int, float))
+        or not 0.0 <= float(risk_threshold) <= 1.0
+    ):
+        raise ParameterError("risk_threshold", OWNER, "a number in [0, 1]", risk_threshold)
+    if population_model not in ("pitman", "zayatz"):
+        raise ParameterError("population_model", OWNER, "'pitman' or 'zayatz'", population_model)
+    if population_size is not None and (
+        isinstance(population_size, bool) or not isinstance(population_size, int)
+    ):
+        raise ParameterError("population_size", OWNER, "an int", population_size)
+    orig, _ = to_polars(original)
+    rel, _ = to_polars(release)
+    named = [*qi, *sens, *([class_attribute] if class_attribute is not None else [])]
+    missing = [c for c in dict.fromkeys(named) if c not in orig.columns]
+    if missing:
+        raise UnknownColumnError(missing, orig.columns)
+    specs = dict(hierarchies or {})
+    extra = [c for c in specs if c not in qi or c in num]
+    if extra:
+        raise ParameterError(
+            "hierarchies", OWNER, "given for non-numeric quasi-identifiers only", extra[0]
+        )
+    from anonkit.api import resolve_hierarchy  # the API's hierarchy specs, resolved alike
+
+    resolved = {c: resolve_hierarchy(c, specs.get(c), orig[c]) for c in qi if c not in num}
+    r = interpret_release(
+        orig,
+        rel,
+        quasi_identifiers=qi,
+        hierarchies=resolved,
+        numeric=num,
+        value_ranges=value_ranges,
+        levels=levels,
+    )
+    t1 = time.perf_counter()
+
+    target = orig[class_attribute] if class_attribute is not None else None
+    loss = all_losses(r, k=k, target=target, weights=weights)
+    if not num:  # SSE and IL are defined on numeric attributes only
+        del loss["sse"], loss["il"]
+    if len(num) == len(qi):  # the hierarchy-level metrics need hierarchies
+        del loss["height"], loss["relative_distance"], loss["precision"]
+    per_attribute = attribute_losses(r)
+    t2 = time.perf_counter()
+
+    notes: list[str] = []
+    sizes = r.kept_sizes
+    pop_sizes = None
+    pop_n = population_size
+    if population is not None:
+        pop, _ = to_polars(population)
+        pop_sizes = population_class_sizes(r, pop)[~r.class_suppressed]
+        pop_n = pop.height if pop_n is None else pop_n
+        short = int((pop_sizes < sizes).sum())
+        if short:
+            notes.append(
+                f"{short} released group(s) match fewer population records than they hold; "
+                "they were counted as matching their own records."
+            )
+    if pop_n is not None and pop_n < r.n_released:
+        raise ParameterError(
+            "population_size", OWNER, f"at least the released records ({r.n_released})", pop_n
+        )
+    risk: dict[str, float] = {
+        "prosecutor_max": prosecutor_risk(sizes),
+        "prosecutor_average": average_prosecutor_risk(sizes),
+        "journalist_max": math.nan,
+        "journalist_average": math.nan,
+        "marketer": marketer_risk(sizes, pop_sizes),
+        "sample_uniqueness": sample_uniqueness_risk(sizes),
+        "records_at_risk": records_at_risk(sizes, threshold=float(risk_threshold)),
+        "population_uniqueness": math.nan,
+    }
+    if pop_sizes is not None:
+        risk["journalist_max"] = journalist_risk(sizes, pop_sizes)
+        risk["journalist_average"] = average_journalist_risk(sizes, pop_sizes)
+    else:
+        notes.append("Journalist risk needs a population table; none was given.")
+    if pop_n is not None and sizes.size:
+        risk["population_uniqueness"] = population_uniqueness_risk(
+            sizes,
+            population_size=pop_n,
+            model=cast(PopulationModel, population_model),
+        )
+    elif pop_n is None:
+        notes.append(
+            "Population uniqueness needs the population size (population_size) or a "
+            "population table; it was not estimated."
+        )
+    distribution = risk_distribution(sizes, pop_sizes)
+    t3 = time.perf_counter()
+
+    privacy: dict[str, Any] = {"achieved_k": int(sizes.min()) if sizes.size else 0}
+    if sens:
+        privacy["l_diversity"] = {
+            s: _l_diversity(r, rel[s] if s in rel.columns else orig[s]) for s in sens
+        }
+    for name, value in loss.items():
+        if math.isnan(value):
+            notes.append(f"{LOSS_INFO[name].title}: {_NAN_REASONS.get(name, 'not defined')}.")
+        elif math.isinf(value):
+            notes.append(
+                f"{LOSS_INFO[name].title}: infinite, some released cells do not contain the "
+                "original value (a perturbative release)."
+            )
+    untruthful = {
+        n: a["untruthful_cells"] for n, a in per_attribute.items() if a["untruthful_cells"]
+    }
+    if untruthful:
+        shown = ", ".join(f"{n} ({c})" for n, c in untruthful.items())
+        notes.append(
+            f"Released cells that do not contain the original value, per attribute: {shown}."
+        )
+    t4 = time.perf_counter()
+    return Evaluation(
+        n_records=r.n_records,
+        n_suppressed=r.n_suppressed,
+        quasi_identifiers=tuple(qi),
+        sensitive=tuple(sens),
+        numeric=tuple(num),
+        class_attribute=class_attribute,
+        k=k,
+        risk_threshold=float(risk_threshold),
+        population_size=pop_n,
+        population_model=population_model,
+        classes=profile_sizes(sizes, k=k or 1, suppressed=r.n_suppressed),
+        privacy=MappingProxyType(privacy),
+        loss=MappingProxyType(loss),
+        risk=MappingProxyType(risk),
+        attributes=MappingProxyType({n: MappingProxyType(a) for n, a in per_attribute.items()}),
+        risk_distribution=distribution,
+        notes=tuple(notes),
+        timing=MappingProxyType(
+            {
+                "read": t1 - t0,
+                "loss": t2 - t1,
+                "risk": t3 - t2,
+                "total": t4 - t0,
+            }
+        ),
+    )
+
+
+_NAN_REASONS = {
+    "sse": "needs numeric attributes that vary",
+    "il": "needs numeric attributes that vary",
+    "conditional_entropy": "some released cell covers no original value",
+}

@@ -1,0 +1,374 @@
+"""Tests of anonkit.metrics.release: reading releases as covered sets, classes, matching."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.exceptions import (
+    DataError,
+    EmptyDataError,
+    MissingValuesError,
+    ParameterError,
+    UnknownColumnError,
+    ValuesNotInHierarchyError,
+)
+from anonkit.metrics.release import (
+    Interval,
+    distinct_rows,
+    interpret_release,
+    is_star,
+    match_classes,
+    parse_interval,
+)
+
+INF = math.inf
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("[20-30[", Interval(20, 30, True, False)),
+        ("[20-29]", Interval(20, 29, True, True)),
+        ("[20, 30)", Interval(20, 30, True, False)),
+        ("]20,30]", Interval(20, 30, False, True)),
+        ("(1.5..2.5)", Interval(1.5, 2.5, False, False)),
+        ("[-5--1]", Interval(-5, -1, True, True)),
+        ("10-14", Interval(10, 14, True, True)),
+        ("<30", Interval(-INF, 30, False, False)),
+        ("<=30", Interval(-INF, 30, False, True)),
+        (">40", Interval(40, INF, False, False)),
+        (">=40", Interval(40, INF, True, False)),
+        ("65+", Interval(65, INF, True, False)),
+        ("130**", Interval(13000, 13100, True, False)),
+        ("1485*", Interval(14850, 14860, True, False)),
+        ("42", Interval(42, 42, True, True)),
+        ("-3.5", Interval(-3.5, -3.5, True, True)),
+        (" 7 ", Interval(7, 7, True, True)),
+        ("young", None),
+        ("[30-20]", None),
+        ("[20-20[", None),
+        ("Never-married", None),
+        ("", None),
+    ],
+)
+def test_parse_interval(label: str, expected: Interval | None) -> None:
+    assert parse_interval(label) == expected
+
+
+def test_exact_and_star() -> None:
+    assert parse_interval("5").exact and not parse_interval("[5-6]").exact  # type: ignore[union-attr]
+    assert is_star("*") and is_star("*****") and is_star(None) and is_star("")
+    assert not is_star("1*") and not is_star("a")
+
+
+# --------------------------------------------------------------------- toy: test2 data
+@pytest.fixture(scope="module")
+def toy2(toy_dir: Path) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
+    frame = pl.read_csv(toy_dir / "test2.csv", separator=";", infer_schema=False)
+    hs = {
+        c: Hierarchy.from_csv(toy_dir / f"test2_hierarchy_{c}.csv", name=c)
+        for c in ("ZIPCode", "Age")
+    }
+    return frame, hs
+
+
+def test_hierarchy_labels_at_any_level(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
+    frame, hs = toy2
+    zips = frame["ZIPCode"].to_list()
+    # local recoding: each record at its own level, one suppressed cell, one exact value
+    released = ["4767*", "476**", "4767*", "479**", "47***", "479**", "*", "47673", "476**"]
+    rel = frame.with_columns(pl.Series("ZIPCode", released))
+    r = interpret_release(frame, rel, quasi_identifiers=["ZIPCode"], hierarchies=hs)
+    col = r.column("ZIPCode")
+    h = hs["ZIPCode"]
+    for i, label in enumerate(released):
+        li = col.cell[i]
+        assert col.labels[li] == label
+        # covered positions hold exactly the leaves under the label
+        leaves = {h.leaves[x] for x in col.order[col.start[li] : col.stop[li]]}
+        if label == "*":
+            assert leaves == set(h.leaves) and col.level[li] == h.max_level
+        else:
+            lv = next(lv for lv in range(h.height) if label in h.labels(lv))
+            assert col.level[li] == lv
+            assert leaves == {x for x in h.leaves if h.generalize(x, lv) == label}
+        assert zips[i] in leaves  # truthful
+    assert col.truthful.all()
+    # the one quasi-identifier of record 6 is "*": that record is suppressed
+    assert r.class_sizes.sum() == frame.height and r.suppressed.tolist() == [
+        i == 6 for i in range(9)
+    ]
+
+
+def test_ranges_over_numeric_leaves(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
+    frame, hs = toy2
+    released = ["[20-29]", "[20-29]", "[20-29]", ">=40", "[40-60[", ">=40", "30", "[30,40[", "*"]
+    rel = frame.with_columns(pl.Series("Age", released))
+    r = interpret_release(frame, rel, quasi_identifiers=["Age"], hierarchies=hs)
+    col = r.column("Age")
+    idx = {lab: i for i, lab in enumerate(col.labels)}
+    # [20-29] covers 22, 27, 29: exactly the node [20,30[, so level 1
+    assert col.covered[idx["[20-29]"]] == 3 and col.level[idx["[20-29]"]] == 1
+    assert col.covered[idx["[40-60["]] == 3 and col.level[idx["[40-60["]] == 1
+    assert col.level[idx["30"]] == 0 and col.covered[idx["30"]] == 1
+    assert col.level[idx["[30,40["]] == 1  # a hierarchy label, read as the node
+    assert col.level[idx["*"]] == 2 and col.covered[idx["*"]] == 9
+    assert col.truthful.all()
+    # a range spanning two level-1 nodes sits at the root
+    rel2 = frame.with_columns(pl.Series("Age", ["[20-35]"] * 9))
+    r2 = interpret_release(frame, rel2, quasi_identifiers=["Age"], hierarchies=hs)
+    assert r2.columns[0].level.tolist() == [2]
+    assert r2.columns[0].covered.tolist() == [5]
+    assert r2.columns[0].truthful.sum() == 5
+
+
+def test_range_covering_no_leaf_is_an_error(
+    toy2: tuple[pl.DataFrame, dict[str, Hierarchy]],
+) -> None:
+    frame, hs = toy2
+    rel = frame.with_columns(pl.Series("Age", ["[60-70]"] * 9))
+    with pytest.raises(DataError, match="cover no value"):
+        interpret_release(frame, rel, quasi_identifiers=["Age"], hierarchies=hs)
+
+
+def test_unknown_labels_raise(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
+    frame, hs = toy2
+    rel = frame.with_columns(pl.Series("ZIPCode", ["47x"] * 8 + ["zz"]))
+    with pytest.raises(ValuesNotInHierarchyError) as exc:
+        interpret_release(frame, rel, quasi_identifiers=["ZIPCode"], hierarchies=hs)
+    assert exc.value.missing == ["47x", "zz"] and exc.value.column == "ZIPCode"
+    # a masked number is a range over numeric leaves; here it covers none of them
+    rel = frame.with_columns(pl.Series("ZIPCode", ["9999*"] * 9))
+    with pytest.raises(DataError, match="cover no value"):
+        interpret_release(frame, rel, quasi_identifiers=["ZIPCode"], hierarchies=hs)
+
+
+def test_leaf_ranges_over_ordered_categories() -> None:
+    h = Hierarchy(
+        [["S", "small", "*"], ["M", "small", "*"], ["L", "large", "*"], ["XL", "large", "*"]],
+        name="size",
+    )
+    orig = pl.DataFrame({"size": ["S", "M", "L", "XL"]})
+    rel = pl.DataFrame({"size": ["[S-M]", "[S-M]", "[L-XL]", "[L-XL]"]})
+    r = interpret_release(orig, rel, quasi_identifiers=["size"], hierarchies={"size": h})
+    col = r.columns[0]
+    assert col.covered.tolist() == [2, 2] and col.level.tolist() == [1, 1]
+    assert col.truthful.all()
+    # a node that is not a run of the row order cannot be mixed with ranges
+    h2 = Hierarchy(
+        [["S", "g1", "*"], ["M", "g2", "*"], ["L", "g1", "*"], ["XL", "g2", "*"]], name="size"
+    )
+    rel2 = pl.DataFrame({"size": ["g1", "[M-L]", "[M-L]", "XL"]})
+    with pytest.raises(DataError, match="not ranges"):
+        interpret_release(orig, rel2, quasi_identifiers=["size"], hierarchies={"size": h2})
+
+
+def test_ambiguous_labels_follow_the_hint_then_the_majority() -> None:
+    # "c" is a leaf and its own parent: at level 0 and level 1
+    h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]], name="x")
+    orig = pl.DataFrame({"x": ["a", "b", "c"]})
+    rel = pl.DataFrame({"x": ["ab", "ab", "c"]})
+    r = interpret_release(orig, rel, quasi_identifiers=["x"], hierarchies={"x": h})
+    assert r.columns[0].level.tolist() == [1, 1]  # like "ab"
+    r0 = interpret_release(
+        orig, pl.DataFrame({"x": ["a", "b", "c"]}), quasi_identifiers=["x"], hierarchies={"x": h}
+    )
+    assert r0.columns[0].level.tolist() == [0, 0, 0]
+    r1 = interpret_release(
+        pl.DataFrame({"x": ["c", "c", "c"]}),
+        pl.DataFrame({"x": ["c", "c", "c"]}),
+        quasi_identifiers=["x"],
+        hierarchies={"x": Hierarchy([["c", "c", "*"]], name="x")},
+        levels={"x": 1},
+    )
+    assert r1.columns[0].level.tolist() == [1]
+
+
+def test_suppressed_records_and_classes() -> None:
+    h = Hierarchy([["a", "*"], ["b", "*"]], name="x")
+    orig = pl.DataFrame({"x": ["a", "b", "a", "b"], "y": [1, 2, 3, 4]})
+    rel = pl.DataFrame({"x": ["a", "*", None, "*"], "y": ["[1-3]", "*", "*", None]})
+    r = interpret_release(
+        orig, rel, quasi_identifiers=["x", "y"], hierarchies={"x": h}, numeric=["y"]
+    )
+    assert r.suppressed.tolist() == [False, True, True, True]
+    assert r.n_suppressed == 3 and r.n_released == 1
+    assert sorted(r.class_sizes.tolist()) == [1, 3]
+    assert r.kept_sizes.tolist() == [1]
+    assert r.column("x").labels == ("a", "*")  # null read as "*"
+    assert r.class_of[1] == r.class_of[2] == r.class_of[3] != r.class_of[0]
+
+
+def test_numeric_columns() -> None:
+    orig = pl.DataFrame({"v": ["1", "2", "3", "10"]})  # text numbers are fine
+    rel = pl.DataFrame({"v": [2.0, 2.0, "[3-10]", "*"]}, strict=False)
+    rel = pl.DataFrame({"v": ["2", "2", "[3-10]", "*"]})
+    r = interpret_release(orig, rel, quasi_identifiers=["v"], hierarchies={}, numeric=["v"])
+    col = r.columns[0]
+    assert col.kind == "numeric" and col.value_range == (1.0, 10.0)
+    assert col.labels == ("2", "[3-10]", "*")
+    assert np.allclose(col.relative_width, [0.0, 7 / 9, 1.0])
+    assert col.value[0] == 2.0 and math.isnan(col.value[1])
+    assert col.covered.tolist() == [1, 2, 4]
+    assert col.truthful.tolist() == [False, True, True, True]  # 1 released as 2 (a mean)
+    r2 = interpret_release(
+        orig,
+        rel,
+        quasi_identifiers=["v"],
+        hierarchies={},
+        numeric=["v"],
+        value_ranges={"v": (0, 100)},
+    )
+    assert np.allclose(r2.columns[0].relative_width, [0.0, 0.07, 1.0])
+
+
+def test_bad_inputs(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
+    frame, hs = toy2
+    with pytest.raises(DataError, match="rows are matched by position"):
+        interpret_release(frame, frame.head(5), quasi_identifiers=["Age"], hierarchies=hs)
+    with pytest.raises(UnknownColumnError):
+        interpret_release(frame, frame.drop("Age"), quasi_identifiers=["Age"], hierarchies=hs)
+    with pytest.raises(ParameterError, match="hierarchies"):
+        interpret_release(frame, frame, quasi_identifiers=["Salary"], hierarchies=hs)
+    with pytest.raises(ParameterError, match="numeric"):
+        interpret_release(frame, frame, quasi_identifiers=["Age"], hierarchies=hs, numeric=["Age"])
+    with pytest.raises(EmptyDataError):
+        interpret_release(frame.head(0), frame.head(0), quasi_identifiers=["Age"], hierarchies=hs)
+    nulls = frame.with_columns(pl.lit(None, dtype=pl.String).alias("Age"))
+    with pytest.raises(MissingValuesError):
+        interpret_release(nulls, frame, quasi_identifiers=["Age"], hierarchies=hs)
+    with pytest.raises(DataError, match="not numbers"):
+        interpret_release(
+            frame.with_columns(pl.lit("x").alias("Salary")),
+            frame,
+            quasi_identifiers=["Salary"],
+            hierarchies={},
+            numeric=["Salary"],
+        )
+    with pytest.raises(DataError, match="neither numbers"):
+        interpret_release(
+            frame,
+            frame.with_columns(pl.lit("high").alias("Salary")),
+            quasi_identifiers=["Salary"],
+            hierarchies={},
+            numeric=["Salary"],
+        )
+    with pytest.raises(ParameterError, match="value_ranges"):
+        interpret_release(
+            frame, frame, quasi_identifiers=["Age"], hierarchies=hs, value_ranges={"Age": (0, 1)}
+        )
+    with pytest.raises(ParameterError, match="levels"):
+        interpret_release(frame, frame, quasi_identifiers=["Age"], hierarchies=hs, levels={"x": 1})
+    with pytest.raises(ParameterError, match="levels"):
+        interpret_release(
+            frame, frame, quasi_identifiers=["Age"], hierarchies=hs, levels={"Age": -1}
+        )
+    with pytest.raises(ParameterError, match="value_ranges"):
+        interpret_release(
+            frame,
+            frame,
+            quasi_identifiers=["Salary"],
+            hierarchies={},
+            numeric=["Salary"],
+            value_ranges={"Salary": (5, 1)},
+        )
+
+
+def test_points_of_population_values(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
+    frame, hs = toy2
+    r = interpret_release(frame, frame, quasi_identifiers=["ZIPCode"], hierarchies=hs)
+    col = r.columns[0]
+    assert np.array_equal(col.points(frame["ZIPCode"]), col.own_points())
+    with pytest.raises(ValuesNotInHierarchyError):
+        col.points(pl.Series(["00000"]))
+
+
+# ------------------------------------------------------------ matching vs brute force
+@st.composite
+def local_release(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Hierarchy]]:
+    """A random table with random hierarchies and a random (truthful) local recoding."""
+    q = draw(st.integers(1, 3))
+    hs: dict[str, Hierarchy] = {}
+    for j in range(q):
+        n_leaves = draw(st.integers(1, 5))
+        rows = []
+        for i in range(n_leaves):
+            g = draw(st.integers(0, 1))
+            rows.append([f"q{j}v{i}", f"q{j}g{g}" if n_leaves > 1 else f"q{j}v{i}", "*"])
+        hs[f"q{j}"] = Hierarchy(rows, name=f"q{j}")
+    n = draw(st.integers(1, 25))
+    data = {
+        name: draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n))
+        for name, h in hs.items()
+    }
+    orig = pl.DataFrame(data)
+    rel = {}
+    for name, h in hs.items():
+        lv = draw(st.lists(st.integers(0, h.max_level), min_size=n, max_size=n))
+        rel[name] = [h.generalize(v, level) for v, level in zip(data[name], lv, strict=True)]
+    return orig, pl.DataFrame(rel), hs
+
+
+@given(local_release(), st.data())
+def test_match_classes_equals_brute_force(case, data) -> None:
+    orig, rel, hs = case
+    r = interpret_release(orig, rel, quasi_identifiers=list(hs), hierarchies=hs)
+    # probe rows: every leaf combination of a random subset
+    n_probe = data.draw(st.integers(1, 10))
+    probe = {
+        name: data.draw(st.lists(st.sampled_from(h.leaves), min_size=n_probe, max_size=n_probe))
+        for name, h in hs.items()
+    }
+    pts = [col.points(pl.Series(probe[col.name])) for col in r.columns]
+    rows, classes = match_classes(r, pts)
+    got = sorted(zip(rows.tolist(), classes.tolist(), strict=True))
+    want = []
+    for i in range(n_probe):
+        for g in range(r.class_sizes.shape[0]):
+            ok = True
+            for j, col in enumerate(r.columns):
+                lab = col.labels[r.class_labels[g, j]]
+                h = hs[col.name]
+                leaf = probe[col.name][i]
+                if lab != "*" and lab not in {h.generalize(leaf, lv) for lv in range(h.height)}:
+                    ok = False
+            if ok:
+                want.append((i, g))
+    assert got == sorted(want)
+    # every record lies in its own class
+    own = match_classes(r, [c.own_points() for c in r.columns])
+    pairs = set(zip(own[0].tolist(), own[1].tolist(), strict=True))
+    assert all((i, int(r.class_of[i])) in pairs for i in range(orig.height))
+
+
+def test_match_numeric_bounds() -> None:
+    orig = pl.DataFrame({"v": [1, 2, 3, 4]})
+    rel = pl.DataFrame({"v": ["[1-2[", "[2-4]", "[2-4]", "[2-4]"]})
+    r = interpret_release(orig, rel, quasi_identifiers=["v"], hierarchies={}, numeric=["v"])
+    rows, classes = match_classes(r, [np.array([1.0, 2.0, 4.0, 5.0])])
+    labels = [r.columns[0].labels[r.class_labels[g, 0]] for g in classes]
+    assert sorted(zip(rows.tolist(), labels, strict=True)) == [
+        (0, "[1-2["),
+        (1, "[2-4]"),
+        (2, "[2-4]"),
+    ]
+
+
+def test_distinct_rows_and_pandas_frames() -> None:
+    first, counts = distinct_rows([np.array([1, 1, 2, 1]), np.array([0.5, 0.5, 0.5, 0.7])])
+    assert sorted(zip(first.tolist(), counts.tolist(), strict=True)) == [(0, 2), (2, 1), (3, 1)]
+    from anonkit.io.frames import to_polars
+
+    orig, _ = to_polars(pd.DataFrame({"v": [1.0, 2.0, 3.0]}))
+    rel, _ = to_polars(pd.DataFrame({"v": ["[1-2]", "[1-2]", None]}))
+    r = interpret_release(orig, rel, quasi_identifiers=["v"], hierarchies={}, numeric=["v"])
+    assert r.suppressed.tolist() == [False, False, True]

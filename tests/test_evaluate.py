@@ -1,0 +1,255 @@
+"""Tests of anonkit.evaluate: the Evaluation of any release, JSON output, parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+import anonkit
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.evaluate import LOSS_INFO, RISK_INFO, Evaluation, evaluate
+from anonkit.exceptions import (
+    DataError,
+    ParameterError,
+    UnknownColumnError,
+    ValuesNotInHierarchyError,
+)
+
+HOSPITAL = [
+    ("13053", "28", "Russian", "Heart"), ("13068", "29", "American", "Heart"),
+    ("13068", "21", "Japanese", "Viral"), ("13053", "23", "American", "Viral"),
+    ("14853", "50", "Indian", "Cancer"), ("14853", "55", "Russian", "Heart"),
+    ("14850", "47", "American", "Viral"), ("14850", "59", "American", "Viral"),
+    ("13053", "31", "American", "Cancer"), ("13053", "37", "Indian", "Cancer"),
+    ("13068", "36", "Japanese", "Cancer"), ("13068", "32", "American", "Cancer"),
+    ("13068", "33", "Chinese", "Cancer"),
+]  # fmt: skip
+RELEASED = (
+    [("130**", "<30", "Any")] * 4
+    + [("1485*", ">40", "Any")] * 4
+    + [("130**", "[30,40)", "Any")] * 5
+)
+QI = ["Zip", "Age", "Nationality"]
+
+
+def hospital() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Hierarchy]]:
+    cols = ["Zip", "Age", "Nationality", "Disease"]
+    original = pd.DataFrame(HOSPITAL, columns=cols)
+    release = pd.DataFrame(
+        [(*r, d[3]) for r, d in zip(RELEASED, HOSPITAL, strict=True)], columns=cols
+    )
+    zips = [str(z) for z in range(13000, 13100)] + [str(z) for z in range(14850, 14860)]
+    zip_h = Hierarchy(
+        [[z, z[:4] + "*", z[:3] + "**", z[:2] + "***", z[:1] + "****", "*****"] for z in zips],
+        name="Zip",
+    )
+    age_h = Hierarchy(
+        [
+            [str(a), "<30" if a < 30 else ("[30,40)" if a < 40 else ">40"),
+             "<40" if a < 40 else ">=40", "*"]
+            for a in range(100)
+        ],
+        name="Age",
+    )  # fmt: skip
+    nats = sorted({r[2] for r in HOSPITAL}) + ["French", "German", "Brazilian", "Mexican", "Other"]
+    nat_h = Hierarchy([[n, "Any"] for n in nats], name="Nationality")
+    return original, release, {"Zip": zip_h, "Age": age_h, "Nationality": nat_h}
+
+
+def test_hospital_evaluation_from_pandas() -> None:
+    original, release, hs = hospital()
+    ev = evaluate(
+        original, release, quasi_identifiers=QI, hierarchies=hs, k=4,
+        sensitive=["Disease"], class_attribute="Disease",
+    )  # fmt: skip
+    assert isinstance(ev, Evaluation)
+    assert round(ev.loss["average_class_size"], 2) == 1.08
+    assert ev.loss["discernibility"] == 57
+    assert round(1 - ev.loss["precision"], 2) == 0.44
+    assert ev.loss["classification"] == pytest.approx(4 / 13)
+    assert ev.risk["prosecutor_max"] == 0.25
+    assert ev.risk["prosecutor_average"] == pytest.approx(3 / 13)
+    assert ev.risk["sample_uniqueness"] == 0.0
+    assert ev.risk["records_at_risk"] == pytest.approx(8 / 13)  # 1/4 > 0.2
+    assert math.isnan(ev.risk["journalist_max"]) and math.isnan(ev.risk["population_uniqueness"])
+    assert ev.privacy["achieved_k"] == 4
+    assert dict(ev.privacy["l_diversity"]["Disease"]) == {"distinct_l": 1.0, "entropy_l": 1.0}
+    assert ev.classes.min_size == 4 and ev.classes.n_classes == 3 and ev.classes.k == 4
+    assert "sse" not in ev.loss and "il" not in ev.loss
+    assert dict(ev.attributes["Zip"]["levels"]) == {"1": 4, "2": 9}
+    assert any("population table" in n for n in ev.notes)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ev.k = 3  # type: ignore[misc]
+
+
+def test_to_dict_is_tidy_and_strict_json() -> None:
+    original, release, hs = hospital()
+    ev = evaluate(original, release, quasi_identifiers=QI, hierarchies=hs, k=4)
+    d = json.loads(ev.to_json())
+    assert set(d) == {
+        "dataset", "configuration", "privacy", "classes", "loss", "risk",
+        "risk_distribution", "attributes", "notes", "timing_seconds",
+    }  # fmt: skip
+    names = [m["name"] for m in d["loss"]]
+    assert names == [n for n in LOSS_INFO if n in ev.loss]
+    for entry in d["loss"] + d["risk"]:
+        assert set(entry) == {"name", "title", "value", "better", "range", "explanation",
+                              "reference"}  # fmt: skip
+        assert entry["explanation"] and entry["title"]
+    risk = {m["name"]: m["value"] for m in d["risk"]}
+    assert risk["journalist_max"] is None and risk["prosecutor_max"] == 0.25
+    assert [m["name"] for m in d["risk"]] == list(RISK_INFO)
+    assert "20%" in next(m for m in d["risk"] if m["name"] == "records_at_risk")["explanation"]
+    assert d["dataset"] == {"n_records": 13, "n_released": 13, "n_suppressed": 0,
+                            "suppressed_share": 0.0}  # fmt: skip
+    assert [a["name"] for a in d["attributes"]] == QI
+    assert sum(d["risk_distribution"].values()) == 13
+    assert "Zip" not in ev.to_json() or "13053" not in ev.to_json()  # no records
+    assert ev.to_json(indent=None).count("\n") == 0
+    assert "achieved_k=4" in repr(ev)
+
+
+def test_population_table_and_size() -> None:
+    original, release, hs = hospital()
+    sample = [0, 5, 7, 8, 9, 10, 11, 12]
+    ev = evaluate(
+        original.iloc[sample], release.iloc[sample], quasi_identifiers=QI, hierarchies=hs,
+        population=original,
+    )  # fmt: skip
+    assert ev.risk["prosecutor_max"] == 1.0
+    assert ev.risk["journalist_max"] == 0.25
+    assert ev.risk["marketer"] == pytest.approx((1 / 4 + 2 / 4 + 5 / 5) / 8)
+    assert ev.population_size == 13
+    assert 0.0 < ev.risk["population_uniqueness"] <= 1.0
+    assert ev.risk_distribution["(20%, 50%]"] == 3
+    ev2 = evaluate(
+        original, release, quasi_identifiers=QI, hierarchies=hs, population_size=1000,
+        population_model="zayatz",
+    )  # fmt: skip
+    assert ev2.risk["population_uniqueness"] == 0.0  # no sample uniques
+    with pytest.raises(ParameterError, match="population_size"):
+        evaluate(original, release, quasi_identifiers=QI, hierarchies=hs, population_size=5)
+
+
+def test_full_domain_release_of_adult(adult_frame: pl.DataFrame, adult_hierarchies) -> None:
+    qi = list(adult_hierarchies)
+    res = anonkit.anonymize(
+        adult_frame, quasi_identifiers=qi, hierarchies=adult_hierarchies, k=10,
+        suppression_limit=0.02,
+    )  # fmt: skip
+    ev = evaluate(
+        adult_frame, res.release, quasi_identifiers=qi, hierarchies=adult_hierarchies, k=10,
+        class_attribute="salary-class", population_size=300_000,
+    )  # fmt: skip
+    assert ev.classes == res.classes
+    assert ev.n_suppressed == res.suppressed
+    assert ev.risk["prosecutor_max"] == pytest.approx(1 / res.classes.min_size)
+    for name in ("height", "precision", "loss", "discernibility", "nonuniform_entropy"):
+        assert ev.loss[name] == pytest.approx(res.metrics[name], rel=1e-9)
+    for name in ("loss", "ncp", "precision", "classification"):
+        assert 0 <= ev.loss[name] <= 1
+    assert ev.risk["population_uniqueness"] == 0.0
+    assert json.loads(ev.to_json())["classes"]["min_size"] == res.classes.min_size
+
+
+def test_local_recoding_with_ranges(adult_frame: pl.DataFrame, adult_hierarchies) -> None:
+    # A Mondrian-like release: age as the [min-max] range of each full-domain class
+    qi = ["age", "sex", "race"]
+    res = anonkit.anonymize(
+        adult_frame, quasi_identifiers=qi,
+        hierarchies={c: adult_hierarchies[c] for c in qi}, k=20,
+    )  # fmt: skip
+    key = res.release.select(pl.concat_str(qi, separator="|")).to_series()
+    ages = adult_frame["age"].cast(pl.Int64)
+    frame = pl.DataFrame({"key": key, "age": ages})
+    bounds = frame.group_by("key").agg(
+        pl.col("age").min().alias("lo"), pl.col("age").max().alias("hi")
+    )
+    ranged = frame.join(bounds, on="key", how="left", maintain_order="left")
+    labels = ranged.select(pl.format("[{}-{}]", "lo", "hi").alias("age")).to_series()
+    release = res.release.with_columns(labels)
+    ev = evaluate(adult_frame, release, quasi_identifiers=qi,
+                  hierarchies={c: adult_hierarchies[c] for c in qi}, k=20)  # fmt: skip
+    full = evaluate(adult_frame, res.release, quasi_identifiers=qi,
+                    hierarchies={c: adult_hierarchies[c] for c in qi}, k=20)  # fmt: skip
+    assert ev.attributes["age"]["untruthful_cells"] == 0
+    assert ev.loss["loss"] <= full.loss["loss"] + 1e-12  # tighter ranges lose less
+    assert ev.classes.min_size >= 1
+    # read as a numeric attribute instead of through the hierarchy
+    ev_num = evaluate(adult_frame, release, quasi_identifiers=qi, numeric=["age"],
+                      hierarchies={c: adult_hierarchies[c] for c in ("sex", "race")})  # fmt: skip
+    assert 0 <= ev_num.loss["il"] <= 100 and ev_num.loss["sse"] >= 0
+
+
+def test_microaggregated_numbers_and_notes() -> None:
+    original = pl.DataFrame({"a": [1.0, 2.0, 3.0, 10.0, 11.0, 12.0], "g": ["x"] * 6})
+    release = pl.DataFrame({"a": [2.0, 2.0, 2.0, 11.0, 11.0, 11.0], "g": ["x"] * 6})
+    ev = evaluate(original, release, quasi_identifiers=["a", "g"], numeric=["a"], k=3)
+    assert ev.classes.min_size == 3
+    assert 0 < ev.loss["il"] < 100
+    assert ev.loss["kl_divergence"] == math.inf
+    d = json.loads(ev.to_json())
+    kl = next(m for m in d["loss"] if m["name"] == "kl_divergence")
+    assert kl["value"] is None
+    assert any("perturbative" in n for n in d["notes"])
+    assert any("a (4)" in n for n in d["notes"])  # 2 and 11 are original values
+
+
+def test_hierarchy_specs_paths_and_builders(adult_frame: pl.DataFrame, adult_hierarchies) -> None:
+    small = adult_frame.head(200)
+    release = small.with_columns(pl.lit("*").alias("sex"))
+    ev = evaluate(small, release, quasi_identifiers=["sex", "age"],
+                  hierarchies={"sex": str(adult_hierarchies["sex"]),
+                               "age": {"type": "intervals", "widths": [10]}})  # fmt: skip
+    assert ev.attributes["sex"]["suppressed_cells"] == 200
+    assert ev.attributes["age"]["generalized_loss"] == 0.0
+    # without a hierarchy a quasi-identifier is kept or suppressed
+    ev2 = evaluate(small, release, quasi_identifiers=["sex"])
+    assert ev2.n_suppressed == 200 and ev2.risk["prosecutor_max"] == 0.0
+    assert ev2.loss["loss"] == 1.0
+
+
+def test_parameters_are_validated() -> None:
+    original, release, hs = hospital()
+    ok = {"quasi_identifiers": QI, "hierarchies": hs}
+    bad: list[tuple[dict[str, object], type[Exception]]] = [
+        ({"k": 0}, ParameterError),
+        ({"k": True}, ParameterError),
+        ({"risk_threshold": 2.0}, ParameterError),
+        ({"population_model": "snb"}, ParameterError),
+        ({"population_size": 1.5}, ParameterError),
+        ({"quasi_identifiers": []}, ParameterError),
+        ({"quasi_identifiers": [1]}, ParameterError),
+        ({"numeric": ["Disease"]}, ParameterError),
+        ({"hierarchies": {**hs, "Disease": hs["Zip"]}}, ParameterError),
+        ({"sensitive": ["nope"]}, UnknownColumnError),
+        ({"class_attribute": "nope"}, UnknownColumnError),
+        ({"weights": {"nope": 1.0}}, ParameterError),
+    ]
+    for extra, exc in bad:
+        with pytest.raises(exc):
+            evaluate(original, release, **{**ok, **extra})  # type: ignore[arg-type]
+    with pytest.raises(DataError):
+        evaluate(original, release.head(5), **ok)  # type: ignore[arg-type]
+    with pytest.raises(ValuesNotInHierarchyError):
+        evaluate(original, release.assign(Zip="99x"), **ok)  # type: ignore[arg-type]
+
+
+def test_timing_and_numbers_are_plain(tmp_path: Path) -> None:
+    original, release, hs = hospital()
+    ev = evaluate(original, release, quasi_identifiers=QI, hierarchies=hs)
+    assert set(ev.timing) == {"read", "loss", "risk", "total"}
+    d = ev.to_dict()
+    for value in d["timing_seconds"].values():
+        assert isinstance(value, float)
+    for a in d["attributes"]:
+        assert all(not isinstance(v, np.generic) for v in a.values())
+    (tmp_path / "e.json").write_text(ev.to_json())
+    assert json.loads((tmp_path / "e.json").read_text())["configuration"]["k"] is None
