@@ -1,6 +1,75 @@
-"""Privacy models: small frozen value objects judged on equivalence-class summaries."""
+"""Privacy models: small frozen value objects judged on equivalence-class summaries.
 
-from anonkit.models.base import ClassSummary, PrivacyModel
+Each model declares the per-class statistics it reads and whether it is monotone under
+generalization (with and without suppression); :meth:`violations` returns the classes that
+violate it. :mod:`anonkit.models.measure` measures the levels a release achieves, and
+:mod:`anonkit.models.registry` builds models from configuration names.
+"""
+
+from anonkit.models.base import (
+    CLASS_SIZE,
+    POPULATION_COUNT,
+    SENSITIVE_HISTOGRAM,
+    ClassSummary,
+    PrivacyModel,
+    SensitiveColumn,
+)
+from anonkit.models.disclosure import BasicBetaLikeness, DeltaDisclosure, EnhancedBetaLikeness
 from anonkit.models.k_anonymity import KAnonymity
+from anonkit.models.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonkit.models.measure import (
+    achieved_average_risk,
+    achieved_beta,
+    achieved_delta,
+    achieved_distinct_l,
+    achieved_entropy_l,
+    achieved_k,
+    achieved_k_map,
+    achieved_presence,
+    achieved_recursive_c,
+    achieved_t,
+    failing_classes,
+)
+from anonkit.models.population import DeltaPresence, KMap
+from anonkit.models.registry import MODELS, model_from_config
+from anonkit.models.risk import AverageRisk
+from anonkit.models.t_closeness import (
+    EqualDistanceTCloseness,
+    HierarchicalTCloseness,
+    OrderedDistanceTCloseness,
+)
 
-__all__ = ["ClassSummary", "KAnonymity", "PrivacyModel"]
+__all__ = [
+    "CLASS_SIZE",
+    "MODELS",
+    "POPULATION_COUNT",
+    "SENSITIVE_HISTOGRAM",
+    "AverageRisk",
+    "BasicBetaLikeness",
+    "ClassSummary",
+    "DeltaDisclosure",
+    "DeltaPresence",
+    "DistinctLDiversity",
+    "EnhancedBetaLikeness",
+    "EntropyLDiversity",
+    "EqualDistanceTCloseness",
+    "HierarchicalTCloseness",
+    "KAnonymity",
+    "KMap",
+    "OrderedDistanceTCloseness",
+    "PrivacyModel",
+    "RecursiveCLDiversity",
+    "SensitiveColumn",
+    "achieved_average_risk",
+    "achieved_beta",
+    "achieved_delta",
+    "achieved_distinct_l",
+    "achieved_entropy_l",
+    "achieved_k",
+    "achieved_k_map",
+    "achieved_presence",
+    "achieved_recursive_c",
+    "achieved_t",
+    "failing_classes",
+    "model_from_config",
+]
