@@ -159,7 +159,7 @@ def test_unknown_hierarchy_key() -> None:
 
 
 def test_hierarchy_for_a_non_quasi_identifier() -> None:
-    with pytest.raises(ParameterError, match="quasi-identifiers only"):
+    with pytest.raises(ParameterError, match="quasi-identifiers and sensitive attributes only"):
         _run(hierarchies={"sex": SEX, "age": AGE, "disease": SEX})
 
 

@@ -12,17 +12,20 @@ import numpy as np
 import polars as pl
 
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
+from anonkit.core.encoding import SensitiveCodes, with_details
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import build_hierarchy, suppression
 from anonkit.core.lattice import Lattice
 from anonkit.core.schema import AttributeRole, Schema
-from anonkit.core.transform import build_release, recode
+from anonkit.core.transform import SUPPRESSED, Recoding, build_release, recode
 from anonkit.engines.base import get_engine
+from anonkit.engines.polars_engine import encode_sensitive
 from anonkit.exceptions import EmptyDataError, ParameterError, UnknownColumnError, UnknownNameError
 from anonkit.io.frames import from_polars, to_polars
-from anonkit.metrics.classes import profile_sizes
+from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
 from anonkit.metrics.generalization import METRICS, NodeSummary, all_metrics
 from anonkit.models import KAnonymity, PrivacyModel
+from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT, SENSITIVE_HISTOGRAM
 from anonkit.result import AnonymizationResult
 
 HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
@@ -30,6 +33,10 @@ HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
 Progress = Callable[[int, int], None]
 
 SUPPRESSED_MODES = ("mask", "drop")
+#: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
+LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
+#: Every algorithm name :func:`anonymize` accepts.
+ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS)
 
 
 def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
@@ -50,6 +57,17 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
         "Hierarchy objects, file paths or builder tables",
         type(spec).__name__,
     )
+
+
+def _values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:
+    """Values a built hierarchy must cover: the data's and the population's."""
+    values = data[column]
+    if population is None:
+        return values
+    other = population[column]
+    if other.dtype != values.dtype:
+        other = other.cast(values.dtype, strict=False).drop_nulls()
+    return pl.concat([values, other])
 
 
 class Anonymizer:
@@ -73,6 +91,15 @@ class Anonymizer:
         sensitive: Sequence[str] = (),
         suppressed: str = "mask",
         engine: str = "polars",
+        population: Any = None,
+        numeric: Sequence[str] = (),
+        mode: str = "strict",
+        split: str = "widest",
+        numeric_release: str = "range",
+        cost: str = "nllm",
+        method: str = "mdav",
+        aggregate: str = "mean",
+        local_suppression: bool | Mapping[str, float] = False,
         progress: Progress | None = None,
     ) -> None:
         self.quasi_identifiers = quasi_identifiers
@@ -86,6 +113,15 @@ class Anonymizer:
         self.sensitive = sensitive
         self.suppressed = suppressed
         self.engine = engine
+        self.population = population
+        self.numeric = numeric
+        self.mode = mode
+        self.split = split
+        self.numeric_release = numeric_release
+        self.cost = cost
+        self.method = method
+        self.aggregate = aggregate
+        self.local_suppression = local_suppression
         self.progress = progress
 
     def _models(self, n_records: int) -> list[PrivacyModel]:
@@ -97,7 +133,7 @@ class Anonymizer:
                 "k", "anonymize", "given (or a list of privacy models in 'privacy')", None
             )
         for m in models:
-            k = getattr(m, "k", None)
+            k = m.k if isinstance(m, KAnonymity) else None
             if k is not None and k > n_records:
                 raise ParameterError(
                     "k",
@@ -108,8 +144,15 @@ class Anonymizer:
         return models
 
     def _validate(self) -> None:
-        if self.algorithm not in LATTICE_ALGORITHMS:
-            raise UnknownNameError("algorithm", self.algorithm, list(LATTICE_ALGORITHMS))
+        if self.algorithm not in ALGORITHMS:
+            raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHMS))
+        if self.local_suppression is not False and self.algorithm not in LATTICE_ALGORITHMS:
+            raise ParameterError(
+                "local_suppression",
+                "anonymize",
+                "used with a full-domain algorithm (it blanks cells after a global recoding)",
+                self.algorithm,
+            )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
         if self.suppressed not in SUPPRESSED_MODES:
@@ -117,6 +160,21 @@ class Anonymizer:
         limit = self.suppression_limit
         if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit <= 1:
             raise ParameterError("suppression_limit", "anonymize", "a share between 0 and 1", limit)
+
+    def _population(self, models: Sequence[PrivacyModel], qi: Sequence[str]) -> pl.DataFrame | None:
+        """The population table, checked, when a model needs one."""
+        if not any(POPULATION_COUNT in m.requires for m in models):
+            return None
+        if self.population is None:
+            names = ", ".join(m.describe() for m in models if POPULATION_COUNT in m.requires)
+            raise ParameterError("population", "anonymize", f"a population table for {names}", None)
+        pop, _ = to_polars(self.population)
+        missing = [c for c in qi if c not in pop.columns]
+        if missing:
+            raise UnknownColumnError(missing, pop.columns)
+        if pop.height == 0:
+            raise EmptyDataError()
+        return pop.select(list(qi))
 
     def fit(self, frame: Any) -> AnonymizationResult:
         """Anonymize ``frame`` (pandas or polars) and return the result."""
@@ -130,14 +188,24 @@ class Anonymizer:
             if isinstance(self.quasi_identifiers, str)
             else list(self.quasi_identifiers)
         )
+        models = self._models(data.height)
+        # attributes the models protect are sensitive even when not declared so
+        wanted = list(
+            dict.fromkeys(
+                str(getattr(m, "attribute", ""))
+                for m in models
+                if SENSITIVE_HISTOGRAM in m.requires
+            )
+        )
+        sensitive = list(dict.fromkeys([*self.sensitive, *wanted]))
         schema = Schema.build(
             data.columns,
             quasi_identifiers=qi,
             identifying=self.identifying,
-            sensitive=self.sensitive,
+            sensitive=sensitive,
         )
         specs = dict(self.hierarchies or {})
-        extra = [c for c in specs if c not in qi]
+        extra = [c for c in specs if c not in qi and c not in sensitive]
         if extra:
             unknown = [c for c in extra if c not in data.columns]
             if unknown:
@@ -145,12 +213,29 @@ class Anonymizer:
             raise ParameterError(
                 "hierarchies",
                 "anonymize",
-                "given for quasi-identifiers only",
+                "given for quasi-identifiers and sensitive attributes only",
                 f"a hierarchy for {extra[0]!r}",
             )
-        models = self._models(data.height)
-        hierarchies = [resolve_hierarchy(c, specs.get(c), data[c]) for c in qi]
-        table = get_engine(self.engine).encode(data, qi, hierarchies)
+        population = self._population(models, qi)
+        hierarchies = [resolve_hierarchy(c, specs.get(c), _values(data, population, c)) for c in qi]
+        engine = get_engine(self.engine)
+        if self.algorithm not in LATTICE_ALGORITHMS:
+            from anonkit.runners import run_local_recoding
+
+            return run_local_recoding(
+                self, data, kind, qi, hierarchies, models, schema, population, t0
+            )
+        table = engine.encode(data, qi, hierarchies)
+        if any(m.requires - {CLASS_SIZE} for m in models):
+            coded = []
+            for c in wanted:
+                h = resolve_hierarchy(c, specs[c], data[c]) if c in specs else None
+                labels, codes = encode_sensitive(data[c], c, h)
+                coded.append(SensitiveCodes(c, labels, codes, h))
+            pop_codes = None
+            if population is not None:
+                pop_codes = engine.encode(population, qi, hierarchies).record_codes
+            table = with_details(table, coded, pop_codes)
         t1 = time.perf_counter()
 
         lattice = Lattice(table.heights)
@@ -174,7 +259,8 @@ class Anonymizer:
             self.progress(lattice.size, lattice.size)
         t2 = time.perf_counter()
 
-        recoding = recode(table, found.levels, evaluator.violating)
+        cls, class_summary, class_bad = evaluator.node_classes(found.node)
+        recoding = recode(table, found.levels, cls.codes, class_bad)
         released = build_release(
             data,
             table,
@@ -194,18 +280,23 @@ class Anonymizer:
                 f"internal error: search suppressed {found.suppressed} records, "
                 f"the release {n_suppressed}"
             )
-        snap = evaluator.snapshot(found.node)
         summary = NodeSummary(
             levels=found.levels,
             hierarchies=table.hierarchies,
-            codes=snap.codes.T,
-            sizes=snap.counts,
-            suppressed=evaluator.violating(snap),
+            codes=cls.codes.T,
+            sizes=cls.counts,
+            suppressed=class_bad,
             value_counts=table.value_counts,
             k=evaluator.k,
         )
         metrics = all_metrics(summary)
         metrics["precision_score"] = 1.0 - metrics["precision"]
+        details: dict[str, Any] = {}
+        classes = profile_sizes(kept_sizes, k=evaluator.k, suppressed=n_suppressed)
+        if self.local_suppression is not False and n_suppressed:
+            released, n_suppressed, classes, details = self._suppress_cells(
+                data, table, found.levels, recoding, schema, models, qi, specs
+            )
         t3 = time.perf_counter()
         names = tuple(qi)
         return AnonymizationResult(
@@ -217,7 +308,7 @@ class Anonymizer:
             n_records=data.height,
             suppressed=n_suppressed,
             suppression_limit=float(self.suppression_limit),
-            classes=profile_sizes(kept_sizes, k=evaluator.k, suppressed=n_suppressed),
+            classes=classes,
             metrics=MappingProxyType(metrics),
             nodes_evaluated=found.nodes_evaluated,
             lattice_size=lattice.size,
@@ -227,7 +318,61 @@ class Anonymizer:
             minimal_transformations=tuple(
                 MappingProxyType(dict(zip(names, m, strict=True))) for m in found.minimal
             ),
+            details=MappingProxyType(details),
         )
+
+    def _suppress_cells(
+        self,
+        data: pl.DataFrame,
+        table: Any,
+        levels: Sequence[int],
+        recoding: Recoding,
+        schema: Schema,
+        models: Sequence[PrivacyModel],
+        qi: Sequence[str],
+        specs: Mapping[str, HierarchySpec],
+    ) -> tuple[pl.DataFrame, int, ClassProfile, dict[str, Any]]:
+        """Blank single cells of the violating records instead of whole records."""
+        from anonkit.algorithms.local_suppression import suppress_cells
+
+        unmasked = Recoding(
+            recoding.codes,
+            recoding.class_of,
+            recoding.sizes,
+            np.zeros_like(recoding.suppressed),
+        )
+        generalized = build_release(
+            data, table, levels, unmasked, drop=schema.columns(AttributeRole.IDENTIFYING)
+        )
+        k = max((m.k for m in models if isinstance(m, KAnonymity)), default=1)
+        others = [m for m in models if not isinstance(m, KAnonymity)]
+        importance = self.local_suppression if isinstance(self.local_suppression, Mapping) else None
+        sens_h = {
+            c: resolve_hierarchy(c, specs[c], data[c])
+            for c in {str(getattr(m, "attribute", "")) for m in others}
+            if c in specs
+        }
+        released, outcome = suppress_cells(
+            generalized,
+            qi,
+            k=k,
+            models=others,
+            importance=importance,
+            sensitive_hierarchies=sens_h or None,
+        )
+        star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
+        n_all_star = int(released.select(star.sum()).item())
+        if self.suppressed == "drop":
+            released = released.filter(~star)
+        details = {
+            "local_suppression": {
+                "cells": outcome.cells,
+                "cells_per_attribute": dict(outcome.cells_per_attribute),
+                "records_touched": outcome.records_touched,
+                "records_fully_suppressed": n_all_star,
+            }
+        }
+        return released, n_all_star, class_profile(released, list(qi), k=k), details
 
 
 def anonymize(
@@ -244,6 +389,15 @@ def anonymize(
     sensitive: Sequence[str] = (),
     suppressed: str = "mask",
     engine: str = "polars",
+    population: Any = None,
+    numeric: Sequence[str] = (),
+    mode: str = "strict",
+    split: str = "widest",
+    numeric_release: str = "range",
+    cost: str = "nllm",
+    method: str = "mdav",
+    aggregate: str = "mean",
+    local_suppression: bool | Mapping[str, float] = False,
     progress: Progress | None = None,
 ) -> AnonymizationResult:
     """Anonymize a table by full-domain generalization and record suppression.
@@ -265,8 +419,10 @@ def anonymize(
     suppression_limit
         Largest share of records that may be suppressed, in [0, 1] (default 0).
     algorithm
-        ``"flash"`` (optimal, default), ``"exhaustive"``, ``"samarati"``, ``"datafly"`` or
-        ``"incognito"``.
+        Full-domain (global recoding): ``"flash"`` (optimal, default), ``"exhaustive"``,
+        ``"samarati"``, ``"datafly"`` or ``"incognito"``. Local recoding:
+        ``"mondrian"`` (multidimensional partitioning), ``"greedy_merge"`` (class merging
+        with cost matrices) or ``"microaggregation"`` (numeric quasi-identifiers).
     metric
         What to minimize: ``"loss"`` (default), ``"height"``, ``"relative_distance"``,
         ``"precision"``, ``"discernibility"``, ``"average_class_size"`` or
@@ -280,6 +436,26 @@ def anonymize(
         count preserved); ``"drop"`` leaves them out.
     engine
         Counting engine (``"polars"`` or ``"numpy"``).
+    population
+        The population the data is a sample of (pandas or polars, holding the
+        quasi-identifiers), for k-map and δ-presence.
+    numeric
+        Quasi-identifiers Mondrian splits as numbers (released as ranges or means) and
+        microaggregation aggregates.
+    mode, split, numeric_release
+        Mondrian: ``"strict"`` or ``"relaxed"`` partitioning; split dimension
+        ``"widest"``, ``"distinct"`` or ``"round_robin"``; numbers released as
+        ``"range"`` or ``"mean"``.
+    cost
+        Greedy merging: ``"distortion"``, ``"ncp"``, ``"total"``, ``"llm"``, ``"nllm"``
+        (default), ``"wllm"`` or ``"wnllm"`` (seed 004).
+    method, aggregate
+        Microaggregation: ``"univariate"``, ``"mdav"`` (default) or ``"gmm"``; groups
+        aggregated by ``"mean"``, ``"median"`` or ``"mode"``.
+    local_suppression
+        Full-domain algorithms: instead of suppressing whole records of violating classes,
+        blank as few single cells as needed (``True``, or a mapping of attribute
+        importance weights: important attributes keep their values longer).
     progress
         Called as ``progress(done, total)`` while the search runs.
 
@@ -308,5 +484,14 @@ def anonymize(
         sensitive=sensitive,
         suppressed=suppressed,
         engine=engine,
+        population=population,
+        numeric=numeric,
+        mode=mode,
+        split=split,
+        numeric_release=numeric_release,
+        cost=cost,
+        method=method,
+        aggregate=aggregate,
+        local_suppression=local_suppression,
         progress=progress,
     ).fit(frame)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from anonkit.metrics.classes import ClassProfile
@@ -42,6 +43,9 @@ class AnonymizationResult:
         Seconds per stage (``encode``, ``search``, ``release``, ``total``).
     minimal_transformations
         For Incognito: every minimal private transformation.
+    details
+        Algorithm-specific figures (effective k of greedy merging, SSE/IL of
+        microaggregation, cells blanked by local suppression, ...), JSON-ready.
     """
 
     release: Any
@@ -58,6 +62,7 @@ class AnonymizationResult:
     lattice_size: int
     timing: Mapping[str, float]
     minimal_transformations: tuple[Mapping[str, int], ...] = ()
+    details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def suppressed_share(self) -> float:
@@ -80,6 +85,7 @@ class AnonymizationResult:
             "lattice_size": self.lattice_size,
             "timing_seconds": dict(self.timing),
             "minimal_transformations": [dict(m) for m in self.minimal_transformations],
+            "details": dict(self.details),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:

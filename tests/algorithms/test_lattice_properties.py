@@ -29,26 +29,9 @@ from anonkit.core.lattice import Lattice
 from anonkit.engines.base import get_engine
 from anonkit.metrics.generalization import METRICS
 from anonkit.models import KAnonymity
+from strategies import random_hierarchy
 
 ALGORITHMS = sorted(LATTICE_ALGORITHMS)
-
-
-@st.composite
-def random_hierarchy(draw, name: str) -> Hierarchy:
-    """Random leaves, grouped level by level into random consecutive groups, root ``*``."""
-    n_leaves = draw(st.integers(1, 6))
-    levels = [[f"{name}_{i}" for i in range(n_leaves)]]
-    for depth in range(draw(st.integers(0, 2))):
-        distinct = list(dict.fromkeys(levels[-1]))
-        cuts = draw(st.lists(st.booleans(), min_size=len(distinct), max_size=len(distinct)))
-        group, mapping = 0, {}
-        for i, lab in enumerate(distinct):
-            if i and cuts[i]:
-                group += 1
-            mapping[lab] = f"{name}@{depth + 1}:{group}"
-        levels.append([mapping[x] for x in levels[-1]])
-    levels.append(["*"] * n_leaves)
-    return Hierarchy(list(zip(*levels, strict=True)), name=name)
 
 
 @st.composite
@@ -120,15 +103,26 @@ def _check_release(frame: pl.DataFrame, hs, k: int, limit: float, res) -> None:
 def test_release_is_private_and_truthful(algorithm: str, problem) -> None:
     frame, hs, k, limit, metric = problem
     res = anonymize(
-        frame, quasi_identifiers=_qi(hs), hierarchies={h.name: h for h in hs}, k=k,
-        suppression_limit=limit, algorithm=algorithm, metric=metric,
+        frame,
+        quasi_identifiers=_qi(hs),
+        hierarchies={h.name: h for h in hs},
+        k=k,
+        suppression_limit=limit,
+        algorithm=algorithm,
+        metric=metric,
     )
     assert res.algorithm == algorithm and res.metric == metric
     _check_release(frame, hs, k, limit, res)
     # dropping suppressed records leaves exactly the others
     dropped = anonymize(
-        frame, quasi_identifiers=_qi(hs), hierarchies={h.name: h for h in hs}, k=k,
-        suppression_limit=limit, algorithm=algorithm, metric=metric, suppressed="drop",
+        frame,
+        quasi_identifiers=_qi(hs),
+        hierarchies={h.name: h for h in hs},
+        k=k,
+        suppression_limit=limit,
+        algorithm=algorithm,
+        metric=metric,
+        suppressed="drop",
     )
     assert dropped.release.height == frame.height - res.suppressed
     assert dict(dropped.transformation) == dict(res.transformation)
@@ -138,8 +132,11 @@ def test_release_is_private_and_truthful(algorithm: str, problem) -> None:
 def test_numpy_engine_gives_the_same_release(problem) -> None:
     frame, hs, k, limit, metric = problem
     kwargs = dict(
-        quasi_identifiers=_qi(hs), hierarchies={h.name: h for h in hs}, k=k,
-        suppression_limit=limit, metric=metric,
+        quasi_identifiers=_qi(hs),
+        hierarchies={h.name: h for h in hs},
+        k=k,
+        suppression_limit=limit,
+        metric=metric,
     )
     a = anonymize(frame, engine="polars", **kwargs)
     b = anonymize(frame, engine="numpy", **kwargs)
@@ -180,9 +177,7 @@ def test_optimal_algorithms_agree_with_exhaustive(problem) -> None:
         assert math.isclose(inc.cost, oracle.cost, rel_tol=1e-9, abs_tol=1e-12), metric
         # the minimal anonymous nodes, by brute force: no anonymous direct predecessor
         minimal = sorted(
-            lat.node(i)
-            for i in anonymous
-            if not any(p in anonymous for p in lat.predecessors(i))
+            lat.node(i) for i in anonymous if not any(p in anonymous for p in lat.predecessors(i))
         )
         assert list(inc.minimal) == minimal
 
@@ -222,7 +217,10 @@ def test_incognito_minimal_in_api() -> None:
     g = Hierarchy([["m", "*"], ["f", "*"]], name="y")
     frame = pl.DataFrame({"x": ["a", "b", "c", "c"], "y": ["m", "m", "f", "f"]})
     res = anonymize(
-        frame, quasi_identifiers=["x", "y"], hierarchies={"x": h, "y": g}, k=2,
+        frame,
+        quasi_identifiers=["x", "y"],
+        hierarchies={"x": h, "y": g},
+        k=2,
         algorithm="incognito",
     )
     assert [dict(m) for m in res.minimal_transformations] == [{"x": 1, "y": 0}]

@@ -16,6 +16,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
 from anonkit.engines.base import get_engine
+from strategies import random_hierarchy
 
 
 def _as_counter(codes: np.ndarray, counts: np.ndarray) -> Counter:
@@ -100,21 +101,7 @@ def test_group_codes_dense_threshold(monkeypatch) -> None:
 def encoded_tables(draw):
     """A random table, its random hierarchies and the encoded table."""
     q = draw(st.integers(1, 3))
-    hierarchies = []
-    for j in range(q):
-        n_leaves = draw(st.integers(1, 6))
-        levels = [[f"c{j}v{i}" for i in range(n_leaves)]]
-        for depth in range(draw(st.integers(0, 2))):
-            distinct = list(dict.fromkeys(levels[-1]))
-            cuts = draw(st.lists(st.booleans(), min_size=len(distinct), max_size=len(distinct)))
-            group, mapping = 0, {}
-            for i, lab in enumerate(distinct):
-                if i and cuts[i]:
-                    group += 1
-                mapping[lab] = f"c{j}L{depth + 1}g{group}"
-            levels.append([mapping[x] for x in levels[-1]])
-        levels.append(["*"] * n_leaves)
-        hierarchies.append(Hierarchy(list(zip(*levels, strict=True)), name=f"q{j}"))
+    hierarchies = [draw(random_hierarchy(f"q{j}")) for j in range(q)]
     n = draw(st.integers(1, 40))
     data = {
         f"q{j}": draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n))

@@ -29,6 +29,7 @@ from anonkit.metrics.generalization import (
     relative_distance_loss,
 )
 from anonkit.models import KAnonymity
+from strategies import random_hierarchy
 
 # ------------------------------------------------------------------ golden: seed 001
 # The 13-record hospital table of seed document 001 (Disease is the sensitive attribute).
@@ -96,8 +97,13 @@ def _release_summary(k: int = 4) -> NodeSummary:
         for j, h in enumerate(hs)
     )
     return NodeSummary(
-        levels=levels, hierarchies=hs, codes=codes, sizes=sizes,
-        suppressed=np.zeros(sizes.size, dtype=bool), value_counts=value_counts, k=k,
+        levels=levels,
+        hierarchies=hs,
+        codes=codes,
+        sizes=sizes,
+        suppressed=np.zeros(sizes.size, dtype=bool),
+        value_counts=value_counts,
+        k=k,
     )
 
 
@@ -146,9 +152,13 @@ def test_golden_through_the_evaluator_and_api() -> None:
         assert math.isclose(res.cost, expected, rel_tol=1e-9, abs_tol=1e-12), metric
         assert math.isclose(all_metrics(ev.summary(node))[metric], expected, rel_tol=1e-9)
     res = anonymize(
-        frame, quasi_identifiers=["Zip", "Age", "Nationality"], sensitive=["Disease"],
-        hierarchies=dict(zip(["Zip", "Age", "Nationality"], hs, strict=True)), k=4,
-        metric="discernibility", algorithm="exhaustive",
+        frame,
+        quasi_identifiers=["Zip", "Age", "Nationality"],
+        sensitive=["Disease"],
+        hierarchies=dict(zip(["Zip", "Age", "Nationality"], hs, strict=True)),
+        k=4,
+        metric="discernibility",
+        algorithm="exhaustive",
     )
     # The best 4-anonymous release for C_DM: the published one
     assert dict(res.transformation) == {"Zip": 1, "Age": 1, "Nationality": 1}
@@ -182,23 +192,6 @@ def test_nonuniform_entropy_hand_example() -> None:
 
 # ------------------------------------------------------------ random tables, hierarchies
 @st.composite
-def random_hierarchy(draw, name: str) -> Hierarchy:
-    n_leaves = draw(st.integers(1, 6))
-    levels = [[f"{name}v{i}" for i in range(n_leaves)]]
-    for depth in range(draw(st.integers(0, 2))):
-        distinct = list(dict.fromkeys(levels[-1]))
-        cuts = draw(st.lists(st.booleans(), min_size=len(distinct), max_size=len(distinct)))
-        group, mapping = 0, {}
-        for i, lab in enumerate(distinct):
-            if i and cuts[i]:
-                group += 1
-            mapping[lab] = f"{name}L{depth + 1}g{group}"
-        levels.append([mapping[x] for x in levels[-1]])
-    levels.append(["*"] * n_leaves)
-    return Hierarchy(list(zip(*levels, strict=True)), name=name)
-
-
-@st.composite
 def random_problem(draw, min_rows: int = 1, max_rows: int = 30):
     q = draw(st.integers(2, 3))
     names = [f"q{j}" for j in range(q)]
@@ -229,7 +222,10 @@ def test_cost_model_equals_pure_metrics(problem, data) -> None:
             assert s.n_suppressed == res.suppressed
             expected = all_metrics(s)[metric]
             assert math.isclose(res.cost, expected, rel_tol=1e-9, abs_tol=1e-9), (
-                metric, lat.node(i), res.cost, expected,
+                metric,
+                lat.node(i),
+                res.cost,
+                expected,
             )
             # the bound never exceeds the cost
             assert res.bound <= res.cost + 1e-9

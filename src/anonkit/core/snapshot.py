@@ -77,9 +77,12 @@ class FrequencySnapshot:
         ``(n_classes,)`` int64: number of records in each class.
     keys
         Optional ``(n_classes,)`` int64 keys of the rows under ``radix``.
+    population
+        Optional ``(n_classes,)`` int64: records of a population table in each row
+        (k-map, δ-presence). Rows may then have ``counts == 0`` (population only).
     """
 
-    __slots__ = ("_codes", "counts", "keys", "levels", "radix")
+    __slots__ = ("_codes", "counts", "keys", "levels", "population", "radix")
 
     def __init__(
         self,
@@ -89,6 +92,7 @@ class FrequencySnapshot:
         *,
         keys: IntArray | None = None,
         radix: KeyRadix | None = None,
+        population: IntArray | None = None,
     ) -> None:
         if codes is None and (keys is None or radix is None):
             raise ValueError("a snapshot needs codes, or keys with their radix")
@@ -97,6 +101,7 @@ class FrequencySnapshot:
         self.counts = counts
         self.keys = keys
         self.radix = radix
+        self.population = population
 
     @property
     def codes(self) -> IntArray:
@@ -118,7 +123,12 @@ class FrequencySnapshot:
     def with_keys(self, radix: KeyRadix) -> FrequencySnapshot:
         """The same classes, keyed under ``radix`` (for :func:`roll_up_keys`)."""
         return FrequencySnapshot(
-            self.levels, self._codes, self.counts, keys=radix.encode(self.codes), radix=radix
+            self.levels,
+            self._codes,
+            self.counts,
+            keys=radix.encode(self.codes),
+            radix=radix,
+            population=self.population,
         )
 
     @property
@@ -262,8 +272,16 @@ def roll_up(
             level_maps[j][a][b][snapshot.codes[j]] if a != b else snapshot.codes[j]
             for j, (a, b) in enumerate(zip(snapshot.levels, target, strict=True))
         ]
-        codes, counts, _ = group_codes(cols, cards, snapshot.counts)
-        return FrequencySnapshot(tuple(int(t) for t in target), codes, counts)
+        codes, _, inverse = group_codes(cols, cards, with_inverse=True)
+        assert inverse is not None
+        counts = np.bincount(inverse, weights=snapshot.counts, minlength=codes.shape[1])
+        pop = None
+        if snapshot.population is not None:
+            pop = np.bincount(inverse, weights=snapshot.population, minlength=codes.shape[1])
+            pop = pop.astype(np.int64)
+        return FrequencySnapshot(
+            tuple(int(t) for t in target), codes, counts.astype(np.int64), population=pop
+        )
     strides = _strides(cards)
     mapped = {j: level_maps[j][snapshot.levels[j]][target[j]][snapshot.codes[j]] for j in changed}
     keys = np.zeros(snapshot.n_classes, dtype=np.int64)
@@ -275,11 +293,19 @@ def roll_up(
             keys += col
         else:
             keys += col * stride
-    reps, counts = _representatives(keys, space, snapshot.counts)
+    if snapshot.population is not None:  # two weights: group once, sum both
+        order, sorted_keys = _sort_keys(keys, space)
+        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        reps = order[starts]
+        counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
+        pop = np.add.reduceat(snapshot.population[order], starts).astype(np.int64)
+    else:
+        reps, counts = _representatives(keys, space, snapshot.counts)
+        pop = None
     codes = snapshot.codes.take(reps, axis=1)
     for j in changed:
         codes[j] = level_maps[j][snapshot.levels[j]][target[j]][codes[j]]
-    return FrequencySnapshot(tuple(int(t) for t in target), codes, counts)
+    return FrequencySnapshot(tuple(int(t) for t in target), codes, counts, population=pop)
 
 
 def roll_up_keys(
@@ -303,6 +329,14 @@ def roll_up_keys(
     order, sorted_keys = _sort_keys(new, radix.space)
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
+    pop = None
+    if snapshot.population is not None:
+        pop = np.add.reduceat(snapshot.population[order], starts).astype(np.int64)
     return FrequencySnapshot(
-        tuple(int(t) for t in target), None, counts, keys=sorted_keys[starts], radix=radix
+        tuple(int(t) for t in target),
+        None,
+        counts,
+        keys=sorted_keys[starts],
+        radix=radix,
+        population=pop,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +10,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.encoding import EncodedTable
-from anonkit.core.snapshot import FrequencySnapshot, group_codes
+from anonkit.core.snapshot import group_codes
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -44,17 +44,30 @@ class Recoding:
 def recode(
     table: EncodedTable,
     levels: Sequence[int],
-    violating: Callable[[FrequencySnapshot], BoolArray],
+    class_codes: IntArray,
+    class_suppressed: BoolArray,
 ) -> Recoding:
-    """Generalize every record to ``levels`` and mark records of violating classes."""
+    """Generalize every record to ``levels`` and mark the records of suppressed classes.
+
+    ``class_codes`` (``(n_qi, n_classes)``) and ``class_suppressed`` describe the node's
+    classes as the search judged them; each record is matched to its class by its codes.
+    """
     if table.record_codes is None:
         raise ValueError("the table was counted without its records; cannot build a release")
     cols = [table.level_maps[j][0][lv][table.record_codes[j]] for j, lv in enumerate(levels)]
     cards = [table.cardinalities[j][lv] for j, lv in enumerate(levels)]
-    uniq, sizes, inverse = group_codes(cols, cards, with_inverse=True)
+    n_classes = class_codes.shape[1]
+    # group classes and records together: a record lands in the group of its class
+    joint = [np.concatenate([class_codes[j], col]) for j, col in enumerate(cols)]
+    _, _, inverse = group_codes(joint, cards, with_inverse=True)
     assert inverse is not None
-    bad = violating(FrequencySnapshot(tuple(levels), uniq, sizes))
-    return Recoding(np.stack(cols) if cols else uniq, inverse, sizes, bad[inverse])
+    class_of_group = np.full(int(inverse.max()) + 1, -1, dtype=np.int64)
+    class_of_group[inverse[:n_classes]] = np.arange(n_classes)
+    class_of = class_of_group[inverse[n_classes:]]
+    if (class_of < 0).any():
+        raise RuntimeError("internal error: a record matches no class of the chosen node")
+    sizes = np.bincount(class_of, minlength=n_classes).astype(np.int64)
+    return Recoding(np.stack(cols), class_of, sizes, class_suppressed[class_of])
 
 
 def build_release(

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+
+IntArray = npt.NDArray[np.int64]
 
 
 def as_text(series: pl.Series) -> pl.Series:
@@ -24,16 +27,22 @@ def as_text(series: pl.Series) -> pl.Series:
     if dtype == pl.String:
         return series.str.strip_chars()
     if dtype == pl.Boolean:
-        return pl.select(
-            pl.when(pl.lit(series)).then(pl.lit("True")).otherwise(pl.lit("False"))
-        ).to_series().alias(series.name)
+        return (
+            pl.select(pl.when(pl.lit(series)).then(pl.lit("True")).otherwise(pl.lit("False")))
+            .to_series()
+            .alias(series.name)
+        )
     if dtype.is_float():
         whole = series == series.round(0)
-        return pl.select(
-            pl.when(pl.lit(whole))
-            .then(pl.lit(series).cast(pl.Int64, strict=False).cast(pl.String))
-            .otherwise(pl.lit(series).cast(pl.String))
-        ).to_series().alias(series.name)
+        return (
+            pl.select(
+                pl.when(pl.lit(whole))
+                .then(pl.lit(series).cast(pl.Int64, strict=False).cast(pl.String))
+                .otherwise(pl.lit(series).cast(pl.String))
+            )
+            .to_series()
+            .alias(series.name)
+        )
     return series.cast(pl.String)
 
 
@@ -74,3 +83,43 @@ class PolarsEngine:
         )
         records = np.stack([coded[c].to_numpy().astype(np.int64) for c in columns])
         return EncodedTable(tuple(columns), tuple(hierarchies), snap, records)
+
+
+def encode_sensitive(
+    series: pl.Series, column: str, hierarchy: Hierarchy | None = None
+) -> tuple[tuple[str, ...], IntArray]:
+    """Dictionary-encode a sensitive attribute: ``(labels, codes)``.
+
+    With a hierarchy the labels are its leaves that occur, in the hierarchy's order (every
+    value must be a leaf); without one they are the distinct values, in numeric order when
+    every value is a number and in text order otherwise.
+    """
+    nulls = series.null_count()
+    if series.dtype.is_float():
+        nulls += int(series.is_nan().sum())
+    if nulls:
+        raise MissingValuesError(column, nulls)
+    text = as_text(series)
+    if hierarchy is not None:
+        labels = list(hierarchy.leaves)
+    else:
+        distinct = text.unique().to_list()
+        numeric = text.unique().cast(pl.Float64, strict=False)
+        if numeric.null_count() == 0:
+            pairs = sorted(zip(numeric.to_list(), text.unique().to_list(), strict=True))
+            labels = [t for _, t in pairs]
+        else:
+            labels = sorted(distinct)
+    codes = text.replace_strict(labels, list(range(len(labels))), default=-1, return_dtype=pl.Int64)
+    if (codes < 0).any():
+        missing = text.filter(codes < 0).unique(maintain_order=True)
+        raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len())
+    out = codes.to_numpy().astype(np.int64)
+    # keep only the values the table holds (ordered distance divides by their number)
+    present = np.flatnonzero(np.bincount(out, minlength=len(labels)))
+    if present.size < len(labels):
+        remap = np.full(len(labels), -1, dtype=np.int64)
+        remap[present] = np.arange(present.size)
+        labels = [labels[i] for i in present]
+        out = remap[out]
+    return tuple(labels), out

@@ -24,16 +24,29 @@ Format
     salary = { type = "intervals", widths = [1000, 5000] }
 
     [privacy]
-    k = 5                          # required
+    k = 5                          # k-anonymity (optional when 'models' are given)
     suppression_limit = 0.04       # share of records that may be suppressed, default 0
+    population = "population.csv"  # for k_map and delta_presence
+    models = [                     # more privacy models, by registry name
+      { name = "distinct_l_diversity", attribute = "disease", l = 3 },
+      { name = "equal_t_closeness", attribute = "disease", t = 0.2 },
+    ]
 
     [search]
-    algorithm = "flash"            # flash, exhaustive, samarati, datafly, incognito
+    algorithm = "flash"            # flash, exhaustive, samarati, datafly, incognito,
+                                   # mondrian, greedy_merge, microaggregation
     metric = "loss"                # see anonkit.metrics.generalization.METRICS
     engine = "polars"              # or "numpy"
+    mode = "strict"                # mondrian: strict or relaxed
+    cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...
+    method = "mdav"                # microaggregation: univariate, mdav, gmm
 
     [release]
     suppressed = "mask"            # "mask" (rows of '*') or "drop"
+    local_suppression = false      # blank single cells instead of whole records
+
+Model names and parameters are those of :mod:`anonkit.models.registry` (the same classes
+the Python API takes in ``privacy=[...]``); ``[[privacy.models]]`` tables work as well.
 
 Without ``quasi_identifiers`` the quasi-identifiers are the keys of ``[hierarchies]`` in
 their order. A quasi-identifier without a hierarchy can only be kept or suppressed.
@@ -61,17 +74,20 @@ if TYPE_CHECKING:
 
     from anonkit.api import Progress
     from anonkit.core.hierarchy import Hierarchy
+    from anonkit.models.base import PrivacyModel
     from anonkit.result import AnonymizationResult
 
 __all__ = ["AnonymizeConfig", "load_config", "prepare_inputs", "run_config"]
 
 _TOP_KEYS = ("input", "output", "separator")
+#: Algorithm options of [search], passed to :func:`anonkit.anonymize` as they are.
+_SEARCH_OPTIONS = ("mode", "split", "numeric_release", "cost", "method", "aggregate")
 _SECTIONS: dict[str, tuple[str, ...]] = {
-    "attributes": ("quasi_identifiers", "identifying", "sensitive"),
+    "attributes": ("quasi_identifiers", "identifying", "sensitive", "numeric"),
     "hierarchies": (),  # any column name
-    "privacy": ("k", "suppression_limit"),
-    "search": ("algorithm", "metric", "engine"),
-    "release": ("suppressed",),
+    "privacy": ("k", "suppression_limit", "models", "population"),
+    "search": ("algorithm", "metric", "engine", *_SEARCH_OPTIONS),
+    "release": ("suppressed", "local_suppression"),
 }
 
 HierarchyEntry = Path | Mapping[str, Any]
@@ -84,33 +100,41 @@ class AnonymizeConfig:
     path: Path | None
     input: Path
     quasi_identifiers: tuple[str, ...]
-    k: int
+    k: int | None
     output: Path | None = None
     separator: str | None = None
     identifying: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
-    hierarchies: Mapping[str, HierarchyEntry] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    hierarchies: Mapping[str, HierarchyEntry] = field(default_factory=lambda: MappingProxyType({}))
     suppression_limit: float = 0.0
     algorithm: str = "flash"
     metric: str = "loss"
     engine: str = "polars"
     suppressed: str = "mask"
+    numeric: tuple[str, ...] = ()
+    privacy: tuple[PrivacyModel, ...] = ()
+    population: Path | None = None
+    local_suppression: bool = False
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def anonymize_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`anonkit.anonymize` (without frame and progress)."""
+        """Keyword arguments of :func:`anonkit.anonymize` (without frame, population and
+        progress)."""
         return {
             "quasi_identifiers": list(self.quasi_identifiers),
             "hierarchies": dict(self.hierarchies),
             "k": self.k,
+            "privacy": list(self.privacy),
             "suppression_limit": self.suppression_limit,
             "algorithm": self.algorithm,
             "metric": self.metric,
             "identifying": list(self.identifying),
             "sensitive": list(self.sensitive),
+            "numeric": list(self.numeric),
             "suppressed": self.suppressed,
             "engine": self.engine,
+            "local_suppression": self.local_suppression,
+            **dict(self.options),
         }
 
     def summary(self) -> dict[str, Any]:
@@ -121,17 +145,26 @@ class AnonymizeConfig:
             "identifying": list(self.identifying),
             "sensitive": list(self.sensitive),
             "k": self.k,
+            "privacy": [m.describe() for m in self.privacy],
             "suppression_limit": self.suppression_limit,
             "algorithm": self.algorithm,
             "metric": self.metric,
+            **dict(self.options),
             "suppressed": self.suppressed,
+            "local_suppression": self.local_suppression,
         }
 
 
 # ----------------------------------------------------------------------------- parsing
 def _type_name(value: object) -> str:
-    return {str: "a string", int: "an integer", float: "a number", bool: "a boolean",
-            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+    return {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
 
 
 def _wrong(key: str, expected: str, value: object, where: str) -> ConfigError:
@@ -211,14 +244,13 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
                 )
             hierarchies[column] = MappingProxyType(dict(spec))
         else:
-            raise _wrong(
-                f"hierarchies.{column}", "a file path or a builder table", spec, where
-            )
+            raise _wrong(f"hierarchies.{column}", "a file path or a builder table", spec, where)
 
     if "quasi_identifiers" in attrs:
         qi = _string_list(attrs["quasi_identifiers"], "attributes.quasi_identifiers", where)
-    else:
-        qi = tuple(hierarchies)
+    else:  # the hierarchies' columns, less sensitive ones (hierarchical t-closeness)
+        declared = set(attrs.get("sensitive", []) if isinstance(attrs, dict) else [])
+        qi = tuple(c for c in hierarchies if c not in declared)
     if not qi:
         raise ConfigError(
             f"No quasi-identifiers in {where}; list them in [attributes] quasi_identifiers "
@@ -227,36 +259,50 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     identifying = _string_list(attrs.get("identifying", []), "attributes.identifying", where)
     sensitive = _string_list(attrs.get("sensitive", []), "attributes.sensitive", where)
 
-    if "k" not in privacy:
-        raise ConfigError(f"The key 'k' is missing in section [privacy] of {where}.")
-    k = privacy["k"]
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise _wrong("privacy.k", "an integer", k, where)
-    if k < 1:
-        raise ConfigError(f"The key 'privacy.k' in {where} must be at least 1, not {k}.")
+    models = _models(privacy.get("models", []), where)
+    if "k" not in privacy and not models:
+        raise ConfigError(
+            f"The key 'k' is missing in section [privacy] of {where}; give k or 'models'."
+        )
+    k = privacy.get("k")
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, int):
+            raise _wrong("privacy.k", "an integer", k, where)
+        if k < 1:
+            raise ConfigError(f"The key 'privacy.k' in {where} must be at least 1, not {k}.")
+    population = privacy.get("population")
+    pop_path = (
+        _resolve(base, _string(population, "privacy.population", where))
+        if population is not None
+        else None
+    )
     limit = privacy.get("suppression_limit", 0.0)
     if isinstance(limit, bool) or not isinstance(limit, (int, float)):
         raise _wrong("privacy.suppression_limit", "a number between 0 and 1", limit, where)
     if not 0 <= limit <= 1:
         raise ConfigError(
-            f"The key 'privacy.suppression_limit' in {where} must be between 0 and 1, "
-            f"not {limit}."
+            f"The key 'privacy.suppression_limit' in {where} must be between 0 and 1, not {limit}."
         )
 
     algorithm = _string(search.get("algorithm", "flash"), "search.algorithm", where)
     metric = _string(search.get("metric", "loss"), "search.metric", where)
     engine = _string(search.get("engine", "polars"), "search.engine", where)
-    from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
+    from anonkit.api import ALGORITHMS
     from anonkit.metrics.generalization import METRICS
 
-    if algorithm not in LATTICE_ALGORITHMS:
-        raise UnknownNameError("algorithm", algorithm, list(LATTICE_ALGORITHMS))
+    if algorithm not in ALGORITHMS:
+        raise UnknownNameError("algorithm", algorithm, list(ALGORITHMS))
     if metric not in METRICS:
         raise UnknownNameError("metric", metric, list(METRICS))
+    options = {key: search[key] for key in _SEARCH_OPTIONS if key in search}
+    local = release.get("local_suppression", False)
+    if not isinstance(local, bool):
+        raise _wrong("release.local_suppression", "true or false", local, where)
+    numeric = _string_list(attrs.get("numeric", []), "attributes.numeric", where)
     suppressed = _string(release.get("suppressed", "mask"), "release.suppressed", where)
     if suppressed not in ("mask", "drop"):
         raise ConfigError(
-            f"The key 'release.suppressed' in {where} must be \"mask\" or \"drop\", "
+            f'The key \'release.suppressed\' in {where} must be "mask" or "drop", '
             f"not {suppressed!r}."
         )
 
@@ -275,7 +321,31 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         metric=metric,
         engine=engine,
         suppressed=suppressed,
+        numeric=numeric,
+        privacy=models,
+        population=pop_path,
+        local_suppression=local,
+        options=MappingProxyType(options),
     )
+
+
+def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
+    """The [privacy] ``models`` list: tables with a ``name`` and the model's parameters."""
+    from anonkit.exceptions import AnonkitError
+    from anonkit.models.registry import model_from_config
+
+    if not isinstance(value, list):
+        raise _wrong("privacy.models", "a list of tables", value, where)
+    out = []
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict) or "name" not in entry:
+            raise _wrong(f"privacy.models[{i}]", "a table with a 'name' key", entry, where)
+        params = {key: val for key, val in entry.items() if key != "name"}
+        try:
+            out.append(model_from_config(str(entry["name"]), params))
+        except AnonkitError as err:
+            raise ConfigError(f"In privacy.models[{i}] of {where}: {err}") from None
+    return tuple(out)
 
 
 def load_config(path: str | Path) -> AnonymizeConfig:
@@ -331,8 +401,12 @@ def run_config(
 ) -> AnonymizationResult:
     """Read the input (unless ``inputs`` from :func:`prepare_inputs` is given) and anonymize."""
     from anonkit.api import anonymize
+    from anonkit.io.tables import read_table
 
     frame, hierarchies = inputs if inputs is not None else prepare_inputs(config)
     kwargs = config.anonymize_kwargs()
     kwargs["hierarchies"] = {**kwargs["hierarchies"], **hierarchies}
-    return anonymize(frame, progress=progress, **kwargs)
+    population = None
+    if config.population is not None:
+        population = read_table(config.population, separator=config.separator)
+    return anonymize(frame, progress=progress, population=population, **kwargs)

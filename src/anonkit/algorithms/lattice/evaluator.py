@@ -15,14 +15,17 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms.lattice.convex import records_suppressed_below
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
-from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, roll_up, roll_up_keys
+from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.generalization import METRICS, NodeSummary
-from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel
+from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel, SensitiveColumn
+from anonkit.models.k_anonymity import KAnonymity
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 #: Metrics whose cost is a per-column table cost plus a per-suppressed-record extra.
@@ -41,6 +44,8 @@ class NodeResult:
 
     ``cost`` is the metric value of the release this node would give (violating classes
     suppressed); ``bound`` is a lower bound on ``cost`` of this node and every node above it.
+    ``forced_below`` (computed when ``Evaluator.track_forced`` is set) is a lower bound on
+    the records suppressed at every node below, see :mod:`.convex`.
     """
 
     index: int
@@ -50,6 +55,7 @@ class NodeResult:
     n_classes: int
     cost: float
     bound: float
+    forced_below: float = 0.0
 
 
 class CostModel:
@@ -230,10 +236,17 @@ class Evaluator:
         self.lattice = lattice
         self.models = tuple(models)
         self.max_suppressed = int(math.floor(suppression_limit * table.n_records + 1e-9))
-        k = max((int(getattr(m, "k", 1)) for m in self.models), default=1)
-        self.cost_model = CostModel(
-            table, metric, k, size_only=all(m.requires <= {CLASS_SIZE} for m in self.models)
-        )
+        # only k-anonymity bounds class sizes (k-map's k counts population records)
+        k = max((m.k for m in self.models if isinstance(m, KAnonymity)), default=1)
+        size_only = all(m.requires <= {CLASS_SIZE} for m in self.models)
+        #: Whether the models read sensitive histograms or population counts.
+        self.detailed = not size_only
+        if self.detailed and table.detail is None:
+            raise ValueError(
+                "the privacy models need sensitive or population data; "
+                "encode the table with anonkit.core.encoding.with_details"
+            )
+        self.cost_model = CostModel(table, metric, k, size_only=size_only)
         self.k = k
         self.results: dict[int, NodeResult] = {}
         self._cache: OrderedDict[int, FrequencySnapshot] = OrderedDict()
@@ -241,19 +254,46 @@ class Evaluator:
         # classes of each cached node's snapshot, on the level grid (for source lookup)
         self._classes_grid = np.full(lattice.heights, _NOT_CACHED, dtype=np.int64)
         self._cache_budget = cache_rows
-        radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
+        q = table.width
+        bottom = table.detail if self.detailed and table.detail is not None else table.snapshot
+        radices = [c[0] for c in table.cardinalities]
+        radices += [max(len(sc.labels), 1) for sc in table.sensitive] if self.detailed else []
+        radix = KeyRadix.for_cardinalities(radices)
         # keyed snapshots roll up by rewriting only the digits of generalized columns
-        self._bottom = table.snapshot if radix is None else table.snapshot.with_keys(radix)
+        self._bottom = bottom if radix is None else bottom.with_keys(radix)
+        #: Detail snapshots carry the sensitive codes as extra, never generalized columns.
+        self._pad = (0,) * (len(radices) - q)
+        self._qi_radix: KeyRadix | None = None
+        if radix is not None and self.detailed:
+            low = sum(radix.bits[q:])
+            self._qi_radix = KeyRadix(
+                radix.bits[:q], tuple(sh - low for sh in radix.shifts[:q]), 1 << sum(radix.bits[:q])
+            )
+        self._totals = tuple(
+            np.bincount(sc.record_codes, minlength=len(sc.labels)).astype(np.int64)
+            for sc in table.sensitive
+        )
         self.on_evaluate = on_evaluate
+        #: Whether to compute ``NodeResult.forced_below`` (for non-monotone searches).
+        self.track_forced = False
         mono_flag = "monotone_suppression" if self.max_suppressed else "monotone_generalization"
         #: Whether anonymity can be predicted for nodes above/below a judged node.
         self.privacy_monotone = all(bool(getattr(m, mono_flag)) for m in self.models)
-        #: Whether class sizes alone decide privacy class by class, monotonically: then a
-        #: record violating in a projection (or at a coarser node) violates at every finer
-        #: node, so projections can screen nodes and suppression costs bound nodes below.
-        self.screenable = self.privacy_monotone and all(
-            m.requires <= {CLASS_SIZE} and bool(getattr(m, "class_local", False))
+        # A table-level model (average risk) stays monotone only alone or with k-anonymity:
+        # OR-ed with other class-local masks its suppression choice can break monotonicity.
+        if any(not getattr(m, "class_local", True) for m in self.models) and any(
+            m.requires - {CLASS_SIZE} for m in self.models
+        ):
+            self.privacy_monotone = False
+        #: Models that judge class sizes alone, class by class, monotonically (k-anonymity):
+        #: a record they reject in a projection is rejected at the node too, so the
+        #: two-column projections screen nodes for them.
+        self.screen_models = tuple(
+            m
             for m in self.models
+            if m.requires <= {CLASS_SIZE}
+            and bool(getattr(m, "class_local", False))
+            and bool(getattr(m, mono_flag))
         )
 
     @property
@@ -280,7 +320,7 @@ class Evaluator:
             preds = [p for p in self.lattice.predecessors(index) if p in self._cache]
             if preds:
                 source = min((self._cache[p] for p in preds), key=lambda sn: sn.n_classes)
-        levels = tuple(int(x) for x in target)
+        levels = tuple(int(x) for x in target) + self._pad
         if source.keys is not None:
             snap = roll_up_keys(source, levels, self.table.level_maps)
         else:
@@ -294,27 +334,120 @@ class Evaluator:
             self._cache_rows -= old.n_classes
         return snap
 
-    def violating(self, snap: FrequencySnapshot) -> BoolArray:
-        summary = ClassSummary(snap.counts, self.table.n_records)
-        mask = np.zeros(snap.n_classes, dtype=bool)
+    def classes(self, snap: FrequencySnapshot) -> tuple[FrequencySnapshot, ClassSummary]:
+        """The equivalence classes of a node's snapshot and their summary.
+
+        Without detail the snapshot's rows are the classes. With detail (sensitive or
+        population data) rows that share their quasi-identifiers are merged into one
+        class, whose sensitive histograms and population count are summed; classes
+        without sample records (population only) are dropped.
+        """
+        n = self.table.n_records
+        if not self.detailed:
+            return snap, ClassSummary(snap.counts, n)
+        q = self.table.width
+        levels = snap.levels[:q]
+        if snap.keys is not None and self._qi_radix is not None:
+            assert snap.radix is not None
+            qi_keys = snap.keys >> (snap.radix.shifts[q - 1] if q else 0)
+            new = np.r_[True, qi_keys[1:] != qi_keys[:-1]]
+            class_of = np.cumsum(new) - 1
+            class_keys: IntArray | None = qi_keys[new]
+            class_codes: IntArray | None = None
+            n_classes = int(class_of[-1]) + 1 if class_of.size else 0
+
+            def sensitive_codes(i: int) -> IntArray:
+                assert snap.keys is not None and snap.radix is not None
+                return snap.radix.digit(snap.keys, q + i)
+        else:
+            all_codes = snap.codes
+            cards = [self.table.cardinalities[j][lv] for j, lv in enumerate(levels)]
+            class_codes, _, inverse = group_codes(
+                [all_codes[j] for j in range(q)], cards, with_inverse=True
+            )
+            assert inverse is not None
+            class_of, class_keys = inverse, None
+            n_classes = class_codes.shape[1]
+
+            def sensitive_codes(i: int) -> IntArray:
+                return np.asarray(all_codes[q + i], dtype=np.int64)
+
+        sizes = np.bincount(class_of, weights=snap.counts, minlength=n_classes).astype(np.int64)
+        population = None
+        if snap.population is not None:
+            population = np.bincount(class_of, weights=snap.population, minlength=n_classes).astype(
+                np.int64
+            )
+        keep = sizes > 0
+        sensitive = {}
+        for i, sc in enumerate(self.table.sensitive):
+            nv = max(len(sc.labels), 1)
+            hist = np.bincount(
+                class_of * nv + sensitive_codes(i), weights=snap.counts, minlength=n_classes * nv
+            )
+            sensitive[sc.name] = SensitiveColumn(
+                sc.name,
+                sc.labels,
+                hist.reshape(n_classes, nv)[keep].astype(np.int64),
+                self._totals[i],
+                sc.hierarchy,
+            )
+        sizes = sizes[keep]
+        if class_keys is not None:
+            cls = FrequencySnapshot(
+                levels, None, sizes, keys=class_keys[keep], radix=self._qi_radix
+            )
+        else:
+            assert class_codes is not None
+            cls = FrequencySnapshot(levels, np.ascontiguousarray(class_codes[:, keep]), sizes)
+        summary = ClassSummary(
+            sizes,
+            n,
+            sensitive=sensitive,
+            population=None if population is None else population[keep],
+            population_size=self.table.population_size,
+        )
+        return cls, summary
+
+    def violations(self, summary: ClassSummary) -> BoolArray:
+        """Classes that violate any model."""
+        mask = np.zeros(summary.n_classes, dtype=bool)
         for model in self.models:
             mask |= model.violations(summary)
         return mask
 
+    def violating(self, snap: FrequencySnapshot) -> BoolArray:
+        """Classes of a size-only snapshot (rows are classes) that violate any model."""
+        return self.violations(ClassSummary(snap.counts, self.table.n_records))
+
+    def screen_violations(self, sizes: IntArray) -> BoolArray:
+        """Classes of the given sizes that the screening models reject."""
+        summary = ClassSummary(sizes, self.table.n_records)
+        mask = np.zeros(sizes.shape[0], dtype=bool)
+        for model in self.screen_models:
+            mask |= model.violations(summary)
+        return mask
+
     def judge(self, snap: FrequencySnapshot) -> tuple[bool, int]:
-        """Whether a snapshot satisfies the models within the limit, and records suppressed."""
+        """Whether a size-only snapshot satisfies the models within the limit, and the
+        records it suppresses."""
         suppressed = int(snap.counts[self.violating(snap)].sum())
         return suppressed <= self.max_suppressed, suppressed
+
+    def node_classes(self, index: int) -> tuple[FrequencySnapshot, ClassSummary, BoolArray]:
+        """Classes of node ``index``, their summary and which of them are suppressed."""
+        cls, summary = self.classes(self.snapshot(index))
+        return cls, summary, self.violations(summary)
 
     def evaluate(self, index: int) -> NodeResult:
         """Evaluate node ``index`` (cached)."""
         known = self.results.get(index)
         if known is not None:
             return known
-        snap = self.snapshot(index)
-        bad = self.violating(snap)
+        snap, summary, bad = self.node_classes(index)
         suppressed = int(snap.counts[bad].sum())
         anonymous = suppressed <= self.max_suppressed
+        forced = records_suppressed_below(self.models, summary) if self.track_forced else 0.0
         if anonymous:
             cost, bound = self.cost_model.price(snap, bad)
         else:  # a node that is not private is never released: only its bound matters
@@ -327,6 +460,7 @@ class Evaluator:
             n_classes=snap.n_classes,
             cost=cost,
             bound=bound,
+            forced_below=forced,
         )
         self.results[index] = result
         if self.on_evaluate is not None:
@@ -335,13 +469,13 @@ class Evaluator:
 
     def summary(self, index: int) -> NodeSummary:
         """The :class:`NodeSummary` of a node, for the pure metric functions."""
-        snap = self.snapshot(index)
+        snap, _, bad = self.node_classes(index)
         return NodeSummary(
             levels=snap.levels,
             hierarchies=self.table.hierarchies,
             codes=snap.codes.T,
             sizes=snap.counts,
-            suppressed=self.violating(snap),
+            suppressed=bad,
             value_counts=self.table.value_counts,
             k=self.k,
         )

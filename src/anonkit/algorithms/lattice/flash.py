@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
@@ -9,6 +11,7 @@ from anonkit.algorithms.lattice.prefilter import pair_screen
 from anonkit.algorithms.lattice.search import (
     ANONYMOUS,
     NOT_ANONYMOUS,
+    POSSIBLE,
     UNKNOWN,
     SearchResult,
     best_among,
@@ -50,21 +53,20 @@ class Flash:
 
     def search(self, evaluator: Evaluator) -> SearchResult:
         lat = evaluator.lattice
-        if not evaluator.privacy_monotone:
-            anonymous = np.array(
-                [evaluator.evaluate(int(i)).anonymous for i in range(lat.size)], dtype=bool
-            )
-            best = best_among(evaluator, anonymous)
-            return to_result(self.name, best, evaluator.evaluations)
         status = np.zeros(lat.size, dtype=np.int8)
         bounds = evaluator.cost_model.node_bounds(lat)
-        steer = bounds if bounds is not None else lat.levels.astype(np.float64)
         # lower[i]: a lower bound on the cost of node i, from the bounds learned so far
         lower = bounds.copy() if bounds is not None else np.full(lat.size, -np.inf)
-        if evaluator.screenable:
+        if evaluator.screen_models:
+            # the size-only monotone models (k-anonymity) alone rule nodes out and put a
+            # floor under their suppression cost, whatever the other models do
             screen = pair_screen(evaluator)
             status[~screen.passes] = NOT_ANONYMOUS
             lower += screen.suppression_floor
+        monotone = evaluator.privacy_monotone
+        if not monotone:
+            evaluator.track_forced = True
+        steer = bounds if bounds is not None else lat.levels.astype(np.float64)
         incumbent: NodeResult | None = None
 
         def relevant(node: int) -> bool:
@@ -73,12 +75,40 @@ class Flash:
         def visit(node: int) -> None:
             nonlocal incumbent
             res = evaluator.evaluate(node)
-            tag(status, evaluator, res)
+            if monotone:
+                tag(status, evaluator, res)
+            elif res.forced_below > evaluator.max_suppressed:
+                # too many records must go at every finer node: none of them is private
+                status[lat.downset(node)] = NOT_ANONYMOUS
+            else:
+                status[node] = POSSIBLE
             if bounds is None:
                 up = lat.upset(node)
                 lower[up] = np.maximum(lower[up], res.bound)
             if res.anonymous and (incumbent is None or rank(res) < rank(incumbent)):
                 incumbent = res
+
+        if evaluator.detailed:
+            evaluator.track_forced = True
+        if evaluator.detailed and not evaluator.screen_models:
+            # The projections onto two columns are the nodes whose other columns sit at
+            # the top. For models reading sensitive or population data they are judged
+            # through the evaluator (cheap: few classes, rolled up from one finer pair
+            # node); a projection that forces too much suppression rules out every node
+            # below it (see convex.py), the subset property behind Incognito. (With
+            # k-anonymity among the models the size screen above does this job cheaper.)
+            top = [h - 1 for h in lat.heights]
+            for a, b in itertools.combinations(range(lat.width), 2):
+                grid = [(la, lb) for la in range(lat.heights[a]) for lb in range(lat.heights[b])]
+                for la, lb in [grid[0], *reversed(grid[1:])]:
+                    levels = list(top)
+                    levels[a], levels[b] = la, lb
+                    node = lat.index(levels)
+                    if status[node] == UNKNOWN:
+                        visit(node)
+                        res = evaluator.results[node]
+                        if res.forced_below > evaluator.max_suppressed:
+                            status[lat.downset(node)] = NOT_ANONYMOUS
 
         for start in lat.by_height():
             s0 = int(start)
@@ -96,13 +126,15 @@ class Flash:
                 node = path[mid]
                 if status[node] == UNKNOWN:
                     visit(node)
-                if status[node] == ANONYMOUS:
+                if status[node] in (ANONYMOUS, POSSIBLE):
                     hi = mid - 1
                 else:
                     lo = mid + 1
             if status[s0] == UNKNOWN:  # the path ended below the private region
                 visit(s0)
-        best = best_among(
-            evaluator, status == ANONYMOUS, lower=lower if bounds is not None else None
-        )
+        floor = lower if bounds is not None else None
+        if monotone:
+            best = best_among(evaluator, status == ANONYMOUS, lower=floor)
+        else:  # evaluated nodes are cached; the rest are visited cheapest bound first
+            best = best_among(evaluator, status != NOT_ANONYMOUS, lower=floor, known_private=False)
         return to_result(self.name, best, evaluator.evaluations)

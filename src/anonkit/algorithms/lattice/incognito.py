@@ -69,6 +69,16 @@ class Incognito:
                         continue
                     if size == q:
                         ok = evaluator.evaluate(lat.index(node)).anonymous
+                    elif evaluator.detailed:
+                        # a projection has the classes of the full node whose other
+                        # columns sit at their top level; that node's snapshot carries
+                        # the sensitive and population data the models read
+                        lifted = [lat.heights[c] - 1 for c in range(q)]
+                        for c, lv in zip(subset, node, strict=True):
+                            lifted[c] = lv
+                        checks += 1
+                        _, summary, bad = evaluator.node_classes(lat.index(lifted))
+                        ok = int(summary.sizes[bad].sum()) <= evaluator.max_suppressed
                     else:
                         checks += 1
                         ok, _ = evaluator.judge(subset_snapshot(table, subset, node))

@@ -17,7 +17,6 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
-from anonkit.core.snapshot import FrequencySnapshot
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -44,8 +43,9 @@ class PairScreen:
 def pair_screen(evaluator: Evaluator) -> PairScreen:
     """Screen every lattice node with its single- and two-column projections.
 
-    Only valid when the privacy models are class-monotone and read class sizes only (the
-    caller checks ``evaluator.screenable``).
+    Uses only ``evaluator.screen_models``, the class-local, size-only, monotone models
+    (k-anonymity): a record they reject in a projection is rejected at the node too,
+    whatever the other models say, so the screen is valid for any mix of models.
     """
     table, lat = evaluator.table, evaluator.lattice
     cost = evaluator.cost_model
@@ -56,7 +56,6 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     floor = np.zeros(lat.size)
     min_extra = cost.min_extra(lat) if priced else floor
     maps, cards = table.level_maps, table.cardinalities
-    empty = np.zeros((0, 0), dtype=np.int64)
     for a, b in itertools.combinations(range(q), 2):
         # distinct (a, b) value pairs with their record counts: at most the snapshot size
         cb0 = cards[b][0]
@@ -85,7 +84,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         present = np.flatnonzero(counts > 0)
         sizes = np.rint(counts[present]).astype(np.int64)
         # class-local models judge each class alone, so one call covers every combination
-        bad = evaluator.violating(FrequencySnapshot((), empty, sizes))
+        bad = evaluator.screen_violations(sizes)
         combo = np.searchsorted(offset, present, side="right") - 1
         supp_records = np.bincount(combo[bad], weights=sizes[bad], minlength=ha * hb)
         ok = (supp_records <= evaluator.max_suppressed).reshape(ha, hb)

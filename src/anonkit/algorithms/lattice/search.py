@@ -10,8 +10,9 @@ import numpy.typing as npt
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.exceptions import PrivacyUnattainableError
 
-#: Node status codes used by the searches.
-UNKNOWN, ANONYMOUS, NOT_ANONYMOUS = 0, 1, -1
+#: Node status codes used by the searches (POSSIBLE: evaluated, not ruled out, for models
+#: without predictive tagging).
+UNKNOWN, ANONYMOUS, NOT_ANONYMOUS, POSSIBLE = 0, 1, -1, 2
 
 
 @dataclass(frozen=True)
@@ -92,27 +93,34 @@ def tag(status: npt.NDArray[np.int8], evaluator: Evaluator, result: NodeResult) 
 
 def best_among(
     evaluator: Evaluator,
-    anonymous: npt.NDArray[np.bool_],
+    candidates_mask: npt.NDArray[np.bool_],
     *,
     lower: npt.NDArray[np.float64] | None = None,
+    known_private: bool = True,
 ) -> NodeResult:
-    """The optimum among the private nodes marked in ``anonymous``.
+    """The optimum among the nodes marked in ``candidates_mask``.
 
     Exact for every metric: nodes are skipped only when a lower bound proves they cannot
     win. Additive metrics have a bound for every node without evaluation (the cost without
     suppression, exact when nothing is suppressed), which ``lower`` may tighten (a caller's
     per-node lower bounds for additive metrics); class-based metrics learn bounds from
     evaluated nodes and pass them to every node above.
+
+    With ``known_private`` (the default) every candidate is known to be private, as the
+    monotone searches establish; otherwise candidates are only possibly private and each
+    is evaluated before it can win.
     """
     lat = evaluator.lattice
-    candidates = np.flatnonzero(anonymous)
+    candidates = np.flatnonzero(candidates_mask)
     if candidates.size == 0:
         raise no_solution(evaluator)
     bounds = evaluator.cost_model.node_bounds(lat)
     best: NodeResult | None = None
-    # Above a node that suppresses nothing, nothing is suppressed either.
+    # Above a private node that suppresses nothing, nothing is suppressed either and the
+    # node is private, when every model is monotone under generalization.
+    spread = all(bool(getattr(m, "monotone_generalization", False)) for m in evaluator.models)
     zero_supp = np.zeros(lat.size, dtype=bool)
-    if evaluator.max_suppressed == 0:
+    if evaluator.max_suppressed == 0 and known_private:
         zero_supp[:] = True
     if bounds is not None:
         floor = bounds if lower is None else np.maximum(bounds, lower)
@@ -126,21 +134,22 @@ def best_among(
                 known = NodeResult(i, lat.node(i), True, 0, -1, float(bounds[i]), float(bounds[i]))
             if known is None:
                 known = evaluator.evaluate(i)
-                if known.suppressed == 0:
+                if known.anonymous and known.suppressed == 0 and spread:
                     zero_supp[lat.upset(i)] = True
-            if best is None or rank(known) < rank(best):
+            if known.anonymous and (best is None or rank(known) < rank(best)):
                 best = known
     else:
-        lower = np.full(lat.size, -np.inf)
+        floor = np.full(lat.size, -np.inf)
         order = np.lexsort((candidates, lat.levels[candidates]))
         for idx in candidates[order]:
             i = int(idx)
-            if best is not None and lower[i] >= best.cost:
+            if best is not None and floor[i] >= best.cost:
                 continue
             res = evaluator.evaluate(i)
             up = lat.upset(i)
-            np.maximum(lower, np.where(up, res.bound, -np.inf), out=lower)
-            if best is None or rank(res) < rank(best):
+            np.maximum(floor, np.where(up, res.bound, -np.inf), out=floor)
+            if res.anonymous and (best is None or rank(res) < rank(best)):
                 best = res
-    assert best is not None
+    if best is None:
+        raise no_solution(evaluator)
     return best
