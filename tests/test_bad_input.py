@@ -159,8 +159,11 @@ def test_unknown_hierarchy_key() -> None:
 
 
 def test_hierarchy_for_a_non_quasi_identifier() -> None:
-    with pytest.raises(ParameterError, match="quasi-identifiers and sensitive attributes only"):
-        _run(hierarchies={"sex": SEX, "age": AGE, "disease": SEX})
+    # a hierarchy for a column that is not a quasi-identifier is not needed: ignored
+    res = _run(hierarchies={"sex": SEX, "age": AGE, "disease": SEX})
+    assert "disease" not in res.transformation
+    with pytest.raises(UnknownColumnError, match="nosuch"):
+        _run(hierarchies={"sex": SEX, "age": AGE, "nosuch": SEX})
 
 
 def test_unknown_algorithm_and_metric() -> None:

@@ -228,7 +228,7 @@ def test_parameters_are_validated() -> None:
         ({"quasi_identifiers": []}, ParameterError),
         ({"quasi_identifiers": [1]}, ParameterError),
         ({"numeric": ["Disease"]}, ParameterError),
-        ({"hierarchies": {**hs, "Disease": hs["Zip"]}}, ParameterError),
+        ({"hierarchies": {**hs, "Age": hs["Zip"]}, "numeric": ["Age"]}, ParameterError),
         ({"sensitive": ["nope"]}, UnknownColumnError),
         ({"class_attribute": "nope"}, UnknownColumnError),
         ({"weights": {"nope": 1.0}}, ParameterError),

@@ -205,17 +205,11 @@ class Anonymizer:
             sensitive=sensitive,
         )
         specs = dict(self.hierarchies or {})
-        extra = [c for c in specs if c not in qi and c not in sensitive]
-        if extra:
-            unknown = [c for c in extra if c not in data.columns]
-            if unknown:
-                raise UnknownColumnError(unknown, data.columns)
-            raise ParameterError(
-                "hierarchies",
-                "anonymize",
-                "given for quasi-identifiers and sensitive attributes only",
-                f"a hierarchy for {extra[0]!r}",
-            )
+        # hierarchies of other columns are not needed (a full set, as load_adult() gives,
+        # may be passed); hierarchies of columns the data lacks are an error
+        unknown = [c for c in specs if c not in data.columns]
+        if unknown:
+            raise UnknownColumnError(unknown, data.columns)
         population = self._population(models, qi)
         hierarchies = [resolve_hierarchy(c, specs.get(c), _values(data, population, c)) for c in qi]
         engine = get_engine(self.engine)

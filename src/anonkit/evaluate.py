@@ -520,7 +520,9 @@ def evaluate(
     if missing:
         raise UnknownColumnError(missing, orig.columns)
     specs = dict(hierarchies or {})
-    extra = [c for c in specs if c not in qi or c in num]
+    # hierarchies of other columns are ignored (a full set, as load_adult() gives, may be
+    # passed), but a numeric quasi-identifier cannot also have one
+    extra = [c for c in specs if c in num]
     if extra:
         raise ParameterError(
             "hierarchies", OWNER, "given for non-numeric quasi-identifiers only", extra[0]
