@@ -1,4 +1,13 @@
-"""``anonkit check DATA --qi a,b,c``: measure the equivalence classes of a table."""
+"""``anonkit check DATA --qi a,b,c``: measure the classes and privacy levels of a table.
+
+Besides the class profile (achieved k, class sizes), ``check`` reports for each sensitive
+attribute the achieved distinct and entropy ℓ, recursive (c, ℓ), t for the equal, ordered
+and (with a hierarchy) hierarchical distances, δ-disclosure and β-likeness (see
+:mod:`anonkit.report.levels`), and, for the privacy models a ``--config`` requests in its
+``[privacy]`` section, which classes fail each one: their number, their records and the
+released quasi-identifier values of the first few (generalized values, never a record).
+A measurement: it exits 0 whether or not the table meets anything.
+"""
 
 from __future__ import annotations
 
@@ -7,46 +16,162 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.evaluate import (
+    MeasureConfig,
+    level_specs,
+    needs_population,
+    privacy_table,
+    read_measure_config,
+)
 from anonkit.exceptions import ParameterError
 from anonkit.io.tables import read_table
 from anonkit.metrics.classes import class_profile
 
+#: Failing classes shown per model.
+EXAMPLES = 10
 
-def _split(qi: str) -> list[str]:
+
+def _split(qi: str, option: str = "--qi") -> list[str]:
     names = [c.strip() for c in qi.split(",") if c.strip()]
     if not names:
-        raise ParameterError("--qi", "check", "a comma-separated list of columns", qi)
+        raise ParameterError(option, "check", "a comma-separated list of columns", qi)
     return names
 
 
 @guarded
 def check_command(
     data: Annotated[Path, typer.Argument(help="Table to measure (CSV or Parquet).")],
-    qi: Annotated[str, typer.Option(
-        "--qi", help="Quasi-identifiers, comma-separated (e.g. age,sex,zip).")],
-    k: Annotated[int, typer.Option("-k", "--k", min=1,
-                                   help="Count records in classes smaller than k.")] = 5,
-    separator: Annotated[str | None, typer.Option(
-        "--separator", help="CSV separator (detected if omitted).")] = None,
+    qi: Annotated[
+        str | None,
+        typer.Option(
+            "--qi",
+            help="Quasi-identifiers, comma-separated (e.g. age,sex,zip); default: "
+            "those of --config.",
+        ),
+    ] = None,
+    sensitive: Annotated[
+        str | None,
+        typer.Option(
+            "--sensitive", help="Sensitive attributes, comma-separated; default: those of --config."
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "-c",
+            help="TOML configuration: hierarchies, sensitive attributes and "
+            "the privacy models to check ([privacy]).",
+            metavar="CONFIG.toml",
+        ),
+    ] = None,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "-k",
+            "--k",
+            min=1,
+            help="Count records in classes smaller than k (default: [privacy] k, else 5).",
+        ),
+    ] = None,
+    ell: Annotated[
+        int | None,
+        typer.Option(
+            "-l", "--l", min=1, help="The ℓ of recursive (c, ℓ)-diversity (default: 2 and 3)."
+        ),
+    ] = None,
+    population: Annotated[
+        Path | None,
+        typer.Option(
+            "--population",
+            help="Population table (original form) for k-map and δ-presence; "
+            "overrides [privacy] population.",
+        ),
+    ] = None,
+    separator: Annotated[
+        str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
-    """Report achieved k, classes and their sizes over the quasi-identifiers.
+    """Report achieved k, classes and their sizes, and the privacy levels of each
+    sensitive attribute, over the quasi-identifiers.
 
     A measurement: exits 0 whether or not the table is k-anonymous.
     """
-    columns = _split(qi)
+    from anonkit.report.levels import (
+        check_models,
+        json_ready,
+        model_attributes,
+        privacy_levels,
+        released_classes,
+    )
+
+    columns = _split(qi) if qi is not None else None
+    cfg: MeasureConfig | None = (
+        read_measure_config(config, quasi_identifiers=columns) if config is not None else None
+    )
+    if columns is None:
+        if cfg is None:
+            raise ParameterError(
+                "--qi",
+                "check",
+                "a comma-separated list of columns (or a --config naming the quasi-identifiers)",
+                None,
+            )
+        columns = list(cfg.quasi_identifiers)
+    models = list(cfg.models) if cfg is not None else []
+    named = (
+        _split(sensitive, "--sensitive")
+        if sensitive is not None
+        else (list(cfg.sensitive) if cfg is not None else [])
+    )
+    sens = list(dict.fromkeys([*named, *model_attributes(models)]))
+    if k is None:
+        k = cfg.k if cfg is not None and cfg.k is not None else 5
+
     frame = read_table(data, separator=separator)
     profile = class_profile(frame, columns, k=k)
+    pop = None
+    pop_path = population if population is not None else (cfg.population if cfg else None)
+    if pop_path is not None and (population is not None or needs_population(models)):
+        pop = read_table(pop_path, separator=separator)
+    classes = released_classes(
+        frame,
+        columns,
+        sens,
+        hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
+        population=pop,
+        numeric=cfg.numeric if cfg is not None else (),
+    )
+    levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
+    checks = check_models(classes, models, limit=EXAMPLES)
+
     if as_json:
-        typer.echo(json.dumps({"file": str(data), "quasi_identifiers": columns,
-                               **profile.to_dict()}, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    "file": str(data),
+                    "quasi_identifiers": columns,
+                    **profile.to_dict(),
+                    "sensitive": sens,
+                    "privacy_levels": levels,
+                    "requested_models": [c.to_dict() for c in checks],
+                },
+                indent=2,
+                allow_nan=False,
+            )
+        )
         return
     console = stdout_console()
-    table = Table(title=f"Equivalence classes of {data.name} over {', '.join(columns)}",
-                  show_header=False, title_justify="left")
+    table = Table(
+        title=f"Equivalence classes of {escape(data.name)} over {escape(', '.join(columns))}",
+        show_header=False,
+        title_justify="left",
+    )
     table.add_column("item", style="bold")
     table.add_column("value", justify="right")
     ok = profile.min_size >= k
@@ -71,3 +196,19 @@ def check_command(
         bar = "█" * (round(count / biggest * 30) if count else 0)
         hist.add_row(label, f"{count:,}", bar)
     console.print(hist)
+
+    if sens or checks or "k_map" in levels:
+        console.print(privacy_table(levels, checks, title="Privacy levels"))
+    for check in checks:
+        if check.satisfied:
+            continue
+        shown = Table(
+            title=f"First failing classes of {escape(check.model)} "
+            f"({len(check.examples)} of {check.failing_classes:,})",
+            title_justify="left",
+        )
+        for c in columns:
+            shown.add_column(escape(c))
+        for key in check.examples:
+            shown.add_row(*(escape(key[c]) for c in columns))
+        console.print(shown)

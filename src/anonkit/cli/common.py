@@ -75,12 +75,11 @@ def summary_table(
         f"{result.suppression_limit:.2%})",
     )
     c = result.classes
-    table.add_row("classes", f"{c.n_classes:,} (sizes {c.min_size:,}-{c.max_size:,}, "
-                  f"mean {c.mean_size:,.1f})")
-    table.add_row("achieved k", f"{c.min_size:,}")
     table.add_row(
-        "metrics", "\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items())
+        "classes", f"{c.n_classes:,} (sizes {c.min_size:,}-{c.max_size:,}, mean {c.mean_size:,.1f})"
     )
+    table.add_row("achieved k", f"{c.min_size:,}")
+    table.add_row("metrics", "\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items()))
     table.add_row(
         "search", f"{result.nodes_evaluated:,} of {result.lattice_size:,} nodes evaluated"
     )

@@ -17,8 +17,11 @@ SUPPRESSION_LIMIT = 0.04
 
 @guarded
 def demo_command(
-    output_dir: Annotated[Path, typer.Option(
-        "--output-dir", "-d", help="Folder for release.csv, summary.json, report.html.")
+    output_dir: Annotated[
+        Path,
+        typer.Option(
+            "--output-dir", "-d", help="Folder for release.csv, summary.json, report.html."
+        ),
     ] = Path("demo-output"),
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="The k of k-anonymity.")] = 5,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing.")] = False,
@@ -34,22 +37,33 @@ def demo_command(
     heights = {c: h.height for c, h in hierarchies.items()}
     with ProgressReporter("Searching", enabled=not quiet) as bar:
         result = anonymize(
-            frame, quasi_identifiers=list(ADULT_COLUMNS), hierarchies=hierarchies, k=k,
-            suppression_limit=SUPPRESSION_LIMIT, algorithm="flash", metric="loss",
+            frame,
+            quasi_identifiers=list(ADULT_COLUMNS),
+            hierarchies=hierarchies,
+            k=k,
+            suppression_limit=SUPPRESSION_LIMIT,
+            algorithm="flash",
+            metric="loss",
             progress=bar,
         )
     settings = {
         "dataset": f"UCI Adult (bundled, {frame.height:,} records)",
-        "quasi_identifiers": list(ADULT_COLUMNS), "k": k,
-        "suppression_limit": SUPPRESSION_LIMIT, "algorithm": "flash", "metric": "loss",
+        "quasi_identifiers": list(ADULT_COLUMNS),
+        "k": k,
+        "suppression_limit": SUPPRESSION_LIMIT,
+        "algorithm": "flash",
+        "metric": "loss",
     }
-    html_text = render_html(result, title="anonkit demo: UCI Adult", config_summary=settings,
-                            heights=heights)
+    html_text = render_html(
+        result, title="anonkit demo: UCI Adult", config_summary=settings, heights=heights
+    )
     write_table(result.release, output_dir / "release.csv")
     atomic_write_text(output_dir / "summary.json", result.to_json() + "\n")
     atomic_write_text(output_dir / "report.html", html_text)
 
     console = stdout_console(quiet)
     console.print(summary_table(result, heights=heights))
-    console.print(f"wrote {output_dir / 'release.csv'}, {output_dir / 'summary.json'} "
-                  f"and {output_dir / 'report.html'}")
+    console.print(
+        f"wrote {output_dir / 'release.csv'}, {output_dir / 'summary.json'} "
+        f"and {output_dir / 'report.html'}"
+    )

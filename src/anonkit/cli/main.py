@@ -1,5 +1,9 @@
 """The ``anonkit`` typer application and its ``main()`` entry point.
 
+Commands: ``anonymize`` (run a TOML configuration), ``check`` (measure a table's classes
+and privacy levels), ``evaluate`` (loss, risk and privacy of a release against its
+original, JSON and HTML) and ``demo``.
+
 Errors raised on purpose (:class:`~anonkit.exceptions.AnonkitError`) are printed as one
 line ``error: <message>`` on stderr, and the process exits with the error's
 ``exit_code`` (1 for data or privacy problems, 2 for usage problems).
@@ -16,6 +20,7 @@ from anonkit.cli.anonymize import anonymize_command
 from anonkit.cli.check import check_command
 from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
+from anonkit.cli.evaluate import evaluate_command
 from anonkit.exceptions import AnonkitError
 
 app = typer.Typer(
@@ -37,8 +42,11 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Privacy-preserving publishing of microdata: k-anonymity, fast."""
@@ -47,6 +55,7 @@ def _root(
 app.command("anonymize")(anonymize_command)
 app.command("check")(check_command)
 app.command("demo")(demo_command)
+app.command("evaluate")(evaluate_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -103,11 +103,11 @@ def encode_sensitive(
     if hierarchy is not None:
         labels = list(hierarchy.leaves)
     else:
-        distinct = text.unique().to_list()
-        numeric = text.unique().cast(pl.Float64, strict=False)
+        uniq = text.unique()
+        distinct = uniq.to_list()
+        numeric = uniq.cast(pl.Float64, strict=False)
         if numeric.null_count() == 0:
-            pairs = sorted(zip(numeric.to_list(), text.unique().to_list(), strict=True))
-            labels = [t for _, t in pairs]
+            labels = [t for _, t in sorted(zip(numeric.to_list(), distinct, strict=True))]
         else:
             labels = sorted(distinct)
     codes = text.replace_strict(labels, list(range(len(labels))), default=-1, return_dtype=pl.Int64)

@@ -1,14 +1,21 @@
-"""A self-contained HTML report of an anonymization (no records, no external assets)."""
+"""A self-contained HTML report of an anonymization (no records, no external assets).
+
+:func:`render_html` summarizes an :class:`~anonkit.result.AnonymizationResult` alone (what
+the search reports); :func:`anonkit.report.evaluation.render_evaluation_html` is the full
+steward's report measured on the release (loss, risk, privacy levels, plots).
+"""
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from anonkit.io.atomic import atomic_write_text
+from anonkit.report._common import card as _card
+from anonkit.report._common import fmt as _fmt
+from anonkit.report._common import page_head, stamp
 from anonkit.result import AnonymizationResult
 
 __all__ = ["METRIC_EXPLANATIONS", "render_html", "write_html"]
@@ -34,41 +41,6 @@ METRIC_EXPLANATIONS: dict[str, str] = {
     "(lower is better).",
 }
 
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;
-max-width:60rem;color:#1f2328;line-height:1.45;padding:0 1rem}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem;
-border-bottom:1px solid #d0d7de;padding-bottom:.2rem}
-.sub{color:#57606a;margin-top:0}
-table{border-collapse:collapse;width:100%;margin:.5rem 0}
-th,td{text-align:left;padding:.3rem .6rem;border-bottom:1px solid #eaeef2;vertical-align:top}
-th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.cards{display:flex;flex-wrap:wrap;gap:.8rem}
-.card{border:1px solid #d0d7de;border-radius:6px;padding:.6rem 1rem;min-width:9rem}
-.card .v{font-size:1.4rem;font-weight:600}.card .l{color:#57606a;font-size:.85rem}
-.bar{background:#eaeef2;border-radius:3px;height:1rem;min-width:10rem}
-.bar span{display:block;height:100%;background:#2f81f7;border-radius:3px}
-.levels{font-family:ui-monospace,monospace}
-footer{margin-top:2rem;color:#57606a;font-size:.8rem}
-"""
-
-
-def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        if value == int(value) and abs(value) < 1e15:
-            return f"{int(value):,}"
-        return f"{value:,.4f}" if abs(value) < 1e6 else f"{value:,.4g}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    return str(value)
-
-
-def _card(label: str, value: Any) -> str:
-    return (
-        f'<div class="card"><div class="v">{escape(_fmt(value))}</div>'
-        f'<div class="l">{escape(label)}</div></div>'
-    )
-
 
 def render_html(
     result: AnonymizationResult,
@@ -92,11 +64,7 @@ def render_html(
     """
     classes = result.classes
     parts: list[str] = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
+        *page_head(title),
         f'<p class="sub">Privacy: {escape("; ".join(result.privacy) or "none")} &middot; '
         f"algorithm {escape(result.algorithm)}, minimizing {escape(result.metric)}</p>",
         '<h2>Summary</h2><div class="cards">',
@@ -131,9 +99,9 @@ def render_html(
         share = level / top if top else (0.0 if level == 0 else 1.0)
         bar = f'<div class="bar"><span style="width:{share * 100:.1f}%"></span></div>'
         parts.append(
-            f"<tr><td>{escape(column)}</td><td class=\"num\">{level}"
+            f'<tr><td>{escape(column)}</td><td class="num">{level}'
             f"{'' if top is None else f' / {top}'}</td>"
-            f"<td class=\"num\">{'' if height is None else height}</td><td>{bar}</td></tr>"
+            f'<td class="num">{"" if height is None else height}</td><td>{bar}</td></tr>'
         )
     parts.append("</table>")
     parts.append(
@@ -151,7 +119,7 @@ def render_html(
     )
     for label, count in hist.items():
         parts.append(
-            f"<tr><td>{escape(label)}</td><td class=\"num\">{count:,}</td>"
+            f'<tr><td>{escape(label)}</td><td class="num">{count:,}</td>'
             f'<td><div class="bar"><span style="width:{count / biggest * 100:.1f}%">'
             "</span></div></td></tr>"
         )
@@ -164,13 +132,12 @@ def render_html(
 
     # metrics
     parts.append(
-        "<h2>Information loss</h2><table><tr><th>Metric</th><th>Value</th>"
-        "<th>Meaning</th></tr>"
+        "<h2>Information loss</h2><table><tr><th>Metric</th><th>Value</th><th>Meaning</th></tr>"
     )
     for name, value in result.metrics.items():
         marker = " (optimized)" if name == result.metric else ""
         parts.append(
-            f"<tr><td>{escape(name)}{marker}</td><td class=\"num\">{escape(_fmt(value))}</td>"
+            f'<tr><td>{escape(name)}{marker}</td><td class="num">{escape(_fmt(value))}</td>'
             f"<td>{escape(METRIC_EXPLANATIONS.get(name, ''))}</td></tr>"
         )
     parts.append("</table>")
@@ -179,15 +146,12 @@ def render_html(
         parts.append("<h2>Settings</h2><table>")
         for key, value in config_summary.items():
             shown = ", ".join(map(str, value)) if isinstance(value, (list, tuple)) else value
-            parts.append(
-                f"<tr><th>{escape(str(key))}</th><td>{escape(_fmt(shown))}</td></tr>"
-            )
+            parts.append(f"<tr><th>{escape(str(key))}</th><td>{escape(_fmt(shown))}</td></tr>")
         parts.append("</table>")
 
     timing = ", ".join(f"{k} {v:.3f} s" for k, v in result.timing.items())
-    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(
-        f"<footer>Generated by anonkit on {escape(stamp)}. Timing: {escape(timing)}. "
+        f"<footer>Generated by anonkit on {escape(stamp())}. Timing: {escape(timing)}. "
         "This report contains no records.</footer></body></html>"
     )
     return "\n".join(parts) + "\n"

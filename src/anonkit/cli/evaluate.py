@@ -1,0 +1,404 @@
+"""``anonkit evaluate ORIGINAL RELEASE --config CONFIG``: measure any release.
+
+Reads the original table and a release of it (rows matched by position; made by anonkit
+or by another tool), measures every information-loss and risk figure with
+:func:`anonkit.evaluate` and the achieved privacy levels with
+:mod:`anonkit.report.levels`, prints a summary, and writes the figures as JSON and,
+with ``--html``, the steward's report. Nothing printed or written holds a record.
+
+The configuration is the TOML file of ``anonkit anonymize``; only its ``[attributes]``
+(quasi-identifiers, sensitive and numeric attributes), ``[hierarchies]`` and ``[privacy]``
+(k, the requested models, the population table) sections are read, so ``input`` may be
+left out. :func:`read_measure_config` reads them for ``anonkit check`` as well.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from anonkit.cli.common import guarded, stdout_console
+from anonkit.exceptions import ConfigError, InputFileError
+from anonkit.io.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from anonkit.models.base import PrivacyModel
+    from anonkit.report.levels import ModelCheck
+
+#: Sections of a run configuration that a measurement reads.
+MEASURE_SECTIONS = ("attributes", "hierarchies", "privacy")
+
+
+@dataclass(frozen=True)
+class MeasureConfig:
+    """What a measurement reads from a run configuration.
+
+    Attributes
+    ----------
+    path
+        The configuration file.
+    quasi_identifiers, sensitive, numeric
+        Column roles from ``[attributes]`` (quasi-identifiers default to the keys of
+        ``[hierarchies]``, as for ``anonkit anonymize``).
+    hierarchies
+        Hierarchy specs by column (file paths resolved against the file's folder, or
+        builder tables).
+    k
+        ``[privacy] k`` when the file gives it.
+    models
+        The requested privacy models: ``KAnonymity(k)`` when ``k`` is given, then
+        ``[privacy] models``.
+    population
+        ``[privacy] population``, the population table's path.
+    """
+
+    path: Path
+    quasi_identifiers: tuple[str, ...]
+    sensitive: tuple[str, ...] = ()
+    numeric: tuple[str, ...] = ()
+    hierarchies: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    k: int | None = None
+    models: tuple[PrivacyModel, ...] = ()
+    population: Path | None = None
+
+
+def read_measure_config(
+    path: Path, *, quasi_identifiers: Sequence[str] | None = None
+) -> MeasureConfig:
+    """Read the measurement sections of a TOML run configuration.
+
+    The sections are validated by :func:`anonkit.io.config.parse_config` exactly as for
+    ``anonkit anonymize``; sections a measurement does not use are not read.
+
+    Parameters
+    ----------
+    path
+        The configuration file.
+    quasi_identifiers
+        Quasi-identifiers that replace those of the file (``anonkit check --qi``).
+
+    Raises
+    ------
+    InputFileError
+        If the file is missing or unreadable.
+    ConfigError
+        If it is not TOML or its sections are invalid.
+    """
+    from anonkit.io.config import parse_config
+    from anonkit.models import KAnonymity
+
+    p = Path(path)
+    if not p.is_file():
+        raise InputFileError(p, "no such file")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputFileError(p, "not a UTF-8 text file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p} is not valid TOML: {exc}.") from None
+    part: dict[str, Any] = {key: data[key] for key in MEASURE_SECTIONS if key in data}
+    # parse_config wants what a run needs: an input (not read here) and a privacy target
+    part["input"] = data["input"] if isinstance(data.get("input"), str) else p.name
+    privacy = part.get("privacy", {})
+    requested_k = isinstance(privacy, dict) and "k" in privacy
+    if isinstance(privacy, dict) and not requested_k and not privacy.get("models"):
+        part["privacy"] = {**privacy, "k": 1}
+    if quasi_identifiers is not None:
+        attrs = part.get("attributes", {})
+        if isinstance(attrs, dict):
+            part["attributes"] = {**attrs, "quasi_identifiers": list(quasi_identifiers)}
+    cfg = parse_config(part, path=p.resolve())
+    k = cfg.k if requested_k else None
+    models: list[PrivacyModel] = [KAnonymity(k)] if k is not None else []
+    models += list(getattr(cfg, "privacy", ()))
+    return MeasureConfig(
+        path=p,
+        quasi_identifiers=tuple(cfg.quasi_identifiers),
+        sensitive=tuple(cfg.sensitive),
+        numeric=tuple(getattr(cfg, "numeric", ())),
+        hierarchies=MappingProxyType(dict(cfg.hierarchies)),
+        k=k,
+        models=tuple(models),
+        population=getattr(cfg, "population", None),
+    )
+
+
+def level_specs(
+    config: MeasureConfig | None, sensitive: Sequence[str], *, with_qi: bool
+) -> dict[str, Any]:
+    """Hierarchy specs for :func:`~anonkit.report.levels.released_classes`: the sensitive
+    attributes' (hierarchical t-closeness) and, for population matching, the
+    quasi-identifiers' (not the numeric ones)."""
+    if config is None:
+        return {}
+    wanted = [*sensitive, *(config.quasi_identifiers if with_qi else ())]
+    return {
+        c: config.hierarchies[c]
+        for c in wanted
+        if c in config.hierarchies and c not in config.numeric
+    }
+
+
+def needs_population(models: Sequence[PrivacyModel]) -> bool:
+    from anonkit.models.base import POPULATION_COUNT
+
+    return any(POPULATION_COUNT in m.requires for m in models)
+
+
+def _num(value: Any, percent: bool = False, *, missing: str = "n/a") -> str:
+    """A figure for the terminal; ``missing`` stands for ``None`` (``inf`` in JSON form)."""
+    from anonkit.report._common import fmt
+
+    if value is None:
+        return missing
+    if value == float("inf"):
+        return "none"
+    return f"{fmt(value)} ({value:.2%})" if percent else fmt(value)
+
+
+def privacy_table(
+    levels: Mapping[str, Any], checks: Sequence[ModelCheck], *, title: str = "Achieved privacy"
+) -> Table:
+    """A rich table of achieved levels (JSON-ready, see ``json_ready``) and model checks."""
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value", justify="right")
+    if not levels.get("classes"):
+        table.add_row("classes", "0 (every record suppressed)")
+        return table
+    table.add_row("k (smallest class)", _num(levels["k"]))
+    table.add_row("average re-identification risk", _num(levels["average_risk"], True))
+    if "k_map" in levels:
+        table.add_row("k-map (smallest population class)", _num(levels["k_map"]))
+        presence = levels["presence"]
+        table.add_row(
+            "δ-presence (sample / population)",
+            f"{_num(presence['min'])} to {_num(presence['max'])}",
+        )
+    for name, lv in levels.get("sensitive", {}).items():
+        table.add_section()
+        at = escape(name)
+        table.add_row(f"{at}: distinct ℓ", _num(lv["distinct_l"]))
+        table.add_row(f"{at}: entropy ℓ", _num(lv["entropy_l"]))
+        for ell, c in lv["recursive_c"].items():
+            table.add_row(f"{at}: recursive (c, ℓ={ell}), c >", _num(c, missing="none"))
+        table.add_row(f"{at}: t, equal distance", _num(lv["t_equal"]))
+        table.add_row(f"{at}: t, ordered distance ({lv['order']} order)", _num(lv["t_ordered"]))
+        if "t_hierarchical" in lv:
+            table.add_row(f"{at}: t, hierarchical distance", _num(lv["t_hierarchical"]))
+        table.add_row(f"{at}: δ-disclosure, δ >", _num(lv["delta"]))
+        table.add_row(f"{at}: β-likeness, basic", _num(lv["beta_basic"]))
+        table.add_row(f"{at}: β-likeness, enhanced", _num(lv["beta_enhanced"], missing="none"))
+    if checks:
+        table.add_section()
+        for check in checks:
+            verdict = (
+                "met"
+                if check.satisfied
+                else f"NOT met: {check.failing_classes:,} class(es), "
+                f"{check.failing_records:,} record(s)"
+            )
+            table.add_row(escape(check.model), verdict)
+    return table
+
+
+def _read_population(
+    option: Path | None, config: MeasureConfig | None, separator: str | None
+) -> pl.DataFrame | None:
+    from anonkit.io.tables import read_table
+
+    path = option if option is not None else (config.population if config else None)
+    return read_table(path, separator=separator) if path is not None else None
+
+
+@guarded
+def evaluate_command(
+    original: Annotated[Path, typer.Argument(help="The original table (CSV or Parquet).")],
+    release: Annotated[
+        Path, typer.Argument(help="The release, same rows in the same order (CSV or Parquet).")
+    ],
+    config: Annotated[
+        Path,
+        typer.Option(
+            "--config",
+            "-c",
+            help="TOML configuration: [attributes], [hierarchies], [privacy].",
+            metavar="CONFIG.toml",
+        ),
+    ],
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write every figure as JSON here (no records).")
+    ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write the self-contained HTML report here.")
+    ] = None,
+    population: Annotated[
+        Path | None,
+        typer.Option(
+            "--population",
+            help="Population table (original form) for journalist risk and "
+            "k-map; overrides [privacy] population.",
+        ),
+    ] = None,
+    population_size: Annotated[
+        int | None,
+        typer.Option(
+            "--population-size", min=1, help="Population size for the uniqueness estimate."
+        ),
+    ] = None,
+    class_attribute: Annotated[
+        str | None,
+        typer.Option("--class-attribute", help="Column for the classification metric CM."),
+    ] = None,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "-k", "--k", min=1, help="The k of the privacy target (default: [privacy] k)."
+        ),
+    ] = None,
+    risk_threshold: Annotated[
+        float,
+        typer.Option(
+            "--risk-threshold",
+            min=0.0,
+            max=1.0,
+            help="Records with a risk above this count as at risk.",
+        ),
+    ] = 0.2,
+    separator: Annotated[
+        str | None,
+        typer.Option("--separator", help="CSV separator of the tables (detected if omitted)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+) -> None:
+    """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
+    import json
+
+    from anonkit.evaluate import evaluate
+    from anonkit.io.tables import read_table
+    from anonkit.report.levels import (
+        check_models,
+        json_ready,
+        model_attributes,
+        privacy_levels,
+        released_classes,
+    )
+
+    cfg = read_measure_config(config)
+    orig = read_table(original, separator=separator)
+    rel = read_table(release, separator=separator)
+    pop = _read_population(population, cfg, separator)
+    qi = list(cfg.quasi_identifiers)
+    sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))
+    hierarchies = {
+        c: spec for c, spec in cfg.hierarchies.items() if c in qi and c not in cfg.numeric
+    }
+    ev = evaluate(
+        orig,
+        rel,
+        quasi_identifiers=qi,
+        hierarchies=hierarchies,
+        sensitive=sensitive,
+        class_attribute=class_attribute,
+        population=pop,
+        population_size=population_size,
+        numeric=list(cfg.numeric),
+        k=k if k is not None else cfg.k,
+        risk_threshold=risk_threshold,
+    )
+    # the release's classes; sensitive values from the release, else from the original
+    frame = rel.select(qi).with_columns(
+        [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
+    )
+    classes = released_classes(
+        frame,
+        qi,
+        sensitive,
+        hierarchies=level_specs(cfg, sensitive, with_qi=pop is not None),
+        population=pop,
+        numeric=cfg.numeric,
+        normalize=True,
+    )
+    levels = json_ready(privacy_levels(classes))
+    checks = check_models(classes, cfg.models, limit=0)
+
+    payload = {
+        "files": {"original": str(original), "release": str(release), "config": str(config)},
+        **ev.to_dict(),
+        "privacy_levels": levels,
+        "requested_models": [c.to_dict() for c in checks],
+    }
+    # render everything first so that a failure writes nothing
+    json_text = json.dumps(payload, indent=2, allow_nan=False) + "\n"
+    html_text = None
+    if html is not None:
+        from anonkit.report.evaluation import render_evaluation_html
+
+        settings = {
+            "original table": original.name,
+            "release": release.name,
+            "configuration": config.name,
+            "requested privacy models": [m.describe() for m in cfg.models] or "none",
+        }
+        html_text = render_evaluation_html(
+            ev,
+            title=f"Evaluation of {release.name}",
+            settings=settings,
+            levels=levels,
+            models=checks,
+        )
+    if json_out is not None:
+        atomic_write_text(json_out, json_text)
+    if html is not None and html_text is not None:
+        atomic_write_text(html, html_text)
+
+    console = stdout_console(quiet)
+    console.print(_overview(payload))
+    console.print(privacy_table(levels, checks))
+    console.print(_figures("Key risks", payload["risk"], percent=True))
+    console.print(_figures("Key losses", payload["loss"]))
+    for note in payload["notes"]:
+        console.print(f"note: {note}")
+    if json_out is not None:
+        console.print(f"figures written to {json_out}")
+    if html is not None:
+        console.print(f"report written to {html}")
+
+
+def _overview(payload: Mapping[str, Any]) -> Table:
+    data = payload["dataset"]
+    classes = payload["classes"]
+    table = Table(title="Release", show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value", justify="right")
+    table.add_row("records", f"{data['n_records']:,}")
+    table.add_row("suppressed", f"{data['n_suppressed']:,} ({data['suppressed_share']:.2%})")
+    table.add_row(
+        "classes",
+        f"{classes['n_classes']:,} (sizes {classes['min_size']:,}-{classes['max_size']:,})",
+    )
+    table.add_row(
+        "quasi-identifiers", escape(", ".join(payload["configuration"]["quasi_identifiers"]))
+    )
+    return table
+
+
+def _figures(title: str, figures: Sequence[Mapping[str, Any]], *, percent: bool = False) -> Table:
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value", justify="right")
+    for figure in figures:
+        if figure["value"] is None:
+            continue
+        table.add_row(escape(figure["title"]), _num(figure["value"], percent))
+    return table

@@ -1,0 +1,637 @@
+"""Achieved privacy levels of a released table, and which classes fail requested models.
+
+``anonkit check``, ``anonkit evaluate`` and the HTML report read a release as it is
+published: its equivalence classes are the records with equal released quasi-identifier
+values (records whose every quasi-identifier is ``*`` are suppressed and belong to no
+class), and each sensitive attribute is counted per class. :func:`released_classes` builds
+that :class:`~anonkit.models.base.ClassSummary` from the table; :func:`privacy_levels`
+measures the strongest parameter of every model the release meets (one implementation of
+each formula, :mod:`anonkit.models.measure`); :func:`check_models` lists the classes that
+violate requested models.
+
+The sensitive distributions a class is compared with (t-closeness, δ-disclosure,
+β-likeness) are those of the *whole table*, suppressed records included, exactly as the
+anonymization judged them.
+
+References
+----------
+L. Sweeney. k-anonymity: a model for protecting privacy. IJUFKS 10(5), 2002.
+A. Machanavajjhala, D. Kifer, J. Gehrke, M. Venkitasubramaniam. ℓ-Diversity: Privacy beyond
+k-anonymity. ACM TKDD 1(1), 2007.
+N. Li, T. Li, S. Venkatasubramanian. t-Closeness: Privacy beyond k-anonymity and
+ℓ-diversity. ICDE 2007.
+J. Brickell, V. Shmatikov. The cost of privacy. KDD 2008 (δ-disclosure).
+J. Cao, P. Karras. Publishing microdata with a robust privacy guarantee. PVLDB 5(11), 2012
+(β-likeness).
+
+Examples
+--------
+>>> import polars as pl
+>>> release = pl.DataFrame({"zip": ["130**"] * 4 + ["1485*"] * 3 + ["*"],
+...                         "age": ["<30"] * 4 + [">40"] * 3 + ["*"],
+...                         "disease": ["flu", "flu", "cold", "ulcer", "flu", "cold", "cold",
+...                                     "flu"]})
+>>> classes = released_classes(release, ["zip", "age"], ["disease"])
+>>> classes.summary.sizes.tolist(), classes.n_suppressed, classes.key(0)
+([4, 3], 1, {'zip': '130**', 'age': '<30'})
+>>> levels = privacy_levels(classes)
+>>> levels["k"], levels["sensitive"]["disease"]["distinct_l"]
+(3, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import numpy as np
+import polars as pl
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import group_codes
+from anonkit.exceptions import (
+    EmptyDataError,
+    MissingValuesError,
+    ParameterError,
+    UnknownColumnError,
+)
+from anonkit.models.base import (
+    POPULATION_COUNT,
+    SENSITIVE_HISTOGRAM,
+    ClassSummary,
+    IntArray,
+    PrivacyModel,
+    SensitiveColumn,
+)
+
+__all__ = [
+    "PRIVACY_INFO",
+    "LevelInfo",
+    "ModelCheck",
+    "ReleasedClasses",
+    "check_models",
+    "json_ready",
+    "model_attributes",
+    "privacy_levels",
+    "released_classes",
+]
+
+OWNER = "check"
+#: How a suppressed cell is written.
+STAR = "*"
+#: Label standing for a missing (null) quasi-identifier cell in class keys.
+NULL_LABEL = "<null>"
+
+
+class LevelInfo(NamedTuple):
+    """How to present one achieved level: title, direction, explanation and source."""
+
+    title: str
+    better: str
+    explanation: str
+    reference: str
+
+
+#: Presentation of every achieved level, in report order (per attribute after ``k``).
+PRIVACY_INFO: Mapping[str, LevelInfo] = MappingProxyType(
+    {
+        "k": LevelInfo(
+            "k-anonymity (smallest group)",
+            "higher",
+            "Every released record shares its quasi-identifier values with at least k-1 "
+            "others, so it hides in a group of at least k.",
+            "Sweeney, IJUFKS 2002",
+        ),
+        "average_risk": LevelInfo(
+            "Average re-identification risk",
+            "lower",
+            "Groups divided by released records: the average chance of picking out a "
+            "record when the attacker knows the person is in the release.",
+            "El Emam, 2013",
+        ),
+        "k_map": LevelInfo(
+            "k-map (smallest population group)",
+            "higher",
+            "Every released group matches at least k people of the population table.",
+            "Sweeney 2001; El Emam & Dankar, JAMIA 2008",
+        ),
+        "presence": LevelInfo(
+            "δ-presence (share of the population released)",
+            "narrower",
+            "Smallest and largest share of a group's population that is in the release: "
+            "how sure an attacker can be that a person is in the data.",
+            "Nergiz et al., SIGMOD 2007",
+        ),
+        "distinct_l": LevelInfo(
+            "Distinct ℓ-diversity",
+            "higher",
+            "Fewest different sensitive values in any group (1 means some group reveals "
+            "the value of all its members).",
+            "Machanavajjhala et al., TKDD 2007",
+        ),
+        "entropy_l": LevelInfo(
+            "Entropy ℓ-diversity",
+            "higher",
+            "The least diverse group is as uncertain as ℓ equally frequent values "
+            "(exp of the smallest group entropy).",
+            "Machanavajjhala et al., TKDD 2007",
+        ),
+        "recursive_c": LevelInfo(
+            "Recursive (c, ℓ)-diversity",
+            "lower",
+            "Smallest c such that in every group the most frequent value is rarer than c "
+            "times the values from the ℓ-th most frequent on (none: a group has fewer "
+            "than ℓ values).",
+            "Machanavajjhala et al., TKDD 2007",
+        ),
+        "t_equal": LevelInfo(
+            "t-closeness, equal distance",
+            "lower",
+            "Largest distance between a group's sensitive values and the whole table's "
+            "(0 = same distribution, 1 = nothing in common); all values equally far apart.",
+            "Li et al., ICDE 2007",
+        ),
+        "t_ordered": LevelInfo(
+            "t-closeness, ordered distance",
+            "lower",
+            "As above, with values in order, so shifting mass to a neighbouring value "
+            "costs less than to a distant one.",
+            "Li et al., ICDE 2007",
+        ),
+        "t_hierarchical": LevelInfo(
+            "t-closeness, hierarchical distance",
+            "lower",
+            "As above, with values in the same branch of the attribute's hierarchy "
+            "counting as close.",
+            "Li et al., ICDE 2007",
+        ),
+        "delta": LevelInfo(
+            "δ-disclosure privacy",
+            "lower",
+            "Largest |ln(q/p)| of a value's share q in a group against its share p in the "
+            "table: seeing the group changes beliefs by at most a factor exp(δ).",
+            "Brickell & Shmatikov, KDD 2008",
+        ),
+        "beta_basic": LevelInfo(
+            "Basic β-likeness",
+            "lower",
+            "Largest relative gain (q - p)/p of a value's share in a group over its share "
+            "in the table.",
+            "Cao & Karras, PVLDB 2012",
+        ),
+        "beta_enhanced": LevelInfo(
+            "Enhanced β-likeness",
+            "lower",
+            "Basic β when every gain is also at most -ln p, which keeps rare values from "
+            "becoming near-certain (none: some gain exceeds -ln p).",
+            "Cao & Karras, PVLDB 2012",
+        ),
+    }
+)
+
+
+# --------------------------------------------------------------------------- classes
+@dataclass(frozen=True, eq=False)
+class ReleasedClasses:
+    """The equivalence classes of a released table.
+
+    Attributes
+    ----------
+    quasi_identifiers
+        The columns the classes are formed on.
+    summary
+        Class sizes, sensitive histograms (whole-table totals) and, when a population
+        table was given, population counts; classes in :attr:`key_codes` order.
+    n_records
+        Records of the table.
+    n_suppressed
+        Records whose every quasi-identifier is ``*`` (in no class).
+    key_labels
+        Per quasi-identifier, its distinct released values in text order (a missing cell
+        is ``<null>``).
+    key_codes
+        ``(n_classes, q)``: each class's released value of each quasi-identifier, as an
+        index into :attr:`key_labels`; classes are in the order of their keys.
+    """
+
+    quasi_identifiers: tuple[str, ...]
+    summary: ClassSummary
+    n_records: int
+    n_suppressed: int
+    key_labels: tuple[tuple[str, ...], ...]
+    key_codes: IntArray
+
+    @property
+    def n_classes(self) -> int:
+        return self.summary.n_classes
+
+    def key(self, index: int) -> dict[str, str]:
+        """The released quasi-identifier values of class ``index`` (generalized values)."""
+        row = self.key_codes[index]
+        return {c: self.key_labels[j][int(row[j])] for j, c in enumerate(self.quasi_identifiers)}
+
+
+def _names(value: str | Sequence[str], parameter: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise ParameterError(parameter, OWNER, "a list of column names", value)
+    return list(value)
+
+
+def _normalized(series: pl.Series) -> pl.Series:
+    """Released cells as text: stripped; null, empty and ``**`` cells read as ``*``."""
+    text = series.cast(pl.String).str.strip_chars()
+    starish = text.is_null() | (text.str.replace_all(r"\*", "") == "")
+    return pl.select(pl.when(starish).then(pl.lit(STAR)).otherwise(text)).to_series()
+
+
+def released_classes(
+    frame: pl.DataFrame,
+    quasi_identifiers: str | Sequence[str],
+    sensitive: str | Sequence[str] = (),
+    *,
+    hierarchies: Mapping[str, Any] | None = None,
+    population: Any = None,
+    numeric: Sequence[str] = (),
+    normalize: bool = False,
+) -> ReleasedClasses:
+    """Group a released table into equivalence classes and count its sensitive values.
+
+    Parameters
+    ----------
+    frame
+        The release (polars), one row per record.
+    quasi_identifiers
+        Columns whose released values form the classes. A record whose every
+        quasi-identifier is exactly ``*`` is suppressed; a missing cell is a value of its
+        own (as :func:`anonkit.metrics.classes.class_profile` counts), unless ``normalize``.
+    sensitive
+        Attributes to count per class. Labels are the attribute's hierarchy leaves when
+        ``hierarchies`` has one (as :func:`anonkit.anonymize` encodes them), else its
+        distinct values, in numeric order when all are numbers and text order otherwise.
+    hierarchies
+        Hierarchies (objects, file paths or builder tables) of sensitive attributes, for
+        hierarchical t-closeness; with ``population``, also of quasi-identifiers.
+    population
+        A population table (pandas or polars) holding the quasi-identifiers in original
+        form; each class then counts the population records its released values cover
+        (k-map, δ-presence). Quasi-identifiers without a hierarchy and not ``numeric`` are
+        matched exactly.
+    numeric
+        Quasi-identifiers released as numbers or ranges (matched against the population as
+        numbers).
+    normalize
+        Read cells as :func:`anonkit.evaluate` does: stripped, with null, empty and ``**``
+        cells suppressed (``*``).
+
+    Raises
+    ------
+    UnknownColumnError
+        If a named column is missing.
+    EmptyDataError
+        If the table has no records.
+    ParameterError
+        If a column is both a quasi-identifier and sensitive.
+    MissingValuesError, ValuesNotInHierarchyError
+        If a sensitive attribute has missing values or values outside its hierarchy.
+    """
+    from anonkit.api import resolve_hierarchy
+    from anonkit.engines.polars_engine import encode_sensitive
+
+    qi = _names(quasi_identifiers, "quasi_identifiers")
+    sens = list(dict.fromkeys(_names(sensitive, "sensitive")))
+    if not qi:
+        raise ParameterError("quasi_identifiers", OWNER, "at least one column name", qi)
+    missing = [c for c in dict.fromkeys([*qi, *sens]) if c not in frame.columns]
+    if missing:
+        raise UnknownColumnError(missing, frame.columns)
+    both = [c for c in sens if c in qi]
+    if both:
+        raise ParameterError("sensitive", OWNER, "columns that are not quasi-identifiers", both[0])
+    if frame.height == 0:
+        raise EmptyDataError()
+    specs = dict(hierarchies or {})
+
+    # one code per distinct released value of each quasi-identifier (text order)
+    codes: list[IntArray] = []
+    labels: list[tuple[str, ...]] = []
+    star = np.ones(frame.height, dtype=bool)
+    text_columns: dict[str, pl.Series] = {}
+    for c in qi:
+        text = _normalized(frame[c]) if normalize else frame[c].cast(pl.String)
+        text_columns[c] = text
+        star &= (text == STAR).fill_null(False).to_numpy()
+        filled = text.fill_null(NULL_LABEL)
+        uniq = filled.unique().sort()
+        codes.append(filled.cast(pl.Enum(uniq.to_list())).to_physical().to_numpy().astype(np.int64))
+        labels.append(tuple(uniq.to_list()))
+    kept = np.flatnonzero(~star)
+    if kept.size:
+        uniq_codes, sizes, inverse = group_codes(
+            [col[kept] for col in codes], [len(lab) for lab in labels], with_inverse=True
+        )
+        assert inverse is not None
+        key_codes = np.ascontiguousarray(uniq_codes.T).astype(np.int64)
+    else:
+        sizes = np.zeros(0, dtype=np.int64)
+        inverse = np.zeros(0, dtype=np.int64)
+        key_codes = np.zeros((0, len(qi)), dtype=np.int64)
+    n_classes = int(sizes.shape[0])
+
+    columns: dict[str, SensitiveColumn] = {}
+    for s in sens:
+        if s in specs:  # the hierarchy's leaves, as the anonymization encodes them
+            h = resolve_hierarchy(s, specs[s], frame[s])
+            value_labels, value_codes = encode_sensitive(frame[s], s, h)
+        else:
+            h = None
+            value_labels, value_codes = _encode_values(frame[s], s)
+        m = len(value_labels)
+        hist = np.bincount(inverse * m + value_codes[kept], minlength=n_classes * m)
+        columns[s] = SensitiveColumn(
+            s,
+            tuple(value_labels),
+            hist.reshape(n_classes, m).astype(np.int64),
+            np.bincount(value_codes, minlength=m).astype(np.int64),
+            h,
+        )
+
+    pop_counts = None
+    pop_size = None
+    if population is not None and n_classes:
+        pop_counts, pop_size = _population_counts(
+            text_columns, kept, inverse, n_classes, population, qi, specs, list(numeric)
+        )
+    return ReleasedClasses(
+        quasi_identifiers=tuple(qi),
+        summary=ClassSummary(
+            sizes.astype(np.int64),
+            frame.height,
+            MappingProxyType(columns),
+            pop_counts,
+            pop_size,
+        ),
+        n_records=frame.height,
+        n_suppressed=int(star.sum()),
+        key_labels=tuple(labels),
+        key_codes=key_codes,
+    )
+
+
+def _encode_values(series: pl.Series, column: str) -> tuple[tuple[str, ...], IntArray]:
+    """Labels (distinct values, numeric order when all are numbers, else text order) and
+    the code of each record."""
+    from anonkit.engines.polars_engine import as_text
+
+    nulls = series.null_count() + (int(series.is_nan().sum()) if series.dtype.is_float() else 0)
+    if nulls:
+        raise MissingValuesError(column, nulls)
+    text = as_text(series)
+    uniq = text.unique().to_list()
+    numbers = pl.Series(uniq, dtype=pl.String).cast(pl.Float64, strict=False).to_list()
+    if all(v is not None and math.isfinite(v) for v in numbers):
+        labels = [t for _, t in sorted(zip(numbers, uniq, strict=True))]
+    else:
+        labels = sorted(uniq)
+    codes = text.cast(pl.Enum(labels)).to_physical().to_numpy().astype(np.int64)
+    return tuple(labels), codes
+
+
+def _population_counts(
+    released: Mapping[str, pl.Series],
+    kept: IntArray,
+    inverse: IntArray,
+    n_classes: int,
+    population: Any,
+    qi: Sequence[str],
+    specs: Mapping[str, Any],
+    numeric: Sequence[str],
+) -> tuple[IntArray, int]:
+    """Population records covered by each class, and the population's size.
+
+    The release is read against a stand-in original (one leaf, or 0 for numeric columns)
+    by :func:`~anonkit.metrics.release.interpret_release`: the classes and the sets of
+    values their cells cover depend on the released labels only, and
+    :func:`~anonkit.metrics.risk.population_class_sizes` matches the population against
+    them (a population record matches a class when every released cell covers its value).
+    """
+    from anonkit.api import resolve_hierarchy
+    from anonkit.io.frames import to_polars
+    from anonkit.metrics.release import interpret_release
+    from anonkit.metrics.risk import population_class_sizes
+
+    pop, _ = to_polars(population)
+    missing = [c for c in qi if c not in pop.columns]
+    if missing:
+        raise UnknownColumnError(missing, pop.columns)
+    if pop.height == 0:
+        raise EmptyDataError("The population table")
+    n = next(iter(released.values())).len()
+    stand_in: dict[str, pl.Series] = {}
+    hs: dict[str, Hierarchy] = {}
+    for c in qi:
+        if c in numeric:
+            stand_in[c] = pl.Series(c, np.zeros(n))
+            continue
+        if c in specs:
+            h = resolve_hierarchy(c, specs[c], pop[c])
+        else:  # exact values or '*': a one-level hierarchy over every value seen
+            seen = released[c].filter(released[c] != STAR).drop_nulls()
+            h = resolve_hierarchy(c, None, pl.concat([seen, pop[c].cast(pl.String)]))
+        hs[c] = h
+        stand_in[c] = pl.Series(c, [h.leaves[0]] * n, dtype=pl.String)
+    r = interpret_release(
+        pl.DataFrame(stand_in),
+        pl.DataFrame(dict(released)),
+        quasi_identifiers=list(qi),
+        hierarchies=hs,
+        numeric=[c for c in qi if c in numeric],
+    )
+    per_release_class = population_class_sizes(r, pop)
+    first = np.full(n_classes, -1, dtype=np.int64)
+    first[inverse[::-1]] = kept[::-1]  # a record of each class
+    counts: IntArray = per_release_class[r.class_of[first]].astype(np.int64)
+    return counts, pop.height
+
+
+def model_attributes(models: Iterable[PrivacyModel]) -> list[str]:
+    """The sensitive attributes the models protect, in order of first mention."""
+    return list(
+        dict.fromkeys(
+            str(getattr(m, "attribute", ""))
+            for m in models
+            if SENSITIVE_HISTOGRAM in m.requires and getattr(m, "attribute", None)
+        )
+    )
+
+
+# ---------------------------------------------------------------------------- levels
+def _order_kind(column: SensitiveColumn) -> str:
+    try:
+        if all(math.isfinite(float(v)) for v in column.labels):
+            return "numeric"
+    except ValueError:
+        pass
+    return "hierarchy" if column.hierarchy is not None else "alphabetical"
+
+
+def privacy_levels(classes: ReleasedClasses, *, l_values: Sequence[int] = (2, 3)) -> dict[str, Any]:
+    """The strongest parameter of every privacy model the release meets.
+
+    Returns
+    -------
+    dict
+        ``k`` (smallest class), ``average_risk`` (classes / records), with population
+        counts ``k_map`` and ``presence`` (``{"min", "max"}``), and ``sensitive``: per
+        attribute ``distinct_l``, ``entropy_l``, ``recursive_c`` (per ℓ of ``l_values``;
+        the infimum c, ``inf`` when a class has fewer than ℓ values), ``t_equal``,
+        ``t_ordered`` (and ``order``: ``numeric``, ``hierarchy`` or ``alphabetical``),
+        ``t_hierarchical`` (with a hierarchy, else absent), ``delta`` (infimum),
+        ``beta_basic`` and ``beta_enhanced`` (``inf`` when no β works). Without any class
+        (everything suppressed) only ``classes: 0`` is returned. :func:`json_ready` turns
+        the ``inf`` values into ``None`` (JSON ``null``: no parameter satisfies the model).
+
+    See :mod:`anonkit.models.measure` for the formulas.
+    """
+    from anonkit.models.measure import (
+        achieved_average_risk,
+        achieved_beta,
+        achieved_delta,
+        achieved_distinct_l,
+        achieved_entropy_l,
+        achieved_k,
+        achieved_k_map,
+        achieved_presence,
+        achieved_recursive_c,
+        achieved_t,
+    )
+
+    ls = sorted({int(v) for v in l_values})
+    if any(v < 1 for v in ls):
+        raise ParameterError("l", OWNER, "ints >= 1", list(l_values))
+    s = classes.summary
+    out: dict[str, Any] = {"classes": s.n_classes}
+    if not s.n_classes:
+        return out
+    out["k"] = achieved_k(s)
+    out["average_risk"] = achieved_average_risk(s)
+    if s.population is not None:
+        out["k_map"] = achieved_k_map(s)
+        lo, hi = achieved_presence(s)
+        out["presence"] = {"min": lo, "max": hi}
+    per: dict[str, Any] = {}
+    for name, column in s.sensitive.items():
+        entry: dict[str, Any] = {
+            "distinct_l": achieved_distinct_l(s, name),
+            "entropy_l": achieved_entropy_l(s, name),
+            "recursive_c": {str(v): achieved_recursive_c(s, name, v) for v in ls},
+            "t_equal": achieved_t(s, name, "equal"),
+            "t_ordered": achieved_t(s, name, "ordered"),
+            "order": _order_kind(column),
+        }
+        if column.hierarchy is not None:
+            entry["t_hierarchical"] = achieved_t(s, name, "hierarchical")
+        entry["delta"] = achieved_delta(s, name)
+        entry["beta_basic"] = achieved_beta(s, name)
+        entry["beta_enhanced"] = achieved_beta(s, name, enhanced=True)
+        per[name] = entry
+    out["sensitive"] = per
+    return out
+
+
+# ---------------------------------------------------------------------------- models
+@dataclass(frozen=True)
+class ModelCheck:
+    """How a release fares against one requested privacy model.
+
+    Attributes
+    ----------
+    model
+        The model's one-line description.
+    failing_classes, failing_records
+        Classes that violate it, and their records.
+    examples
+        Released quasi-identifier values of the first failing classes (at most
+        ``limit`` of :func:`check_models`); generalized values, not records.
+    """
+
+    model: str
+    failing_classes: int
+    failing_records: int
+    examples: tuple[Mapping[str, str], ...]
+
+    @property
+    def satisfied(self) -> bool:
+        return self.failing_classes == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "satisfied": self.satisfied,
+            "failing_classes": self.failing_classes,
+            "failing_records": self.failing_records,
+            "examples": [dict(e) for e in self.examples],
+        }
+
+
+def check_models(
+    classes: ReleasedClasses, models: Sequence[PrivacyModel], *, limit: int = 10
+) -> tuple[ModelCheck, ...]:
+    """Which classes of the release violate each model.
+
+    Every attribute a model protects must be among the sensitive attributes of
+    ``classes`` (see :func:`model_attributes`), and a model reading population counts
+    needs ``classes`` built with a population table.
+
+    Raises
+    ------
+    ParameterError
+        If ``limit`` is negative or a model needs a population table and none was given.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from anonkit.models import KAnonymity
+    >>> release = pl.DataFrame({"zip": ["130**", "130**", "1485*"], "age": ["<30"] * 3})
+    >>> (check,) = check_models(released_classes(release, ["zip", "age"]), [KAnonymity(2)])
+    >>> check.failing_classes, check.failing_records, dict(check.examples[0])
+    (1, 1, {'zip': '1485*', 'age': '<30'})
+    """
+    from anonkit.models.measure import failing_classes
+
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+        raise ParameterError("limit", "check_models", "an int >= 0", limit)
+    s = classes.summary
+    out = []
+    for model in models:
+        if POPULATION_COUNT in model.requires and s.population is None and s.n_classes:
+            raise ParameterError(
+                "population", OWNER, f"a population table for {model.describe()}", None
+            )
+        bad = failing_classes(s, model) if s.n_classes else np.zeros(0, dtype=np.int64)
+        out.append(
+            ModelCheck(
+                model=model.describe(),
+                failing_classes=int(bad.shape[0]),
+                failing_records=int(s.sizes[bad].sum()),
+                examples=tuple(MappingProxyType(classes.key(int(i))) for i in bad[:limit]),
+            )
+        )
+    return tuple(out)
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` with numpy scalars made plain and non-finite floats made ``None``."""
+    if isinstance(value, Mapping):
+        return {str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    return value

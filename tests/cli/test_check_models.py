@@ -1,0 +1,317 @@
+"""``anonkit check`` with sensitive attributes and requested privacy models.
+
+The achieved levels are checked against pycanon (an independent implementation) on Adult
+releases: k, distinct ℓ, entropy ℓ (pycanon truncates it to an int) and t for the equal
+(text column) and ordered (numeric column) distances. pycanon gets a pandas frame with a
+fresh 0..n-1 index. Its recursive (c, ℓ) and δ-disclosure follow other definitions and
+are not compared. Failing classes are checked against a pandas groupby.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from anonkit import anonymize
+from anonkit.cli.main import app
+from anonkit.core.hierarchy import Hierarchy
+
+runner = CliRunner()
+
+#: Quasi-identifiers without age, so that age can be a numeric sensitive attribute.
+QI = ["sex", "race", "marital-status", "education", "native-country", "workclass"]
+
+
+def check_json(*args: str) -> dict[str, object]:
+    result = runner.invoke(app, ["check", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def kept_release(
+    shared_data: Path, folder: Path, k: int, limit: float
+) -> tuple[Path, pd.DataFrame]:
+    """An Adult release without its suppressed records, as CSV and as pycanon's frame."""
+    adult = shared_data / "adult"
+    frame = pl.read_csv(adult / "adult.csv", separator=";", infer_schema=False)
+    result = anonymize(
+        frame,
+        quasi_identifiers=QI,
+        hierarchies={c: adult / f"adult_hierarchy_{c}.csv" for c in QI},
+        k=k,
+        suppression_limit=limit,
+    )
+    kept = result.release.filter(~pl.all_horizontal([pl.col(c) == "*" for c in QI]))
+    path = folder / f"release_{k}.csv"
+    kept.write_csv(path)
+    df = pd.DataFrame({c: kept[c].to_list() for c in kept.columns})
+    df["age"] = df["age"].astype(int)  # numeric: pycanon uses the ordered distance
+    assert list(df.index) == list(range(len(df)))
+    return path, df
+
+
+def entropy_matches(ours: float, theirs: int) -> bool:
+    """pycanon truncates exp(H); at an integer, rounding may land on either side."""
+    nearest = round(ours)
+    if abs(ours - nearest) < 1e-9:
+        return theirs in (nearest - 1, nearest)
+    return theirs == math.floor(ours)
+
+
+def compare_with_pycanon(path: Path, df: pd.DataFrame) -> None:
+    anonymity = pytest.importorskip("pycanon.anonymity")
+    data = check_json(str(path), "--qi", ",".join(QI), "--sensitive", "occupation,age")
+    levels = data["privacy_levels"]
+    assert isinstance(levels, dict)
+    occupation, age = levels["sensitive"]["occupation"], levels["sensitive"]["age"]
+    assert levels["k"] == data["min_size"] == anonymity.k_anonymity(df, QI)
+    assert occupation["distinct_l"] == anonymity.l_diversity(df, QI, ["occupation"])
+    assert entropy_matches(
+        occupation["entropy_l"], anonymity.entropy_l_diversity(df, QI, ["occupation"])
+    )
+    assert occupation["t_equal"] == pytest.approx(
+        anonymity.t_closeness(df, QI, ["occupation"]), abs=1e-12
+    )
+    assert age["order"] == "numeric"
+    assert age["t_ordered"] == pytest.approx(anonymity.t_closeness(df, QI, ["age"]), abs=1e-12)
+
+
+def test_check_agrees_with_pycanon_on_an_adult_release(shared_data: Path, tmp_path: Path) -> None:
+    compare_with_pycanon(*kept_release(shared_data, tmp_path, k=25, limit=0.01))
+
+
+@pytest.mark.slow
+def test_check_agrees_with_pycanon_on_a_finer_adult_release(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    compare_with_pycanon(*kept_release(shared_data, tmp_path, k=5, limit=0.02))
+
+
+# --------------------------------------------------------------- requested models
+@pytest.fixture(scope="module")
+def adult_release(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """A full Adult release (suppressed records kept as '*') of the 6 quasi-identifiers."""
+    folder = tmp_path_factory.mktemp("check")
+    adult = shared_data / "adult"
+    frame = pl.read_csv(adult / "adult.csv", separator=";", infer_schema=False)
+    result = anonymize(
+        frame,
+        quasi_identifiers=QI,
+        hierarchies={c: adult / f"adult_hierarchy_{c}.csv" for c in QI},
+        k=10,
+        suppression_limit=0.02,
+    )
+    path = folder / "release.csv"
+    result.release.write_csv(path)
+    return path
+
+
+def write_config(folder: Path, shared_data: Path, models: str, *, k: int | None = None) -> Path:
+    occupation = shared_data / "adult" / "adult_hierarchy_occupation.csv"
+    lines = [
+        "[attributes]",
+        f"quasi_identifiers = {json.dumps(QI)}",
+        'sensitive = ["occupation"]',
+        "[hierarchies]",
+        f'occupation = "{occupation}"',
+        "[privacy]",
+        *([f"k = {k}"] if k is not None else []),
+        f"models = [{models}]",
+    ]
+    path = folder / "check.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_failing_classes_of_requested_models(
+    adult_release: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    config = write_config(
+        tmp_path,
+        shared_data,
+        '{ name = "distinct_l_diversity", attribute = "occupation", l = 6 }, '
+        '{ name = "equal_t_closeness", attribute = "occupation", t = 0.2 }',
+        k=30,
+    )
+    data = check_json(str(adult_release), "--config", str(config))
+    assert data["quasi_identifiers"] == QI  # from the configuration
+    checks = {c["model"]: c for c in data["requested_models"]}  # type: ignore[attr-defined]
+    assert set(checks) == {
+        "30-anonymity",
+        "distinct 6-diversity of 'occupation'",
+        "0.2-closeness of 'occupation' (equal distance)",
+    }
+
+    # independent: pandas groupby over the released (not suppressed) records
+    release = pd.read_csv(adult_release, dtype=str, keep_default_na=False)
+    table_share = release["occupation"].value_counts(normalize=True)
+    kept = release[~(release[QI] == "*").all(axis=1)]
+    groups = kept.groupby(QI, sort=True)
+    sizes = groups.size()
+    distinct = groups["occupation"].nunique()
+
+    def emd(values: pd.Series) -> float:
+        share = values.value_counts(normalize=True).reindex(table_share.index, fill_value=0)
+        return 0.5 * float((share - table_share).abs().sum())
+
+    distances = groups["occupation"].apply(emd)
+    expected = {
+        "30-anonymity": sizes < 30,
+        "distinct 6-diversity of 'occupation'": distinct < 6,
+        "0.2-closeness of 'occupation' (equal distance)": distances > 0.2 + 1e-9,
+    }
+    released_rows = {tuple(r) for r in kept[QI].itertuples(index=False)}
+    for name, failing in expected.items():
+        check = checks[name]
+        assert check["failing_classes"] == int(failing.sum()), name
+        assert check["failing_records"] == int(sizes[failing].sum()), name
+        assert check["satisfied"] is (not failing.any())
+        assert len(check["examples"]) == min(10, int(failing.sum()))
+        failing_keys = {k for k, bad in failing.items() if bad}
+        for key in check["examples"]:
+            values = tuple(key[c] for c in QI)
+            assert values in failing_keys  # a failing class, named by released values
+            assert values in released_rows
+    assert checks["30-anonymity"]["failing_classes"] > 10  # the cap is exercised
+    levels = data["privacy_levels"]["sensitive"]["occupation"]  # type: ignore[index]
+    assert "t_hierarchical" in levels  # the config gives occupation a hierarchy
+
+
+def test_check_tables_show_levels_and_failing_classes(
+    adult_release: Path, shared_data: Path, tmp_path: Path
+) -> None:
+    config = write_config(
+        tmp_path,
+        shared_data,
+        '{ name = "recursive_cl_diversity", attribute = "occupation", c = 2, l = 3 }',
+    )
+    result = runner.invoke(app, ["check", str(adult_release), "-c", str(config), "-l", "3"])
+    assert result.exit_code == 0, result.output  # a measurement
+    out = result.stdout
+    for text in (
+        "achieved k",
+        "Class size distribution",
+        "Privacy levels",
+        "distinct ℓ",
+        "entropy ℓ",
+        "ℓ=3",
+        "equal distance",
+        "ordered distance",
+        "hierarchical distance",
+        "δ-disclosure",
+        "β-likeness, basic",
+        "β-likeness, enhanced",
+        "recursive (2, 3)-diversity",
+    ):
+        assert text in out, text
+    assert "ℓ=2" not in out
+    if "NOT met" in out:
+        assert "First failing classes" in out
+
+
+def test_check_sensitive_without_config(adult_release: Path) -> None:
+    data = check_json(
+        str(adult_release),
+        "--qi",
+        ",".join(QI),
+        "--sensitive",
+        "occupation,salary-class",
+        "-k",
+        "10",
+    )
+    levels = data["privacy_levels"]
+    assert isinstance(levels, dict)
+    assert set(levels["sensitive"]) == {"occupation", "salary-class"}
+    salary = levels["sensitive"]["salary-class"]
+    assert set(salary["recursive_c"]) == {"2", "3"}
+    assert salary["recursive_c"]["3"] is None  # two values: no c works for ℓ = 3
+    assert "t_hierarchical" not in salary
+    assert data["requested_models"] == []
+    assert data["below_k"] == 0  # the release is 10-anonymous
+
+
+def test_check_k_map_with_a_population(shared_data: Path, tmp_path: Path) -> None:
+    adult = shared_data / "adult"
+    qi = ["sex", "age", "race"]
+    hier = {c: adult / f"adult_hierarchy_{c}.csv" for c in qi}
+    sample = pl.read_csv(adult / "adult_subset.csv", separator=";", infer_schema=False)
+    result = anonymize(sample, quasi_identifiers=qi, hierarchies=hier, k=2)
+    release = tmp_path / "sample_release.csv"
+    result.release.write_csv(release)
+    lines = [
+        "[attributes]",
+        f"quasi_identifiers = {json.dumps(qi)}",
+        "[hierarchies]",
+        *(f'{c} = "{p}"' for c, p in hier.items()),
+        "[privacy]",
+        f'population = "{adult / "adult.csv"}"',
+        'models = [{ name = "k_map", k = 1000 }]',
+    ]
+    config = tmp_path / "kmap.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    data = check_json(str(release), "-c", str(config))
+    # independent: the population generalized to the release's levels, counted per class
+    population = pl.read_csv(adult / "adult.csv", separator=";", infer_schema=False)
+    gen = population.select(
+        pl.col(c).replace_strict(
+            list(Hierarchy.from_csv(hier[c]).leaves),
+            [row[result.transformation[c]] for row in Hierarchy.from_csv(hier[c]).rows],
+        )
+        for c in qi
+    )
+    released = result.release.filter(~pl.all_horizontal([pl.col(c) == "*" for c in qi]))
+    keys = released.select(qi).unique()
+    counts = keys.join(gen.group_by(qi).len(), on=qi, how="left")["len"].fill_null(0)
+    levels = data["privacy_levels"]
+    assert levels["k_map"] == counts.min()  # type: ignore[index]
+    check = data["requested_models"][0]  # type: ignore[index]
+    assert check["model"] == "1000-map"
+    assert check["failing_classes"] == int((counts < 1000).sum())
+
+
+# --------------------------------------------------------------------- bad input
+def test_unknown_sensitive_column(adult_release: Path) -> None:
+    result = runner.invoke(app, ["check", str(adult_release), "--qi", "sex", "--sensitive", "nope"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and "'nope'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_no_quasi_identifiers(adult_release: Path) -> None:
+    result = runner.invoke(app, ["check", str(adult_release)])
+    assert result.exit_code == 2
+    assert "--qi" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_sensitive_values_exit_1(tmp_path: Path) -> None:
+    data = tmp_path / "t.csv"
+    data.write_text("a,s\n1,x\n1,\n2,y\n")
+    result = runner.invoke(app, ["check", str(data), "--qi", "a", "--sensitive", "s"])
+    assert result.exit_code == 1
+    assert "'s'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_population_model_without_population(adult_release: Path, tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(
+        f"[attributes]\nquasi_identifiers = {json.dumps(QI)}\n"
+        '[privacy]\nmodels = [{ name = "k_map", k = 2 }]\n'
+    )
+    result = runner.invoke(app, ["check", str(adult_release), "-c", str(config)])
+    assert result.exit_code == 2
+    assert "population" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_model_in_config(adult_release: Path, tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[privacy]\nmodels = [{ name = "magic", k = 2 }]\n')
+    result = runner.invoke(app, ["check", str(adult_release), "--qi", "sex", "-c", str(config)])
+    assert result.exit_code == 2
+    assert "magic" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,401 @@
+"""``anonkit evaluate`` and ``anonkit anonymize --html``: figures, report and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from anonkit import anonymize
+from anonkit.cli.main import app
+from anonkit.evaluate import evaluate
+from anonkit.report.evaluation import SECTIONS
+
+runner = CliRunner()
+
+ADULT_QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
+JSON_SECTIONS = {
+    "files", "dataset", "configuration", "privacy", "classes", "loss", "risk",
+    "risk_distribution", "attributes", "notes", "timing_seconds", "privacy_levels",
+    "requested_models",
+}  # fmt: skip
+
+
+def one_error_line(result: object, code: int) -> str:
+    assert result.exit_code == code, result.output  # type: ignore[attr-defined]
+    err = result.stderr  # type: ignore[attr-defined]
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("error: ") and "Traceback" not in err
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------- toy
+@pytest.fixture(scope="module")
+def toy_files(tmp_path_factory: pytest.TempPathFactory, toy_dir: Path) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("toy")
+    original = pl.read_csv(toy_dir / "test.csv", separator=";", infer_schema=False)
+    hier = {c: toy_dir / f"test_hierarchy_{c}.csv" for c in ("age", "gender", "zipcode")}
+    result = anonymize(original, quasi_identifiers=list(hier), hierarchies=hier, k=2)
+    release = folder / "release.csv"
+    result.release.write_csv(release)
+    config = folder / "eval.toml"
+    lines = ["[hierarchies]", *(f'{c} = "{p}"' for c, p in hier.items()), "[privacy]", "k = 2"]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {
+        "original": toy_dir / "test.csv",
+        "release": release,
+        "config": config,
+        "folder": folder,
+    }
+
+
+def test_evaluate_small_table(toy_files: dict[str, Path]) -> None:
+    folder = toy_files["folder"]
+    out, page = folder / "ev.json", folder / "ev.html"
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(toy_files["original"]),
+            str(toy_files["release"]),
+            "--config",
+            str(toy_files["config"]),
+            "--json",
+            str(out),
+            "--html",
+            str(page),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert set(data) == JSON_SECTIONS
+    assert data["dataset"]["n_records"] == 7
+    assert data["privacy"]["achieved_k"] >= 2
+    assert data["privacy_levels"]["k"] == data["privacy"]["achieved_k"]
+    assert data["requested_models"] == [
+        {
+            "model": "2-anonymity",
+            "satisfied": True,
+            "failing_classes": 0,
+            "failing_records": 0,
+            "examples": [],
+        }
+    ]
+    assert {m["name"] for m in data["loss"]} >= {"loss", "ncp", "discernibility"}
+    assert all(m["explanation"] for m in data["loss"] + data["risk"])
+    html = page.read_text()
+    for heading in SECTIONS[:-1]:
+        assert f"<h2>{heading}</h2>" in html
+    assert html.count("<svg") >= 2
+    out_text = result.stdout
+    for word in ("Achieved privacy", "Key risks", "Key losses", "k (smallest class)"):
+        assert word in out_text
+    for zip_code in ("81667", "81675", "81925"):  # original values: never shown
+        assert zip_code not in out_text and zip_code not in html
+    assert not list(folder.glob(".*.tmp"))
+
+
+def test_evaluate_prints_only_when_not_quiet(toy_files: dict[str, Path]) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(toy_files["original"]),
+            str(toy_files["release"]),
+            "-c",
+            str(toy_files["config"]),
+            "--quiet",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+
+
+# --------------------------------------------------------------------------- Adult
+@pytest.fixture(scope="module")
+def adult_files(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("adult")
+    adult = shared_data / "adult"
+    original = pl.read_csv(adult / "adult.csv", separator=";", infer_schema=False)
+    hier = {c: adult / f"adult_hierarchy_{c}.csv" for c in ADULT_QI}
+    result = anonymize(
+        original, quasi_identifiers=ADULT_QI, hierarchies=hier, k=5, suppression_limit=0.02
+    )
+    release = folder / "release.csv"
+    result.release.write_csv(release)
+    config = folder / "adult.toml"
+    lines = [
+        "[attributes]",
+        f"quasi_identifiers = {json.dumps(ADULT_QI)}",
+        'sensitive = ["occupation"]',
+        "[hierarchies]",
+        *(f'{c} = "{p}"' for c, p in hier.items()),
+        f'occupation = "{adult / "adult_hierarchy_occupation.csv"}"',
+        "[privacy]",
+        "k = 5",
+        'models = [{ name = "distinct_l_diversity", attribute = "occupation", l = 3 }]',
+    ]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"original": adult / "adult.csv", "release": release, "config": config, "folder": folder}
+
+
+@pytest.fixture(scope="module")
+def adult_run(adult_files: dict[str, Path]) -> tuple[object, dict[str, object], str]:
+    folder = adult_files["folder"]
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(adult_files["original"]),
+            str(adult_files["release"]),
+            "--config",
+            str(adult_files["config"]),
+            "--json",
+            str(folder / "ev.json"),
+            "--html",
+            str(folder / "ev.html"),
+            "--class-attribute",
+            "salary-class",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads((folder / "ev.json").read_text())
+    return result, data, (folder / "ev.html").read_text()
+
+
+def test_evaluate_adult_json_has_every_figure(
+    adult_run: tuple[object, dict[str, object], str], adult_files: dict[str, Path]
+) -> None:
+    _, data, _ = adult_run
+    assert set(data) == JSON_SECTIONS
+    # the same figures as the Python API
+    original = pl.read_csv(adult_files["original"], separator=";", infer_schema=False)
+    release = pl.read_csv(adult_files["release"], infer_schema=False)
+    folder = adult_files["original"].parent
+    ev = evaluate(
+        original,
+        release,
+        quasi_identifiers=ADULT_QI,
+        hierarchies={c: folder / f"adult_hierarchy_{c}.csv" for c in ADULT_QI},
+        sensitive=["occupation"],
+        class_attribute="salary-class",
+        k=5,
+    )
+    expected = ev.to_dict()
+    for section in ("dataset", "classes", "loss", "risk", "risk_distribution", "attributes"):
+        assert data[section] == expected[section], section  # type: ignore[index]
+    loss = {m["name"]: m for m in data["loss"]}  # type: ignore[attr-defined]
+    assert "classification" in loss and loss["classification"]["value"] is not None
+    levels = data["privacy_levels"]
+    occupation = levels["sensitive"]["occupation"]  # type: ignore[index]
+    assert levels["k"] == 5  # type: ignore[index]
+    for key in (
+        "distinct_l",
+        "entropy_l",
+        "recursive_c",
+        "t_equal",
+        "t_ordered",
+        "t_hierarchical",
+        "delta",
+        "beta_basic",
+        "beta_enhanced",
+    ):
+        assert key in occupation, key
+    assert (
+        occupation["distinct_l"] == expected["privacy"]["l_diversity"]["occupation"]["distinct_l"]
+    )
+    checks = {c["model"]: c for c in data["requested_models"]}  # type: ignore[attr-defined]
+    assert checks["5-anonymity"]["satisfied"] is True
+    l3 = checks["distinct 3-diversity of 'occupation'"]
+    assert l3["satisfied"] is (occupation["distinct_l"] >= 3)
+    assert l3["examples"] == []  # evaluate lists no class keys
+
+
+def test_evaluate_adult_report(
+    adult_run: tuple[object, dict[str, object], str], shared_data: Path
+) -> None:
+    result, _, html = adult_run
+    for heading in SECTIONS[:-1]:
+        assert f"<h2>{heading}</h2>" in html
+    assert html.count("<svg") >= 2
+    assert "http://" not in html and "https://" not in html and "<script" not in html
+    # no value of the original table reaches the report or the terminal: these leaves are
+    # generalized away (native-country, workclass) or sensitive (occupation)
+    adult = shared_data / "adult"
+    original = pl.read_csv(adult / "adult.csv", separator=";", infer_schema=False)
+    for column in ("native-country", "occupation", "workclass"):
+        for value in original[column].unique().to_list():
+            if "-" in value:
+                assert value not in html, value
+                assert value not in result.stdout, value  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------- bad input
+def test_missing_original_file(toy_files: dict[str, Path], tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(tmp_path / "nope.csv"),
+            str(toy_files["release"]),
+            "-c",
+            str(toy_files["config"]),
+            "--json",
+            str(tmp_path / "o.json"),
+        ],
+    )
+    assert "nope.csv" in one_error_line(result, 2)
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_missing_config_file(toy_files: dict[str, Path], tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(toy_files["original"]),
+            str(toy_files["release"]),
+            "-c",
+            str(tmp_path / "none.toml"),
+        ],
+    )
+    assert "none.toml" in one_error_line(result, 2)
+
+
+def test_row_count_mismatch(toy_files: dict[str, Path], tmp_path: Path) -> None:
+    short = tmp_path / "short.csv"
+    pl.read_csv(toy_files["release"], infer_schema=False).head(5).write_csv(short)
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(toy_files["original"]),
+            str(short),
+            "-c",
+            str(toy_files["config"]),
+            "--json",
+            str(tmp_path / "o.json"),
+            "--html",
+            str(tmp_path / "o.html"),
+        ],
+    )
+    assert "5 rows" in one_error_line(result, 1)
+    assert not (tmp_path / "o.json").exists() and not (tmp_path / "o.html").exists()
+
+
+def test_unknown_column(toy_files: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(
+        toy_files["config"]
+        .read_text()
+        .replace(
+            "[hierarchies]", '[attributes]\nquasi_identifiers = ["age", "nope"]\n[hierarchies]'
+        )
+    )
+    result = runner.invoke(
+        app,
+        ["evaluate", str(toy_files["original"]), str(toy_files["release"]), "-c", str(config)],
+    )
+    assert "'nope'" in one_error_line(result, 2)
+
+
+def test_unparsable_labels(toy_files: dict[str, Path], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    release = pl.read_csv(toy_files["release"], infer_schema=False)
+    release.with_columns(pl.lit("banana").alias("gender")).write_csv(bad)
+    result = runner.invoke(
+        app,
+        ["evaluate", str(toy_files["original"]), str(bad), "-c", str(toy_files["config"])],
+    )
+    line = one_error_line(result, 1)
+    assert "gender" in line and "banana" in line
+
+
+def test_invalid_config(toy_files: dict[str, Path], tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text('[privacy]\nk = "5"\n[hierarchies]\nage = "a.csv"\n')
+    result = runner.invoke(
+        app,
+        ["evaluate", str(toy_files["original"]), str(toy_files["release"]), "-c", str(config)],
+    )
+    assert "privacy.k" in one_error_line(result, 2)
+
+
+# ------------------------------------------------------------------ anonymize --html
+def _toy_run_config(folder: Path, toy_dir: Path, *, suppressed: str = "mask") -> Path:
+    lines = [
+        f'input = "{toy_dir / "test.csv"}"',
+        'output = "release.csv"',
+        "[hierarchies]",
+        *(f'{c} = "{toy_dir / f"test_hierarchy_{c}.csv"}"' for c in ("age", "gender", "zipcode")),
+        "[privacy]",
+        "k = 2",
+        "[release]",
+        f'suppressed = "{suppressed}"',
+    ]
+    config = folder / "run.toml"
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return config
+
+
+def test_anonymize_html_writes_the_full_report(tmp_path: Path, toy_dir: Path) -> None:
+    config = _toy_run_config(tmp_path, toy_dir)
+    page = tmp_path / "full.html"
+    result = runner.invoke(app, ["anonymize", str(config), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    for heading in SECTIONS[:-1]:
+        assert f"<h2>{heading}</h2>" in html
+    assert html.count("<svg") >= 2
+    assert "Level chosen" in html and "2-anonymity" in html
+    for zip_code in ("81667", "81675", "81925"):
+        assert zip_code not in html
+    assert "full report written to" in result.stdout
+
+
+def test_anonymize_html_needs_masked_suppression(tmp_path: Path, toy_dir: Path) -> None:
+    config = _toy_run_config(tmp_path, toy_dir, suppressed="drop")
+    result = runner.invoke(app, ["anonymize", str(config), "--html", str(tmp_path / "r.html")])
+    assert "suppressed" in one_error_line(result, 2)
+    assert not (tmp_path / "release.csv").exists() and not (tmp_path / "r.html").exists()
+
+
+def test_evaluate_is_listed_in_help() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0 and "evaluate" in result.stdout
+    result = runner.invoke(app, ["evaluate", "--help"])
+    assert result.exit_code == 0
+    for option in ("--config", "--json", "--html", "--population", "--class-attribute"):
+        assert option in result.stdout
+
+
+def test_evaluate_with_a_population(tmp_path: Path, shared_data: Path) -> None:
+    adult = shared_data / "adult"
+    qi = ["sex", "age", "race"]
+    hier = {c: adult / f"adult_hierarchy_{c}.csv" for c in qi}
+    sample = pl.read_csv(adult / "adult_subset.csv", separator=";", infer_schema=False)
+    release = tmp_path / "release.csv"
+    anonymize(sample, quasi_identifiers=qi, hierarchies=hier, k=2).release.write_csv(release)
+    config = tmp_path / "c.toml"
+    config.write_text(
+        "\n".join(["[hierarchies]", *(f'{c} = "{p}"' for c, p in hier.items())]) + "\n"
+    )
+    out = tmp_path / "ev.json"
+    result = runner.invoke(
+        app,
+        ["evaluate", str(adult / "adult_subset.csv"), str(release), "-c", str(config),
+         "--population", str(adult / "adult.csv"), "--json", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    risk = {r["name"]: r["value"] for r in data["risk"]}
+    assert risk["journalist_max"] is not None and risk["population_uniqueness"] is not None
+    assert risk["journalist_max"] <= risk["prosecutor_max"]
+    levels = data["privacy_levels"]
+    assert levels["k_map"] >= levels["k"] >= 2
+    assert 0 < levels["presence"]["min"] <= levels["presence"]["max"] <= 1
+    assert data["configuration"]["population_size"] == 30162
