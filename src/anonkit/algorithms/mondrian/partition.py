@@ -1,0 +1,634 @@
+"""Greedy multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan 2006, Algorithm 1).
+
+The recursion ``Partition(region)`` of the paper is run breadth-first and vectorized: in
+each *round* every partition that may still be cut is handled at once.
+
+1. Per partition and quasi-identifier, the smallest and largest rank
+   (``np.minimum.reduceat`` over the partitions' contiguous segments).
+2. Per partition, the quasi-identifiers in the order they will be tried
+   (:data:`SPLITS`); a quasi-identifier whose values are all equal cannot be cut.
+3. Attempt ``j``: each partition still waiting proposes a cut on its ``j``-th choice;
+   all proposals are judged together (:class:`~anonkit.algorithms.mondrian.judge.Judge`);
+   accepted cuts are recorded, rejected partitions move on to their next choice. A
+   partition that runs out of choices is final (no allowable cut exists).
+4. The records of cut partitions are regrouped so that every part is a segment.
+
+Cuts (``v`` a record's value, rank or depth-first leaf position):
+
+* numeric / ordered, strict: ``lhs = {v <= median}``, ``rhs = {v > median}``, the median
+  being the lower median; when it equals the partition's maximum the split value becomes
+  the largest value below the maximum, so both sides are non-empty.
+* numeric / ordered, relaxed: the records sorted by ``v``; the first ``floor(n/2)`` go
+  left, the others right, so records equal to the median may land on both sides.
+* hierarchical (both modes): a partition whose values have the lowest common ancestor
+  ``X`` at level ``L`` is cut into the children of ``X`` present (one part per level
+  ``L-1`` ancestor); allowable only when every part passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from anonkit.algorithms.mondrian.attributes import Axis
+from anonkit.algorithms.mondrian.judge import Judge, PartStats, TableState
+from anonkit.algorithms.mondrian.segments import (
+    gather,
+    kth_smallest,
+    n_distinct,
+    ramp,
+    segment_cumcount,
+)
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+#: Ranks of the active records, ``(records, n_qi)``, in the smallest int type that fits.
+RankArray = npt.NDArray[np.signedinteger[Any]]
+
+#: Split-dimension heuristics.
+SPLITS = ("widest", "distinct", "round_robin")
+#: Partitioning modes.
+MODES = ("strict", "relaxed")
+
+
+@dataclass(frozen=True, eq=False)
+class Partitioning:
+    """The final partitions.
+
+    Attributes
+    ----------
+    partition_of
+        ``(n,)`` partition of each record, ``0 .. n_partitions - 1``.
+    low, high
+        ``(n_partitions, n_qi)`` smallest and largest rank per quasi-identifier.
+    sizes
+        Records per partition.
+    population
+        Population records inside each partition's released box (or ``None``).
+    n_cuts, rounds
+        Accepted cuts and vectorized rounds.
+    """
+
+    partition_of: IntArray
+    low: IntArray
+    high: IntArray
+    sizes: IntArray
+    population: IntArray | None
+    n_cuts: int
+    rounds: int
+
+    @property
+    def n_partitions(self) -> int:
+        return int(self.sizes.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class _Batch:
+    """Cuts proposed in one attempt, one per waiting partition.
+
+    ``positions`` lists the records of the proposing partitions, partition after
+    partition; ``owner`` maps each to its proposing partition (``0 .. S-1``) and ``part``
+    to its part (``0 .. n_parts-1``, numbered partition after partition). ``first`` is
+    each partition's first part and ``fan`` its number of parts.
+    """
+
+    positions: IntArray
+    owner: IntArray
+    part: IntArray
+    part_sizes: IntArray
+    first: IntArray
+    fan: IntArray
+
+
+class Partitioner:
+    """One run of the partitioning over prepared axes (see the module docstring).
+
+    Parameters
+    ----------
+    axes
+        The quasi-identifiers in rank space.
+    judge
+        The privacy models.
+    relaxed
+        Relaxed instead of strict partitioning.
+    split
+        One of :data:`SPLITS`.
+    population
+        ``(n_qi, n_population)`` population records as :meth:`Axis.coordinates`, or
+        ``None``.
+    """
+
+    def __init__(
+        self,
+        axes: Sequence[Axis],
+        judge: Judge,
+        *,
+        relaxed: bool,
+        split: str,
+        population: FloatArray | None = None,
+    ) -> None:
+        self.axes = tuple(axes)
+        self.judge = judge
+        self.relaxed = relaxed
+        self.split = split
+        self.population = population
+        hier = [a.kind == "hierarchical" for a in self.axes]
+        self._hier = np.array(hier, dtype=bool)
+        self._hier_dims = [d for d, h in enumerate(hier) if h]
+        self._num_dims = [d for d, h in enumerate(hier) if not h]
+        # one flat table of sibling positions: axis d, child level l, rank r at
+        # _sib_base[d] + l * size_d + r (padded so that any rank indexes safely)
+        tables: list[IntArray] = []
+        bases = np.zeros(len(self.axes), dtype=np.int64)
+        offset = 0
+        for d, a in enumerate(self.axes):
+            if a.sibling_of_rank is not None:
+                bases[d] = offset
+                tables.append(a.sibling_of_rank.ravel())
+                offset += int(a.sibling_of_rank.size)
+        pad = max(a.size for a in self.axes)
+        self._sib = np.concatenate([*tables, np.zeros(pad, dtype=np.int64)])
+        self._sib_base = bases
+        self._stride = np.array([a.size for a in self.axes], dtype=np.int64)
+        self._fan = max([2] + [a.max_fan for a in self.axes])
+        heights = np.array(
+            [a.hierarchy.height if a.hierarchy is not None else 0 for a in self.axes],
+            dtype=np.int64,
+        )
+        self._bit_base = np.cumsum(heights) - heights  # first witness bit of each axis
+        self._bit_count = int(heights.sum())
+        self._num_size = max([1] + [self.axes[d].size for d in self._num_dims])
+        # flat tables over all hierarchical axes (lowest common ancestor level of two
+        # ranks; node of a rank at a level; node widths), so one gather serves them all
+        hd = self._hier_dims
+        self._flat = bool(hd) and all(self.axes[d].lca_table is not None for d in hd)
+        if self._flat:
+            sizes = np.array([self.axes[d].size for d in hd], dtype=np.int64)
+            lca = [self.axes[d].lca_table for d in hd]
+            nor = [self.axes[d].node_of_rank for d in hd]
+            widths = [self.axes[d].node_width for d in hd]
+            self._h_size = sizes[:, None]
+            self._lca_flat = np.concatenate([t.ravel() for t in lca if t is not None])
+            self._lca_off = (np.cumsum(sizes * sizes) - sizes * sizes)[:, None]
+            nor_sizes = np.array([t.size for t in nor if t is not None], dtype=np.int64)
+            node_counts = np.array([w.size for w in widths if w is not None], dtype=np.int64)
+            node_off = np.cumsum(node_counts) - node_counts
+            self._nor_flat = np.concatenate(
+                [t.ravel() + o for t, o in zip(nor, node_off, strict=True) if t is not None]
+            )
+            self._nor_off = (np.cumsum(nor_sizes) - nor_sizes)[:, None]
+            self._width_flat = np.concatenate([w for w in widths if w is not None])
+
+    # ------------------------------------------------------------------ helpers
+    def _levels(self, low: IntArray, high: IntArray) -> tuple[IntArray, FloatArray | None]:
+        """Per hierarchical axis and partition, the level of the values' lowest common
+        ancestor (0 for other axes), and (if computed on the way) every axis's width."""
+        levels = np.zeros_like(low)
+        if not self._flat:
+            for d in self._hier_dims:
+                levels[d] = self.axes[d].lca_level(low[d], high[d])
+            return levels, None
+        hd = self._hier_dims
+        lo, hi = low[hd], high[hd]
+        lev = self._lca_flat[self._lca_off + lo * self._h_size + hi].astype(np.int64)
+        levels[hd] = lev
+        widths = np.empty(low.shape, dtype=np.float64)
+        widths[hd] = self._width_flat[self._nor_flat[self._nor_off + lev * self._h_size + lo]]
+        for d in self._num_dims:
+            widths[d] = self.axes[d].width(low[d], high[d])
+        return levels, widths
+
+    def _scores(
+        self,
+        low: IntArray,
+        high: IntArray,
+        levels: IntArray,
+        widths: FloatArray | None,
+        rr: IntArray,
+        values: RankArray,
+        sizes: IntArray,
+    ) -> FloatArray:
+        """``(n_partitions, n_qi)`` preference of each cut; ``-inf`` where none exists."""
+        n_qi = len(self.axes)
+        cuttable = high > low
+        if self.split == "widest":
+            if widths is None:
+                widths = np.stack(
+                    [a.width(low[d], high[d], levels[d]) for d, a in enumerate(self.axes)]
+                )
+            score = widths
+        elif self.split == "distinct":
+            seg = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+            score = np.stack(
+                [
+                    n_distinct(seg, values[:, d], a.size, int(sizes.shape[0])).astype(np.float64)
+                    for d, a in enumerate(self.axes)
+                ]
+            )
+        else:  # round robin: the partition's next axis first, then cyclically
+            dims = np.arange(n_qi, dtype=np.int64)[:, None]
+            score = (n_qi - (dims - rr[None, :]) % n_qi).astype(np.float64)
+        out: FloatArray = np.where(cuttable, score, -np.inf).T
+        return out
+
+    def _box(self, low: IntArray, high: IntArray) -> tuple[FloatArray, FloatArray]:
+        bounds = [a.bounds(low[d], high[d]) for d, a in enumerate(self.axes)]
+        return np.stack([b[0] for b in bounds]), np.stack([b[1] for b in bounds])
+
+    def _propose(
+        self,
+        pending: IntArray,
+        choice: IntArray,
+        child_base: IntArray,
+        high: IntArray,
+        starts: IntArray,
+        sizes: IntArray,
+        values: RankArray,
+        *,
+        everything: bool = False,
+    ) -> _Batch:
+        """Cut each partition ``pending[i]`` on axis ``choice[i]``, all at once.
+
+        A partition may appear several times (one proposal per axis). ``child_base[i]``
+        locates, for hierarchical choices, the sibling positions at the child level in
+        the flat table; ``high[i]`` is the partition's largest rank on its chosen axis.
+        ``everything`` says that ``pending`` is every partition, in order.
+        """
+        n_seg = int(pending.shape[0])
+        psz = sizes[pending]
+        n_active, n_qi = values.shape
+        if everything:
+            pos = np.arange(n_active, dtype=np.int64)
+        else:
+            pos = gather(starts, sizes, pending)
+        seg = np.repeat(np.arange(n_seg, dtype=np.int64), psz)
+        if (choice == choice[0]).all():
+            vals = values[pos, int(choice[0])]
+        else:
+            vals = np.take(values.ravel(), pos * n_qi + np.repeat(choice, psz))
+        is_h = self._hier[choice]
+        if self._hier_dims:
+            # hierarchical: the position, among the children of the values' lowest common
+            # ancestor (level L), of each value's ancestor at level L - 1
+            key = self._sib[np.repeat(child_base, psz) + vals]
+        else:
+            key = np.zeros(pos.shape[0], dtype=np.int64)
+        if self._num_dims and not is_h.all():
+            # numeric / ordered: 0 = left of the median, 1 = right
+            num = np.flatnonzero(~is_h)
+            sub: slice | IntArray
+            if num.shape[0] == n_seg:
+                sub, sseg = slice(None), seg
+            else:
+                sub = np.flatnonzero(~is_h[seg])
+                sseg = (np.cumsum(~is_h) - 1)[seg[sub]]
+            v = vals[sub]
+            ssz = psz[num]
+            sstarts = np.cumsum(ssz) - ssz
+            if not self.relaxed:
+                median = kth_smallest(sseg, v, self._num_size, sstarts, (ssz - 1) // 2)
+                # ranks are ints: "v < max" is "v <= max - 1"
+                threshold = np.minimum(median, high[num] - 1)
+                key[sub] = v > threshold[sseg]
+            else:
+                half = ssz // 2
+                median = kth_smallest(sseg, v, self._num_size, sstarts, half - 1)
+                below = v < median[sseg]
+                equal = v == median[sseg]
+                need = half - np.add.reduceat(below.astype(np.int64), sstarts)
+                left = below | (equal & (segment_cumcount(equal, sseg, sstarts) <= need[sseg]))
+                key[sub] = ~left
+        fan_cap = self._fan if is_h.any() else 2
+        key += np.repeat(np.arange(0, n_seg * fan_cap, fan_cap, dtype=np.int64), psz)
+        counts = np.bincount(key, minlength=n_seg * fan_cap)
+        present = counts > 0
+        rank = np.cumsum(present) - 1
+        fan = np.diff(rank[fan_cap - 1 :: fan_cap], prepend=-1)
+        return _Batch(
+            positions=pos,
+            owner=seg,
+            part=rank[key],
+            part_sizes=counts[present].astype(np.int64),
+            first=np.cumsum(fan) - fan,
+            fan=fan,
+        )
+
+    def _population_counts(
+        self,
+        part_low: IntArray,
+        part_high: IntArray,
+        owner_pop: IntArray,
+        owner_fan: IntArray,
+        owner_first: IntArray,
+    ) -> tuple[IntArray, IntArray, IntArray]:
+        """Population records inside each part's box.
+
+        ``owner_pop`` lists population records (ids) of the proposing partitions, each
+        paired with every part of its partition (``owner_fan`` parts from
+        ``owner_first``); returns per part the count, and the matching (record, part)
+        pairs.
+        """
+        assert self.population is not None
+        lo, hi = self._box(part_low, part_high)
+        rec = np.repeat(owner_pop, owner_fan)
+        part = np.repeat(owner_first, owner_fan) + ramp(owner_fan)
+        inside = np.ones(rec.shape[0], dtype=bool)
+        for d in range(len(self.axes)):
+            x = self.population[d, rec]
+            inside &= (lo[d, part] <= x) & (x <= hi[d, part])
+        n_parts = int(part_low.shape[1])
+        counts = np.bincount(part[inside], minlength=n_parts).astype(np.int64)
+        return counts, rec[inside], part[inside]
+
+    # ---------------------------------------------------------------------- run
+    def _root(self) -> tuple[IntArray, PartStats]:
+        """Population records inside the table's box, and the whole table's statistics."""
+        ranks = [a.ranks for a in self.axes]
+        n = int(ranks[0].shape[0])
+        low = np.array([[int(r.min())] for r in ranks], dtype=np.int64)
+        high = np.array([[int(r.max())] for r in ranks], dtype=np.int64)
+        pop_idx = np.zeros(0, dtype=np.int64)
+        counts = None
+        if self.population is not None:
+            lo, hi = self._box(low, high)
+            inside = np.all((lo <= self.population) & (self.population <= hi), axis=0)
+            pop_idx = np.flatnonzero(inside).astype(np.int64)
+            counts = np.array([pop_idx.shape[0]], dtype=np.int64)
+        idx = np.arange(n, dtype=np.int64)
+        sizes = np.array([n], dtype=np.int64)
+        return pop_idx, self.judge.part_stats(idx, np.zeros(n, dtype=np.int64), sizes, counts)
+
+    def root_stats(self) -> PartStats:
+        """Statistics of the whole table as one class (the models must accept it)."""
+        return self._root()[1]
+
+    def run(self) -> Partitioning:
+        """Partition until no partition has an allowable cut."""
+        axes, judge = self.axes, self.judge
+        n_qi = len(axes)
+        widest = max(a.size for a in axes)
+        # (active records, n_qi) ranks, in the smallest int type that holds them
+        dtype = np.int8 if widest <= 127 else np.int16 if widest <= 32767 else np.int32
+        values: RankArray = np.stack([a.ranks for a in axes], axis=1).astype(dtype)
+        n = int(values.shape[0])
+        idx = np.arange(n, dtype=np.int64)
+        sizes = np.array([n], dtype=np.int64)
+        rr = np.zeros(1, dtype=np.int64)
+        partition_of = np.empty(n, dtype=np.int64)
+        final_low: list[IntArray] = []
+        final_high: list[IntArray] = []
+        final_sizes: list[IntArray] = []
+        final_pop: list[IntArray] = []
+        n_final = 0
+        n_cuts = 0
+        rounds = 0
+
+        pop_idx, root = self._root()
+        pop_sizes = np.array([pop_idx.shape[0]], dtype=np.int64)
+        table = TableState(judge, root) if judge.table else None
+        # Witnesses of failed hierarchical cuts: bit (axis d, level L) of witness[r] is
+        # set when record r was in a part of fewer than k records as its partition was
+        # cut on d at lowest common ancestor level L. A later partition holding r, whose
+        # lowest common ancestor on d is still at level L (so the same node), holds that
+        # same too small group (or a part of it), so its cut on d fails without a try.
+        use_witness = (
+            bool(self._hier_dims) and judge.min_part_size > 1 and self._bit_count <= 64
+        )
+        witness = np.zeros(n if use_witness else 0, dtype=np.uint64)
+        witnessed = False
+
+        while sizes.shape[0]:
+            rounds += 1
+            n_part = int(sizes.shape[0])
+            starts = np.cumsum(sizes) - sizes
+            low = np.minimum.reduceat(values, starts, axis=0).T.astype(np.int64)
+            high = np.maximum.reduceat(values, starts, axis=0).T.astype(np.int64)
+            pop_starts = np.cumsum(pop_sizes) - pop_sizes
+            fan = np.zeros(n_part, dtype=np.int64)
+            cut_axis = np.zeros(n_part, dtype=np.int64)
+            # accepted cuts: partitions, their first part and fan in the batch, then their
+            # records' positions and parts (numbered within the batch)
+            moved: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] = []
+            # population records inside accepted parts: id, partition, part
+            pop_rec: list[IntArray] = []
+            pop_part: list[IntArray] = []
+            pop_local: list[IntArray] = []
+
+            cand = np.flatnonzero((sizes >= judge.min_cut_size) & (high > low).any(axis=0))
+            if cand.size:
+                low_c, high_c = low[:, cand], high[:, cand]
+                levels, widths = self._levels(low_c, high_c)
+                if self.split == "distinct":
+                    pos = gather(starts, sizes, cand)
+                    score = self._scores(
+                        low_c, high_c, levels, widths, rr[cand], values[pos], sizes[cand]
+                    )
+                else:
+                    score = self._scores(low_c, high_c, levels, widths, rr[cand], values, sizes)
+                child_base = np.where(
+                    self._hier[:, None],
+                    self._sib_base[:, None] + (levels - 1) * self._stride[:, None],
+                    0,
+                ).T
+                if witnessed:
+                    seen = np.bitwise_or.reduceat(witness, starts)[cand]
+                    bit = (self._bit_base[:, None] + levels).astype(np.uint64)
+                    failed = ((seen[None, :] >> bit) & np.uint64(1)).astype(bool)
+                    score[(failed & self._hier[:, None]).T] = -np.inf
+                order = np.argsort(-score, axis=1, kind="stable")
+                n_viable = np.isfinite(score).sum(axis=1)  # viable choices come first
+                pending = cand
+                rows = np.arange(cand.shape[0])
+                attempt = 0
+                while pending.size and attempt < n_qi:
+                    n_left = n_viable[rows] - attempt
+                    has = n_left > 0
+                    if not has.all():
+                        pending, rows, n_left = pending[has], rows[has], n_left[has]
+                        if not pending.size:
+                            break
+                    # after a first attempt, the few partitions left try every remaining
+                    # choice at once (the first allowable one, in order, wins)
+                    spec = attempt > 0 and int((sizes[pending] * n_left).sum()) <= max(
+                        values.shape[0] // 4, 4096
+                    )
+                    if spec:
+                        unit = np.repeat(np.arange(pending.shape[0]), n_left)
+                        j = attempt + ramp(n_left)
+                    else:
+                        unit = np.arange(pending.shape[0])
+                        j = np.full(pending.shape[0], attempt, dtype=np.int64)
+                    unit_part, unit_row = pending[unit], rows[unit]
+                    choice = order[unit_row, j]
+                    batch = self._propose(
+                        unit_part,
+                        choice,
+                        child_base[unit_row, choice],
+                        high_c[choice, unit_row],
+                        starts,
+                        sizes,
+                        values,
+                        everything=attempt == 0 and pending.shape[0] == n_part,
+                    )
+                    chosen = self._judge(
+                        batch,
+                        unit_part,
+                        idx,
+                        values,
+                        (pop_idx, pop_starts, pop_sizes),
+                        table,
+                        (pop_rec, pop_part, pop_local),
+                    )
+                    if chosen.all():
+                        moved.append(
+                            (unit_part, batch.first, batch.fan, batch.positions, batch.part)
+                        )
+                    elif chosen.any():
+                        rec_ok = chosen[batch.owner]
+                        moved.append(
+                            (
+                                unit_part[chosen],
+                                batch.first[chosen],
+                                batch.fan[chosen],
+                                batch.positions[rec_ok],
+                                batch.part[rec_ok],
+                            )
+                        )
+                    fan[unit_part[chosen]] = batch.fan[chosen]
+                    cut_axis[unit_part[chosen]] = choice[chosen]
+                    if use_witness:
+                        small = batch.part_sizes < judge.min_part_size
+                        small &= np.repeat(self._hier[choice], batch.fan)
+                        if small.any():
+                            rec = np.flatnonzero(small[batch.part])
+                            owner = batch.owner[rec]
+                            d, row = choice[owner], unit_row[owner]
+                            bits = np.left_shift(
+                                np.uint64(1), (self._bit_base[d] + levels[d, row]).astype(np.uint64)
+                            )
+                            np.bitwise_or.at(witness, batch.positions[rec], bits)
+                            witnessed = True
+                    if spec:
+                        break
+                    rest = ~chosen
+                    pending, rows = pending[rest], rows[rest]
+                    attempt += 1
+
+            # ---- final partitions leave the active set
+            fin = np.flatnonzero(fan == 0)
+            if fin.size:
+                pos = gather(starts, sizes, fin)
+                partition_of[idx[pos]] = n_final + np.repeat(
+                    np.arange(fin.shape[0], dtype=np.int64), sizes[fin]
+                )
+                final_low.append(low[:, fin].T)
+                final_high.append(high[:, fin].T)
+                final_sizes.append(sizes[fin])
+                final_pop.append(pop_sizes[fin])
+                n_final += int(fin.shape[0])
+            # ---- parts of cut partitions become the next round's partitions
+            cut = np.flatnonzero(fan > 0)
+            n_cuts += int(cut.shape[0])
+            if not cut.size:
+                break
+            base = np.zeros(n_part, dtype=np.int64)
+            base[cut] = np.cumsum(fan[cut]) - fan[cut]
+            n_next = int(fan[cut].sum())
+            shift = [
+                np.repeat(base[parts] - first, sizes[parts]) for parts, first, _, _, _ in moved
+            ]
+            segment = np.concatenate(shift) + np.concatenate([m[4] for m in moved])
+            moved_pos = np.concatenate([m[3] for m in moved])
+            key = segment.astype(np.uint16) if n_next <= 1 << 16 else segment
+            sel = moved_pos[np.argsort(key, kind="stable")]
+            idx = idx[sel]
+            values = np.take(values, sel, axis=0)
+            if use_witness:
+                witness = witness[sel]
+            sizes = np.bincount(segment, minlength=n_next).astype(np.int64)
+            rr = np.repeat((cut_axis[cut] + 1) % n_qi, fan[cut])
+            if self.population is not None:
+                pseg = base[np.concatenate(pop_part)] + np.concatenate(pop_local)
+                pop_idx = np.concatenate(pop_rec)[np.argsort(pseg, kind="stable")]
+                pop_sizes = np.bincount(pseg, minlength=n_next).astype(np.int64)
+            else:
+                pop_sizes = np.zeros(n_next, dtype=np.int64)
+            if table is not None:
+                table.next_round(cut, fan[cut])
+
+        return Partitioning(
+            partition_of=partition_of,
+            low=np.concatenate(final_low),
+            high=np.concatenate(final_high),
+            sizes=np.concatenate(final_sizes),
+            population=np.concatenate(final_pop) if self.population is not None else None,
+            n_cuts=n_cuts,
+            rounds=rounds,
+        )
+
+    def _judge(
+        self,
+        batch: _Batch,
+        pending: IntArray,
+        idx: IntArray,
+        values: RankArray,
+        pop_state: tuple[IntArray, IntArray, IntArray],
+        table: TableState | None,
+        pop_out: tuple[list[IntArray], list[IntArray], list[IntArray]],
+    ) -> BoolArray:
+        """Which proposals are taken: per partition, its first allowable proposal.
+
+        ``pending[i]`` is the partition of proposal ``i``; a partition's proposals are
+        consecutive, in order of preference. For taken proposals, the population records inside each part are appended to
+        ``pop_out`` (record ids, partition, part within the partition).
+        """
+        population = None
+        matches: tuple[IntArray, IntArray] | None = None
+        if self.population is not None:
+            pop_idx, pop_starts, pop_sizes = pop_state
+            order = np.argsort(batch.part, kind="stable")
+            part_starts = np.cumsum(batch.part_sizes) - batch.part_sizes
+            block = np.take(values, batch.positions[order], axis=0)
+            p_low = np.minimum.reduceat(block, part_starts, axis=0).T.astype(np.int64)
+            p_high = np.maximum.reduceat(block, part_starts, axis=0).T.astype(np.int64)
+            owner_pos = gather(pop_starts, pop_sizes, pending)
+            owner_of = np.repeat(np.arange(pending.shape[0], dtype=np.int64), pop_sizes[pending])
+            population, rec, prt = self._population_counts(
+                p_low, p_high, pop_idx[owner_pos], batch.fan[owner_of], batch.first[owner_of]
+            )
+            matches = (rec, prt)
+        records = idx[batch.positions] if self.judge.sensitive else batch.positions
+        stats = self.judge.part_stats(records, batch.part, batch.part_sizes, population)
+        ok = ~np.logical_or.reduceat(self.judge.local_violations(stats), batch.first)
+        # the first allowable proposal of each partition (proposals come in order)
+        chosen = np.zeros(ok.shape[0], dtype=bool)
+        candidates = np.flatnonzero(ok)
+        if candidates.size:
+            owners = pending[candidates]
+            first = np.r_[True, owners[1:] != owners[:-1]]
+            if table is None:
+                chosen[candidates[first]] = True
+            else:
+                done: set[int] = set()
+                for i in candidates.tolist():
+                    p = int(pending[i])
+                    if p in done:
+                        continue
+                    rows = np.arange(batch.first[i], batch.first[i] + batch.fan[i])
+                    if table.try_cut(p, stats.take(rows)):
+                        chosen[i] = True
+                        done.add(p)
+        if matches is not None:
+            rec, prt = matches
+            part_owner = np.repeat(np.arange(pending.shape[0], dtype=np.int64), batch.fan)
+            keep = chosen[part_owner[prt]]
+            owner = part_owner[prt[keep]]
+            pop_out[0].append(rec[keep])
+            pop_out[1].append(pending[owner])
+            pop_out[2].append(prt[keep] - batch.first[owner])
+        return chosen
