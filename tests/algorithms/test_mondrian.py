@@ -451,7 +451,11 @@ def test_table_level_model_judges_the_whole_partition_set(problem, threshold, mo
     assert n_classes / len(table) <= threshold + 1e-12
 
 
-@given(tables(kinds=("numeric", "hierarchical", "ordered"), max_n=30), st.integers(1, 4), settings_modes)
+@given(
+    tables(kinds=("numeric", "hierarchical", "ordered"), max_n=30),
+    st.integers(1, 4),
+    settings_modes,
+)
 def test_population_counts_match_the_released_boxes(problem, k, mode) -> None:
     """k-map stand-in: the population is the table plus extra records; each class's
     population count is the number of population records its labels match."""
@@ -590,7 +594,9 @@ def test_engine_matches_the_plain_recursion(problem, k, l, mode, split) -> None:
     assume(k <= n and len(set(sens.codes.tolist())) >= l)
     models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
     res = Mondrian(mode=mode, split=split).fit(qis, models, sensitive=[sens])
-    got = {frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)}
+    got = {
+        frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
+    }
     assert got == reference_partitions(qis, sens, k, l, mode, split)
 
 
@@ -601,8 +607,15 @@ def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, sp
     folder = shared_data / "adult"
     frame = pl.read_csv(folder / "adult.csv", separator=";", infer_schema=False).head(700)
     columns = [
-        "sex", "age", "race", "marital-status", "education", "native-country",
-        "workclass", "occupation", "salary-class",
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+        "salary-class",
     ]
     qis = []
     for c in columns:
@@ -711,6 +724,8 @@ def test_invalid_settings_are_reported() -> None:
         Mondrian().fit([NumericQI("x", [])], [KAnonymity(1)])
     with pytest.raises(MissingValuesError):
         NumericQI("x", [1.0, float("nan")])
+    with pytest.raises(DataError, match="infinite"):
+        NumericQI("x", [1.0, float("inf")])
     with pytest.raises(DataError, match="codes outside"):
         OrderedQI("o", [0, 3], ("a", "b"))
     with pytest.raises(PrivacyUnattainableError, match="whole table"):
@@ -728,3 +743,56 @@ def test_frame_adapter_errors() -> None:
     # a column without a hierarchy gets value -> '*'
     res = fit_frame(df, [KAnonymity(2)], quasi_identifiers=["a"])
     assert res.labels("a") == ("*",)
+
+
+def test_frame_adapter_orders_and_population() -> None:
+    df = pl.DataFrame(
+        {
+            "size": ["S", "M", "L", "XL", "S", "XL"],
+            "zip": ["a1", "a2", "b1", "b2", "a1", "b2"],
+            "dx": ["flu", "cold", "flu", "cold", "cold", "flu"],
+        }
+    )
+    h = Hierarchy([["a1", "a", "*"], ["a2", "a", "*"], ["b1", "b", "*"], ["b2", "b", "*"]])
+    population = pl.concat([df, df.with_columns(pl.lit("M").alias("size"))])
+    res = fit_frame(
+        df,
+        [KAnonymity(2), KMap(3), DistinctL("dx", 2)],
+        quasi_identifiers=["size", "zip"],
+        hierarchies={"zip": h},
+        orders={"size": ["S", "M", "L", "XL"]},
+        sensitive=["dx"],
+        population=population,
+    )
+    out = release_frame(df, res)
+    assert out["zip"].to_list() == ["a", "a", "b", "b", "a", "b"]
+    assert out["size"].to_list() == ["[S-M]", "[S-M]", "[L-XL]", "[L-XL]", "[S-M]", "[L-XL]"]
+    # [S-M] x a: 3 + 3 records; [L-XL] x b: 3 (the added records are all "M")
+    assert res.population is not None and res.population.tolist() == [6, 3]
+    with pytest.raises(DataError, match="order"):
+        fit_frame(df, [KAnonymity(1)], quasi_identifiers=["size"], orders={"size": ["S"]})
+
+
+@pytest.mark.parametrize("mode", ["strict", "relaxed"])
+def test_engine_matches_the_plain_recursion_on_wide_domains(mode) -> None:
+    """Large hierarchies (no lowest-common-ancestor table) and many distinct numbers
+    (order statistics by sorting, int32 ranks) take the engine's fallback paths."""
+    rng = np.random.default_rng(7)
+    n = 400
+    leaves = [f"z{i:04d}" for i in range(700)]
+    rows = [[z, z[:4], z[:3], "*"] for z in leaves]
+    h = Hierarchy(rows, name="zip")
+    qis = [
+        HierarchicalQI("zip", rng.integers(0, 700, n), h),
+        NumericQI("income", rng.normal(size=n) * 1000),
+        NumericQI("small", rng.integers(0, 5, n)),
+    ]
+    sens = SensitiveAttribute("s", rng.integers(0, 3, n), ("a", "b", "c"))
+    for k, l in ((2, 1), (4, 2)):  # noqa: E741
+        models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
+        res = Mondrian(mode=mode).fit(qis, models, sensitive=[sens])
+        got = {
+            frozenset(np.flatnonzero(res.partition_of == p).tolist())
+            for p in range(res.n_partitions)
+        }
+        assert got == reference_partitions(qis, sens, k, l, mode, "widest")

@@ -76,6 +76,12 @@ class NumericQI:
         missing = int(np.isnan(values).sum())
         if missing:
             raise MissingValuesError(self.name, missing)
+        infinite = int(np.isinf(values).sum())
+        if infinite:
+            raise DataError(
+                f"Column {self.name!r} has {infinite} infinite value(s); a numeric "
+                "quasi-identifier needs finite numbers."
+            )
         values.setflags(write=False)
         object.__setattr__(self, "values", values)
 
@@ -213,8 +219,6 @@ class _HierarchyTables:
     lca_table: npt.NDArray[np.int8] | None
     sibling_of_rank: IntArray
     max_fan: int
-    child_first: IntArray
-    child_end: IntArray
 
 
 @functools.lru_cache(maxsize=64)
@@ -251,7 +255,6 @@ def _hierarchy_tables(h: Hierarchy) -> _HierarchyTables:
     # of its parent (children ordered by their first rank)
     sibling_of_rank = np.zeros((max(h.height - 1, 1), n_leaves), dtype=np.int64)
     max_fan = 2
-    kids: list[tuple[IntArray, IntArray, IntArray]] = []  # (parent, sibling, child) per level
     for lv in range(h.height - 1):
         nodes = np.arange(offsets[lv], offsets[lv + 1])
         nodes = nodes[np.argsort(first[nodes], kind="stable")]
@@ -262,14 +265,6 @@ def _hierarchy_tables(h: Hierarchy) -> _HierarchyTables:
         sibling[nodes] = np.arange(nodes.size) - group_start
         sibling_of_rank[lv] = sibling[node_of_rank[lv]]
         max_fan = max(max_fan, int(sibling[nodes].max()) + 1)
-        kids.append((parent, sibling[nodes], nodes))
-    # child_first / child_end[X, i]: rank range [first, end) of the i-th child of node X
-    # (empty ranges pad nodes with fewer children)
-    child_first = np.zeros((n_nodes, max_fan), dtype=np.int64)
-    child_end = np.zeros((n_nodes, max_fan), dtype=np.int64)
-    for parent, sib, nodes in kids:
-        child_first[parent, sib] = first[nodes]
-        child_end[parent, sib] = last[nodes] + 1
     for arr in (
         rank_of_leaf,
         node_of_rank,
@@ -278,8 +273,6 @@ def _hierarchy_tables(h: Hierarchy) -> _HierarchyTables:
         level,
         width,
         sibling_of_rank,
-        child_first,
-        child_end,
     ):
         arr.setflags(write=False)
     return _HierarchyTables(
@@ -293,8 +286,6 @@ def _hierarchy_tables(h: Hierarchy) -> _HierarchyTables:
         lca_table=lca_table,
         sibling_of_rank=sibling_of_rank,
         max_fan=max_fan,
-        child_first=child_first,
-        child_end=child_end,
     )
 
 
@@ -308,6 +299,8 @@ class Axis:
         Column name and kind.
     ranks
         ``(n,)`` int32 rank of each record (see the module docstring).
+    hierarchy
+        Hierarchical: the hierarchy.
     size
         Number of possible ranks.
     norm
@@ -329,9 +322,6 @@ class Axis:
     sibling_of_rank, max_fan
         Hierarchical, ``(height - 1, n_leaves)``: position of the level-``l`` ancestor of
         rank ``r`` among its parent's children; the largest number of children of a node.
-    child_first, child_end
-        Hierarchical, ``(n_nodes, max_fan)``: rank range ``[first, end)`` of each child of
-        each node (empty ranges as padding).
     """
 
     name: str
@@ -350,8 +340,6 @@ class Axis:
     lca_table: npt.NDArray[np.int8] | None = None
     sibling_of_rank: IntArray | None = None
     max_fan: int = 2
-    child_first: IntArray | None = None
-    child_end: IntArray | None = None
 
     # ------------------------------------------------------------------ builders
     @classmethod
@@ -392,8 +380,6 @@ class Axis:
             lca_table=t.lca_table,
             sibling_of_rank=t.sibling_of_rank,
             max_fan=t.max_fan,
-            child_first=t.child_first,
-            child_end=t.child_end,
         )
 
     @classmethod

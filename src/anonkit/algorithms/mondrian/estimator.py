@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from anonkit.algorithms.mondrian.attributes import (
     Axis,
@@ -72,6 +74,30 @@ class Mondrian:
         attribute has no allowable cut, the others are tried in the same order.
     numeric_release
         ``"range"`` (default): ``[min-max]`` of the class; ``"mean"``: the class mean.
+
+    Notes
+    -----
+    *Allowable cuts.* A cut is allowable when every class-local model finds no violation
+    in the summary of the parts it creates (sensitive histograms carry the whole table's
+    histogram as ``totals``), and every table-level model (``class_local`` False) finds
+    none in the summary of all partitions as they would be after the cut. Partitions are
+    cut breadth first, in partition order, which fixes the order in which table-level
+    models see the cuts. The whole table must satisfy the models (Mondrian never
+    suppresses), else :class:`~anonkit.exceptions.PrivacyUnattainableError`.
+
+    *Widths* (``split="widest"``): numeric, ``(max - min) / (table max - table min)``;
+    ordered, the same on positions in the order; hierarchical, ``(leaves under the
+    values' lowest common ancestor - 1) / (leaves of the hierarchy - 1)``.
+
+    *Class sizes.* With k-anonymity alone: in strict mode partitions are disjoint boxes,
+    and a partition of ``2k`` or more records stays uncut only when no median cut leaves
+    ``k`` records on each side (ties at the median) and no hierarchical cut leaves ``k``
+    in every subtree. In relaxed mode with numeric or ordered attributes only, every
+    partition of ``2k`` or more records holds identical quasi-identifier values, so
+    partitions have ``k .. 2k - 1`` records otherwise. Hierarchical cuts are multi-way
+    in both modes, so no such bound holds for them. Released classes are groups of
+    identical labels: in relaxed mode (or with mean release) several partitions may
+    share their labels and form one class, which is checked against the models again.
 
     References
     ----------
@@ -184,8 +210,12 @@ class Mondrian:
                     f"{failed.describe()}; use mode='strict' and numeric_release='range'.",
                     requirement=failed.describe(),
                 )
-        for arr in (class_of, part.partition_of, sizes):
-            arr.setflags(write=False)
+        arrays: list[npt.NDArray[Any] | None] = [class_of, part.partition_of, sizes, pop_counts]
+        for a in attributes:
+            arrays += [a.codes, a.low, a.high, a.mean, a.level, a.node]
+        for arr in arrays:
+            if arr is not None:
+                arr.setflags(write=False)
         t3 = time.perf_counter()
         return MondrianResult(
             class_of=class_of,

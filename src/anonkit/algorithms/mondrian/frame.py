@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import polars as pl
 
 from anonkit.algorithms.mondrian.attributes import (
@@ -204,9 +203,10 @@ def release_frame(frame: pl.DataFrame, result: MondrianResult) -> pl.DataFrame:
         raise DataError(
             f"The frame has {frame.height} rows but the result covers {result.n_records}."
         )
-    index = pl.Series(np.asarray(result.class_of, dtype=np.int64))
     columns = {
-        a.name: pl.Series(a.name, list(a.labels), dtype=pl.String).gather(index)
+        a.name: pl.Series(a.name, list(a.table), dtype=pl.String).gather(
+            pl.Series(a.codes[result.class_of])
+        )
         for a in result.attributes
     }
     return frame.with_columns(**columns)

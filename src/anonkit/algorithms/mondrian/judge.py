@@ -129,7 +129,6 @@ class Judge:
         }
         self.local = tuple(m for m in self.models if m.class_local)
         self.table = tuple(m for m in self.models if not m.class_local)
-        self.needs_population = any(POPULATION_COUNT in m.requires for m in self.models)
         ks = [int(m.k) for m in self.models if isinstance(m, KAnonymity)]
         #: Every part of an allowable cut has at least this many records (k-anonymity).
         self.min_part_size = max(ks, default=1)

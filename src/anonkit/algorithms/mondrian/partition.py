@@ -1,25 +1,36 @@
 """Greedy multidimensional partitioning (LeFevre, DeWitt & Ramakrishnan 2006, Algorithm 1).
 
-The recursion ``Partition(region)`` of the paper is run breadth-first and vectorized: in
-each *round* every partition that may still be cut is handled at once.
+The recursion ``Partition(region)`` of the paper runs breadth-first and vectorized: each
+*round* handles every partition that may still be cut at once, so the Python work is per
+round, not per partition, and numpy does the per-record work.
 
-1. Per partition and quasi-identifier, the smallest and largest rank
+1. Extents: per partition and quasi-identifier, the smallest and largest rank
    (``np.minimum.reduceat`` over the partitions' contiguous segments).
-2. Per partition, the quasi-identifiers in the order they will be tried
-   (:data:`SPLITS`); a quasi-identifier whose values are all equal cannot be cut.
-3. Attempt ``j``: each partition still waiting proposes a cut on its ``j``-th choice;
-   all proposals are judged together (:class:`~anonkit.algorithms.mondrian.judge.Judge`);
-   accepted cuts are recorded, rejected partitions move on to their next choice. A
-   partition that runs out of choices is final (no allowable cut exists).
-4. The records of cut partitions are regrouped so that every part is a segment.
+2. Choices: per partition, the quasi-identifiers in the order of the split heuristic
+   (:data:`SPLITS`, ties to the earlier attribute). An attribute whose values are all
+   equal cannot be cut and is never tried.
+3. Attempts: every partition proposes a cut on its first choice; all proposals are
+   judged together (:class:`~anonkit.algorithms.mondrian.judge.Judge`). Rejected
+   partitions move on to their next choice; once few records are left, they propose all
+   their remaining choices at once and the most preferred allowable one is taken. A
+   partition without an allowable cut is final. Partitions smaller than ``2k`` (the
+   largest k of the k-anonymity models) are final without a try, and a hierarchical
+   cut already seen to leave a group of fewer than k records is not tried again while
+   the group can still be in the partition (*witness* records, see ``_start``): both
+   shortcuts only skip cuts that would be rejected.
+4. Regrouping: the records of cut partitions are reordered so each part is a segment.
+
+The result is exactly that of the recursion (the tests compare both), with partitions
+numbered in the order they become final.
 
 Cuts (``v`` a record's value, rank or depth-first leaf position):
 
 * numeric / ordered, strict: ``lhs = {v <= median}``, ``rhs = {v > median}``, the median
   being the lower median; when it equals the partition's maximum the split value becomes
   the largest value below the maximum, so both sides are non-empty.
-* numeric / ordered, relaxed: the records sorted by ``v``; the first ``floor(n/2)`` go
-  left, the others right, so records equal to the median may land on both sides.
+* numeric / ordered, relaxed: the records sorted by ``v`` (ties by record order); the
+  first ``floor(n/2)`` go left, the others right, so records equal to the median may
+  land on both sides.
 * hierarchical (both modes): a partition whose values have the lowest common ancestor
   ``X`` at level ``L`` is cut into the children of ``X`` present (one part per level
   ``L-1`` ancestor); allowable only when every part passes.
@@ -28,7 +39,7 @@ Cuts (``v`` a record's value, rank or depth-first leaf position):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -89,12 +100,12 @@ class Partitioning:
 
 @dataclass(frozen=True, eq=False)
 class _Batch:
-    """Cuts proposed in one attempt, one per waiting partition.
+    """Cuts proposed in one attempt (a partition may propose several).
 
-    ``positions`` lists the records of the proposing partitions, partition after
-    partition; ``owner`` maps each to its proposing partition (``0 .. S-1``) and ``part``
-    to its part (``0 .. n_parts-1``, numbered partition after partition). ``first`` is
-    each partition's first part and ``fan`` its number of parts.
+    ``positions`` lists the records of the proposals, proposal after proposal; ``owner``
+    maps each to its proposal (``0 .. S-1``) and ``part`` to its part (``0 ..
+    n_parts-1``, numbered proposal after proposal). ``first`` is each proposal's first
+    part and ``fan`` its number of parts.
     """
 
     positions: IntArray
@@ -103,6 +114,35 @@ class _Batch:
     part_sizes: IntArray
     first: IntArray
     fan: IntArray
+
+
+@dataclass(eq=False)
+class _Active:
+    """The records still being partitioned, partition after partition."""
+
+    idx: IntArray  # record ids
+    values: RankArray  # their ranks, (records, n_qi)
+    sizes: IntArray  # records per partition
+    rr: IntArray  # round robin: each partition's first axis
+    witness: npt.NDArray[np.uint64] | None  # witness bits per record (see _start)
+    witnessed: bool  # any witness bit set
+    pop_idx: IntArray  # population records inside each partition's box
+    pop_sizes: IntArray  # ... per partition
+
+
+@dataclass(eq=False)
+class _Cuts:
+    """What one round decided, per partition: parts (0 = final) and axis."""
+
+    fan: IntArray
+    axis: IntArray
+    #: accepted proposals: partitions, their first part in the batch, then their records'
+    #: positions and parts (numbered within the batch)
+    moved: list[tuple[IntArray, IntArray, IntArray, IntArray]] = field(default_factory=list)
+    #: population records inside accepted parts: ids, partition, part within it
+    population: tuple[list[IntArray], list[IntArray], list[IntArray]] = field(
+        default_factory=lambda: ([], [], [])
+    )
 
 
 class Partitioner:
@@ -254,7 +294,8 @@ class Partitioner:
     ) -> _Batch:
         """Cut each partition ``pending[i]`` on axis ``choice[i]``, all at once.
 
-        A partition may appear several times (one proposal per axis). ``child_base[i]``
+        A partition may appear several times (one proposal per axis); proposals on
+        numeric or ordered axes must come before hierarchical ones. ``child_base[i]``
         locates, for hierarchical choices, the sibling positions at the child level in
         the flat table; ``high[i]`` is the partition's largest rank on its chosen axis.
         ``everything`` says that ``pending`` is every partition, in order.
@@ -272,37 +313,34 @@ class Partitioner:
         else:
             vals = np.take(values.ravel(), pos * n_qi + np.repeat(choice, psz))
         is_h = self._hier[choice]
-        if self._hier_dims:
+        # numeric / ordered proposals come first: their records are vals[:m]
+        n_num = n_seg - int(is_h.sum())
+        m = int(psz[:n_num].sum()) if n_num < n_seg else int(pos.shape[0])
+        key = np.zeros(pos.shape[0], dtype=np.int64)
+        if n_num < n_seg:
             # hierarchical: the position, among the children of the values' lowest common
             # ancestor (level L), of each value's ancestor at level L - 1
-            key = self._sib[np.repeat(child_base, psz) + vals]
-        else:
-            key = np.zeros(pos.shape[0], dtype=np.int64)
-        if self._num_dims and not is_h.all():
+            key[m:] = self._sib[np.repeat(child_base[n_num:], psz[n_num:]) + vals[m:]]
+        if n_num:
             # numeric / ordered: 0 = left of the median, 1 = right
-            num = np.flatnonzero(~is_h)
-            sub: slice | IntArray
-            if num.shape[0] == n_seg:
-                sub, sseg = slice(None), seg
-            else:
-                sub = np.flatnonzero(~is_h[seg])
-                sseg = (np.cumsum(~is_h) - 1)[seg[sub]]
-            v = vals[sub]
-            ssz = psz[num]
+            ssz = psz[:n_num]
+            sseg = seg[:m]
+            v = vals[:m]
             sstarts = np.cumsum(ssz) - ssz
             if not self.relaxed:
                 median = kth_smallest(sseg, v, self._num_size, sstarts, (ssz - 1) // 2)
                 # ranks are ints: "v < max" is "v <= max - 1"
-                threshold = np.minimum(median, high[num] - 1)
-                key[sub] = v > threshold[sseg]
+                threshold = np.minimum(median, high[:n_num] - 1)
+                key[:m] = v > np.repeat(threshold, ssz)
             else:
                 half = ssz // 2
                 median = kth_smallest(sseg, v, self._num_size, sstarts, half - 1)
-                below = v < median[sseg]
-                equal = v == median[sseg]
+                at = np.repeat(median, ssz)
+                below = v < at
+                equal = v == at
                 need = half - np.add.reduceat(below.astype(np.int64), sstarts)
                 left = below | (equal & (segment_cumcount(equal, sseg, sstarts) <= need[sseg]))
-                key[sub] = ~left
+                key[:m] = ~left
         fan_cap = self._fan if is_h.any() else 2
         key += np.repeat(np.arange(0, n_seg * fan_cap, fan_cap, dtype=np.int64), psz)
         counts = np.bincount(key, minlength=n_seg * fan_cap)
@@ -369,198 +407,43 @@ class Partitioner:
 
     def run(self) -> Partitioning:
         """Partition until no partition has an allowable cut."""
-        axes, judge = self.axes, self.judge
-        n_qi = len(axes)
-        widest = max(a.size for a in axes)
-        # (active records, n_qi) ranks, in the smallest int type that holds them
-        dtype = np.int8 if widest <= 127 else np.int16 if widest <= 32767 else np.int32
-        values: RankArray = np.stack([a.ranks for a in axes], axis=1).astype(dtype)
-        n = int(values.shape[0])
-        idx = np.arange(n, dtype=np.int64)
-        sizes = np.array([n], dtype=np.int64)
-        rr = np.zeros(1, dtype=np.int64)
+        judge = self.judge
+        pop_idx, root = self._root()
+        state = self._start(pop_idx)
+        table = TableState(judge, root) if judge.table else None
+        n = int(state.idx.shape[0])
         partition_of = np.empty(n, dtype=np.int64)
         final_low: list[IntArray] = []
         final_high: list[IntArray] = []
         final_sizes: list[IntArray] = []
         final_pop: list[IntArray] = []
-        n_final = 0
-        n_cuts = 0
-        rounds = 0
-
-        pop_idx, root = self._root()
-        pop_sizes = np.array([pop_idx.shape[0]], dtype=np.int64)
-        table = TableState(judge, root) if judge.table else None
-        # Witnesses of failed hierarchical cuts: bit (axis d, level L) of witness[r] is
-        # set when record r was in a part of fewer than k records as its partition was
-        # cut on d at lowest common ancestor level L. A later partition holding r, whose
-        # lowest common ancestor on d is still at level L (so the same node), holds that
-        # same too small group (or a part of it), so its cut on d fails without a try.
-        use_witness = (
-            bool(self._hier_dims) and judge.min_part_size > 1 and self._bit_count <= 64
-        )
-        witness = np.zeros(n if use_witness else 0, dtype=np.uint64)
-        witnessed = False
-
-        while sizes.shape[0]:
+        n_final = n_cuts = rounds = 0
+        while state.sizes.shape[0]:
             rounds += 1
-            n_part = int(sizes.shape[0])
-            starts = np.cumsum(sizes) - sizes
-            low = np.minimum.reduceat(values, starts, axis=0).T.astype(np.int64)
-            high = np.maximum.reduceat(values, starts, axis=0).T.astype(np.int64)
-            pop_starts = np.cumsum(pop_sizes) - pop_sizes
-            fan = np.zeros(n_part, dtype=np.int64)
-            cut_axis = np.zeros(n_part, dtype=np.int64)
-            # accepted cuts: partitions, their first part and fan in the batch, then their
-            # records' positions and parts (numbered within the batch)
-            moved: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] = []
-            # population records inside accepted parts: id, partition, part
-            pop_rec: list[IntArray] = []
-            pop_part: list[IntArray] = []
-            pop_local: list[IntArray] = []
-
-            cand = np.flatnonzero((sizes >= judge.min_cut_size) & (high > low).any(axis=0))
-            if cand.size:
-                low_c, high_c = low[:, cand], high[:, cand]
-                levels, widths = self._levels(low_c, high_c)
-                if self.split == "distinct":
-                    pos = gather(starts, sizes, cand)
-                    score = self._scores(
-                        low_c, high_c, levels, widths, rr[cand], values[pos], sizes[cand]
-                    )
-                else:
-                    score = self._scores(low_c, high_c, levels, widths, rr[cand], values, sizes)
-                child_base = np.where(
-                    self._hier[:, None],
-                    self._sib_base[:, None] + (levels - 1) * self._stride[:, None],
-                    0,
-                ).T
-                if witnessed:
-                    seen = np.bitwise_or.reduceat(witness, starts)[cand]
-                    bit = (self._bit_base[:, None] + levels).astype(np.uint64)
-                    failed = ((seen[None, :] >> bit) & np.uint64(1)).astype(bool)
-                    score[(failed & self._hier[:, None]).T] = -np.inf
-                order = np.argsort(-score, axis=1, kind="stable")
-                n_viable = np.isfinite(score).sum(axis=1)  # viable choices come first
-                pending = cand
-                rows = np.arange(cand.shape[0])
-                attempt = 0
-                while pending.size and attempt < n_qi:
-                    n_left = n_viable[rows] - attempt
-                    has = n_left > 0
-                    if not has.all():
-                        pending, rows, n_left = pending[has], rows[has], n_left[has]
-                        if not pending.size:
-                            break
-                    # after a first attempt, the few partitions left try every remaining
-                    # choice at once (the first allowable one, in order, wins)
-                    spec = attempt > 0 and int((sizes[pending] * n_left).sum()) <= max(
-                        values.shape[0] // 4, 4096
-                    )
-                    if spec:
-                        unit = np.repeat(np.arange(pending.shape[0]), n_left)
-                        j = attempt + ramp(n_left)
-                    else:
-                        unit = np.arange(pending.shape[0])
-                        j = np.full(pending.shape[0], attempt, dtype=np.int64)
-                    unit_part, unit_row = pending[unit], rows[unit]
-                    choice = order[unit_row, j]
-                    batch = self._propose(
-                        unit_part,
-                        choice,
-                        child_base[unit_row, choice],
-                        high_c[choice, unit_row],
-                        starts,
-                        sizes,
-                        values,
-                        everything=attempt == 0 and pending.shape[0] == n_part,
-                    )
-                    chosen = self._judge(
-                        batch,
-                        unit_part,
-                        idx,
-                        values,
-                        (pop_idx, pop_starts, pop_sizes),
-                        table,
-                        (pop_rec, pop_part, pop_local),
-                    )
-                    if chosen.all():
-                        moved.append(
-                            (unit_part, batch.first, batch.fan, batch.positions, batch.part)
-                        )
-                    elif chosen.any():
-                        rec_ok = chosen[batch.owner]
-                        moved.append(
-                            (
-                                unit_part[chosen],
-                                batch.first[chosen],
-                                batch.fan[chosen],
-                                batch.positions[rec_ok],
-                                batch.part[rec_ok],
-                            )
-                        )
-                    fan[unit_part[chosen]] = batch.fan[chosen]
-                    cut_axis[unit_part[chosen]] = choice[chosen]
-                    if use_witness:
-                        small = batch.part_sizes < judge.min_part_size
-                        small &= np.repeat(self._hier[choice], batch.fan)
-                        if small.any():
-                            rec = np.flatnonzero(small[batch.part])
-                            owner = batch.owner[rec]
-                            d, row = choice[owner], unit_row[owner]
-                            bits = np.left_shift(
-                                np.uint64(1), (self._bit_base[d] + levels[d, row]).astype(np.uint64)
-                            )
-                            np.bitwise_or.at(witness, batch.positions[rec], bits)
-                            witnessed = True
-                    if spec:
-                        break
-                    rest = ~chosen
-                    pending, rows = pending[rest], rows[rest]
-                    attempt += 1
-
-            # ---- final partitions leave the active set
-            fin = np.flatnonzero(fan == 0)
+            starts = np.cumsum(state.sizes) - state.sizes
+            low = np.minimum.reduceat(state.values, starts, axis=0).T.astype(np.int64)
+            high = np.maximum.reduceat(state.values, starts, axis=0).T.astype(np.int64)
+            cuts = self._decide(state, starts, low, high, table)
+            # final partitions leave the active set
+            fin = np.flatnonzero(cuts.fan == 0)
             if fin.size:
-                pos = gather(starts, sizes, fin)
-                partition_of[idx[pos]] = n_final + np.repeat(
-                    np.arange(fin.shape[0], dtype=np.int64), sizes[fin]
+                pos = gather(starts, state.sizes, fin)
+                partition_of[state.idx[pos]] = n_final + np.repeat(
+                    np.arange(fin.shape[0], dtype=np.int64), state.sizes[fin]
                 )
                 final_low.append(low[:, fin].T)
                 final_high.append(high[:, fin].T)
-                final_sizes.append(sizes[fin])
-                final_pop.append(pop_sizes[fin])
+                final_sizes.append(state.sizes[fin])
+                final_pop.append(state.pop_sizes[fin])
                 n_final += int(fin.shape[0])
-            # ---- parts of cut partitions become the next round's partitions
-            cut = np.flatnonzero(fan > 0)
-            n_cuts += int(cut.shape[0])
-            if not cut.size:
+            n_cut = int((cuts.fan > 0).sum())
+            if not n_cut:
                 break
-            base = np.zeros(n_part, dtype=np.int64)
-            base[cut] = np.cumsum(fan[cut]) - fan[cut]
-            n_next = int(fan[cut].sum())
-            shift = [
-                np.repeat(base[parts] - first, sizes[parts]) for parts, first, _, _, _ in moved
-            ]
-            segment = np.concatenate(shift) + np.concatenate([m[4] for m in moved])
-            moved_pos = np.concatenate([m[3] for m in moved])
-            key = segment.astype(np.uint16) if n_next <= 1 << 16 else segment
-            sel = moved_pos[np.argsort(key, kind="stable")]
-            idx = idx[sel]
-            values = np.take(values, sel, axis=0)
-            if use_witness:
-                witness = witness[sel]
-            sizes = np.bincount(segment, minlength=n_next).astype(np.int64)
-            rr = np.repeat((cut_axis[cut] + 1) % n_qi, fan[cut])
-            if self.population is not None:
-                pseg = base[np.concatenate(pop_part)] + np.concatenate(pop_local)
-                pop_idx = np.concatenate(pop_rec)[np.argsort(pseg, kind="stable")]
-                pop_sizes = np.bincount(pseg, minlength=n_next).astype(np.int64)
-            else:
-                pop_sizes = np.zeros(n_next, dtype=np.int64)
+            n_cuts += n_cut
+            state = self._regroup(state, cuts)
             if table is not None:
-                table.next_round(cut, fan[cut])
-
+                cut = np.flatnonzero(cuts.fan > 0)
+                table.next_round(cut, cuts.fan[cut])
         return Partitioning(
             partition_of=partition_of,
             low=np.concatenate(final_low),
@@ -571,26 +454,203 @@ class Partitioner:
             rounds=rounds,
         )
 
+    def _start(self, pop_idx: IntArray) -> _Active:
+        """One partition holding every record (and the population records ``pop_idx``)."""
+        widest = max(a.size for a in self.axes)
+        dtype = np.int8 if widest <= 127 else np.int16 if widest <= 32767 else np.int32
+        values: RankArray = np.stack([a.ranks for a in self.axes], axis=1).astype(dtype)
+        n = int(values.shape[0])
+        # Witnesses of failed hierarchical cuts: bit (axis d, level L) of witness[r] is
+        # set when record r was in a part of fewer than k records as its partition was
+        # cut on d at lowest common ancestor level L. A later partition holding r, whose
+        # lowest common ancestor on d is still at level L (so the same node), holds that
+        # same too small group (or a part of it), so its cut on d fails without a try.
+        use_witness = (
+            bool(self._hier_dims) and self.judge.min_part_size > 1 and self._bit_count <= 64
+        )
+        return _Active(
+            idx=np.arange(n, dtype=np.int64),
+            values=values,
+            sizes=np.array([n], dtype=np.int64),
+            rr=np.zeros(1, dtype=np.int64),
+            witness=np.zeros(n, dtype=np.uint64) if use_witness else None,
+            witnessed=False,
+            pop_idx=pop_idx,
+            pop_sizes=np.array([pop_idx.shape[0]], dtype=np.int64),
+        )
+
+    def _decide(
+        self,
+        state: _Active,
+        starts: IntArray,
+        low: IntArray,
+        high: IntArray,
+        table: TableState | None,
+    ) -> _Cuts:
+        """The cut (if any) of every partition in this round."""
+        n_qi = len(self.axes)
+        sizes = state.sizes
+        n_part = int(sizes.shape[0])
+        cuts = _Cuts(np.zeros(n_part, dtype=np.int64), np.zeros(n_part, dtype=np.int64))
+        cand = np.flatnonzero((sizes >= self.judge.min_cut_size) & (high > low).any(axis=0))
+        if not cand.size:
+            return cuts
+        low_c, high_c = low[:, cand], high[:, cand]
+        levels, widths = self._levels(low_c, high_c)
+        if self.split == "distinct":
+            pos = gather(starts, sizes, cand)
+            score = self._scores(
+                low_c, high_c, levels, widths, state.rr[cand], state.values[pos], sizes[cand]
+            )
+        else:
+            score = self._scores(low_c, high_c, levels, widths, state.rr[cand], state.values, sizes)
+        if state.witnessed:
+            assert state.witness is not None
+            seen = np.bitwise_or.reduceat(state.witness, starts)[cand]
+            bit = (self._bit_base[:, None] + levels).astype(np.uint64)
+            failed = ((seen[None, :] >> bit) & np.uint64(1)).astype(bool)
+            score[(failed & self._hier[:, None]).T] = -np.inf
+        child_base = np.where(
+            self._hier[:, None], self._sib_base[:, None] + (levels - 1) * self._stride[:, None], 0
+        ).T
+        order = np.argsort(-score, axis=1, kind="stable")
+        n_viable = np.isfinite(score).sum(axis=1)  # viable choices come first
+        pop_starts = np.cumsum(state.pop_sizes) - state.pop_sizes
+        pending = cand
+        rows = np.arange(cand.shape[0])  # row of each pending partition in the plan
+        attempt = 0
+        while pending.size and attempt < n_qi:
+            n_left = n_viable[rows] - attempt
+            has = n_left > 0
+            if not has.all():
+                pending, rows, n_left = pending[has], rows[has], n_left[has]
+                if not pending.size:
+                    break
+            # After a first attempt, the few partitions left propose every remaining
+            # choice at once (the most preferred allowable one wins).
+            spec = attempt > 0 and int((sizes[pending] * n_left).sum()) <= max(
+                int(state.idx.shape[0]) // 4, 4096
+            )
+            if spec:
+                unit = np.repeat(np.arange(pending.shape[0]), n_left)
+                j = attempt + ramp(n_left)
+            else:
+                unit = np.arange(pending.shape[0])
+                j = np.full(pending.shape[0], attempt, dtype=np.int64)
+            choice = order[rows[unit], j]
+            on_tree = self._hier[choice]
+            everything = attempt == 0 and pending.shape[0] == n_part
+            if on_tree.any() and not on_tree.all():  # numeric proposals first
+                perm = np.argsort(on_tree, kind="stable")
+                unit, j, choice = unit[perm], j[perm], choice[perm]
+                everything = False
+            unit_part, unit_row = pending[unit], rows[unit]
+            batch = self._propose(
+                unit_part,
+                choice,
+                child_base[unit_row, choice],
+                high_c[choice, unit_row],
+                starts,
+                sizes,
+                state.values,
+                everything=everything,
+            )
+            chosen = self._judge(batch, unit_part, j, state, pop_starts, table, cuts.population)
+            if chosen.all():
+                cuts.moved.append((unit_part, batch.first, batch.positions, batch.part))
+            elif chosen.any():
+                rec_ok = chosen[batch.owner]
+                cuts.moved.append(
+                    (
+                        unit_part[chosen],
+                        batch.first[chosen],
+                        batch.positions[rec_ok],
+                        batch.part[rec_ok],
+                    )
+                )
+            cuts.fan[unit_part[chosen]] = batch.fan[chosen]
+            cuts.axis[unit_part[chosen]] = choice[chosen]
+            if state.witness is not None:
+                self._witness(state, batch, choice, levels[choice, unit_row], spec)
+            if spec:
+                break
+            rest = np.ones(pending.shape[0], dtype=bool)
+            rest[unit] = ~chosen  # one proposal per partition here
+            pending, rows = pending[rest], rows[rest]
+            attempt += 1
+        return cuts
+
+    def _witness(
+        self, state: _Active, batch: _Batch, choice: IntArray, level: IntArray, spec: bool
+    ) -> None:
+        """Mark the records of too small parts of hierarchical proposals."""
+        assert state.witness is not None
+        small = batch.part_sizes < self.judge.min_part_size
+        small &= np.repeat(self._hier[choice], batch.fan)
+        if not small.any():
+            return
+        rec = np.flatnonzero(small[batch.part])
+        owner = batch.owner[rec]
+        bits = np.left_shift(
+            np.uint64(1), (self._bit_base[choice[owner]] + level[owner]).astype(np.uint64)
+        )
+        if spec:  # a record may be in several proposals
+            np.bitwise_or.at(state.witness, batch.positions[rec], bits)
+        else:
+            state.witness[batch.positions[rec]] |= bits
+        state.witnessed = True
+
+    def _regroup(self, state: _Active, cuts: _Cuts) -> _Active:
+        """The parts of the cut partitions, each a segment, as the next partitions."""
+        sizes = state.sizes
+        cut = np.flatnonzero(cuts.fan > 0)
+        base = np.zeros(sizes.shape[0], dtype=np.int64)
+        base[cut] = np.cumsum(cuts.fan[cut]) - cuts.fan[cut]
+        n_next = int(cuts.fan[cut].sum())
+        shift = [np.repeat(base[parts] - first, sizes[parts]) for parts, first, _, _ in cuts.moved]
+        segment = np.concatenate(shift) + np.concatenate([m[3] for m in cuts.moved])
+        moved = np.concatenate([m[2] for m in cuts.moved])
+        key = segment.astype(np.uint16) if n_next <= 1 << 16 else segment
+        sel = moved[np.argsort(key, kind="stable")]
+        pop_idx = state.pop_idx
+        pop_sizes = np.zeros(n_next, dtype=np.int64)
+        if self.population is not None:
+            recs, partition, part = (np.concatenate(x) for x in cuts.population)
+            pseg = base[partition] + part
+            pop_idx = recs[np.argsort(pseg, kind="stable")]
+            pop_sizes = np.bincount(pseg, minlength=n_next).astype(np.int64)
+        return _Active(
+            idx=state.idx[sel],
+            values=np.take(state.values, sel, axis=0),
+            sizes=np.bincount(segment, minlength=n_next).astype(np.int64),
+            rr=np.repeat((cuts.axis[cut] + 1) % len(self.axes), cuts.fan[cut]),
+            witness=None if state.witness is None else state.witness[sel],
+            witnessed=state.witnessed,
+            pop_idx=pop_idx,
+            pop_sizes=pop_sizes,
+        )
+
     def _judge(
         self,
         batch: _Batch,
         pending: IntArray,
-        idx: IntArray,
-        values: RankArray,
-        pop_state: tuple[IntArray, IntArray, IntArray],
+        preference: IntArray,
+        state: _Active,
+        pop_starts: IntArray,
         table: TableState | None,
         pop_out: tuple[list[IntArray], list[IntArray], list[IntArray]],
     ) -> BoolArray:
-        """Which proposals are taken: per partition, its first allowable proposal.
+        """Which proposals are taken: per partition, its most preferred allowable one.
 
-        ``pending[i]`` is the partition of proposal ``i``; a partition's proposals are
-        consecutive, in order of preference. For taken proposals, the population records inside each part are appended to
-        ``pop_out`` (record ids, partition, part within the partition).
+        ``pending[i]`` is the partition of proposal ``i`` and ``preference[i]`` its rank
+        among that partition's choices (lower first). For taken proposals, the population
+        records inside each part are appended to ``pop_out`` (record ids, partition, part
+        within the partition).
         """
         population = None
         matches: tuple[IntArray, IntArray] | None = None
         if self.population is not None:
-            pop_idx, pop_starts, pop_sizes = pop_state
+            pop_idx, pop_sizes, values = state.pop_idx, state.pop_sizes, state.values
             order = np.argsort(batch.part, kind="stable")
             part_starts = np.cumsum(batch.part_sizes) - batch.part_sizes
             block = np.take(values, batch.positions[order], axis=0)
@@ -602,13 +662,16 @@ class Partitioner:
                 p_low, p_high, pop_idx[owner_pos], batch.fan[owner_of], batch.first[owner_of]
             )
             matches = (rec, prt)
-        records = idx[batch.positions] if self.judge.sensitive else batch.positions
+        records = state.idx[batch.positions] if self.judge.sensitive else batch.positions
         stats = self.judge.part_stats(records, batch.part, batch.part_sizes, population)
         ok = ~np.logical_or.reduceat(self.judge.local_violations(stats), batch.first)
-        # the first allowable proposal of each partition (proposals come in order)
+        # the most preferred allowable proposal of each partition
         chosen = np.zeros(ok.shape[0], dtype=bool)
         candidates = np.flatnonzero(ok)
         if candidates.size:
+            if table is not None or preference.max() > preference.min():
+                # in order of partition, then preference
+                candidates = candidates[np.lexsort((preference[candidates], pending[candidates]))]
             owners = pending[candidates]
             first = np.r_[True, owners[1:] != owners[:-1]]
             if table is None:

@@ -19,6 +19,7 @@ against the models.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -69,8 +70,9 @@ class ReleasedAttribute:
     ----------
     name, kind
         Column name; ``"numeric"``, ``"ordered"`` or ``"hierarchical"``.
-    labels
-        The released label of each class.
+    table, codes
+        The distinct released labels, and each class's label as an index into ``table``
+        (:attr:`labels` spells them out per class).
     low, high
         Numeric: smallest and largest value of each class. Ordered: smallest and largest
         position in the declared order. ``None`` for hierarchical attributes.
@@ -83,12 +85,19 @@ class ReleasedAttribute:
 
     name: str
     kind: AxisKind
-    labels: tuple[str, ...]
+    table: tuple[str, ...]
+    codes: IntArray
     low: FloatArray | None = None
     high: FloatArray | None = None
     mean: FloatArray | None = None
     level: IntArray | None = None
     node: IntArray | None = None
+
+    @functools.cached_property
+    def labels(self) -> tuple[str, ...]:
+        """The released label of each class."""
+        table = self.table
+        return tuple([table[i] for i in self.codes.tolist()])
 
 
 @dataclass(frozen=True, eq=False)
@@ -169,8 +178,9 @@ class MondrianResult:
 
     def released(self, name: str) -> ObjectArray:
         """Released label of each record (an object array of ``str``)."""
-        table = np.asarray(self.attribute(name).labels, dtype=object)
-        out: ObjectArray = table[self.class_of]
+        attribute = self.attribute(name)
+        table = np.asarray(attribute.table, dtype=object)
+        out: ObjectArray = table[attribute.codes[self.class_of]]
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -235,7 +245,10 @@ def _partition_labels(
 
         def render_range(u: IntArray) -> list[str]:
             ends = np.unique(np.concatenate([u // axis.size, u % axis.size]))
-            text = dict(zip(ends.tolist(), [format_number(x) for x in values[ends].tolist()]))
+            text = {
+                e: format_number(x)
+                for e, x in zip(ends.tolist(), values[ends].tolist(), strict=True)
+            }
             return [range_label(text[k // axis.size], text[k % axis.size]) for k in u.tolist()]
 
         return _factorize(low * axis.size + high, render_range)
@@ -309,8 +322,8 @@ def build_release(
 
     released: list[ReleasedAttribute] = []
     for d, (axis, qi) in enumerate(zip(axes, qis, strict=True)):
-        text = strings[d]
-        labels = tuple([text[i] for i in label_ids[rep, d].tolist()])
+        table = tuple(strings[d])
+        codes = label_ids[rep, d]
         low, high = part.low[:, d], part.high[:, d]
         if axis.kind == "numeric":
             assert axis.values is not None and isinstance(qi, NumericQI)
@@ -319,7 +332,8 @@ def build_release(
                 ReleasedAttribute(
                     axis.name,
                     axis.kind,
-                    labels,
+                    table,
+                    codes,
                     low=per_class_min(axis.values[low]),
                     high=per_class_max(axis.values[high]),
                     mean=mean,
@@ -330,7 +344,8 @@ def build_release(
                 ReleasedAttribute(
                     axis.name,
                     axis.kind,
-                    labels,
+                    table,
+                    codes,
                     low=per_class_min(low.astype(np.float64)),
                     high=per_class_max(high.astype(np.float64)),
                 )
@@ -344,7 +359,7 @@ def build_release(
             )
             released.append(
                 ReleasedAttribute(
-                    axis.name, axis.kind, labels, level=level, node=node - offsets[level]
+                    axis.name, axis.kind, table, codes, level=level, node=node - offsets[level]
                 )
             )
     population = None

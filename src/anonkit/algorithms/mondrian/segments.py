@@ -102,31 +102,6 @@ def n_distinct(seg: IntArray, values: AnyInt, n_values: int, n_seg: int) -> IntA
     return sparse
 
 
-def dense_groups(seg: IntArray, key: AnyInt, n_keys: int, n_seg: int) -> tuple[IntArray, IntArray]:
-    """Number the distinct ``(segment, key)`` pairs within each segment.
-
-    Returns ``local`` (per record, the rank of its key among the keys present in its
-    segment, in key order) and ``fan`` (per segment, the number of distinct keys).
-
-    Examples
-    --------
-    >>> local, fan = dense_groups(np.array([0, 0, 0, 1]), np.array([7, 2, 7, 4]), 8, 2)
-    >>> local.tolist(), fan.tolist()
-    ([1, 0, 1, 0], [2, 1])
-    """
-    flat = seg * n_keys + key
-    if _histogram_ok(n_seg, n_keys, int(key.shape[0])):
-        present = np.bincount(flat, minlength=n_seg * n_keys) > 0
-        rank = np.cumsum(present) - 1  # global rank of each present cell
-        fan = present.reshape(n_seg, n_keys).sum(axis=1)
-        first = np.cumsum(fan) - fan
-        return rank[flat] - first[seg], fan.astype(np.int64)
-    uniq, inverse = np.unique(flat, return_inverse=True)
-    fan = np.bincount(uniq // n_keys, minlength=n_seg)
-    first = np.cumsum(fan) - fan
-    return inverse.reshape(-1) - first[seg], fan.astype(np.int64)
-
-
 def segment_cumcount(flags: npt.NDArray[np.bool_], seg: IntArray, starts: IntArray) -> IntArray:
     """Per record, how many flagged records of its segment precede it or are it.
 
