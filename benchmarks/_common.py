@@ -105,6 +105,21 @@ def machine_markdown(info: dict[str, str] | None = None) -> str:
     )
 
 
+def section_preamble(title: str, command: str, info: dict[str, str] | None = None) -> list[str]:
+    """The opening lines every recorded section shares: title, command, date, machine."""
+    return [
+        title,
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Date: {today()}",
+        "",
+        "Machine:",
+        "",
+        machine_markdown(info),
+    ]
+
+
 def today() -> str:
     """Current date and time (UTC), to the minute."""
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

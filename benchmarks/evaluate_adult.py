@@ -229,15 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     body = "\n".join(
         [
-            TITLE,
-            "",
-            f"Command: `{command}`",
-            "",
-            f"Date: {common.today()}",
-            "",
-            "Machine:",
-            "",
-            common.machine_markdown(info),
+            *common.section_preamble(TITLE, command, info),
             f"- polars thread pool: {pl.thread_pool_size()} threads",
             "",
             f"Setup: Adult anonymized with `anonkit.anonymize` (flash, k = {args.k}, "

@@ -218,15 +218,7 @@ def render(
                 "",
             ]
     parts = [
-        TITLE,
-        "",
-        f"Command: `{command}`",
-        "",
-        f"Date: {common.today()}",
-        "",
-        "Machine:",
-        "",
-        common.machine_markdown(info),
+        *common.section_preamble(TITLE, command, info),
         "",
         f"Setup: Adult (`adult.csv`), {table.n_records:,} records, the paper's nine "
         f"quasi-identifiers ({', '.join(PAPER_ADULT_COLUMNS)}) with the ARX hierarchies; "

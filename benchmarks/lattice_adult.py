@@ -300,15 +300,7 @@ def render(
             f"{pct(slowest['suppression'])})."
         )
     parts = [
-        TITLE,
-        "",
-        f"Command: `{command}`",
-        "",
-        f"Date: {common.today()}",
-        "",
-        "Machine:",
-        "",
-        common.machine_markdown(info),
+        *common.section_preamble(TITLE, command, info),
         "",
         "Setup: Adult (`adult.csv`), "
         f"{n_records:,} records, all 9 columns as quasi-identifiers "

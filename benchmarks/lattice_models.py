@@ -125,11 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     body = "\n".join(
         [
-            TITLE,
-            "",
-            f"Measured {common.today()} with `{common.command_line()}`.",
-            "",
-            common.machine_markdown(),
+            *common.section_preamble(TITLE, common.command_line()),
             "",
             f"Flash, metric `loss`, median of {args.repeats} runs per cell; "
             f"target ratio <= {RATIO_TARGET:g}x the plain 5-anonymity search. "

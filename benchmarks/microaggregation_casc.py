@@ -232,15 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     body = "\n".join(
         [
-            TITLE,
-            "",
-            f"Command: `{command}`",
-            "",
-            f"Date: {common.today()}",
-            "",
-            "Machine:",
-            "",
-            common.machine_markdown(info),
+            *common.section_preamble(TITLE, command, info),
             f"- BLAS thread settings: {threads or 'library defaults'}",
             "",
             'Setup: `Microaggregation(k=k, method="mdav").fit(values)` on the CASC sets of '

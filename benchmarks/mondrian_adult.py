@@ -243,15 +243,7 @@ def render(
         else ""
     )
     parts = [
-        TITLE,
-        "",
-        f"Command: `{command}`",
-        "",
-        f"Date: {common.today()}",
-        "",
-        "Machine:",
-        "",
-        common.machine_markdown(info),
+        *common.section_preamble(TITLE, command, info),
         "",
         f"Setup: Adult (`adult.csv`), {n_records:,} records, 9 quasi-identifiers: `age` "
         "numeric (cut at the median, released as `[min-max]`), the other 8 cut along the "
