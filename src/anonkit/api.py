@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
-from anonkit.core.encoding import SensitiveCodes, with_details
+from anonkit.core.encoding import EncodedTable, SensitiveCodes, with_details
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import build_hierarchy, suppression
 from anonkit.core.lattice import Lattice
@@ -289,7 +289,7 @@ class Anonymizer:
         classes = profile_sizes(kept_sizes, k=evaluator.k, suppressed=n_suppressed)
         if self.local_suppression is not False and n_suppressed:
             released, n_suppressed, classes, details = self._suppress_cells(
-                data, table, found.levels, recoding, schema, models, qi, specs
+                data, table, found.levels, recoding, schema, models, qi
             )
         t3 = time.perf_counter()
         names = tuple(qi)
@@ -318,13 +318,12 @@ class Anonymizer:
     def _suppress_cells(
         self,
         data: pl.DataFrame,
-        table: Any,
+        table: EncodedTable,
         levels: Sequence[int],
         recoding: Recoding,
         schema: Schema,
         models: Sequence[PrivacyModel],
         qi: Sequence[str],
-        specs: Mapping[str, HierarchySpec],
     ) -> tuple[pl.DataFrame, int, ClassProfile, dict[str, Any]]:
         """Blank single cells of the violating records instead of whole records."""
         from anonkit.algorithms.local_suppression import suppress_cells
@@ -341,11 +340,8 @@ class Anonymizer:
         k = max((m.k for m in models if isinstance(m, KAnonymity)), default=1)
         others = [m for m in models if not isinstance(m, KAnonymity)]
         importance = self.local_suppression if isinstance(self.local_suppression, Mapping) else None
-        sens_h = {
-            c: resolve_hierarchy(c, specs[c], data[c])
-            for c in {str(getattr(m, "attribute", "")) for m in others}
-            if c in specs
-        }
+        # the sensitive hierarchies were resolved once, when the table was encoded
+        sens_h = {sc.name: sc.hierarchy for sc in table.sensitive if sc.hierarchy is not None}
         released, outcome = suppress_cells(
             generalized,
             qi,
