@@ -49,7 +49,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     """
     table, lat = evaluator.table, evaluator.lattice
     cost = evaluator.cost_model
-    priced = cost.suppression_priced
+    # with no suppression allowed a passing node suppresses nothing: no floor to learn
+    priced = cost.suppression_priced and evaluator.max_suppressed > 0
     snap = table.snapshot
     q = lat.width
     passes = np.ones(lat.size, dtype=bool)
