@@ -19,24 +19,19 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from anonkit.datasets import ADULT_COLUMNS as ADULT_COLUMNS
+from anonkit.datasets import adult_path
+
 #: Root of the repository (the parent of ``benchmarks/``).
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: Default results file.
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "RESULTS.md"
-#: Adult data set and hierarchies used by several benchmarks.
-ADULT_DIR = Path("/work/shared/data/adult")
+#: Adult data set and hierarchies used by several benchmarks: the shared reference copy
+#: (``$ANONKIT_SHARED_DATA/adult``, default ``../shared/data/adult`` next to the repository)
+#: when present, else the identical copy bundled with the package.
+_SHARED = Path(os.environ.get("ANONKIT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+ADULT_DIR = _SHARED / "adult" if (_SHARED / "adult" / "adult.csv").is_file() else adult_path()
 ADULT_CSV = ADULT_DIR / "adult.csv"
-ADULT_COLUMNS = (
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-    "salary-class",
-)
 
 _TITLE = "# anonkit benchmark results\n"
 _INTRO = (
@@ -122,7 +117,7 @@ def section_preamble(title: str, command: str, info: dict[str, str] | None = Non
 
 def today() -> str:
     """Current date and time (UTC), to the minute."""
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def command_line(argv: Sequence[str] | None = None) -> str:
