@@ -166,6 +166,12 @@ class DistinctLDiversity:
     def describe(self) -> str:
         return f"distinct {self.l}-diversity of {self.attribute!r}"
 
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: ``l`` distinct values need ``l``
+        records (a size screen valid in any projection, see ``prefilter``)."""
+        return self.l
+
 
 @dataclass(frozen=True)
 class EntropyLDiversity:
@@ -220,6 +226,12 @@ class EntropyLDiversity:
 
     def describe(self) -> str:
         return f"entropy {self.l:g}-diversity of {self.attribute!r}"
+
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: entropy ``>= ln l`` needs at least
+        ``ceil(l)`` distinct values, hence records."""
+        return max(1, math.ceil(self.l - 1e-9))
 
 
 @dataclass(frozen=True)
@@ -280,3 +292,9 @@ class RecursiveCLDiversity:
 
     def describe(self) -> str:
         return f"recursive ({self.c:g}, {self.l})-diversity of {self.attribute!r}"
+
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: a non-empty tail needs ``l``
+        distinct values, hence records."""
+        return self.l

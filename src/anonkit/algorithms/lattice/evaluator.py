@@ -295,6 +295,17 @@ class Evaluator:
             and bool(getattr(m, "class_local", False))
             and bool(getattr(m, mono_flag))
         )
+        #: The smallest class any class-local model can accept (l-diversity needs l
+        #: records): a projected class below it holds only classes that are suppressed at
+        #: the node, so the projections screen nodes with it too, monotone or not.
+        self.implied_min_size = max(
+            [1]
+            + [
+                int(getattr(m, "min_class_size", 1))
+                for m in self.models
+                if bool(getattr(m, "class_local", False))
+            ]
+        )
 
     @property
     def evaluations(self) -> int:
@@ -423,7 +434,7 @@ class Evaluator:
     def screen_violations(self, sizes: IntArray) -> BoolArray:
         """Classes of the given sizes that the screening models reject."""
         summary = ClassSummary(sizes, self.table.n_records)
-        mask = np.zeros(sizes.shape[0], dtype=bool)
+        mask = sizes < self.implied_min_size
         for model in self.screen_models:
             mask |= model.violations(summary)
         return mask

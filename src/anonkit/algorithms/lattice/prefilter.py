@@ -44,8 +44,10 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     """Screen every lattice node with its single- and two-column projections.
 
     Uses only ``evaluator.screen_models``, the class-local, size-only, monotone models
-    (k-anonymity): a record they reject in a projection is rejected at the node too,
-    whatever the other models say, so the screen is valid for any mix of models.
+    (k-anonymity), and ``evaluator.implied_min_size``, the least class size every
+    class-local model needs (l-diversity: l): a record they reject in a projection is
+    rejected at the node too, whatever the other models say, so the screen is valid for
+    any mix of models.
     """
     table, lat = evaluator.table, evaluator.lattice
     cost = evaluator.cost_model

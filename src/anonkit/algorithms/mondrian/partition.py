@@ -342,7 +342,7 @@ class Partitioner:
                 left = below | (equal & (segment_cumcount(equal, sseg, sstarts) <= need[sseg]))
                 key[:m] = ~left
         fan_cap = self._fan if is_h.any() else 2
-        key += np.repeat(np.arange(0, n_seg * fan_cap, fan_cap, dtype=np.int64), psz)
+        key += seg * fan_cap
         counts = np.bincount(key, minlength=n_seg * fan_cap)
         present = counts > 0
         rank = np.cumsum(present) - 1
