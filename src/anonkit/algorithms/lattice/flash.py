@@ -67,6 +67,11 @@ class Flash:
         monotone = evaluator.privacy_monotone
         if not monotone:
             evaluator.track_forced = True
+        # Below a node, at least ``forced_below`` records are suppressed (convex.py), each
+        # adding at least the least per-record suppression extra there.
+        forced_floor = None
+        if not monotone and bounds is not None and evaluator.cost_model.suppression_priced:
+            forced_floor = evaluator.cost_model.min_extra(lat)
         steer = bounds if bounds is not None else lat.levels.astype(np.float64)
         incumbent: NodeResult | None = None
 
@@ -83,6 +88,13 @@ class Flash:
                 status[lat.downset(node)] = NOT_ANONYMOUS
             else:
                 status[node] = POSSIBLE
+                if forced_floor is not None and res.forced_below > 0:
+                    down = lat.downset(node)
+                    np.maximum(
+                        lower,
+                        np.where(down, forced_floor * res.forced_below, -np.inf) + bounds,
+                        out=lower,
+                    )
             if bounds is None:
                 up = lat.upset(node)
                 lower[up] = np.maximum(lower[up], res.bound)
