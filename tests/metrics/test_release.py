@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import anonkit.metrics.release as release_module
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import (
     DataError,
@@ -318,8 +320,14 @@ def local_release(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, dict[str
     return orig, pl.DataFrame(rel), hs
 
 
-@given(local_release(), st.data())
-def test_match_classes_equals_brute_force(case, data) -> None:
+@given(local_release(), st.data(), st.booleans())
+def test_match_classes_equals_brute_force(case, data, bitsets) -> None:
+    # both strategies (trie walk, per-column class bitsets) must give the same pairs
+    with mock.patch.object(release_module, "_bitsets_pay", return_value=bitsets):
+        _check_match_classes(case, data)
+
+
+def _check_match_classes(case, data) -> None:
     orig, rel, hs = case
     r = interpret_release(orig, rel, quasi_identifiers=list(hs), hierarchies=hs)
     # probe rows: every leaf combination of a random subset
@@ -350,11 +358,13 @@ def test_match_classes_equals_brute_force(case, data) -> None:
     assert all((i, int(r.class_of[i])) in pairs for i in range(orig.height))
 
 
-def test_match_numeric_bounds() -> None:
+@pytest.mark.parametrize("bitsets", [False, True])
+def test_match_numeric_bounds(bitsets: bool) -> None:
     orig = pl.DataFrame({"v": [1, 2, 3, 4]})
     rel = pl.DataFrame({"v": ["[1-2[", "[2-4]", "[2-4]", "[2-4]"]})
     r = interpret_release(orig, rel, quasi_identifiers=["v"], hierarchies={}, numeric=["v"])
-    rows, classes = match_classes(r, [np.array([1.0, 2.0, 4.0, 5.0])])
+    with mock.patch.object(release_module, "_bitsets_pay", return_value=bitsets):
+        rows, classes = match_classes(r, [np.array([1.0, 2.0, 4.0, 5.0])])
     labels = [r.columns[0].labels[r.class_labels[g, 0]] for g in classes]
     assert sorted(zip(rows.tolist(), labels, strict=True)) == [
         (0, "[1-2["),

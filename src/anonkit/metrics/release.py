@@ -853,6 +853,7 @@ def match_classes(release: Release, points: Sequence[FloatArray]) -> tuple[IntAr
     # Per column: for each distinct point, the labels (used by some class) containing it,
     # as CSR; and the pairs a walk starting with this column would create.
     csr: list[tuple[IntArray, IntArray, IntArray]] = []
+    runs_of: list[tuple[IntArray, IntArray]] = []
     cost: list[float] = []
     for j, col in enumerate(cols):
         upts, inv = np.unique(points[j], return_inverse=True)
@@ -866,11 +867,14 @@ def match_classes(release: Release, points: Sequence[FloatArray]) -> tuple[IntAr
         ptr = np.zeros(upts.shape[0] + 1, dtype=np.int64)
         np.cumsum(np.bincount(pair_pt, minlength=upts.shape[0]), out=ptr[1:])
         csr.append((inv, ptr, pair_lab))
+        runs_of.append((a, b))
         # classes reachable from each point: a difference array over the label runs
         diff = np.zeros(upts.shape[0] + 1)
         np.add.at(diff, a[lab_ids], classes_with[lab_ids])
         np.add.at(diff, b[lab_ids], -classes_with[lab_ids])
         cost.append(float(np.cumsum(diff)[:-1][inv].sum()))
+    if cols and n_rows and n_classes and _bitsets_pay(csr, cost, n_classes):
+        return _match_bitsets(release, [c[0] for c in csr], runs_of)
     rows = np.arange(n_rows, dtype=np.int64)
     nodes = np.zeros(n_rows, dtype=np.int64)
     class_node = np.zeros(n_classes, dtype=np.int64)
@@ -902,6 +906,67 @@ def match_classes(release: Release, points: Sequence[FloatArray]) -> tuple[IntAr
     class_at_node = np.empty(n_classes, dtype=np.int64)
     class_at_node[class_node] = np.arange(n_classes)
     return rows, class_at_node[nodes]
+
+
+#: Largest (distinct points x classes) matrix a column's bitsets are built from.
+_BITSET_CELLS = 1 << 25
+
+
+def _bitsets_pay(
+    csr: Sequence[tuple[IntArray, IntArray, IntArray]], cost: Sequence[float], n_classes: int
+) -> bool:
+    """Whether per-column class bitsets beat the trie walk.
+
+    The walk creates at least ``min(cost)`` (row, class) pairs, a few array operations
+    each; the bitsets cost one AND of ``n_classes / 8`` bytes per row and column. When
+    every column matches many classes (Mondrian boxes, overlapping ranges) the walk's
+    partial matches explode while the bitsets stay small.
+    """
+    n_bytes = (n_classes + 63) // 64 * 8
+    n_rows = int(csr[0][0].shape[0])
+    if any((int(ptr.shape[0]) - 1) * n_classes > _BITSET_CELLS for _, ptr, _ in csr):
+        return False
+    return n_rows * n_bytes * len(csr) / 8 < 4 * min(cost)
+
+
+def _match_bitsets(
+    release: Release, inverse: Sequence[IntArray], runs: Sequence[tuple[IntArray, IntArray]]
+) -> tuple[IntArray, IntArray]:
+    """:func:`match_classes` by AND-ing, per row, one bitset of classes per column.
+
+    For column ``j`` and each distinct point, the bitset of classes whose label contains
+    it (a label covers the run ``[a, b)`` of sorted points: a difference array over the
+    points, one column per class); a row's matches are the bits set in the AND over its
+    columns. Rows are processed in blocks so memory stays bounded.
+    """
+    n_classes = int(release.class_sizes.shape[0])
+    n_words = (n_classes + 63) // 64
+    every = np.arange(n_classes)
+    tables: list[npt.NDArray[np.uint64]] = []
+    for j, (a, b) in enumerate(runs):
+        lab = release.class_labels[:, j]
+        diff = np.zeros((int(inverse[j].max(initial=-1)) + 2, n_words * 64), dtype=np.int8)
+        diff[a[lab], every] = 1
+        diff[b[lab], every] -= 1
+        dense = np.cumsum(diff[:-1], axis=0, dtype=np.int8).astype(bool)
+        packed = np.packbits(dense, axis=1, bitorder="little")
+        tables.append(np.ascontiguousarray(packed).view(np.uint64))
+    n_rows = int(inverse[0].shape[0])
+    block = max(1, (1 << 22) // n_words)
+    out_rows: list[IntArray] = []
+    out_classes: list[IntArray] = []
+    for start in range(0, n_rows, block):
+        stop = min(n_rows, start + block)
+        acc = tables[0][inverse[0][start:stop]]
+        for j in range(1, len(tables)):
+            acc &= tables[j][inverse[j][start:stop]]
+        as_bytes = acc.view(np.uint8)
+        r, byte = np.nonzero(as_bytes)
+        bits = np.unpackbits(as_bytes[r, byte][:, None], axis=1, bitorder="little")
+        hit_r, hit_bit = np.nonzero(bits)
+        out_rows.append(r[hit_r].astype(np.int64) + start)
+        out_classes.append(byte[hit_r].astype(np.int64) * 8 + hit_bit)
+    return np.concatenate(out_rows), np.concatenate(out_classes)
 
 
 def _ramp(starts: IntArray, lengths: IntArray) -> IntArray:
