@@ -4,6 +4,9 @@
 values removed) with its generalization hierarchies, as distributed with the ARX
 anonymization tool (Apache-2.0, see ``adult/LICENSE-ARX-Apache-2.0.txt``). The data is the
 UCI Machine Learning Repository "Adult" data set (Becker & Kohavi 1996, CC BY 4.0).
+
+``synthetic``: a generated census-like table with a documented generative model (see
+:mod:`anonkit.datasets.synthetic`), the second dataset of the utility studies.
 """
 
 from __future__ import annotations
@@ -12,6 +15,29 @@ from importlib import resources
 from pathlib import Path
 
 import polars as pl
+
+from anonkit.datasets.synthetic import (
+    SYNTHETIC_COLUMNS,
+    SYNTHETIC_NUMERIC,
+    SYNTHETIC_QUASI_IDENTIFIERS,
+    SYNTHETIC_TARGET,
+    load_synthetic,
+    synthetic_hierarchies,
+    synthetic_probability,
+)
+
+__all__ = [
+    "ADULT_COLUMNS",
+    "SYNTHETIC_COLUMNS",
+    "SYNTHETIC_NUMERIC",
+    "SYNTHETIC_QUASI_IDENTIFIERS",
+    "SYNTHETIC_TARGET",
+    "adult_path",
+    "load_adult",
+    "load_synthetic",
+    "synthetic_hierarchies",
+    "synthetic_probability",
+]
 
 ADULT_COLUMNS = (
     "sex",
