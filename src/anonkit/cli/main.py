@@ -21,6 +21,7 @@ from anonkit.cli.check import check_command
 from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
+from anonkit.cli.study import study_command
 from anonkit.exceptions import AnonkitError
 
 app = typer.Typer(
@@ -56,6 +57,7 @@ app.command("anonymize")(anonymize_command)
 app.command("check")(check_command)
 app.command("demo")(demo_command)
 app.command("evaluate")(evaluate_command)
+app.command("study")(study_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,221 @@
+"""``anonkit study CONFIG.toml``: run a utility study and summarize it.
+
+Runs the grid of a study configuration (:class:`anonkit.study.config.StudyConfig`) with
+:func:`anonkit.study.runner.run_study`: a progress bar while the cells run, then a short
+summary (cells, wall time, the time per stage, the best cell per classifier). The tidy
+results, the study's settings and timings and the HTML report are written to the output
+folder; nothing printed or written holds a record.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from anonkit.cli.common import guarded, stdout_console
+from anonkit.exceptions import DataError, ParameterError
+
+if TYPE_CHECKING:
+    from anonkit.study.runner import StudyResult
+
+__all__ = ["StudyProgress", "parse_k_list", "study_command"]
+
+
+def parse_k_list(text: str) -> tuple[int, ...]:
+    """The k values of ``--k 2,5,10``.
+
+    Examples
+    --------
+    >>> parse_k_list("2, 5,10")
+    (2, 5, 10)
+    """
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    try:
+        values = tuple(int(p) for p in parts)
+    except ValueError:
+        values = ()
+    if not values or any(v < 1 for v in values):
+        raise ParameterError("--k", "anonkit study", "a comma-separated list of ints >= 1", text)
+    return values
+
+
+class StudyProgress:
+    """``progress(done, total)`` callback drawing a rich bar of finished cells.
+
+    Shown on stderr when it is a terminal (or ``force``), from the first call on: a study
+    takes minutes, and the cells found in the cache count as done at once.
+    """
+
+    def __init__(
+        self, *, enabled: bool = True, force: bool = False, console: Console | None = None
+    ) -> None:
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled and (force or self.console.is_terminal)
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        if self._progress is None:
+            self._progress = Progress(
+                TextColumn("[progress.description]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("cells"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("Study", total=total)
+        assert self._task is not None
+        self._progress.update(self._task, completed=min(done, total), total=total)
+
+    def close(self) -> None:
+        """Stop the bar (if shown); safe to call more than once."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+            self._task = None
+
+    def __enter__(self) -> StudyProgress:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def _seconds(value: float) -> str:
+    if value >= 3600:
+        return f"{value / 3600:.1f} h"
+    if value >= 120:
+        return f"{value / 60:.1f} min"
+    return f"{value:.1f} s"
+
+
+def summary_tables(result: StudyResult) -> list[Table]:
+    """The study's overview and its best cell per classifier (figures only)."""
+    table = Table(title="Study summary", show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value")
+    cfg = result.config
+    table.add_row("dataset", escape(f"{cfg.name} (target {cfg.target})"))
+    table.add_row(
+        "cells",
+        f"{result.cells_total:,} ({result.cells_computed:,} computed, "
+        f"{result.cells_cached:,} from the cache, {result.cells_failed:,} failed)",
+    )
+    table.add_row("rows", f"{result.frame.height:,}")
+    table.add_row("wall time", f"{_seconds(result.timing['wall'])} ({cfg.n_workers} workers)")
+    stages = ("anonymize", "metrics", "utility")
+    busy = sum(result.timing[s] for s in stages)
+    split = ", ".join(
+        f"{s} {_seconds(result.timing[s])} ({result.timing[s] / busy:.0%})" if busy else s
+        for s in stages
+    )
+    table.add_row("time per stage", f"{split} (summed over cells)")
+    for name, path in result.paths.items():
+        table.add_row(name, escape(str(path)))
+
+    best = Table(title="Best cell per classifier (anonymized test)", title_justify="left")
+    for column in ("classifier", "cell", "k", "accuracy", "baseline", "drop"):
+        best.add_column(column, justify="left" if column in ("classifier", "cell") else "right")
+    import polars as pl
+
+    original = result.frame.filter((pl.col("algorithm") == "original") & (pl.col("status") == "ok"))
+    baselines = {
+        str(c): float(a)
+        for c, a in original.group_by("classifier").agg(pl.col("accuracy").mean()).iter_rows()
+    }
+    for row in result.best_cells().iter_rows(named=True):
+        base = baselines.get(str(row["classifier"]))
+        best.add_row(
+            escape(str(row["classifier"])),
+            escape(str(row["cell"])),
+            f"{row['k']:,}",
+            f"{row['accuracy']:.4f}",
+            f"{base:.4f}" if base is not None else "n/a",
+            f"{row['accuracy_drop']:+.4f}",
+        )
+    return [table, best]
+
+
+@guarded
+def study_command(
+    config: Annotated[
+        Path, typer.Argument(help="The study's TOML configuration.", metavar="CONFIG.toml")
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Output folder; overrides 'output'."),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", min=1, help="Processes (default: 'workers' or the cores)."),
+    ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option("--no-cache", help="Recompute every cell instead of reading the cache."),
+    ] = False,
+    k: Annotated[
+        str | None,
+        typer.Option(
+            "--k", "-k", help="Requested k, comma-separated (e.g. 2,5,10); overrides 'k'."
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+) -> None:
+    """Run the utility study of CONFIG.toml: anonymize, measure and score every cell."""
+    from anonkit.study.config import StudyConfig
+    from anonkit.study.runner import run_study
+
+    cfg = StudyConfig.from_toml(config)
+    changes: dict[str, object] = {}
+    if output is not None:
+        changes["output"] = output
+    if workers is not None:
+        changes["workers"] = workers
+    if k is not None:
+        changes["k_values"] = parse_k_list(k)
+    if changes:
+        cfg = cfg.replace(**changes)
+    start = time.perf_counter()
+    with StudyProgress(enabled=not quiet) as bar:
+        result = run_study(cfg, progress=bar, use_cache=not no_cache)
+    if result.cells_failed == result.cells_total:
+        first = str(result.frame["status"][0]) if result.frame.height else "no cell ran"
+        raise DataError(f"Every cell of the study failed; the first says: {first}")
+    console = stdout_console(quiet)
+    for table in summary_tables(result):
+        console.print(table)
+    if result.cells_failed:
+        failed = result.frame.filter(result.frame["status"] != "ok")
+        first = escape(str(failed["status"][0]))
+        console.print(
+            f"note: {result.cells_failed} cell(s) failed (status column of results.csv); "
+            f"for example: {first}"
+        )
+    console.print(f"done in {_seconds(time.perf_counter() - start)}")
