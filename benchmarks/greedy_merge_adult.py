@@ -2,12 +2,15 @@
 
 The grid of the paper: 21 requested k from 2 to 15,000 x the seven optimization functions
 (Distortion, NCP, Total, LLM, NLLM, WLLM, WNLLM), on Adult with the paper's nine
-quasi-identifiers. Each run starts from the original table. Per run it records the time of
-``GreedyMerge.fit`` (grouping, merging, measures), the effective k (smallest class of the
-release), the number of classes and the percentage of alteration under each of the seven
-metrics, plus the shares of modified and deleted values. It also prints the tables of the
-paper's Figures 6-8 (percentage of alteration with ranks) for the k of the grid among
-2, 100 and 1500. Target: the whole grid in <= 15 minutes.
+quasi-identifiers. Each run starts from the original table. The grid itself, the tables of
+the paper's Figures 6-8 (percentage of alteration with ranks, beside the paper's numbers)
+and Figure 9 (effective k) come from :mod:`anonkit.study.mauger2020`; this script adds the
+timings (per run: ``GreedyMerge.fit`` wall time, i.e. grouping, merging and all measures)
+and records them. Target: the whole grid in <= 15 minutes.
+
+Worker processes are started with the *spawn* method: the parent has already run polars
+(reading and encoding the table), and a child forked from it blocked forever in its first
+polars call (polars' thread pool does not survive ``fork``), which hung ``--workers 2``.
 
 Run from the repository root (prints only; ``--record`` writes benchmarks/RESULTS.md)::
 
@@ -17,12 +20,8 @@ Run from the repository root (prints only; ``--record`` writes benchmarks/RESULT
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
-import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
@@ -35,32 +34,17 @@ from anonkit.algorithms.greedy_merge import (  # noqa: E402
     PAPER_ADULT_COLUMNS,
     PAPER_K_VALUES,
     SMALL_CLASS_CHOICES,
-    GreedyMerge,
 )
-from anonkit.core.encoding import EncodedTable  # noqa: E402
-from anonkit.core.hierarchy import Hierarchy  # noqa: E402
-from anonkit.engines.polars_engine import PolarsEngine  # noqa: E402
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS  # noqa: E402
+from anonkit.study.mauger2020 import LABELS, Reproduction, reproduce  # noqa: E402
 
 SECTION = "greedy_merge_adult"
 TITLE = "## Greedy class merging with cost matrices on Adult (issue 4, Mauger et al. 2020)"
 GRID_TARGET = 15 * 60.0
-FIGURE_K = {2: "Figure 6", 100: "Figure 7", 1500: "Figure 8"}
-LABELS = {
-    "distortion": "Distortion",
-    "ncp": "NCP",
-    "total": "Total",
-    "llm": "LLM",
-    "nllm": "NLLM",
-    "wllm": "WLLM",
-    "wnllm": "WNLLM",
-}
-
-_TABLE: EncodedTable | None = None
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument(
         "--k",
         default=",".join(str(k) for k in PAPER_K_VALUES),
@@ -73,7 +57,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--small-class", default="first", choices=SMALL_CLASS_CHOICES)
     p.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
-    p.add_argument("--data", default=str(common.ADULT_CSV), help="Adult CSV (';'-separated)")
+    p.add_argument(
+        "--data", default=None, help="Adult CSV (';'-separated; default: the bundled copy)"
+    )
     p.add_argument("--csv", default=None, help="also write one row per run to this CSV file")
     p.add_argument(
         "--record",
@@ -96,91 +82,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def load(data: str) -> EncodedTable:
-    frame = pl.read_csv(data, separator=";", infer_schema=False)
-    columns = list(PAPER_ADULT_COLUMNS)
-    hierarchies = [Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns]
-    return PolarsEngine().encode(frame, columns, hierarchies)
-
-
-def _init(data: str) -> None:
-    global _TABLE
-    _TABLE = load(data)
-
-
-def run_one(cell: tuple[int, str, str]) -> dict[str, Any]:
-    k, cost, small_class = cell
-    assert _TABLE is not None
-    start = time.perf_counter()
-    r = GreedyMerge(k=k, cost=cost, small_class=small_class).fit(_TABLE)
-    wall = time.perf_counter() - start
-    return {
-        "k": k,
-        "cost": cost,
-        "time": wall,
-        "merge_time": r.timing["merge"],
-        "effective_k": r.effective_k,
-        "classes": r.n_classes,
-        "merges": r.n_merges,
-        "fused": r.n_fused,
-        **{f"alt_{m}": r.alteration[m] for m in COST_FUNCTIONS},
-        "modified": r.modified_percentage,
-        "deleted": r.deleted_percentage,
-        "deleted_of_modified": r.deleted_of_modified_percentage,
-    }
-
-
-def ranks(values: list[float]) -> list[int]:
-    """Competition ranks (1 = smallest; ties share the best rank), as in the paper."""
-    return [1 + sum(v < x for v in values) for x in values]
-
-
-def figure_table(rows: list[dict[str, Any]], k: int, costs: list[str]) -> str:
-    """Percentage of alteration of each optimization (columns) under each metric (rows)."""
-    by_cost = {r["cost"]: r for r in rows if r["k"] == k}
-    cols = [c for c in costs if c in by_cost]
-    lines = []
-    for metric in [*COST_FUNCTIONS, "Average"]:
-        if metric == "Average":
-            values = [
-                sum(by_cost[c][f"alt_{m}"] for m in COST_FUNCTIONS) / len(COST_FUNCTIONS)
-                for c in cols
-            ]
-        else:
-            values = [by_cost[c][f"alt_{metric}"] for c in cols]
-        shown = [round(v, 1) for v in values]
-        lines.append(
-            [metric] + [f"{v:.1f} ({rk})" for v, rk in zip(shown, ranks(shown), strict=True)]
-        )
-    return common.markdown_table(
-        ["metric \\ optimization", *[LABELS[c] for c in cols]], lines, "l" + "r" * len(cols)
-    )
-
-
-def render(
-    args: argparse.Namespace,
-    command: str,
-    info: dict[str, str],
-    table: EncodedTable,
-    rows: list[dict[str, Any]],
-    grid_wall: float,
-) -> str:
-    times = [r["time"] for r in rows]
-    total_cpu = sum(times)
-    slowest = max(rows, key=lambda r: r["time"])
-    meets = grid_wall <= GRID_TARGET
-    keffective = common.markdown_table(
-        ["requested k", *[LABELS[c] for c in args.costs]],
-        [
-            [k]
-            + [
-                next(f"{r['effective_k']:,}" for r in rows if r["k"] == k and r["cost"] == c)
-                for c in args.costs
-            ]
-            for k in args.k
-        ],
-        "r" * (len(args.costs) + 1),
-    )
+def render(args: argparse.Namespace, command: str, info: dict[str, str], rep: Reproduction) -> str:
+    times = [r.seconds for r in rep.runs]
+    slowest = max(rep.runs, key=lambda r: r.seconds)
+    meets = rep.seconds <= GRID_TARGET
     per_run = common.markdown_table(
         [
             "k",
@@ -194,54 +99,41 @@ def render(
         ],
         [
             [
-                r["k"],
-                LABELS[r["cost"]],
-                common.fmt_seconds(r["time"]),
-                f"{r['effective_k']:,}",
-                f"{r['classes']:,}",
-                *[f"{r[f'alt_{m}']:.1f}" for m in COST_FUNCTIONS],
-                f"{r['modified']:.1f}",
-                f"{r['deleted']:.1f}",
+                r.k,
+                LABELS[r.cost],
+                common.fmt_seconds(r.seconds),
+                f"{r.effective_k:,}",
+                f"{r.n_classes:,}",
+                *[f"{r.alteration[m]:.1f}" for m in COST_FUNCTIONS],
+                f"{r.modified_percentage:.1f}",
+                f"{r.deleted_percentage:.1f}",
             ]
-            for r in rows
+            for r in rep.runs
         ],
         "rlrrr" + "r" * (len(COST_FUNCTIONS) + 2),
     )
-    figures = []
-    for k, name in FIGURE_K.items():
-        if k in args.k:
-            figures += [
-                f"Percentage of alteration for requested k = {k} (the paper's {name}; "
-                "rank per metric in brackets):",
-                "",
-                figure_table(rows, k, args.costs),
-                "",
-            ]
     parts = [
         *common.section_preamble(TITLE, command, info),
         "",
-        f"Setup: Adult (`adult.csv`), {table.n_records:,} records, the paper's nine "
-        f"quasi-identifiers ({', '.join(PAPER_ADULT_COLUMNS)}) with the ARX hierarchies; "
-        f"{table.snapshot.n_classes:,} distinct combinations. Requested k: "
-        f"{', '.join(str(k) for k in args.k)}; optimizations: {', '.join(args.costs)}; "
-        f"C_small choice `{args.small_class}`; {args.workers} worker process(es).",
+        f"Setup: Adult ({args.data or 'bundled `adult.csv`'}), {rep.n_records:,} records, the "
+        f"paper's nine quasi-identifiers ({', '.join(rep.columns)}) with the ARX hierarchies; "
+        f"{rep.n_initial_classes:,} distinct combinations. Requested k: "
+        f"{', '.join(str(k) for k in rep.k_values)}; optimizations: {', '.join(rep.costs)}; "
+        f"C_small choice `{rep.small_class}`; {rep.workers} worker process(es) (spawn).",
         "",
-        "Method: the table is read and encoded once per worker (not timed); each run times "
-        "`GreedyMerge(k=k, cost=o).fit(table)` (grouping, merge loop, all measures) with "
-        "`time.perf_counter`, starting from the original table. Percentage of alteration "
-        "= 100 · m(T_o,k) / m(T*), T* = every value at its hierarchy's root.",
+        "Method: `anonkit.study.mauger2020.reproduce`; the table is encoded once and handed "
+        "to each worker once (not timed); each run times `GreedyMerge(k=k, cost=o).fit` "
+        "(grouping, merge loop, all measures) with `time.perf_counter`, starting from the "
+        "original table. Percentage of alteration = 100 · m(T_o,k) / m(T*), T* = every "
+        "value at its hierarchy's root.",
         "",
-        f"- Whole grid ({len(rows)} runs): **{common.fmt_seconds(grid_wall)} wall time** "
+        f"- Whole grid ({len(rep.runs)} runs): **{common.fmt_seconds(rep.seconds)} wall time** "
         f"(target ≤ {GRID_TARGET / 60:g} min: {'met' if meets else '**missed**'}); "
-        f"{common.fmt_seconds(total_cpu)} summed over runs; per run median "
+        f"{common.fmt_seconds(sum(times))} summed over runs; per run median "
         f"{common.fmt_seconds(common.median(times))}, slowest "
-        f"{common.fmt_seconds(slowest['time'])} (k = {slowest['k']}, {LABELS[slowest['cost']]}).",
+        f"{common.fmt_seconds(slowest.seconds)} (k = {slowest.k}, {LABELS[slowest.cost]}).",
         "",
-        *figures,
-        "Effective k (smallest class of the release) per requested k (the paper's Figure 9):",
-        "",
-        keffective,
-        "",
+        rep.to_markdown(),
         "Every run (percentage of alteration under each metric, modified and deleted values "
         "in percent of the 9 · n cells):",
         "",
@@ -254,55 +146,37 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     command = common.command_line()
     info = common.machine_info()
-    table = load(args.data)
+    data = None if args.data is None else pl.read_csv(args.data, separator=";", infer_schema=False)
+    total = len(args.k) * len(args.costs)
     print(
-        f"Adult: {table.n_records:,} records, {table.snapshot.n_classes:,} distinct "
-        f"combinations; {len(args.k)} k x {len(args.costs)} functions",
+        f"Adult, {len(PAPER_ADULT_COLUMNS)} quasi-identifiers; {len(args.k)} k x "
+        f"{len(args.costs)} functions = {total} runs on {args.workers} worker(s)",
         file=sys.stderr,
     )
-    cells = [(k, c, args.small_class) for k in args.k for c in args.costs]
-    rows: list[dict[str, Any]] = []
-    start = time.perf_counter()
-    if args.workers == 1:
-        global _TABLE
-        _TABLE = table
-        results = map(run_one, cells)
-        pool = None
-    else:
-        pool = ProcessPoolExecutor(args.workers, initializer=_init, initargs=(args.data,))
-        results = pool.map(run_one, cells)
-    try:
-        for number, row in enumerate(results, start=1):
-            rows.append(row)
-            print(
-                f"[{number}/{len(cells)}] k={row['k']} {row['cost']}: "
-                f"{common.fmt_seconds(row['time'])}, effective k {row['effective_k']:,}, "
-                f"{row['classes']:,} classes, alteration ({row['cost']}) "
-                f"{row['alt_' + row['cost']]:.1f}%",
-                file=sys.stderr,
-                flush=True,
-            )
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    grid_wall = time.perf_counter() - start
-    order = {(k, c): i for i, (k, c, _) in enumerate(cells)}
-    rows.sort(key=lambda r: order[(r["k"], r["cost"])])
 
+    def progress(done: int, total: int) -> None:
+        print(f"[{done}/{total}] runs done", file=sys.stderr, flush=True)
+
+    rep = reproduce(
+        k_values=args.k,
+        costs=args.costs,
+        small_class=args.small_class,
+        data=data,
+        workers=args.workers,
+        progress=progress,
+    )
     if args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        rep.to_polars().write_csv(args.csv)
         print(f"wrote {args.csv}", file=sys.stderr)
 
-    body = render(args, command, info, table, rows, grid_wall)
+    body = render(args, command, info, rep)
     if args.record:
         path = common.update_section(SECTION, body, args.output)
         print(f"wrote section '{SECTION}' of {path}", file=sys.stderr)
     else:
         print(body)
-    return 0 if grid_wall <= GRID_TARGET or len(cells) < len(PAPER_K_VALUES) * 7 else 1
+    full = total >= len(PAPER_K_VALUES) * len(COST_FUNCTIONS)
+    return 0 if rep.seconds <= GRID_TARGET or not full else 1
 
 
 if __name__ == "__main__":
