@@ -2,7 +2,9 @@
 
 Commands: ``anonymize`` (run a TOML configuration), ``check`` (measure a table's classes
 and privacy levels), ``evaluate`` (loss, risk and privacy of a release against its
-original, JSON and HTML) and ``demo``.
+original, JSON and HTML), ``study`` (a utility study: metrics against classifier accuracy
+over a grid of k and algorithms), ``reproduce`` (a published experiment beside its
+numbers) and ``demo``.
 
 Errors raised on purpose (:class:`~anonkit.exceptions.AnonkitError`) are printed as one
 line ``error: <message>`` on stderr, and the process exits with the error's
@@ -21,6 +23,7 @@ from anonkit.cli.check import check_command
 from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
+from anonkit.cli.reproduce import reproduce_command
 from anonkit.cli.study import study_command
 from anonkit.exceptions import AnonkitError
 
@@ -58,6 +61,7 @@ app.command("check")(check_command)
 app.command("demo")(demo_command)
 app.command("evaluate")(evaluate_command)
 app.command("study")(study_command)
+app.command("reproduce")(reproduce_command)
 
 
 def main(argv: list[str] | None = None) -> None:
