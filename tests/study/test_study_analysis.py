@@ -358,3 +358,36 @@ def test_load_results_round_trip(tmp_path: Path) -> None:
     assert back["variant"].null_count() == 0 and "" in back["variant"].to_list()
     assert back.schema["loss_nan"] == pl.Float64 and back.schema["k"] == pl.Int64
     assert correlations(back).equals(correlations(frame.select(back.columns)))
+
+
+def test_within_k_correlations_rank_releases_of_equal_k() -> None:
+    # Within each k the metric orders the three algorithms exactly like accuracy (rho = -1),
+    # but its level is unrelated to k, so over the whole grid the relation is weak.
+    rows = []
+    for k, offset, acc0 in [(2, 5.0, 0.80), (10, 0.0, 0.75), (100, 10.0, 0.70)]:
+        for i, cell in enumerate(["a:x", "b:y", "c:z"]):
+            rows.append(
+                {
+                    "fold": 0,
+                    "k": k,
+                    "algorithm": cell.split(":")[0],
+                    "cell": cell,
+                    "classifier": "logistic_regression",
+                    "evaluation": "anonymized_test",
+                    "accuracy": acc0 - 0.01 * i,
+                    "loss_loss": offset + i,
+                }
+            )
+    frame = pl.DataFrame(rows)
+    within = correlations(frame, within="k").filter(
+        (pl.col("metric") == "loss_loss") & (pl.col("target") == "accuracy")
+    )
+    row = within.row(0, named=True)
+    assert row["spearman"] == pytest.approx(-1.0)
+    assert row["ci_method"] == "within-k" and row["n_folds"] == 3 and row["n"] == 3
+    overall = correlations(frame).filter(
+        (pl.col("metric") == "loss_loss") & (pl.col("target") == "accuracy")
+    )
+    assert abs(overall.row(0, named=True)["spearman"]) < 0.6
+    with pytest.raises(UnknownNameError):
+        correlations(frame, within="cell")

@@ -226,7 +226,10 @@ def cell_rows(frame: pl.DataFrame, *, evaluation: str = "anonymized_test") -> pl
     if "status" in frame.columns:
         keep = keep & (pl.col("status") == "ok")
     if "effective_k" in frame.columns and "k" in frame.columns:
-        keep = keep & (pl.col("effective_k").is_null() | (pl.col("effective_k") >= pl.col("k")))
+        reached = pl.col("effective_k").is_null() | (pl.col("effective_k") >= pl.col("k"))
+        if "n_classes" in frame.columns:  # no class left: everything is `*`, trivially private
+            reached = reached | (pl.col("n_classes") == 0)
+        keep = keep & reached
     return frame.filter(keep)
 
 
@@ -350,6 +353,7 @@ def correlations(
     *,
     evaluation: str = "anonymized_test",
     confidence: float = 0.95,
+    within: str | None = None,
 ) -> pl.DataFrame:
     """Spearman and Pearson correlation of every metric with accuracy and its drop.
 
@@ -366,6 +370,12 @@ def correlations(
       and v = 1.06 for Spearman (Fieller, Hartley & Pearson 1957; Bonett & Wright 2000
       compare it with other variants). Needs n > 3 cells; |r| = 1 gives [r, r].
 
+    - **Within k** (``within="k"``, ``ci_method = "within-k"``): one correlation per
+      (fold, k) over the algorithms run at that k, then their mean and t-interval as for
+      folds. Across the whole grid almost every metric grows with k, and so does the
+      accuracy loss; within one k the question is the one a data steward faces: among
+      releases with the same privacy, does the metric pick the more useful one?
+
     Cells are not independent draws (they share the data and the k grid), so read either
     interval as a measure of stability rather than an exact coverage.
 
@@ -378,16 +388,20 @@ def correlations(
         ``"original_test"``.
     confidence
         Coverage of the intervals, in (0, 1).
+    within
+        ``None`` (correlate over every cell of a fold) or ``"k"`` (within each requested k,
+        then average).
 
     Returns
     -------
     polars.DataFrame
         One row per (classifier, metric, target): ``evaluation``, ``classifier``,
         ``metric``, ``target``, ``spearman``, ``spearman_low``, ``spearman_high``,
-        ``pearson``, ``pearson_low``, ``pearson_high``, ``n`` (cells per fold with both figures,
-        the smallest over the folds that give a correlation), ``n_folds`` (folds that
-        give a correlation) and ``ci_method``. A constant metric (or accuracy) gives NaN
-        correlations and ``n_folds = 0``.
+        ``pearson``, ``pearson_low``, ``pearson_high``, ``n`` (cells per group with both
+        figures, the smallest over the groups that give a correlation), ``n_folds`` (the
+        groups that give a correlation: folds, or (fold, k) with ``within="k"``) and
+        ``ci_method``. A constant metric (or accuracy) gives NaN correlations and
+        ``n_folds = 0``.
 
     Raises
     ------
@@ -421,19 +435,24 @@ def correlations(
         or not 0.0 < confidence < 1.0
     ):
         raise ParameterError("confidence", _OWNER, "a number in (0, 1)", confidence)
+    if within not in (None, "k"):
+        raise UnknownNameError("grouping", str(within), ("k",))
     rows = cell_rows(frame, evaluation=evaluation)
     metrics = metric_columns(frame)
     targets = [t for t in TARGETS if t in frame.columns]
     all_folds = frame.filter(~pl.col("algorithm").is_in(BASELINE_ALGORITHMS))["fold"].unique()
-    by_folds = all_folds.len() >= 2
+    by_folds = all_folds.len() >= 2 or within == "k"
+    groups = ["fold"] if within is None else ["fold", "k"]
+    n_groups = rows.select(groups).unique().height if within else all_folds.len()
+    method_name = "within-k" if within else "folds" if by_folds else "fisher"
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    t_crit = {df: _t_quantile(confidence, df) for df in range(1, all_folds.len() + 1)}
+    t_crit = {df: _t_quantile(confidence, df) for df in range(1, max(n_groups, 1) + 1)}
 
     out: dict[str, list[object]] = {name: [] for name in _SCHEMA}
     classifiers = rows["classifier"].unique(maintain_order=True).to_list()
     for classifier in classifiers:
         sub = rows.filter(pl.col("classifier") == classifier)
-        parts = sub.partition_by("fold", maintain_order=True)
+        parts = sub.partition_by(groups, maintain_order=True)
         arrays = [
             {
                 c: part[c].cast(pl.Float64, strict=False).fill_null(math.nan).to_numpy()
@@ -480,7 +499,7 @@ def correlations(
                     p_hi,
                     n,
                     n_folds,
-                    "folds" if by_folds else "fisher",
+                    method_name,
                 )
                 for name, value in zip(_SCHEMA, values, strict=True):
                     out[name].append(value)

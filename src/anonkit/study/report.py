@@ -44,6 +44,7 @@ SECTIONS = (
     "The study",
     "How to read the correlations",
     "Which metric tracks accuracy best",
+    "Which metric picks the better release at equal k",
     "Correlations with accuracy",
     "Correlations with the accuracy drop",
     "Accuracy vs k",
@@ -446,9 +447,27 @@ def render_study_report(
     )
     parts.extend(_ranking(ranking, other, other_name))
 
+    within = rank_metrics(correlations(frame, evaluation=evaluation, within="k"))
+    other_within = (
+        None
+        if other is None
+        else rank_metrics(correlations(frame, evaluation=other_name, within="k"))
+    )
     parts.append(
         _section(
             SECTIONS[3],
+            "Across the grid almost every metric grows with k, and accuracy falls with k, so "
+            "the ranking above partly measures k. Here each correlation is computed among "
+            "the algorithms run at one requested k, then averaged over the k values (95 % "
+            "t-interval across them): does the metric tell which of several releases with "
+            "the same privacy keeps more accuracy?",
+        )
+    )
+    parts.extend(_ranking(within, other_within, other_name))
+
+    parts.append(
+        _section(
+            SECTIONS[4],
             "Per classifier: each metric against accuracy over the cells, with 95 % "
             + ("intervals across folds." if ci_method == "folds" else "Fisher intervals."),
         )
@@ -457,7 +476,7 @@ def render_study_report(
 
     parts.append(
         _section(
-            SECTIONS[4],
+            SECTIONS[5],
             "The same against the accuracy drop (original-data accuracy minus anonymized "
             "accuracy); within a fold these mirror the tables above with the sign flipped.",
         )
@@ -468,7 +487,7 @@ def render_study_report(
 
     parts.append(
         _section(
-            SECTIONS[5],
+            SECTIONS[6],
             "Mean accuracy over the folds at each requested k, one line per cell; dashed "
             "lines are the same classifier on the original data and the majority class.",
         )
@@ -477,13 +496,13 @@ def render_study_report(
         parts.append(f"<figure>{svg}</figure>")
 
     parts.append(
-        _section(SECTIONS[6], "Mean accuracy over the folds; empty where the cell failed.")
+        _section(SECTIONS[7], "Mean accuracy over the folds; empty where the cell failed.")
     )
     parts.extend(_summary_tables(frame, evaluation))
 
     parts.append(
         _section(
-            SECTIONS[7],
+            SECTIONS[8],
             "Classifiers trained on the original training split, and always predicting "
             "the most frequent class: the ceiling and the floor for every cell.",
         )
@@ -510,7 +529,7 @@ def render_study_report(
 
     parts.append(
         _section(
-            SECTIONS[8], "Each metric's mean over the folds at each requested k, one line per cell."
+            SECTIONS[9], "Each metric's mean over the folds at each requested k, one line per cell."
         )
     )
     flat: list[str] = []
@@ -530,7 +549,7 @@ def render_study_report(
 
     parts.append(
         _section(
-            SECTIONS[9],
+            SECTIONS[10],
             "Each metric against accuracy, one point per cell and k (means over the "
             "folds), one color per classifier; the best-ranked metrics first.",
         )
@@ -555,7 +574,7 @@ def render_study_report(
         if failed.height:
             parts.append(
                 _section(
-                    SECTIONS[10],
+                    SECTIONS[11],
                     "Runs that raised an error; their figures "
                     "are left out of every table and correlation.",
                 )
@@ -575,7 +594,7 @@ def render_study_report(
                 )
             )
 
-    parts.append(_section(SECTIONS[11], "The study's configuration and where the time went."))
+    parts.append(_section(SECTIONS[12], "The study's configuration and where the time went."))
     if config_summary:
         parts.append(
             _table(

@@ -340,7 +340,8 @@ class CellWorker:
             levels=dict(result.transformation) or None,
         )
         figures: dict[str, Any] = {
-            "effective_k": int(ev.classes.min_size),
+            # every record fully generalized or suppressed: one indistinguishable block
+            "effective_k": int(ev.classes.min_size) if ev.classes.n_classes else fold.train.height,
             "n_classes": int(ev.classes.n_classes),
             "suppressed_share": float(ev.suppressed_share),
         }
