@@ -1,9 +1,13 @@
-"""``anonkit reproduce mauger2020``: re-run a published experiment next to its numbers.
+"""``anonkit reproduce EXPERIMENT``: re-run an experiment of the seed papers.
 
-Today one experiment is known: Figures 6 to 9 of Mauger, Le Mahec & Dequen (2020), seed
-004 (:mod:`anonkit.study.mauger2020`). The command runs the grid with a progress bar,
-prints the side-by-side tables as Markdown and, with ``--output``, writes the Figure 9 plot,
-the CSV of every run and the results block of ``mauger2020.md`` into that folder.
+* ``mauger2020``: Figures 6 to 9 of Mauger, Le Mahec & Dequen (2020), seed 004
+  (:mod:`anonkit.study.mauger2020`). Runs the grid with a progress bar, prints the
+  side-by-side tables as Markdown and, with ``--output``, writes the Figure 9 plot, the
+  CSV of every run and the results block of ``mauger2020.md`` into that folder.
+* ``seed000``: seed 000's question, does a loss metric predict classifier accuracy
+  (:mod:`anonkit.study.seed000`). Runs (or resumes) the Adult and synthetic studies into
+  ``OUTPUT/seed000/`` and writes the figures and the results block of ``seed000.md``;
+  ``--output`` is required.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from anonkit.exceptions import ParameterError, UnknownNameError
 __all__ = ["EXPERIMENTS", "reproduce_command"]
 
 #: The experiments ``anonkit reproduce`` knows.
-EXPERIMENTS = ("mauger2020",)
+EXPERIMENTS = ("mauger2020", "seed000")
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -33,7 +37,8 @@ def _names(text: str) -> tuple[str, ...]:
 @guarded
 def reproduce_command(
     experiment: Annotated[
-        str, typer.Argument(help="The experiment: mauger2020 (seed 004, Figures 6-9).")
+        str,
+        typer.Argument(help="mauger2020 (seed 004, Figures 6-9) or seed000 (metrics vs accuracy)."),
     ],
     output: Annotated[
         Path | None,
@@ -56,6 +61,9 @@ def reproduce_command(
     """Re-run a published experiment and print it beside the paper's numbers."""
     if experiment not in EXPERIMENTS:
         raise UnknownNameError("experiment", experiment, EXPERIMENTS)
+    if experiment == "seed000":
+        _seed000(output, workers, quiet)
+        return
     from anonkit.study import mauger2020
 
     options: dict[str, object] = {"small_class": small_class, "workers": workers}
@@ -72,3 +80,29 @@ def reproduce_command(
         console.print("wrote " + ", ".join(str(p) for p in written.values()), markup=False)
     else:
         console.print(rep.to_markdown(), markup=False, highlight=False, soft_wrap=True)
+
+
+def _seed000(output: Path | None, workers: int | None, quiet: bool) -> None:
+    if output is None:
+        raise ParameterError(
+            "--output", "anonkit reproduce seed000", "the folder of seed000.md", None
+        )
+    from anonkit.study import seed000
+
+    console = stdout_console(quiet)
+    bars: list[StudyProgress] = []
+
+    def progress(name: str) -> StudyProgress:
+        if bars:
+            bars[-1].close()
+        console.print(f"study: {name}")
+        bars.append(StudyProgress(enabled=not quiet))
+        return bars[-1]
+
+    try:
+        frames = seed000.reproduce(output, workers=workers, progress=progress)
+    finally:
+        for bar in bars:
+            bar.close()
+    page = seed000.write_outputs(frames, output)
+    console.print(f"wrote {page}", markup=False)
