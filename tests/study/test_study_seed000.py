@@ -30,7 +30,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
         output=tmp_path_factory.mktemp("study"),
     )
     frame = run_study(cfg).frame
-    return {"adult": frame, "synthetic": frame}
+    return {"adult": frame, "synthetic": frame, "adult-3fold": frame}
 
 
 def test_study_configs_cover_both_datasets(tmp_path: Path) -> None:
@@ -41,6 +41,12 @@ def test_study_configs_cover_both_datasets(tmp_path: Path) -> None:
     assert synthetic.sample == 30_000 and synthetic.target == "income"
     cells = [s.cell for s in synthetic.algorithms or ()]
     assert cells[0] == "flash:loss" and cells[-1] == "microaggregation:mdav" and len(cells) == 10
+    assert configs["adult-3fold"].folds == 3 and configs["adult-3fold"].k_values == (
+        2,
+        10,
+        100,
+        1000,
+    )
 
 
 def test_write_outputs_replaces_only_the_results_block(
@@ -58,7 +64,7 @@ def test_write_outputs_replaces_only_the_results_block(
     assert "old" not in text and text.count(seed000.RESULTS_START) == 1
     assert "### Adult" in text and "### Synthetic" in text
     assert "Conditional entropy" in text and "ρ within k" in text
-    for name in seed000.DATASETS:
+    for name in ("adult", "synthetic"):
         svg = tmp_path / f"seed000_{name}_accuracy_vs_k.svg"
         assert svg.read_text(encoding="utf-8").startswith("<svg")
         assert f"({svg.name})" in text

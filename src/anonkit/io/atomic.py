@@ -43,3 +43,30 @@ def atomic_write(path: Path, writer: Callable[[Path], None]) -> None:
     """Call ``writer(tmp_path)`` and move the result to ``path`` atomically."""
     with atomic_path(path) as tmp:
         writer(tmp)
+
+
+def replace_marked_block(path: Path, start: str, end: str, body: str, *, title: str) -> None:
+    """Put ``body`` between the ``start`` and ``end`` marker lines of the text file ``path``.
+
+    The rest of the file (hand-written prose around a generated block) is kept; a file
+    without the markers gets the block appended, a missing file is created with ``title``
+    as its first line. The write is atomic.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> page = Path(tempfile.mkdtemp()) / "page.md"
+    >>> replace_marked_block(page, "<!-- a -->", "<!-- b -->", "one", title="# T")
+    >>> replace_marked_block(page, "<!-- a -->", "<!-- b -->", "two", title="# T")
+    >>> page.read_text(encoding="utf-8")
+    '# T\\n\\n<!-- a -->\\ntwo\\n<!-- b -->\\n'
+    """
+    block = f"{start}\n{body.strip()}\n{end}"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    i = text.find(start)
+    j = text.find(end, i + 1) if i >= 0 else -1
+    if i >= 0 and j >= 0:
+        text = text[:i] + block + text[j + len(end) :]
+    else:
+        text = (text or f"{title}\n").rstrip("\n") + "\n\n" + block + "\n"
+    atomic_write_text(path, text)

@@ -1140,7 +1140,7 @@ def write_outputs(rep: Reproduction, folder: str | os.PathLike[str]) -> dict[str
     the markers gets the block appended, a missing page is created. Every file is written
     atomically.
     """
-    from anonkit.io.atomic import atomic_path, atomic_write_text
+    from anonkit.io.atomic import atomic_path, atomic_write_text, replace_marked_block
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -1152,17 +1152,13 @@ def write_outputs(rep: Reproduction, folder: str | os.PathLike[str]) -> dict[str
     atomic_write_text(svg, rep.figure9_svg())
     with atomic_path(csv) as tmp:
         rep.to_polars().write_csv(tmp)
-    block = f"{RESULTS_START}\n{rep.to_markdown(figure9_image=svg.name).strip()}\n{RESULTS_END}"
-    text = page.read_text(encoding="utf-8") if page.exists() else ""
-    i = text.find(RESULTS_START)
-    j = text.find(RESULTS_END, i + 1) if i >= 0 else -1
-    if i >= 0 and j >= 0:
-        text = text[:i] + block + text[j + len(RESULTS_END) :]
-    else:
-        if not text:
-            text = "# Mauger et al. (2020): Figures 6 to 9 reproduced\n"
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    atomic_write_text(page, text)
+    replace_marked_block(
+        page,
+        RESULTS_START,
+        RESULTS_END,
+        rep.to_markdown(figure9_image=svg.name),
+        title="# Mauger et al. (2020): Figures 6 to 9 reproduced",
+    )
     return {"svg": svg, "csv": csv, "markdown": page}
 
 
