@@ -54,14 +54,14 @@ def test_write_outputs_replaces_only_the_results_block(
 ) -> None:
     page = tmp_path / "seed000.md"
     page.write_text(
-        f"# Title\n\nProse before.\n\n{seed000.RESULTS_START}\nold\n{seed000.RESULTS_END}\n\n"
+        f"# Title\n\nProse before.\n\n{seed000.RESULTS_START}\nSTALE-BLOCK\n{seed000.RESULTS_END}\n\n"
         "Prose after.\n",
         encoding="utf-8",
     )
     seed000.write_outputs(frames, tmp_path)
     text = page.read_text(encoding="utf-8")
     assert text.startswith("# Title\n\nProse before.") and text.rstrip().endswith("Prose after.")
-    assert "old" not in text and text.count(seed000.RESULTS_START) == 1
+    assert "STALE-BLOCK" not in text and text.count(seed000.RESULTS_START) == 1
     assert "### Adult" in text and "### Synthetic" in text
     assert "Conditional entropy" in text and "ρ within k" in text
     for name in ("adult", "synthetic"):
