@@ -13,6 +13,7 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
+    TimeRemainingColumn,
 )
 
 
@@ -25,19 +26,24 @@ class ProgressReporter:
             anonymize(..., progress=bar)
 
     Nothing is shown when ``enabled`` is false, when stderr is not a terminal (unless
-    ``force``), or when the work finishes within ``delay`` seconds.
+    ``force``), or when the work finishes within ``delay`` seconds. ``unit`` names what is
+    counted (lattice nodes, study cells); ``remaining`` adds an estimate of the time left.
     """
 
     def __init__(
         self,
         description: str = "Searching",
         *,
+        unit: str = "nodes",
         delay: float = 1.0,
+        remaining: bool = False,
         enabled: bool = True,
         force: bool = False,
         console: Console | None = None,
     ) -> None:
         self.description = description
+        self.unit = unit
+        self.remaining = remaining
         self.delay = delay
         self.console = console or Console(stderr=True)
         self.enabled = enabled and (force or self.console.is_terminal)
@@ -56,15 +62,16 @@ class ProgressReporter:
         if self._progress is None:
             if time.monotonic() - self._start < self.delay or done >= total:
                 return
-            self._progress = Progress(
+            columns = [
                 TextColumn("[progress.description]{task.description}"),
                 BarColumn(),
                 MofNCompleteColumn(),
-                TextColumn("nodes"),
+                TextColumn(self.unit),
                 TimeElapsedColumn(),
-                console=self.console,
-                transient=True,
-            )
+            ]
+            if self.remaining:
+                columns.append(TimeRemainingColumn())
+            self._progress = Progress(*columns, console=self.console, transient=True)
             self._progress.start()
             self._task = self._progress.add_task(self.description, total=total)
         assert self._task is not None

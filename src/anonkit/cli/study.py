@@ -11,24 +11,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import DataError, ParameterError
 
 if TYPE_CHECKING:
@@ -55,7 +46,7 @@ def parse_k_list(text: str) -> tuple[int, ...]:
     return values
 
 
-class StudyProgress:
+class StudyProgress(ProgressReporter):
     """``progress(done, total)`` callback drawing a rich bar of finished cells.
 
     Shown on stderr when it is a terminal (or ``force``), from the first call on: a study
@@ -65,47 +56,15 @@ class StudyProgress:
     def __init__(
         self, *, enabled: bool = True, force: bool = False, console: Console | None = None
     ) -> None:
-        self.console = console or Console(stderr=True)
-        self.enabled = enabled and (force or self.console.is_terminal)
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
-
-    def __call__(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        if self._progress is None:
-            self._progress = Progress(
-                TextColumn("[progress.description]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("cells"),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=self.console,
-                transient=True,
-            )
-            self._progress.start()
-            self._task = self._progress.add_task("Study", total=total)
-        assert self._task is not None
-        self._progress.update(self._task, completed=min(done, total), total=total)
-
-    def close(self) -> None:
-        """Stop the bar (if shown); safe to call more than once."""
-        if self._progress is not None:
-            self._progress.stop()
-            self._progress = None
-            self._task = None
-
-    def __enter__(self) -> StudyProgress:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
+        super().__init__(
+            "Study",
+            unit="cells",
+            delay=0.0,
+            remaining=True,
+            enabled=enabled,
+            force=force,
+            console=console,
+        )
 
 
 def _seconds(value: float) -> str:
