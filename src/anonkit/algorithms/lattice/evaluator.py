@@ -306,6 +306,18 @@ class Evaluator:
                 if bool(getattr(m, "class_local", False))
             ]
         )
+        #: Per sensitive attribute (index into ``table.sensitive``), the least number of
+        #: distinct values a class needs (every l-diversity variant: l). A projected class
+        #: with fewer holds only classes with fewer, which are suppressed at the node.
+        self.implied_distinct: dict[int, int] = {}
+        if self.detailed:
+            names = [sc.name for sc in table.sensitive]
+            for m in self.models:
+                need = int(getattr(m, "min_class_size", 1))
+                attr = getattr(m, "attribute", None)
+                if need > 1 and attr in names and bool(getattr(m, "class_local", False)):
+                    i = names.index(attr)
+                    self.implied_distinct[i] = max(self.implied_distinct.get(i, 1), need)
 
     @property
     def evaluations(self) -> int:

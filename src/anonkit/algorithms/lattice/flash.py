@@ -20,6 +20,14 @@ from anonkit.algorithms.lattice.search import (
     tag,
     to_result,
 )
+from anonkit.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, RecursiveCLDiversity
+
+#: Models whose projection screening the vectorized pair screen already does well enough
+#: (class sizes, distinct sensitive values): judging projection nodes one by one through
+#: the evaluator costs more evaluations than it saves (measured on Adult). Recursive
+#: (c, l)-diversity only without suppression: with it, the early private projection
+#: nodes give the search an incumbent that prunes more than they cost.
+_SCREENED = (KAnonymity, DistinctLDiversity, EntropyLDiversity)
 
 
 class Flash:
@@ -57,7 +65,7 @@ class Flash:
         bounds = evaluator.cost_model.node_bounds(lat)
         # lower[i]: a lower bound on the cost of node i, from the bounds learned so far
         lower = bounds.copy() if bounds is not None else np.full(lat.size, -np.inf)
-        if evaluator.screen_models or evaluator.implied_min_size > 1:
+        if evaluator.screen_models or evaluator.implied_min_size > 1 or evaluator.implied_distinct:
             # the size-only monotone models (k-anonymity), and the least class size the
             # others need, alone rule nodes out and put a floor under their suppression
             # cost, whatever the other models do
@@ -103,7 +111,9 @@ class Flash:
 
         if evaluator.detailed:
             evaluator.track_forced = True
-        if evaluator.detailed and not evaluator.screen_models:
+        screened = _SCREENED if evaluator.max_suppressed else (*_SCREENED, RecursiveCLDiversity)
+        covered = all(isinstance(m, screened) for m in evaluator.models)
+        if evaluator.detailed and not evaluator.screen_models and not covered:
             # The projections onto two columns are the nodes whose other columns sit at
             # the top. For models reading sensitive or population data they are judged
             # through the evaluator (cheap: few classes, rolled up from one finer pair

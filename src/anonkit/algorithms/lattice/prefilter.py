@@ -17,9 +17,11 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
+from anonkit.core.snapshot import FrequencySnapshot
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,10 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
 
     Uses only ``evaluator.screen_models``, the class-local, size-only, monotone models
     (k-anonymity), and ``evaluator.implied_min_size``, the least class size every
-    class-local model needs (l-diversity: l): a record they reject in a projection is
-    rejected at the node too, whatever the other models say, so the screen is valid for
-    any mix of models.
+    class-local model needs (l-diversity: l), and ``evaluator.implied_distinct``, the least
+    number of distinct sensitive values (l-diversity: l): a record they reject in a
+    projection is rejected at the node too, whatever the other models say, so the screen
+    is valid for any mix of models.
     """
     table, lat = evaluator.table, evaluator.lattice
     cost = evaluator.cost_model
@@ -59,6 +62,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     floor = np.zeros(lat.size)
     min_extra = cost.min_extra(lat) if priced else floor
     maps, cards = table.level_maps, table.cardinalities
+    detail = table.detail if evaluator.implied_distinct else None
     for a, b in itertools.combinations(range(q), 2):
         # distinct (a, b) value pairs with their record counts: at most the snapshot size
         cb0 = cards[b][0]
@@ -88,6 +92,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         sizes = np.rint(counts[present]).astype(np.int64)
         # class-local models judge each class alone, so one call covers every combination
         bad = evaluator.screen_violations(sizes)
+        if detail is not None:
+            bad |= _too_few_values(evaluator, detail, a, b, offset, spans, present)
         combo = np.searchsorted(offset, present, side="right") - 1
         supp_records = np.bincount(combo[bad], weights=sizes[bad], minlength=ha * hb)
         ok = (supp_records <= evaluator.max_suppressed).reshape(ha, hb)
@@ -107,6 +113,43 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
             others = min_extra - _floor_at(cost, a, ia) - _floor_at(cost, b, ib)
             np.maximum(floor, supp_extra[ia, ib] + supp_records[ia, ib] * others, out=floor)
     return PairScreen(passes, floor)
+
+
+def _too_few_values(
+    evaluator: Evaluator,
+    detail: FrequencySnapshot,
+    a: int,
+    b: int,
+    offset: IntArray,
+    spans: IntArray,
+    present: IntArray,
+) -> BoolArray:
+    """Which projected classes ``present`` (of every level combination of columns
+    ``a``, ``b``) hold fewer distinct values of a sensitive attribute than its l-diversity
+    needs: every class of a node inside such a projected class has fewer too."""
+    table, lat = evaluator.table, evaluator.lattice
+    maps, cards = table.level_maps, table.cardinalities
+    q, cb0 = lat.width, cards[b][0]
+    ha, hb = lat.heights[a], lat.heights[b]
+    card_b = np.asarray(cards[b][:hb], dtype=np.int64)
+    codes = detail.codes
+    bad = np.zeros(present.shape[0], dtype=bool)
+    for i, need in evaluator.implied_distinct.items():
+        nv = max(len(table.sensitive[i].labels), 1)
+        # distinct (value of a, value of b, sensitive value) triples of the table
+        triples = np.unique((codes[a] * cb0 + codes[b]) * nv + codes[q + i])
+        pair, value = triples // nv, triples % nv
+        va, vb = pair // cb0, pair % cb0
+        ca = np.stack([maps[a][0][la][va] for la in range(ha)])
+        cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])
+        keys = (
+            offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
+        ).reshape(-1)
+        # distinct sensitive values per projected class, over all level combinations
+        cells = np.unique(keys * nv + np.tile(value, ha * hb))
+        distinct = np.bincount(cells // nv, minlength=int(spans.sum()))
+        bad |= distinct[present] < need
+    return bad
 
 
 def _floor_at(cost: CostModel, column: int, levels: npt.NDArray[np.int16]) -> FloatArray:
