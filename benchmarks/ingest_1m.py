@@ -97,9 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
         t0 = time.perf_counter()
-        hierarchies = [
-            Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns
-        ]
+        hierarchies = [Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns]
         hier_s = time.perf_counter() - t0
 
         reads: list[float] = []
@@ -137,12 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     table = common.markdown_table(
         ["step", f"median of {args.repeats}", "min", "max"],
         [
-            ["read (`pl.read_csv`)", common.fmt_seconds(read_m),
-             common.fmt_seconds(min(reads)), common.fmt_seconds(max(reads))],
-            ["encode + count (`PolarsEngine().encode`)", common.fmt_seconds(enc_m),
-             common.fmt_seconds(min(encodes)), common.fmt_seconds(max(encodes))],
-            ["**total**", f"**{common.fmt_seconds(tot_m)}**",
-             common.fmt_seconds(min(totals)), common.fmt_seconds(max(totals))],
+            [
+                "read (`pl.read_csv`)",
+                common.fmt_seconds(read_m),
+                common.fmt_seconds(min(reads)),
+                common.fmt_seconds(max(reads)),
+            ],
+            [
+                "encode + count (`PolarsEngine().encode`)",
+                common.fmt_seconds(enc_m),
+                common.fmt_seconds(min(encodes)),
+                common.fmt_seconds(max(encodes)),
+            ],
+            [
+                "**total**",
+                f"**{common.fmt_seconds(tot_m)}**",
+                common.fmt_seconds(min(totals)),
+                common.fmt_seconds(max(totals)),
+            ],
         ],
         align="lrrr",
     )
@@ -157,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             "the OS page cache); all 9 columns as quasi-identifiers. Hierarchies are loaded "
             f"once outside the timing ({common.fmt_seconds(hier_s)}).",
             "",
-            "Measured: `pl.read_csv(path, separator=\";\", infer_schema=False)` then "
+            'Measured: `pl.read_csv(path, separator=";", infer_schema=False)` then '
             "`PolarsEngine().encode(frame, columns, hierarchies)` (encode against the "
             "hierarchies + group-by count into the bottom frequency snapshot).",
             "",

@@ -70,9 +70,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=",".join(str(s) for s in DEFAULT_SUPPRESSION),
         help="comma-separated suppression limits as shares (default: %(default)s)",
     )
-    p.add_argument(
-        "--data", default=str(common.ADULT_CSV), help="Adult CSV (';'-separated)"
-    )
+    p.add_argument("--data", default=str(common.ADULT_CSV), help="Adult CSV (';'-separated)")
     p.add_argument(
         "--output",
         default=str(common.RESULTS_PATH),
@@ -118,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     frame = pl.read_csv(data, separator=";", infer_schema=False)
     t1 = time.perf_counter()
-    hierarchies = [
-        Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns
-    ]
+    hierarchies = [Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns]
     t2 = time.perf_counter()
     encoded = PolarsEngine().encode(frame, columns, hierarchies)
     t3 = time.perf_counter()
@@ -257,8 +253,17 @@ def render(
             meets = ("yes" if r["meets"] else "**no**") + f" (≤ {fmt_target(target)})"
         if r["levels"] is None:
             table_rows.append(
-                [r["k"], pct(r["suppression"]), r["algorithm"], common.fmt_seconds(r["median"]),
-                 "—", "no solution", "—", "—", meets]
+                [
+                    r["k"],
+                    pct(r["suppression"]),
+                    r["algorithm"],
+                    common.fmt_seconds(r["median"]),
+                    "—",
+                    "no solution",
+                    "—",
+                    "—",
+                    meets,
+                ]
             )
             continue
         table_rows.append(
@@ -275,8 +280,17 @@ def render(
             ]
         )
     table = common.markdown_table(
-        ["k", "suppression", "algorithm", "median time", "nodes evaluated",
-         "transformation", "loss", "suppressed", "meets target"],
+        [
+            "k",
+            "suppression",
+            "algorithm",
+            "median time",
+            "nodes evaluated",
+            "transformation",
+            "loss",
+            "suppressed",
+            "meets target",
+        ],
         table_rows,
         align="rrlrrlrrl",
     )
@@ -287,9 +301,17 @@ def render(
         missed = [r for r in flash_rows if not r["meets"]]
         verdicts.append(
             f"- Flash meets its target in {len(flash_rows) - len(missed)} of {len(flash_rows)} "
-            "cells" + ("." if not missed else ": misses at " + ", ".join(
-                f"k={r['k']}/{pct(r['suppression'])} ({common.fmt_seconds(r['median'])})"
-                for r in missed) + ".")
+            "cells"
+            + (
+                "."
+                if not missed
+                else ": misses at "
+                + ", ".join(
+                    f"k={r['k']}/{pct(r['suppression'])} ({common.fmt_seconds(r['median'])})"
+                    for r in missed
+                )
+                + "."
+            )
         )
     if exh_rows:
         missed = [r for r in exh_rows if not r["meets"]]
@@ -315,8 +337,8 @@ def render(
         f"{common.fmt_seconds(prep['encode'])}, lattice + roll-up maps "
         f"{common.fmt_seconds(prep['lattice'])}. Each run builds a fresh `Evaluator` "
         "(empty snapshot cache) and times only `search()` with `time.perf_counter`; the "
-        "table reports the median. \"nodes evaluated\" is `SearchResult.nodes_evaluated` "
-        "(Incognito also counts subset-lattice nodes); \"transformation\" is the level per "
+        'table reports the median. "nodes evaluated" is `SearchResult.nodes_evaluated` '
+        '(Incognito also counts subset-lattice nodes); "transformation" is the level per '
         "quasi-identifier in the order above.",
         "",
         "Targets: flash ≤ 100 ms per run at 0% suppression and ≤ 1 s at 4%; exhaustive "

@@ -54,8 +54,8 @@ def test_write_outputs_replaces_only_the_results_block(
 ) -> None:
     page = tmp_path / "seed000.md"
     page.write_text(
-        f"# Title\n\nProse before.\n\n{seed000.RESULTS_START}\nSTALE-BLOCK\n{seed000.RESULTS_END}\n\n"
-        "Prose after.\n",
+        f"# Title\n\nProse before.\n\n{seed000.RESULTS_START}\nSTALE-BLOCK\n"
+        f"{seed000.RESULTS_END}\n\nProse after.\n",
         encoding="utf-8",
     )
     seed000.write_outputs(frames, tmp_path)
