@@ -15,12 +15,12 @@ import platform
 import shlex
 import statistics
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from anonkit.datasets import ADULT_COLUMNS as ADULT_COLUMNS
 from anonkit.datasets import adult_path
+from anonkit.io.atomic import atomic_write_text, splice_marked_block
 
 #: Root of the repository (the parent of ``benchmarks/``).
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -184,26 +184,15 @@ def _locked(path: Path) -> Iterator[None]:
 def splice_section(text: str, name: str, body: str) -> str:
     """Return ``text`` with the section ``name`` replaced by ``body`` (appended if absent)."""
     start, end = markers(name)
-    block = f"{start}\n{body.strip()}\n{end}"
-    i = text.find(start)
-    j = text.find(end, i + len(start)) if i >= 0 else -1
-    if i >= 0 and j >= 0:
-        return text[:i] + block + text[j + len(end) :]
-    if i >= 0 or (j := text.find(end)) >= 0:
-        raise ValueError(
-            f"RESULTS file has an unmatched marker for section {name!r}; fix it by hand."
-        )
-    if not text.strip():
-        text = f"{_TITLE}\n{_INTRO}"
-    return text.rstrip("\n") + "\n\n" + block + "\n"
+    return splice_marked_block(text, start, end, body, title=f"{_TITLE}\n{_INTRO}")
 
 
 def update_section(name: str, body: str, path: str | os.PathLike[str] = RESULTS_PATH) -> Path:
     """Rewrite only the ``<!-- name:start -->`` .. ``<!-- name:end -->`` part of ``path``.
 
-    The file is created (with a title) if missing; the write goes to a temporary file in
-    the same directory which then replaces the original (``os.replace``), so readers never
-    see a half-written file.
+    The file is created (with a title) if missing; the write is atomic (a temporary file
+    in the same directory replaces the original), so readers never see a half-written
+    file, and a lock keeps two benchmark processes from losing each other's section.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -212,22 +201,7 @@ def update_section(name: str, body: str, path: str | os.PathLike[str] = RESULTS_
             text = target.read_text(encoding="utf-8")
         except FileNotFoundError:
             text = ""
-        new = splice_section(text, name, body)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(new)
-                fh.flush()
-                os.fsync(fh.fileno())
-            if target.exists():
-                os.chmod(tmp, target.stat().st_mode & 0o777)
-            else:
-                os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
+        atomic_write_text(target, splice_section(text, name, body))
     return target
 
 

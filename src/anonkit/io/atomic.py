@@ -45,12 +45,39 @@ def atomic_write(path: Path, writer: Callable[[Path], None]) -> None:
         writer(tmp)
 
 
-def replace_marked_block(path: Path, start: str, end: str, body: str, *, title: str) -> None:
-    """Put ``body`` between the ``start`` and ``end`` marker lines of the text file ``path``.
+def splice_marked_block(text: str, start: str, end: str, body: str, *, title: str) -> str:
+    r"""``text`` with ``body`` between its ``start`` and ``end`` marker lines.
 
-    The rest of the file (hand-written prose around a generated block) is kept; a file
-    without the markers gets the block appended, a missing file is created with ``title``
-    as its first line. The write is atomic.
+    The rest of the text (hand-written prose around a generated block) is kept; a text
+    without the markers gets the block appended, a blank one starts with ``title``. A text
+    with only one of the two markers raises :class:`~anonkit.exceptions.DataError` rather
+    than gaining a second block.
+
+    Examples
+    --------
+    >>> splice_marked_block("# T\n\n<!-- a -->\nold\n<!-- b -->\n", "<!-- a -->", "<!-- b -->",
+    ...                     "new", title="# T")
+    '# T\n\n<!-- a -->\nnew\n<!-- b -->\n'
+    >>> splice_marked_block("", "<!-- a -->", "<!-- b -->", "one", title="# T")
+    '# T\n\n<!-- a -->\none\n<!-- b -->\n'
+    """
+    block = f"{start}\n{body.strip()}\n{end}"
+    i = text.find(start)
+    j = text.find(end, i + len(start)) if i >= 0 else -1
+    if i >= 0 and j >= 0:
+        return text[:i] + block + text[j + len(end) :]
+    if i >= 0 or text.find(end) >= 0:
+        from anonkit.exceptions import DataError
+
+        raise DataError(f"The text has an unmatched marker {start!r} / {end!r}; fix it by hand.")
+    if not text.strip():
+        text = title
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def replace_marked_block(path: Path, start: str, end: str, body: str, *, title: str) -> None:
+    r"""Put ``body`` between the ``start`` and ``end`` marker lines of the text file ``path``
+    (:func:`splice_marked_block`; a missing file is created), atomically.
 
     Examples
     --------
@@ -59,14 +86,7 @@ def replace_marked_block(path: Path, start: str, end: str, body: str, *, title: 
     >>> replace_marked_block(page, "<!-- a -->", "<!-- b -->", "one", title="# T")
     >>> replace_marked_block(page, "<!-- a -->", "<!-- b -->", "two", title="# T")
     >>> page.read_text(encoding="utf-8")
-    '# T\\n\\n<!-- a -->\\ntwo\\n<!-- b -->\\n'
+    '# T\n\n<!-- a -->\ntwo\n<!-- b -->\n'
     """
-    block = f"{start}\n{body.strip()}\n{end}"
     text = path.read_text(encoding="utf-8") if path.exists() else ""
-    i = text.find(start)
-    j = text.find(end, i + 1) if i >= 0 else -1
-    if i >= 0 and j >= 0:
-        text = text[:i] + block + text[j + len(end) :]
-    else:
-        text = (text or f"{title}\n").rstrip("\n") + "\n\n" + block + "\n"
-    atomic_write_text(path, text)
+    atomic_write_text(path, splice_marked_block(text, start, end, body, title=title))
