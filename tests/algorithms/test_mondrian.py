@@ -11,6 +11,7 @@ import re
 from dataclasses import FrozenInstanceError, dataclass, field
 from pathlib import Path
 from typing import ClassVar
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ from anonkit.algorithms.mondrian import (
     mondrian,
     release_frame,
 )
+from anonkit.algorithms.mondrian import partition as partition_module
 from anonkit.algorithms.mondrian.release import format_number
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import (
@@ -633,6 +635,40 @@ def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, sp
             for p in range(res.n_partitions)
         }
         assert got == reference_partitions(qis, sens, k, 1, mode, split)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+@given(st.one_of(tables(max_n=40), tables(max_n=300)), st.integers(1, 6), settings_splits)
+def test_weighted_rows_match_the_plain_recursion(share, problem, k, split) -> None:
+    """Strict k-anonymity partitions distinct tuples with weights (``share`` 1.0 forces
+    it, 0.0 forbids it): the partitions are those of the recursion over records."""
+    qis, sens = problem
+    assume(k <= len(qis[0]))
+    with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
+        res = Mondrian(mode="strict", split=split).fit(qis, [KAnonymity(k)])
+    got = {
+        frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
+    }
+    assert got == reference_partitions(qis, sens, k, 1, "strict", split)
+    assert res.sizes.sum() == len(qis[0]) and res.sizes.min() >= k
+
+
+def test_weighted_rows_on_adult_with_duplicates(shared_data: Path) -> None:
+    """Adult, 3 attributes (many repeated tuples): weighted and per-record runs agree."""
+    folder = shared_data / "adult"
+    frame = pl.read_csv(folder / "adult.csv", separator=";", infer_schema=False).head(3000)
+    qis = [NumericQI("age", frame["age"].cast(pl.Float64).to_numpy())]
+    for c in ("sex", "education"):
+        h = Hierarchy.from_csv(folder / f"adult_hierarchy_{c}.csv", name=c)
+        qis.append(HierarchicalQI(c, np.array([h.leaf_index(v) for v in frame[c]]), h))
+    for k in (2, 10):
+        runs = []
+        for share in (0.0, 1.0):
+            with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
+                runs.append(Mondrian(mode="strict").fit(qis, [KAnonymity(k)]))
+        assert np.array_equal(runs[0].partition_of, runs[1].partition_of)
+        assert np.array_equal(runs[0].sizes, runs[1].sizes)
+        assert runs[1].sizes.min() >= k
 
 
 # --------------------------------------------------------------------------- real data

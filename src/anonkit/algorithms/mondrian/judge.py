@@ -134,6 +134,8 @@ class Judge:
         self.min_part_size = max(ks, default=1)
         #: Partitions smaller than this cannot be cut (each part needs k records).
         self.min_cut_size = max(2, 2 * self.min_part_size)
+        #: Only part sizes matter: every model is k-anonymity.
+        self.sizes_only = all(isinstance(m, KAnonymity) for m in self.models)
 
     # ----------------------------------------------------------------- statistics
     def part_stats(

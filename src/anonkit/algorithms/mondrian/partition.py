@@ -20,8 +20,15 @@ round, not per partition, and numpy does the per-record work.
    shortcuts only skip cuts that would be rejected.
 4. Regrouping: the records of cut partitions are reordered so each part is a segment.
 
-The result is exactly that of the recursion (the tests compare both), with partitions
-numbered in the order they become final.
+*Weighted rows.* Strict cuts depend on values only, so records with equal
+quasi-identifier tuples always end in the same partition. When no model reads per-record
+sensitive values, strict partitioning therefore runs on the distinct tuples, each row
+weighted by its number of records (medians and part sizes count records), as long as
+repeated tuples make that worthwhile (:data:`_WEIGHTED_MAX_SHARE`). On Adult's nine
+quasi-identifiers this is 19,502 rows instead of 30,162.
+
+The result is exactly that of the recursion (the tests compare both, with and without
+weighted rows), with partitions numbered in the order they become final.
 
 Cuts (``v`` a record's value, rank or depth-first leaf position):
 
@@ -65,6 +72,9 @@ RankArray = npt.NDArray[np.signedinteger[Any]]
 SPLITS = ("widest", "distinct", "round_robin")
 #: Partitioning modes.
 MODES = ("strict", "relaxed")
+#: Weighted mode (one row per distinct tuple) is used while distinct tuples are at most
+#: this share of the records.
+_WEIGHTED_MAX_SHARE = 0.85
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,27 +112,36 @@ class Partitioning:
 class _Batch:
     """Cuts proposed in one attempt (a partition may propose several).
 
-    ``positions`` lists the records of the proposals, proposal after proposal; ``owner``
+    ``positions`` lists the rows of the proposals, proposal after proposal; ``owner``
     maps each to its proposal (``0 .. S-1``) and ``part`` to its part (``0 ..
     n_parts-1``, numbered proposal after proposal). ``first`` is each proposal's first
-    part and ``fan`` its number of parts.
+    part and ``fan`` its number of parts. ``part_sizes`` counts records, ``part_rows``
+    rows (they differ when rows are weighted, see :class:`_Active`).
     """
 
     positions: IntArray
     owner: IntArray
     part: IntArray
     part_sizes: IntArray
+    part_rows: IntArray
     first: IntArray
     fan: IntArray
 
 
 @dataclass(eq=False)
 class _Active:
-    """The records still being partitioned, partition after partition."""
+    """The rows still being partitioned, partition after partition.
 
-    idx: IntArray  # record ids
-    values: RankArray  # their ranks, (records, n_qi)
-    sizes: IntArray  # records per partition
+    A row is a record or, in *weighted* mode, every record of one distinct
+    quasi-identifier tuple (``weights`` records). Strict cuts depend on values only, so
+    records with equal tuples always stay together and may be partitioned as one row.
+    """
+
+    idx: IntArray  # row ids (records, or distinct tuples in weighted mode)
+    values: RankArray  # their ranks, (rows, n_qi)
+    sizes: IntArray  # rows per partition
+    counts: IntArray  # records per partition (``sizes`` unless weighted)
+    weights: FloatArray | None  # records per row (weighted mode), in ``idx`` order
     rr: IntArray  # round robin: each partition's first axis
     witness: npt.NDArray[np.uint64] | None  # witness bits per record (see _start)
     witnessed: bool  # any witness bit set
@@ -139,6 +158,8 @@ class _Cuts:
     #: accepted proposals: partitions, their first part in the batch, then their records'
     #: positions and parts (numbered within the batch)
     moved: list[tuple[IntArray, IntArray, IntArray, IntArray]] = field(default_factory=list)
+    #: records in the parts of the accepted proposals, in the order of ``moved``
+    part_sizes: list[IntArray] = field(default_factory=list)
     #: population records inside accepted parts: ids, partition, part within it
     population: tuple[list[IntArray], list[IntArray], list[IntArray]] = field(
         default_factory=lambda: ([], [], [])
@@ -177,6 +198,7 @@ class Partitioner:
         self.relaxed = relaxed
         self.split = split
         self.population = population
+        self._inverse: IntArray | None = None  # record -> row, in weighted mode
         hier = [a.kind == "hierarchical" for a in self.axes]
         self._hier = np.array(hier, dtype=bool)
         self._hier_dims = [d for d, h in enumerate(hier) if h]
@@ -290,6 +312,8 @@ class Partitioner:
         sizes: IntArray,
         values: RankArray,
         *,
+        counts: IntArray,
+        weights: FloatArray | None = None,
         everything: bool = False,
     ) -> _Batch:
         """Cut each partition ``pending[i]`` on axis ``choice[i]``, all at once.
@@ -298,7 +322,9 @@ class Partitioner:
         numeric or ordered axes must come before hierarchical ones. ``child_base[i]``
         locates, for hierarchical choices, the sibling positions at the child level in
         the flat table; ``high[i]`` is the partition's largest rank on its chosen axis.
-        ``everything`` says that ``pending`` is every partition, in order.
+        ``counts`` are the records per partition and ``weights`` the records per row
+        (``None``: one each). ``everything`` says that ``pending`` is every partition, in
+        order.
         """
         n_seg = int(pending.shape[0])
         psz = sizes[pending]
@@ -327,7 +353,20 @@ class Partitioner:
             sseg = seg[:m]
             v = vals[:m]
             sstarts = np.cumsum(ssz) - ssz
-            if not self.relaxed:
+            if weights is not None:  # strict only
+                rec = counts[pending[:n_num]]
+                median = kth_smallest(
+                    sseg,
+                    v,
+                    self._num_size,
+                    sstarts,
+                    (rec - 1) // 2,
+                    weights[pos[:m]],
+                    np.cumsum(rec) - rec,
+                )
+                threshold = np.minimum(median, high[:n_num] - 1)
+                key[:m] = v > np.repeat(threshold, ssz)
+            elif not self.relaxed:
                 median = kth_smallest(sseg, v, self._num_size, sstarts, (ssz - 1) // 2)
                 # ranks are ints: "v < max" is "v <= max - 1"
                 threshold = np.minimum(median, high[:n_num] - 1)
@@ -343,15 +382,22 @@ class Partitioner:
                 key[:m] = ~left
         fan_cap = self._fan if is_h.any() else 2
         key += seg * fan_cap
-        counts = np.bincount(key, minlength=n_seg * fan_cap)
-        present = counts > 0
+        rows = np.bincount(key, minlength=n_seg * fan_cap)
+        present = rows > 0
         rank = np.cumsum(present) - 1
-        fan = np.diff(rank[fan_cap - 1 :: fan_cap], prepend=-1)
+        fan = present.reshape(n_seg, fan_cap).sum(axis=1)
+        part_rows = rows[present].astype(np.int64)
+        if weights is None:
+            part_sizes = part_rows
+        else:
+            weighted = np.bincount(key, weights[pos], minlength=n_seg * fan_cap)
+            part_sizes = weighted[present].astype(np.int64)
         return _Batch(
             positions=pos,
             owner=seg,
             part=rank[key],
-            part_sizes=counts[present].astype(np.int64),
+            part_sizes=part_sizes,
+            part_rows=part_rows,
             first=np.cumsum(fan) - fan,
             fan=fan,
         )
@@ -411,8 +457,7 @@ class Partitioner:
         pop_idx, root = self._root()
         state = self._start(pop_idx)
         table = TableState(judge, root) if judge.table else None
-        n = int(state.idx.shape[0])
-        partition_of = np.empty(n, dtype=np.int64)
+        partition_of = np.empty(int(state.idx.shape[0]), dtype=np.int64)
         final_low: list[IntArray] = []
         final_high: list[IntArray] = []
         final_sizes: list[IntArray] = []
@@ -433,7 +478,7 @@ class Partitioner:
                 )
                 final_low.append(low[:, fin].T)
                 final_high.append(high[:, fin].T)
-                final_sizes.append(state.sizes[fin])
+                final_sizes.append(state.counts[fin])
                 final_pop.append(state.pop_sizes[fin])
                 n_final += int(fin.shape[0])
             n_cut = int((cuts.fan > 0).sum())
@@ -444,6 +489,8 @@ class Partitioner:
             if table is not None:
                 cut = np.flatnonzero(cuts.fan > 0)
                 table.next_round(cut, cuts.fan[cut])
+        if self._inverse is not None:  # rows were distinct tuples
+            partition_of = partition_of[self._inverse]
         return Partitioning(
             partition_of=partition_of,
             low=np.concatenate(final_low),
@@ -454,12 +501,52 @@ class Partitioner:
             rounds=rounds,
         )
 
+    def _distinct_tuples(self) -> tuple[IntArray, FloatArray, IntArray] | None:
+        """Weighted mode: one row per distinct quasi-identifier tuple, or ``None``.
+
+        Returns each tuple's first record, its number of records and every record's
+        tuple, when partitioning tuples gives the records' partitioning (strict cuts;
+        no model reads per-record sensitive values) and the table has enough repeated
+        tuples for the weights to pay.
+        """
+        if self.relaxed or self.judge.sensitive:
+            return None
+        sizes = [a.size for a in self.axes]
+        if float(np.prod(np.array(sizes, dtype=np.float64))) >= 2.0**62:
+            return None
+        key = np.zeros(self.axes[0].ranks.shape[0], dtype=np.int64)
+        for a in self.axes:
+            key *= a.size
+            key += a.ranks
+        order = np.argsort(key)
+        ordered = key[order]
+        new = np.empty(ordered.shape[0], dtype=bool)
+        new[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+        n_tuples = int(new.sum())
+        if n_tuples > _WEIGHTED_MAX_SHARE * key.shape[0]:
+            return None
+        tuple_of = np.empty(key.shape[0], dtype=np.int64)
+        tuple_of[order] = np.cumsum(new) - 1
+        weights = np.bincount(tuple_of, minlength=n_tuples).astype(np.float64)
+        return order[new].astype(np.int64), weights, tuple_of
+
     def _start(self, pop_idx: IntArray) -> _Active:
         """One partition holding every record (and the population records ``pop_idx``)."""
         widest = max(a.size for a in self.axes)
         dtype = np.int8 if widest <= 127 else np.int16 if widest <= 32767 else np.int32
-        values: RankArray = np.stack([a.ranks for a in self.axes], axis=1).astype(dtype)
-        n = int(values.shape[0])
+        n_records = int(self.axes[0].ranks.shape[0])
+        weights = None
+        self._inverse = None
+        distinct = self._distinct_tuples()
+        columns = [a.ranks for a in self.axes]
+        if distinct is not None:
+            first, weights, self._inverse = distinct
+            columns = [c[first] for c in columns]
+        n = int(columns[0].shape[0])
+        values: RankArray = np.empty((n, len(columns)), dtype=dtype)
+        for d, c in enumerate(columns):
+            values[:, d] = c
         # Witnesses of failed hierarchical cuts: bit (axis d, level L) of witness[r] is
         # set when record r was in a part of fewer than k records as its partition was
         # cut on d at lowest common ancestor level L. A later partition holding r, whose
@@ -472,6 +559,8 @@ class Partitioner:
             idx=np.arange(n, dtype=np.int64),
             values=values,
             sizes=np.array([n], dtype=np.int64),
+            counts=np.array([n_records], dtype=np.int64),
+            weights=weights,
             rr=np.zeros(1, dtype=np.int64),
             witness=np.zeros(n, dtype=np.uint64) if use_witness else None,
             witnessed=False,
@@ -492,7 +581,7 @@ class Partitioner:
         sizes = state.sizes
         n_part = int(sizes.shape[0])
         cuts = _Cuts(np.zeros(n_part, dtype=np.int64), np.zeros(n_part, dtype=np.int64))
-        cand = np.flatnonzero((sizes >= self.judge.min_cut_size) & (high > low).any(axis=0))
+        cand = np.flatnonzero((state.counts >= self.judge.min_cut_size) & (high > low).any(axis=0))
         if not cand.size:
             return cuts
         low_c, high_c = low[:, cand], high[:, cand]
@@ -529,7 +618,7 @@ class Partitioner:
             # After a first attempt, the few partitions left propose every remaining
             # choice at once (the most preferred allowable one wins).
             spec = attempt > 0 and int((sizes[pending] * n_left).sum()) <= max(
-                int(state.idx.shape[0]) // 4, 4096
+                int(state.idx.shape[0]), 4096
             )
             if spec:
                 unit = np.repeat(np.arange(pending.shape[0]), n_left)
@@ -553,12 +642,16 @@ class Partitioner:
                 starts,
                 sizes,
                 state.values,
+                counts=state.counts,
+                weights=state.weights,
                 everything=everything,
             )
             chosen = self._judge(batch, unit_part, j, state, pop_starts, table, cuts.population)
             if chosen.all():
                 cuts.moved.append((unit_part, batch.first, batch.positions, batch.part))
+                cuts.part_sizes.append(batch.part_sizes)
             elif chosen.any():
+                cuts.part_sizes.append(batch.part_sizes[np.repeat(chosen, batch.fan)])
                 rec_ok = chosen[batch.owner]
                 cuts.moved.append(
                     (
@@ -619,10 +712,21 @@ class Partitioner:
             pseg = base[partition] + part
             pop_idx = recs[np.argsort(pseg, kind="stable")]
             pop_sizes = np.bincount(pseg, minlength=n_next).astype(np.int64)
+        sizes = np.bincount(segment, minlength=n_next).astype(np.int64)
+        weights = None if state.weights is None else state.weights[sel]
+        if state.weights is None:
+            counts = sizes
+        else:  # new partitions are the accepted parts, numbered as in cuts.moved
+            parts = np.concatenate([m[0] for m in cuts.moved])
+            fans = cuts.fan[parts]
+            counts = np.empty(n_next, dtype=np.int64)
+            counts[np.repeat(base[parts], fans) + ramp(fans)] = np.concatenate(cuts.part_sizes)
         return _Active(
             idx=state.idx[sel],
             values=np.take(state.values, sel, axis=0),
-            sizes=np.bincount(segment, minlength=n_next).astype(np.int64),
+            sizes=sizes,
+            counts=counts,
+            weights=weights,
             rr=np.repeat((cuts.axis[cut] + 1) % len(self.axes), cuts.fan[cut]),
             witness=None if state.witness is None else state.witness[sel],
             witnessed=state.witnessed,
@@ -652,7 +756,7 @@ class Partitioner:
         if self.population is not None:
             pop_idx, pop_sizes, values = state.pop_idx, state.pop_sizes, state.values
             order = np.argsort(batch.part, kind="stable")
-            part_starts = np.cumsum(batch.part_sizes) - batch.part_sizes
+            part_starts = np.cumsum(batch.part_rows) - batch.part_rows
             block = np.take(values, batch.positions[order], axis=0)
             p_low = np.minimum.reduceat(block, part_starts, axis=0).T.astype(np.int64)
             p_high = np.maximum.reduceat(block, part_starts, axis=0).T.astype(np.int64)
@@ -662,18 +766,29 @@ class Partitioner:
                 p_low, p_high, pop_idx[owner_pos], batch.fan[owner_of], batch.first[owner_of]
             )
             matches = (rec, prt)
-        records = state.idx[batch.positions] if self.judge.sensitive else batch.positions
-        stats = self.judge.part_stats(records, batch.part, batch.part_sizes, population)
-        ok = ~np.logical_or.reduceat(self.judge.local_violations(stats), batch.first)
+        stats = None
+        if self.judge.sizes_only:  # k-anonymity alone: every part needs k records
+            smallest = np.minimum.reduceat(batch.part_sizes, batch.first)
+            ok = smallest >= self.judge.min_part_size
+        else:
+            records = state.idx[batch.positions] if self.judge.sensitive else batch.positions
+            stats = self.judge.part_stats(records, batch.part, batch.part_sizes, population)
+            ok = ~np.logical_or.reduceat(self.judge.local_violations(stats), batch.first)
         # the most preferred allowable proposal of each partition
-        chosen = np.zeros(ok.shape[0], dtype=bool)
-        candidates = np.flatnonzero(ok)
+        if table is None and preference.max() == preference.min():
+            chosen = ok  # one proposal per partition
+            candidates = np.zeros(0, dtype=np.int64)
+        else:
+            chosen = np.zeros(ok.shape[0], dtype=bool)
+            candidates = np.flatnonzero(ok)
         if candidates.size:
             if table is not None or preference.max() > preference.min():
                 # in order of partition, then preference
                 candidates = candidates[np.lexsort((preference[candidates], pending[candidates]))]
             owners = pending[candidates]
-            first = np.r_[True, owners[1:] != owners[:-1]]
+            first = np.empty(owners.shape[0], dtype=bool)
+            first[:1] = True
+            np.not_equal(owners[1:], owners[:-1], out=first[1:])
             if table is None:
                 chosen[candidates[first]] = True
             else:
@@ -683,6 +798,7 @@ class Partitioner:
                     if p in done:
                         continue
                     rows = np.arange(batch.first[i], batch.first[i] + batch.fan[i])
+                    assert stats is not None
                     if table.try_cut(p, stats.take(rows)):
                         chosen[i] = True
                         done.add(p)

@@ -57,31 +57,49 @@ def ramp(counts: IntArray) -> IntArray:
 
 
 def kth_smallest(
-    seg: IntArray, values: AnyInt, n_values: int, starts: IntArray, kth: IntArray
+    seg: IntArray,
+    values: AnyInt,
+    n_values: int,
+    starts: IntArray,
+    kth: IntArray,
+    weights: npt.NDArray[np.float64] | None = None,
+    weight_starts: IntArray | None = None,
 ) -> IntArray:
     """Per segment, the value at sorted position ``kth`` (0-based) of its records.
 
     ``values`` are ints in ``0..n_values-1``; segment ``s`` holds the records
-    ``starts[s] .. starts[s+1]-1``.
+    ``starts[s] .. starts[s+1]-1``. With ``weights``, entry ``i`` stands for
+    ``weights[i]`` records of equal value, ``kth`` counts records, and
+    ``weight_starts[s]`` is the number of records before segment ``s``.
 
     Examples
     --------
     >>> seg = np.array([0, 0, 0, 1, 1])
     >>> kth_smallest(seg, np.array([5, 1, 3, 2, 0]), 6, np.array([0, 3]), np.array([1, 0]))
     array([3, 0])
+    >>> w = np.array([1, 3, 1, 1, 2])
+    >>> kth_smallest(seg, np.array([5, 1, 3, 2, 0]), 6, np.array([0, 3]), np.array([3, 2]),
+    ...              w, np.array([0, 5])).tolist()
+    [3, 2]
     """
     n_seg = int(starts.shape[0])
+    before = starts if weights is None else weight_starts
+    assert before is not None
     if _histogram_ok(n_seg, n_values, int(values.shape[0])):
-        counts = np.bincount(seg * n_values + values, minlength=n_seg * n_values)
+        counts = np.bincount(seg * n_values + values, weights, minlength=n_seg * n_values)
         # cumulative counts over the flattened (segment, value) cells: the answer is the
         # first cell of the segment whose cumulative count exceeds (records before the
         # segment) + kth
         cum = np.cumsum(counts)
-        cell = np.searchsorted(cum, starts + kth, side="right")
+        cell = np.searchsorted(cum, before + kth, side="right")
         found: IntArray = (cell - np.arange(n_seg, dtype=np.int64) * n_values).astype(np.int64)
         return found
     order = np.argsort(seg * n_values + values, kind="stable")
-    picked: IntArray = values[order[starts + kth]].astype(np.int64)
+    if weights is None:
+        at = starts + kth
+    else:
+        at = np.searchsorted(np.cumsum(weights[order]), before + kth, side="right")
+    picked: IntArray = values[order[at]].astype(np.int64)
     return picked
 
 
