@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from anonkit import anonymize
+from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.metrics.generalization import METRICS
 from anonkit.models import (
@@ -27,6 +28,7 @@ from anonkit.models import (
     EnhancedBetaLikeness,
     EntropyLDiversity,
     EqualDistanceTCloseness,
+    HierarchicalTCloseness,
     KAnonymity,
     KMap,
     OrderedDistanceTCloseness,
@@ -35,12 +37,25 @@ from anonkit.models import (
 from strategies import random_hierarchy
 
 SENSITIVE = ["1", "2", "3", "5", "8"]  # numeric, so ordered distance applies
+#: a two-level tree over the sensitive values, for hierarchical-distance t-closeness
+GROUP = {"1": "low", "2": "low", "3": "low", "5": "high", "8": "high"}
+SENSITIVE_TREE = Hierarchy([[v, GROUP[v], "*"] for v in SENSITIVE], name="s")
 
 
 def _model(draw) -> object:
     kind = draw(
         st.sampled_from(
-            ["distinct", "entropy", "recursive", "equal_t", "ordered_t", "delta", "beta", "beta+"]
+            [
+                "distinct",
+                "entropy",
+                "recursive",
+                "equal_t",
+                "ordered_t",
+                "hierarchical_t",
+                "delta",
+                "beta",
+                "beta+",
+            ]
         )
     )
     if kind == "distinct":
@@ -53,6 +68,9 @@ def _model(draw) -> object:
         return EqualDistanceTCloseness("s", draw(st.sampled_from([0.2, 0.4, 0.6])))
     if kind == "ordered_t":
         return OrderedDistanceTCloseness("s", draw(st.sampled_from([0.15, 0.3, 0.5])))
+    if kind == "hierarchical_t":
+        t = draw(st.sampled_from([0.1, 0.2, 0.4]))
+        return HierarchicalTCloseness("s", t, hierarchy=SENSITIVE_TREE)
     if kind == "delta":
         return DeltaDisclosure("s", draw(st.sampled_from([0.7, 1.2, 2.0])))
     if kind == "beta":
@@ -106,6 +124,18 @@ def _holds(model: object, hist: Counter, table: Counter, n: int) -> bool:
             acc += p[v] - q[v]
             total += abs(acc)
         return (total / (len(present) - 1) if len(present) > 1 else 0.0) <= model.t + eps
+    if isinstance(model, HierarchicalTCloseness):
+        # Li et al. 2007: at each inner node of height h (tree height 2), the mass moved
+        # between its children is min(positive, negative extra) at cost h / 2
+        extra = {v: p[v] - q[v] for v in SENSITIVE}
+        group = {g: sum(extra[v] for v in SENSITIVE if GROUP[v] == g) for g in ("low", "high")}
+        emd = 0.0
+        for g in ("low", "high"):
+            kids = [extra[v] for v in SENSITIVE if GROUP[v] == g]
+            emd += 0.5 * min(sum(x for x in kids if x > 0), -sum(x for x in kids if x < 0))
+        kids = list(group.values())
+        emd += 1.0 * min(sum(x for x in kids if x > 0), -sum(x for x in kids if x < 0))
+        return emd <= model.t + eps
     if isinstance(model, DeltaDisclosure):
         return all(abs(math.log(p[v] / q[v])) < model.delta + eps for v in hist)
     if isinstance(model, (BasicBetaLikeness, EnhancedBetaLikeness)):

@@ -11,6 +11,10 @@ distribution, and the records in violating finer classes must make up the differ
   then ``EMD(C) <= (1 - w) t + w D``, so ``w >= (EMD(C) - t) / (D - t)``.
 * entropy ℓ-diversity: entropy is concave, so ``H(C) >= (1 - w) ln ℓ`` and
   ``w >= 1 - H(C) / ln ℓ``.
+* recursive (c, ℓ)-diversity: on value shares ``p`` (sorted descending), a class
+  satisfies it when ``f(p) = p_1 - c (p_ℓ + ... + p_m) < 0``. ``p_1`` is convex and the
+  tail is one minus the (convex) sum of the ``ℓ - 1`` largest shares, so ``f`` is convex,
+  at most 1 (a single value), and ``f(C) < (1 - w) * 0 + w * 1``: ``w >= f(C)``.
 * k-anonymity, distinct ℓ-diversity, k-map: every finer class of a violating class
   violates too (``w = 1``).
 
@@ -28,9 +32,16 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.models._common import exceeds, reaches
 from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
 from anonkit.models.k_anonymity import KAnonymity
-from anonkit.models.l_diversity import DistinctLDiversity, EntropyLDiversity, class_entropy
+from anonkit.models.l_diversity import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    RecursiveCLDiversity,
+    class_entropy,
+    top_and_tail,
+)
 from anonkit.models.population import KMap
 from anonkit.models.t_closeness import (
     EqualDistanceTCloseness,
@@ -42,6 +53,7 @@ from anonkit.models.t_closeness import (
 )
 
 FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 def _emd(model: PrivacyModel, column: SensitiveColumn) -> FloatArray | None:
@@ -77,38 +89,82 @@ def _largest_emd(model: PrivacyModel, column: SensitiveColumn) -> float:
     return top
 
 
+_T_CLOSENESS = (EqualDistanceTCloseness, OrderedDistanceTCloseness, HierarchicalTCloseness)
+#: Models whose bound is a share in (0, 1) of the class (not all-or-nothing).
+_PARTIAL = (EntropyLDiversity, RecursiveCLDiversity, *_T_CLOSENESS)
+
+
+def has_share_bound(model: PrivacyModel) -> bool:
+    """Whether :func:`violating_shares` gives a fractional bound for ``model`` from
+    sensitive histograms alone."""
+    return isinstance(model, _PARTIAL)
+
+
+def _judged(model: PrivacyModel, summary: ClassSummary) -> tuple[BoolArray, FloatArray | None]:
+    """Per class: does ``model`` reject it, and the least share of its records in
+    violating classes at any finer node (``None`` when nothing is known).
+
+    For the models with a fractional share, the statistic behind the verdict (entropy,
+    top and tail counts, EMD) is computed once and the verdict uses the model's own
+    comparison, so it equals ``model.violations(summary)``.
+    """
+    sizes = summary.sizes
+    if isinstance(model, EntropyLDiversity):
+        target = math.log(float(model.l))
+        entropy = class_entropy(summary.sensitive[model.attribute].histogram)
+        bad = exceeds(target, entropy)
+        if target <= 0:
+            return bad, np.zeros(sizes.shape[0])
+        return bad, np.where(bad, np.clip(1.0 - entropy / target, 0.0, 1.0), 0.0)
+    if isinstance(model, RecursiveCLDiversity):
+        top, tail = top_and_tail(summary.sensitive[model.attribute].histogram, model.l)
+        bad = reaches(top, float(model.c) * tail)
+        excess = (top - float(model.c) * tail) / np.maximum(sizes, 1)
+        return bad, np.where(bad, np.clip(excess, 0.0, 1.0), 0.0)
+    if isinstance(model, _T_CLOSENESS):
+        column = summary.sensitive[model.attribute]
+        emd = _emd(model, column)
+        assert emd is not None
+        t = float(model.t)
+        bad = exceeds(emd, t)
+        largest = _largest_emd(model, column)
+        if largest <= t:
+            return bad, np.zeros(sizes.shape[0])
+        return bad, np.where(bad, np.clip((emd - t) / (largest - t), 0.0, 1.0), 0.0)
+    bad = np.asarray(model.violations(summary), dtype=bool)
+    if isinstance(model, KAnonymity):
+        return bad, (sizes < model.k).astype(np.float64)
+    if isinstance(model, KMap) and summary.population is not None:
+        return bad, (summary.population < model.k).astype(np.float64)
+    if isinstance(model, DistinctLDiversity):
+        return bad, bad.astype(np.float64)
+    return bad, None
+
+
 def violating_shares(model: PrivacyModel, summary: ClassSummary) -> FloatArray | None:
     """Per class, the least share of its records in violating classes at any finer node.
 
     ``None`` when nothing is known for this model.
     """
-    sizes = summary.sizes
-    if isinstance(model, KAnonymity):
-        return (sizes < model.k).astype(np.float64)
-    if isinstance(model, KMap) and summary.population is not None:
-        return (summary.population < model.k).astype(np.float64)
-    if isinstance(model, DistinctLDiversity):
-        return model.violations(summary).astype(np.float64)
-    if isinstance(model, EntropyLDiversity):
-        column = summary.sensitive[model.attribute]
-        target = math.log(float(model.l))
-        if target <= 0:
-            return np.zeros(sizes.shape[0])
-        share = 1.0 - class_entropy(column.histogram) / target
-        return np.where(model.violations(summary), np.clip(share, 0.0, 1.0), 0.0)
-    if isinstance(
-        model, (EqualDistanceTCloseness, OrderedDistanceTCloseness, HierarchicalTCloseness)
-    ):
-        column = summary.sensitive[model.attribute]
-        emd = _emd(model, column)
-        assert emd is not None
-        top = _largest_emd(model, column)
-        t = float(model.t)
-        if top <= t:
-            return np.zeros(sizes.shape[0])
-        share = (emd - t) / (top - t)
-        return np.where(model.violations(summary), np.clip(share, 0.0, 1.0), 0.0)
-    return None
+    return _judged(model, summary)[1]
+
+
+def judge_classes(models: Sequence[PrivacyModel], summary: ClassSummary) -> tuple[BoolArray, float]:
+    """The classes any model rejects, and :func:`records_suppressed_below`, computing
+    each model's statistic once."""
+    mask = np.zeros(summary.n_classes, dtype=bool)
+    best = np.zeros(summary.n_classes)
+    for model in models:
+        bad, share = _judged(model, summary)
+        mask |= bad
+        if share is not None:
+            np.maximum(best, share, out=best)
+    return mask, _forced(best, summary.sizes)
+
+
+def _forced(best: FloatArray, sizes: npt.NDArray[np.int64]) -> float:
+    # a share is a real lower bound on a count of whole records: round up, with slack
+    return float(np.ceil(best * sizes - 1e-9).sum())
 
 
 def records_suppressed_below(models: Sequence[PrivacyModel], summary: ClassSummary) -> float:
@@ -122,5 +178,4 @@ def records_suppressed_below(models: Sequence[PrivacyModel], summary: ClassSumma
         share = violating_shares(model, summary)
         if share is not None:
             np.maximum(best, share, out=best)
-    # a share is a real lower bound on a count of whole records: round up, with slack
-    return float(np.ceil(best * summary.sizes - 1e-9).sum())
+    return _forced(best, summary.sizes)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice.convex import records_suppressed_below
+from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
@@ -318,6 +318,17 @@ class Evaluator:
                 if need > 1 and attr in names and bool(getattr(m, "class_local", False)):
                     i = names.index(attr)
                     self.implied_distinct[i] = max(self.implied_distinct.get(i, 1), need)
+        #: Models with a convexity bound on the share of a class's records that violate
+        #: at every finer node (entropy and recursive l-diversity, t-closeness; see
+        #: convex.py): the projections screen nodes with them too.
+        self.share_models = (
+            tuple(m for m in self.models if has_share_bound(m)) if self.detailed else ()
+        )
+
+    @property
+    def sensitive_totals(self) -> tuple[IntArray, ...]:
+        """Per sensitive attribute, its value counts over the whole table."""
+        return self._totals
 
     @property
     def evaluations(self) -> int:
@@ -467,10 +478,13 @@ class Evaluator:
         known = self.results.get(index)
         if known is not None:
             return known
-        snap, summary, bad = self.node_classes(index)
+        snap, summary = self.classes(self.snapshot(index))
+        if self.track_forced:
+            bad, forced = judge_classes(self.models, summary)
+        else:
+            bad, forced = self.violations(summary), 0.0
         suppressed = int(snap.counts[bad].sum())
         anonymous = suppressed <= self.max_suppressed
-        forced = records_suppressed_below(self.models, summary) if self.track_forced else 0.0
         if anonymous:
             cost, bound = self.cost_model.price(snap, bad)
         else:  # a node that is not private is never released: only its bound matters

@@ -65,7 +65,12 @@ class Flash:
         bounds = evaluator.cost_model.node_bounds(lat)
         # lower[i]: a lower bound on the cost of node i, from the bounds learned so far
         lower = bounds.copy() if bounds is not None else np.full(lat.size, -np.inf)
-        if evaluator.screen_models or evaluator.implied_min_size > 1 or evaluator.implied_distinct:
+        if (
+            evaluator.screen_models
+            or evaluator.implied_min_size > 1
+            or evaluator.implied_distinct
+            or evaluator.share_models
+        ):
             # the size-only monotone models (k-anonymity), and the least class size the
             # others need, alone rule nodes out and put a floor under their suppression
             # cost, whatever the other models do

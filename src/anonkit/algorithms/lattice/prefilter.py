@@ -16,8 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms.lattice.convex import violating_shares
 from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
 from anonkit.core.snapshot import FrequencySnapshot
+from anonkit.models.base import ClassSummary, SensitiveColumn
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -62,7 +64,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     floor = np.zeros(lat.size)
     min_extra = cost.min_extra(lat) if priced else floor
     maps, cards = table.level_maps, table.cardinalities
-    detail = table.detail if evaluator.implied_distinct else None
+    shares = bool(evaluator.share_models)
+    detail = table.detail if evaluator.implied_distinct or shares else None
+    n_min_extra = min_extra if priced else None
     for a, b in itertools.combinations(range(q), 2):
         # distinct (a, b) value pairs with their record counts: at most the snapshot size
         cb0 = cards[b][0]
@@ -92,11 +96,19 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         sizes = np.rint(counts[present]).astype(np.int64)
         # class-local models judge each class alone, so one call covers every combination
         bad = evaluator.screen_violations(sizes)
-        if detail is not None:
+        if detail is not None and evaluator.implied_distinct:
             bad |= _too_few_values(evaluator, detail, a, b, offset, spans, present)
         combo = np.searchsorted(offset, present, side="right") - 1
         supp_records = np.bincount(combo[bad], weights=sizes[bad], minlength=ha * hb)
-        ok = (supp_records <= evaluator.max_suppressed).reshape(ha, hb)
+        forced = supp_records
+        partial = None
+        if shares and detail is not None:
+            # records that must go from the other classes (convexity bounds, convex.py)
+            some = _forced_by_shares(evaluator, detail, a, b, offset, present, sizes)
+            some[bad] = 0.0
+            partial = np.bincount(combo, weights=some, minlength=ha * hb).reshape(ha, hb)
+            forced = supp_records + partial.reshape(-1)
+        ok = (forced <= evaluator.max_suppressed).reshape(ha, hb)
         supp_records = supp_records.reshape(ha, hb)
         if priced:
             own = (
@@ -111,8 +123,76 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         passes &= ok[ia, ib]
         if priced:
             others = min_extra - _floor_at(cost, a, ia) - _floor_at(cost, b, ib)
-            np.maximum(floor, supp_extra[ia, ib] + supp_records[ia, ib] * others, out=floor)
+            learned = supp_extra[ia, ib] + supp_records[ia, ib] * others
+            if partial is not None and n_min_extra is not None:
+                learned += partial[ia, ib] * n_min_extra
+            np.maximum(floor, learned, out=floor)
     return PairScreen(passes, floor)
+
+
+def _forced_by_shares(
+    evaluator: Evaluator,
+    detail: FrequencySnapshot,
+    a: int,
+    b: int,
+    offset: IntArray,
+    present: IntArray,
+    sizes: IntArray,
+) -> FloatArray:
+    """Per projected class ``present`` (of every level combination of columns ``a``,
+    ``b``), the least number of its records that violate ``evaluator.share_models`` at
+    every node inside it (the convexity bounds of convex.py, on the projected classes'
+    sensitive histograms)."""
+    table, lat = evaluator.table, evaluator.lattice
+    maps, cards = table.level_maps, table.cardinalities
+    q, cb0 = lat.width, cards[b][0]
+    ha, hb = lat.heights[a], lat.heights[b]
+    card_b = np.asarray(cards[b][:hb], dtype=np.int64)
+    codes = detail.codes
+    names = {sc.name: i for i, sc in enumerate(table.sensitive)}
+    columns: dict[str, SensitiveColumn] = {}
+    for model in evaluator.share_models:
+        name = str(getattr(model, "attribute", ""))
+        if name in columns or name not in names:
+            continue
+        i = names[name]
+        sc = table.sensitive[i]
+        nv = max(len(sc.labels), 1)
+        # (value of a, value of b, sensitive value) triples with their record counts
+        raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
+        triples, inverse = np.unique(raw, return_inverse=True)
+        weight = np.bincount(inverse.reshape(-1), weights=detail.counts)
+        pair, value = triples // nv, triples % nv
+        va, vb = pair // cb0, pair % cb0
+        ca = np.stack([maps[a][0][la][va] for la in range(ha)])
+        cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])
+        keys = (
+            offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
+        ).reshape(-1)
+        cls = np.searchsorted(present, keys)
+        n = int(present.shape[0])
+        hist = np.bincount(
+            cls * nv + np.tile(value, ha * hb),
+            weights=np.tile(weight, ha * hb),
+            minlength=n * nv,
+        )
+        columns[name] = SensitiveColumn(
+            name,
+            sc.labels,
+            np.rint(hist).astype(np.int64).reshape(n, nv),
+            evaluator.sensitive_totals[i],
+            sc.hierarchy,
+        )
+    summary = ClassSummary(sizes, table.n_records, sensitive=columns)
+    best = np.zeros(sizes.shape[0])
+    for model in evaluator.share_models:
+        if str(getattr(model, "attribute", "")) not in columns:
+            continue
+        share = violating_shares(model, summary)
+        if share is not None:
+            np.maximum(best, share, out=best)
+    forced: FloatArray = np.ceil(best * sizes - 1e-9)
+    return forced
 
 
 def _too_few_values(
