@@ -20,14 +20,29 @@ from anonkit.algorithms.lattice.search import (
     tag,
     to_result,
 )
-from anonkit.models import DistinctLDiversity, EntropyLDiversity, KAnonymity, RecursiveCLDiversity
+from anonkit.models import (
+    DistinctLDiversity,
+    EntropyLDiversity,
+    EqualDistanceTCloseness,
+    HierarchicalTCloseness,
+    KAnonymity,
+    OrderedDistanceTCloseness,
+    RecursiveCLDiversity,
+)
 
 #: Models whose projection screening the vectorized pair screen already does well enough
-#: (class sizes, distinct sensitive values): judging projection nodes one by one through
-#: the evaluator costs more evaluations than it saves (measured on Adult). Recursive
-#: (c, l)-diversity only without suppression: with it, the early private projection
-#: nodes give the search an incumbent that prunes more than they cost.
-_SCREENED = (KAnonymity, DistinctLDiversity, EntropyLDiversity)
+#: (class sizes, distinct sensitive values, the convexity bounds of convex.py): judging
+#: projection nodes one by one through the evaluator costs more evaluations than it
+#: saves (measured on Adult with occupation sensitive, with and without suppression).
+_SCREENED = (
+    KAnonymity,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    RecursiveCLDiversity,
+    EqualDistanceTCloseness,
+    OrderedDistanceTCloseness,
+    HierarchicalTCloseness,
+)
 
 
 class Flash:
@@ -116,8 +131,7 @@ class Flash:
 
         if evaluator.detailed:
             evaluator.track_forced = True
-        screened = _SCREENED if evaluator.max_suppressed else (*_SCREENED, RecursiveCLDiversity)
-        covered = all(isinstance(m, screened) for m in evaluator.models)
+        covered = all(isinstance(m, _SCREENED) for m in evaluator.models)
         if evaluator.detailed and not evaluator.screen_models and not covered:
             # The projections onto two columns are the nodes whose other columns sit at
             # the top. For models reading sensitive or population data they are judged

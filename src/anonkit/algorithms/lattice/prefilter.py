@@ -66,6 +66,15 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     maps, cards = table.level_maps, table.cardinalities
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
+    names = [sc.name for sc in table.sensitive]
+    attributes = sorted(
+        set(evaluator.implied_distinct)
+        | {
+            names.index(n)
+            for n in (getattr(m, "attribute", None) for m in evaluator.share_models)
+            if n in names
+        }
+    )
     n_min_extra = min_extra if priced else None
     for a, b in itertools.combinations(range(q), 2):
         # distinct (a, b) value pairs with their record counts: at most the snapshot size
@@ -96,15 +105,18 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         sizes = np.rint(counts[present]).astype(np.int64)
         # class-local models judge each class alone, so one call covers every combination
         bad = evaluator.screen_violations(sizes)
-        if detail is not None and evaluator.implied_distinct:
-            bad |= _too_few_values(evaluator, detail, a, b, offset, spans, present)
+        hists = {}
+        if detail is not None:
+            hists = _pair_histograms(evaluator, detail, attributes, a, b, offset, spans, present)
+        if evaluator.implied_distinct:
+            bad |= _too_few_values(evaluator, hists)
         combo = np.searchsorted(offset, present, side="right") - 1
         supp_records = np.bincount(combo[bad], weights=sizes[bad], minlength=ha * hb)
         forced = supp_records
         partial = None
-        if shares and detail is not None:
+        if shares:
             # records that must go from the other classes (convexity bounds, convex.py)
-            some = _forced_by_shares(evaluator, detail, a, b, offset, present, sizes)
+            some = _forced_by_shares(evaluator, hists, sizes)
             some[bad] = 0.0
             partial = np.bincount(combo, weights=some, minlength=ha * hb).reshape(ha, hb)
             forced = supp_records + partial.reshape(-1)
@@ -130,38 +142,44 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     return PairScreen(passes, floor)
 
 
-def _forced_by_shares(
+def _pair_histograms(
     evaluator: Evaluator,
     detail: FrequencySnapshot,
+    attributes: list[int],
     a: int,
     b: int,
     offset: IntArray,
+    spans: IntArray,
     present: IntArray,
-    sizes: IntArray,
-) -> FloatArray:
-    """Per projected class ``present`` (of every level combination of columns ``a``,
-    ``b``), the least number of its records that violate ``evaluator.share_models`` at
-    every node inside it (the convexity bounds of convex.py, on the projected classes'
-    sensitive histograms)."""
+) -> dict[int, IntArray]:
+    """Per sensitive attribute (index into ``table.sensitive``), the ``(len(present),
+    n_values)`` histogram of the projected classes ``present`` of every level combination
+    of columns ``a``, ``b``."""
     table, lat = evaluator.table, evaluator.lattice
     maps, cards = table.level_maps, table.cardinalities
     q, cb0 = lat.width, cards[b][0]
     ha, hb = lat.heights[a], lat.heights[b]
     card_b = np.asarray(cards[b][:hb], dtype=np.int64)
     codes = detail.codes
-    names = {sc.name: i for i, sc in enumerate(table.sensitive)}
-    columns: dict[str, SensitiveColumn] = {}
-    for model in evaluator.share_models:
-        name = str(getattr(model, "attribute", ""))
-        if name in columns or name not in names:
-            continue
-        i = names[name]
-        sc = table.sensitive[i]
-        nv = max(len(sc.labels), 1)
+    n = int(present.shape[0])
+    total = int(spans.sum())
+    lookup: IntArray | None = None
+    if total <= max(8 * n, 1 << 20):  # dense lookup: class number of each key
+        lookup = np.zeros(total, dtype=np.int64)
+        lookup[present] = np.arange(n, dtype=np.int64)
+    out: dict[int, IntArray] = {}
+    for i in attributes:
+        nv = max(len(table.sensitive[i].labels), 1)
         # (value of a, value of b, sensitive value) triples with their record counts
         raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
-        triples, inverse = np.unique(raw, return_inverse=True)
-        weight = np.bincount(inverse.reshape(-1), weights=detail.counts)
+        span = cards[a][0] * cb0 * nv
+        if span <= max(8 * raw.size, 1 << 16):
+            dense = np.bincount(raw, weights=detail.counts, minlength=span)
+            triples = np.flatnonzero(dense)
+            weight = dense[triples]
+        else:
+            triples, inverse = np.unique(raw, return_inverse=True)
+            weight = np.bincount(inverse.reshape(-1), weights=detail.counts)
         pair, value = triples // nv, triples % nv
         va, vb = pair // cb0, pair % cb0
         ca = np.stack([maps[a][0][la][va] for la in range(ha)])
@@ -169,20 +187,40 @@ def _forced_by_shares(
         keys = (
             offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
         ).reshape(-1)
-        cls = np.searchsorted(present, keys)
-        n = int(present.shape[0])
+        cls = lookup[keys] if lookup is not None else np.searchsorted(present, keys)
         hist = np.bincount(
             cls * nv + np.tile(value, ha * hb),
             weights=np.tile(weight, ha * hb),
             minlength=n * nv,
         )
-        columns[name] = SensitiveColumn(
-            name,
-            sc.labels,
-            np.rint(hist).astype(np.int64).reshape(n, nv),
-            evaluator.sensitive_totals[i],
-            sc.hierarchy,
+        out[i] = np.rint(hist).astype(np.int64).reshape(n, nv)
+    return out
+
+
+def _too_few_values(evaluator: Evaluator, hists: dict[int, IntArray]) -> BoolArray:
+    """Which projected classes hold fewer distinct values of a sensitive attribute than
+    its l-diversity needs: every class of a node inside such a projected class has fewer
+    too."""
+    bad = np.zeros(next(iter(hists.values())).shape[0], dtype=bool)
+    for i, need in evaluator.implied_distinct.items():
+        bad |= (hists[i] > 0).sum(axis=1) < need
+    return bad
+
+
+def _forced_by_shares(
+    evaluator: Evaluator, hists: dict[int, IntArray], sizes: IntArray
+) -> FloatArray:
+    """Per projected class, the least number of its records that violate
+    ``evaluator.share_models`` at every node inside it (the convexity bounds of
+    convex.py, on the projected classes' sensitive histograms)."""
+    table = evaluator.table
+    columns = {
+        sc.name: SensitiveColumn(
+            sc.name, sc.labels, hists[i], evaluator.sensitive_totals[i], sc.hierarchy
         )
+        for i, sc in enumerate(table.sensitive)
+        if i in hists
+    }
     summary = ClassSummary(sizes, table.n_records, sensitive=columns)
     best = np.zeros(sizes.shape[0])
     for model in evaluator.share_models:
@@ -193,43 +231,6 @@ def _forced_by_shares(
             np.maximum(best, share, out=best)
     forced: FloatArray = np.ceil(best * sizes - 1e-9)
     return forced
-
-
-def _too_few_values(
-    evaluator: Evaluator,
-    detail: FrequencySnapshot,
-    a: int,
-    b: int,
-    offset: IntArray,
-    spans: IntArray,
-    present: IntArray,
-) -> BoolArray:
-    """Which projected classes ``present`` (of every level combination of columns
-    ``a``, ``b``) hold fewer distinct values of a sensitive attribute than its l-diversity
-    needs: every class of a node inside such a projected class has fewer too."""
-    table, lat = evaluator.table, evaluator.lattice
-    maps, cards = table.level_maps, table.cardinalities
-    q, cb0 = lat.width, cards[b][0]
-    ha, hb = lat.heights[a], lat.heights[b]
-    card_b = np.asarray(cards[b][:hb], dtype=np.int64)
-    codes = detail.codes
-    bad = np.zeros(present.shape[0], dtype=bool)
-    for i, need in evaluator.implied_distinct.items():
-        nv = max(len(table.sensitive[i].labels), 1)
-        # distinct (value of a, value of b, sensitive value) triples of the table
-        triples = np.unique((codes[a] * cb0 + codes[b]) * nv + codes[q + i])
-        pair, value = triples // nv, triples % nv
-        va, vb = pair // cb0, pair % cb0
-        ca = np.stack([maps[a][0][la][va] for la in range(ha)])
-        cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])
-        keys = (
-            offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
-        ).reshape(-1)
-        # distinct sensitive values per projected class, over all level combinations
-        cells = np.unique(keys * nv + np.tile(value, ha * hb))
-        distinct = np.bincount(cells // nv, minlength=int(spans.sum()))
-        bad |= distinct[present] < need
-    return bad
 
 
 def _floor_at(cost: CostModel, column: int, levels: npt.NDArray[np.int16]) -> FloatArray:
