@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -148,7 +149,7 @@ def _strides(cardinalities: Sequence[int]) -> list[int]:
 
 
 def group_codes(
-    columns: Sequence[IntArray],
+    columns: Sequence[npt.NDArray[np.integer[Any]]],
     cardinalities: Sequence[int],
     weights: IntArray | None = None,
     *,
@@ -218,7 +219,7 @@ def group_codes(
             inverse[order] = group_of_sorted
     unique_codes = np.empty((q, reps.size), dtype=np.int64)
     for j, col in enumerate(columns):
-        np.take(col, reps, out=unique_codes[j])
+        unique_codes[j] = col[reps]  # any int dtype (take's out= needs the same one)
     return unique_codes, counts, inverse
 
 

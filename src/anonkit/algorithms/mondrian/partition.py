@@ -61,6 +61,7 @@ from anonkit.algorithms.mondrian.segments import (
     ramp,
     segment_cumcount,
 )
+from anonkit.core.snapshot import group_codes
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -501,35 +502,24 @@ class Partitioner:
             rounds=rounds,
         )
 
-    def _distinct_tuples(self) -> tuple[IntArray, FloatArray, IntArray] | None:
+    def _distinct_tuples(self) -> tuple[RankArray, FloatArray, IntArray] | None:
         """Weighted mode: one row per distinct quasi-identifier tuple, or ``None``.
 
-        Returns each tuple's first record, its number of records and every record's
-        tuple, when partitioning tuples gives the records' partitioning (strict cuts;
-        no model reads per-record sensitive values) and the table has enough repeated
-        tuples for the weights to pay.
+        Returns the tuples' ranks ``(tuples, n_qi)``, each tuple's number of records and
+        every record's tuple, when partitioning tuples gives the records' partitioning
+        (strict cuts; no model reads per-record sensitive values) and the table has
+        enough repeated tuples for the weights to pay.
         """
         if self.relaxed or self.judge.sensitive:
             return None
-        sizes = [a.size for a in self.axes]
-        if float(np.prod(np.array(sizes, dtype=np.float64))) >= 2.0**62:
+        codes, counts, inverse = group_codes(
+            [a.ranks for a in self.axes], [a.size for a in self.axes], with_inverse=True
+        )
+        n_records = int(self.axes[0].ranks.shape[0])
+        if codes.shape[1] > _WEIGHTED_MAX_SHARE * n_records:
             return None
-        key = np.zeros(self.axes[0].ranks.shape[0], dtype=np.int64)
-        for a in self.axes:
-            key *= a.size
-            key += a.ranks
-        order = np.argsort(key)
-        ordered = key[order]
-        new = np.empty(ordered.shape[0], dtype=bool)
-        new[:1] = True
-        np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-        n_tuples = int(new.sum())
-        if n_tuples > _WEIGHTED_MAX_SHARE * key.shape[0]:
-            return None
-        tuple_of = np.empty(key.shape[0], dtype=np.int64)
-        tuple_of[order] = np.cumsum(new) - 1
-        weights = np.bincount(tuple_of, minlength=n_tuples).astype(np.float64)
-        return order[new].astype(np.int64), weights, tuple_of
+        assert inverse is not None
+        return codes.T, counts.astype(np.float64), inverse
 
     def _start(self, pop_idx: IntArray) -> _Active:
         """One partition holding every record (and the population records ``pop_idx``)."""
@@ -539,14 +529,14 @@ class Partitioner:
         weights = None
         self._inverse = None
         distinct = self._distinct_tuples()
-        columns = [a.ranks for a in self.axes]
-        if distinct is not None:
-            first, weights, self._inverse = distinct
-            columns = [c[first] for c in columns]
-        n = int(columns[0].shape[0])
-        values: RankArray = np.empty((n, len(columns)), dtype=dtype)
-        for d, c in enumerate(columns):
-            values[:, d] = c
+        if distinct is None:
+            values: RankArray = np.empty((n_records, len(self.axes)), dtype=dtype)
+            for d, a in enumerate(self.axes):
+                values[:, d] = a.ranks
+        else:
+            tuples, weights, self._inverse = distinct
+            values = tuples.astype(dtype)
+        n = int(values.shape[0])
         # Witnesses of failed hierarchical cuts: bit (axis d, level L) of witness[r] is
         # set when record r was in a part of fewer than k records as its partition was
         # cut on d at lowest common ancestor level L. A later partition holding r, whose
