@@ -159,23 +159,30 @@ def judge_classes(models: Sequence[PrivacyModel], summary: ClassSummary) -> tupl
         mask |= bad
         if share is not None:
             np.maximum(best, share, out=best)
-    return mask, _forced(best, summary.sizes)
+    return mask, float(_whole_records(best, summary.sizes).sum())
 
 
-def _forced(best: FloatArray, sizes: npt.NDArray[np.int64]) -> float:
+def _whole_records(share: FloatArray, sizes: npt.NDArray[np.int64]) -> FloatArray:
     # a share is a real lower bound on a count of whole records: round up, with slack
-    return float(np.ceil(best * sizes - 1e-9).sum())
+    out: FloatArray = np.ceil(share * sizes - 1e-9)
+    return out
 
 
-def records_suppressed_below(models: Sequence[PrivacyModel], summary: ClassSummary) -> float:
-    """A lower bound on the records suppressed at every node finer than this one.
+def forced_per_class(models: Sequence[PrivacyModel], summary: ClassSummary) -> FloatArray:
+    """Per class, a lower bound on its records suppressed at every finer node.
 
-    Per class the largest share any model forces (the violating records of different
-    models may coincide, so the shares are not added), times the class size, summed.
+    The largest share any model forces (the violating records of different models may
+    coincide, so the shares are not added), times the class size, rounded up.
     """
     best = np.zeros(summary.n_classes)
     for model in models:
         share = violating_shares(model, summary)
         if share is not None:
             np.maximum(best, share, out=best)
-    return _forced(best, summary.sizes)
+    return _whole_records(best, summary.sizes)
+
+
+def records_suppressed_below(models: Sequence[PrivacyModel], summary: ClassSummary) -> float:
+    """A lower bound on the records suppressed at every node finer than this one: the
+    sum over classes of :func:`forced_per_class`."""
+    return float(forced_per_class(models, summary).sum())

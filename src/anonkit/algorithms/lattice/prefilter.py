@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice.convex import violating_shares
+from anonkit.algorithms.lattice.convex import forced_per_class
 from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.base import ClassSummary, SensitiveColumn
@@ -52,7 +52,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     class-local model needs (l-diversity: l), and ``evaluator.implied_distinct``, the least
     number of distinct sensitive values (l-diversity: l): a record they reject in a
     projection is rejected at the node too, whatever the other models say, so the screen
-    is valid for any mix of models.
+    is valid for any mix of models. For ``evaluator.share_models`` (entropy and recursive
+    l-diversity, t-closeness) the convexity bounds of convex.py say how many records of
+    each projected class violate at every node inside it.
     """
     table, lat = evaluator.table, evaluator.lattice
     cost = evaluator.cost_model
@@ -63,7 +65,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     passes = np.ones(lat.size, dtype=bool)
     floor = np.zeros(lat.size)
     min_extra = cost.min_extra(lat) if priced else floor
-    maps, cards = table.level_maps, table.cardinalities
+    cards = table.cardinalities
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
     names = [sc.name for sc in table.sensitive]
@@ -75,30 +77,18 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
             if n in names
         }
     )
-    n_min_extra = min_extra if priced else None
     for a, b in itertools.combinations(range(q), 2):
         # distinct (a, b) value pairs with their record counts: at most the snapshot size
         cb0 = cards[b][0]
         raw = snap.codes[a] * cb0 + snap.codes[b]
-        if cards[a][0] * cb0 <= max(8 * raw.size, 1 << 16):
-            dense = np.bincount(raw, weights=snap.counts, minlength=cards[a][0] * cb0)
-            pair_keys = np.flatnonzero(dense)
-            pair_counts = dense[pair_keys]
-        else:
-            pair_keys, inverse = np.unique(raw, return_inverse=True)
-            pair_counts = np.bincount(inverse.reshape(-1), weights=snap.counts)
-        va, vb = pair_keys // cb0, pair_keys % cb0
+        pair_keys, pair_counts = _distinct_keys(raw, snap.counts, cards[a][0] * cb0)
         # All level combinations at once: combination c = la * hb + lb owns the key range
         # [offset[c], offset[c] + |labels_a(la)| * |labels_b(lb)|).
         ha, hb = lat.heights[a], lat.heights[b]
-        ca = np.stack([maps[a][0][la][va] for la in range(ha)])  # (ha, P)
-        cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])  # (hb, P)
         card_b = np.asarray(cards[b][:hb], dtype=np.int64)
         spans = np.outer(np.asarray(cards[a][:ha], dtype=np.int64), card_b).reshape(-1)
         offset = np.concatenate(([0], np.cumsum(spans)[:-1]))
-        keys = (
-            offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
-        ).reshape(-1)
+        keys, ca, cb = _combination_keys(evaluator, a, b, offset, pair_keys)
         weights = np.broadcast_to(pair_counts, (ha * hb, pair_counts.size)).reshape(-1)
         counts = np.bincount(keys, weights=weights, minlength=int(spans.sum()))
         present = np.flatnonzero(counts > 0)
@@ -136,10 +126,45 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         if priced:
             others = min_extra - _floor_at(cost, a, ia) - _floor_at(cost, b, ib)
             learned = supp_extra[ia, ib] + supp_records[ia, ib] * others
-            if partial is not None and n_min_extra is not None:
-                learned += partial[ia, ib] * n_min_extra
+            if partial is not None:
+                learned += partial[ia, ib] * min_extra
             np.maximum(floor, learned, out=floor)
     return PairScreen(passes, floor)
+
+
+def _distinct_keys(raw: IntArray, counts: IntArray, span: int) -> tuple[IntArray, FloatArray]:
+    """The distinct values of ``raw`` (ints below ``span``) and their summed ``counts``:
+    a dense ``bincount`` while ``span`` is small, a sort otherwise."""
+    keys: IntArray
+    summed: FloatArray
+    if span <= max(8 * raw.size, 1 << 16):
+        dense = np.asarray(np.bincount(raw, weights=counts, minlength=span), dtype=np.float64)
+        keys = np.flatnonzero(dense)
+        summed = dense[keys]
+    else:
+        keys, inverse = np.unique(raw, return_inverse=True)
+        summed = np.asarray(np.bincount(inverse.reshape(-1), weights=counts), dtype=np.float64)
+    return keys, summed
+
+
+def _combination_keys(
+    evaluator: Evaluator, a: int, b: int, offset: IntArray, pair_keys: IntArray
+) -> tuple[IntArray, IntArray, IntArray]:
+    """For (value of ``a``, value of ``b``) pairs encoded as ``va * |b| + vb``: their
+    projected class at every level combination, combination after combination (keys in
+    ``offset``'s ranges), and their codes per level of ``a`` and of ``b``."""
+    table, lat = evaluator.table, evaluator.lattice
+    maps, cards = table.level_maps, table.cardinalities
+    cb0 = cards[b][0]
+    ha, hb = lat.heights[a], lat.heights[b]
+    va, vb = pair_keys // cb0, pair_keys % cb0
+    ca = np.stack([maps[a][0][la][va] for la in range(ha)])  # (ha, P)
+    cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])  # (hb, P)
+    card_b = np.asarray(cards[b][:hb], dtype=np.int64)
+    keys = (
+        offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
+    ).reshape(-1)
+    return keys, ca, cb
 
 
 def _pair_histograms(
@@ -156,10 +181,9 @@ def _pair_histograms(
     n_values)`` histogram of the projected classes ``present`` of every level combination
     of columns ``a``, ``b``."""
     table, lat = evaluator.table, evaluator.lattice
-    maps, cards = table.level_maps, table.cardinalities
+    cards = table.cardinalities
     q, cb0 = lat.width, cards[b][0]
-    ha, hb = lat.heights[a], lat.heights[b]
-    card_b = np.asarray(cards[b][:hb], dtype=np.int64)
+    n_combos = lat.heights[a] * lat.heights[b]
     codes = detail.codes
     n = int(present.shape[0])
     total = int(spans.sum())
@@ -172,25 +196,12 @@ def _pair_histograms(
         nv = max(len(table.sensitive[i].labels), 1)
         # (value of a, value of b, sensitive value) triples with their record counts
         raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
-        span = cards[a][0] * cb0 * nv
-        if span <= max(8 * raw.size, 1 << 16):
-            dense = np.bincount(raw, weights=detail.counts, minlength=span)
-            triples = np.flatnonzero(dense)
-            weight = dense[triples]
-        else:
-            triples, inverse = np.unique(raw, return_inverse=True)
-            weight = np.bincount(inverse.reshape(-1), weights=detail.counts)
-        pair, value = triples // nv, triples % nv
-        va, vb = pair // cb0, pair % cb0
-        ca = np.stack([maps[a][0][la][va] for la in range(ha)])
-        cb = np.stack([maps[b][0][lb][vb] for lb in range(hb)])
-        keys = (
-            offset.reshape(ha, hb, 1) + ca[:, None, :] * card_b[None, :, None] + cb[None, :, :]
-        ).reshape(-1)
+        triples, weight = _distinct_keys(raw, detail.counts, cards[a][0] * cb0 * nv)
+        keys, _, _ = _combination_keys(evaluator, a, b, offset, triples // nv)
         cls = lookup[keys] if lookup is not None else np.searchsorted(present, keys)
         hist = np.bincount(
-            cls * nv + np.tile(value, ha * hb),
-            weights=np.tile(weight, ha * hb),
+            cls * nv + np.tile(triples % nv, n_combos),
+            weights=np.tile(weight, n_combos),
             minlength=n * nv,
         )
         out[i] = np.rint(hist).astype(np.int64).reshape(n, nv)
@@ -222,15 +233,8 @@ def _forced_by_shares(
         if i in hists
     }
     summary = ClassSummary(sizes, table.n_records, sensitive=columns)
-    best = np.zeros(sizes.shape[0])
-    for model in evaluator.share_models:
-        if str(getattr(model, "attribute", "")) not in columns:
-            continue
-        share = violating_shares(model, summary)
-        if share is not None:
-            np.maximum(best, share, out=best)
-    forced: FloatArray = np.ceil(best * sizes - 1e-9)
-    return forced
+    models = [m for m in evaluator.share_models if getattr(m, "attribute", None) in columns]
+    return forced_per_class(models, summary)
 
 
 def _floor_at(cost: CostModel, column: int, levels: npt.NDArray[np.int16]) -> FloatArray:
