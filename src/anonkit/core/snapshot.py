@@ -210,13 +210,18 @@ def group_codes(
             inverse = dense[keys]
     else:
         order, sorted_keys = _sort_keys(keys, space)
-        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        first = np.empty(n, dtype=bool)  # first row of each distinct key, in sorted order
+        first[:1] = True
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
         reps = order[starts]
-        counts = np.add.reduceat(w[order], starts).astype(np.int64)
+        if weights is None:  # rows per key: the gaps between starts
+            counts = np.diff(starts, append=n).astype(np.int64)
+        else:
+            counts = np.add.reduceat(w[order], starts).astype(np.int64)
         if with_inverse:
-            group_of_sorted = np.cumsum(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) - 1
             inverse = np.empty(n, dtype=np.int64)
-            inverse[order] = group_of_sorted
+            inverse[order] = np.cumsum(first) - 1
     unique_codes = np.empty((q, reps.size), dtype=np.int64)
     for j, col in enumerate(columns):
         unique_codes[j] = col[reps]  # any int dtype (take's out= needs the same one)
