@@ -26,6 +26,7 @@ from anonkit.algorithms.mondrian import (
     NumericQI,
     OrderedQI,
     SensitiveAttribute,
+    compiled,
     fit_frame,
     mondrian,
     release_frame,
@@ -582,20 +583,25 @@ def reference_partitions(qis, sens, k, l, mode, split):  # noqa: E741
     return set(out)
 
 
+settings_engines = st.sampled_from(["auto", "numpy"])
+
+
 @given(
     st.one_of(tables(max_n=40), tables(max_n=300)),
     st.integers(1, 4),
     st.integers(1, 2),
     settings_modes,
     settings_splits,
+    settings_engines,
 )
-def test_engine_matches_the_plain_recursion(problem, k, l, mode, split) -> None:  # noqa: E741
-    """The vectorized, breadth-first engine finds exactly the partitions of the recursion."""
+def test_engine_matches_the_plain_recursion(problem, k, l, mode, split, engine) -> None:  # noqa: E741
+    """Both engines (vectorized rounds; compiled recursion for k-anonymity alone) find
+    exactly the partitions of the plain recursion."""
     qis, sens = problem
     n = len(qis[0])
     assume(k <= n and len(set(sens.codes.tolist())) >= l)
     models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
-    res = Mondrian(mode=mode, split=split).fit(qis, models, sensitive=[sens])
+    res = Mondrian(mode=mode, split=split, engine=engine).fit(qis, models, sensitive=[sens])
     got = {
         frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
     }
@@ -629,12 +635,14 @@ def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, sp
             qis.append(HierarchicalQI(c, codes, h))
     sens = SensitiveAttribute("s", np.zeros(frame.height, dtype=np.int64), ("x",))
     for k in (2, 5):
-        res = Mondrian(mode=mode, split=split).fit(qis, [KAnonymity(k)])
-        got = {
-            frozenset(np.flatnonzero(res.partition_of == p).tolist())
-            for p in range(res.n_partitions)
-        }
-        assert got == reference_partitions(qis, sens, k, 1, mode, split)
+        expected = reference_partitions(qis, sens, k, 1, mode, split)
+        for engine in ("compiled", "numpy"):
+            res = Mondrian(mode=mode, split=split, engine=engine).fit(qis, [KAnonymity(k)])
+            got = {
+                frozenset(np.flatnonzero(res.partition_of == p).tolist())
+                for p in range(res.n_partitions)
+            }
+            assert got == expected, engine
 
 
 @pytest.mark.parametrize("share", [0.0, 1.0])
@@ -645,7 +653,7 @@ def test_weighted_rows_match_the_plain_recursion(share, problem, k, split) -> No
     qis, sens = problem
     assume(k <= len(qis[0]))
     with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
-        res = Mondrian(mode="strict", split=split).fit(qis, [KAnonymity(k)])
+        res = Mondrian(mode="strict", split=split, engine="numpy").fit(qis, [KAnonymity(k)])
     got = {
         frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
     }
@@ -665,7 +673,7 @@ def test_weighted_rows_on_adult_with_duplicates(shared_data: Path) -> None:
         runs = []
         for share in (0.0, 1.0):
             with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
-                runs.append(Mondrian(mode="strict").fit(qis, [KAnonymity(k)]))
+                runs.append(Mondrian(mode="strict", engine="numpy").fit(qis, [KAnonymity(k)]))
         assert np.array_equal(runs[0].partition_of, runs[1].partition_of)
         assert np.array_equal(runs[0].sizes, runs[1].sizes)
         assert runs[1].sizes.min() >= k
@@ -766,6 +774,11 @@ def test_invalid_settings_are_reported() -> None:
         OrderedQI("o", [0, 3], ("a", "b"))
     with pytest.raises(PrivacyUnattainableError, match="whole table"):
         Mondrian().fit(qi, [KAnonymity(4)])
+    with pytest.raises(UnknownNameError, match="engine"):
+        Mondrian(engine="gpu").fit(qi, [KAnonymity(1)])
+    sens = SensitiveAttribute("s", [0, 1, 1], ("a", "b"))
+    with pytest.raises(ParameterError, match="'engine'.*KAnonymity"):
+        Mondrian(engine="compiled").fit(qi, [KAnonymity(1), DistinctL("s", 2)], sensitive=[sens])
     # parameters are stored unchanged, validated only when fit runs
     assert Mondrian(mode="loose").mode == "loose"
 
@@ -824,11 +837,106 @@ def test_engine_matches_the_plain_recursion_on_wide_domains(mode) -> None:
         NumericQI("small", rng.integers(0, 5, n)),
     ]
     sens = SensitiveAttribute("s", rng.integers(0, 3, n), ("a", "b", "c"))
-    for k, l in ((2, 1), (4, 2)):  # noqa: E741
+    for k, l, engine in ((2, 1, "compiled"), (2, 1, "numpy"), (4, 2, "auto")):  # noqa: E741
         models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
-        res = Mondrian(mode=mode).fit(qis, models, sensitive=[sens])
+        res = Mondrian(mode=mode, engine=engine).fit(qis, models, sensitive=[sens])
         got = {
             frozenset(np.flatnonzero(res.partition_of == p).tolist())
             for p in range(res.n_partitions)
         }
         assert got == reference_partitions(qis, sens, k, l, mode, "widest")
+
+
+# ---------------------------------------------------------------------- compiled engine
+def _fit_both(qis, k, mode, split):
+    return [
+        Mondrian(mode=mode, split=split, engine=e).fit(qis, [KAnonymity(k)])
+        for e in ("compiled", "numpy")
+    ]
+
+
+@given(
+    st.one_of(tables(max_n=40), tables(max_n=300)),
+    st.integers(1, 6),
+    settings_modes,
+    settings_splits,
+)
+def test_engines_return_identical_results(problem, k, mode, split) -> None:
+    """Partitions are numbered by their first record, so both engines give equal arrays."""
+    qis, _ = problem
+    assume(k <= len(qis[0]))
+    one, two = _fit_both(qis, k, mode, split)
+    assert np.array_equal(one.partition_of, two.partition_of)
+    assert np.array_equal(one.class_of, two.class_of)
+    assert np.array_equal(one.sizes, two.sizes)
+    assert (one.n_cuts, one.rounds) == (two.n_cuts, two.rounds)
+    for q in qis:
+        assert one.labels(q.name) == two.labels(q.name)
+    first = [int(np.flatnonzero(one.partition_of == p)[0]) for p in range(one.n_partitions)]
+    assert first == sorted(first)
+
+
+@pytest.mark.parametrize("mode", ["strict", "relaxed"])
+def test_compiled_median_by_sorting_when_the_range_is_wide(mode) -> None:
+    """Sixteen subtrees of interleaved pairs: after the first cut each part holds 25
+    records spread over nearly the whole range of x (200 ranks), so the kernel sorts
+    them instead of counting the range; each pair shares its x (ties at the median)."""
+    n = 400
+    h = Hierarchy([[f"g{i}", "*"] for i in range(16)], name="g")
+    qis = [
+        HierarchicalQI("g", (np.arange(n) // 2) % 16, h),
+        NumericQI("x", np.arange(n) // 2),
+    ]
+    sens = SensitiveAttribute("s", np.zeros(n, dtype=np.int64), ("x",))
+    for k in (2, 3, 7):
+        res = Mondrian(mode=mode, engine="compiled").fit(qis, [KAnonymity(k)])
+        got = {
+            frozenset(np.flatnonzero(res.partition_of == p).tolist())
+            for p in range(res.n_partitions)
+        }
+        assert got == reference_partitions(qis, sens, k, 1, mode, "widest")
+
+
+def test_compiled_rows_span_several_words() -> None:
+    """Seven attributes of ~1,000 values need more than one 64-bit word per row."""
+    rng = np.random.default_rng(3)
+    n = 1500
+    qis = [NumericQI(f"x{i}", rng.integers(0, 1000, n)) for i in range(7)]
+    words, word, shift, mask = compiled.pack_rows(
+        [np.unique(q.values, return_inverse=True)[1] for q in qis], [1000] * 7
+    )
+    assert words.shape[0] > 1 and word.max() == words.shape[0] - 1
+    for d, q in enumerate(qis):
+        ranks = (words[word[d]] >> shift[d]) & mask[d]
+        assert np.array_equal(ranks, np.unique(q.values, return_inverse=True)[1])
+    assert np.array_equal(words[0] & np.uint64(2047), np.arange(n))  # ids: 11 bits
+    for mode in ("strict", "relaxed"):
+        one, two = _fit_both(qis, 5, mode, "widest")
+        assert np.array_equal(one.partition_of, two.partition_of)
+
+
+def test_compiled_engine_falls_back_without_numba() -> None:
+    qis = [NumericQI("x", [1, 2, 3, 4, 5, 6])]
+    with (
+        mock.patch.object(compiled, "available", return_value=False),
+        mock.patch.object(compiled, "partition_k", side_effect=AssertionError),
+    ):
+        assert Mondrian().fit(qis, [KAnonymity(2)]).n_classes == 2  # the numpy engine
+        with pytest.raises(ParameterError, match="numba"):
+            Mondrian(engine="compiled").fit(qis, [KAnonymity(2)])
+    import numba  # noqa: PLC0415
+
+    with mock.patch.object(numba.config, "DISABLE_JIT", True):
+        assert compiled._compiled.__wrapped__() is None  # no interpreted kernel
+
+
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=60), st.data())
+def test_kernel_selection_matches_sorting(values, data) -> None:
+    """The compiled median of wide, sparse ranges (quickselect) picks the sorted value."""
+    from anonkit.algorithms.mondrian import _kernels  # noqa: PLC0415 (imports numba)
+
+    vals = np.array(values, dtype=np.int64)
+    at = data.draw(st.integers(0, len(values) - 1))
+    scratch = np.zeros(len(values), dtype=np.int64)
+    assert _kernels.select(vals, len(values), at, scratch) == sorted(values)[at]
+    assert vals.tolist() == values  # the input is left alone

@@ -1,4 +1,5 @@
-"""``import anonkit`` stays light: no optional heavy dependencies."""
+"""``import anonkit`` stays light: no optional heavy dependencies, and numba (Mondrian's
+compiled engine) only when that engine first runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 def test_import_does_not_pull_optional_dependencies() -> None:
     code = (
         "import sys, anonkit\n"
-        "heavy = ['pyspark', 'matplotlib', 'sklearn', 'jinja2']\n"
+        "heavy = ['pyspark', 'matplotlib', 'sklearn', 'jinja2', 'numba']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}

@@ -21,7 +21,7 @@ from anonkit.algorithms.mondrian.attributes import (
     same_kind,
 )
 from anonkit.algorithms.mondrian.judge import Judge
-from anonkit.algorithms.mondrian.partition import MODES, SPLITS, Partitioner
+from anonkit.algorithms.mondrian.partition import ENGINES, MODES, SPLITS, Partitioner
 from anonkit.algorithms.mondrian.release import MondrianResult, build_release
 from anonkit.exceptions import (
     DataError,
@@ -74,6 +74,13 @@ class Mondrian:
         attribute has no allowable cut, the others are tried in the same order.
     numeric_release
         ``"range"`` (default): ``[min-max]`` of the class; ``"mean"``: the class mean.
+    engine
+        ``"auto"`` (default): when every privacy model is k-anonymity and no population
+        table is given, the recursion runs as one compiled function (numba; compiled on
+        first use and cached on disk), otherwise as vectorized numpy rounds.
+        ``"numpy"``: always the vectorized rounds. ``"compiled"``: the compiled
+        function, or :class:`~anonkit.exceptions.ParameterError` where it does not
+        apply. Both engines give the same partitions.
 
     Notes
     -----
@@ -116,16 +123,23 @@ class Mondrian:
     """
 
     def __init__(
-        self, *, mode: str = "strict", split: str = "widest", numeric_release: str = "range"
+        self,
+        *,
+        mode: str = "strict",
+        split: str = "widest",
+        numeric_release: str = "range",
+        engine: str = "auto",
     ) -> None:
         self.mode = mode
         self.split = split
         self.numeric_release = numeric_release
+        self.engine = engine
 
     def _validate(self) -> None:
         _choice(self.mode, "mode", MODES)
         _choice(self.split, "split", SPLITS)
         _choice(self.numeric_release, "numeric_release", NUMERIC_RELEASES)
+        _choice(self.engine, "engine", ENGINES)
 
     def fit(
         self,
@@ -184,8 +198,21 @@ class Mondrian:
         t1 = time.perf_counter()
 
         partitioner = Partitioner(
-            axes, judge, relaxed=self.mode == "relaxed", split=self.split, population=coords
+            axes,
+            judge,
+            relaxed=self.mode == "relaxed",
+            split=self.split,
+            population=coords,
+            engine=self.engine,
         )
+        if self.engine == "compiled" and not partitioner.compiled_applies():
+            raise ParameterError(
+                "engine",
+                "Mondrian",
+                "'auto' or 'numpy' unless every privacy model is KAnonymity, no population "
+                "table is given and numba is installed",
+                self.engine,
+            )
         root_check = partitioner.root_stats()
         failed = judge.first_violated(root_check)
         if failed is not None:
@@ -297,6 +324,7 @@ def mondrian(
     mode: str = "strict",
     split: str = "widest",
     numeric_release: str = "range",
+    engine: str = "auto",
     sensitive: Sequence[SensitiveAttribute] = (),
     population: Mapping[str, QuasiIdentifier] | None = None,
 ) -> MondrianResult:
@@ -308,6 +336,6 @@ def mondrian(
     >>> mondrian([NumericQI("x", [5, 1, 9, 7])], [KAnonymity(2)]).labels("x")
     ('[1-5]', '[7-9]')
     """
-    return Mondrian(mode=mode, split=split, numeric_release=numeric_release).fit(
+    return Mondrian(mode=mode, split=split, numeric_release=numeric_release, engine=engine).fit(
         quasi_identifiers, models, sensitive=sensitive, population=population
     )

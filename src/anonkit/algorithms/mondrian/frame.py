@@ -144,6 +144,7 @@ def fit_frame(
     mode: str = "strict",
     split: str = "widest",
     numeric_release: str = "range",
+    engine: str = "auto",
 ) -> MondrianResult:
     """Run :class:`Mondrian` on the columns of a polars DataFrame.
 
@@ -161,7 +162,7 @@ def fit_frame(
         Sensitive columns (and optional hierarchies) for models that need them.
     population
         Population table with the same quasi-identifier columns (k-map, delta-presence).
-    mode, split, numeric_release
+    mode, split, numeric_release, engine
         See :class:`Mondrian`.
 
     Examples
@@ -192,7 +193,7 @@ def fit_frame(
             orders=orders,
         )
         pop = {q.name: q for q in pop_qis}
-    return Mondrian(mode=mode, split=split, numeric_release=numeric_release).fit(
+    return Mondrian(mode=mode, split=split, numeric_release=numeric_release, engine=engine).fit(
         qis, models, sensitive=sens, population=pop
     )
 

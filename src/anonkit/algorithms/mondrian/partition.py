@@ -27,8 +27,14 @@ weighted by its number of records (medians and part sizes count records), as lon
 repeated tuples make that worthwhile (:data:`_WEIGHTED_MAX_SHARE`). On Adult's nine
 quasi-identifiers this is 19,502 rows instead of 30,162.
 
-The result is exactly that of the recursion (the tests compare both, with and without
-weighted rows), with partitions numbered in the order they become final.
+*Compiled engine.* When every model is k-anonymity and no population table is given,
+:meth:`Partitioner.run` hands the whole recursion to the compiled kernel of
+:mod:`anonkit.algorithms.mondrian.compiled` (``engine="auto"`` or ``"compiled"``); the
+vectorized rounds above run otherwise (or with ``engine="numpy"``).
+
+The result is exactly that of the recursion (the tests compare both engines, with and
+without weighted rows, against it). Partitions are numbered by their first record, so
+both engines return the same arrays.
 
 Cuts (``v`` a record's value, rank or depth-first leaf position):
 
@@ -52,6 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms.mondrian import compiled
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.algorithms.mondrian.judge import Judge, PartStats, TableState
 from anonkit.algorithms.mondrian.segments import (
@@ -73,6 +80,9 @@ RankArray = npt.NDArray[np.signedinteger[Any]]
 SPLITS = ("widest", "distinct", "round_robin")
 #: Partitioning modes.
 MODES = ("strict", "relaxed")
+#: Partitioning engines: the compiled kernel where it applies (``auto``), or always the
+#: vectorized rounds (``numpy``), or the kernel or an error (``compiled``).
+ENGINES = ("auto", "compiled", "numpy")
 #: Weighted mode (one row per distinct tuple) is used while distinct tuples are at most
 #: this share of the records.
 _WEIGHTED_MAX_SHARE = 0.85
@@ -107,6 +117,34 @@ class Partitioning:
     @property
     def n_partitions(self) -> int:
         return int(self.sizes.shape[0])
+
+
+def _by_first_record(
+    partition_of: IntArray,
+    low: IntArray,
+    high: IntArray,
+    sizes: IntArray,
+    population: IntArray | None,
+    n_cuts: int,
+    rounds: int,
+) -> Partitioning:
+    """The partitioning with partitions renumbered in the order of their first record
+    (so the result does not depend on the order in which an engine finishes them)."""
+    n, n_part = int(partition_of.shape[0]), int(sizes.shape[0])
+    first = np.empty(n_part, dtype=np.int64)
+    first[partition_of[::-1]] = np.arange(n - 1, -1, -1, dtype=np.int64)  # last write wins
+    order = np.argsort(first, kind="stable")
+    new_id = np.empty(n_part, dtype=np.int64)
+    new_id[order] = np.arange(n_part, dtype=np.int64)
+    return Partitioning(
+        partition_of=new_id[partition_of],
+        low=low[order],
+        high=high[order],
+        sizes=sizes[order],
+        population=None if population is None else population[order],
+        n_cuts=n_cuts,
+        rounds=rounds,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +221,8 @@ class Partitioner:
     population
         ``(n_qi, n_population)`` population records as :meth:`Axis.coordinates`, or
         ``None``.
+    engine
+        One of :data:`ENGINES`.
     """
 
     def __init__(
@@ -193,12 +233,14 @@ class Partitioner:
         relaxed: bool,
         split: str,
         population: FloatArray | None = None,
+        engine: str = "auto",
     ) -> None:
         self.axes = tuple(axes)
         self.judge = judge
         self.relaxed = relaxed
         self.split = split
         self.population = population
+        self.engine = engine
         self._inverse: IntArray | None = None  # record -> row, in weighted mode
         hier = [a.kind == "hierarchical" for a in self.axes]
         self._hier = np.array(hier, dtype=bool)
@@ -452,8 +494,31 @@ class Partitioner:
         """Statistics of the whole table as one class (the models must accept it)."""
         return self._root()[1]
 
+    def compiled_applies(self) -> bool:
+        """Whether the compiled kernel can partition: every model is k-anonymity, no
+        population table, and numba is available."""
+        return (
+            self.judge.sizes_only
+            and self.population is None
+            and bool(self.axes)
+            and compiled.available()
+        )
+
     def run(self) -> Partitioning:
         """Partition until no partition has an allowable cut."""
+        if self.engine != "numpy" and self.compiled_applies():
+            part_of, low, high, sizes, n_cuts, rounds = compiled.partition_k(
+                self.axes,
+                k=self.judge.min_part_size,
+                min_cut=self.judge.min_cut_size,
+                relaxed=self.relaxed,
+                split=self.split,
+            )
+            return _by_first_record(part_of, low, high, sizes, None, n_cuts, rounds)
+        return self._run_rounds()
+
+    def _run_rounds(self) -> Partitioning:
+        """The vectorized, breadth-first engine."""
         judge = self.judge
         pop_idx, root = self._root()
         state = self._start(pop_idx)
@@ -492,14 +557,14 @@ class Partitioner:
                 table.next_round(cut, cuts.fan[cut])
         if self._inverse is not None:  # rows were distinct tuples
             partition_of = partition_of[self._inverse]
-        return Partitioning(
-            partition_of=partition_of,
-            low=np.concatenate(final_low),
-            high=np.concatenate(final_high),
-            sizes=np.concatenate(final_sizes),
-            population=np.concatenate(final_pop) if self.population is not None else None,
-            n_cuts=n_cuts,
-            rounds=rounds,
+        return _by_first_record(
+            partition_of,
+            np.concatenate(final_low),
+            np.concatenate(final_high),
+            np.concatenate(final_sizes),
+            np.concatenate(final_pop) if self.population is not None else None,
+            n_cuts,
+            rounds,
         )
 
     def _distinct_tuples(self) -> tuple[RankArray, FloatArray, IntArray] | None:
