@@ -75,6 +75,7 @@ def machine_info() -> dict[str, str]:
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "numpy": _version("numpy"),
         "polars": _version("polars"),
+        "numba": _version("numba"),
         "load": load_average(),
     }
 
@@ -94,7 +95,8 @@ def machine_markdown(info: dict[str, str] | None = None) -> str:
         [
             f"- Platform: `{info['platform']}`",
             f"- CPU: {info['cpu']} (`os.cpu_count()` = {info['cpu_count']})",
-            f"- Python {info['python']}, numpy {info['numpy']}, polars {info['polars']}",
+            f"- Python {info['python']}, numpy {info['numpy']}, polars {info['polars']}, "
+            f"numba {info['numba']}",
             f"- Load average when the run started (1 / 5 / 15 min): {info.get('load', 'unknown')}",
         ]
     )

@@ -2,18 +2,20 @@
 
 When every privacy model is k-anonymity (an allowable cut only needs every part to hold
 k records) and no population table is given, the partitioning needs nothing but each
-row's ranks and record count. :func:`partition_k` then runs the recursion of
-LeFevre, DeWitt & Ramakrishnan (2006, Algorithm 1) depth-first in one compiled function:
-each partition is a segment of one row-id array, its extents, split scores and cuts are
-plain loops over its rows, and an accepted cut reorders the segment in place (stably, so
-rows keep their order). The cut rules are those of
+record's ranks. :func:`partition_k` then runs the recursion of LeFevre, DeWitt &
+Ramakrishnan (2006, Algorithm 1) depth-first in compiled code
+(:mod:`anonkit.algorithms.mondrian._kernels`): records are bit-packed rows
+(:func:`pack_rows`), each partition is a segment of them, its extents, split scores and
+cuts are plain loops over the segment, and an accepted cut reorders the segment in place
+(stably, so records keep their order). The cut rules are those of
 :mod:`anonkit.algorithms.mondrian.partition` (lower median, ties to the earlier attribute,
-children of the lowest common ancestor, relaxed halves by value then row order); the
+children of the lowest common ancestor, relaxed halves by value then record order); the
 tests compare both engines and the plain recursion.
 
-numba is imported, and the kernel compiled, on first use only; compiled code is cached
+numba is imported, and the kernels compiled, on first use only; compiled code is cached
 on disk (``cache=True``), so later processes load it instead of compiling again. Where
-numba cannot be imported, :func:`available` is false and the vectorized engine runs.
+numba cannot be imported or its JIT is disabled (``NUMBA_DISABLE_JIT=1``),
+:func:`available` is false and the vectorized engine runs.
 
 References
 ----------
