@@ -928,6 +928,12 @@ def test_compiled_engine_falls_back_without_numba() -> None:
 
     with mock.patch.object(numba.config, "DISABLE_JIT", True):
         assert compiled._compiled.__wrapped__() is None  # no interpreted kernel
+    failing = mock.Mock(side_effect=RuntimeError("cannot cache function: no locator"))
+    with (
+        mock.patch.object(compiled.importlib, "import_module", failing),
+        pytest.warns(RuntimeWarning, match=r"no locator\); using the numpy engine"),
+    ):
+        assert compiled._compiled.__wrapped__() is None
 
 
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=60), st.data())

@@ -14,8 +14,9 @@ tests compare both engines and the plain recursion.
 
 numba is imported, and the kernels compiled, on first use only; compiled code is cached
 on disk (``cache=True``), so later processes load it instead of compiling again. Where
-numba cannot be imported or its JIT is disabled (``NUMBA_DISABLE_JIT=1``),
-:func:`available` is false and the vectorized engine runs.
+numba cannot be imported, its JIT is disabled (``NUMBA_DISABLE_JIT=1``) or it cannot set
+up its cache (a warning says why), :func:`available` is false and the vectorized engine
+runs.
 
 References
 ----------
@@ -26,6 +27,8 @@ k-anonymity. ICDE 2006.
 from __future__ import annotations
 
 import functools
+import importlib
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,9 +53,16 @@ def _compiled() -> Callable[..., Any] | None:
         return None
     if getattr(numba.config, "DISABLE_JIT", False):
         return None
-    from anonkit.algorithms.mondrian import _kernels  # noqa: PLC0415
-
-    kernel: Callable[..., Any] = _kernels.partition
+    try:
+        kernels = importlib.import_module("anonkit.algorithms.mondrian._kernels")
+    except RuntimeError as exc:  # e.g. no writable directory for numba's cache
+        warnings.warn(
+            f"Mondrian's compiled engine is unavailable ({exc}); using the numpy engine.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    kernel: Callable[..., Any] = kernels.partition
     return kernel
 
 
