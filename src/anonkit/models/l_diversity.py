@@ -100,20 +100,21 @@ def top_and_tail(histogram: IntArray, l: int) -> tuple[IntArray, IntArray]:  # n
     top = counts.max(axis=0, initial=0)
     if l > counts.shape[0]:
         return top, np.zeros_like(n)
-    # head = r_1 + ... + r_{l-1}: peel the largest counts level by level (each step takes
-    # every value at the next lower count, up to the l - 1 wanted), in at most l - 1 steps
+    # head = r_1 + ... + r_{l-1}: stream the value rows through l - 1 running maxima per
+    # class (best[0] >= best[1] >= ...), each an elementwise max / min over all classes
+    n_classes = counts.shape[1]
+    best = [np.zeros(n_classes, dtype=np.int64) for _ in range(l - 1)]
+    spare = np.empty(n_classes, dtype=np.int64)
+    carry = np.empty(n_classes, dtype=np.int64)
+    for row in counts:
+        carry[:] = row
+        for j in range(l - 1):
+            np.maximum(best[j], carry, out=spare)
+            np.minimum(best[j], carry, out=carry)
+            best[j], spare = spare, best[j]
     head = np.zeros_like(n)
-    wanted = np.full_like(n, l - 1)
-    ceiling = np.full_like(n, np.iinfo(np.int64).max)
-    for _ in range(l - 1):
-        below = np.where(counts < ceiling, counts, 0)
-        level = below.max(axis=0)
-        take = np.minimum((below == level).sum(axis=0), wanted)
-        head += take * level
-        wanted -= take
-        ceiling = level
-        if not wanted.any():
-            break
+    for b in best:
+        head += b
     return top, n - head
 
 
