@@ -22,6 +22,20 @@ IntArray = npt.NDArray[np.int64]
 _DENSE_FACTOR = 8
 
 
+def first_of_runs(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """Flags of the first element of every run of equal values (of sorted ``values``).
+
+    Examples
+    --------
+    >>> first_of_runs(np.array([3, 3, 5, 7, 7])).tolist()
+    [True, False, True, True, False]
+    """
+    flags = np.empty(values.shape[0], dtype=bool)
+    flags[:1] = True
+    np.not_equal(values[1:], values[:-1], out=flags[1:])
+    return flags
+
+
 @dataclass(frozen=True)
 class KeyRadix:
     """Fixed bit-field numbering of code rows: ``key = sum_j code_j << shifts[j]``.
@@ -210,9 +224,7 @@ def group_codes(
             inverse = dense[keys]
     else:
         order, sorted_keys = _sort_keys(keys, space)
-        first = np.empty(n, dtype=bool)  # first row of each distinct key, in sorted order
-        first[:1] = True
-        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+        first = first_of_runs(sorted_keys)  # first row of each distinct key, sorted
         starts = np.flatnonzero(first)
         reps = order[starts]
         if weights is None:  # rows per key: the gaps between starts
@@ -253,7 +265,7 @@ def _representatives(keys: IntArray, space: int, weights: IntArray) -> tuple[Int
         rep_of_key[keys] = np.arange(n)
         return rep_of_key[uniq_keys], totals[uniq_keys].astype(np.int64)
     order, sorted_keys = _sort_keys(keys, space)
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    starts = np.flatnonzero(first_of_runs(sorted_keys))
     return order[starts], np.add.reduceat(weights[order], starts).astype(np.int64)
 
 
@@ -301,7 +313,7 @@ def roll_up(
             keys += col * stride
     if snapshot.population is not None:  # two weights: group once, sum both
         order, sorted_keys = _sort_keys(keys, space)
-        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        starts = np.flatnonzero(first_of_runs(sorted_keys))
         reps = order[starts]
         counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
         pop = np.add.reduceat(snapshot.population[order], starts).astype(np.int64)
@@ -333,7 +345,7 @@ def roll_up_keys(
             old = radix.digit(keys, j)
             new = new + ((level_maps[j][a][b][old] - old) << radix.shifts[j])
     order, sorted_keys = _sort_keys(new, radix.space)
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    starts = np.flatnonzero(first_of_runs(sorted_keys))
     counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
     pop = None
     if snapshot.population is not None:

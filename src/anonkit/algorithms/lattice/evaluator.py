@@ -18,7 +18,14 @@ import numpy.typing as npt
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
-from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
+from anonkit.core.snapshot import (
+    FrequencySnapshot,
+    KeyRadix,
+    first_of_runs,
+    group_codes,
+    roll_up,
+    roll_up_keys,
+)
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.generalization import METRICS, NodeSummary
 from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel, SensitiveColumn
@@ -384,7 +391,7 @@ class Evaluator:
         if snap.keys is not None and self._qi_radix is not None:
             assert snap.radix is not None
             qi_keys = snap.keys >> (snap.radix.shifts[q - 1] if q else 0)
-            new = np.r_[True, qi_keys[1:] != qi_keys[:-1]]
+            new = first_of_runs(qi_keys)
             class_of = np.cumsum(new) - 1
             class_keys: IntArray | None = qi_keys[new]
             class_codes: IntArray | None = None
@@ -412,33 +419,39 @@ class Evaluator:
             population = np.bincount(class_of, weights=snap.population, minlength=n_classes).astype(
                 np.int64
             )
-        keep = sizes > 0
+        # classes without sample records (population only) are dropped
+        keep: BoolArray | None = None if snap.population is None else sizes > 0
         sensitive = {}
         for i, sc in enumerate(self.table.sensitive):
             nv = max(len(sc.labels), 1)
             hist = np.bincount(
                 class_of * nv + sensitive_codes(i), weights=snap.counts, minlength=n_classes * nv
-            )
+            ).reshape(n_classes, nv)
             sensitive[sc.name] = SensitiveColumn(
                 sc.name,
                 sc.labels,
-                hist.reshape(n_classes, nv)[keep].astype(np.int64),
+                (hist if keep is None else hist[keep]).astype(np.int64),
                 self._totals[i],
                 sc.hierarchy,
             )
-        sizes = sizes[keep]
+        if keep is not None:
+            sizes = sizes[keep]
+            if population is not None:
+                population = population[keep]
+            if class_keys is not None:
+                class_keys = class_keys[keep]
+            if class_codes is not None:
+                class_codes = class_codes[:, keep]
         if class_keys is not None:
-            cls = FrequencySnapshot(
-                levels, None, sizes, keys=class_keys[keep], radix=self._qi_radix
-            )
+            cls = FrequencySnapshot(levels, None, sizes, keys=class_keys, radix=self._qi_radix)
         else:
             assert class_codes is not None
-            cls = FrequencySnapshot(levels, np.ascontiguousarray(class_codes[:, keep]), sizes)
+            cls = FrequencySnapshot(levels, np.ascontiguousarray(class_codes), sizes)
         summary = ClassSummary(
             sizes,
             n,
             sensitive=sensitive,
-            population=None if population is None else population[keep],
+            population=population,
             population_size=self.table.population_size,
         )
         return cls, summary
