@@ -88,6 +88,16 @@ def test_group_codes_overflow_path(table) -> None:
     _check_group(cols, huge[: len(cols)], weights)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32])
+def test_group_codes_narrow_columns_with_wide_key_space(dtype) -> None:
+    """Narrow int columns whose key space needs int64 (strides beyond their own range)."""
+    rng = np.random.default_rng(1)
+    cols = [rng.integers(0, 100, 50).astype(dtype) for _ in range(8)]
+    cols.append(np.zeros(50, dtype=dtype))  # a duplicate-free table plus a constant
+    cards = [100] * 8 + [1]
+    _check_group(cols, cards, np.ones(50, dtype=np.int64))
+
+
 def test_group_codes_dense_threshold(monkeypatch) -> None:
     cols = [np.array([0, 1, 1, 0, 2]), np.array([1, 1, 1, 1, 0])]
     a = _as_counter(*group_codes(cols, [3, 2])[:2])

@@ -207,8 +207,8 @@ def group_codes(
     for col, stride in zip(columns, strides, strict=True):
         if stride == 1:
             keys += col
-        else:
-            keys += col * stride
+        else:  # in int64: a narrower column times a large stride would overflow
+            keys += col.astype(np.int64, copy=False) * stride
     inverse: IntArray | None = None
     if space <= max(_DENSE_FACTOR * n, 1 << 12):
         totals = np.bincount(keys, weights=w, minlength=space)
