@@ -14,7 +14,6 @@ left out. :func:`read_measure_config` reads them for ``anonkit check`` as well.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from anonkit.cli.common import guarded, stdout_console
-from anonkit.exceptions import ConfigError, InputFileError
 from anonkit.io.atomic import atomic_write_text
 
 if TYPE_CHECKING:
@@ -94,18 +92,11 @@ def read_measure_config(
     ConfigError
         If it is not TOML or its sections are invalid.
     """
-    from anonkit.io.config import parse_config
+    from anonkit.io.config import parse_config, read_toml
     from anonkit.models import KAnonymity
 
     p = Path(path)
-    if not p.is_file():
-        raise InputFileError(p, "no such file")
-    try:
-        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise InputFileError(p, "not a UTF-8 text file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p} is not valid TOML: {exc}.") from None
+    data = read_toml(p)
     part: dict[str, Any] = {key: data[key] for key in MEASURE_SECTIONS if key in data}
     # parse_config wants what a run needs: an input (not read here) and a privacy target
     part["input"] = data["input"] if isinstance(data.get("input"), str) else p.name

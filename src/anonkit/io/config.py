@@ -348,15 +348,15 @@ def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
     return tuple(out)
 
 
-def load_config(path: str | Path) -> AnonymizeConfig:
-    """Read and validate a TOML configuration file.
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The tables of a TOML file (UTF-8, an optional byte-order mark).
 
     Raises
     ------
     InputFileError
-        If the file does not exist or cannot be read.
+        If the file does not exist or cannot be read as UTF-8 text.
     ConfigError
-        If it is not valid TOML or not a valid configuration.
+        If it is not valid TOML.
     """
     p = Path(path)
     if not p.is_file():
@@ -368,10 +368,22 @@ def load_config(path: str | Path) -> AnonymizeConfig:
     except OSError as exc:
         raise InputFileError(p, exc.strerror or str(exc)) from None
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p} is not valid TOML: {exc}.") from None
-    return parse_config(data, path=p.resolve())
+
+
+def load_config(path: str | Path) -> AnonymizeConfig:
+    """Read and validate a TOML configuration file.
+
+    Raises
+    ------
+    InputFileError
+        If the file does not exist or cannot be read.
+    ConfigError
+        If it is not valid TOML or not a valid configuration.
+    """
+    return parse_config(read_toml(path), path=Path(path).resolve())
 
 
 # ----------------------------------------------------------------------------- running

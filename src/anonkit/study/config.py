@@ -65,14 +65,13 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from anonkit.exceptions import ConfigError, InputFileError, ParameterError, UnknownNameError
+from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
 
 __all__ = [
     "BUILTIN_DATASETS",
@@ -635,18 +634,9 @@ class StudyConfig:
         ParameterError, UnknownNameError
             For an invalid setting.
         """
-        p = Path(path)
-        if not p.is_file():
-            raise InputFileError(p, "no such file")
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8-sig"))
-        except UnicodeDecodeError:
-            raise InputFileError(p, "not a UTF-8 text file") from None
-        except OSError as exc:
-            raise InputFileError(p, exc.strerror or str(exc)) from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{p} is not valid TOML: {exc}.") from None
-        return cls(**_toml_settings(data, p.resolve()))
+        from anonkit.io.config import read_toml
+
+        return cls(**_toml_settings(read_toml(path), Path(path).resolve()))
 
 
 def _rebuild(values: dict[str, Any]) -> StudyConfig:
