@@ -91,6 +91,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit.core.snapshot import first_of_runs
 from anonkit.core.transform import SUPPRESSED
 from anonkit.exceptions import (
     EmptyDataError,
@@ -313,7 +314,7 @@ def _first_per_group(group: IntArray, order_keys: Sequence[npt.NDArray[Any]]) ->
         np.lexsort(tuple(reversed([*order_keys])) + (group,)), dtype=np.int64
     )
     g = group[order]
-    first: BoolArray = np.r_[True, g[1:] != g[:-1]] if g.size else np.zeros(0, dtype=bool)
+    first = first_of_runs(g)
     picked: IntArray = order[first]
     return picked
 
@@ -482,12 +483,13 @@ def _targets(
 
 def _min_per_run(run: IntArray, score: IntArray) -> tuple[IntArray, IntArray]:
     """For each run of equal, sorted ``run`` values: index of its first smallest score."""
-    starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]]) if run.size else run[:0]
+    new_run = first_of_runs(run)
+    starts = np.flatnonzero(new_run)
     mins = np.minimum.reduceat(score, starts) if run.size else score[:0]
-    group = np.cumsum(np.r_[False, run[1:] != run[:-1]]) if run.size else run[:0]
+    group = np.cumsum(new_run) - 1
     at_min = np.flatnonzero(score == mins[group])
-    first = np.r_[True, group[at_min][1:] != group[at_min][:-1]] if at_min.size else at_min[:0]
-    return at_min[first.astype(bool)].astype(np.int64), mins.astype(np.int64)
+    first = first_of_runs(group[at_min])
+    return at_min[first].astype(np.int64), mins.astype(np.int64)
 
 
 def _lookup(sorted_keys: IntArray, keys: IntArray) -> IntArray:

@@ -43,6 +43,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import first_of_runs
 from anonkit.engines.polars_engine import as_text
 from anonkit.exceptions import (
     DataError,
@@ -359,7 +360,7 @@ def _local(
     if rows.size:
         order = np.lexsort((classes, -read.class_sizes[classes], spec[classes], rows))
         rows_s, classes_s = rows[order], classes[order]
-        first = np.r_[True, rows_s[1:] != rows_s[:-1]]
+        first = first_of_runs(rows_s)
         chosen[rows_s[first]] = classes_s[first]
     uncovered = np.flatnonzero(chosen < 0)
     if uncovered.size:

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import first_of_runs
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError
 
 IntArray = npt.NDArray[np.int64]
@@ -259,7 +260,7 @@ def _hierarchy_tables(h: Hierarchy) -> _HierarchyTables:
         nodes = np.arange(offsets[lv], offsets[lv + 1])
         nodes = nodes[np.argsort(first[nodes], kind="stable")]
         parent = node_of_rank[lv + 1, first[nodes]]
-        new_parent = np.r_[True, parent[1:] != parent[:-1]]
+        new_parent = first_of_runs(parent)
         group_start = np.maximum.accumulate(np.where(new_parent, np.arange(nodes.size), 0))
         sibling = np.empty(n_nodes, dtype=np.int64)
         sibling[nodes] = np.arange(nodes.size) - group_start
