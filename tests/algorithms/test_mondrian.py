@@ -34,6 +34,7 @@ from anonkit.algorithms.mondrian import (
 from anonkit.algorithms.mondrian import partition as partition_module
 from anonkit.algorithms.mondrian.release import format_number
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.datasets import ADULT_COLUMNS
 from anonkit.exceptions import (
     DataError,
     EmptyDataError,
@@ -511,6 +512,13 @@ def test_population_counts_match_the_released_boxes(problem, k, mode) -> None:
 
 
 # ------------------------------------------------------------------ reference model
+def partition_sets(res) -> set[frozenset[int]]:
+    """The records of each partition of a Mondrian result, as sets."""
+    return {
+        frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
+    }
+
+
 def reference_partitions(qis, sens, k, l, mode, split):  # noqa: E741
     """Mondrian as the paper writes it: a plain recursion over record lists.
 
@@ -602,9 +610,7 @@ def test_engine_matches_the_plain_recursion(problem, k, l, mode, split, engine) 
     assume(k <= n and len(set(sens.codes.tolist())) >= l)
     models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
     res = Mondrian(mode=mode, split=split, engine=engine).fit(qis, models, sensitive=[sens])
-    got = {
-        frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
-    }
+    got = partition_sets(res)
     assert got == reference_partitions(qis, sens, k, l, mode, split)
 
 
@@ -614,19 +620,8 @@ def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, sp
     """Adult sample, all 9 attributes: many failed cuts, retries and witnesses."""
     folder = shared_data / "adult"
     frame = pl.read_csv(folder / "adult.csv", separator=";", infer_schema=False).head(700)
-    columns = [
-        "sex",
-        "age",
-        "race",
-        "marital-status",
-        "education",
-        "native-country",
-        "workclass",
-        "occupation",
-        "salary-class",
-    ]
     qis = []
-    for c in columns:
+    for c in ADULT_COLUMNS:
         if c == "age":
             qis.append(NumericQI(c, frame[c].cast(pl.Float64).to_numpy()))
         else:
@@ -638,10 +633,7 @@ def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, sp
         expected = reference_partitions(qis, sens, k, 1, mode, split)
         for engine in ("compiled", "numpy"):
             res = Mondrian(mode=mode, split=split, engine=engine).fit(qis, [KAnonymity(k)])
-            got = {
-                frozenset(np.flatnonzero(res.partition_of == p).tolist())
-                for p in range(res.n_partitions)
-            }
+            got = partition_sets(res)
             assert got == expected, engine
 
 
@@ -654,9 +646,7 @@ def test_weighted_rows_match_the_plain_recursion(share, problem, k, split) -> No
     assume(k <= len(qis[0]))
     with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
         res = Mondrian(mode="strict", split=split, engine="numpy").fit(qis, [KAnonymity(k)])
-    got = {
-        frozenset(np.flatnonzero(res.partition_of == p).tolist()) for p in range(res.n_partitions)
-    }
+    got = partition_sets(res)
     assert got == reference_partitions(qis, sens, k, 1, "strict", split)
     assert res.sizes.sum() == len(qis[0]) and res.sizes.min() >= k
 
@@ -840,10 +830,7 @@ def test_engine_matches_the_plain_recursion_on_wide_domains(mode) -> None:
     for k, l, engine in ((2, 1, "compiled"), (2, 1, "numpy"), (4, 2, "auto")):  # noqa: E741
         models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
         res = Mondrian(mode=mode, engine=engine).fit(qis, models, sensitive=[sens])
-        got = {
-            frozenset(np.flatnonzero(res.partition_of == p).tolist())
-            for p in range(res.n_partitions)
-        }
+        got = partition_sets(res)
         assert got == reference_partitions(qis, sens, k, l, mode, "widest")
 
 
@@ -890,10 +877,7 @@ def test_compiled_median_by_sorting_when_the_range_is_wide(mode) -> None:
     sens = SensitiveAttribute("s", np.zeros(n, dtype=np.int64), ("x",))
     for k in (2, 3, 7):
         res = Mondrian(mode=mode, engine="compiled").fit(qis, [KAnonymity(k)])
-        got = {
-            frozenset(np.flatnonzero(res.partition_of == p).tolist())
-            for p in range(res.n_partitions)
-        }
+        got = partition_sets(res)
         assert got == reference_partitions(qis, sens, k, 1, mode, "widest")
 
 
