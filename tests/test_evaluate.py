@@ -21,21 +21,8 @@ from anonkit.exceptions import (
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
+from seed_tables import HOSPITAL, HOSPITAL_RELEASE
 
-HOSPITAL = [
-    ("13053", "28", "Russian", "Heart"), ("13068", "29", "American", "Heart"),
-    ("13068", "21", "Japanese", "Viral"), ("13053", "23", "American", "Viral"),
-    ("14853", "50", "Indian", "Cancer"), ("14853", "55", "Russian", "Heart"),
-    ("14850", "47", "American", "Viral"), ("14850", "59", "American", "Viral"),
-    ("13053", "31", "American", "Cancer"), ("13053", "37", "Indian", "Cancer"),
-    ("13068", "36", "Japanese", "Cancer"), ("13068", "32", "American", "Cancer"),
-    ("13068", "33", "Chinese", "Cancer"),
-]  # fmt: skip
-RELEASED = (
-    [("130**", "<30", "Any")] * 4
-    + [("1485*", ">40", "Any")] * 4
-    + [("130**", "[30,40)", "Any")] * 5
-)
 QI = ["Zip", "Age", "Nationality"]
 
 
@@ -43,7 +30,7 @@ def hospital() -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Hierarchy]]:
     cols = ["Zip", "Age", "Nationality", "Disease"]
     original = pd.DataFrame(HOSPITAL, columns=cols)
     release = pd.DataFrame(
-        [(*r, d[3]) for r, d in zip(RELEASED, HOSPITAL, strict=True)], columns=cols
+        [(*r, d[3]) for r, d in zip(HOSPITAL_RELEASE, HOSPITAL, strict=True)], columns=cols
     )
     zips = [str(z) for z in range(13000, 13100)] + [str(z) for z in range(14850, 14860)]
     zip_h = Hierarchy(

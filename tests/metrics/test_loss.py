@@ -35,29 +35,9 @@ from anonkit.metrics.loss import (
     sse_loss,
 )
 from anonkit.metrics.release import Release, interpret_release, parse_interval
+from seed_tables import HOSPITAL, HOSPITAL_RELEASE
 
 # ---------------------------------------------------------------- seed 001: hospital
-HOSPITAL = [
-    ("13053", "28", "Russian", "Heart"),
-    ("13068", "29", "American", "Heart"),
-    ("13068", "21", "Japanese", "Viral"),
-    ("13053", "23", "American", "Viral"),
-    ("14853", "50", "Indian", "Cancer"),
-    ("14853", "55", "Russian", "Heart"),
-    ("14850", "47", "American", "Viral"),
-    ("14850", "59", "American", "Viral"),
-    ("13053", "31", "American", "Cancer"),
-    ("13053", "37", "Indian", "Cancer"),
-    ("13068", "36", "Japanese", "Cancer"),
-    ("13068", "32", "American", "Cancer"),
-    ("13068", "33", "Chinese", "Cancer"),
-]
-# The 4-anonymous release printed in the seed, row by row.
-HOSPITAL_RELEASE = (
-    [("130**", "<30", "Any")] * 4
-    + [("1485*", ">40", "Any")] * 4
-    + [("130**", "[30,40)", "Any")] * 5
-)
 NATIONS = [
     "Russian", "American", "Japanese", "Indian", "Chinese",
     "French", "German", "Brazilian", "Mexican", "Canadian",

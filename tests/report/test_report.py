@@ -33,19 +33,11 @@ from anonkit.report.levels import (
     released_classes,
 )
 from anonkit.report.plots import bar_chart_svg, matplotlib_available
+from seed_tables import HOSPITAL
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Seed 001 hospital table and its 4-anonymous release (Zip, Age, Nationality; Disease).
-HOSPITAL = [
-    ("13053", "28", "Russian", "Heart"), ("13068", "29", "American", "Heart"),
-    ("13068", "21", "Japanese", "Viral"), ("13053", "23", "American", "Viral"),
-    ("14853", "50", "Indian", "Cancer"), ("14853", "55", "Russian", "Heart"),
-    ("14850", "47", "American", "Viral"), ("14850", "59", "American", "Viral"),
-    ("13053", "31", "American", "Cancer"), ("13053", "37", "Indian", "Cancer"),
-    ("13068", "36", "Japanese", "Cancer"), ("13068", "32", "American", "Cancer"),
-    ("13068", "33", "Chinese", "Cancer"),
-]  # fmt: skip
 RELEASED = [("130**", "<30", "*")] * 4 + [("1485*", ">40", "*")] * 4 + [("130**", "3*", "*")] * 5
 QI = ["Zip", "Age", "Nationality"]
 
