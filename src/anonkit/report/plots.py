@@ -40,6 +40,14 @@ def matplotlib_available() -> bool:
     return True
 
 
+def use_matplotlib(engine: Engine) -> bool:
+    """Whether a chart with this ``engine`` is drawn by matplotlib (``"auto"``: when it
+    is importable) rather than as plain SVG; ``ValueError`` for an unknown engine."""
+    if engine not in ("auto", "matplotlib", "svg"):
+        raise ValueError(f"unknown engine {engine!r}; use 'auto', 'matplotlib' or 'svg'")
+    return engine == "matplotlib" or (engine == "auto" and matplotlib_available())
+
+
 def bar_chart_svg(
     labels: Sequence[str],
     values: Sequence[float],
@@ -80,9 +88,7 @@ def bar_chart_svg(
     numbers = [float(v) for v in values]
     if len(names) != len(numbers):
         raise ValueError("labels and values must have the same length")
-    if engine not in ("auto", "matplotlib", "svg"):
-        raise ValueError(f"unknown engine {engine!r}; use 'auto', 'matplotlib' or 'svg'")
-    if engine == "matplotlib" or (engine == "auto" and matplotlib_available()):
+    if use_matplotlib(engine):
         return _matplotlib_svg(names, numbers, title, xlabel, value_format, maximum)
     return _plain_svg(names, numbers, title, xlabel, value_format, maximum)
 

@@ -31,7 +31,7 @@ from typing import Literal
 
 import polars as pl
 
-from anonkit.report.plots import _DROP, Engine, _mpl_text, matplotlib_available
+from anonkit.report.plots import _DROP, Engine, _mpl_text, use_matplotlib
 from anonkit.study.analysis import (
     BASELINE_ALGORITHMS,
     baseline_table,
@@ -164,9 +164,7 @@ def _chart(
     references: Sequence[Reference],
     engine: Engine,
 ) -> str:
-    if engine not in ("auto", "matplotlib", "svg"):
-        raise ValueError(f"unknown engine {engine!r}; use 'auto', 'matplotlib' or 'svg'")
-    if engine == "matplotlib" or (engine == "auto" and matplotlib_available()):
+    if use_matplotlib(engine):
         return _matplotlib_svg(kind, series, title, xlabel, ylabel, log_x, references)
     return _plain_svg(kind, series, title, xlabel, ylabel, log_x, references)
 
