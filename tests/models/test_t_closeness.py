@@ -19,7 +19,13 @@ from anonkit.models import (
     achieved_t,
 )
 from anonkit.models.base import SensitiveColumn
-from anonkit.models.t_closeness import equal_emd, hierarchical_emd, ordered_emd, value_order
+from anonkit.models.t_closeness import (
+    deficit_groups,
+    equal_emd,
+    hierarchical_emd,
+    ordered_emd,
+    value_order,
+)
 
 
 def transport_emd(p: np.ndarray, q: np.ndarray, ground: np.ndarray) -> float:
@@ -163,6 +169,34 @@ def test_distances_equal_transport_optimum(seed: int) -> None:
         for c in range(4):
             p = col.histogram[c] / col.histogram[c].sum()
             assert values[c] == pytest.approx(transport_emd(p, q, ground), abs=1e-9), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_deficit_groups_give_each_distance(seed: int) -> None:
+    # EMD = sum_g w_g max(0, q(g) - p(g)): the form the search's convexity bounds use
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 8))
+    col = _random_column(rng, m, 30)
+    group = rng.integers(0, 3, size=m)
+    tree = Hierarchy([[str(i), f"g{group[i]}", f"t{group[i] % 2}", "*"] for i in range(m)])
+    shares = col.histogram / col.histogram.sum(axis=1, keepdims=True)
+    table = col.totals / col.totals.sum()
+    for distance, expected in (
+        ("equal", equal_emd(col)),
+        ("ordered", ordered_emd(col)),
+        ("hierarchical", hierarchical_emd(col, tree)),
+    ):
+        groups, weights = deficit_groups(col, distance, hierarchy=tree)
+        deficit = np.maximum(0.0, table @ groups - shares @ groups) @ weights
+        assert np.allclose(deficit, expected, atol=1e-12), distance
+
+
+def test_deficit_groups_errors() -> None:
+    col = SensitiveColumn("s", ("a", "b"), np.ones((1, 2), np.int64), np.ones(2, np.int64))
+    with pytest.raises(ParameterError, match="hierarchy"):
+        deficit_groups(col, "hierarchical")
+    with pytest.raises(ParameterError, match="distance"):
+        deficit_groups(col, "manhattan")
 
 
 def test_value_order_resolution() -> None:

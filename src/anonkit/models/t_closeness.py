@@ -270,6 +270,88 @@ def hierarchical_emd(column: SensitiveColumn, hierarchy: Hierarchy | None = None
     return cost
 
 
+def deficit_groups(
+    column: SensitiveColumn,
+    distance: str,
+    *,
+    order: Sequence[str] | None = None,
+    hierarchy: Hierarchy | None = None,
+) -> tuple[FloatArray, FloatArray]:
+    """Each EMD as a weighted deficit over groups of values.
+
+    Returns ``(groups, weights)``: a 0/1 ``(n_values, G)`` membership of ``column``'s labels
+    in ``G`` groups and their weights, such that for every class with value shares ``p`` and
+    table shares ``q``, ``EMD = sum_g weights[g] * max(0, q(g) - p(g))`` with ``p(g)`` the
+    share of group ``g``:
+
+    * ``"equal"``: every value its own group, weight 1 (half the L1 distance is the mass
+      missing where ``p < q``);
+    * ``"ordered"``: every proper prefix and every proper suffix of the order, weight
+      ``1 / (m - 1)`` (a prefix sum ``r_1 + ... + r_i`` is negative exactly when the
+      matching suffix sum is positive);
+    * ``"hierarchical"``: every node below the root, weight ``1 / H`` (the distance is an
+      ultrametric, the EMD of a tree metric with edges ``1 / (2H)`` long: ``1 / (2H)`` times
+      the absolute surplus of every subtree, and the surpluses of one level sum to 0).
+
+    The form is what :mod:`anonkit.algorithms.lattice.convex` needs to bound the records of
+    a class that can stay t-close.
+
+    Examples
+    --------
+    >>> hist = np.array([[3, 1, 0]])
+    >>> col = SensitiveColumn("s", ("1", "2", "3"), hist, np.array([1, 1, 1]))
+    >>> groups, weights = deficit_groups(col, "ordered")
+    >>> share, table = hist / hist.sum(), np.full(3, 1 / 3)
+    >>> deficit = (weights * np.maximum(0, table @ groups - share @ groups)).sum()
+    >>> bool(np.isclose(deficit, ordered_emd(col)[0]))
+    True
+    """
+    if distance == "equal":
+        n = len(column.labels)
+        return np.eye(n), np.ones(n)
+    if distance == "ordered":
+        return _ordered_groups(value_order(column, order))
+    if distance == "hierarchical":
+        tree = hierarchy if hierarchy is not None else column.hierarchy
+        if tree is None:
+            raise ParameterError(
+                "hierarchy",
+                "HierarchicalTCloseness",
+                f"a Hierarchy of {column.name!r} (none was given and the summary carries none)",
+                None,
+            )
+        return _tree_groups(column.labels, tree, column.name)
+    raise ParameterError("distance", "deficit_groups", "equal, ordered or hierarchical", distance)
+
+
+def _ordered_groups(perm: IntArray) -> tuple[FloatArray, FloatArray]:
+    m = perm.shape[0]
+    rank = np.empty(m, dtype=np.int64)
+    rank[perm] = np.arange(m)
+    cut = np.arange(1, m)
+    prefixes = rank[:, None] < cut[None, :]  # value in the first ``cut`` of the order
+    groups = np.concatenate([prefixes, ~prefixes], axis=1).astype(np.float64)
+    return groups, np.full(groups.shape[1], 1.0 / (m - 1) if m > 1 else 0.0)
+
+
+@lru_cache(maxsize=32)
+def _tree_groups(
+    labels: tuple[str, ...], hierarchy: Hierarchy, name: str
+) -> tuple[FloatArray, FloatArray]:
+    leaves, steps = _tree(labels, hierarchy, name)
+    height = len(steps)
+    blocks = []
+    for level in range(height):
+        node = hierarchy.level_map(0, level)[leaves]
+        used, inverse = np.unique(node, return_inverse=True)
+        blocks.append(np.eye(used.shape[0])[inverse.reshape(-1)])
+    groups = np.concatenate(blocks, axis=1) if blocks else np.zeros((len(labels), 0))
+    weights = np.full(groups.shape[1], 1.0 / height if height else 0.0)
+    for array in (groups, weights):
+        array.setflags(write=False)
+    return groups, weights
+
+
 # ---------------------------------------------------------------------------- the models
 @dataclass(frozen=True)
 class _TCloseness:

@@ -1,22 +1,33 @@
 """How many records of a node's classes must be suppressed at every finer node.
 
 A generalization merges classes, so a class ``C`` of a node is the union of classes of any
-finer node. For many models the set of class distributions that *satisfy* the model is
-convex: then the part of ``C`` that lies in satisfying finer classes has a satisfying
-distribution, and the records in violating finer classes must make up the difference.
+finer node. For the models below the set of class distributions that *satisfy* the model is
+convex: then the records of ``C`` that lie in satisfying finer classes, taken together, have
+a satisfying distribution. They form a sub-multiset ``mu <= C`` (value by value), so if
+``m*`` is the largest size of any satisfying ``mu <= C``, at least ``|C| - m*`` records of
+``C`` lie in violating finer classes and are suppressed there. This module bounds ``m*``
+from above per model (the *capped* bounds, exact or nearly so):
 
-* t-closeness (any EMD ground distance): the EMD to the table distribution is convex in
-  the class distribution. If a share ``w`` of ``C`` sits in violating finer classes, whose
-  EMD is at most ``D`` (the largest EMD of any distribution, reached at a single value),
-  then ``EMD(C) <= (1 - w) t + w D``, so ``w >= (EMD(C) - t) / (D - t)``.
-* entropy ℓ-diversity: entropy is concave, so ``H(C) >= (1 - w) ln ℓ`` and
-  ``w >= 1 - H(C) / ln ℓ``.
-* recursive (c, ℓ)-diversity: on value shares ``p`` (sorted descending), a class
-  satisfies it when ``f(p) = p_1 - c (p_ℓ + ... + p_m) < 0``. ``p_1`` is convex and the
-  tail is one minus the (convex) sum of the ``ℓ - 1`` largest shares, so ``f`` is convex,
-  at most 1 (a single value), and ``f(C) < (1 - w) * 0 + w * 1``: ``w >= f(C)``.
+* t-closeness. Every EMD used here is a weighted sum over groups ``g`` of values (equal
+  distance: the single values; ordered distance: the prefixes and suffixes of the order;
+  hierarchical distance: the nodes below the root, each weighing ``1 / H``) of the mass the
+  class lacks in the group: ``EMD(Q) = sum_g w_g (P_g - Q_g)^+`` for a distribution ``Q``
+  and the table distribution ``P``. A satisfying ``mu`` of size ``m`` has ``Q = mu / m <=
+  C / m``, so ``sum_g w_g (P_g - C_g / m)^+ <= t``; the left side grows with ``m`` and the
+  largest ``m`` meeting it is solved in closed form between its breakpoints. (For equal
+  distance this is exactly ``m*``.)
+* entropy ℓ-diversity: among the ``mu <= C`` of a given size the most even one caps every
+  count at a common level ``theta``, and its entropy falls as ``theta`` rises; ``m*`` is the
+  size at the largest ``theta`` whose capped class has entropy ``>= ln ℓ``, bracketed between
+  the class's own counts and narrowed by bisection (keeping the upper end).
+* recursive (c, ℓ)-diversity: if ``mu`` satisfies ``r_1 <= c (r_ℓ + ... + r_m)``, so does
+  ``min(C, max mu)``, which holds ``mu``; ``m*`` is the largest capped class meeting it,
+  solved in closed form between the class's counts.
 * k-anonymity, distinct ℓ-diversity, k-map: every finer class of a violating class
-  violates too (``w = 1``).
+  violates too (``|C| - m* = |C|``).
+
+The earlier, weaker convexity bounds (the EMD, entropy and recursive statistic of ``C``
+against their worst case) are kept as a floor, so the bound never drops below them.
 
 The sum over a node's classes is therefore a lower bound on the records suppressed at
 every node *below* it. When it exceeds the suppression limit, those nodes cannot be
@@ -47,6 +58,7 @@ from anonkit.models.t_closeness import (
     EqualDistanceTCloseness,
     HierarchicalTCloseness,
     OrderedDistanceTCloseness,
+    deficit_groups,
     equal_emd,
     hierarchical_emd,
     ordered_emd,
@@ -94,6 +106,200 @@ _T_CLOSENESS = (EqualDistanceTCloseness, OrderedDistanceTCloseness, Hierarchical
 _PARTIAL = (EntropyLDiversity, RecursiveCLDiversity, *_T_CLOSENESS)
 
 
+# ------------------------------------------------------------------ the capped bounds
+def _groups(model: PrivacyModel, column: SensitiveColumn) -> tuple[FloatArray, FloatArray]:
+    if isinstance(model, EqualDistanceTCloseness):
+        return deficit_groups(column, "equal")
+    if isinstance(model, OrderedDistanceTCloseness):
+        return deficit_groups(column, "ordered", order=model.order)
+    assert isinstance(model, HierarchicalTCloseness)
+    return deficit_groups(column, "hierarchical", hierarchy=model.hierarchy)
+
+
+def _open_rows(
+    bad: BoolArray,
+    share: FloatArray,
+    sizes: npt.NDArray[np.int64],
+    histogram: npt.NDArray[np.int64] | None = None,
+    need: int = 0,
+) -> npt.NDArray[np.intp]:
+    """The violating classes whose capped bound may add a record to ``share`` (updated in
+    place): not those whose every record is already counted (single records among
+    them). With ``histogram`` and ``need``, a class with fewer than ``need`` distinct values
+    (ℓ-diversity: every part of it has fewer too) gets share 1 without further work."""
+    rows = np.flatnonzero(bad & (share * sizes < sizes - 1.0 + 1e-9))
+    if histogram is not None and need > 1 and rows.size:
+        few = np.count_nonzero(histogram[rows], axis=1) < need
+        share[rows[few]] = 1.0
+        rows = rows[~few]
+    return rows
+
+
+def _suffix_sums(values: FloatArray) -> FloatArray:
+    """Per row, the sum of each entry and every entry after it."""
+    out: FloatArray = np.cumsum(values[:, ::-1], axis=1)[:, ::-1]
+    return out
+
+
+def _after(suffix: FloatArray) -> FloatArray:
+    """From suffix sums (entry on), the sums strictly after each entry."""
+    out = np.zeros_like(suffix)
+    out[:, :-1] = suffix[:, 1:]
+    return out
+
+
+def emd_capped_share(
+    class_share: FloatArray, table: FloatArray, weights: FloatArray, t: float
+) -> FloatArray:
+    """Per class, a lower bound on the share of its records in classes that are not t-close
+    at every finer node (the t-closeness case of the module notes).
+
+    ``class_share`` is ``(n, G)``: each class's share in each group of
+    :func:`~anonkit.models.t_closeness.deficit_groups`; ``table`` the table's share per
+    group and ``weights`` the groups' weights. A satisfying part holding a share ``m`` of
+    the class needs ``d(u) = sum_g w_g (P_g - C_g u)^+ <= t`` with ``u = 1 / m``; ``d``
+    falls with ``u`` and is linear between the breakpoints ``u_g = P_g / C_g``. The least
+    ``u >= 1`` meeting it is found on the sorted breakpoints; the share is ``1 - 1 / u``
+    (1 when no ``u`` does).
+
+    Examples
+    --------
+    A class holding only a value the table has 30 % of, t = 0.2 (equal distance):
+    a t-close part would need 50 % of the other value, which the class lacks.
+
+    >>> emd_capped_share(np.array([[1.0, 0.0]]), np.array([0.3, 0.7]), np.ones(2), 0.2)
+    array([1.])
+
+    Shares 60/40 against the table's 30/70: a t-close part needs at least 50 % of the
+    second value, so it keeps at most 0.4 / 0.5 = 80 % of the class.
+
+    >>> share = np.array([[0.6, 0.4]])
+    >>> emd_capped_share(share, np.array([0.3, 0.7]), np.ones(2), 0.2).round(6).tolist()
+    [0.2]
+    """
+    n, n_groups = class_share.shape
+    if n_groups == 0 or n == 0:
+        return np.zeros(n)
+    limit = t + 1e-9 * max(1.0, abs(t))  # as permissive as the models' own comparison
+    breaks = np.full(class_share.shape, np.inf)
+    np.divide(table[None, :], class_share, out=breaks, where=class_share > 0)
+    order = np.argsort(breaks, axis=1)
+    breaks = np.take_along_axis(breaks, order, axis=1)
+    wp = (weights * table)[order]
+    wc = np.take_along_axis(class_share * weights, order, axis=1)
+    # groups still short of their table share just before breakpoint k: k and after
+    active_p, active_c = _suffix_sums(wp), _suffix_sums(wc)
+    finite = np.isfinite(breaks)
+    at = np.where(finite, breaks, 0.0)
+    deficit = (active_p - wp) - (active_c - wc) * at
+    meets = finite & (at >= 1.0) & (deficit <= limit)
+    found = meets.any(axis=1)
+    k = meets.argmax(axis=1)
+    rows = np.arange(n)
+    slope = active_c[rows, k]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = np.where(found & (slope > 0), (active_p[rows, k] - limit) / slope, np.inf)
+    u = np.maximum(u, 1.0)
+    out: FloatArray = np.where(np.isfinite(u), 1.0 - 1.0 / u, 1.0)
+    return out
+
+
+def _descending(histogram: npt.NDArray[np.int64]) -> FloatArray:
+    out: FloatArray = -np.sort(-np.asarray(histogram, dtype=np.float64), axis=1)
+    return out
+
+
+def entropy_capped_share(
+    histogram: npt.NDArray[np.int64], target: float, steps: int = 8
+) -> FloatArray:
+    """Per class (rows of ``histogram``), a lower bound on the share of its records in
+    classes whose entropy is below ``target`` (``ln l``) at every finer node.
+
+    The most even part of a class capping every count at ``theta`` has entropy falling in
+    ``theta``; the largest satisfying ``theta`` lies between two of the class's sorted counts
+    (found at once) and is narrowed by ``steps`` bisections, keeping the upper end so that
+    the size, and the bound, stay on the safe side.
+
+    Examples
+    --------
+    Counts 9 and 1 with ℓ = 2: at most 1 + 1 records can be 2-diverse, so 8 of 10 go
+    (the bisection stops just below 0.8, on the safe side).
+
+    >>> entropy_capped_share(np.array([[9, 1]]), float(np.log(2))).round(2).tolist()
+    [0.8]
+    """
+    counts = _descending(histogram)
+    n, v = counts.shape
+    sizes = counts.sum(axis=1)
+    xlogx = counts * np.log(np.where(counts > 0, counts, 1.0))
+    rest, rest_x = _after(_suffix_sums(counts)), _after(_suffix_sums(xlogx))
+    capped = np.arange(1, v + 1, dtype=np.float64)[None, :]
+    # capping at the j-th count: the first j counts equal it, the rest stay
+    mass = capped * counts + rest
+    safe = np.where(mass > 0, mass, 1.0)
+    entropy = np.log(safe) - (capped * xlogx + rest_x) / safe
+    goal = target - 1e-9 * max(1.0, abs(target))
+    ok = (entropy >= goal) & (counts > 0)
+    found = ok.any(axis=1)
+    j = ok.argmax(axis=1)  # the entropy rises with j: the first j that meets the target
+    rows = np.arange(n)
+    upper = np.maximum(j - 1, 0)
+    lo, hi = counts[rows, j], counts[rows, upper]
+    n_capped = j.astype(np.float64)  # between the two counts, j counts are capped
+    base, base_x = rest[rows, upper], rest_x[rows, upper]
+    for _ in range(steps):
+        mid = 0.5 * (lo + hi)
+        size = n_capped * mid + base
+        safe_size = np.where(size > 0, size, 1.0)
+        h = np.log(safe_size) - (n_capped * mid * np.log(np.maximum(mid, 1e-300)) + base_x) / (
+            safe_size
+        )
+        good = h >= goal
+        lo, hi = np.where(good, mid, lo), np.where(good, hi, mid)
+    kept = np.where(j == 0, sizes, n_capped * hi + base)
+    out: FloatArray = np.where(found, np.clip(1.0 - kept / np.maximum(sizes, 1.0), 0.0, 1.0), 1.0)
+    return out
+
+
+def recursive_capped_share(histogram: npt.NDArray[np.int64], c: float, l: int) -> FloatArray:  # noqa: E741
+    """Per class (rows of ``histogram``), a lower bound on the share of its records in
+    classes that are not recursive (c, l)-diverse at every finer node.
+
+    With the counts sorted, ``r_1 >= ... >= r_m``, capping the first ``J`` at ``theta`` (in
+    ``[r_{J+1}, r_J]``) keeps ``J theta + r_{J+1} + ... + r_m`` records, with top count
+    ``theta`` and tail ``(J - l + 1) theta + r_{J+1} + ... + r_m`` when ``J >= l`` (else the
+    class's own tail from ``r_l``); ``theta <= c * tail`` is solved per ``J`` and the largest
+    kept size wins.
+
+    Examples
+    --------
+    Counts 6, 2, 1, 1 with (c, l) = (2, 3): capping 6 at 4 keeps 8 of 10.
+
+    >>> recursive_capped_share(np.array([[6, 2, 1, 1]]), 2.0, 3).round(6).tolist()
+    [0.2]
+    """
+    counts = _descending(histogram)
+    n, v = counts.shape
+    sizes = counts.sum(axis=1)
+    if n == 0:
+        return np.zeros(0)
+    rest = _after(_suffix_sums(counts))
+    following = np.zeros_like(counts)
+    following[:, :-1] = counts[:, 1:]
+    n_capped = np.arange(1, v + 1, dtype=np.float64)[None, :]
+    # J < l: the tail is the class's own r_l + ... + r_m
+    own_tail = rest[:, l - 2] if 2 <= l <= v else np.zeros(n)
+    theta = np.minimum(counts, (c * own_tail)[:, None] * (1.0 + 1e-12))
+    coef = c * (n_capped - l + 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        solved = np.where(coef < 1.0, c * rest / (1.0 - coef) * (1.0 + 1e-12), np.inf)
+    theta = np.where(n_capped >= l, np.minimum(counts, solved), theta)
+    feasible = theta >= following * (1.0 - 1e-12)
+    kept = np.where(feasible, n_capped * theta + rest, 0.0).max(axis=1)
+    out: FloatArray = np.clip(1.0 - kept / np.maximum(sizes, 1.0), 0.0, 1.0)
+    return out
+
+
 def has_share_bound(model: PrivacyModel) -> bool:
     """Whether :func:`violating_shares` gives a fractional bound for ``model`` from
     sensitive histograms alone."""
@@ -111,16 +317,28 @@ def _judged(model: PrivacyModel, summary: ClassSummary) -> tuple[BoolArray, Floa
     sizes = summary.sizes
     if isinstance(model, EntropyLDiversity):
         target = math.log(float(model.l))
-        entropy = class_entropy(summary.sensitive[model.attribute].histogram)
+        histogram = summary.sensitive[model.attribute].histogram
+        entropy = class_entropy(histogram)
         bad = exceeds(target, entropy)
         if target <= 0:
             return bad, np.zeros(sizes.shape[0])
-        return bad, np.where(bad, np.clip(1.0 - entropy / target, 0.0, 1.0), 0.0)
+        share = np.where(bad, np.clip(1.0 - entropy / target, 0.0, 1.0), 0.0)
+        rows = _open_rows(bad, share, sizes, histogram, math.ceil(float(model.l) - 1e-9))
+        if rows.size:
+            capped = entropy_capped_share(histogram[rows], target)
+            share[rows] = np.maximum(share[rows], capped)
+        return bad, share
     if isinstance(model, RecursiveCLDiversity):
-        top, tail = top_and_tail(summary.sensitive[model.attribute].histogram, model.l)
+        histogram = summary.sensitive[model.attribute].histogram
+        top, tail = top_and_tail(histogram, model.l)
         bad = reaches(top, float(model.c) * tail)
         excess = (top - float(model.c) * tail) / np.maximum(sizes, 1)
-        return bad, np.where(bad, np.clip(excess, 0.0, 1.0), 0.0)
+        share = np.where(bad, np.clip(excess, 0.0, 1.0), 0.0)
+        rows = _open_rows(bad, share, sizes, histogram, model.l)
+        if rows.size:
+            capped = recursive_capped_share(histogram[rows], float(model.c), model.l)
+            share[rows] = np.maximum(share[rows], capped)
+        return bad, share
     if isinstance(model, _T_CLOSENESS):
         column = summary.sensitive[model.attribute]
         emd = _emd(model, column)
@@ -130,7 +348,19 @@ def _judged(model: PrivacyModel, summary: ClassSummary) -> tuple[BoolArray, Floa
         largest = _largest_emd(model, column)
         if largest <= t:
             return bad, np.zeros(sizes.shape[0])
-        return bad, np.where(bad, np.clip((emd - t) / (largest - t), 0.0, 1.0), 0.0)
+        share = np.where(bad, np.clip((emd - t) / (largest - t), 0.0, 1.0), 0.0)
+        rows = _open_rows(bad, share, sizes)
+        if rows.size:
+            groups, weights = _groups(model, column)
+            histogram = column.histogram[rows]
+            # equal distance: the groups are the values themselves
+            equal = isinstance(model, EqualDistanceTCloseness)
+            mass = histogram if equal else histogram @ groups
+            class_share = mass / np.maximum(histogram.sum(axis=1), 1)[:, None]
+            table = (column.totals / max(int(column.totals.sum()), 1)) @ groups
+            capped = emd_capped_share(class_share, table, weights, t)
+            share[rows] = np.maximum(share[rows], capped)
+        return bad, share
     bad = np.asarray(model.violations(summary), dtype=bool)
     if isinstance(model, KAnonymity):
         return bad, (sizes < model.k).astype(np.float64)
