@@ -260,3 +260,31 @@ def test_population_and_risk_models(problem) -> None:
     else:
         kept = sum(released.values())
         assert kept == 0 or len(released) / kept <= model.threshold + 1e-9
+
+
+@given(problem=problems())
+def test_size_screened_nodes_are_really_not_private(problem) -> None:
+    # With ``track_forced`` (Flash on models not monotone under suppression) the evaluator
+    # stops judging a node once the size-only screens force more suppression than the
+    # limit; compare every node with a plain evaluator that judges everything.
+    from anonkit.algorithms.lattice import Evaluator
+    from anonkit.core.encoding import SensitiveCodes, with_details
+    from anonkit.core.lattice import Lattice
+    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
+
+    frame, hs, models, limit, metric = problem
+    table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
+    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
+    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
+    lattice = Lattice(table.heights)
+    fast = Evaluator(table, lattice, models, limit, metric)
+    fast.track_forced = True
+    plain = Evaluator(table, lattice, models, limit, metric)
+    for node in range(lattice.size):
+        quick, full = fast.evaluate(node), plain.evaluate(node)
+        assert quick.anonymous == full.anonymous
+        assert quick.forced_below <= full.suppressed
+        assert quick.suppressed <= full.suppressed
+        if quick.anonymous:
+            assert quick.suppressed == full.suppressed and quick.cost == full.cost
+        assert quick.bound == full.bound and quick.n_classes == full.n_classes

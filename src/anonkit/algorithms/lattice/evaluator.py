@@ -52,7 +52,9 @@ class NodeResult:
     ``cost`` is the metric value of the release this node would give (violating classes
     suppressed); ``bound`` is a lower bound on ``cost`` of this node and every node above it.
     ``forced_below`` (computed when ``Evaluator.track_forced`` is set) is a lower bound on
-    the records suppressed at every node below, see :mod:`.convex`.
+    the records suppressed at every node below, see :mod:`.convex`. With ``track_forced``,
+    a node whose size-only screens already force more suppression than allowed is not
+    judged further: its ``suppressed`` is then that lower bound.
     """
 
     index: int
@@ -134,8 +136,9 @@ class CostModel:
             total += costs[lattice.nodes[:, j]]
         return total
 
-    def bound(self, snap: FrequencySnapshot) -> float:
-        """Lower bound on the cost of this node and of every *private* node above it.
+    def bound(self, levels: Sequence[int], sizes: IntArray) -> float:
+        """Lower bound on the cost of the node at ``levels`` whose classes have ``sizes``
+        records, and of every *private* node above it.
 
         Additive metrics: the cost without suppression (monotone in the levels).
         Discernibility: in a private generalization every record of a class with at least
@@ -147,15 +150,15 @@ class CostModel:
         """
         if self.additive:
             total = 0.0
-            for j, lv in enumerate(snap.levels):
+            for j, lv in enumerate(levels):
                 total += self.table_cost[j][lv]
             return total
-        f = snap.counts.astype(np.float64)
-        big = snap.counts >= self.k
+        f = sizes.astype(np.float64)
+        big = sizes >= self.k
         if self.metric == "discernibility":
             fb = f[big]
             return float(fb @ fb) + self.k * float(f[~big].sum())
-        small_records = int(snap.counts[~big].sum())
+        small_records = int(sizes[~big].sum())
         extra = 1 if (small_records or not self.size_only) else 0
         n_classes = int(big.sum()) + small_records // self.k + extra
         return self.n / (n_classes * self.k)
@@ -194,15 +197,15 @@ class CostModel:
         """``(cost, bound)`` of the node whose classes are ``snap``."""
         sizes = snap.counts
         if self.additive:
-            base = self.bound(snap)
+            base = self.bound(snap.levels, sizes)
             return base + self.suppression_cost(snap, violating), base
         f = sizes.astype(np.float64)
         suppressed = float(f[violating].sum())
         if self.metric == "discernibility":
             kept = f[~violating]
-            return float(kept @ kept) + suppressed * self.n, self.bound(snap)
+            return float(kept @ kept) + suppressed * self.n, self.bound(snap.levels, sizes)
         n_classes = int((~violating).sum()) + (1 if suppressed else 0)
-        return self.n / (n_classes * self.k), self.bound(snap)
+        return self.n / (n_classes * self.k), self.bound(snap.levels, sizes)
 
 
 class Evaluator:
@@ -491,7 +494,12 @@ class Evaluator:
         known = self.results.get(index)
         if known is not None:
             return known
-        snap, summary = self.classes(self.snapshot(index))
+        rolled = self.snapshot(index)
+        if self.track_forced:
+            doomed = self._doomed_records(rolled)
+            if doomed is not None and doomed[1] > self.max_suppressed:
+                return self._record(self._doomed_result(index, rolled, *doomed))
+        snap, summary = self.classes(rolled)
         if self.track_forced:
             bad, forced = judge_classes(self.models, summary)
         else:
@@ -501,7 +509,7 @@ class Evaluator:
         if anonymous:
             cost, bound = self.cost_model.price(snap, bad)
         else:  # a node that is not private is never released: only its bound matters
-            cost, bound = math.inf, self.cost_model.bound(snap)
+            cost, bound = math.inf, self.cost_model.bound(snap.levels, snap.counts)
         result = NodeResult(
             index=index,
             levels=snap.levels,
@@ -512,10 +520,55 @@ class Evaluator:
             bound=bound,
             forced_below=forced,
         )
-        self.results[index] = result
+        return self._record(result)
+
+    def _record(self, result: NodeResult) -> NodeResult:
+        self.results[result.index] = result
         if self.on_evaluate is not None:
             self.on_evaluate(1)
         return result
+
+    def _doomed_records(self, snap: FrequencySnapshot) -> tuple[IntArray, float] | None:
+        """The class sizes of a keyed detail snapshot and the records in classes that the
+        size-only screens reject: fewer records than :attr:`implied_min_size` or than
+        k-anonymity's ``k``, or (one sensitive attribute) fewer distinct sensitive values
+        than :attr:`implied_distinct` asks. Every finer class inside such a class is
+        rejected too, so they are suppressed at this node and every node below it.
+
+        Cheap: detail rows are sorted by key with the quasi-identifiers in the high bits,
+        so a class is a run of rows and its distinct sensitive values are the run's length.
+        ``None`` when the snapshot has no keys or carries population counts.
+        """
+        if snap.keys is None or snap.radix is None or snap.population is not None:
+            return None
+        q = self.table.width
+        qi_keys = snap.keys >> (snap.radix.shifts[q - 1] if q else 0)
+        starts = np.flatnonzero(first_of_runs(qi_keys))
+        if not starts.size:
+            return None
+        sizes = np.add.reduceat(snap.counts, starts)
+        doomed = self.screen_violations(sizes)
+        if len(self.table.sensitive) == 1 and self.implied_distinct:
+            runs = np.diff(starts, append=qi_keys.shape[0])
+            doomed |= runs < self.implied_distinct.get(0, 1)
+        return sizes, float(sizes[doomed].sum())
+
+    def _doomed_result(
+        self, index: int, snap: FrequencySnapshot, sizes: IntArray, doomed: float
+    ) -> NodeResult:
+        """A node the size-only screens already rule out, with everything finer: its
+        suppression is only known to exceed the limit (``suppressed`` is that lower bound)."""
+        levels = snap.levels[: self.table.width]
+        return NodeResult(
+            index=index,
+            levels=levels,
+            anonymous=False,
+            suppressed=int(doomed),
+            n_classes=int(sizes.shape[0]),
+            cost=math.inf,
+            bound=self.cost_model.bound(levels, sizes),
+            forced_below=doomed,
+        )
 
     def summary(self, index: int) -> NodeSummary:
         """The :class:`NodeSummary` of a node, for the pure metric functions."""
