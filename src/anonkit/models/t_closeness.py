@@ -13,7 +13,8 @@ within Earth Mover's Distance ``t`` of its distribution ``Q`` in the whole table
   of ``p_i - q_i`` over the leaves under node ``N``, ``pos_extra(N)`` / ``neg_extra(N)`` the
   sums of the positive / absolute negative ``extra`` of its children and
   ``cost(N) = height(N) / H * min(pos_extra(N), neg_extra(N))``,
-  ``D[P, Q] = sum of cost(N)`` over the non-leaf nodes.
+  ``D[P, Q] = sum of cost(N)`` over the non-leaf nodes. (Computed in the equivalent
+  form of :func:`deficit_groups`: ``1/H`` times the mass each subtree below the root lacks.)
 
 Each lies in [0, 1]. The per-class distances (:func:`equal_emd`, :func:`ordered_emd`,
 :func:`hierarchical_emd`) are shared with :mod:`anonkit.models.measure`.
@@ -194,33 +195,6 @@ def ordered_emd(column: SensitiveColumn, order: Sequence[str] | None = None) -> 
     return out
 
 
-@lru_cache(maxsize=32)
-def _tree(
-    labels: tuple[str, ...], hierarchy: Hierarchy, name: str
-) -> tuple[IntArray, tuple[tuple[IntArray, IntArray], ...]]:
-    """Leaf row of each label, and per level ``1..H`` how to sum children into parents.
-
-    A step is ``(children, starts)``: the nodes one level down sorted by parent, and where
-    each parent's run begins, for ``np.add.reduceat`` (every parent has a child).
-    """
-    missing = [label for label in labels if label not in hierarchy]
-    if missing:
-        raise ValuesNotInHierarchyError(name, missing, len(missing))
-    leaves = np.fromiter(
-        (hierarchy.leaf_index(label) for label in labels), dtype=np.int64, count=len(labels)
-    )
-    steps: list[tuple[IntArray, IntArray]] = []
-    for level in range(1, hierarchy.height):
-        parent = hierarchy.level_map(level - 1, level)
-        children = np.argsort(parent, kind="stable").astype(np.int64)
-        starts = np.searchsorted(parent[children], np.arange(len(hierarchy.labels(level))))
-        for array in (children, starts):
-            array.setflags(write=False)
-        steps.append((children, starts.astype(np.int64)))
-    leaves.setflags(write=False)
-    return leaves, tuple(steps)
-
-
 def hierarchical_emd(column: SensitiveColumn, hierarchy: Hierarchy | None = None) -> FloatArray:
     """Per class, the EMD with hierarchical ground distance (Li et al. 2007, Sec. 4.2).
 
@@ -252,22 +226,18 @@ def hierarchical_emd(column: SensitiveColumn, hierarchy: Hierarchy | None = None
             f"a Hierarchy of {column.name!r} (none was given and the summary carries none)",
             None,
         )
-    leaves, steps = _tree(column.labels, tree, column.name)
-    extra = _differences(column)
-    if leaves.shape[0] != len(tree.leaves) or (leaves != np.arange(leaves.shape[0])).any():
-        placed = np.zeros((len(tree.leaves), extra.shape[1]), dtype=np.float64)
-        placed[leaves] = extra
-        extra = placed
-    height = len(steps)
-    cost = np.zeros(extra.shape[1], dtype=np.float64)
-    for level, (children, starts) in enumerate(steps, start=1):
-        # per node: the positive and the (absolute) negative extra of its children
-        below = extra[children]
-        positive = np.add.reduceat(np.maximum(below, 0.0), starts, axis=0)
-        extra = np.add.reduceat(below, starts, axis=0)
-        negative = positive - extra
-        cost += (level / height) * np.minimum(positive, negative).sum(axis=0)
-    return cost
+    groups, weights = _tree_groups(column.labels, tree, column.name)
+    return _deficit_emd(column, groups, weights)
+
+
+def _deficit_emd(column: SensitiveColumn, groups: FloatArray, weights: FloatArray) -> FloatArray:
+    """``sum_g weights[g] * max(0, q(g) - p(g))`` per class (see :func:`deficit_groups`)."""
+    histogram = np.asarray(column.histogram)
+    sizes = np.maximum(histogram.sum(axis=1), 1).astype(np.float64)
+    class_share = (histogram @ groups) / sizes[:, None]
+    table = shares(column.totals) @ groups
+    out: FloatArray = np.maximum(table - class_share, 0.0) @ weights
+    return out
 
 
 def deficit_groups(
@@ -338,8 +308,15 @@ def _ordered_groups(perm: IntArray) -> tuple[FloatArray, FloatArray]:
 def _tree_groups(
     labels: tuple[str, ...], hierarchy: Hierarchy, name: str
 ) -> tuple[FloatArray, FloatArray]:
-    leaves, steps = _tree(labels, hierarchy, name)
-    height = len(steps)
+    """:func:`deficit_groups` of the hierarchical distance: per level ``0..H-1``, the
+    nodes holding labels of the column (one 0/1 column each), every one weighing ``1/H``."""
+    missing = [label for label in labels if label not in hierarchy]
+    if missing:
+        raise ValuesNotInHierarchyError(name, missing, len(missing))
+    leaves = np.fromiter(
+        (hierarchy.leaf_index(label) for label in labels), dtype=np.int64, count=len(labels)
+    )
+    height = hierarchy.max_level
     blocks = []
     for level in range(height):
         node = hierarchy.level_map(0, level)[leaves]

@@ -38,7 +38,7 @@ contribute nothing, which keeps the bound valid.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -149,7 +149,11 @@ def _after(suffix: FloatArray) -> FloatArray:
 
 
 def emd_capped_share(
-    class_share: FloatArray, table: FloatArray, weights: FloatArray, t: float
+    class_share: FloatArray,
+    table: FloatArray,
+    weights: FloatArray,
+    t: float,
+    steps: int = 3,
 ) -> FloatArray:
     """Per class, a lower bound on the share of its records in classes that are not t-close
     at every finer node (the t-closeness case of the module notes).
@@ -157,10 +161,11 @@ def emd_capped_share(
     ``class_share`` is ``(n, G)``: each class's share in each group of
     :func:`~anonkit.models.t_closeness.deficit_groups`; ``table`` the table's share per
     group and ``weights`` the groups' weights. A satisfying part holding a share ``m`` of
-    the class needs ``d(u) = sum_g w_g (P_g - C_g u)^+ <= t`` with ``u = 1 / m``; ``d``
-    falls with ``u`` and is linear between the breakpoints ``u_g = P_g / C_g``. The least
-    ``u >= 1`` meeting it is found on the sorted breakpoints; the share is ``1 - 1 / u``
-    (1 when no ``u`` does).
+    the class needs ``d(u) = sum_g w_g (P_g - C_g u)^+ <= t`` with ``u = 1 / m``. ``d`` is
+    convex and falls with ``u``, so Newton steps from ``u = 1`` approach the least such
+    ``u`` from below and every step gives a valid bound ``1 - 1 / u`` (each kink of ``d``
+    crossed takes one step; ``steps`` of them are taken). When ``d`` stays above ``t`` for
+    every ``u`` the share is 1.
 
     Examples
     --------
@@ -181,26 +186,20 @@ def emd_capped_share(
     if n_groups == 0 or n == 0:
         return np.zeros(n)
     limit = t + 1e-9 * max(1.0, abs(t))  # as permissive as the models' own comparison
-    breaks = np.full(class_share.shape, np.inf)
-    np.divide(table[None, :], class_share, out=breaks, where=class_share > 0)
-    order = np.argsort(breaks, axis=1)
-    breaks = np.take_along_axis(breaks, order, axis=1)
-    wp = (weights * table)[order]
-    wc = np.take_along_axis(class_share * weights, order, axis=1)
-    # groups still short of their table share just before breakpoint k: k and after
-    active_p, active_c = _suffix_sums(wp), _suffix_sums(wc)
-    finite = np.isfinite(breaks)
-    at = np.where(finite, breaks, 0.0)
-    deficit = (active_p - wp) - (active_c - wc) * at
-    meets = finite & (at >= 1.0) & (deficit <= limit)
-    found = meets.any(axis=1)
-    k = meets.argmax(axis=1)
-    rows = np.arange(n)
-    slope = active_c[rows, k]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = np.where(found & (slope > 0), (active_p[rows, k] - limit) / slope, np.inf)
-    u = np.maximum(u, 1.0)
-    out: FloatArray = np.where(np.isfinite(u), 1.0 - 1.0 / u, 1.0)
+    wp = weights * table
+    wc = class_share * weights
+    u = np.ones(n)
+    never = np.zeros(n, dtype=bool)
+    for _ in range(steps):
+        short = table > class_share * u[:, None]  # groups still missing mass at u
+        deficit = np.where(short, wp - wc * u[:, None], 0.0).sum(axis=1)
+        slope = np.where(short, wc, 0.0).sum(axis=1)
+        over = deficit > limit
+        # short groups the class does not hold at all never close: d stays above t
+        never |= over & (slope <= 0)
+        step = np.divide(deficit - limit, slope, out=np.zeros(n), where=over & (slope > 0))
+        u += step
+    out: FloatArray = np.where(never, 1.0, 1.0 - 1.0 / u)
     return out
 
 
@@ -306,13 +305,21 @@ def has_share_bound(model: PrivacyModel) -> bool:
     return isinstance(model, _PARTIAL)
 
 
-def _judged(model: PrivacyModel, summary: ClassSummary) -> tuple[BoolArray, FloatArray | None]:
-    """Per class: does ``model`` reject it, and the least share of its records in
-    violating classes at any finer node (``None`` when nothing is known).
+#: Raises a share array (in place) to the capped bounds of the classes still open.
+Refine = Callable[[FloatArray], None]
+
+
+def _judged(
+    model: PrivacyModel, summary: ClassSummary
+) -> tuple[BoolArray, FloatArray | None, Refine | None]:
+    """Per class: does ``model`` reject it, the least share of its records in violating
+    classes at any finer node from the plain convexity bound (``None`` when nothing is
+    known), and how to raise shares to the capped bound (``None`` when there is none).
 
     For the models with a fractional share, the statistic behind the verdict (entropy,
     top and tail counts, EMD) is computed once and the verdict uses the model's own
-    comparison, so it equals ``model.violations(summary)``.
+    comparison, so it equals ``model.violations(summary)``. The capped bound costs more
+    and is left to the caller, who may not need it (see :func:`judge_classes`).
     """
     sizes = summary.sizes
     if isinstance(model, EntropyLDiversity):
@@ -321,24 +328,31 @@ def _judged(model: PrivacyModel, summary: ClassSummary) -> tuple[BoolArray, Floa
         entropy = class_entropy(histogram)
         bad = exceeds(target, entropy)
         if target <= 0:
-            return bad, np.zeros(sizes.shape[0])
-        share = np.where(bad, np.clip(1.0 - entropy / target, 0.0, 1.0), 0.0)
-        rows = _open_rows(bad, share, sizes, histogram, math.ceil(float(model.l) - 1e-9))
-        if rows.size:
-            capped = entropy_capped_share(histogram[rows], target)
-            share[rows] = np.maximum(share[rows], capped)
-        return bad, share
+            return bad, np.zeros(sizes.shape[0]), None
+        need = math.ceil(float(model.l) - 1e-9)
+
+        def entropy_refine(share: FloatArray) -> None:
+            rows = _open_rows(bad, share, sizes, histogram, need)
+            if rows.size:
+                capped = entropy_capped_share(histogram[rows], target)
+                share[rows] = np.maximum(share[rows], capped)
+
+        plain = np.where(bad, np.clip(1.0 - entropy / target, 0.0, 1.0), 0.0)
+        return bad, plain, entropy_refine
     if isinstance(model, RecursiveCLDiversity):
         histogram = summary.sensitive[model.attribute].histogram
-        top, tail = top_and_tail(histogram, model.l)
-        bad = reaches(top, float(model.c) * tail)
-        excess = (top - float(model.c) * tail) / np.maximum(sizes, 1)
-        share = np.where(bad, np.clip(excess, 0.0, 1.0), 0.0)
-        rows = _open_rows(bad, share, sizes, histogram, model.l)
-        if rows.size:
-            capped = recursive_capped_share(histogram[rows], float(model.c), model.l)
-            share[rows] = np.maximum(share[rows], capped)
-        return bad, share
+        c, l = float(model.c), model.l  # noqa: E741
+        top, tail = top_and_tail(histogram, l)
+        bad = reaches(top, c * tail)
+
+        def recursive_refine(share: FloatArray) -> None:
+            rows = _open_rows(bad, share, sizes, histogram, l)
+            if rows.size:
+                capped = recursive_capped_share(histogram[rows], c, l)
+                share[rows] = np.maximum(share[rows], capped)
+
+        excess = (top - c * tail) / np.maximum(sizes, 1)
+        return bad, np.where(bad, np.clip(excess, 0.0, 1.0), 0.0), recursive_refine
     if isinstance(model, _T_CLOSENESS):
         column = summary.sensitive[model.attribute]
         emd = _emd(model, column)
@@ -347,49 +361,71 @@ def _judged(model: PrivacyModel, summary: ClassSummary) -> tuple[BoolArray, Floa
         bad = exceeds(emd, t)
         largest = _largest_emd(model, column)
         if largest <= t:
-            return bad, np.zeros(sizes.shape[0])
-        share = np.where(bad, np.clip((emd - t) / (largest - t), 0.0, 1.0), 0.0)
-        rows = _open_rows(bad, share, sizes)
-        if rows.size:
-            groups, weights = _groups(model, column)
-            histogram = column.histogram[rows]
-            # equal distance: the groups are the values themselves
-            equal = isinstance(model, EqualDistanceTCloseness)
-            mass = histogram if equal else histogram @ groups
-            class_share = mass / np.maximum(histogram.sum(axis=1), 1)[:, None]
-            table = (column.totals / max(int(column.totals.sum()), 1)) @ groups
-            capped = emd_capped_share(class_share, table, weights, t)
-            share[rows] = np.maximum(share[rows], capped)
-        return bad, share
+            return bad, np.zeros(sizes.shape[0]), None
+
+        def emd_refine(share: FloatArray) -> None:
+            rows = _open_rows(bad, share, sizes)
+            if rows.size:
+                groups, weights = _groups(model, column)
+                histogram = column.histogram[rows]
+                # equal distance: the groups are the values themselves
+                equal = isinstance(model, EqualDistanceTCloseness)
+                mass = histogram if equal else histogram @ groups
+                class_share = mass / np.maximum(histogram.sum(axis=1), 1)[:, None]
+                table = (column.totals / max(int(column.totals.sum()), 1)) @ groups
+                capped = emd_capped_share(class_share, table, weights, t)
+                share[rows] = np.maximum(share[rows], capped)
+
+        plain = np.where(bad, np.clip((emd - t) / (largest - t), 0.0, 1.0), 0.0)
+        return bad, plain, emd_refine
     bad = np.asarray(model.violations(summary), dtype=bool)
     if isinstance(model, KAnonymity):
-        return bad, (sizes < model.k).astype(np.float64)
+        return bad, (sizes < model.k).astype(np.float64), None
     if isinstance(model, KMap) and summary.population is not None:
-        return bad, (summary.population < model.k).astype(np.float64)
+        return bad, (summary.population < model.k).astype(np.float64), None
     if isinstance(model, DistinctLDiversity):
-        return bad, bad.astype(np.float64)
-    return bad, None
+        return bad, bad.astype(np.float64), None
+    return bad, None, None
 
 
 def violating_shares(model: PrivacyModel, summary: ClassSummary) -> FloatArray | None:
-    """Per class, the least share of its records in violating classes at any finer node.
+    """Per class, the least share of its records in violating classes at any finer node
+    (the capped bound where there is one).
 
     ``None`` when nothing is known for this model.
     """
-    return _judged(model, summary)[1]
+    _, share, refine = _judged(model, summary)
+    if share is not None and refine is not None:
+        refine(share)
+    return share
 
 
-def judge_classes(models: Sequence[PrivacyModel], summary: ClassSummary) -> tuple[BoolArray, float]:
+def judge_classes(
+    models: Sequence[PrivacyModel], summary: ClassSummary, limit: float = math.inf
+) -> tuple[BoolArray, float]:
     """The classes any model rejects, and :func:`records_suppressed_below`, computing
-    each model's statistic once."""
+    each model's statistic once.
+
+    The capped bounds are computed only while the plain ones force at most ``limit``
+    records: beyond it the caller learns all it needs (the bound returned then is the
+    plain one, still above ``limit``).
+    """
     mask = np.zeros(summary.n_classes, dtype=bool)
     best = np.zeros(summary.n_classes)
+    refines = []
     for model in models:
-        bad, share = _judged(model, summary)
+        bad, share, refine = _judged(model, summary)
         mask |= bad
         if share is not None:
             np.maximum(best, share, out=best)
-    return mask, float(_whole_records(best, summary.sizes).sum())
+        if refine is not None:
+            refines.append(refine)
+    forced = float(_whole_records(best, summary.sizes).sum())
+    if refines and forced <= limit:
+        for refine in refines:
+            refine(best)
+        forced = float(_whole_records(best, summary.sizes).sum())
+    return mask, forced
 
 
 def _whole_records(share: FloatArray, sizes: npt.NDArray[np.int64]) -> FloatArray:
@@ -405,10 +441,15 @@ def forced_per_class(models: Sequence[PrivacyModel], summary: ClassSummary) -> F
     coincide, so the shares are not added), times the class size, rounded up.
     """
     best = np.zeros(summary.n_classes)
+    refines = []
     for model in models:
-        share = violating_shares(model, summary)
+        _, share, refine = _judged(model, summary)
         if share is not None:
             np.maximum(best, share, out=best)
+        if refine is not None:
+            refines.append(refine)
+    for refine in refines:  # after the plain bounds: fewer classes are left open
+        refine(best)
     return _whole_records(best, summary.sizes)
 
 

@@ -501,7 +501,7 @@ class Evaluator:
                 return self._record(self._doomed_result(index, rolled, *doomed))
         snap, summary = self.classes(rolled)
         if self.track_forced:
-            bad, forced = judge_classes(self.models, summary)
+            bad, forced = judge_classes(self.models, summary, self.max_suppressed)
         else:
             bad, forced = self.violations(summary), 0.0
         suppressed = int(snap.counts[bad].sum())
