@@ -120,14 +120,19 @@ def _open_rows(
     bad: BoolArray,
     share: FloatArray,
     sizes: npt.NDArray[np.int64],
+    within: BoolArray | None = None,
     histogram: npt.NDArray[np.int64] | None = None,
     need: int = 0,
 ) -> npt.NDArray[np.intp]:
-    """The violating classes whose capped bound may add a record to ``share`` (updated in
-    place): not those whose every record is already counted (single records among
-    them). With ``histogram`` and ``need``, a class with fewer than ``need`` distinct values
-    (ℓ-diversity: every part of it has fewer too) gets share 1 without further work."""
-    rows = np.flatnonzero(bad & (share * sizes < sizes - 1.0 + 1e-9))
+    """The violating classes (in ``within``, when given) whose capped bound may add a
+    record to ``share`` (updated in place): not those whose every record is already
+    counted (single records among them). With ``histogram`` and ``need``, a class with
+    fewer than ``need`` distinct values (ℓ-diversity: every part of it has fewer too) gets
+    share 1 without further work."""
+    open_ = bad & (share * sizes < sizes - 1.0 + 1e-9)
+    if within is not None:
+        open_ &= within
+    rows = np.flatnonzero(open_)
     if histogram is not None and need > 1 and rows.size:
         few = np.count_nonzero(histogram[rows], axis=1) < need
         share[rows[few]] = 1.0
@@ -305,8 +310,9 @@ def has_share_bound(model: PrivacyModel) -> bool:
     return isinstance(model, _PARTIAL)
 
 
-#: Raises a share array (in place) to the capped bounds of the classes still open.
-Refine = Callable[[FloatArray], None]
+#: Raises a share array (in place) to the capped bounds of the classes still open, or of
+#: those of them in the optional mask.
+Refine = Callable[[FloatArray, "BoolArray | None"], None]
 
 
 def _judged(
@@ -331,8 +337,8 @@ def _judged(
             return bad, np.zeros(sizes.shape[0]), None
         need = math.ceil(float(model.l) - 1e-9)
 
-        def entropy_refine(share: FloatArray) -> None:
-            rows = _open_rows(bad, share, sizes, histogram, need)
+        def entropy_refine(share: FloatArray, within: BoolArray | None = None) -> None:
+            rows = _open_rows(bad, share, sizes, within, histogram, need)
             if rows.size:
                 capped = entropy_capped_share(histogram[rows], target)
                 share[rows] = np.maximum(share[rows], capped)
@@ -345,8 +351,8 @@ def _judged(
         top, tail = top_and_tail(histogram, l)
         bad = reaches(top, c * tail)
 
-        def recursive_refine(share: FloatArray) -> None:
-            rows = _open_rows(bad, share, sizes, histogram, l)
+        def recursive_refine(share: FloatArray, within: BoolArray | None = None) -> None:
+            rows = _open_rows(bad, share, sizes, within, histogram, l)
             if rows.size:
                 capped = recursive_capped_share(histogram[rows], c, l)
                 share[rows] = np.maximum(share[rows], capped)
@@ -363,8 +369,8 @@ def _judged(
         if largest <= t:
             return bad, np.zeros(sizes.shape[0]), None
 
-        def emd_refine(share: FloatArray) -> None:
-            rows = _open_rows(bad, share, sizes)
+        def emd_refine(share: FloatArray, within: BoolArray | None = None) -> None:
+            rows = _open_rows(bad, share, sizes, within)
             if rows.size:
                 groups, weights = _groups(model, column)
                 histogram = column.histogram[rows]
@@ -396,7 +402,7 @@ def violating_shares(model: PrivacyModel, summary: ClassSummary) -> FloatArray |
     """
     _, share, refine = _judged(model, summary)
     if share is not None and refine is not None:
-        refine(share)
+        refine(share, None)
     return share
 
 
@@ -423,7 +429,7 @@ def judge_classes(
     forced = float(_whole_records(best, summary.sizes).sum())
     if refines and forced <= limit:
         for refine in refines:
-            refine(best)
+            refine(best, None)
         forced = float(_whole_records(best, summary.sizes).sum())
     return mask, forced
 
@@ -440,17 +446,35 @@ def forced_per_class(models: Sequence[PrivacyModel], summary: ClassSummary) -> F
     The largest share any model forces (the violating records of different models may
     coincide, so the shares are not added), times the class size, rounded up.
     """
+    plain, refine = staged_forced(models, summary)
+    return refine(None) if refine is not None else plain
+
+
+def staged_forced(
+    models: Sequence[PrivacyModel], summary: ClassSummary
+) -> tuple[FloatArray, Callable[[BoolArray | None], FloatArray] | None]:
+    """:func:`forced_per_class` in two stages: the records the plain convexity bounds
+    force per class, and (``None`` when no model has one) a function giving the capped
+    bounds for the classes in a mask (all with ``None``), the plain ones elsewhere."""
     best = np.zeros(summary.n_classes)
-    refines = []
+    refines: list[Refine] = []
     for model in models:
         _, share, refine = _judged(model, summary)
         if share is not None:
             np.maximum(best, share, out=best)
         if refine is not None:
             refines.append(refine)
-    for refine in refines:  # after the plain bounds: fewer classes are left open
-        refine(best)
-    return _whole_records(best, summary.sizes)
+    plain = _whole_records(best, summary.sizes)
+    if not refines:
+        return plain, None
+
+    def capped(within: BoolArray | None) -> FloatArray:
+        raised = best.copy()
+        for refine in refines:  # after the plain bounds: fewer classes are left open
+            refine(raised, within)
+        return _whole_records(raised, summary.sizes)
+
+    return plain, capped
 
 
 def records_suppressed_below(models: Sequence[PrivacyModel], summary: ClassSummary) -> float:

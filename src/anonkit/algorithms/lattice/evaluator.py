@@ -539,6 +539,10 @@ class Evaluator:
         so a class is a run of rows and its distinct sensitive values are the run's length.
         ``None`` when the snapshot has no keys or carries population counts.
         """
+        need = self.implied_distinct.get(0, 1) if len(self.table.sensitive) == 1 else 1
+        by_size = bool(self.screen_models) or self.implied_min_size > need
+        if not (by_size or need > 1):  # nothing to screen (t-closeness alone)
+            return None
         if snap.keys is None or snap.radix is None or snap.population is not None:
             return None
         q = self.table.width
@@ -547,11 +551,17 @@ class Evaluator:
         if not starts.size:
             return None
         sizes = np.add.reduceat(snap.counts, starts)
-        doomed = self.screen_violations(sizes)
-        if len(self.table.sensitive) == 1 and self.implied_distinct:
-            runs = np.diff(starts, append=qi_keys.shape[0])
-            doomed |= runs < self.implied_distinct.get(0, 1)
-        return sizes, float(sizes[doomed].sum())
+        doomed: BoolArray | None = None
+        if by_size:
+            # (a class with fewer records than l has fewer distinct values than l)
+            doomed = self.screen_violations(sizes)
+        if need > 1:
+            runs = np.empty_like(starts)
+            runs[:-1] = starts[1:] - starts[:-1]
+            runs[-1] = qi_keys.shape[0] - starts[-1]
+            few = runs < need
+            doomed = few if doomed is None else doomed | few
+        return sizes, float(sizes[doomed].sum()) if doomed is not None else 0.0
 
     def _doomed_result(
         self, index: int, snap: FrequencySnapshot, sizes: IntArray, doomed: float

@@ -11,12 +11,13 @@ screened at the cost of a few hundred small array reductions.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice.convex import forced_per_class
+from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.base import ClassSummary, SensitiveColumn
@@ -106,10 +107,17 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         partial = None
         if shares:
             # records that must go from the other classes (convexity bounds, convex.py)
-            some = _forced_by_shares(evaluator, hists, sizes)
-            some[bad] = 0.0
-            partial = np.bincount(combo, weights=some, minlength=ha * hb).reshape(ha, hb)
-            forced = supp_records + partial.reshape(-1)
+            plain, capped = _forced_by_shares(evaluator, hists, sizes)
+            plain[bad] = 0.0
+            partial_flat = np.bincount(combo, weights=plain, minlength=ha * hb)
+            if capped is not None:
+                # the capped bounds only where the plain ones leave the combination open
+                still_open = (supp_records + partial_flat <= evaluator.max_suppressed)[combo]
+                some = capped(still_open & ~bad)
+                some[bad] = 0.0
+                partial_flat = np.bincount(combo, weights=some, minlength=ha * hb)
+            partial = partial_flat.reshape(ha, hb)
+            forced = supp_records + partial_flat
         ok = (forced <= evaluator.max_suppressed).reshape(ha, hb)
         supp_records = supp_records.reshape(ha, hb)
         if priced:
@@ -220,10 +228,11 @@ def _too_few_values(evaluator: Evaluator, hists: dict[int, IntArray]) -> BoolArr
 
 def _forced_by_shares(
     evaluator: Evaluator, hists: dict[int, IntArray], sizes: IntArray
-) -> FloatArray:
+) -> tuple[FloatArray, Callable[[BoolArray | None], FloatArray] | None]:
     """Per projected class, the least number of its records that violate
     ``evaluator.share_models`` at every node inside it (the convexity bounds of
-    convex.py, on the projected classes' sensitive histograms)."""
+    convex.py, on the projected classes' sensitive histograms), in the two stages of
+    :func:`~anonkit.algorithms.lattice.convex.staged_forced`."""
     table = evaluator.table
     columns = {
         sc.name: SensitiveColumn(
@@ -234,7 +243,7 @@ def _forced_by_shares(
     }
     summary = ClassSummary(sizes, table.n_records, sensitive=columns)
     models = [m for m in evaluator.share_models if getattr(m, "attribute", None) in columns]
-    return forced_per_class(models, summary)
+    return staged_forced(models, summary)
 
 
 def _floor_at(cost: CostModel, column: int, levels: npt.NDArray[np.int16]) -> FloatArray:
