@@ -202,6 +202,9 @@ def _pair_histograms(
     out: dict[int, IntArray] = {}
     for i in attributes:
         nv = max(len(table.sensitive[i].labels), 1)
+        if total * nv <= _DENSE_CELLS:
+            out[i] = _dense_pair_histograms(evaluator, detail, i, a, b, present)
+            continue
         # (value of a, value of b, sensitive value) triples with their record counts
         raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
         triples, weight = _distinct_keys(raw, detail.counts, cards[a][0] * cb0 * nv)
@@ -213,6 +216,49 @@ def _pair_histograms(
             minlength=n * nv,
         )
         out[i] = np.rint(hist).astype(np.int64).reshape(n, nv)
+    return out
+
+
+#: Largest dense histogram (cells over every level combination of a pair) built by
+#: matrix products instead of key sorting.
+_DENSE_CELLS = 1 << 22
+
+
+def _dense_pair_histograms(
+    evaluator: Evaluator, detail: FrequencySnapshot, i: int, a: int, b: int, present: IntArray
+) -> IntArray:
+    """:func:`_pair_histograms` for one sensitive attribute by dense arrays: the
+    ``(|a| x |b| x values)`` counts at the finest levels, generalized one column at a
+    time by products with 0/1 level matrices. Every combination's block, flattened, is
+    laid out as the keys of :func:`_combination_keys` (``ca * |b at lb| + cb``)."""
+    table, lat = evaluator.table, evaluator.lattice
+    cards, maps = table.cardinalities, table.level_maps
+    q = lat.width
+    ca0, cb0 = cards[a][0], cards[b][0]
+    nv = max(len(table.sensitive[i].labels), 1)
+    codes = detail.codes
+    raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
+    finest = np.bincount(raw, weights=detail.counts, minlength=ca0 * cb0 * nv)
+    finest = finest.reshape(ca0, cb0 * nv)
+    blocks = []
+    for la in range(lat.heights[a]):
+        rows = finest if la == 0 else _level_matrix(maps[a][0][la], cards[a][la]) @ finest
+        by_b = rows.reshape(-1, cb0, nv).transpose(0, 2, 1)  # (|a|, values, |b|)
+        for lb in range(lat.heights[b]):
+            if lb == 0:
+                block = by_b
+            else:
+                block = by_b @ _level_matrix(maps[b][0][lb], cards[b][lb]).T
+            blocks.append(block.transpose(0, 2, 1).reshape(-1, nv))
+    dense = np.concatenate(blocks)
+    out: IntArray = np.rint(dense[present]).astype(np.int64)
+    return out
+
+
+def _level_matrix(level_map: IntArray, n_labels: int) -> FloatArray:
+    """The 0/1 ``(n_labels, len(level_map))`` matrix summing finest codes into a level."""
+    out = np.zeros((n_labels, level_map.shape[0]))
+    out[level_map, np.arange(level_map.shape[0])] = 1.0
     return out
 
 
