@@ -330,20 +330,39 @@ def roll_up_keys(
     snapshot: FrequencySnapshot,
     target: Sequence[int],
     level_maps: Sequence[Sequence[Sequence[IntArray]]],
+    *,
+    digits: Sequence[IntArray] | None = None,
+    deltas: dict[tuple[int, int, int], IntArray] | None = None,
 ) -> FrequencySnapshot:
     """:func:`roll_up` for a keyed snapshot: rewrite the changed digits, sort, merge.
 
     Only the generalized columns are decoded, and the result keeps its keys sorted, so a
     roll-up costs one sort of the source keys plus a pass per changed column.
+
+    ``digits`` (each column's codes of the snapshot, already decoded) saves decoding a
+    snapshot rolled up often; ``deltas``, a cache the caller keeps, holds per column and
+    level pair how each code's key changes, so a changed column costs one lookup.
     """
     keys, radix = snapshot.keys, snapshot.radix
     if keys is None or radix is None:
         raise ValueError("roll_up_keys needs a keyed snapshot; see FrequencySnapshot.with_keys")
     new = keys
     for j, (a, b) in enumerate(zip(snapshot.levels, target, strict=True)):
-        if a != b:
-            old = radix.digit(keys, j)
+        if a == b:
+            continue
+        old = digits[j] if digits is not None else radix.digit(keys, j)
+        if deltas is None:
             new = new + ((level_maps[j][a][b][old] - old) << radix.shifts[j])
+            continue
+        delta = deltas.get((j, a, b))
+        if delta is None:
+            mapping = level_maps[j][a][b]
+            delta = (mapping - np.arange(mapping.shape[0], dtype=np.int64)) << radix.shifts[j]
+            deltas[(j, a, b)] = delta
+        if new is keys:
+            new = keys + delta[old]
+        else:
+            new += delta[old]
     order, sorted_keys = _sort_keys(new, radix.space)
     starts = np.flatnonzero(first_of_runs(sorted_keys))
     counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)

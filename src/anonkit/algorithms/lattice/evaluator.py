@@ -283,6 +283,8 @@ class Evaluator:
             np.bincount(sc.record_codes, minlength=len(sc.labels)).astype(np.int64)
             for sc in table.sensitive
         )
+        self._digits: list[IntArray] | None = None
+        self._deltas: dict[tuple[int, int, int], IntArray] = {}
         self.on_evaluate = on_evaluate
         #: Whether to compute ``NodeResult.forced_below`` (for non-monotone searches).
         self.track_forced = False
@@ -335,6 +337,17 @@ class Evaluator:
             tuple(m for m in self.models if has_share_bound(m)) if self.detailed else ()
         )
 
+    def _bottom_digits(self) -> list[IntArray]:
+        """The bottom snapshot's codes per column, decoded once (most roll-ups early in a
+        search start there)."""
+        if self._digits is None:
+            bottom = self._bottom
+            assert bottom.keys is not None and bottom.radix is not None
+            self._digits = [
+                bottom.radix.digit(bottom.keys, j) for j in range(len(bottom.radix.bits))
+            ]
+        return self._digits
+
     @property
     def sensitive_totals(self) -> tuple[IntArray, ...]:
         """Per sensitive attribute, its value counts over the whole table."""
@@ -366,7 +379,10 @@ class Evaluator:
                 source = min((self._cache[p] for p in preds), key=lambda sn: sn.n_classes)
         levels = tuple(int(x) for x in target) + self._pad
         if source.keys is not None:
-            snap = roll_up_keys(source, levels, self.table.level_maps)
+            digits = self._bottom_digits() if source is self._bottom else None
+            snap = roll_up_keys(
+                source, levels, self.table.level_maps, digits=digits, deltas=self._deltas
+            )
         else:
             snap = roll_up(source, levels, self.table.level_maps, self.table.cardinalities)
         self._cache[index] = snap
