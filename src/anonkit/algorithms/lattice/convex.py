@@ -170,7 +170,7 @@ def emd_capped_share(
     convex and falls with ``u``, so Newton steps from ``u = 1`` approach the least such
     ``u`` from below and every step gives a valid bound ``1 - 1 / u`` (each kink of ``d``
     crossed takes one step; ``steps`` of them are taken). When ``d`` stays above ``t`` for
-    every ``u`` the share is 1.
+    every ``u`` (the groups still short hold none of the class) the share is 1.
 
     Examples
     --------
@@ -194,17 +194,15 @@ def emd_capped_share(
     wp = weights * table
     wc = class_share * weights
     u = np.ones(n)
-    never = np.zeros(n, dtype=bool)
-    for _ in range(steps):
-        short = table > class_share * u[:, None]  # groups still missing mass at u
-        deficit = np.where(short, wp - wc * u[:, None], 0.0).sum(axis=1)
-        slope = np.where(short, wc, 0.0).sum(axis=1)
-        over = deficit > limit
-        # short groups the class does not hold at all never close: d stays above t
-        never |= over & (slope <= 0)
-        step = np.divide(deficit - limit, slope, out=np.zeros(n), where=over & (slope > 0))
-        u += step
-    out: FloatArray = np.where(never, 1.0, 1.0 - 1.0 / u)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(steps):
+            # d(u) = A - u B over the groups still short of their table share at u; the
+            # Newton step lands at (A - t) / B. B = 0 with A > t: d never reaches t (u = inf)
+            short = (table > class_share * u[:, None]).astype(np.float64)
+            above = short @ wp - limit
+            slope = np.einsum("ij,ij->i", short, wc)
+            u = np.fmax(u, above / slope)
+    out: FloatArray = 1.0 - 1.0 / u
     return out
 
 
