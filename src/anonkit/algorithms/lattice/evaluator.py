@@ -545,15 +545,17 @@ class Evaluator:
         return result
 
     def _doomed_records(self, snap: FrequencySnapshot) -> tuple[IntArray, float] | None:
-        """The class sizes of a keyed detail snapshot and the records in classes that the
-        size-only screens reject: fewer records than :attr:`implied_min_size` or than
-        k-anonymity's ``k``, or (one sensitive attribute) fewer distinct sensitive values
-        than :attr:`implied_distinct` asks. Every finer class inside such a class is
-        rejected too, so they are suppressed at this node and every node below it.
+        """The first row of every class of a keyed detail snapshot, and the records in
+        classes that the size-only screens reject: fewer records than
+        :attr:`implied_min_size` or than k-anonymity's ``k``, or (one sensitive attribute)
+        fewer distinct sensitive values than :attr:`implied_distinct` asks. Every finer
+        class inside such a class is rejected too, so they are suppressed at this node and
+        every node below it.
 
         Cheap: detail rows are sorted by key with the quasi-identifiers in the high bits,
         so a class is a run of rows and its distinct sensitive values are the run's length.
-        ``None`` when the snapshot has no keys or carries population counts.
+        ``None`` when there is nothing to screen, the snapshot has no keys or it carries
+        population counts.
         """
         need = self.implied_distinct.get(0, 1) if len(self.table.sensitive) == 1 else 1
         by_size = bool(self.screen_models) or self.implied_min_size > need
@@ -566,31 +568,35 @@ class Evaluator:
         starts = np.flatnonzero(first_of_runs(qi_keys))
         if not starts.size:
             return None
-        sizes = np.add.reduceat(snap.counts, starts)
-        doomed: BoolArray | None = None
+        ends = np.empty_like(starts)
+        ends[:-1] = starts[1:]
+        ends[-1] = qi_keys.shape[0]
         if by_size:
             # (a class with fewer records than l has fewer distinct values than l)
+            sizes = np.add.reduceat(snap.counts, starts)
             doomed = self.screen_violations(sizes)
-        if need > 1:
-            runs = np.empty_like(starts)
-            runs[:-1] = starts[1:] - starts[:-1]
-            runs[-1] = qi_keys.shape[0] - starts[-1]
-            few = runs < need
-            doomed = few if doomed is None else doomed | few
-        return sizes, float(sizes[doomed].sum()) if doomed is not None else 0.0
+            if need > 1:
+                doomed |= ends - starts < need
+            return starts, float(sizes[doomed].sum())
+        # distinct values alone: sum the doomed classes' rows through a running total
+        few = np.flatnonzero(ends - starts < need)
+        running = np.concatenate(([0], np.cumsum(snap.counts)))
+        return starts, float((running[ends[few]] - running[starts[few]]).sum())
 
     def _doomed_result(
-        self, index: int, snap: FrequencySnapshot, sizes: IntArray, doomed: float
+        self, index: int, snap: FrequencySnapshot, starts: IntArray, doomed: float
     ) -> NodeResult:
         """A node the size-only screens already rule out, with everything finer: its
         suppression is only known to exceed the limit (``suppressed`` is that lower bound)."""
         levels = snap.levels[: self.table.width]
+        # class sizes only matter to the bound of class-based metrics
+        sizes = starts if self.cost_model.additive else np.add.reduceat(snap.counts, starts)
         return NodeResult(
             index=index,
             levels=levels,
             anonymous=False,
             suppressed=int(doomed),
-            n_classes=int(sizes.shape[0]),
+            n_classes=int(starts.shape[0]),
             cost=math.inf,
             bound=self.cost_model.bound(levels, sizes),
             forced_below=doomed,

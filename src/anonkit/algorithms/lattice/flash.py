@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -102,12 +103,12 @@ class Flash:
             forced_floor = evaluator.cost_model.min_extra(lat)
         steer = bounds if bounds is not None else lat.levels.astype(np.float64)
         incumbent: NodeResult | None = None
-
-        def relevant(node: int) -> bool:
-            return incumbent is None or bool(lower[node] <= incumbent.cost + slack(incumbent))
+        # a node is relevant while its lower bound does not exceed this (the incumbent's
+        # cost, with float slack)
+        threshold = math.inf
 
         def visit(node: int) -> None:
-            nonlocal incumbent
+            nonlocal incumbent, threshold
             res = evaluator.evaluate(node)
             if monotone:
                 tag(status, evaluator, res)
@@ -128,6 +129,7 @@ class Flash:
                 lower[up] = np.maximum(lower[up], res.bound)
             if res.anonymous and (incumbent is None or rank(res) < rank(incumbent)):
                 incumbent = res
+                threshold = res.cost + slack(res)
 
         if evaluator.detailed:
             evaluator.track_forced = True
@@ -152,13 +154,16 @@ class Flash:
                         if res.forced_below > evaluator.max_suppressed:
                             status[lat.downset(node)] = NOT_ANONYMOUS
 
-        for start in lat.by_height():
-            s0 = int(start)
-            if status[s0] != UNKNOWN or not relevant(s0):
+        for s0 in lat.by_height().tolist():
+            if status[s0] != UNKNOWN or lower[s0] > threshold:
                 continue
             path = [s0]
             while True:
-                nxt = [s for s in lat.successors(path[-1]) if status[s] == UNKNOWN and relevant(s)]
+                nxt = [
+                    s
+                    for s in lat.successors(path[-1])
+                    if status[s] == UNKNOWN and lower[s] <= threshold
+                ]
                 if not nxt:
                     break
                 path.append(min(nxt, key=lambda s: (steer[s], s)))
