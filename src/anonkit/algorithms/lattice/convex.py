@@ -13,9 +13,9 @@ from above per model (the *capped* bounds, exact or nearly so):
   hierarchical distance: the nodes below the root, each weighing ``1 / H``) of the mass the
   class lacks in the group: ``EMD(Q) = sum_g w_g (P_g - Q_g)^+`` for a distribution ``Q``
   and the table distribution ``P``. A satisfying ``mu`` of size ``m`` has ``Q = mu / m <=
-  C / m``, so ``sum_g w_g (P_g - C_g / m)^+ <= t``; the left side grows with ``m`` and the
-  largest ``m`` meeting it is solved in closed form between its breakpoints. (For equal
-  distance this is exactly ``m*``.)
+  C / m``, so ``sum_g w_g (P_g - C_g / m)^+ <= t``. The left side is convex in ``1 / m``
+  and grows with ``m``; Newton steps approach the largest ``m`` meeting it from above, each
+  step a valid bound. (For equal distance that largest ``m`` is exactly ``m*``.)
 * entropy ℓ-diversity: among the ``mu <= C`` of a given size the most even one caps every
   count at a common level ``theta``, and its entropy falls as ``theta`` rises; ``m*`` is the
   size at the largest ``theta`` whose capped class has entropy ``>= ln ℓ``, bracketed between
