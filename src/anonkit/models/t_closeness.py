@@ -218,15 +218,7 @@ def hierarchical_emd(column: SensitiveColumn, hierarchy: Hierarchy | None = None
     >>> [round(x, 4) for x in hierarchical_emd(col, h).tolist()]
     [0.375, 0.375]
     """
-    tree = hierarchy if hierarchy is not None else column.hierarchy
-    if tree is None:
-        raise ParameterError(
-            "hierarchy",
-            "HierarchicalTCloseness",
-            f"a Hierarchy of {column.name!r} (none was given and the summary carries none)",
-            None,
-        )
-    groups, weights = _tree_groups(column.labels, tree, column.name)
+    groups, weights = deficit_groups(column, "hierarchical", hierarchy=hierarchy)
     return _deficit_emd(column, groups, weights)
 
 
