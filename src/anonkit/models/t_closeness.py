@@ -219,15 +219,41 @@ def hierarchical_emd(column: SensitiveColumn, hierarchy: Hierarchy | None = None
     [0.375, 0.375]
     """
     groups, weights = deficit_groups(column, "hierarchical", hierarchy=hierarchy)
-    return _deficit_emd(column, groups, weights)
+    return deficit_emd(*group_shares(column.histogram, column.totals, groups), weights)
 
 
-def _deficit_emd(column: SensitiveColumn, groups: FloatArray, weights: FloatArray) -> FloatArray:
-    """``sum_g weights[g] * max(0, q(g) - p(g))`` per class (see :func:`deficit_groups`)."""
-    histogram = np.asarray(column.histogram)
+def group_shares(
+    histogram: IntArray, totals: IntArray, groups: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``(n_classes, G)`` shares of each class's records (rows of ``histogram``) in each
+    group of values, and the table's (``totals``) shares per group (see
+    :func:`deficit_groups`)."""
+    histogram = np.asarray(histogram)
     sizes = np.maximum(histogram.sum(axis=1), 1).astype(np.float64)
-    class_share = (histogram @ groups) / sizes[:, None]
-    table = shares(column.totals) @ groups
+    class_share: FloatArray = (histogram @ groups) / sizes[:, None]
+    return class_share, _table_shares(totals, groups)
+
+
+_TABLE_SHARES: dict[tuple[int, int], tuple[IntArray, FloatArray, FloatArray]] = {}
+
+
+def _table_shares(totals: IntArray, groups: FloatArray) -> FloatArray:
+    """The table's share per group, memoized per totals and groups (the same throughout a
+    search)."""
+    key = (id(totals), id(groups))
+    hit = _TABLE_SHARES.get(key)
+    if hit is not None and hit[0] is totals and hit[1] is groups:
+        return hit[2]
+    out: FloatArray = shares(totals) @ groups
+    if len(_TABLE_SHARES) > 64:
+        _TABLE_SHARES.clear()
+    _TABLE_SHARES[key] = (totals, groups, out)
+    return out
+
+
+def deficit_emd(class_share: FloatArray, table: FloatArray, weights: FloatArray) -> FloatArray:
+    """``sum_g weights[g] * max(0, table(g) - class_share(g))`` per class: the EMD in the
+    form of :func:`deficit_groups`."""
     out: FloatArray = np.maximum(table - class_share, 0.0) @ weights
     return out
 

@@ -58,8 +58,10 @@ from anonkit.models.t_closeness import (
     EqualDistanceTCloseness,
     HierarchicalTCloseness,
     OrderedDistanceTCloseness,
+    deficit_emd,
     deficit_groups,
     equal_emd,
+    group_shares,
     hierarchical_emd,
     ordered_emd,
 )
@@ -359,7 +361,15 @@ def _judged(
         return bad, np.where(bad, np.clip(excess, 0.0, 1.0), 0.0), recursive_refine
     if isinstance(model, _T_CLOSENESS):
         column = summary.sensitive[model.attribute]
-        emd = _emd(model, column)
+        parts = None
+        emd: FloatArray | None
+        if isinstance(model, HierarchicalTCloseness):
+            # hierarchical_emd's own steps, keeping the class shares for the capped bound
+            groups, weights = _groups(model, column)
+            parts = group_shares(column.histogram, column.totals, groups)
+            emd = deficit_emd(*parts, weights)
+        else:
+            emd = _emd(model, column)
         assert emd is not None
         t = float(model.t)
         bad = exceeds(emd, t)
@@ -371,12 +381,10 @@ def _judged(
             rows = _open_rows(bad, share, sizes, within)
             if rows.size:
                 groups, weights = _groups(model, column)
-                histogram = column.histogram[rows]
-                # equal distance: the groups are the values themselves
-                equal = isinstance(model, EqualDistanceTCloseness)
-                mass = histogram if equal else histogram @ groups
-                class_share = mass / np.maximum(histogram.sum(axis=1), 1)[:, None]
-                table = (column.totals / max(int(column.totals.sum()), 1)) @ groups
+                if parts is not None:
+                    class_share, table = parts[0][rows], parts[1]
+                else:
+                    class_share, table = group_shares(column.histogram[rows], column.totals, groups)
                 capped = emd_capped_share(class_share, table, weights, t)
                 share[rows] = np.maximum(share[rows], capped)
 
