@@ -365,18 +365,7 @@ class Evaluator:
             self._cache.move_to_end(index)
             return cached
         target = self.lattice.nodes[index]
-        source = self._bottom
-        box = self._classes_grid[tuple(slice(0, int(v) + 1) for v in target)]
-        if box.size <= _BOX_SCAN_LIMIT:
-            # the finer cached snapshot with the fewest classes is the cheapest source
-            pos = int(box.argmin())
-            if box.flat[pos] < source.n_classes:
-                finer = self.lattice.index([int(v) for v in np.unravel_index(pos, box.shape)])
-                source = self._cache[finer]
-        else:  # huge boxes: look at the direct predecessors only
-            preds = [p for p in self.lattice.predecessors(index) if p in self._cache]
-            if preds:
-                source = min((self._cache[p] for p in preds), key=lambda sn: sn.n_classes)
+        source = self._source(index)
         levels = tuple(int(x) for x in target) + self._pad
         if source.keys is not None:
             digits = self._bottom_digits() if source is self._bottom else None
@@ -393,6 +382,28 @@ class Evaluator:
             self._classes_grid.flat[gone] = _NOT_CACHED
             self._cache_rows -= old.n_classes
         return snap
+
+    def _source(self, index: int) -> FrequencySnapshot:
+        """The cached snapshot of a finer node with the fewest classes (else the bottom)."""
+        source = self._bottom
+        target = self.lattice.nodes[index]
+        box = self._classes_grid[tuple(slice(0, int(v) + 1) for v in target)]
+        if box.size <= _BOX_SCAN_LIMIT:
+            # the finer cached snapshot with the fewest classes is the cheapest source
+            pos = int(box.argmin())
+            if box.flat[pos] < source.n_classes:
+                finer = self.lattice.index([int(v) for v in np.unravel_index(pos, box.shape)])
+                source = self._cache[finer]
+        else:  # huge boxes: look at the direct predecessors only
+            preds = [p for p in self.lattice.predecessors(index) if p in self._cache]
+            if preds:
+                source = min((self._cache[p] for p in preds), key=lambda sn: sn.n_classes)
+        return source
+
+    def rolls_up_from_bottom(self, index: int) -> bool:
+        """Whether node ``index``'s snapshot would be rolled up from the bottom snapshot
+        (it is not cached and no finer node's is)."""
+        return index not in self._cache and self._source(index) is self._bottom
 
     def classes(self, snap: FrequencySnapshot) -> tuple[FrequencySnapshot, ClassSummary]:
         """The equivalence classes of a node's snapshot and their summary.

@@ -168,6 +168,16 @@ class Flash:
                     break
                 path.append(min(nxt, key=lambda s: (steer[s], s)))
             lo, hi = 0, len(path) - 1
+            if (
+                not monotone
+                and hi >= 2
+                and lat.levels[s0] > 0
+                and evaluator.rolls_up_from_bottom(path[hi // 2])
+            ):
+                # Every node the binary search visits lies above the path's first node:
+                # roll that one up first, and they roll up from it instead of from the
+                # bottom. (Measured on Adult: no gain when every model is monotone.)
+                evaluator.snapshot(s0)
             while lo <= hi:
                 mid = (lo + hi) // 2
                 node = path[mid]
