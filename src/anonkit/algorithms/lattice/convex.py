@@ -361,11 +361,11 @@ def _judged(
         return bad, np.where(bad, np.clip(excess, 0.0, 1.0), 0.0), recursive_refine
     if isinstance(model, _T_CLOSENESS):
         column = summary.sensitive[model.attribute]
+        groups, weights = _groups(model, column)
         parts = None
         emd: FloatArray | None
         if isinstance(model, HierarchicalTCloseness):
             # hierarchical_emd's own steps, keeping the class shares for the capped bound
-            groups, weights = _groups(model, column)
             parts = group_shares(column.histogram, column.totals, groups)
             emd = deficit_emd(*parts, weights)
         else:
@@ -380,7 +380,6 @@ def _judged(
         def emd_refine(share: FloatArray, within: BoolArray | None = None) -> None:
             rows = _open_rows(bad, share, sizes, within)
             if rows.size:
-                groups, weights = _groups(model, column)
                 if parts is not None:
                     class_share, table = parts[0][rows], parts[1]
                 else:
@@ -422,9 +421,24 @@ def judge_classes(
     records: beyond it the caller learns all it needs (the bound returned then is the
     plain one, still above ``limit``).
     """
+    mask, best, refines = _plain_bounds(models, summary)
+    forced = float(_whole_records(best, summary.sizes).sum())
+    if refines and forced <= limit:
+        for refine in refines:
+            refine(best, None)
+        forced = float(_whole_records(best, summary.sizes).sum())
+    return mask, forced
+
+
+def _plain_bounds(
+    models: Sequence[PrivacyModel], summary: ClassSummary
+) -> tuple[BoolArray, FloatArray, list[Refine]]:
+    """The classes any model rejects, per class the largest plain share any model forces
+    (the violating records of different models may coincide, so shares are not added),
+    and each model's way to raise shares to its capped bound."""
     mask = np.zeros(summary.n_classes, dtype=bool)
     best = np.zeros(summary.n_classes)
-    refines = []
+    refines: list[Refine] = []
     for model in models:
         bad, share, refine = _judged(model, summary)
         mask |= bad
@@ -432,12 +446,7 @@ def judge_classes(
             np.maximum(best, share, out=best)
         if refine is not None:
             refines.append(refine)
-    forced = float(_whole_records(best, summary.sizes).sum())
-    if refines and forced <= limit:
-        for refine in refines:
-            refine(best, None)
-        forced = float(_whole_records(best, summary.sizes).sum())
-    return mask, forced
+    return mask, best, refines
 
 
 def _whole_records(share: FloatArray, sizes: npt.NDArray[np.int64]) -> FloatArray:
@@ -462,14 +471,7 @@ def staged_forced(
     """:func:`forced_per_class` in two stages: the records the plain convexity bounds
     force per class, and (``None`` when no model has one) a function giving the capped
     bounds for the classes in a mask (all with ``None``), the plain ones elsewhere."""
-    best = np.zeros(summary.n_classes)
-    refines: list[Refine] = []
-    for model in models:
-        _, share, refine = _judged(model, summary)
-        if share is not None:
-            np.maximum(best, share, out=best)
-        if refine is not None:
-            refines.append(refine)
+    _, best, refines = _plain_bounds(models, summary)
     plain = _whole_records(best, summary.sizes)
     if not refines:
         return plain, None
