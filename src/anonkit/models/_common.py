@@ -7,6 +7,8 @@ Private to :mod:`anonkit.models`; the formulas themselves live with their models
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -139,3 +141,39 @@ def require_classes(classes: ClassSummary) -> None:
     """Raise :class:`EmptyDataError` when the summary holds no class to measure."""
     if classes.n_classes == 0:
         raise EmptyDataError("The release")
+
+
+T = TypeVar("T")
+
+
+class IdentityMemo:
+    """Values computed from objects that stay the same throughout a search (a model, a
+    table's value counts), remembered by the objects' identity.
+
+    Arrays are not hashable, so the key is their ``id``; each entry keeps its owners alive
+    and is checked against them, so a reused ``id`` never returns a stale value. The
+    memo empties itself past ``size`` entries.
+
+    Examples
+    --------
+    >>> memo, owner = IdentityMemo(), np.arange(3)
+    >>> memo.get((owner,), lambda: int(owner.sum())), memo.get((owner,), lambda: -1)
+    (3, 3)
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self._size = size
+        self._entries: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+
+    def get(self, owners: tuple[Any, ...], compute: Callable[[], T]) -> T:
+        """The value for ``owners``, computing it with ``compute`` the first time."""
+        key = tuple(id(o) for o in owners)
+        hit = self._entries.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], owners, strict=True)):
+            value: T = hit[1]
+            return value
+        value = compute()
+        if len(self._entries) >= self._size:
+            self._entries.clear()
+        self._entries[key] = (owners, value)
+        return value

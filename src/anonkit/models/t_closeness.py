@@ -54,6 +54,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError, ValuesNotInHierarchyError
 from anonkit.models._common import (
     FloatArray,
+    IdentityMemo,
     by_value,
     check_attribute,
     check_real,
@@ -234,20 +235,13 @@ def group_shares(
     return class_share, _table_shares(totals, groups)
 
 
-_TABLE_SHARES: dict[tuple[int, int], tuple[IntArray, FloatArray, FloatArray]] = {}
+_TABLE_SHARES = IdentityMemo()
 
 
 def _table_shares(totals: IntArray, groups: FloatArray) -> FloatArray:
     """The table's share per group, memoized per totals and groups (the same throughout a
     search)."""
-    key = (id(totals), id(groups))
-    hit = _TABLE_SHARES.get(key)
-    if hit is not None and hit[0] is totals and hit[1] is groups:
-        return hit[2]
-    out: FloatArray = shares(totals) @ groups
-    if len(_TABLE_SHARES) > 64:
-        _TABLE_SHARES.clear()
-    _TABLE_SHARES[key] = (totals, groups, out)
+    out: FloatArray = _TABLE_SHARES.get((totals, groups), lambda: shares(totals) @ groups)
     return out
 
 

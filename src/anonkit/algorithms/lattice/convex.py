@@ -43,7 +43,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.models._common import exceeds, reaches
+from anonkit.models._common import IdentityMemo, exceeds, reaches
 from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
 from anonkit.models.k_anonymity import KAnonymity
 from anonkit.models.l_diversity import (
@@ -80,27 +80,23 @@ def _emd(model: PrivacyModel, column: SensitiveColumn) -> FloatArray | None:
     return None
 
 
-_LARGEST: dict[tuple[int, int], tuple[PrivacyModel, npt.NDArray[np.int64], float]] = {}
+_LARGEST = IdentityMemo()
 
 
 def _largest_emd(model: PrivacyModel, column: SensitiveColumn) -> float:
     """The largest EMD any class can have: a class holding a single value (memoized per
     model and table distribution, which stay the same throughout a search)."""
-    key = (id(model), id(column.totals))
-    hit = _LARGEST.get(key)
-    if hit is not None and hit[0] is model and hit[1] is column.totals:
-        return hit[2]
-    nv = len(column.labels)
-    single = SensitiveColumn(
-        column.name, column.labels, np.eye(nv, dtype=np.int64), column.totals, column.hierarchy
-    )
-    emd = _emd(model, single)
-    assert emd is not None
-    top = float(emd.max()) if emd.size else 0.0
-    if len(_LARGEST) > 64:
-        _LARGEST.clear()
-    _LARGEST[key] = (model, column.totals, top)
-    return top
+
+    def compute() -> float:
+        nv = len(column.labels)
+        single = SensitiveColumn(
+            column.name, column.labels, np.eye(nv, dtype=np.int64), column.totals, column.hierarchy
+        )
+        emd = _emd(model, single)
+        assert emd is not None
+        return float(emd.max()) if emd.size else 0.0
+
+    return _LARGEST.get((model, column.totals), compute)
 
 
 _T_CLOSENESS = (EqualDistanceTCloseness, OrderedDistanceTCloseness, HierarchicalTCloseness)
