@@ -524,7 +524,7 @@ class Evaluator:
         rolled = self.snapshot(index)
         if self.track_forced:
             doomed = self._doomed_records(rolled)
-            if doomed is not None and doomed[1] > self.max_suppressed:
+            if doomed is not None and doomed[2] > self.max_suppressed:
                 return self._record(self._doomed_result(index, rolled, *doomed))
         snap, summary = self.classes(rolled)
         if self.track_forced:
@@ -555,9 +555,12 @@ class Evaluator:
             self.on_evaluate(1)
         return result
 
-    def _doomed_records(self, snap: FrequencySnapshot) -> tuple[IntArray, float] | None:
-        """The first row of every class of a keyed detail snapshot, and the records in
-        classes that the size-only screens reject: fewer records than
+    def _doomed_records(
+        self, snap: FrequencySnapshot
+    ) -> tuple[IntArray, IntArray | None, float] | None:
+        """The first row of every class of a keyed detail snapshot, the class sizes (when
+        the screen needed them), and the records in classes that the size-only screens
+        reject: fewer records than
         :attr:`implied_min_size` or than k-anonymity's ``k``, or (one sensitive attribute)
         fewer distinct sensitive values than :attr:`implied_distinct` asks. Every finer
         class inside such a class is rejected too, so they are suppressed at this node and
@@ -588,20 +591,28 @@ class Evaluator:
             doomed = self.screen_violations(sizes)
             if need > 1:
                 doomed |= ends - starts < need
-            return starts, float(sizes[doomed].sum())
+            return starts, sizes, float(sizes[doomed].sum())
         # distinct values alone: sum the doomed classes' rows through a running total
         few = np.flatnonzero(ends - starts < need)
         running = np.concatenate(([0], np.cumsum(snap.counts)))
-        return starts, float((running[ends[few]] - running[starts[few]]).sum())
+        return starts, None, float((running[ends[few]] - running[starts[few]]).sum())
 
     def _doomed_result(
-        self, index: int, snap: FrequencySnapshot, starts: IntArray, doomed: float
+        self,
+        index: int,
+        snap: FrequencySnapshot,
+        starts: IntArray,
+        sizes: IntArray | None,
+        doomed: float,
     ) -> NodeResult:
         """A node the size-only screens already rule out, with everything finer: its
         suppression is only known to exceed the limit (``suppressed`` is that lower bound)."""
         levels = snap.levels[: self.table.width]
-        # class sizes only matter to the bound of class-based metrics
-        sizes = starts if self.cost_model.additive else np.add.reduceat(snap.counts, starts)
+        if sizes is None:  # additive metrics bound a node by its levels alone
+            if self.cost_model.additive:
+                sizes = np.zeros(0, dtype=np.int64)
+            else:
+                sizes = np.add.reduceat(snap.counts, starts)
         return NodeResult(
             index=index,
             levels=levels,
