@@ -196,15 +196,16 @@ def _pair_histograms(
     n = int(present.shape[0])
     total = int(spans.sum())
     lookup: IntArray | None = None
-    if total <= max(8 * n, 1 << 20):  # dense lookup: class number of each key
-        lookup = np.zeros(total, dtype=np.int64)
-        lookup[present] = np.arange(n, dtype=np.int64)
     out: dict[int, IntArray] = {}
     for i in attributes:
         nv = max(len(table.sensitive[i].labels), 1)
         if total * nv <= _DENSE_CELLS:
             out[i] = _dense_pair_histograms(evaluator, detail, i, a, b, present)
             continue
+        if lookup is None and total <= max(8 * n, 1 << 20):
+            # dense lookup (built once per pair): class number of each key
+            lookup = np.zeros(total, dtype=np.int64)
+            lookup[present] = np.arange(n, dtype=np.int64)
         # (value of a, value of b, sensitive value) triples with their record counts
         raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
         triples, weight = _distinct_keys(raw, detail.counts, cards[a][0] * cb0 * nv)
