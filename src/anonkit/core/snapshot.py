@@ -346,14 +346,13 @@ def roll_up_keys(
     keys, radix = snapshot.keys, snapshot.radix
     if keys is None or radix is None:
         raise ValueError("roll_up_keys needs a keyed snapshot; see FrequencySnapshot.with_keys")
+    if deltas is None:
+        deltas = {}
     new = keys
     for j, (a, b) in enumerate(zip(snapshot.levels, target, strict=True)):
         if a == b:
             continue
         old = digits[j] if digits is not None else radix.digit(keys, j)
-        if deltas is None:
-            new = new + ((level_maps[j][a][b][old] - old) << radix.shifts[j])
-            continue
         delta = deltas.get((j, a, b))
         if delta is None:
             mapping = level_maps[j][a][b]
