@@ -289,10 +289,10 @@ def deficit_groups(
     True
     """
     if distance == "equal":
-        n = len(column.labels)
-        return np.eye(n), np.ones(n)
+        return _equal_groups(len(column.labels))
     if distance == "ordered":
-        return _ordered_groups(value_order(column, order))
+        perm = value_order(column, order)  # memoized: the same array for the same order
+        return _ORDERED_GROUPS.get((perm,), lambda: _ordered_groups(perm))
     if distance == "hierarchical":
         tree = hierarchy if hierarchy is not None else column.hierarchy
         if tree is None:
@@ -306,6 +306,14 @@ def deficit_groups(
     raise ParameterError("distance", "deficit_groups", "equal, ordered or hierarchical", distance)
 
 
+@lru_cache(maxsize=32)
+def _equal_groups(n: int) -> tuple[FloatArray, FloatArray]:
+    return _read_only(np.eye(n), np.ones(n))
+
+
+_ORDERED_GROUPS = IdentityMemo()
+
+
 def _ordered_groups(perm: IntArray) -> tuple[FloatArray, FloatArray]:
     m = perm.shape[0]
     rank = np.empty(m, dtype=np.int64)
@@ -313,7 +321,7 @@ def _ordered_groups(perm: IntArray) -> tuple[FloatArray, FloatArray]:
     cut = np.arange(1, m)
     prefixes = rank[:, None] < cut[None, :]  # value in the first ``cut`` of the order
     groups = np.concatenate([prefixes, ~prefixes], axis=1).astype(np.float64)
-    return groups, np.full(groups.shape[1], 1.0 / (m - 1) if m > 1 else 0.0)
+    return _read_only(groups, np.full(groups.shape[1], 1.0 / (m - 1) if m > 1 else 0.0))
 
 
 @lru_cache(maxsize=32)
@@ -335,7 +343,11 @@ def _tree_groups(
         used, inverse = np.unique(node, return_inverse=True)
         blocks.append(np.eye(used.shape[0])[inverse.reshape(-1)])
     groups = np.concatenate(blocks, axis=1) if blocks else np.zeros((len(labels), 0))
-    weights = np.full(groups.shape[1], 1.0 / height if height else 0.0)
+    return _read_only(groups, np.full(groups.shape[1], 1.0 / height if height else 0.0))
+
+
+def _read_only(groups: FloatArray, weights: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Groups and weights shared between calls, so nobody may write to them."""
     for array in (groups, weights):
         array.setflags(write=False)
     return groups, weights
