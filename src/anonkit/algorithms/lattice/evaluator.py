@@ -343,9 +343,8 @@ class Evaluator:
         if self._digits is None:
             bottom = self._bottom
             assert bottom.keys is not None and bottom.radix is not None
-            self._digits = [
-                bottom.radix.digit(bottom.keys, j) for j in range(len(bottom.radix.bits))
-            ]
+            # only quasi-identifier columns are ever generalized
+            self._digits = [bottom.radix.digit(bottom.keys, j) for j in range(self.table.width)]
         return self._digits
 
     @property
