@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given
@@ -288,3 +289,62 @@ def test_size_screened_nodes_are_really_not_private(problem) -> None:
         if quick.anonymous:
             assert quick.suppressed == full.suppressed and quick.cost == full.cost
         assert quick.bound == full.bound and quick.n_classes == full.n_classes
+
+
+def test_probe_from_above_takes_the_coarsest_open_node_over_the_cheapest() -> None:
+    # Not-monotone Flash, once a private node bounds the search: the open candidate with
+    # the cheapest bound is settled from above, through the coarsest open node over it.
+    from anonkit.algorithms.lattice import Evaluator
+    from anonkit.algorithms.lattice.flash import _probe_from_above
+    from anonkit.algorithms.lattice.search import NOT_ANONYMOUS, UNKNOWN
+    from anonkit.core.encoding import SensitiveCodes, with_details
+    from anonkit.core.lattice import Lattice
+    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
+
+    def tree(name: str) -> Hierarchy:
+        leaves = [f"{name}{i}" for i in range(8)]
+        return Hierarchy(
+            [[v, f"{name}-{i // 2}", f"{name}-{i // 4}x", "*"] for i, v in enumerate(leaves)],
+            name=name,
+        )
+
+    hs = [tree("a"), tree("b")]
+    frame = pl.DataFrame(
+        {
+            "a": [f"a{i % 8}" for i in range(64)],
+            "b": [f"b{i // 8}" for i in range(64)],
+            "s": [SENSITIVE[i % 2] for i in range(64)],
+        }
+    )
+    table = PolarsEngine().encode(frame, ["a", "b"], hs)
+    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
+    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
+    lattice = Lattice(table.heights)
+    ev = Evaluator(table, lattice, [EntropyLDiversity("s", 2)], 0.1, "loss")
+    assert not ev.privacy_monotone
+    status = np.full(lattice.size, UNKNOWN, dtype=np.int8)
+    lower = ev.cost_model.node_bounds(lattice).copy()
+    top = lattice.index([3, 3])
+
+    # all open: the cheapest is the bottom and the coarsest node over it the top; the
+    # top would roll up from the bottom, so the meet of the open nodes near it, (1, 1),
+    # is rolled up first and becomes its source
+    assert _probe_from_above(ev, status, lower, math.inf) == top
+    assert not ev.rolls_up_from_bottom(top)
+    assert ev.rolls_up_from_bottom(lattice.index([0, 3]))
+
+    # the top ruled out: the coarsest open nodes are (2, 3) and (3, 2); the cheaper wins
+    status[top] = NOT_ANONYMOUS
+    pick = _probe_from_above(ev, status, lower, math.inf)
+    pair = [lattice.index([2, 3]), lattice.index([3, 2])]
+    assert pick == min(pair, key=lambda i: (lower[i], i))
+
+    # a threshold leaves only nodes whose bound does not exceed it
+    threshold = float(np.sort(lower)[3])
+    pick = _probe_from_above(ev, status, lower, threshold)
+    assert pick is not None and lower[pick] <= threshold
+    cheapest = int(np.flatnonzero((status == UNKNOWN) & (lower <= threshold))[0])
+    assert all(np.asarray(lattice.node(pick)) >= np.asarray(lattice.node(cheapest)))
+
+    # nothing open
+    assert _probe_from_above(ev, status, lower, -1.0) is None
