@@ -348,3 +348,69 @@ def test_probe_from_above_takes_the_coarsest_open_node_over_the_cheapest() -> No
 
     # nothing open
     assert _probe_from_above(ev, status, lower, -1.0) is None
+
+
+def _detailed_evaluator(frame, hs, models, limit, metric):
+    from anonkit.algorithms.lattice import Evaluator
+    from anonkit.core.encoding import SensitiveCodes, with_details
+    from anonkit.core.lattice import Lattice
+    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
+
+    table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
+    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
+    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
+    return Evaluator(table, Lattice(table.heights), models, limit, metric)
+
+
+@given(problem=problems())
+def test_pair_screen_rules_out_only_nodes_that_are_not_private(problem) -> None:
+    # The pair screen (prefilter.py) must never rule out a private node, and its
+    # suppression floor must never exceed what suppression really adds to the cost.
+    from anonkit.algorithms.lattice.prefilter import pair_screen
+
+    frame, hs, models, limit, metric = problem
+    screened = _detailed_evaluator(frame, hs, models, limit, metric)
+    screened.track_forced = True
+    screen = pair_screen(screened)
+    plain = _detailed_evaluator(frame, hs, models, limit, metric)
+    bounds = plain.cost_model.node_bounds(plain.lattice)
+    for node in range(plain.lattice.size):
+        res = plain.evaluate(node)
+        if not res.anonymous:
+            continue
+        assert screen.passes[node], plain.lattice.node(node)
+        if bounds is not None:
+            gap = res.cost - bounds[node]
+            assert screen.suppression_floor[node] <= gap + 1e-9 * max(1.0, abs(res.cost))
+
+
+def test_pair_screen_skips_histograms_when_sizes_leave_few_nodes(monkeypatch) -> None:
+    # No suppression and a k that leaves few nodes open: the size-only screen answers
+    # alone, without sensitive histograms, and still rules out no private node.
+    from anonkit.algorithms.lattice import prefilter
+
+    hs = [Hierarchy([[f"{n}{i}", f"{n}{i // 2}x", "*"] for i in range(4)], name=n) for n in "abc"]
+    frame = pl.DataFrame(
+        {
+            "a": [f"a{i % 4}" for i in range(48)],
+            "b": [f"b{(i // 4) % 4}" for i in range(48)],
+            "c": [f"c{(i // 16) % 3}" for i in range(48)],
+            "s": [SENSITIVE[i % 3] for i in range(48)],
+        }
+    )
+    models = [KAnonymity(20), DistinctLDiversity("s", 2)]
+    ev = _detailed_evaluator(frame, hs, models, 0.0, "loss")
+
+    def no_histograms(*args, **kwargs):
+        raise AssertionError("histograms built")
+
+    monkeypatch.setattr(prefilter, "_pair_histograms", no_histograms)
+    screen = prefilter.pair_screen(ev)
+    assert 0 < screen.passes.sum() * prefilter._FEW_OPEN <= ev.lattice.size
+    for node in range(ev.lattice.size):
+        if ev.evaluate(node).anonymous:
+            assert screen.passes[node]
+    # with suppression allowed, the floor is learned: the histograms are built
+    priced = _detailed_evaluator(frame, hs, models, 0.1, "loss")
+    with pytest.raises(AssertionError, match="histograms built"):
+        prefilter.pair_screen(priced)
