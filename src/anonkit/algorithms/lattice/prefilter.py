@@ -77,21 +77,25 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
             if n in names
         }
     )
-    pairs = [_projected_classes(evaluator, a, b) for a, b in itertools.combinations(range(q), 2)]
-    if detail is not None and not priced:
+    pairs = list(itertools.combinations(range(q), 2))
+    sized = bool(evaluator.screen_models) or evaluator.implied_min_size > 1
+    if detail is not None and not priced and sized:
         # Without a floor to learn, the histograms only rule nodes out. When the size-only
         # screens already leave few nodes open, the search settles them faster than the
         # histograms are built (measured on Adult without suppression: 20 to 30 nodes
-        # evaluated either way, the histograms tripling the search time).
+        # evaluated either way, the histograms tripling the search time). The pairs'
+        # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
-        for pc in pairs:
-            ha, hb = lat.heights[pc.a], lat.heights[pc.b]
-            ok_sizes = (pc.supp_records <= evaluator.max_suppressed).reshape(ha, hb)
-            open_nodes &= ok_sizes[lat.nodes[:, pc.a], lat.nodes[:, pc.b]]
+        for a, b in pairs:
+            ha, hb = lat.heights[a], lat.heights[b]
+            supp = _projected_classes(evaluator, a, b).supp_records
+            ok_sizes = (supp <= evaluator.max_suppressed).reshape(ha, hb)
+            open_nodes &= ok_sizes[lat.nodes[:, a], lat.nodes[:, b]]
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
-    for pc in pairs:
-        a, b, ha, hb = pc.a, pc.b, lat.heights[pc.a], lat.heights[pc.b]
+    for a, b in pairs:
+        pc = _projected_classes(evaluator, a, b)
+        ha, hb = lat.heights[a], lat.heights[b]
         bad, combo, sizes, supp_records = pc.bad, pc.combo, pc.sizes, pc.supp_records
         hists = {}
         if detail is not None:
@@ -145,8 +149,6 @@ class _PairClasses(NamedTuple):
     """The classes of every level combination of columns ``a`` and ``b`` (projected
     classes), with what the size-only screens say about them."""
 
-    a: int
-    b: int
     keys: IntArray  # per (combination, value pair): its projected class key
     ca: IntArray  # codes of a's values per level
     cb: IntArray  # codes of b's values per level
@@ -186,8 +188,6 @@ def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses:
     combo = np.searchsorted(offset, present, side="right") - 1
     supp_records = _records_per_combination(combo, sizes, bad, ha * hb)
     return _PairClasses(
-        a,
-        b,
         keys,
         ca,
         cb,
