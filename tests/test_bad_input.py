@@ -26,9 +26,7 @@ from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.metrics.generalization import METRICS
 
 SEX = Hierarchy([["m", "*"], ["f", "*"]], name="sex")
-AGE = Hierarchy(
-    [[str(a), "<40" if a < 40 else ">=40", "*"] for a in range(20, 60)], name="age"
-)
+AGE = Hierarchy([[str(a), "<40" if a < 40 else ">=40", "*"] for a in range(20, 60)], name="age")
 
 
 def _frame() -> pl.DataFrame:
@@ -63,9 +61,7 @@ def test_missing_values_in_a_quasi_identifier() -> None:
 
 
 def test_missing_values_from_pandas() -> None:
-    frame = pd.DataFrame(
-        {"sex": ["f", None, "m", "f"], "age": ["25", "31", "45", "52"]}
-    )
+    frame = pd.DataFrame({"sex": ["f", None, "m", "f"], "age": ["25", "31", "45", "52"]})
     with pytest.raises(MissingValuesError) as exc:
         _run(frame)
     assert exc.value.column == "sex" and exc.value.count == 1

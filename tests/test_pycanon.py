@@ -18,8 +18,13 @@ QI = list(ADULT_COLUMNS)
 
 def _check(frame: pl.DataFrame, hierarchies: dict[str, Path], k: int, limit: float) -> None:
     res = anonymize(
-        frame, quasi_identifiers=QI, hierarchies=hierarchies, k=k, suppression_limit=limit,
-        algorithm="flash", metric="loss",
+        frame,
+        quasi_identifiers=QI,
+        hierarchies=hierarchies,
+        k=k,
+        suppression_limit=limit,
+        algorithm="flash",
+        metric="loss",
     )
     assert res.suppressed <= limit * frame.height
     release = res.release

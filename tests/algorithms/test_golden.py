@@ -49,15 +49,23 @@ def test2_table(toy_dir: Path) -> pl.DataFrame:
 @pytest.mark.parametrize("k", [2, 3])
 def test_toy_test_csv(toy_dir: Path, test_table: pl.DataFrame, algorithm: str, k: int) -> None:
     res = anonymize(
-        test_table, quasi_identifiers=TEST_QI, hierarchies=_hierarchies(toy_dir, "test", TEST_QI),
-        k=k, algorithm=algorithm, metric="loss",
+        test_table,
+        quasi_identifiers=TEST_QI,
+        hierarchies=_hierarchies(toy_dir, "test", TEST_QI),
+        k=k,
+        algorithm=algorithm,
+        metric="loss",
     )
     assert dict(res.transformation) == {"age": 2, "gender": 0, "zipcode": 3}
     assert res.suppressed == 0
     assert res.metrics["loss"] == pytest.approx((1 + 999 / 9999) / 3)
     assert res.release.rows() == [
-        ("*", "male", "81***"), ("*", "female", "81***"), ("*", "male", "81***"),
-        ("*", "female", "81***"), ("*", "female", "81***"), ("*", "male", "81***"),
+        ("*", "male", "81***"),
+        ("*", "female", "81***"),
+        ("*", "male", "81***"),
+        ("*", "female", "81***"),
+        ("*", "female", "81***"),
+        ("*", "male", "81***"),
         ("*", "male", "81***"),
     ]
     assert sorted(res.classes.to_dict()["histogram"].items())
@@ -71,8 +79,12 @@ def test_toy_test_csv(toy_dir: Path, test_table: pl.DataFrame, algorithm: str, k
 @pytest.mark.parametrize("algorithm", ["flash", "exhaustive"])
 def test_toy_test_csv_with_suppression(toy_dir: Path, test_table, algorithm: str) -> None:
     res = anonymize(
-        test_table, quasi_identifiers=TEST_QI, hierarchies=_hierarchies(toy_dir, "test", TEST_QI),
-        k=2, algorithm=algorithm, suppression_limit=0.3,
+        test_table,
+        quasi_identifiers=TEST_QI,
+        hierarchies=_hierarchies(toy_dir, "test", TEST_QI),
+        k=2,
+        algorithm=algorithm,
+        suppression_limit=0.3,
     )
     assert dict(res.transformation) == {"age": 1, "gender": 0, "zipcode": 3}
     assert res.suppressed == 1
@@ -82,8 +94,12 @@ def test_toy_test_csv_with_suppression(toy_dir: Path, test_table, algorithm: str
     _assert_k(res.release, TEST_QI, 2)
     # k=3 cannot use the suppression budget profitably: the unsuppressed optimum wins
     res3 = anonymize(
-        test_table, quasi_identifiers=TEST_QI, hierarchies=_hierarchies(toy_dir, "test", TEST_QI),
-        k=3, algorithm=algorithm, suppression_limit=0.3,
+        test_table,
+        quasi_identifiers=TEST_QI,
+        hierarchies=_hierarchies(toy_dir, "test", TEST_QI),
+        k=3,
+        algorithm=algorithm,
+        suppression_limit=0.3,
     )
     assert dict(res3.transformation) == {"age": 2, "gender": 0, "zipcode": 3}
 
@@ -99,8 +115,13 @@ def test_toy_test_csv_with_suppression(toy_dir: Path, test_table, algorithm: str
 def test_toy_test2_csv(toy_dir: Path, test2_table, algorithm: str, k: int) -> None:
     qi = ["ZIPCode", "Age"]
     res = anonymize(
-        test2_table, quasi_identifiers=qi, hierarchies=_hierarchies(toy_dir, "test2", qi),
-        sensitive=["Disease"], k=k, algorithm=algorithm, metric="loss",
+        test2_table,
+        quasi_identifiers=qi,
+        hierarchies=_hierarchies(toy_dir, "test2", qi),
+        sensitive=["Disease"],
+        k=k,
+        algorithm=algorithm,
+        metric="loss",
     )
     assert dict(res.transformation) == {"ZIPCode": 2, "Age": 1}
     assert res.metrics["loss"] == pytest.approx(0.375)
@@ -122,8 +143,12 @@ def test_toy_test2_csv(toy_dir: Path, test2_table, algorithm: str, k: int) -> No
 def test_toy_test2_csv_three_qis(toy_dir: Path, test2_table, algorithm: str, k: int) -> None:
     qi = ["ZIPCode", "Age", "Disease"]
     res = anonymize(
-        test2_table, quasi_identifiers=qi, hierarchies=_hierarchies(toy_dir, "test2", qi),
-        k=k, algorithm=algorithm, metric="loss",
+        test2_table,
+        quasi_identifiers=qi,
+        hierarchies=_hierarchies(toy_dir, "test2", qi),
+        k=k,
+        algorithm=algorithm,
+        metric="loss",
     )
     assert dict(res.transformation) == {"ZIPCode": 2, "Age": 1, "Disease": 3}
     assert res.metrics["loss"] == pytest.approx(1.75 / 3)

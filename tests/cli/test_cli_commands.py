@@ -45,8 +45,12 @@ def toy_config(folder: Path, toy: Path, *, extra: str = "", **overrides: str) ->
 def run_module(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     return subprocess.run(
-        [sys.executable, "-m", "anonkit", *args], cwd=cwd, env=env,
-        capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "anonkit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -56,8 +60,15 @@ def toy_run(tmp_path_factory: pytest.TempPathFactory, toy: Path) -> tuple[Path, 
     folder = tmp_path_factory.mktemp("anon")
     cfg = toy_config(folder, toy)
     result = runner.invoke(
-        app, ["anonymize", str(cfg), "--summary", str(folder / "summary.json"),
-              "--report", str(folder / "report.html")],
+        app,
+        [
+            "anonymize",
+            str(cfg),
+            "--summary",
+            str(folder / "summary.json"),
+            "--report",
+            str(folder / "report.html"),
+        ],
     )
     return folder, result
 
@@ -78,9 +89,7 @@ def test_anonymize_writes_release_and_summary(toy_run: tuple[Path, object], toy:
     assert not [p for p in folder.rglob(".*.tmp")]
 
 
-def test_anonymize_prints_summary_without_records(
-    toy_run: tuple[Path, object], toy: Path
-) -> None:
+def test_anonymize_prints_summary_without_records(toy_run: tuple[Path, object], toy: Path) -> None:
     _, result = toy_run
     out = result.stdout  # type: ignore[attr-defined]
     for word in ("transformation", "suppressed", "classes", "achieved k", "loss", "timing"):
@@ -100,8 +109,9 @@ def test_anonymize_report_is_self_contained(toy_run: tuple[Path, object]) -> Non
 
 
 def test_output_option_overrides_config(tmp_path: Path, toy: Path) -> None:
-    cfg = toy_config(tmp_path, toy, age='{ type = "intervals", widths = [50] }',
-                     zipcode='{ type = "masking" }')
+    cfg = toy_config(
+        tmp_path, toy, age='{ type = "intervals", widths = [50] }', zipcode='{ type = "masking" }'
+    )
     target = tmp_path / "elsewhere" / "r.parquet"
     result = runner.invoke(app, ["anonymize", str(cfg), "-o", str(target), "--quiet"])
     assert result.exit_code == 0, result.output
@@ -122,8 +132,11 @@ def test_missing_config_file_subprocess(tmp_path: Path) -> None:
 
 def test_unknown_column_exits_2(tmp_path: Path, toy: Path) -> None:
     cfg = toy_config(tmp_path, toy, extra="", nope='{ type = "masking" }')
-    cfg.write_text(cfg.read_text().replace(
-        "[hierarchies]", '[attributes]\nquasi_identifiers = ["age", "nope"]\n[hierarchies]'))
+    cfg.write_text(
+        cfg.read_text().replace(
+            "[hierarchies]", '[attributes]\nquasi_identifiers = ["age", "nope"]\n[hierarchies]'
+        )
+    )
     result = runner.invoke(app, ["anonymize", str(cfg)])
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ")
@@ -131,15 +144,20 @@ def test_unknown_column_exits_2(tmp_path: Path, toy: Path) -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_value_missing_from_hierarchy_exits_1_and_writes_nothing(
-    tmp_path: Path, toy: Path
-) -> None:
+def test_value_missing_from_hierarchy_exits_1_and_writes_nothing(tmp_path: Path, toy: Path) -> None:
     partial = tmp_path / "gender.csv"
     partial.write_text("male;*\n", encoding="utf-8")  # 'female' is missing
     cfg = toy_config(tmp_path, toy, gender=f'"{partial}"')
     result = runner.invoke(
-        app, ["anonymize", str(cfg), "--summary", str(tmp_path / "s.json"),
-              "--report", str(tmp_path / "r.html")],
+        app,
+        [
+            "anonymize",
+            str(cfg),
+            "--summary",
+            str(tmp_path / "s.json"),
+            "--report",
+            str(tmp_path / "r.html"),
+        ],
     )
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith("error: ")

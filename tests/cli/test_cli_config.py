@@ -65,8 +65,10 @@ def test_valid_config(tmp_path: Path) -> None:
 
 
 def test_relative_paths_follow_the_config_folder(tmp_path: Path) -> None:
-    p = write(tmp_path / "nested" / "deeper", 'input = "../t.csv"\n[hierarchies]\na = "h/a.csv"\n'
-              "[privacy]\nk = 2\n")
+    p = write(
+        tmp_path / "nested" / "deeper",
+        'input = "../t.csv"\n[hierarchies]\na = "h/a.csv"\n[privacy]\nk = 2\n',
+    )
     cfg = load_config(p)
     folder = (tmp_path / "nested" / "deeper").resolve()
     assert cfg.input == folder / ".." / "t.csv"
@@ -76,9 +78,14 @@ def test_relative_paths_follow_the_config_folder(tmp_path: Path) -> None:
 
 
 def test_defaults_and_qi_from_hierarchies(tmp_path: Path) -> None:
-    cfg = load_config(write(tmp_path, 'input = "t.csv"\n[hierarchies]\nzip = "z.csv"\n'
-                                      'age = { type = "intervals", widths = [5, 10] }\n'
-                                      "[privacy]\nk = 3\n"))
+    cfg = load_config(
+        write(
+            tmp_path,
+            'input = "t.csv"\n[hierarchies]\nzip = "z.csv"\n'
+            'age = { type = "intervals", widths = [5, 10] }\n'
+            "[privacy]\nk = 3\n",
+        )
+    )
     assert cfg.quasi_identifiers == ("zip", "age")
     assert (cfg.algorithm, cfg.metric, cfg.suppressed) == ("flash", "loss", "mask")
     assert cfg.suppression_limit == 0.0
@@ -108,15 +115,24 @@ def test_unknown_key_is_named_with_the_file(tmp_path: Path, text: str, key: str)
 @pytest.mark.parametrize(
     ("text", "key"),
     [
-        ('input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = "5"\n',
-         "privacy.k"),
-        ('input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = true\n',
-         "privacy.k"),
-        ('input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = 2\n'
-         'suppression_limit = "lots"\n', "privacy.suppression_limit"),
-        ('input = 3\n[privacy]\nk = 2\n', "input"),
-        ('input = "t.csv"\n[attributes]\nquasi_identifiers = [1, 2]\n[privacy]\nk = 2\n',
-         "attributes.quasi_identifiers"),
+        (
+            'input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = "5"\n',
+            "privacy.k",
+        ),
+        (
+            'input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = true\n',
+            "privacy.k",
+        ),
+        (
+            'input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = 2\n'
+            'suppression_limit = "lots"\n',
+            "privacy.suppression_limit",
+        ),
+        ("input = 3\n[privacy]\nk = 2\n", "input"),
+        (
+            'input = "t.csv"\n[attributes]\nquasi_identifiers = [1, 2]\n[privacy]\nk = 2\n',
+            "attributes.quasi_identifiers",
+        ),
         ('input = "t.csv"\n[hierarchies]\nage = 5\n[privacy]\nk = 2\n', "hierarchies.age"),
     ],
 )
@@ -141,7 +157,7 @@ def test_missing_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        '[privacy]\nk = 2\n',  # no input
+        "[privacy]\nk = 2\n",  # no input
         'input = "t.csv"\n[privacy]\nk = 2\n',  # no quasi-identifiers
         'input = "t.csv"\n[hierarchies]\na = "a.csv"\n',  # no k
         'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 0\n',
@@ -157,7 +173,10 @@ def test_invalid_values(tmp_path: Path, text: str) -> None:
 
 
 def test_unknown_algorithm(tmp_path: Path) -> None:
-    p = write(tmp_path, 'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\n'
-                        '[search]\nalgorithm = "magic"\n')
+    p = write(
+        tmp_path,
+        'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\n'
+        '[search]\nalgorithm = "magic"\n',
+    )
     with pytest.raises(UnknownNameError, match="magic"):
         load_config(p)

@@ -18,6 +18,12 @@ def test_import_does_not_pull_optional_dependencies() -> None:
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert proc.stdout.strip() == ""

@@ -37,8 +37,10 @@ def test_shown_after_delay_and_closed() -> None:
 def test_disabled_and_non_terminal() -> None:
     buf = io.StringIO()
     plain = Console(file=buf, force_terminal=False)
-    for bar in (ProgressReporter(delay=0, console=plain),
-                ProgressReporter(delay=0, enabled=False, console=terminal()[0])):
+    for bar in (
+        ProgressReporter(delay=0, console=plain),
+        ProgressReporter(delay=0, enabled=False, console=terminal()[0]),
+    ):
         bar(1, 10)
         assert not bar.shown
         bar.close()
