@@ -34,6 +34,7 @@ bench: $(STAMP_DEV)
 
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy
