@@ -263,25 +263,30 @@ def test_population_and_risk_models(problem) -> None:
         assert kept == 0 or len(released) / kept <= model.threshold + 1e-9
 
 
+def _detailed_evaluator(frame, hs, models, limit, metric):
+    from anonkit.algorithms.lattice import Evaluator
+    from anonkit.core.encoding import SensitiveCodes, with_details
+    from anonkit.core.lattice import Lattice
+    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
+
+    table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
+    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
+    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
+    return Evaluator(table, Lattice(table.heights), models, limit, metric)
+
+
 @given(problem=problems())
 def test_size_screened_nodes_are_really_not_private(problem) -> None:
     # With ``track_forced`` (Flash on models not monotone under suppression) the evaluator
     # stops judging a node once the size-only screens force more suppression than the
     # limit; compare every node with a plain evaluator that judges everything.
     from anonkit.algorithms.lattice import Evaluator
-    from anonkit.core.encoding import SensitiveCodes, with_details
-    from anonkit.core.lattice import Lattice
-    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
 
     frame, hs, models, limit, metric = problem
-    table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
-    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
-    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
-    lattice = Lattice(table.heights)
-    fast = Evaluator(table, lattice, models, limit, metric)
+    fast = _detailed_evaluator(frame, hs, models, limit, metric)
     fast.track_forced = True
-    plain = Evaluator(table, lattice, models, limit, metric)
-    for node in range(lattice.size):
+    plain = Evaluator(fast.table, fast.lattice, models, limit, metric)
+    for node in range(fast.lattice.size):
         quick, full = fast.evaluate(node), plain.evaluate(node)
         assert quick.anonymous == full.anonymous
         assert quick.forced_below <= full.suppressed
@@ -294,12 +299,8 @@ def test_size_screened_nodes_are_really_not_private(problem) -> None:
 def test_probe_from_above_takes_the_coarsest_open_node_over_the_cheapest() -> None:
     # Not-monotone Flash, once a private node bounds the search: the open candidate with
     # the cheapest bound is settled from above, through the coarsest open node over it.
-    from anonkit.algorithms.lattice import Evaluator
     from anonkit.algorithms.lattice.flash import _probe_from_above
     from anonkit.algorithms.lattice.search import NOT_ANONYMOUS, UNKNOWN
-    from anonkit.core.encoding import SensitiveCodes, with_details
-    from anonkit.core.lattice import Lattice
-    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
 
     def tree(name: str) -> Hierarchy:
         leaves = [f"{name}{i}" for i in range(8)]
@@ -316,11 +317,8 @@ def test_probe_from_above_takes_the_coarsest_open_node_over_the_cheapest() -> No
             "s": [SENSITIVE[i % 2] for i in range(64)],
         }
     )
-    table = PolarsEngine().encode(frame, ["a", "b"], hs)
-    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
-    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
-    lattice = Lattice(table.heights)
-    ev = Evaluator(table, lattice, [EntropyLDiversity("s", 2)], 0.1, "loss")
+    ev = _detailed_evaluator(frame, hs, [EntropyLDiversity("s", 2)], 0.1, "loss")
+    lattice = ev.lattice
     assert not ev.privacy_monotone
     status = np.full(lattice.size, UNKNOWN, dtype=np.int8)
     lower = ev.cost_model.node_bounds(lattice).copy()
@@ -350,29 +348,18 @@ def test_probe_from_above_takes_the_coarsest_open_node_over_the_cheapest() -> No
     assert _probe_from_above(ev, status, lower, -1.0) is None
 
 
-def _detailed_evaluator(frame, hs, models, limit, metric):
-    from anonkit.algorithms.lattice import Evaluator
-    from anonkit.core.encoding import SensitiveCodes, with_details
-    from anonkit.core.lattice import Lattice
-    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
-
-    table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
-    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
-    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
-    return Evaluator(table, Lattice(table.heights), models, limit, metric)
-
-
 @given(problem=problems())
 def test_pair_screen_rules_out_only_nodes_that_are_not_private(problem) -> None:
     # The pair screen (prefilter.py) must never rule out a private node, and its
     # suppression floor must never exceed what suppression really adds to the cost.
+    from anonkit.algorithms.lattice import Evaluator
     from anonkit.algorithms.lattice.prefilter import pair_screen
 
     frame, hs, models, limit, metric = problem
     screened = _detailed_evaluator(frame, hs, models, limit, metric)
     screened.track_forced = True
     screen = pair_screen(screened)
-    plain = _detailed_evaluator(frame, hs, models, limit, metric)
+    plain = Evaluator(screened.table, screened.lattice, models, limit, metric)
     bounds = plain.cost_model.node_bounds(plain.lattice)
     for node in range(plain.lattice.size):
         res = plain.evaluate(node)
@@ -387,7 +374,7 @@ def test_pair_screen_rules_out_only_nodes_that_are_not_private(problem) -> None:
 def test_pair_screen_skips_histograms_when_sizes_leave_few_nodes(monkeypatch) -> None:
     # No suppression and a k that leaves few nodes open: the size-only screen answers
     # alone, without sensitive histograms, and still rules out no private node.
-    from anonkit.algorithms.lattice import prefilter
+    from anonkit.algorithms.lattice import Evaluator, prefilter
 
     hs = [Hierarchy([[f"{n}{i}", f"{n}{i // 2}x", "*"] for i in range(4)], name=n) for n in "abc"]
     frame = pl.DataFrame(
@@ -411,6 +398,6 @@ def test_pair_screen_skips_histograms_when_sizes_leave_few_nodes(monkeypatch) ->
         if ev.evaluate(node).anonymous:
             assert screen.passes[node]
     # with suppression allowed, the floor is learned: the histograms are built
-    priced = _detailed_evaluator(frame, hs, models, 0.1, "loss")
+    priced = Evaluator(ev.table, ev.lattice, models, 0.1, "loss")
     with pytest.raises(AssertionError, match="histograms built"):
         prefilter.pair_screen(priced)
