@@ -68,15 +68,6 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     min_extra = cost.min_extra(lat) if priced else floor
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
-    names = [sc.name for sc in table.sensitive]
-    attributes = sorted(
-        set(evaluator.implied_distinct)
-        | {
-            names.index(n)
-            for n in (getattr(m, "attribute", None) for m in evaluator.share_models)
-            if n in names
-        }
-    )
     pairs = list(itertools.combinations(range(q), 2))
     sized = bool(evaluator.screen_models) or evaluator.implied_min_size > 1
     if detail is not None and not priced and sized:
@@ -93,6 +84,15 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
             open_nodes &= ok_sizes[lat.nodes[:, a], lat.nodes[:, b]]
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
+    names = [sc.name for sc in table.sensitive]
+    attributes = sorted(
+        set(evaluator.implied_distinct)
+        | {
+            names.index(n)
+            for n in (getattr(m, "attribute", None) for m in evaluator.share_models)
+            if n in names
+        }
+    )
     for a, b in pairs:
         pc = _projected_classes(evaluator, a, b)
         ha, hb = lat.heights[a], lat.heights[b]
