@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -33,9 +31,8 @@ from anonkit.report.levels import (
     released_classes,
 )
 from anonkit.report.plots import bar_chart_svg, matplotlib_available
+from fresh_python import fresh_stdout
 from seed_tables import HOSPITAL
-
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Seed 001 hospital table and its 4-anonymous release (Zip, Age, Nationality; Disease).
 RELEASED = [("130**", "<30", "*")] * 4 + [("1485*", ">40", "*")] * 4 + [("130**", "3*", "*")] * 5
@@ -259,16 +256,7 @@ def test_importing_the_report_does_not_import_matplotlib() -> None:
         "import sys, anonkit.report, anonkit.report.plots, anonkit.cli.main\n"
         "print('matplotlib' in sys.modules, 'jinja2' in sys.modules)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert proc.stdout.strip() == "False False"
+    assert fresh_stdout(code) == "False False"
 
 
 # ------------------------------------------------------------------------- report
