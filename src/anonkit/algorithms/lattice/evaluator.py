@@ -418,8 +418,7 @@ class Evaluator:
         q = self.table.width
         levels = snap.levels[:q]
         if snap.keys is not None and self._qi_radix is not None:
-            assert snap.radix is not None
-            qi_keys = snap.keys >> (snap.radix.shifts[q - 1] if q else 0)
+            qi_keys = self._quasi_keys(snap)
             new = first_of_runs(qi_keys)
             class_of = np.cumsum(new) - 1
             class_keys: IntArray | None = qi_keys[new]
@@ -554,6 +553,14 @@ class Evaluator:
             self.on_evaluate(1)
         return result
 
+    def _quasi_keys(self, snap: FrequencySnapshot) -> IntArray:
+        """Per row of a keyed detail snapshot, the key of its quasi-identifiers alone
+        (they sit above the sensitive codes), so that a class is a run of equal values."""
+        assert snap.keys is not None and snap.radix is not None
+        q = self.table.width
+        out: IntArray = snap.keys >> (snap.radix.shifts[q - 1] if q else 0)
+        return out
+
     def _doomed_records(
         self, snap: FrequencySnapshot
     ) -> tuple[IntArray, IntArray | None, float] | None:
@@ -576,8 +583,7 @@ class Evaluator:
             return None
         if snap.keys is None or snap.radix is None or snap.population is not None:
             return None
-        q = self.table.width
-        qi_keys = snap.keys >> (snap.radix.shifts[q - 1] if q else 0)
+        qi_keys = self._quasi_keys(snap)
         starts = np.flatnonzero(first_of_runs(qi_keys))
         if not starts.size:
             return None
