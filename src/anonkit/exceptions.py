@@ -68,6 +68,18 @@ class DataError(AnonkitError, ValueError):
     """The input table cannot be anonymized as given (empty, malformed, ...)."""
 
 
+class LeakError(DataError):
+    """Columns released as they are would undo the anonymization (see anonkit.safety.leaks).
+
+    ``leaks`` holds the :class:`~anonkit.safety.leaks.Leak` objects found (each with its
+    column, kind and reason); the message is their reasons, one sentence each, never a value.
+    """
+
+    def __init__(self, leaks: Sequence[object]) -> None:
+        self.leaks = list(leaks)
+        super().__init__(" ".join(str(getattr(leak, "reason", leak)) for leak in self.leaks))
+
+
 class EmptyDataError(DataError):
     """The input table has no records."""
 
