@@ -1,33 +1,75 @@
-"""A progress bar for long searches that stays invisible for short ones."""
+"""One progress display for a whole run, invisible for short ones."""
 
 from __future__ import annotations
 
+import threading
 import time
 from types import TracebackType
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
-    MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.text import Text
+
+
+class _Activity(ProgressColumn):
+    """A bar for a step that counts its work, a spinner for one that does not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bar = BarColumn()
+        self._spinner = SpinnerColumn()
+
+    def render(self, task: Task) -> RenderableType:
+        if task.fields.get("unit"):
+            return self._bar.render(task)
+        return self._spinner.render(task)
+
+
+class _Count(ProgressColumn):
+    """``done/total unit`` of a counted step; nothing for the others."""
+
+    def render(self, task: Task) -> Text:
+        unit = str(task.fields.get("unit", ""))
+        if not unit:
+            return Text("")
+        total = "?" if task.total is None else f"{int(task.total):,}"
+        return Text(f"{int(task.completed):,}/{total} {unit}", style="progress.download")
+
+
+class _Remaining(TimeRemainingColumn):
+    """The time left of a counted step; nothing for the others."""
+
+    def render(self, task: Task) -> Text:
+        return super().render(task) if task.fields.get("unit") else Text("")
 
 
 class ProgressReporter:
-    """``progress(done, total)`` callback showing a rich bar once ``delay`` seconds passed.
+    """``progress(done, total)`` callback drawing one rich display once ``delay`` passed.
 
-    Use as a context manager so the bar is always closed::
+    It implements :class:`anonkit.progress.StagedProgress`: :meth:`stage` starts a step
+    (reading, encoding, searching, ...) and the display shows that step. A step with a
+    ``unit`` shows a bar with ``done/total unit``; a step without one shows a spinner with
+    the step's elapsed time. Use as a context manager so the display is always closed::
 
         with ProgressReporter("Searching") as bar:
             anonymize(..., progress=bar)
 
     Nothing is shown when ``enabled`` is false, when stderr is not a terminal (unless
-    ``force``), or when the work finishes within ``delay`` seconds. ``unit`` names what is
-    counted (lattice nodes, study cells); ``remaining`` adds an estimate of the time left.
+    ``force``, which also draws on a stderr that is not a terminal), or when the whole run
+    finishes within ``delay`` seconds. ``description`` and ``unit`` name the work counted
+    by calls made before any :meth:`stage` (lattice nodes, study cells); ``remaining``
+    adds an estimate of the time left to counted steps. The display is transient: it is
+    erased when closed, and it never writes to stdout.
     """
 
     def __init__(
@@ -45,47 +87,103 @@ class ProgressReporter:
         self.unit = unit
         self.remaining = remaining
         self.delay = delay
-        self.console = console or Console(stderr=True)
+        if console is None:
+            console = Console(stderr=True, force_terminal=True if force else None)
+        self.console = console
         self.enabled = enabled and (force or self.console.is_terminal)
+        self._lock = threading.RLock()
         self._start = time.monotonic()
+        self._stage_start = self._start
+        self._counts: tuple[int, int] | None = None
+        self._timer: threading.Timer | None = None
         self._progress: Progress | None = None
         self._task: TaskID | None = None
 
     @property
     def shown(self) -> bool:
-        """Whether the bar has been displayed."""
+        """Whether the display is on screen."""
         return self._progress is not None
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if self._progress is None:
-            if time.monotonic() - self._start < self.delay or done >= total:
+        with self._lock:
+            self._counts = (done, total)
+            if self._progress is None:
+                if time.monotonic() - self._start < self.delay or done >= total:
+                    return
+                self._show()
+            elif self._task is not None:
+                self._progress.update(self._task, completed=min(done, total), total=total)
+
+    def stage(self, name: str, unit: str = "") -> None:
+        """Start the step ``name``; ``unit`` names what its ``(done, total)`` calls count
+        (empty: the step reports no counts and shows a spinner)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self.description, self.unit = name, unit
+            self._counts = None
+            self._stage_start = time.monotonic()
+            if self._progress is not None:
+                if self._task is not None:
+                    self._progress.remove_task(self._task)
+                self._task = self._add_task(self._progress)
                 return
-            columns = [
-                TextColumn("[progress.description]{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn(self.unit),
-                TimeElapsedColumn(),
-            ]
-            if self.remaining:
-                columns.append(TimeRemainingColumn())
-            self._progress = Progress(*columns, console=self.console, transient=True)
-            self._progress.start()
-            self._task = self._progress.add_task(self.description, total=total)
-        assert self._task is not None
-        self._progress.update(self._task, completed=min(done, total), total=total)
+            wait = self.delay - (self._stage_start - self._start)
+            if wait <= 0:
+                self._show()
+            elif self._timer is None:
+                self._timer = threading.Timer(wait, self._on_timer)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _on_timer(self) -> None:
+        with self._lock:
+            if self._timer is not None and self._progress is None:
+                self._timer = None
+                self._show()
+
+    def _add_task(self, progress: Progress) -> TaskID:
+        total: int | None = None
+        completed = 0
+        if self._counts is not None and self.unit:
+            completed, total = min(self._counts[0], self._counts[1]), self._counts[1]
+        task = progress.add_task(self.description, total=total, completed=completed, unit=self.unit)
+        for t in progress.tasks:  # elapsed time counts from the step's start
+            if t.id == task:
+                t.start_time = self._stage_start
+        return task
+
+    def _show(self) -> None:
+        columns: list[ProgressColumn] = [
+            TextColumn("[progress.description]{task.description}"),
+            _Activity(),
+            _Count(),
+            TimeElapsedColumn(),
+        ]
+        if self.remaining:
+            columns.append(_Remaining())
+        # stdout stays untouched (a release may be written there); stderr lines printed
+        # meanwhile appear above the display
+        progress = Progress(*columns, console=self.console, transient=True, redirect_stdout=False)
+        self._task = self._add_task(progress)
+        progress.start()
+        self._progress = progress
 
     def close(self) -> None:
-        """Stop the bar (if shown); safe to call more than once."""
-        if self._progress is not None:
-            self._progress.stop()
-            self._progress = None
-            self._task = None
+        """Take the display off the screen (if shown); safe to call more than once."""
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._progress is not None:
+                self._progress.stop()
+                self._progress = None
+                self._task = None
 
     def __enter__(self) -> ProgressReporter:
-        self._start = time.monotonic()
+        self._start = self._stage_start = time.monotonic()
         return self
 
     def __exit__(
