@@ -80,11 +80,47 @@ class LeakError(DataError):
         super().__init__(" ".join(str(getattr(leak, "reason", leak)) for leak in self.leaks))
 
 
+class UndeclaredColumnsError(DataError):
+    """Columns of the input have no role, so nobody decided whether they may be published.
+
+    A column nobody declared is never released by accident: declare each one
+    (``identifying``, ``quasi_identifiers``, ``sensitive`` or ``insensitive``) or say what
+    to do with the rest (``others="drop"`` or ``others="keep"``).
+    """
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        shown = ", ".join(repr(c) for c in self.columns[:20])
+        more = "" if len(self.columns) <= 20 else f" (and {len(self.columns) - 20} more)"
+        super().__init__(
+            f"{len(self.columns)} column(s) have no role: {shown}{more}; declare each as "
+            "identifying (removed), a quasi-identifier, sensitive or insensitive (kept as "
+            'is), or set others = "drop" (or "keep") in [attributes] (others= in Python).'
+        )
+
+
+class ReleaseVerificationError(AnonkitError, RuntimeError):
+    """The independent re-check of a release failed: a bug; nothing was written."""
+
+    def __init__(self, failures: Sequence[str]) -> None:
+        self.failures = list(failures)
+        super().__init__(
+            "Internal error: the release failed its independent check ("
+            + "; ".join(self.failures)
+            + "); nothing was written. Please report this as a bug."
+        )
+
+
 class EmptyDataError(DataError):
     """The input table has no records."""
 
-    def __init__(self, what: str = "The input table") -> None:
-        super().__init__(f"{what} has no records; there is nothing to anonymize.")
+    def __init__(self, what: str = "The input table", *, message: str | None = None) -> None:
+        self.what = what
+        super().__init__(
+            message
+            if message is not None
+            else f"{what} has no records; there is nothing to anonymize."
+        )
 
 
 class MissingValuesError(DataError):
@@ -137,6 +173,82 @@ class InputFileError(AnonkitError, OSError):
         self.path = str(path)
         self.reason = reason
         super().__init__(f"Cannot read {self.path}: {reason}")
+
+
+class InputFormatError(InputFileError):
+    """An input file is readable but malformed: ragged rows, a bad header, bad bytes.
+
+    ``line`` (1-based) and ``column`` (1-based position) locate the problem when known.
+    """
+
+    def __init__(
+        self, path: object, reason: str, *, line: int | None = None, column: int | None = None
+    ) -> None:
+        self.line = line
+        self.column = column
+        super().__init__(path, reason)
+
+
+class InputEncodingError(InputFormatError):
+    """An input file holds bytes that its declared encoding cannot decode.
+
+    ``offset`` is the 0-based byte offset of the first bad byte in the file, ``line`` its
+    1-based line number. The message suggests declaring the file's real encoding.
+    """
+
+    def __init__(self, path: object, encoding: str, *, line: int, offset: int, byte: int) -> None:
+        self.encoding = encoding
+        self.offset = offset
+        self.byte = byte
+        suggestion = "latin-1" if _codec_name(encoding) != "iso8859-1" else "utf-8"
+        super().__init__(
+            path,
+            f"line {line} is not valid {_display_encoding(encoding)}: byte 0x{byte:02X} at byte "
+            f"offset {offset} cannot be decoded; if the file uses another encoding, declare it "
+            f'(encoding = "{suggestion}" in the [read] section of the configuration, '
+            f'encoding="{suggestion}" in Python).',
+            line=line,
+        )
+
+    @classmethod
+    def from_decode_error(
+        cls, path: object, data: bytes, error: UnicodeDecodeError, encoding: str, *, start: int = 0
+    ) -> InputEncodingError:
+        """The error for ``error``, raised decoding ``data`` (the file's bytes from ``start``)."""
+        offset = start + error.start
+        line = data.count(b"\n", 0, error.start) + 1
+        byte = error.object[error.start] if error.start < len(error.object) else 0
+        return cls(path, encoding, line=line, offset=offset, byte=byte)
+
+
+def _codec_name(encoding: str) -> str:
+    import codecs
+
+    try:
+        return codecs.lookup(encoding).name
+    except LookupError:
+        return encoding
+
+
+def _display_encoding(encoding: str) -> str:
+    name = _codec_name(encoding)
+    return "UTF-8" if name.startswith("utf-8") else encoding
+
+
+class OutputFormatError(AnonkitError, ValueError):
+    """An output path has an extension anonkit cannot write (a usage problem)."""
+
+    exit_code = 2
+
+    def __init__(self, path: object, extension: str, supported: Sequence[str]) -> None:
+        self.path = str(path)
+        self.extension = extension
+        self.supported = list(supported)
+        shown = f"the extension {extension!r}" if extension else "no extension"
+        super().__init__(
+            f"Cannot write {self.path}: {shown} is not a supported table format; "
+            f"use one of {', '.join(self.supported)}."
+        )
 
 
 class PrivacyUnattainableError(AnonkitError, RuntimeError):

@@ -10,6 +10,7 @@ suppression-only hierarchy (value -> ``*``) has height 2.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 from collections.abc import Iterable, Sequence
@@ -18,7 +19,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.exceptions import HierarchyError, InputFileError
+from anonkit.exceptions import (
+    HierarchyError,
+    InputEncodingError,
+    InputFileError,
+    ParameterError,
+)
 
 IntArray = npt.NDArray[np.int64]
 
@@ -207,27 +213,50 @@ class Hierarchy:
     # --------------------------------------------------------------------- I/O
     @classmethod
     def from_csv(
-        cls, path: str | Path, *, separator: str | None = None, name: str | None = None
+        cls,
+        path: str | Path,
+        *,
+        separator: str | None = None,
+        name: str | None = None,
+        encoding: str = "utf-8",
     ) -> Hierarchy:
         """Read a hierarchy file (no header; ``;``, tab or ``,`` separated, detected).
+
+        ``encoding`` is any codec Python knows; ``utf-8`` (the default) also accepts a
+        byte-order mark. Bytes it cannot decode are an error, never replaced.
 
         Raises
         ------
         InputFileError
-            If the file cannot be read or is not text.
+            If the file cannot be read.
+        InputEncodingError
+            If it holds bytes ``encoding`` cannot decode (names line and byte offset).
+        ParameterError
+            If ``encoding`` is not a codec Python knows.
         HierarchyError
             If its content is not a valid hierarchy.
         """
         p = Path(path)
         try:
-            text = p.read_text(encoding="utf-8-sig")
+            codec = codecs.lookup(encoding).name
+        except (LookupError, TypeError):
+            raise ParameterError(
+                "encoding",
+                "Hierarchy.from_csv",
+                "an encoding Python knows, such as 'utf-8' or 'latin-1'",
+                encoding,
+            ) from None
+        try:
+            raw = p.read_bytes()
         except FileNotFoundError:
             raise InputFileError(p, "no such file") from None
-        except UnicodeDecodeError:
-            raise InputFileError(p, "not a UTF-8 text file") from None
         except OSError as exc:
             raise InputFileError(p, exc.strerror or str(exc)) from None
-        return cls.from_text(text, separator=separator, name=name or p.stem)
+        try:
+            text = raw.decode("utf-8-sig" if codec == "utf-8" else encoding)
+        except UnicodeDecodeError as exc:
+            raise InputEncodingError.from_decode_error(p, raw, exc, encoding) from None
+        return cls.from_text(text.removeprefix("\ufeff"), separator=separator, name=name or p.stem)
 
     @classmethod
     def from_text(

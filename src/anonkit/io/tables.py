@@ -1,61 +1,537 @@
-"""Reading and writing tables (CSV, Parquet) with polars; writes are atomic."""
+"""Reading and writing tables (CSV, TSV, Parquet) with polars, safely.
+
+Reading is strict: undecodable bytes, ragged rows and bad headers are errors naming the file
+and line, never silently repaired. Writing is atomic, refuses extensions it cannot honour
+and neutralizes spreadsheet formulas in text output (CSV injection).
+"""
 
 from __future__ import annotations
 
+import codecs
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
-from anonkit.core.hierarchy import detect_separator
-from anonkit.exceptions import EmptyDataError, InputFileError
+from anonkit.exceptions import (
+    EmptyDataError,
+    InputEncodingError,
+    InputFileError,
+    InputFormatError,
+    OutputFormatError,
+    ParameterError,
+)
 from anonkit.io.atomic import atomic_write
+from anonkit.io.sniff import (
+    IntArray,
+    field_counts,
+    header_fields,
+    one_column_separator,
+    python_field_counts,
+    sample_text,
+    sniff_separator,
+)
+
+_PARQUET = (".parquet", ".pq")
+#: Output extensions and the format each one writes.
+OUTPUT_FORMATS: dict[str, str] = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+#: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = r"^[=+\-@\t\r]"
+_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+_CSV_FORMULAS = ("escape", "keep")
 
 
-def read_table(path: str | Path, *, separator: str | None = None) -> pl.DataFrame:
-    """Read a CSV (separator detected: ``;``, tab or ``,``) or Parquet file.
+@dataclass(frozen=True)
+class ReadInfo:
+    """How :func:`read_table_info` read a file.
 
-    CSV cells are read as text, so values match hierarchy labels exactly (``007`` stays
-    ``007``). Empty cells become nulls.
+    Attributes
+    ----------
+    separator
+        The field separator used; ``None`` for Parquet.
+    sniffed
+        True when the separator was guessed from the file's first records.
+    encoding
+        The encoding the file was decoded with.
+    missing_cells
+        Cells turned into nulls because they equal one of the ``missing`` tokens.
+    stripped
+        True when spaces around names and values were removed.
+    columns
+        The column names, as returned.
+    blank_lines
+        Empty lines skipped (a blank line holds no record in a file of several columns).
+    single_column_hint
+        When the file was read into a single column whose name another candidate separator
+        splits, that separator (the file was probably read with the wrong one).
+    """
+
+    separator: str | None
+    sniffed: bool
+    encoding: str
+    missing_cells: int
+    stripped: bool
+    columns: tuple[str, ...] = ()
+    blank_lines: int = 0
+    single_column_hint: str | None = None
+
+
+@dataclass(frozen=True)
+class WriteInfo:
+    """What :func:`write_table` wrote: the ``format`` (``csv``, ``tsv`` or ``parquet``)
+    and how many cells (column names included) got a ``'`` to neutralize a formula."""
+
+    format: str
+    escaped_cells: int
+
+
+# ----------------------------------------------------------------------------- reading
+def read_table(
+    path: str | Path,
+    *,
+    separator: str | None = None,
+    encoding: str = "utf-8",
+    missing: Sequence[str] = ("",),
+    strip: bool = False,
+) -> pl.DataFrame:
+    """Read a CSV/TSV or Parquet file; see :func:`read_table_info` for the rules.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = p.write_text("zip;age\\n007;31\\n")
+    >>> read_table(p).row(0)
+    ('007', '31')
+    """
+    return read_table_info(
+        path, separator=separator, encoding=encoding, missing=missing, strip=strip
+    )[0]
+
+
+def read_table_info(
+    path: str | Path,
+    *,
+    separator: str | None = None,
+    encoding: str = "utf-8",
+    missing: Sequence[str] = ("",),
+    strip: bool = False,
+) -> tuple[pl.DataFrame, ReadInfo]:
+    """Read a table and report how it was read.
+
+    Files ending in ``.parquet`` or ``.pq`` are read as Parquet, unchanged (typed columns;
+    ``missing`` and ``strip`` apply to text files only). Anything else is read as delimited
+    text whose cells all stay text, so values match hierarchy labels (``007`` stays ``007``).
+
+    Parameters
+    ----------
+    path
+        The file.
+    separator
+        One character; by default tab for ``.tsv`` files, otherwise sniffed among ``,``
+        ``;`` tab ``|`` from the first records (CSV quoting respected).
+    encoding
+        Any codec Python knows; ``utf-8`` (the default) also accepts a byte-order mark.
+        Bytes the encoding cannot decode are an error, never replaced.
+    missing
+        Cells equal to one of these tokens (after stripping, if ``strip``) become nulls.
+        The default turns empty cells into nulls; ``()`` keeps them as empty strings.
+    strip
+        Remove leading and trailing whitespace from column names and values (files written
+        with ``", "`` between fields).
+
+    Returns
+    -------
+    (frame, info)
+        The table and a :class:`ReadInfo`. Blank lines are skipped in files of several
+        columns; in a one-column file a blank line is an empty value.
 
     Raises
     ------
     InputFileError
-        If the file is missing, unreadable or not a table.
+        If the file is missing or unreadable.
+    InputEncodingError
+        If it holds bytes ``encoding`` cannot decode (names line and byte offset).
+    InputFormatError
+        If a record has more or fewer fields than the header, or the header has a
+        duplicated or empty column name.
     EmptyDataError
-        If it holds a header but no records.
+        If the file is empty or has a header but no records.
+    ParameterError
+        If ``separator``, ``encoding`` or ``missing`` is invalid.
     """
     p = Path(path)
+    tokens = _check_read_parameters(separator, encoding, missing)
     if not p.is_file():
         raise InputFileError(p, "no such file")
+    if p.suffix.lower() in _PARQUET:
+        frame = _read_parquet(p)
+        return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))
     try:
-        if p.suffix.lower() in (".parquet", ".pq"):
-            frame = pl.read_parquet(p)
-        else:
-            with p.open("r", encoding="utf-8-sig", errors="replace") as fh:
-                first = fh.readline()
-            if not first.strip():
-                raise EmptyDataError(f"The file {p}")
-            sep = separator or detect_separator(first)
-            frame = pl.read_csv(
-                p,
-                separator=sep,
-                infer_schema=False,
-                encoding="utf8-lossy",
-            )
-    except (EmptyDataError, InputFileError):
-        raise
-    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputFileError(p, reason) from None
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise InputFileError(p, exc.strerror or str(exc)) from None
+    data, skipped = _to_utf8(p, raw, encoding)
+    if not data.strip(b"\r\n"):
+        raise EmptyDataError(str(p), message=f"The file {p} is empty; it has no records.")
+    sample, whole = sample_text(p, data, start=skipped)
+    sniffed = separator is None and p.suffix.lower() != ".tsv"
+    if separator is None:
+        separator = "\t" if not sniffed else sniff_separator(sample, whole)
+        if separator is None:
+            separator = one_column_separator(sample, whole)
+    names = header_fields(sample, separator)
+    if strip:
+        names = [name.strip() for name in names]
+    _check_names(p, names)
+    frame = _parse(p, data, separator, width=len(names), skipped=skipped)
+    frame, blank = _check_records(p, data, frame, separator)
     if frame.height == 0:
-        raise EmptyDataError(f"The file {p}")
+        raise EmptyDataError(str(p), message=f"The file {p} has a header but no records.")
+    if len(names) == frame.width:
+        frame.columns = names
+    elif strip:
+        frame.columns = [name.strip() for name in frame.columns]
+    frame, missing_cells = _clean(frame, tokens, strip)
+    hint = sniff_separator(sample, whole) if frame.width == 1 else None
+    info = ReadInfo(
+        separator=separator,
+        sniffed=sniffed,
+        encoding=encoding,
+        missing_cells=missing_cells,
+        stripped=strip,
+        columns=tuple(frame.columns),
+        blank_lines=blank,
+        single_column_hint=hint,
+    )
+    return frame, info
+
+
+def unknown_column_hint(info: ReadInfo, missing_columns: Sequence[str]) -> str:
+    r"""A sentence explaining why ``missing_columns`` are absent, or ``""``.
+
+    Meant to follow an unknown-column message: the file may have been read with the wrong
+    separator (into one column), or its names may carry spaces that ``strip`` removes.
+
+    Examples
+    --------
+    >>> info = ReadInfo(";", False, "utf-8", 0, False, ("age,sex",), single_column_hint=",")
+    >>> print(unknown_column_hint(info, ["age"]).replace("; ", "\n"))
+    The file was read with separator ';' into one column
+    it looks ','-separated: set separator = ','.
+    """
+    if info.single_column_hint is not None and info.separator is not None:
+        return (
+            f"The file was read with separator {info.separator!r} into one column; it looks "
+            f"{info.single_column_hint!r}-separated: set separator = {info.single_column_hint!r}."
+        )
+    padded = {name.strip() for name in info.columns if name != name.strip()}
+    if not info.stripped and any(c.strip() in padded for c in missing_columns):
+        return (
+            "The file's column names have spaces around them; set strip = true "
+            "(strip=True in Python) to remove them."
+        )
+    return ""
+
+
+def _check_read_parameters(
+    separator: str | None, encoding: str, missing: Sequence[str]
+) -> tuple[str, ...]:
+    owner = "read_table"
+    if separator is not None and (
+        not isinstance(separator, str)
+        or len(separator) != 1
+        or not separator.isascii()
+        or separator in '"\r\n'
+    ):
+        raise ParameterError(
+            "separator", owner, "one ASCII character other than a quote or line break", separator
+        )
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ParameterError(
+            "encoding", owner, "an encoding Python knows, such as 'utf-8' or 'latin-1'", encoding
+        ) from None
+    if isinstance(missing, str) or not all(isinstance(t, str) for t in missing):
+        raise ParameterError("missing", owner, "a list of strings", missing)
+    return tuple(dict.fromkeys(missing))
+
+
+def _read_parquet(p: Path) -> pl.DataFrame:
+    try:
+        frame = pl.read_parquet(p)
+    except (pl.exceptions.PolarsError, OSError, ValueError) as exc:
+        raise InputFileError(p, _first_line(exc)) from None
+    if frame.height == 0:
+        raise EmptyDataError(str(p), message=f"The file {p} has no records.")
     return frame
 
 
-def write_table(frame: pl.DataFrame, path: str | Path, *, separator: str = ",") -> None:
-    """Write ``frame`` to CSV or Parquet (by suffix) atomically, without any row index."""
+def _to_utf8(p: Path, raw: bytes, encoding: str) -> tuple[bytes, int]:
+    """``raw`` as UTF-8 bytes without a byte-order mark, and how many bytes of ``raw`` the
+    mark took. UTF-8 input is returned as is (polars checks it while parsing)."""
+    name = codecs.lookup(encoding).name
+    if name in ("utf-8", "utf-8-sig"):
+        skipped = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+        return raw[skipped:], skipped
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputEncodingError.from_decode_error(p, raw, exc, encoding) from None
+    return text.removeprefix("\ufeff").encode("utf-8"), 0
+
+
+def _check_names(p: Path, names: Sequence[str]) -> None:
+    for position, name in enumerate(names, start=1):
+        if name == "":
+            raise InputFormatError(
+                p,
+                f"column {position} has no name; give every column of the header a name "
+                "(or check the separator).",
+                line=1,
+                column=position,
+            )
+    dupes = [name for name, count in Counter(names).items() if count > 1]
+    if dupes:
+        shown = ", ".join(repr(n) for n in dupes)
+        raise InputFormatError(
+            p,
+            f"the header names column(s) {shown} more than once; give every column a "
+            "distinct name.",
+            line=1,
+        )
+
+
+def _parse(p: Path, data: bytes, separator: str, *, width: int, skipped: int) -> pl.DataFrame:
+    try:
+        return pl.read_csv(
+            data,
+            separator=separator,
+            infer_schema=False,
+            empty_string_is_null=False,
+            encoding="utf8",
+            raise_if_empty=False,
+        )
+    except pl.exceptions.PolarsError as exc:
+        reason = _first_line(exc)
+    if "utf-8" in reason.lower() or "utf8" in reason.lower():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputEncodingError.from_decode_error(
+                p, data, exc, "utf-8", start=skipped
+            ) from None
+    _raise_ragged(p, data, separator, width)
+    raise InputFormatError(p, f"it is not a valid CSV file ({reason}).")
+
+
+def _raise_ragged(
+    p: Path,
+    data: bytes,
+    separator: str,
+    width: int,
+    counts: IntArray | None = None,
+    lines: IntArray | None = None,
+) -> None:
+    """Raise for the first record whose field count differs from ``width`` (blank ones
+    excepted); return if there is none."""
+    if counts is None or lines is None:
+        counts, lines = field_counts(data, separator)
+    bad = np.flatnonzero((counts != width) & (counts != 0))
+    bad = bad[bad > 0]
+    if bad.size:
+        i = int(bad[0])
+        n, line = int(counts[i]), int(lines[i])
+        raise InputFormatError(
+            p,
+            f"line {line} has {n} field{'s' if n != 1 else ''}, the header has {width}; fix "
+            f"that line or check the separator ({separator!r}).",
+            line=line,
+        )
+
+
+def _check_records(
+    p: Path, data: bytes, frame: pl.DataFrame, separator: str
+) -> tuple[pl.DataFrame, int]:
+    """``frame`` without blank lines, after proving no record has too few fields.
+
+    polars pads a short record with empty values, so a short record always ends with an
+    empty cell: only when the last column holds one is the file's structure counted.
+    """
+    width = frame.width
+    if width < 2 or frame.height == 0:
+        return frame, 0
+    last = pl.col(frame.columns[-1])
+    if not frame.select((last.is_null() | (last == "")).any()).item():
+        return frame, 0
+    counts, lines = field_counts(data, separator)
+    if counts.size != frame.height + 1:  # polars and the byte scan disagree: ask csv
+        text = data.decode("utf-8")
+        py_counts, py_lines = python_field_counts(text, separator)
+        counts = np.asarray(py_counts, dtype=np.int64)
+        lines = np.asarray(py_lines, dtype=np.int64)
+    _raise_ragged(p, data, separator, width, counts, lines)
+    if counts.size != frame.height + 1:
+        return frame, 0  # cannot align records with rows; nothing ragged was found
+    keep = counts[1:] != 0
+    blank = int(keep.size - np.count_nonzero(keep))
+    if blank:
+        frame = frame.filter(pl.Series(keep))
+    return frame, blank
+
+
+def _clean(frame: pl.DataFrame, tokens: tuple[str, ...], strip: bool) -> tuple[pl.DataFrame, int]:
+    """Strip values and turn missing tokens into nulls; also count those cells."""
+    cols = [pl.col(c) for c in frame.columns]
+    if strip:
+        cols = [c.str.strip_chars() for c in cols]
+    if not tokens:
+        return (frame.select(cols) if strip else frame), 0
+    hits = [c.is_in(list(tokens)) for c in cols]
+    counts = frame.select([h.sum().alias(str(i)) for i, h in enumerate(hits)]).row(0)
+    total = int(sum(counts))
+    frame = frame.select(
+        [
+            pl.when(h).then(None).otherwise(c).alias(name)
+            for h, c, name in zip(hits, cols, frame.columns, strict=True)
+        ]
+    )
+    return frame, total
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+# ----------------------------------------------------------------------------- writing
+def output_format(path: str | Path) -> str:
+    """The format ``path``'s extension asks for: ``csv``, ``tsv`` or ``parquet``.
+
+    Call it before long work to reject an output path early.
+
+    Raises
+    ------
+    OutputFormatError
+        For any other extension (``.xlsx``, ``.json``, none), naming the supported ones.
+
+    Examples
+    --------
+    >>> output_format("release.TSV")
+    'tsv'
+    """
     p = Path(path)
-    if p.suffix.lower() in (".parquet", ".pq"):
+    suffix = p.suffix.lower()
+    if suffix not in OUTPUT_FORMATS:
+        raise OutputFormatError(p, p.suffix, list(OUTPUT_FORMATS))
+    return OUTPUT_FORMATS[suffix]
+
+
+def write_table(
+    frame: pl.DataFrame,
+    path: str | Path,
+    *,
+    separator: str | None = None,
+    csv_formulas: str = "escape",
+) -> WriteInfo:
+    """Write ``frame`` atomically, without any row index, in the format of ``path``'s extension.
+
+    ``.csv`` (separator ``,`` unless given), ``.tsv`` (tab unless given), ``.parquet``/``.pq``.
+
+    In CSV/TSV output, by default a text cell or column name starting with ``=``, ``+``,
+    ``-``, ``@``, tab or carriage return gets a leading ``'`` so spreadsheets do not run it
+    as a formula (OWASP CSV injection); numbers written as text (``-3``, ``+1.5``) are left
+    alone. ``csv_formulas="keep"`` writes cells unchanged. Parquet output is never escaped:
+    its columns are typed and spreadsheets do not evaluate them as formulas.
+
+    Raises
+    ------
+    OutputFormatError
+        If the extension is not one of the above.
+    ParameterError
+        If ``csv_formulas`` is not ``"escape"`` or ``"keep"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "out.csv"
+    >>> write_table(pl.DataFrame({"f": ["=1+1", "-3"]}), p)
+    WriteInfo(format='csv', escaped_cells=1)
+    >>> p.read_text()
+    "f\\n'=1+1\\n-3\\n"
+    """
+    fmt = output_format(path)
+    if csv_formulas not in _CSV_FORMULAS:
+        raise ParameterError("csv_formulas", "write_table", "'escape' or 'keep'", csv_formulas)
+    p = Path(path)
+    if fmt == "parquet":
         atomic_write(p, lambda tmp: frame.write_parquet(tmp))
-    else:
-        atomic_write(p, lambda tmp: frame.write_csv(tmp, separator=separator))
+        return WriteInfo(fmt, 0)
+    sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
+    escaped = 0
+    if csv_formulas == "escape":
+        frame, escaped = escape_formulas(frame)
+    atomic_write(p, lambda tmp: frame.write_csv(tmp, separator=sep))
+    return WriteInfo(fmt, escaped)
+
+
+def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """``frame`` with formula-like text cells and names prefixed by ``'``, and their count.
+
+    Text, categorical and enum columns are checked (vectorized); numeric columns hold no
+    formulas. Numbers written as text (``-3``, ``+1.5``, ``-2e3``) are not escaped.
+
+    Examples
+    --------
+    >>> out, n = escape_formulas(pl.DataFrame({"@a": ["+x", "+1.5", None]}))
+    >>> out.columns, out["'@a"].to_list(), n
+    (["'@a"], ["'+x", '+1.5', None], 2)
+    """
+    names = [_escape_name(name) for name in frame.columns]
+    escaped = sum(name != old for name, old in zip(names, frame.columns, strict=True))
+    texts = [
+        name
+        for name, dtype in frame.schema.items()
+        if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
+    ]
+    if texts:
+        flags = {
+            name: pl.col(name).cast(pl.String).str.contains(_FORMULA_START)
+            & ~pl.col(name).cast(pl.String).str.contains(_NUMBER)
+            for name in texts
+        }
+        counts = frame.select([f.sum().alias(n) for n, f in flags.items()]).row(0)
+        if any(counts):
+            escaped += int(sum(counts))
+            frame = frame.with_columns(
+                pl.when(flags[n])
+                .then("'" + pl.col(n).cast(pl.String))
+                .otherwise(pl.col(n))
+                .alias(n)
+                for n, c in zip(texts, counts, strict=True)
+                if c
+            )
+    if escaped:
+        frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
+    return frame, escaped
+
+
+def _escape_name(name: str) -> str:
+    if name.startswith(FORMULA_PREFIXES) and not _is_number(name):
+        return "'" + name
+    return name
+
+
+def _is_number(text: str) -> bool:
+    return re.fullmatch(_NUMBER, text) is not None

@@ -1,0 +1,285 @@
+"""read_table on real-world files: encodings, separators, ragged rows, bad headers."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.exceptions import (
+    EmptyDataError,
+    InputEncodingError,
+    InputFileError,
+    InputFormatError,
+    ParameterError,
+)
+from anonkit.io.sniff import field_counts, python_field_counts
+from anonkit.io.tables import ReadInfo, read_table, read_table_info, unknown_column_hint
+
+
+def _write(tmp_path: Path, data: str | bytes, name: str = "t.csv") -> Path:
+    p = tmp_path / name
+    if isinstance(data, str):
+        p.write_bytes(data.encode("utf-8"))
+    else:
+        p.write_bytes(data)
+    return p
+
+
+# ------------------------------------------------------------------------ encodings
+def test_latin1_in_utf8_read_names_line_offset_and_fix(tmp_path: Path) -> None:
+    p = _write(tmp_path, "name,city\nann,Paris\nbob,Montr\xe9al\n".encode("latin-1"))
+    with pytest.raises(InputEncodingError) as exc:
+        read_table(p)
+    err = exc.value
+    assert isinstance(err, InputFormatError) and isinstance(err, InputFileError)
+    assert err.line == 3 and err.offset == 29 and err.byte == 0xE9
+    msg = str(err)
+    assert str(p) in msg and "line 3" in msg and "byte offset 29" in msg
+    assert 'encoding = "latin-1"' in msg and 'encoding="latin-1"' in msg
+    assert err.exit_code == 2
+
+
+def test_bad_byte_after_the_sample_is_located(tmp_path: Path) -> None:
+    body = "".join(f"v{i},w{i}\n" for i in range(30_000))
+    data = b"a,b\n" + body.encode() + b"x\xff,y\n"
+    p = _write(tmp_path, data)
+    with pytest.raises(InputEncodingError) as exc:
+        read_table(p)
+    assert exc.value.line == 30_002 and exc.value.offset == len(data) - 4
+
+
+def test_offset_counts_the_byte_order_mark(tmp_path: Path) -> None:
+    p = _write(tmp_path, b"\xef\xbb\xbfa,b\n1,\xe9\n")
+    with pytest.raises(InputEncodingError) as exc:
+        read_table(p)
+    assert exc.value.line == 2 and exc.value.offset == 9
+
+
+def test_latin1_declared_reads_exact_values(tmp_path: Path) -> None:
+    p = _write(tmp_path, "name,city\nbob,\xe9\n".encode("latin-1"))
+    frame, info = read_table_info(p, encoding="latin-1")
+    assert frame["city"].to_list() == ["\xe9"]
+    assert "\ufffd" not in frame["city"][0]
+    assert info.encoding == "latin-1"
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "utf-16", "utf-8-sig"])
+def test_other_encodings(tmp_path: Path, encoding: str) -> None:
+    p = _write(tmp_path, "nom;ville\nZo\xe9;Orl\xe9ans\n".encode(encoding))
+    frame = read_table(p, encoding=encoding)
+    assert frame.columns == ["nom", "ville"]
+    assert frame.row(0) == ("Zo\xe9", "Orl\xe9ans")
+
+
+def test_utf8_bom_is_accepted(tmp_path: Path) -> None:
+    p = _write(tmp_path, b"\xef\xbb\xbfage,sex\n31,f\n")
+    assert read_table(p).columns == ["age", "sex"]
+
+
+def test_unknown_encoding_is_a_usage_error(tmp_path: Path) -> None:
+    p = _write(tmp_path, "a,b\n1,2\n")
+    with pytest.raises(ParameterError, match="encoding") as exc:
+        read_table(p, encoding="klingon")
+    assert exc.value.exit_code == 2
+
+
+def test_hierarchy_with_bad_bytes(tmp_path: Path) -> None:
+    p = _write(tmp_path, "Paris;FR;*\nMontr\xe9al;CA;*\n".encode("latin-1"))
+    with pytest.raises(InputEncodingError) as exc:
+        Hierarchy.from_csv(p)
+    assert exc.value.line == 2 and exc.value.offset == 16
+    assert 'encoding="latin-1"' in str(exc.value)
+    h = Hierarchy.from_csv(p, encoding="latin-1")
+    assert h.leaves == ("Paris", "Montr\xe9al")
+    with pytest.raises(ParameterError):
+        Hierarchy.from_csv(p, encoding="nope")
+
+
+# ------------------------------------------------------------------------ separators
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_sniffing_with_quoted_separators(tmp_path: Path, sep: str) -> None:
+    others = "".join(c for c in ",;\t|" if c != sep)
+    rows = [["id", "note", "zip"]] + [[str(i), f'"a{others}b{sep}c"', "13053"] for i in range(5)]
+    p = _write(tmp_path, "".join(sep.join(r) + "\n" for r in rows))
+    frame, info = read_table_info(p)
+    assert info.separator == sep and info.sniffed
+    assert frame.columns == ["id", "note", "zip"]
+    assert frame["note"][0] == f"a{others}b{sep}c"
+
+
+def test_given_separator_and_tsv_suffix(tmp_path: Path) -> None:
+    p = _write(tmp_path, "a;b\n1;2\n")
+    frame, info = read_table_info(p, separator=";")
+    assert frame.shape == (1, 2) and info.separator == ";" and not info.sniffed
+    t = _write(tmp_path, "a\tb,c\n1\t2,3\n", name="t.tsv")
+    frame, info = read_table_info(t)
+    assert frame.columns == ["a", "b,c"] and info.separator == "\t" and not info.sniffed
+
+
+def test_one_column_file(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age\n31\n45\n")
+    frame, info = read_table_info(p)
+    assert frame.columns == ["age"] and frame.height == 2
+    assert info.single_column_hint is None
+
+
+def test_wrong_separator_hint(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age,sex,zip\n31,f,13053\n")
+    frame, info = read_table_info(p, separator=";")
+    assert frame.width == 1
+    assert info.single_column_hint == ","
+    hint = unknown_column_hint(info, ["age"])
+    assert "';'" in hint and "one column" in hint and "separator = ','" in hint
+    good = read_table_info(p)[1]
+    assert good.single_column_hint is None and unknown_column_hint(good, ["x"]) == ""
+
+
+def test_padded_names_hint(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age, sex\n31, f\n")
+    _, info = read_table_info(p)
+    assert "strip" in unknown_column_hint(info, ["sex"])
+
+
+def test_bad_separator_parameter(tmp_path: Path) -> None:
+    p = _write(tmp_path, "a,b\n1,2\n")
+    for bad in ("", ";;", '"', "\n"):
+        with pytest.raises(ParameterError, match="separator"):
+            read_table(p, separator=bad)
+
+
+# ------------------------------------------------------------------------ cleaning
+def test_uci_style_file_with_strip(tmp_path: Path) -> None:
+    text = "age, workclass, fnlwgt\n39, State-gov, 77516\n50, Self-emp-not-inc, 83311\n"
+    p = _write(tmp_path, text)
+    frame, info = read_table_info(p, strip=True)
+    assert info.separator == "," and info.stripped
+    assert frame.columns == ["age", "workclass", "fnlwgt"]
+    assert frame.row(0) == ("39", "State-gov", "77516")
+    raw = read_table(p)
+    assert raw.columns == ["age", " workclass", " fnlwgt"]
+
+
+def test_missing_tokens(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age,job,sex\n39,?,m\n50,,f\n?, ? ,f\n")
+    frame, info = read_table_info(p, missing=["?"])
+    assert frame["job"].to_list() == [None, "", " ? "]
+    assert frame["age"].to_list() == ["39", "50", None]
+    assert info.missing_cells == 2
+    frame, info = read_table_info(p, missing=["?", ""], strip=True)
+    assert frame["job"].to_list() == [None, None, None]
+    assert info.missing_cells == 4
+    frame, info = read_table_info(p)  # default: empty cells are nulls
+    assert frame["job"].to_list() == ["?", None, " ? "] and info.missing_cells == 1
+
+
+def test_default_read_matches_plain_polars(tmp_path: Path) -> None:
+    p = _write(tmp_path, 'a,b,c\n1,,3\n"x,y",007,\n')
+    expected = pl.read_csv(p, infer_schema=False)
+    assert read_table(p).equals(expected)
+
+
+# ------------------------------------------------------------------------ structure
+def test_duplicate_names(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age,sex,age,zip,sex\n1,2,3,4,5\n")
+    with pytest.raises(InputFormatError, match=r"'age', 'sex'") as exc:
+        read_table(p)
+    assert "more than once" in str(exc.value)
+    q = _write(tmp_path, "age, sex,sex\n1,2,3\n", name="q.csv")
+    read_table(q)  # distinct until stripped
+    with pytest.raises(InputFormatError, match="'sex'"):
+        read_table(q, strip=True)
+
+
+def test_empty_column_name(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age,,zip\n1,2,3\n")
+    with pytest.raises(InputFormatError, match="column 2 has no name") as exc:
+        read_table(p)
+    assert exc.value.column == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fields"),
+    [
+        ("a,b,c,d\n1,2,3,4\n1,2,3,4,5\n", 3, 5),
+        ("a,b,c,d\n1,2,3,4\n1,2,3\n1,2,3,4\n", 3, 3),
+        ("a,b,c,d\n1,2,3,4\n1\n", 3, 1),
+        ('a,b,c,d\n"1\n2",2,3,4\n1,2,3\n', 4, 3),
+        ("a,b,c,d\r\n1,2,3,4\r\n1,2,\r\n", 3, 3),
+    ],
+)
+def test_ragged_rows(tmp_path: Path, text: str, line: int, fields: int) -> None:
+    p = _write(tmp_path, text)
+    with pytest.raises(InputFormatError) as exc:
+        read_table(p, separator=",")
+    assert exc.value.line == line
+    assert f"line {line} has {fields} field" in str(exc.value)
+    assert "the header has 4" in str(exc.value)
+
+
+def test_quoted_empty_last_field_is_not_ragged(tmp_path: Path) -> None:
+    p = _write(tmp_path, 'a,b,c\n1,2,""\n1,2,\n')
+    assert read_table(p)["c"].to_list() == [None, None]
+
+
+def test_blank_lines_are_skipped(tmp_path: Path) -> None:
+    p = _write(tmp_path, "a,b\n1,2\n\n3,4\n\n\n")
+    frame, info = read_table_info(p)
+    assert frame.rows() == [("1", "2"), ("3", "4")]
+    assert info.blank_lines == 3
+    one = _write(tmp_path, "a\n1\n\n2\n", name="one.csv")
+    assert read_table(one)["a"].to_list() == ["1", None, "2"]  # an empty value
+
+
+def test_field_counts_match_the_csv_module() -> None:
+    rnd = random.Random(7)
+    pieces = ["x", "", '"a,b"', '"q""r"', '"l\nm"', "y z", '"\r\n"']
+    for _ in range(200):
+        lines = []
+        for _ in range(rnd.randint(1, 6)):
+            lines.append(",".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 4))))
+        if rnd.random() < 0.3:
+            lines.insert(rnd.randint(0, len(lines)), "")
+        text = rnd.choice(["\n", "\r\n"]).join(lines) + rnd.choice(["", "\n"])
+        counts, starts = field_counts(text.encode(), ",")
+        assert (counts.tolist(), starts.tolist()) == python_field_counts(text, ","), text
+
+
+# ------------------------------------------------------------------------ empties
+def test_empty_file(tmp_path: Path) -> None:
+    p = _write(tmp_path, b"")
+    with pytest.raises(EmptyDataError, match="is empty") as exc:
+        read_table(p)
+    assert str(p) in str(exc.value) and "anonymize" not in str(exc.value)
+
+
+def test_header_only(tmp_path: Path) -> None:
+    for text in ("a,b\n", "a,b\n\n\n"):
+        p = _write(tmp_path, text)
+        with pytest.raises(EmptyDataError, match="has a header but no records") as exc:
+            read_table(p)
+        assert "anonymize" not in str(exc.value)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputFileError, match="no such file"):
+        read_table(tmp_path / "nope.csv")
+
+
+# ------------------------------------------------------------------------ parquet
+def test_parquet_is_read_unchanged(tmp_path: Path) -> None:
+    p = tmp_path / "t.parquet"
+    pl.DataFrame({"a": ["", "?"], "b": [1, 2]}).write_parquet(p)
+    frame, info = read_table_info(p, missing=["?"])
+    assert frame["a"].to_list() == ["", "?"]
+    assert info == ReadInfo(
+        separator=None,
+        sniffed=False,
+        encoding="utf-8",
+        missing_cells=0,
+        stripped=False,
+        columns=("a", "b"),
+    )
