@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -20,17 +21,23 @@ from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.transform import SUPPRESSED, Recoding, build_release, recode
 from anonkit.engines.base import get_engine
 from anonkit.engines.polars_engine import encode_sensitive
-from anonkit.exceptions import EmptyDataError, ParameterError, UnknownColumnError, UnknownNameError
-from anonkit.io.frames import from_polars, to_polars
+from anonkit.exceptions import (
+    EmptyDataError,
+    ParameterError,
+    PrivacyUnattainableError,
+    UnknownColumnError,
+    UnknownNameError,
+)
+from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
 from anonkit.metrics.generalization import METRICS, NodeSummary, all_metrics
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT, SENSITIVE_HISTOGRAM
+from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
+from anonkit.verify import Verification, verify_release
 
 HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
-#: Progress callback: ``(done, total)``; ``total`` is an upper bound on the work.
-Progress = Callable[[int, int], None]
 
 SUPPRESSED_MODES = ("mask", "drop")
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
@@ -70,6 +77,26 @@ def _values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) ->
     return pl.concat([values, other])
 
 
+def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> None:
+    """Refuse models no class can satisfy whatever the generalization: ℓ-diversity of a
+    column with fewer than ℓ distinct values (more suppression would not help)."""
+    for m in models:
+        attribute = getattr(m, "attribute", None)
+        need = int(getattr(m, "min_class_size", 1))
+        if not (getattr(m, "class_local", False) and need > 1 and attribute in data.columns):
+            continue
+        if isinstance(m, KAnonymity):
+            continue
+        have = int(data[str(attribute)].drop_nulls().n_unique())
+        if have < need:
+            raise PrivacyUnattainableError(
+                f"Column {attribute!r} has only {have} distinct value(s), so no class can hold "
+                f"the {need} that {m.describe()} needs, whatever the generalization or "
+                f"suppression; lower l to at most {have} or protect another attribute.",
+                requirement=m.describe(),
+            )
+
+
 class Anonymizer:
     """Full-domain anonymization with scikit-learn style parameters.
 
@@ -89,6 +116,9 @@ class Anonymizer:
         metric: str = "loss",
         identifying: Sequence[str] = (),
         sensitive: Sequence[str] = (),
+        insensitive: Sequence[str] = (),
+        others: str | None = None,
+        leak_check: bool = True,
         suppressed: str = "mask",
         engine: str = "polars",
         population: Any = None,
@@ -111,6 +141,9 @@ class Anonymizer:
         self.metric = metric
         self.identifying = identifying
         self.sensitive = sensitive
+        self.insensitive = insensitive
+        self.others = others
+        self.leak_check = leak_check
         self.suppressed = suppressed
         self.engine = engine
         self.population = population
@@ -155,6 +188,8 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
+        if not isinstance(self.leak_check, bool):
+            raise ParameterError("leak_check", "anonymize", "True or False", self.leak_check)
         if self.suppressed not in SUPPRESSED_MODES:
             raise ParameterError("suppressed", "anonymize", "'mask' or 'drop'", self.suppressed)
         limit = self.suppression_limit
@@ -177,7 +212,11 @@ class Anonymizer:
         return pop.select(list(qi))
 
     def fit(self, frame: Any) -> AnonymizationResult:
-        """Anonymize ``frame`` (pandas or polars) and return the result."""
+        """Anonymize ``frame`` (pandas or polars) and return the result.
+
+        The release is re-checked by :func:`anonkit.verify.verify_release` before it is
+        returned; a failure raises :class:`~anonkit.exceptions.ReleaseVerificationError`.
+        """
         t0 = time.perf_counter()
         self._validate()
         data, kind = to_polars(frame)
@@ -198,27 +237,122 @@ class Anonymizer:
             )
         )
         sensitive = list(dict.fromkeys([*self.sensitive, *wanted]))
+        insensitive = [c for c in self.insensitive if c not in wanted]
         schema = Schema.build(
             data.columns,
             quasi_identifiers=qi,
             identifying=self.identifying,
             sensitive=sensitive,
+            insensitive=insensitive,
+            others=self.others,
         )
+        columns = data.columns  # undeclared columns dropped by others="drop" are identifying
+        _check_attainable(data, models)
+        safety = self._leak_check(data, qi, schema)
         specs = dict(self.hierarchies or {})
         # hierarchies of other columns are not needed (a full set, as load_adult() gives,
         # may be passed); hierarchies of columns the data lacks are an error
-        unknown = [c for c in specs if c not in data.columns]
+        unknown = [c for c in specs if c not in columns]
         if unknown:
-            raise UnknownColumnError(unknown, data.columns)
+            raise UnknownColumnError(unknown, columns)
         population = self._population(models, qi)
+        start_stage(self.progress, "Encoding")
         hierarchies = [resolve_hierarchy(c, specs.get(c), _values(data, population, c)) for c in qi]
-        engine = get_engine(self.engine)
+        sens_specs: dict[str, Any] = {c: specs[c] for c in wanted if c in specs}
         if self.algorithm not in LATTICE_ALGORITHMS:
             from anonkit.runners import run_local_recoding
 
-            return run_local_recoding(
+            result = run_local_recoding(
                 self, data, kind, qi, hierarchies, models, schema, population, t0
             )
+            released, _ = to_polars(result.release)
+            verification = self._verify(
+                released, qi, models, data.height, sens_specs, population, hierarchies
+            )
+            return self._finish(result, verification, safety, schema, t0)
+        result, masked = self._full_domain(
+            data, kind, qi, hierarchies, models, schema, population, wanted, specs, t0
+        )
+        verification = self._verify(
+            masked, qi, models, data.height, sens_specs, population, hierarchies
+        )
+        return self._finish(result, verification, safety, schema, t0)
+
+    def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
+        """Stop on columns released as is that give the quasi-identifiers away."""
+        out: dict[str, Any] = {
+            "roles": {r.value: schema.columns(r) for r in AttributeRole},
+            "dropped_undeclared": list(schema.dropped),
+            "leak_check": self.leak_check,
+            "leak_warnings": [],
+        }
+        if self.leak_check:
+            from anonkit.safety.leaks import check_leaks
+
+            start_stage(self.progress, "Checking for leaks")
+            warnings = check_leaks(data, quasi_identifiers=qi, released=schema.released_as_is())
+            out["leak_warnings"] = [w.to_dict() for w in warnings]
+        return out
+
+    def _verify(
+        self,
+        released: pl.DataFrame,
+        qi: Sequence[str],
+        models: Sequence[PrivacyModel],
+        n_records: int,
+        sensitive_specs: Mapping[str, Any],
+        population: pl.DataFrame | None,
+        hierarchies: Sequence[Hierarchy],
+    ) -> Verification:
+        start_stage(self.progress, "Verifying the release")
+        return verify_release(
+            released,
+            quasi_identifiers=qi,
+            models=models,
+            n_records=n_records,
+            suppression_limit=float(self.suppression_limit),
+            sensitive_hierarchies=sensitive_specs,
+            population=population,
+            hierarchies={h.name: h for h in hierarchies if h.name not in self.numeric},
+            numeric=list(self.numeric),
+        )
+
+    def _finish(
+        self,
+        result: AnonymizationResult,
+        verification: Verification,
+        safety: Mapping[str, Any],
+        schema: Schema,
+        t0: float,
+    ) -> AnonymizationResult:
+        """``result`` with the verification, the risk and the safety checks recorded."""
+        timing = {**result.timing, "total": time.perf_counter() - t0}
+        return dataclasses.replace(
+            result,
+            verified=verification.verified,
+            risk=MappingProxyType(dict(verification.risk)),
+            checks=MappingProxyType(
+                {**safety, "models": [dict(m) for m in verification.models]}
+            ),
+            timing=MappingProxyType(timing),
+        )
+
+    def _full_domain(
+        self,
+        data: pl.DataFrame,
+        kind: FrameKind,
+        qi: list[str],
+        hierarchies: list[Hierarchy],
+        models: list[PrivacyModel],
+        schema: Schema,
+        population: pl.DataFrame | None,
+        wanted: Sequence[str],
+        specs: Mapping[str, HierarchySpec],
+        t0: float,
+    ) -> tuple[AnonymizationResult, pl.DataFrame]:
+        """Search the lattice and build the release; also the release with suppressed
+        records masked (what :meth:`_verify` checks)."""
+        engine = get_engine(self.engine)
         table = engine.encode(data, qi, hierarchies)
         if any(m.requires - {CLASS_SIZE} for m in models):
             coded = []
@@ -234,6 +368,7 @@ class Anonymizer:
 
         lattice = Lattice(table.heights)
         done = [0]
+        start_stage(self.progress, "Searching", "nodes")
 
         def tick(n: int) -> None:
             done[0] += n
@@ -253,15 +388,16 @@ class Anonymizer:
             self.progress(lattice.size, lattice.size)
         t2 = time.perf_counter()
 
+        start_stage(self.progress, "Releasing")
         cls, class_summary, class_bad = evaluator.node_classes(found.node)
         recoding = recode(table, found.levels, cls.codes, class_bad)
-        released = build_release(
+        masked = build_release(
             data,
             table,
             found.levels,
             recoding,
             drop=schema.columns(AttributeRole.IDENTIFYING),
-            suppressed=self.suppressed,
+            suppressed="mask",
         )
         kept_sizes = recoding.sizes[
             ~np.bincount(
@@ -288,12 +424,16 @@ class Anonymizer:
         details: dict[str, Any] = {}
         classes = profile_sizes(kept_sizes, k=evaluator.k, suppressed=n_suppressed)
         if self.local_suppression is not False and n_suppressed:
-            released, n_suppressed, classes, details = self._suppress_cells(
+            masked, n_suppressed, classes, details = self._suppress_cells(
                 data, table, found.levels, recoding, schema, models, qi
             )
+        released = masked
+        if self.suppressed == "drop" and n_suppressed:
+            star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
+            released = masked.filter(~star)
         t3 = time.perf_counter()
         names = tuple(qi)
-        return AnonymizationResult(
+        result = AnonymizationResult(
             release=from_polars(released, kind),
             transformation=MappingProxyType(dict(zip(names, found.levels, strict=True))),
             algorithm=self.algorithm,
@@ -314,6 +454,7 @@ class Anonymizer:
             ),
             details=MappingProxyType(details),
         )
+        return result, masked
 
     def _suppress_cells(
         self,
@@ -352,8 +493,6 @@ class Anonymizer:
         )
         star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
         n_all_star = int(released.select(star.sum()).item())
-        if self.suppressed == "drop":
-            released = released.filter(~star)
         details = {
             "local_suppression": {
                 "cells": outcome.cells,
@@ -377,6 +516,9 @@ def anonymize(
     metric: str = "loss",
     identifying: Sequence[str] = (),
     sensitive: Sequence[str] = (),
+    insensitive: Sequence[str] = (),
+    others: str | None = None,
+    leak_check: bool = True,
     suppressed: str = "mask",
     engine: str = "polars",
     population: Any = None,
@@ -421,6 +563,19 @@ def anonymize(
         Direct identifiers; removed from the release.
     sensitive
         Sensitive attributes; kept (and used by models such as l-diversity).
+    insensitive
+        Columns released as they are.
+    others
+        What to do with columns given no role above: ``None`` (default) raises
+        :class:`~anonkit.exceptions.UndeclaredColumnsError` naming them, so that no column
+        is published by accident; ``"drop"`` removes them; ``"keep"`` releases them as they
+        are (insensitive).
+    leak_check
+        Before searching, check every column released as is (sensitive, insensitive):
+        one that determines a quasi-identifier (``education-num`` for ``education``) or
+        looks like direct identifiers (e-mail, phone, ID numbers) stops the run with
+        :class:`~anonkit.exceptions.LeakError`; one unique for at least half the records
+        is a warning in ``result.checks``. ``False`` skips the check (recorded).
     suppressed
         ``"mask"`` writes suppressed records with ``*`` in every quasi-identifier (row
         count preserved); ``"drop"`` leaves them out.
@@ -447,11 +602,25 @@ def anonymize(
         blank as few single cells as needed (``True``, or a mapping of attribute
         importance weights: important attributes keep their values longer).
     progress
-        Called as ``progress(done, total)`` while the search runs.
+        Called as ``progress(done, total)`` while the work runs; a callback with a
+        ``stage(name, unit)`` method is also told when each step starts
+        (:mod:`anonkit.progress`).
 
     Returns
     -------
     AnonymizationResult
+        With ``verified`` (the release passed the independent re-check of
+        :func:`anonkit.verify.verify_release`), ``risk`` (prosecutor, journalist, marketer
+        risk, sample uniques, records at risk) and ``checks`` (roles, leak check).
+
+    Raises
+    ------
+    UndeclaredColumnsError
+        If a column has no role and ``others`` is not given.
+    LeakError
+        If a column released as is gives the quasi-identifiers away (``leak_check``).
+    PrivacyUnattainableError
+        If no transformation satisfies the models within the suppression limit.
 
     Examples
     --------
@@ -459,8 +628,8 @@ def anonymize(
     >>> df = pl.DataFrame({"age": ["34", "45", "66", "70"], "sex": ["m", "m", "f", "f"]})
     >>> res = anonymize(df, quasi_identifiers=["age", "sex"], k=2,
     ...                 hierarchies={"age": {"type": "intervals", "widths": [50]}})
-    >>> res.release["age"].to_list(), res.classes.min_size
-    (['[0-50[', '[0-50[', '[50-100[', '[50-100['], 2)
+    >>> res.release["age"].to_list(), res.classes.min_size, res.verified
+    (['[0-50[', '[0-50[', '[50-100[', '[50-100['], 2, True)
     """
     return Anonymizer(
         quasi_identifiers=quasi_identifiers,
@@ -472,6 +641,9 @@ def anonymize(
         metric=metric,
         identifying=identifying,
         sensitive=sensitive,
+        insensitive=insensitive,
+        others=others,
+        leak_check=leak_check,
         suppressed=suppressed,
         engine=engine,
         population=population,

@@ -46,6 +46,16 @@ class AnonymizationResult:
     details
         Algorithm-specific figures (effective k of greedy merging, SSE/IL of
         microaggregation, cells blanked by local suppression, ...), JSON-ready.
+    verified
+        The release passed the independent re-check (:func:`anonkit.verify.verify_release`):
+        its classes, recounted from the released labels, satisfy every model.
+    risk
+        Re-identification risk of the released records (:func:`anonkit.verify.release_risk`):
+        prosecutor (highest, average), journalist (with a population table), marketer,
+        sample uniques, records at risk.
+    checks
+        The columns of each role, undeclared columns dropped, whether the leak check ran
+        and its warnings, and each model's verdict on the released classes.
     """
 
     release: Any
@@ -63,6 +73,9 @@ class AnonymizationResult:
     timing: Mapping[str, float]
     minimal_transformations: tuple[Mapping[str, int], ...] = ()
     details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    verified: bool = False
+    risk: Mapping[str, float | None] = field(default_factory=lambda: MappingProxyType({}))
+    checks: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def suppressed_share(self) -> float:
@@ -86,6 +99,9 @@ class AnonymizationResult:
             "timing_seconds": dict(self.timing),
             "minimal_transformations": [dict(m) for m in self.minimal_transformations],
             "details": dict(self.details),
+            "verified": self.verified,
+            "risk": dict(self.risk),
+            "checks": _plain(self.checks),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -98,3 +114,12 @@ class AnonymizationResult:
             f"transformation={dict(self.transformation)}, suppressed={self.suppressed}, "
             f"classes={self.classes.n_classes}, achieved_k={self.classes.min_size})"
         )
+
+
+def _plain(value: Any) -> Any:
+    """Mappings and tuples of ``value`` as dicts and lists (for JSON)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value

@@ -6,7 +6,7 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from anonkit.exceptions import ParameterError, UnknownColumnError
+from anonkit.exceptions import ParameterError, UndeclaredColumnsError, UnknownColumnError
 
 
 class AttributeRole(enum.Enum):
@@ -25,11 +25,20 @@ class AttributeRole(enum.Enum):
     INSENSITIVE = "insensitive"
 
 
+#: What happens to columns given no role: an error (the default), kept as is, or removed.
+OTHERS_MODES = ("error", "keep", "drop")
+
+
 @dataclass(frozen=True)
 class Schema:
-    """The role of every column of a table."""
+    """The role of every column of a table.
+
+    ``dropped`` lists the columns that had no role and were removed (``others="drop"``);
+    they have the ``IDENTIFYING`` role (removed) in :attr:`roles`.
+    """
 
     roles: tuple[tuple[str, AttributeRole], ...]
+    dropped: tuple[str, ...] = ()
 
     @classmethod
     def build(
@@ -39,24 +48,43 @@ class Schema:
         quasi_identifiers: Iterable[str],
         identifying: Iterable[str] = (),
         sensitive: Iterable[str] = (),
+        insensitive: Iterable[str] = (),
+        others: str | None = "keep",
     ) -> Schema:
-        """Assign roles; columns not named are insensitive.
+        """Assign roles; ``others`` decides for the columns not named.
+
+        ``others`` is ``"error"`` (or ``None``: raise :class:`UndeclaredColumnsError`
+        naming them), ``"keep"`` (insensitive, released as is) or ``"drop"`` (removed).
 
         Raises
         ------
         UnknownColumnError
             If a named column is not in ``columns``.
         ParameterError
-            If no quasi-identifier is given or a column has two roles.
+            If no quasi-identifier is given, a column has two roles or ``others`` is not
+            one of :data:`OTHERS_MODES`.
+        UndeclaredColumnsError
+            If ``others`` is ``"error"`` and some column has no role.
+
+        Examples
+        --------
+        >>> s = Schema.build(["age", "zip", "note"], quasi_identifiers=["age", "zip"],
+        ...                  others="drop")
+        >>> s.columns(AttributeRole.IDENTIFYING), s.dropped
+        (['note'], ('note',))
         """
         qi, ids, sens = list(quasi_identifiers), list(identifying), list(sensitive)
+        ins = [insensitive] if isinstance(insensitive, str) else list(insensitive)
         if isinstance(quasi_identifiers, str):
             qi = [quasi_identifiers]
+        mode = "error" if others is None else others
+        if mode not in OTHERS_MODES:
+            raise ParameterError("others", "anonymize", "'error', 'keep' or 'drop'", others)
         if not qi:
             raise ParameterError(
                 "quasi_identifiers", "anonymize", "a non-empty list of column names", qi
             )
-        unknown = [c for c in dict.fromkeys(qi + ids + sens) if c not in columns]
+        unknown = [c for c in dict.fromkeys(qi + ids + sens + ins) if c not in columns]
         if unknown:
             raise UnknownColumnError(unknown, columns)
         seen: dict[str, AttributeRole] = {}
@@ -64,6 +92,7 @@ class Schema:
             (qi, AttributeRole.QUASI_IDENTIFYING),
             (ids, AttributeRole.IDENTIFYING),
             (sens, AttributeRole.SENSITIVE),
+            (ins, AttributeRole.INSENSITIVE),
         ):
             for name in names:
                 if name in seen and seen[name] is not role:
@@ -78,7 +107,19 @@ class Schema:
                         role.value, "anonymize", "a list without duplicates", names
                     )
                 seen[name] = role
-        return cls(tuple((c, seen.get(c, AttributeRole.INSENSITIVE)) for c in columns))
+        rest = [c for c in columns if c not in seen]
+        if rest and mode == "error":
+            raise UndeclaredColumnsError(rest)
+        fallback = AttributeRole.IDENTIFYING if mode == "drop" else AttributeRole.INSENSITIVE
+        return cls(
+            tuple((c, seen.get(c, fallback)) for c in columns),
+            dropped=tuple(rest) if mode == "drop" else (),
+        )
 
     def columns(self, role: AttributeRole) -> list[str]:
         return [c for c, r in self.roles if r is role]
+
+    def released_as_is(self) -> list[str]:
+        """Columns published unchanged: sensitive and insensitive ones, in table order."""
+        keep = (AttributeRole.SENSITIVE, AttributeRole.INSENSITIVE)
+        return [c for c, r in self.roles if r in keep]

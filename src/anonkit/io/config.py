@@ -10,13 +10,20 @@ Format
 .. code-block:: toml
 
     input = "adult.csv"            # CSV (separator detected) or Parquet; required
-    output = "release.csv"         # optional; the CLI's -o overrides it
-    separator = ";"                # optional CSV separator (input and output)
+    output = "release.csv"         # optional (.csv, .tsv, .parquet); -o overrides it
 
-    [attributes]
+    [read]                         # how to read CSV input (all optional)
+    separator = ","                # sniffed when absent (the guess is reported)
+    encoding = "utf-8"             # undecodable bytes are an error; e.g. "latin-1"
+    missing = ["?", ""]            # cells read as missing values
+    strip = true                   # trim spaces around values and column names
+
+    [attributes]                   # every column needs a role, or 'others' says what to do
     quasi_identifiers = ["age", "sex"]   # optional if [hierarchies] lists them
     identifying = ["name"]               # removed from the release
-    sensitive = ["disease"]              # kept as they are
+    sensitive = ["disease"]              # kept as they are; models protect them
+    insensitive = ["weight"]             # kept as they are
+    others = "error"                     # columns with no role: "error", "drop" or "keep"
 
     [hierarchies]
     age = "hierarchies/age.csv"                  # a hierarchy file
@@ -44,12 +51,15 @@ Format
     [release]
     suppressed = "mask"            # "mask" (rows of '*') or "drop"
     local_suppression = false      # blank single cells instead of whole records
+    csv_formulas = "escape"        # prefix cells starting with = + - @ with ' ("keep": raw)
+    leak_check = true              # stop on kept columns that give quasi-identifiers away
 
 Model names and parameters are those of :mod:`anonkit.models.registry` (the same classes
 the Python API takes in ``privacy=[...]``); ``[[privacy.models]]`` tables work as well.
 
 Without ``quasi_identifiers`` the quasi-identifiers are the keys of ``[hierarchies]`` in
-their order. A quasi-identifier without a hierarchy can only be kept or suppressed.
+their order. A quasi-identifier without a hierarchy can only be kept or suppressed. A
+top-level ``separator`` is read as ``[read] separator`` (older files).
 
 Errors
 ------
@@ -72,7 +82,7 @@ from anonkit.exceptions import ConfigError, InputFileError, UnknownNameError
 if TYPE_CHECKING:
     import polars as pl
 
-    from anonkit.api import Progress
+    from anonkit.progress import Progress
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.models.base import PrivacyModel
     from anonkit.result import AnonymizationResult
@@ -80,14 +90,25 @@ if TYPE_CHECKING:
 __all__ = ["AnonymizeConfig", "load_config", "prepare_inputs", "run_config"]
 
 _TOP_KEYS = ("input", "output", "separator")
+#: Values of [attributes] others and [release] csv_formulas.
+OTHERS = ("error", "drop", "keep")
+CSV_FORMULAS = ("escape", "keep")
 #: Algorithm options of [search], passed to :func:`anonkit.anonymize` as they are.
 _SEARCH_OPTIONS = ("mode", "split", "numeric_release", "cost", "method", "aggregate")
 _SECTIONS: dict[str, tuple[str, ...]] = {
-    "attributes": ("quasi_identifiers", "identifying", "sensitive", "numeric"),
+    "read": ("separator", "encoding", "missing", "strip"),
+    "attributes": (
+        "quasi_identifiers",
+        "identifying",
+        "sensitive",
+        "insensitive",
+        "numeric",
+        "others",
+    ),
     "hierarchies": (),  # any column name
     "privacy": ("k", "suppression_limit", "models", "population"),
     "search": ("algorithm", "metric", "engine", *_SEARCH_OPTIONS),
-    "release": ("suppressed", "local_suppression"),
+    "release": ("suppressed", "local_suppression", "csv_formulas", "leak_check"),
 }
 
 HierarchyEntry = Path | Mapping[str, Any]
@@ -103,8 +124,15 @@ class AnonymizeConfig:
     k: int | None
     output: Path | None = None
     separator: str | None = None
+    encoding: str = "utf-8"
+    missing: tuple[str, ...] = ("",)
+    strip: bool = False
     identifying: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
+    insensitive: tuple[str, ...] = ()
+    others: str = "error"
+    leak_check: bool = True
+    csv_formulas: str = "escape"
     hierarchies: Mapping[str, HierarchyEntry] = field(default_factory=lambda: MappingProxyType({}))
     suppression_limit: float = 0.0
     algorithm: str = "flash"
@@ -130,6 +158,9 @@ class AnonymizeConfig:
             "metric": self.metric,
             "identifying": list(self.identifying),
             "sensitive": list(self.sensitive),
+            "insensitive": list(self.insensitive),
+            "others": self.others,
+            "leak_check": self.leak_check,
             "numeric": list(self.numeric),
             "suppressed": self.suppressed,
             "engine": self.engine,
@@ -144,6 +175,8 @@ class AnonymizeConfig:
             "quasi_identifiers": list(self.quasi_identifiers),
             "identifying": list(self.identifying),
             "sensitive": list(self.sensitive),
+            "insensitive": list(self.insensitive),
+            "others": self.others,
             "k": self.k,
             "privacy": [m.describe() for m in self.privacy],
             "suppression_limit": self.suppression_limit,
@@ -152,6 +185,17 @@ class AnonymizeConfig:
             **dict(self.options),
             "suppressed": self.suppressed,
             "local_suppression": self.local_suppression,
+            "leak_check": self.leak_check,
+            "csv_formulas": self.csv_formulas,
+        }
+
+    def read_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`anonkit.io.tables.read_table` for the input."""
+        return {
+            "separator": self.separator,
+            "encoding": self.encoding,
+            "missing": self.missing,
+            "strip": self.strip,
         }
 
 
@@ -218,13 +262,26 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     input_path = _resolve(base, _string(data["input"], "input", where))
     output = data.get("output")
     output_path = _resolve(base, _string(output, "output", where)) if output is not None else None
-    separator = data.get("separator")
+    read = data.get("read", {})
+    if "separator" in data and "separator" in read:
+        raise ConfigError(
+            f"{where} sets 'separator' twice, at the top and in [read]; keep the one in [read]."
+        )
+    separator = read.get("separator", data.get("separator"))
     if separator is not None:
-        separator = _string(separator, "separator", where)
+        separator = _string(separator, "read.separator", where)
+        if separator == "\\t":
+            separator = "\t"
         if len(separator) != 1:
             raise ConfigError(
-                f"The key 'separator' in {where} must be a single character, not {separator!r}."
+                f"The key 'read.separator' in {where} must be a single character "
+                f'(or "\\t"), not {separator!r}.'
             )
+    encoding = _string(read.get("encoding", "utf-8"), "read.encoding", where)
+    missing = _string_list(read.get("missing", [""]), "read.missing", where)
+    strip = read.get("strip", False)
+    if not isinstance(strip, bool):
+        raise _wrong("read.strip", "true or false", strip, where)
 
     attrs = data.get("attributes", {})
     hier_raw = data.get("hierarchies", {})
@@ -258,6 +315,8 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         )
     identifying = _string_list(attrs.get("identifying", []), "attributes.identifying", where)
     sensitive = _string_list(attrs.get("sensitive", []), "attributes.sensitive", where)
+    insensitive = _string_list(attrs.get("insensitive", []), "attributes.insensitive", where)
+    others = _choice(attrs, "others", "error", OTHERS, "attributes", where)
 
     models = _models(privacy.get("models", []), where)
     if "k" not in privacy and not models:
@@ -299,21 +358,27 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     if not isinstance(local, bool):
         raise _wrong("release.local_suppression", "true or false", local, where)
     numeric = _string_list(attrs.get("numeric", []), "attributes.numeric", where)
-    suppressed = _string(release.get("suppressed", "mask"), "release.suppressed", where)
-    if suppressed not in ("mask", "drop"):
-        raise ConfigError(
-            f'The key \'release.suppressed\' in {where} must be "mask" or "drop", '
-            f"not {suppressed!r}."
-        )
+    suppressed = _choice(release, "suppressed", "mask", ("mask", "drop"), "release", where)
+    csv_formulas = _choice(release, "csv_formulas", "escape", CSV_FORMULAS, "release", where)
+    leak_check = release.get("leak_check", True)
+    if not isinstance(leak_check, bool):
+        raise _wrong("release.leak_check", "true or false", leak_check, where)
 
     return AnonymizeConfig(
         path=path,
         input=input_path,
         output=output_path,
         separator=separator,
+        encoding=encoding,
+        missing=missing,
+        strip=strip,
         quasi_identifiers=qi,
         identifying=identifying,
         sensitive=sensitive,
+        insensitive=insensitive,
+        others=others,
+        leak_check=leak_check,
+        csv_formulas=csv_formulas,
         hierarchies=MappingProxyType(hierarchies),
         k=k,
         suppression_limit=float(limit),
@@ -327,6 +392,22 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         local_suppression=local,
         options=MappingProxyType(options),
     )
+
+
+def _choice(
+    table: Mapping[str, Any],
+    key: str,
+    default: str,
+    choices: tuple[str, ...],
+    section: str,
+    where: str,
+) -> str:
+    """``table[key]`` (or ``default``), which must be one of ``choices``."""
+    value = _string(table.get(key, default), f"{section}.{key}", where)
+    if value not in choices:
+        shown = " or ".join(f'"{c}"' for c in choices)
+        raise ConfigError(f"The key '{section}.{key}' in {where} must be {shown}, not {value!r}.")
+    return value
 
 
 def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
@@ -396,7 +477,7 @@ def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hie
     from anonkit.api import resolve_hierarchy
     from anonkit.io.tables import read_table
 
-    frame = read_table(config.input, separator=config.separator)
+    frame = read_table(config.input, **config.read_kwargs())
     hierarchies = {
         c: resolve_hierarchy(c, config.hierarchies.get(c), frame[c])
         for c in config.quasi_identifiers
@@ -420,5 +501,5 @@ def run_config(
     kwargs["hierarchies"] = {**kwargs["hierarchies"], **hierarchies}
     population = None
     if config.population is not None:
-        population = read_table(config.population, separator=config.separator)
+        population = read_table(config.population, **config.read_kwargs())
     return anonymize(frame, progress=progress, population=population, **kwargs)

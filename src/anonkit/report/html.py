@@ -130,6 +130,8 @@ def render_html(
         f"classes below k={classes.k}: {classes.below_k:,}.</p>"
     )
 
+    parts.extend(_risk_section(result))
+
     # metrics
     parts.append(
         "<h2>Information loss</h2><table><tr><th>Metric</th><th>Value</th><th>Meaning</th></tr>"
@@ -155,6 +157,76 @@ def render_html(
         "This report contains no records.</footer></body></html>"
     )
     return "\n".join(parts) + "\n"
+
+
+#: The risk figures of :attr:`AnonymizationResult.risk`, with a plain-language line each.
+RISK_EXPLANATIONS = {
+    "prosecutor_max": (
+        "Highest prosecutor risk",
+        "Chance of re-identifying a record of the smallest class when the attacker knows "
+        "the person is in the release (1 / smallest class size).",
+    ),
+    "prosecutor_average": (
+        "Average prosecutor risk",
+        "The same chance averaged over the released records.",
+    ),
+    "journalist_max": (
+        "Highest journalist risk",
+        "Chance of re-identifying a person of the population (needs a population table).",
+    ),
+    "marketer": (
+        "Marketer risk",
+        "Expected share of records an attacker re-identifies when matching them all.",
+    ),
+    "sample_uniques": ("Sample uniques", "Released records alone in their class."),
+    "records_at_risk": (
+        "Records at risk",
+        "Share of released records whose prosecutor risk is above the threshold.",
+    ),
+}
+
+
+def _risk_section(result: AnonymizationResult) -> list[str]:
+    """Re-identification risk, the independent check and the leak check, as HTML."""
+    if not result.risk:
+        return []
+    threshold = result.risk.get("risk_threshold") or 0.2
+    parts = [
+        "<h2>Re-identification risk</h2><p>What an attacker who links on the "
+        "quasi-identifiers could achieve on the released records (suppressed records "
+        "carry nothing to link on).</p>"
+        "<table><tr><th>Measure</th><th>Value</th><th>Meaning</th></tr>"
+    ]
+    for key, (name, meaning) in RISK_EXPLANATIONS.items():
+        value = result.risk.get(key)
+        if key == "records_at_risk":
+            meaning = meaning.replace("the threshold", f"{threshold:.0%}")
+        if value is None:
+            shown = "not measured"
+        elif key == "sample_uniques":
+            shown = f"{int(value):,}"
+        else:
+            shown = f"{float(value):.2%}"
+        parts.append(
+            f'<tr><td>{escape(name)}</td><td class="num">{escape(shown)}</td>'
+            f"<td>{escape(meaning)}</td></tr>"
+        )
+    parts.append("</table>")
+    verdict = (
+        "The release was re-checked by an independent path (classes recounted from the "
+        "released values, every privacy model judged again): it passed."
+        if result.verified
+        else "The release was not re-checked."
+    )
+    parts.append(f"<p>{escape(verdict)}</p>")
+    warnings = result.checks.get("leak_warnings", ()) if result.checks else ()
+    if result.checks and not result.checks.get("leak_check", True):
+        parts.append("<p><strong>The leak check was switched off for this run.</strong></p>")
+    if warnings:
+        parts.append("<h3>Leak check warnings</h3><ul>")
+        parts.extend(f"<li>{escape(str(w.get('reason', w)))}</li>" for w in warnings)
+        parts.append("</ul>")
+    return parts
 
 
 def write_html(path: str | Path, text: str) -> None:

@@ -1,0 +1,218 @@
+"""The independent re-check of a release before it is written, and the risk it states.
+
+:func:`anonkit.anonymize` decides on integer codes and frequency snapshots. Before the
+release leaves, :func:`verify_release` starts again from the released table itself: it
+groups the released records by their released quasi-identifier labels (text, not codes),
+counts each class's sensitive values, and judges every requested privacy model on those
+classes (:func:`anonkit.report.levels.released_classes` and
+:func:`~anonkit.report.levels.check_models`, the path ``anonkit check`` and the HTML report
+use). It also recounts the suppressed records against the limit. Any failure is a bug, and
+:class:`~anonkit.exceptions.ReleaseVerificationError` stops the run before anything is
+written.
+
+Records whose every quasi-identifier is ``*`` are suppressed and belong to no class (the
+convention of ARX and of the search). When there are more of them than the suppression
+limit allows, they cannot all be suppressed records: they are then judged as one class of
+fully generalized records (a release at the top of the lattice, or a Mondrian partition
+generalized to the root in every column), as an attacker would see them.
+
+The same classes give the release's re-identification risk (seed 001, after El Emam &
+Dankar 2008): prosecutor risk (highest and average), marketer risk, sample uniques and
+the share of records above a risk threshold; journalist risk needs a population table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from anonkit.core.transform import SUPPRESSED
+from anonkit.exceptions import ReleaseVerificationError
+from anonkit.metrics.risk import (
+    average_journalist_risk,
+    average_prosecutor_risk,
+    journalist_risk,
+    marketer_risk,
+    prosecutor_risk,
+    records_at_risk,
+    sample_uniqueness_risk,
+)
+from anonkit.models.base import PrivacyModel
+
+__all__ = ["Verification", "release_risk", "verify_release"]
+
+#: Records above this prosecutor risk count as "at risk" in the summary (classes below 5).
+RISK_THRESHOLD = 0.2
+#: Stands in for ``*`` in the first quasi-identifier of fully generalized records judged as
+#: a class, so that the grouping does not read them as suppressed.
+_TOP = "\x00*"
+
+
+@dataclass(frozen=True)
+class Verification:
+    """The outcome of :func:`verify_release` (JSON-ready through :meth:`to_dict`).
+
+    Attributes
+    ----------
+    verified
+        Every requested model holds on the released classes and the suppressed records
+        are within the limit.
+    models
+        Per model: its description, and the classes and records that violate it.
+    suppressed
+        Records found suppressed in the release (every quasi-identifier ``*``, or left out).
+    n_classes
+        Equivalence classes of the released, not suppressed, records.
+    risk
+        Re-identification risk of the released records (:func:`release_risk`).
+    """
+
+    verified: bool
+    models: tuple[Mapping[str, Any], ...]
+    suppressed: int
+    n_classes: int
+    risk: Mapping[str, float | None]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verified": self.verified,
+            "models": [dict(m) for m in self.models],
+            "suppressed": self.suppressed,
+            "classes": self.n_classes,
+            "risk": dict(self.risk),
+        }
+
+
+def release_risk(
+    sizes: np.ndarray[Any, Any],
+    population_sizes: np.ndarray[Any, Any] | None = None,
+    *,
+    threshold: float = RISK_THRESHOLD,
+) -> dict[str, float | None]:
+    """The risk figures of a release from its class sizes (and population counts).
+
+    Keys: ``prosecutor_max``, ``prosecutor_average``, ``journalist_max`` and
+    ``journalist_average`` (``None`` without population counts), ``marketer``,
+    ``sample_uniques`` (records alone in their class), ``sample_uniqueness`` (their share),
+    ``records_at_risk`` (share of records whose prosecutor risk exceeds ``threshold``) and
+    ``risk_threshold``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = release_risk(np.array([1, 4, 5]))
+    >>> r["prosecutor_max"], r["sample_uniques"], r["records_at_risk"]
+    (1.0, 1, 0.5)
+    """
+    s = np.asarray(sizes, dtype=np.int64)
+    pop = None if population_sizes is None else np.asarray(population_sizes, dtype=np.int64)
+    out: dict[str, float | None] = {
+        "prosecutor_max": prosecutor_risk(s),
+        "prosecutor_average": average_prosecutor_risk(s),
+        "journalist_max": journalist_risk(s, pop) if pop is not None else None,
+        "journalist_average": average_journalist_risk(s, pop) if pop is not None else None,
+        "marketer": marketer_risk(s, pop),
+        "sample_uniques": int(s[s == 1].sum()),
+        "sample_uniqueness": sample_uniqueness_risk(s),
+        "records_at_risk": records_at_risk(s, threshold=threshold),
+        "risk_threshold": threshold,
+    }
+    return out
+
+
+def verify_release(
+    release: pl.DataFrame,
+    *,
+    quasi_identifiers: Sequence[str],
+    models: Sequence[PrivacyModel],
+    n_records: int,
+    suppression_limit: float,
+    sensitive_hierarchies: Mapping[str, Any] | None = None,
+    population: pl.DataFrame | None = None,
+    hierarchies: Mapping[str, Any] | None = None,
+    numeric: Sequence[str] = (),
+) -> Verification:
+    """Re-check ``release`` independently of the search; raise if it fails.
+
+    Parameters
+    ----------
+    release
+        The release with suppressed records masked (``*`` in every quasi-identifier), one
+        row per input record, so that distributions over the whole table are those the
+        search judged against.
+    quasi_identifiers
+        The released quasi-identifiers.
+    models
+        Every privacy model the release claims.
+    n_records
+        Records of the input.
+    suppression_limit
+        The largest share of records that may be suppressed.
+    sensitive_hierarchies
+        Hierarchies (objects, paths or builder tables) of sensitive attributes, for
+        hierarchical t-closeness.
+    population, hierarchies, numeric
+        For models that read population counts (k-map, δ-presence): the population table,
+        the quasi-identifiers' hierarchies and the quasi-identifiers released as numbers.
+
+    Raises
+    ------
+    ReleaseVerificationError
+        If a model fails on a released class or more records are suppressed than allowed.
+    """
+    from anonkit.report.levels import check_models, model_attributes, released_classes
+
+    qi = list(quasi_identifiers)
+    sensitive = model_attributes(models)
+    allowed = math.floor(suppression_limit * n_records + 1e-9)
+    star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in qi])
+    n_star = int(release.select(star.fill_null(False).sum()).item())
+    frame = release
+    if n_star > allowed:  # too many to be suppressed: fully generalized records, one class
+        first = qi[0]
+        frame = release.with_columns(
+            pl.when(star)
+            .then(pl.lit(_TOP))
+            .otherwise(pl.col(first).cast(pl.String))
+            .alias(first)
+        )
+        n_star = 0
+    specs: dict[str, Any] = dict(sensitive_hierarchies or {})
+    if population is not None:
+        specs.update(hierarchies or {})
+    classes = released_classes(
+        frame,
+        qi,
+        sensitive,
+        hierarchies=specs,
+        population=population,
+        numeric=list(numeric),
+    )
+    checks = check_models(classes, models, limit=0)
+    failures = [
+        f"{c.model} fails in {c.failing_classes} class(es) holding {c.failing_records} records"
+        for c in checks
+        if not c.satisfied
+    ]
+    missing = n_records - release.height
+    if missing < 0:
+        failures.append(f"the release has {release.height} records, the input {n_records}")
+    suppressed = n_star + max(missing, 0)
+    if suppressed > allowed:
+        failures.append(f"{suppressed} records suppressed, the limit allows {allowed}")
+    if failures:
+        raise ReleaseVerificationError(failures)
+    s = classes.summary
+    return Verification(
+        verified=True,
+        models=tuple(MappingProxyType(c.to_dict()) for c in checks),
+        suppressed=suppressed,
+        n_classes=s.n_classes,
+        risk=MappingProxyType(release_risk(s.sizes, s.population)),
+    )
