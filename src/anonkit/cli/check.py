@@ -65,7 +65,7 @@ def check_command(
             "--config",
             "-c",
             help="TOML configuration: hierarchies, sensitive attributes and "
-            "the privacy models to check ([privacy]).",
+            "the privacy models to check (\\[privacy]).",
             metavar="CONFIG.toml",
         ),
     ] = None,
@@ -75,7 +75,7 @@ def check_command(
             "-k",
             "--k",
             min=1,
-            help="Count records in classes smaller than k (default: [privacy] k, else 5).",
+            help="Count records in classes smaller than k (default: \\[privacy] k, else 5).",
         ),
     ] = None,
     ell: Annotated[
@@ -89,7 +89,7 @@ def check_command(
         typer.Option(
             "--population",
             help="Population table (original form) for k-map and δ-presence; "
-            "overrides [privacy] population.",
+            "overrides \\[privacy] population.",
         ),
     ] = None,
     separator: Annotated[

@@ -223,7 +223,7 @@ def evaluate_command(
         typer.Option(
             "--config",
             "-c",
-            help="TOML configuration: [attributes], [hierarchies], [privacy].",
+            help="TOML configuration: \\[attributes], \\[hierarchies], \\[privacy].",
             metavar="CONFIG.toml",
         ),
     ],
@@ -238,7 +238,7 @@ def evaluate_command(
         typer.Option(
             "--population",
             help="Population table (original form) for journalist risk and "
-            "k-map; overrides [privacy] population.",
+            "k-map; overrides \\[privacy] population.",
         ),
     ] = None,
     population_size: Annotated[
@@ -254,7 +254,7 @@ def evaluate_command(
     k: Annotated[
         int | None,
         typer.Option(
-            "-k", "--k", min=1, help="The k of the privacy target (default: [privacy] k)."
+            "-k", "--k", min=1, help="The k of the privacy target (default: \\[privacy] k)."
         ),
     ] = None,
     risk_threshold: Annotated[
