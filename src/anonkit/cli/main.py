@@ -8,7 +8,9 @@ numbers) and ``demo``.
 
 Errors raised on purpose (:class:`~anonkit.exceptions.AnonkitError`) are printed as one
 line ``error: <message>`` on stderr, and the process exits with the error's
-``exit_code`` (1 for data or privacy problems, 2 for usage problems).
+``exit_code`` (1 for data or privacy problems, 2 for usage problems). Ctrl-C stops any
+command with one line on stderr (``Interrupted; nothing was written.`` or what the command
+kept) and exit code 130 (:mod:`anonkit.cli.interrupt`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from anonkit.cli.check import check_command
 from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
+from anonkit.cli.interrupt import exit_on_interrupt
 from anonkit.cli.reproduce import reproduce_command
 from anonkit.cli.study import study_command
 from anonkit.exceptions import AnonkitError
@@ -65,14 +68,15 @@ app.command("reproduce")(reproduce_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
-    try:
-        app(args=argv, prog_name="anonkit")
-    except AnonkitError as err:  # safety net; commands already handle their errors
+    """Console-script entry point (Ctrl-C: one line on stderr, exit code 130)."""
+    with exit_on_interrupt():
         try:
-            raise fail(str(err), err.exit_code)
-        except typer.Exit as exit_:
-            sys.exit(exit_.exit_code)
+            app(args=argv, prog_name="anonkit")
+        except AnonkitError as err:  # safety net; commands already handle their errors
+            try:
+                raise fail(str(err), err.exit_code)
+            except typer.Exit as exit_:
+                sys.exit(exit_.exit_code)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,14 @@ from typing import Annotated
 import typer
 
 from anonkit.cli.common import guarded, stdout_console
-from anonkit.cli.study import StudyProgress, parse_k_list
+from anonkit.cli.interrupt import saying
+from anonkit.cli.study import (
+    PROGRESS_HELP,
+    StudyProgress,
+    interrupted_study,
+    parse_k_list,
+    study_progress,
+)
 from anonkit.exceptions import ParameterError, UnknownNameError
 
 __all__ = ["EXPERIMENTS", "reproduce_command"]
@@ -57,12 +64,15 @@ def reproduce_command(
         str, typer.Option("--small-class", help="How C_small is chosen: first or smallest.")
     ] = "first",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    progress: Annotated[
+        bool | None, typer.Option("--progress/--no-progress", help=PROGRESS_HELP)
+    ] = None,
 ) -> None:
     """Re-run a published experiment and print it beside the paper's numbers."""
     if experiment not in EXPERIMENTS:
         raise UnknownNameError("experiment", experiment, EXPERIMENTS)
     if experiment == "seed000":
-        _seed000(output, workers, quiet)
+        _seed000(output, workers, quiet, progress)
         return
     from anonkit.study import mauger2020
 
@@ -71,7 +81,7 @@ def reproduce_command(
         options["k_values"] = parse_k_list(k)
     if costs is not None:
         options["costs"] = _names(costs)
-    with StudyProgress(enabled=not quiet) as bar:
+    with study_progress(progress, quiet) as bar:
         rep = mauger2020.reproduce(progress=bar, **options)  # type: ignore[arg-type]
     console = stdout_console(quiet)
     if output is not None:
@@ -82,7 +92,7 @@ def reproduce_command(
         console.print(rep.to_markdown(), markup=False, highlight=False, soft_wrap=True)
 
 
-def _seed000(output: Path | None, workers: int | None, quiet: bool) -> None:
+def _seed000(output: Path | None, workers: int | None, quiet: bool, shown: bool | None) -> None:
     if output is None:
         raise ParameterError(
             "--output", "anonkit reproduce seed000", "the folder of seed000.md", None
@@ -96,11 +106,15 @@ def _seed000(output: Path | None, workers: int | None, quiet: bool) -> None:
         if bars:
             bars[-1].close()
         console.print(f"study: {name}")
-        bars.append(StudyProgress(enabled=not quiet))
+        bars.append(study_progress(shown, quiet))
         return bars[-1]
 
+    def kept() -> str:  # finished studies are cells in their caches too
+        return interrupted_study(sum(bar.done for bar in bars), output / "seed000")
+
     try:
-        frames = seed000.reproduce(output, workers=workers, progress=progress)
+        with saying(kept):
+            frames = seed000.reproduce(output, workers=workers, progress=progress)
     finally:
         for bar in bars:
             bar.close()

@@ -19,13 +19,27 @@ from rich.markup import escape
 from rich.table import Table
 
 from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.interrupt import saying
 from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import DataError, ParameterError
 
 if TYPE_CHECKING:
     from anonkit.study.runner import StudyResult
 
-__all__ = ["StudyProgress", "parse_k_list", "study_command"]
+__all__ = [
+    "PROGRESS_HELP",
+    "StudyProgress",
+    "interrupted_study",
+    "parse_k_list",
+    "study_progress",
+    "study_command",
+]
+
+#: Help of ``--progress/--no-progress`` (``study`` and ``reproduce``).
+PROGRESS_HELP = (
+    "Draw the progress of the cells on stderr even when it is not a terminal, or never "
+    "(default: on a terminal, unless --quiet)."
+)
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:
@@ -50,7 +64,8 @@ class StudyProgress(ProgressReporter):
     """``progress(done, total)`` callback drawing a rich bar of finished cells.
 
     Shown on stderr when it is a terminal (or ``force``), from the first call on: a study
-    takes minutes, and the cells found in the cache count as done at once.
+    takes minutes, and the cells found in the cache count as done at once. ``done`` keeps
+    the last count (drawn or not), which an interrupted study reports.
     """
 
     def __init__(
@@ -65,6 +80,42 @@ class StudyProgress(ProgressReporter):
             force=force,
             console=console,
         )
+        self.done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        self.done = done
+        super().__call__(done, total)
+
+
+def study_progress(progress: bool | None, quiet: bool) -> StudyProgress:
+    """The display of ``--progress/--no-progress`` (``None``: on a terminal unless
+    ``--quiet``; an explicit ``--progress`` draws even on a pipe and wins over ``--quiet``).
+
+    Examples
+    --------
+    >>> bar = study_progress(False, False)
+    >>> bar.enabled
+    False
+    """
+    if progress is None:
+        return StudyProgress(enabled=not quiet)
+    return StudyProgress(enabled=progress, force=progress)
+
+
+def interrupted_study(cells: int, cache: Path) -> str:
+    """The line printed when Ctrl-C stops a study after ``cells`` finished cells.
+
+    Examples
+    --------
+    >>> interrupted_study(12, Path("out/cache"))
+    'Interrupted; 12 finished cells are kept in out/cache and a rerun resumes from them.'
+    >>> interrupted_study(0, Path("out/cache"))
+    'Interrupted; no cell had finished and nothing was written.'
+    """
+    if cells == 0:
+        return "Interrupted; no cell had finished and nothing was written."
+    are = "cell is" if cells == 1 else "cells are"
+    return f"Interrupted; {cells:,} finished {are} kept in {cache} and a rerun resumes from them."
 
 
 def _seconds(value: float) -> str:
@@ -146,8 +197,14 @@ def study_command(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    progress: Annotated[
+        bool | None, typer.Option("--progress/--no-progress", help=PROGRESS_HELP)
+    ] = None,
 ) -> None:
-    """Run the utility study of CONFIG.toml: anonymize, measure and score every cell."""
+    """Run the utility study of CONFIG.toml: anonymize, measure and score every cell.
+
+    Ctrl-C stops it at once; the finished cells stay in the cache and a rerun resumes.
+    """
     from anonkit.study.config import StudyConfig
     from anonkit.study.runner import run_study
 
@@ -162,8 +219,11 @@ def study_command(
     if changes:
         cfg = cfg.replace(**changes)
     start = time.perf_counter()
-    with StudyProgress(enabled=not quiet) as bar:
-        result = run_study(cfg, progress=bar, use_cache=not no_cache)
+    bar = study_progress(progress, quiet)
+    with bar:
+        cache = cfg.cache_folder
+        with saying(lambda: interrupted_study(bar.done, cache)):
+            result = run_study(cfg, progress=bar, use_cache=not no_cache)
     if result.cells_failed == result.cells_total:
         first = str(result.frame["status"][0]) if result.frame.height else "no cell ran"
         raise DataError(f"Every cell of the study failed; the first says: {first}")

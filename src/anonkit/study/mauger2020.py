@@ -42,13 +42,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import multiprocessing
 import os
 import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -848,23 +846,22 @@ def reproduce(
             if progress is not None:
                 progress(len(results), len(cells))
     else:
-        ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(
-            n_workers, mp_context=ctx, initializer=_init_worker, initargs=(codes, hs)
+        from anonkit.study.runner import run_in_processes
+
+        def finished(_: int, run: Run) -> None:
+            results[(run.k, run.cost)] = run
+            if progress is not None:
+                progress(len(results), len(cells))
+
+        # spawn, workers ignore Ctrl-C, and any exception (a failed run, Ctrl-C) ends them
+        run_in_processes(
+            _run_cell,
+            cells,
+            finished,
+            workers=n_workers,
+            initializer=_init_worker,
+            initargs=(codes, hs),
         )
-        try:
-            pending: set[Future[Run]] = {pool.submit(_run_cell, cell) for cell in cells}
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    run = fut.result()
-                    results[(run.k, run.cost)] = run
-                    if progress is not None:
-                        progress(len(results), len(cells))
-        except BaseException:  # a failed run or Ctrl-C: drop the queued runs, do not wait
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
     seconds = time.perf_counter() - start
     return Reproduction(
         k_values=tuple(int(k) for k in ks),

@@ -28,6 +28,7 @@ import json
 import math
 import os
 import platform
+import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -501,6 +502,116 @@ def _threads_per_worker(workers: int) -> Iterator[None]:
                 os.environ.pop(name, None)
 
 
+def _start_worker(initializer: Callable[..., object], initargs: tuple[Any, ...]) -> None:
+    """Initializer of every pool process: ignore Ctrl-C, then ``initializer(*initargs)``.
+
+    The terminal sends SIGINT to the whole process group; the parent alone handles it and
+    stops the workers (:func:`_stop_pool`), so a worker neither prints a traceback nor
+    finishes its cell first.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    initializer(*initargs)
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while worker processes are spawned.
+
+    A spawned process inherits the mask, so a Ctrl-C that arrives while it imports (before
+    :func:`_start_worker` ignores it) stays pending instead of killing it with a
+    traceback; this thread receives its own Ctrl-C as soon as the block ends.
+    ``multiprocessing.resource_tracker`` starts its process the same way.
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _stop_pool(pool: ProcessPoolExecutor, processes: Sequence[Any], grace: float = 1.0) -> None:
+    """Drop the queued tasks and end the workers now (terminate, then kill).
+
+    ``ProcessPoolExecutor.shutdown`` lets running tasks finish, which for a study cell
+    can take minutes; Python before 3.14 has no public way to end the workers, so they
+    are ``processes`` (taken once they were spawned) and the pool's own list.
+    """
+    current = getattr(pool, "_processes", None) or {}
+    processes = [*processes, *(p for p in current.values() if p not in processes)]
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    deadline = time.monotonic() + grace
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(grace)
+
+
+def run_in_processes(
+    task: Callable[[Any], Any],
+    items: Sequence[Any],
+    finished: Callable[[int, Any], None],
+    *,
+    workers: int,
+    initializer: Callable[..., object],
+    initargs: tuple[Any, ...],
+) -> None:
+    """Run ``task(item)`` for every item in a spawn-context process pool.
+
+    Calls ``finished(index, result)`` in this process as each task ends (in the order they
+    end). Every worker runs ``initializer(*initargs)`` once and ignores Ctrl-C; on any
+    exception in this process (Ctrl-C, a failed task, an error in ``finished``) the
+    queued tasks are dropped and the workers are ended at once, so no worker outlives
+    the call. Spawn, not fork: a forked child of a process whose polars or numpy thread
+    pools run can deadlock.
+
+    Parameters
+    ----------
+    task, initializer
+        Module-level functions (they are pickled by name for the workers).
+    items
+        The tasks' arguments (pickled to the workers).
+    finished
+        Called with the index of the item and the task's result.
+    workers
+        Processes to start.
+    initargs
+        Arguments of ``initializer`` (pickled once per worker).
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    with _threads_per_worker(workers):
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(initializer, initargs),
+        )
+        processes: list[Any] = []
+        try:
+            with _sigint_blocked():  # the workers are spawned by the first submits
+                pending: dict[Future[Any], int] = {
+                    pool.submit(task, item): i for i, item in enumerate(items)
+                }
+                processes = list((getattr(pool, "_processes", None) or {}).values())
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    finished(pending.pop(future), future.result())
+        except BaseException:
+            _stop_pool(pool, processes)
+            raise
+        pool.shutdown(wait=True)
+
+
 def _run_pool(
     config: StudyConfig,
     fingerprint: str,
@@ -509,28 +620,14 @@ def _run_pool(
     workers: int,
     finished: Callable[[int, CellOutcome], None],
 ) -> None:
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
-    with _threads_per_worker(workers):
-        pool = ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=context,
-            initializer=_init_worker,
-            initargs=(config, fingerprint),
-        )
-        try:
-            pending: dict[Future[CellOutcome], int] = {
-                pool.submit(_run_in_worker, cells[i]): i for i in todo
-            }
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    finished(pending.pop(future), future.result())
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
+    run_in_processes(
+        _run_in_worker,
+        [cells[i] for i in todo],
+        lambda j, outcome: finished(todo[j], outcome),
+        workers=workers,
+        initializer=_init_worker,
+        initargs=(config, fingerprint),
+    )
 
 
 # ------------------------------------------------------------------------------ table

@@ -1,0 +1,171 @@
+"""Ctrl-C for every command: one line on stderr, exit code 130, nothing half written.
+
+:func:`exit_on_interrupt` wraps the whole command line (``anonkit.cli.main.main``). While
+it runs, SIGINT raises :class:`Interrupted`. That is a :class:`BaseException` but not a
+:class:`KeyboardInterrupt`, so typer and click (which turn a ``KeyboardInterrupt`` into
+``Aborted!`` or a silent exit, depending on their versions) let it pass, while every
+``finally`` and ``except BaseException`` on the way still runs: progress displays close,
+temporary files of :mod:`anonkit.io.atomic` are removed, process pools stop their
+workers. At the top it becomes one line on stderr and exit code 130 (128 + SIGINT, what
+shells report for a process stopped by Ctrl-C), without a traceback.
+
+The line is ``Interrupted; nothing was written.`` unless a command said otherwise with
+:func:`saying` (a study names the finished cells it keeps). Once the first Ctrl-C is
+raised, the ones that follow within :data:`FORCE_AFTER` seconds are ignored, so pressing
+it twice does not cut the clean-up short; a Ctrl-C after that (the clean-up is stuck)
+exits at once.
+
+Examples
+--------
+>>> def cells():
+...     return "Interrupted; 3 finished cells are kept in cache/."
+>>> try:
+...     with saying(cells):
+...         raise Interrupted()
+... except Interrupted as err:
+...     print(err.message)
+Interrupted; 3 finished cells are kept in cache/.
+"""
+
+from __future__ import annotations
+
+import _thread
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any
+
+__all__ = [
+    "DEFAULT_MESSAGE",
+    "EXIT_CODE",
+    "FORCED_MESSAGE",
+    "FORCE_AFTER",
+    "Interrupted",
+    "exit_on_interrupt",
+    "saying",
+]
+
+#: Exit code of an interrupted command (128 + SIGINT).
+EXIT_CODE = 130
+#: The line printed when no command said anything else.
+DEFAULT_MESSAGE = "Interrupted; nothing was written."
+#: Seconds after the first Ctrl-C during which further ones are ignored.
+FORCE_AFTER = 3.0
+#: The line printed when a Ctrl-C forces the exit.
+FORCED_MESSAGE = "Interrupted again; stopped at once, temporary files may remain."
+
+
+class Interrupted(BaseException):
+    """Raised by Ctrl-C inside :func:`exit_on_interrupt`.
+
+    Attributes
+    ----------
+    message
+        The line to print; the innermost :func:`saying` fills it in on the way out
+        (``None`` until then, which prints :data:`DEFAULT_MESSAGE`).
+    """
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@contextlib.contextmanager
+def saying(message: str | Callable[[], str]) -> Iterator[None]:
+    """What an interruption inside the block prints instead of :data:`DEFAULT_MESSAGE`.
+
+    Parameters
+    ----------
+    message
+        The line, or a function returning it, called when the interruption passes
+        through the block (so it can count what was finished by then).
+    """
+    try:
+        yield
+    except Interrupted as err:
+        if err.message is None:
+            err.message = message() if callable(message) else message
+        raise
+
+
+class _Handler:
+    """The SIGINT handler: raise :class:`Interrupted` once, then ignore, then force."""
+
+    def __init__(self) -> None:
+        self.first: float | None = None
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        now = time.monotonic()
+        if self.first is None:
+            self.first = now
+            raise Interrupted()
+        if now - self.first >= FORCE_AFTER:  # the clean-up hangs: leave now
+            _stop_children()
+            _write_line(FORCED_MESSAGE)
+            os._exit(EXIT_CODE)
+
+    def unraisable(self, hook: Callable[[Any], object], info: Any) -> None:
+        """Raised in a ``__del__`` or a callback, which swallow it: raise it again soon
+        (from a timer, so that it lands in the main code, not in this hook)."""
+        if isinstance(info.exc_value, Interrupted):
+            self.first = None
+            timer = threading.Timer(0.1, _thread.interrupt_main, args=(signal.SIGINT,))
+            timer.daemon = True
+            timer.start()
+            return
+        hook(info)
+
+
+def _stop_children() -> None:
+    """Kill the worker processes of any multiprocessing pool (forced exit only)."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is None:
+        return
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(Exception):
+            child.kill()
+
+
+def _write_line(text: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def exit_on_interrupt() -> Iterator[None]:
+    """Turn Ctrl-C inside the block into one line on stderr and ``SystemExit(130)``.
+
+    The handler is installed only in the main thread and only when SIGINT has Python's
+    default handler (a process started with SIGINT ignored keeps ignoring it); the
+    previous handler is restored when the block ends without an interruption. After an
+    interruption SIGINT stays ignored, so the interpreter's own shutdown (joining threads,
+    finalizers) cannot print ``Exception ignored ... KeyboardInterrupt``.
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    handler = _Handler()
+    previous_hook = sys.unraisablehook
+    signal.signal(signal.SIGINT, handler)
+    sys.unraisablehook = lambda info: handler.unraisable(previous_hook, info)
+    interrupted = False
+    try:
+        yield
+    except Interrupted as err:
+        interrupted = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _write_line(err.message or DEFAULT_MESSAGE)
+        raise SystemExit(EXIT_CODE) from None
+    finally:
+        sys.unraisablehook = previous_hook
+        if not interrupted:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
