@@ -1,0 +1,538 @@
+"""The leak check: columns released as they are that would undo the anonymization.
+
+A release generalizes its quasi-identifiers, but every other column (sensitive or
+insensitive) is published as it is. Three things about such a column defeat the
+generalization, and :func:`find_leaks` looks for each:
+
+``dependency`` (an error)
+    The column determines a quasi-identifier: each of its values goes with one value of
+    the quasi-identifier, so publishing it publishes the quasi-identifier's original values
+    (``education-num`` gives ``education`` back, a ``zip`` gives the ``state``). A column
+    the quasi-identifier determines one-to-one determines it too, so that case is covered.
+    See :func:`dependency_strength` for the rule and its tolerance for dirty data.
+``unique`` (a warning)
+    The column is near-unique: it holds at least ``unique_share`` distinct values per
+    record (a serial number, a survey weight such as Adult's ``fnlwgt`` with 21,648 values
+    for 32,561 records, 66 %): such a value singles a person out by itself, or narrows them
+    down to one or two, and links the release to any other copy of the data. Distinct
+    values per record rather than the share of records whose value occurs once (47 % for
+    ``fnlwgt``) is the measure, because a value shared by two records is hardly safer than
+    a value of one's own, and because it makes the near-unique columns that the dependency
+    check leaves out (:data:`NEAR_UNIQUE`) exactly the ones reported here.
+``identifier`` (an error)
+    The values look like direct identifiers: e-mail addresses, social security numbers,
+    IBANs, payment card numbers, phone or ID numbers written in digit groups (see
+    :func:`identifier_kind`): at least :data:`IDENTIFIER_SHARE` of the non-null values
+    match one pattern.
+
+Every message names the column, the reason and the fix, never a value of the data.
+
+The work runs on integer codes (:class:`ColumnCodes`): each column is hashed once (polars,
+in parallel) and coded by a binary search among its distinct hashes, then each (column,
+quasi-identifier) pair is one ``numpy.bincount`` over the records, so the check takes a
+second or two on a table of a million records (a 64-bit hash collision between two
+distinct values of one column, odds about n**2 / 2**65, would merge them; that cannot
+hide a dependency, only, vanishingly rarely, suggest one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.exceptions import LeakError, ParameterError, UnknownColumnError
+
+__all__ = [
+    "DEPENDENCY_AGREEMENT",
+    "DEPENDENCY_STRENGTH",
+    "IDENTIFIER_SHARE",
+    "NEAR_UNIQUE",
+    "Dependency",
+    "Leak",
+    "check_leaks",
+    "dependency_strength",
+    "ColumnCodes",
+    "find_dependencies",
+    "find_leaks",
+    "identifier_kind",
+]
+
+#: A dependency holds when at least this share of the records (among those whose value of
+#: the determining column occurs more than once) carry their value's majority value of the
+#: dependent column: 1 % of typing errors or recoding slips do not hide it.
+DEPENDENCY_AGREEMENT: Final = 0.99
+#: ... and when it explains at least this share of the dependent column's variation
+#: (Goodman and Kruskal's lambda), so that a dependent column holding one value for 99.5 %
+#: of the records is not "determined" by anything.
+DEPENDENCY_STRENGTH: Final = 0.9
+#: A column with at least this many distinct values per record is near-unique: it
+#: "determines" every other column trivially, so it is reported as unique, not dependent.
+NEAR_UNIQUE: Final = 0.5
+#: Share of a column's non-null values that must match one identifier pattern.
+IDENTIFIER_SHARE: Final = 0.5
+
+# Above this many cells the (determinant, dependent) contingency table is counted sparsely.
+_DENSE_CELLS: Final = 4_000_000
+# Values screened first; the full column is matched only if the sample looks suspicious.
+_SAMPLE: Final = 2_000
+
+_EMAIL = r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$"
+_SSN = r"^\d{3}-\d{2}-\d{4}$"
+_IBAN = r"^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$"
+_CARD = r"^\d{13,19}$"
+_DIGIT_GROUPS = r"^(\+|00)?\(?\d[\d ()./-]{5,}\d$"
+# Numbers that merely carry separators: 1,234,567.89, 1 234 567, 1234567.89.
+_AMOUNT = r"^-?(\d{1,3}([,. ']\d{3})+|\d+)([.,]\d+)?$"
+
+#: Identifier pattern names, in the order they are tried.
+IDENTIFIER_KINDS: Final = (
+    "e-mail addresses",
+    "social security numbers",
+    "IBANs",
+    "payment card numbers",
+    "phone or ID numbers",
+)
+
+
+@dataclass(frozen=True)
+class Leak:
+    """A column released as it is that would undo (part of) the anonymization.
+
+    Attributes
+    ----------
+    column
+        The released column.
+    kind
+        ``"dependency"``, ``"unique"`` or ``"identifier"``.
+    severity
+        ``"error"`` (the run must stop) or ``"warning"``.
+    reason
+        One sentence naming the column, the reason and the fix; never a value.
+    related
+        The quasi-identifier a dependency gives away.
+    share
+        Distinct values per record (``unique``), share of the values matching the pattern
+        (``identifier``) or agreeing with the dependency (``dependency``).
+    """
+
+    column: str
+    kind: str
+    severity: str
+    reason: str
+    related: str | None = None
+    share: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary of the fields."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """Column ``determinant`` determines column ``dependent`` (see :func:`dependency_strength`).
+
+    Attributes
+    ----------
+    agreement
+        Share of the records (in repeated values of ``determinant``) that carry their
+        value's majority value of ``dependent``; 1.0 for an exact dependency.
+    strength
+        Goodman and Kruskal's lambda: the share of the errors made guessing ``dependent``
+        blindly that knowing ``determinant`` removes.
+    """
+
+    determinant: str
+    dependent: str
+    agreement: float
+    strength: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary of the fields."""
+        return asdict(self)
+
+
+# ----------------------------------------------------------------------------- codes
+class ColumnCodes:
+    """Distinct counts and dense integer codes of a table's columns (null is a value too).
+
+    One parallel polars pass hashes every column and counts its distinct hashes; the codes
+    ``0..d-1`` of a column (equal values, equal codes) are made on first use by a binary
+    search of its hashes among its ``d`` sorted distinct hashes, ``O(n log d)``.
+
+    Examples
+    --------
+    >>> coded = ColumnCodes(pl.DataFrame({"a": ["x", None, "y", "x"]}))
+    >>> coded.distinct["a"], coded.singles("a"), len(set(coded.codes("a").tolist()))
+    (3, 2, 3)
+    """
+
+    def __init__(self, frame: pl.DataFrame, columns: Iterable[str] | None = None) -> None:
+        names = list(dict.fromkeys(frame.columns if columns is None else columns))
+        self.records = frame.height
+        self._hashes = frame.select([pl.col(c).hash(seed=0) for c in names])
+        counts = (
+            self._hashes.select([pl.col(c).n_unique().alias(c) for c in names])
+            if names
+            else pl.DataFrame()
+        )
+        self.distinct: dict[str, int] = {
+            c: int(counts.get_column(c)[0]) if self.records else 0 for c in names
+        }
+        self._codes: dict[str, npt.NDArray[np.int64]] = {}
+
+    def near_unique(self, column: str) -> bool:
+        """Whether ``column`` has at least :data:`NEAR_UNIQUE` distinct values per record."""
+        return _near_unique(self.distinct[column], self.records)
+
+    def codes(self, column: str) -> npt.NDArray[np.int64]:
+        """The dense codes of ``column``, one per record."""
+        if column not in self._codes:
+            hashes = self._hashes.get_column(column)
+            keys = np.sort(hashes.unique().to_numpy())
+            self._codes[column] = np.searchsorted(keys, hashes.to_numpy()).astype(np.int64)
+        return self._codes[column]
+
+    def singles(self, column: str) -> int:
+        """How many records hold a value that no other record holds."""
+        if column in self._codes:
+            counts = np.bincount(self._codes[column], minlength=self.distinct[column])
+            return int(np.count_nonzero(counts == 1))
+        return int(self._hashes.get_column(column).is_unique().sum())
+
+    def dependency(self, determinant: str, dependent: str) -> tuple[float, float] | None:
+        """:func:`dependency_strength` of the two columns (None when trivial)."""
+        if (
+            determinant == dependent
+            or self.near_unique(determinant)
+            or self.near_unique(dependent)
+            or self.distinct[dependent] <= 1
+        ):
+            return None
+        return dependency_strength(
+            self.codes(determinant),
+            self.distinct[determinant],
+            self.codes(dependent),
+            self.distinct[dependent],
+        )
+
+
+def _near_unique(distinct: int, records: int) -> bool:
+    return records > 0 and distinct >= NEAR_UNIQUE * records
+
+
+def dependency_strength(
+    x: npt.NDArray[np.int64], dx: int, y: npt.NDArray[np.int64], dy: int
+) -> tuple[float, float] | None:
+    """How well the codes ``x`` determine the codes ``y``: ``(agreement, strength)``.
+
+    Records whose ``x`` value occurs once carry no evidence (any value "determines"
+    anything once) and are left out. Among the rest, ``agreement`` is the share of records
+    whose ``y`` equals the majority ``y`` of their ``x`` value, and ``strength`` is
+    Goodman and Kruskal's lambda, ``(agreement - base) / (1 - base)`` where ``base`` is the
+    share of the most frequent ``y``. ``x`` determines ``y`` when ``agreement >=``
+    :data:`DEPENDENCY_AGREEMENT` and ``strength >=`` :data:`DEPENDENCY_STRENGTH`.
+
+    Returns
+    -------
+    tuple of float, or None
+        None when the question is trivial: ``x`` is near-unique (:data:`NEAR_UNIQUE`),
+        ``y`` holds a single value, or no ``x`` value occurs twice.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> zip_ = np.array([0, 0, 1, 1, 1, 2, 2, 2])
+    >>> state = np.array([0, 0, 0, 0, 0, 1, 1, 1])
+    >>> dependency_strength(zip_, 3, state, 2)
+    (1.0, 1.0)
+    >>> dependency_strength(state, 2, zip_, 3)
+    (0.75, 0.6)
+    """
+    n = int(x.size)
+    if n == 0 or dy <= 1 or _near_unique(dx, n):
+        return None
+    if dx * dy <= _DENSE_CELLS:
+        table = np.bincount(x * dy + y, minlength=dx * dy).reshape(dx, dy)
+        sizes = table.sum(axis=1)
+        keep = sizes >= 2
+        evidence = int(sizes[keep].sum())
+        if evidence == 0:
+            return None
+        agree = int(table.max(axis=1)[keep].sum())
+        base = int(table[keep].sum(axis=0).max())
+    else:
+        pairs = pl.DataFrame({"x": x, "y": y}).group_by("x", "y").len()
+        groups = pairs.group_by("x").agg(
+            pl.col("len").sum().alias("size"), pl.col("len").max().alias("top")
+        )
+        kept = groups.filter(pl.col("size") >= 2)
+        evidence = int(kept.get_column("size").sum())
+        if evidence == 0:
+            return None
+        agree = int(kept.get_column("top").sum())
+        per_y = pairs.join(kept.select("x"), on="x").group_by("y").agg(pl.col("len").sum())
+        base = int(per_y.get_column("len").max())  # type: ignore[arg-type]
+    agreement = agree / evidence
+    strength = (agree - base) / (evidence - base) if base < evidence else 0.0
+    return agreement, strength
+
+
+def _holds(measure: tuple[float, float] | None) -> bool:
+    return (
+        measure is not None
+        and measure[0] >= DEPENDENCY_AGREEMENT
+        and measure[1] >= DEPENDENCY_STRENGTH
+    )
+
+
+def find_dependencies(
+    frame: pl.DataFrame,
+    determinants: Sequence[str] | None = None,
+    dependents: Sequence[str] | None = None,
+    *,
+    codes: ColumnCodes | None = None,
+) -> list[Dependency]:
+    """Every pair (determinant, dependent) of distinct columns where the first determines
+    the second (see :func:`dependency_strength`); all columns by default.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"zip": ["1", "1", "2", "2", "2", "3", "3", "3"],
+    ...                       "state": ["A", "A", "A", "A", "A", "B", "B", "B"]})
+    >>> [(d.determinant, d.dependent) for d in find_dependencies(frame)]
+    [('zip', 'state')]
+    """
+    xs = list(frame.columns if determinants is None else determinants)
+    ys = list(frame.columns if dependents is None else dependents)
+    _check_columns(frame, [*xs, *ys])
+    coded = codes if codes is not None else ColumnCodes(frame, [*xs, *ys])
+    found: list[Dependency] = []
+    for xname in xs:
+        for yname in ys:
+            measure = coded.dependency(xname, yname)
+            if measure is not None and _holds(measure):
+                found.append(Dependency(xname, yname, measure[0], measure[1]))
+    return found
+
+
+# ----------------------------------------------------------------------- identifiers
+def _matchers(col: pl.Expr) -> list[pl.Expr]:
+    """One boolean expression per :data:`IDENTIFIER_KINDS` entry, on a string column."""
+    compact = col.str.replace_all(r"[ -]", "")
+    digits = col.str.count_matches(r"\d")
+    groups = col.str.count_matches(r"\d+")
+    ssn = col.str.contains(_SSN)
+    card = col.str.contains(r"^\d[\d -]*\d$") & compact.str.contains(_CARD)
+    phone = (
+        col.str.contains(_DIGIT_GROUPS)
+        & digits.is_between(9, 15)
+        & (col.str.contains(r"^(\+|00)|\(") | (groups >= 3))
+        & ~col.str.contains(_AMOUNT)
+        & ~ssn
+        & ~card
+    )
+    return [
+        col.str.contains(_EMAIL),
+        ssn,
+        col.str.to_uppercase().str.replace_all(" ", "").str.contains(_IBAN),
+        card,
+        phone,
+    ]
+
+
+def _pattern_shares(values: pl.Series) -> list[float]:
+    if values.len() == 0:
+        return [0.0] * len(IDENTIFIER_KINDS)
+    text = values.cast(pl.String).str.strip_chars()
+    frame = text.to_frame("v").select(
+        [m.mean().alias(str(i)) for i, m in enumerate(_matchers(pl.col("v")))]
+    )
+    return [float(v or 0.0) for v in frame.row(0)]
+
+
+def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
+    """The direct-identifier pattern most of ``values`` match, with its share, or None.
+
+    The patterns (:data:`IDENTIFIER_KINDS`): e-mail addresses; US social security numbers
+    ``ddd-dd-dddd``; IBANs (two letters, two check digits, 11 to 30 letters or digits,
+    spaces allowed); payment card numbers (13 to 19 digits, in groups or not); phone or ID
+    numbers (9 to 15 digits in three or more groups, or starting with ``+``, ``00`` or a
+    parenthesis, which are not plain or thousands-separated amounts). A pattern counts when
+    at least :data:`IDENTIFIER_SHARE` of the non-null values match it. Plain numbers of up
+    to 12 digits (ages, amounts, weights, 5-digit zip codes), dates and hierarchy labels
+    such as ``[20-25[`` match none.
+
+    Examples
+    --------
+    >>> identifier_kind(pl.Series(["ann@example.org", "bob@example.com", None]))
+    ('e-mail addresses', 1.0)
+    >>> identifier_kind(pl.Series(["77516", "83311", "2024-03-05"])) is None
+    True
+    """
+    present = values.drop_nulls()
+    if present.len() == 0:
+        return None
+    if present.len() > 2 * _SAMPLE:
+        sample = present.gather_every(present.len() // _SAMPLE)
+        if max(_pattern_shares(sample)) < IDENTIFIER_SHARE / 2:
+            return None
+    shares = _pattern_shares(present)
+    best = int(np.argmax(shares))
+    if shares[best] < IDENTIFIER_SHARE:
+        return None
+    return IDENTIFIER_KINDS[best], shares[best]
+
+
+# ------------------------------------------------------------------------- the check
+def _check_columns(frame: pl.DataFrame, columns: Iterable[str]) -> None:
+    names = list(dict.fromkeys(columns))
+    unknown = [c for c in names if c not in frame.columns]
+    if unknown:
+        raise UnknownColumnError(unknown, frame.columns)
+
+
+def _names(columns: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([columns] if isinstance(columns, str) else columns))
+
+
+def _percent(share: float) -> str:
+    return f"{share:.0%}" if share < 0.995 or share == 1 else f"{share:.1%}"
+
+
+def _dependency_leak(column: str, qi: str, agreement: float) -> Leak:
+    each = "one value each" if agreement == 1 else f"one value each for {_percent(agreement)}"
+    return Leak(
+        column=column,
+        kind="dependency",
+        severity="error",
+        reason=(
+            f"Column {column!r} determines the quasi-identifier {qi!r} ({each}), so releasing "
+            f"it undoes the generalization of {qi!r}; declare it a quasi-identifier, mark it "
+            "identifying (removed), or drop it."
+        ),
+        related=qi,
+        share=agreement,
+    )
+
+
+def _unique_leak(column: str, share: float, singles: float) -> Leak:
+    return Leak(
+        column=column,
+        kind="unique",
+        severity="warning",
+        reason=(
+            f"Column {column!r} is near-unique (distinct values for {_percent(share)} of the "
+            f"records, a value of its own for {_percent(singles)}), so it can single people "
+            "out and link the release to other copies of the data; mark it identifying "
+            "(removed) or generalize it as a quasi-identifier."
+        ),
+        share=share,
+    )
+
+
+def _identifier_leak(column: str, kind: str, share: float) -> Leak:
+    return Leak(
+        column=column,
+        kind="identifier",
+        severity="error",
+        reason=(
+            f"Column {column!r} looks like {kind} ({_percent(share)} of its values), a direct "
+            "identifier; mark it identifying (removed) or drop it."
+        ),
+        share=share,
+    )
+
+
+def find_leaks(
+    frame: pl.DataFrame,
+    *,
+    quasi_identifiers: Sequence[str],
+    released: Sequence[str],
+    unique_share: float = 0.5,
+) -> list[Leak]:
+    """Every leak of the columns ``released`` as they are (see the module docstring).
+
+    Parameters
+    ----------
+    frame
+        The original table (before generalization).
+    quasi_identifiers
+        The columns the release generalizes.
+    released
+        The columns published as they are (sensitive and insensitive ones).
+    unique_share
+        Distinct values per record from which a released column is reported as
+        ``unique`` (near-unique).
+
+    Returns
+    -------
+    list of Leak
+        Per released column in the given order: its identifier, dependency (one per
+        quasi-identifier it gives away) and unique leaks.
+
+    Raises
+    ------
+    UnknownColumnError
+        If a named column is not in ``frame``.
+    ParameterError
+        If ``unique_share`` is not in ``(0, 1]``.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"edu": ["BA", "BA", "BA", "MA", "MA", "MA", "HS", "HS"],
+    ...                       "years": ["13", "13", "13", "14", "14", "14", "9", "9"],
+    ...                       "sex": ["F", "M", "F", "M", "M", "F", "F", "M"]})
+    >>> [(x.column, x.kind, x.related) for x in find_leaks(
+    ...     frame, quasi_identifiers=["edu", "sex"], released=["years"])]
+    [('years', 'dependency', 'edu')]
+    """
+    if isinstance(unique_share, bool) or not 0 < unique_share <= 1:
+        raise ParameterError("unique_share", "find_leaks()", "a share in (0, 1]", unique_share)
+    qis = _names(quasi_identifiers)
+    cols = _names(released)
+    _check_columns(frame, [*qis, *cols])
+    if frame.height == 0 or not cols:
+        return []
+    coded = ColumnCodes(frame, [*cols, *qis])
+    leaks: list[Leak] = []
+    for column in cols:
+        kind = identifier_kind(frame.get_column(column))
+        if kind is not None:
+            leaks.append(_identifier_leak(column, *kind))
+        for qi in qis:
+            measure = coded.dependency(column, qi)
+            if measure is not None and _holds(measure):
+                leaks.append(_dependency_leak(column, qi, measure[0]))
+        share = coded.distinct[column] / coded.records
+        if share >= unique_share:
+            singles = coded.singles(column) / coded.records
+            leaks.append(_unique_leak(column, share, singles))
+    return leaks
+
+
+def check_leaks(
+    frame: pl.DataFrame,
+    *,
+    quasi_identifiers: Sequence[str],
+    released: Sequence[str],
+    unique_share: float = 0.5,
+) -> list[Leak]:
+    """Run :func:`find_leaks`; raise on errors, return the warnings.
+
+    Raises
+    ------
+    LeakError
+        If any leak is an error (a dependency or an identifier); ``.leaks`` holds them.
+    """
+    leaks = find_leaks(
+        frame, quasi_identifiers=quasi_identifiers, released=released, unique_share=unique_share
+    )
+    errors = [leak for leak in leaks if leak.severity == "error"]
+    if errors:
+        raise LeakError(errors)
+    return leaks

@@ -1,0 +1,229 @@
+"""A profile of a table: what each column holds, how identifying it is, what it determines.
+
+:func:`profile_table` describes every column by counts only (never a value): its kind, its
+distinct values, how many records it singles out, its nulls, the direct-identifier pattern
+its values match, and the pairs of columns where one determines the other (the rule of
+:func:`anonkit.safety.leaks.dependency_strength`). ``anonkit init`` proposes a starter
+configuration from it (:mod:`anonkit.safety.starter`).
+
+Kinds
+-----
+Values are usually CSV text, so the kind is inferred by trying to read every non-null value
+(surrounding spaces ignored):
+
+=============  ===========================================================================
+``integer``    whole numbers (``17``, ``-3``, ``77516``)
+``number``     other decimal numbers (``2.5``, ``1e-3``)
+``code``       digit strings of one fixed length with a leading zero or at least five
+               digits (zip codes ``02134``, ``13053``), or fixed-length letters and digits
+               holding a digit (``K12``, ``SW1A``): generalized by masking their tail
+``date``       dates that all read with one of :data:`DATE_FORMATS`
+``category``   other text with at most 1,000 distinct values, each used twice on average
+``text``       other text (names, free text)
+``empty``      no value at all
+=============  ===========================================================================
+
+Polars columns that are not text keep their type's kind (integers, floats, dates; booleans
+are categories).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any, Final
+
+import polars as pl
+
+from anonkit.safety.leaks import ColumnCodes, Dependency, find_dependencies, identifier_kind
+
+__all__ = ["DATE_FORMATS", "KINDS", "ColumnProfile", "TableProfile", "profile_table"]
+
+#: Column kinds, see the module docstring.
+KINDS: Final = ("integer", "number", "code", "date", "category", "text", "empty")
+#: Date formats tried, in this order (the first that reads every value wins).
+DATE_FORMATS: Final = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d", "%d-%m-%Y")
+#: A text column with more distinct values than this is ``text``, not ``category``.
+MAX_CATEGORIES: Final = 1000
+
+_INTEGER = r"^[+-]?\d+$"
+_NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+_ALNUM_CODE = r"^[A-Za-z0-9]+$"
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    """What one column holds, by counts only.
+
+    Attributes
+    ----------
+    name
+        The column.
+    kind
+        One of :data:`KINDS`.
+    records
+        Records of the table.
+    nulls
+        Records without a value.
+    distinct
+        Distinct non-null values.
+    distinct_share
+        Distinct values (null counted as one) per record: 1.0 when every record differs.
+    unique_share
+        Share of the records whose value no other record holds.
+    identifier
+        The direct-identifier pattern most values match
+        (:data:`anonkit.safety.leaks.IDENTIFIER_KINDS`), or None.
+    identifier_share
+        Share of the non-null values matching it.
+    date_format
+        For ``date`` columns read from text: the format that reads them.
+    length
+        For ``code`` columns: the length of every value.
+    """
+
+    name: str
+    kind: str
+    records: int
+    nulls: int
+    distinct: int
+    distinct_share: float
+    unique_share: float
+    identifier: str | None = None
+    identifier_share: float | None = None
+    date_format: str | None = None
+    length: int | None = None
+
+    @property
+    def near_unique(self) -> bool:
+        """At least half as many distinct values as records (see ``leaks.NEAR_UNIQUE``)."""
+        from anonkit.safety.leaks import NEAR_UNIQUE
+
+        return self.records > 0 and self.distinct_share >= NEAR_UNIQUE
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary of the fields."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TableProfile:
+    """The profile of every column and the dependencies between columns."""
+
+    records: int
+    columns: tuple[ColumnProfile, ...]
+    dependencies: tuple[Dependency, ...]
+
+    def __iter__(self) -> Iterator[ColumnProfile]:
+        return iter(self.columns)
+
+    def __getitem__(self, name: str) -> ColumnProfile:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(name)
+
+    def determined_by(self, column: str) -> list[str]:
+        """The columns ``column`` determines."""
+        return [d.dependent for d in self.dependencies if d.determinant == column]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary: records, columns, dependencies."""
+        return {
+            "records": self.records,
+            "columns": [c.to_dict() for c in self.columns],
+            "dependencies": [d.to_dict() for d in self.dependencies],
+        }
+
+
+def _all(values: pl.Series, pattern: str) -> bool:
+    return bool(values.str.contains(pattern).all())
+
+
+def _text_kind(values: pl.Series, present: int) -> tuple[str, str | None, int | None]:
+    """Kind, date format and code length of distinct, stripped, non-empty text values."""
+    if values.len() == 0:
+        return "empty", None, None
+    lengths = values.str.len_chars()
+    fixed = int(lengths.min()) if lengths.n_unique() == 1 else None  # type: ignore[arg-type]
+    if _all(values, _INTEGER):
+        unsigned = not bool(values.str.contains(r"^[+-]").any())
+        leading_zero = bool(values.str.contains(r"^0\d").any())
+        if fixed is not None and fixed >= 2 and unsigned and (leading_zero or fixed >= 5):
+            return "code", None, fixed
+        return "integer", None, None
+    if _all(values, _NUMBER):
+        return "number", None, None
+    for fmt in DATE_FORMATS:
+        parsed = values.str.to_date(fmt, strict=False)
+        if parsed.null_count() == 0:
+            return "date", fmt, None
+    if (
+        fixed is not None
+        and fixed >= 2
+        and _all(values, _ALNUM_CODE)
+        and _all(values, r"\d")
+        and values.len() > 1
+    ):
+        return "code", None, fixed
+    if values.len() <= MAX_CATEGORIES and 2 * values.len() <= present:
+        return "category", None, None
+    return "text", None, None
+
+
+def _kind(series: pl.Series) -> tuple[str, str | None, int | None]:
+    dtype = series.dtype
+    present = series.len() - series.null_count()
+    if present == 0:
+        return "empty", None, None
+    if dtype.is_integer():
+        return "integer", None, None
+    if dtype.is_float() or dtype.is_decimal():
+        return "number", None, None
+    if dtype in (pl.Date, pl.Datetime):
+        return "date", None, None
+    if dtype == pl.Boolean:
+        return "category", None, None
+    text = series.drop_nulls().cast(pl.String).str.strip_chars()
+    distinct = text.filter(text != "").unique()
+    return _text_kind(distinct, present)
+
+
+def profile_table(frame: pl.DataFrame) -> TableProfile:
+    """Profile every column of ``frame`` (see the module docstring).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"zip": ["02134", "02139", "02134", "02139"],
+    ...                       "age": ["31", "45", "31", "45"],
+    ...                       "mail": ["a@x.org", "b@x.org", "c@x.org", "d@x.org"]})
+    >>> [(c.name, c.kind, c.distinct, c.identifier) for c in profile_table(frame)]
+    [('zip', 'code', 2, None), ('age', 'integer', 2, None), ('mail', 'text', 4, 'e-mail addresses')]
+    >>> [(d.determinant, d.dependent) for d in profile_table(frame).dependencies]
+    []
+    """
+    coded = ColumnCodes(frame)
+    n = frame.height
+    columns = []
+    for name in frame.columns:
+        series = frame.get_column(name)
+        kind, date_format, length = _kind(series)
+        found = identifier_kind(series)
+        nulls = series.null_count()
+        columns.append(
+            ColumnProfile(
+                name=name,
+                kind=kind,
+                records=n,
+                nulls=nulls,
+                distinct=coded.distinct[name] - (1 if nulls else 0),
+                distinct_share=coded.distinct[name] / n if n else 0.0,
+                unique_share=coded.singles(name) / n if n else 0.0,
+                identifier=found[0] if found else None,
+                identifier_share=found[1] if found else None,
+                date_format=date_format,
+                length=length,
+            )
+        )
+    dependencies = find_dependencies(frame, codes=coded) if n else []
+    return TableProfile(n, tuple(columns), tuple(dependencies))

@@ -1,0 +1,298 @@
+"""The leak check: dependencies on quasi-identifiers, near-unique and identifier columns."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import polars as pl
+import pytest
+
+from anonkit.exceptions import DataError, LeakError, ParameterError, UnknownColumnError
+from anonkit.safety.leaks import (
+    ColumnCodes,
+    Leak,
+    check_leaks,
+    dependency_strength,
+    find_dependencies,
+    find_leaks,
+    identifier_kind,
+)
+
+ADULT9_QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
+
+
+def kinds(leaks: list[Leak]) -> list[tuple[str, str, str | None]]:
+    return [(leak.column, leak.kind, leak.related) for leak in leaks]
+
+
+# ------------------------------------------------------------------- real data
+def test_education_num_gives_education_back(adult_full: pl.DataFrame) -> None:
+    leaks = find_leaks(
+        adult_full, quasi_identifiers=["age", "sex", "education"], released=["education-num"]
+    )
+    assert kinds(leaks) == [("education-num", "dependency", "education")]
+    leak = leaks[0]
+    assert leak.severity == "error" and leak.share == 1.0
+    assert leak.reason == (
+        "Column 'education-num' determines the quasi-identifier 'education' (one value each), "
+        "so releasing it undoes the generalization of 'education'; declare it a "
+        "quasi-identifier, mark it identifying (removed), or drop it."
+    )
+    with pytest.raises(LeakError) as err:
+        check_leaks(adult_full, quasi_identifiers=["education"], released=["education-num"])
+    assert isinstance(err.value, DataError) and err.value.exit_code == 1
+    assert err.value.leaks == leaks
+    assert str(err.value) == leak.reason
+
+
+def test_adult9_sensitive_columns_do_not_leak(adult9: pl.DataFrame) -> None:
+    released = ["occupation", "salary-class"]
+    assert find_leaks(adult9, quasi_identifiers=ADULT9_QI, released=released) == []
+    assert check_leaks(adult9, quasi_identifiers=ADULT9_QI, released=released) == []
+
+
+def test_relationship_is_no_exact_dependency(adult_full: pl.DataFrame) -> None:
+    leaks = find_leaks(
+        adult_full, quasi_identifiers=["sex", "marital-status"], released=["relationship"]
+    )
+    assert leaks == []
+
+
+def test_only_education_pair_depends_on_adult_full(adult_full: pl.DataFrame) -> None:
+    pairs = {(d.determinant, d.dependent) for d in find_dependencies(adult_full)}
+    assert pairs == {("education", "education-num"), ("education-num", "education")}
+
+
+def test_fnlwgt_is_a_unique_warning(adult_full: pl.DataFrame) -> None:
+    leaks = check_leaks(
+        adult_full, quasi_identifiers=["age", "sex", "race"], released=["fnlwgt", "salary-class"]
+    )
+    assert kinds(leaks) == [("fnlwgt", "unique", None)]
+    assert leaks[0].severity == "warning"
+    assert leaks[0].share == pytest.approx(21648 / 32561)
+    assert "distinct values for 66% of the records, a value of its own for 47%" in leaks[0].reason
+
+
+def test_adult_check_is_fast(adult_full: pl.DataFrame) -> None:
+    qi = ["age", "sex", "race", "marital-status", "education"]
+    released = [c for c in adult_full.columns if c not in qi][:5]
+    find_leaks(adult_full, quasi_identifiers=qi, released=released)  # warm up polars
+    start = time.perf_counter()
+    find_leaks(adult_full, quasi_identifiers=qi, released=released)
+    assert time.perf_counter() - start < 0.5
+
+
+# ------------------------------------------------------------------- dependencies
+def _zip_state(n: int = 400, noise: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    zips = rng.integers(0, 40, n)
+    states = zips // 10
+    flip = rng.choice(n, size=noise, replace=False)
+    states[flip] = (states[flip] + 1) % 4
+    return pl.DataFrame({"zip": [f"{1000 + z}" for z in zips], "state": [f"S{s}" for s in states]})
+
+
+def test_zip_determines_state_but_not_back() -> None:
+    frame = _zip_state()
+    assert kinds(find_leaks(frame, quasi_identifiers=["state"], released=["zip"])) == [
+        ("zip", "dependency", "state")
+    ]
+    assert find_leaks(frame, quasi_identifiers=["zip"], released=["state"]) == []
+
+
+def test_dependency_tolerates_a_few_dirty_records() -> None:
+    leaks = find_leaks(_zip_state(noise=2), quasi_identifiers=["state"], released=["zip"])
+    assert kinds(leaks) == [("zip", "dependency", "state")]
+    assert leaks[0].share is not None and 0.99 <= leaks[0].share < 1
+    assert "one value each for 99.5%" in leaks[0].reason
+
+
+def test_dependency_breaks_with_many_dirty_records() -> None:
+    frame = _zip_state(noise=40)
+    assert find_leaks(frame, quasi_identifiers=["state"], released=["zip"]) == []
+
+
+def test_near_unique_and_constant_columns_are_no_dependency() -> None:
+    n = 200
+    frame = pl.DataFrame(
+        {
+            "serial": [str(i) for i in range(n)],
+            "sex": ["F", "M"] * (n // 2),
+            "country": ["US"] * n,
+            "group": [str((i // 2) % 20) for i in range(n)],
+        }
+    )
+    leaks = find_leaks(frame, quasi_identifiers=["sex", "country"], released=["serial", "group"])
+    assert kinds(leaks) == [("serial", "unique", None)]
+
+
+def test_a_skewed_qi_is_not_determined_by_chance() -> None:
+    rng = np.random.default_rng(1)
+    n = 2000
+    rare = np.zeros(n, dtype=np.int64)
+    rare[rng.choice(n, 6, replace=False)] = 1  # 99.7 % one value
+    frame = pl.DataFrame(
+        {"qi": [f"v{v}" for v in rare], "x": [str(v) for v in rng.integers(0, 300, n)]}
+    )
+    assert find_leaks(frame, quasi_identifiers=["qi"], released=["x"]) == []
+
+
+def test_nulls_are_a_value_of_their_own() -> None:
+    frame = pl.DataFrame(
+        {
+            "x": ["a", "a", None, None, "b", "b", "a", None],
+            "q": ["1", "1", "2", "2", "3", "3", "1", "2"],
+        }
+    )
+    assert kinds(find_leaks(frame, quasi_identifiers=["q"], released=["x"])) == [
+        ("x", "dependency", "q")
+    ]
+
+
+def test_sparse_and_dense_counting_agree() -> None:
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 3000, 20000)
+    y = x // 3 + (rng.random(20000) < 0.003)
+    dense = dependency_strength(x, 3000, y, 1001)
+    from anonkit.safety import leaks as module
+
+    original = module._DENSE_CELLS
+    module._DENSE_CELLS = 10
+    try:
+        sparse = dependency_strength(x, 3000, y, 1001)
+    finally:
+        module._DENSE_CELLS = original
+    assert dense is not None and sparse is not None
+    assert dense == pytest.approx(sparse)
+
+
+def test_codes_are_dense_and_keep_equal_values_equal() -> None:
+    frame = pl.DataFrame({"a": ["x", None, "y", "x", None]})
+    coded = ColumnCodes(frame)
+    codes, distinct = coded.codes("a"), coded.distinct["a"]
+    assert distinct == 3 and coded.singles("a") == 1
+    assert sorted(set(codes.tolist())) == [0, 1, 2]
+    assert codes[0] == codes[3] and codes[1] == codes[4] and codes[0] != codes[2]
+
+
+# ------------------------------------------------------------------- identifiers
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        (["ann@example.org", "b.smith+x@mail.co.uk", "c_d@uni-x.edu"], "e-mail addresses"),
+        (["123-45-6789", "987-65-4321", "555-12-3456"], "social security numbers"),
+        (
+            [
+                "DE89 3704 0044 0532 0130 00",
+                "GB29NWBK60161331926819",
+                "FR1420041010050500013M02606",
+            ],
+            "IBANs",
+        ),
+        (["4111 1111 1111 1111", "5500-0000-0000-0004", "340000000000009"], "payment card numbers"),
+        (
+            ["+1 (555) 123-4567", "555-123-4567", "06 12 34 56 78", "+44 20 7946 0958"],
+            "phone or ID numbers",
+        ),
+        (["12.345.678-9", "98.765.432-1", "11.222.333-4"], "phone or ID numbers"),
+    ],
+)
+def test_identifier_patterns(values: list[str], kind: str) -> None:
+    found = identifier_kind(pl.Series(values))
+    assert found is not None and found[0] == kind
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["1", "2", "3", "12", "7"],  # small integers
+        ["17", "39", "50", "90"],  # ages
+        ["77516", "83311", "215646", "1484705"],  # fnlwgt-like weights
+        ["2024-03-05", "1999-12-31", "05/03/2024", "05.03.2024"],  # dates
+        ["13053", "02134", "90210"],  # zip codes
+        ["[20-25[", "]20-40]", "1305*", "<=50K", "*"],  # hierarchy labels
+        ["1,234,567.89", "12 345 678", "1234567.89", "-1234567890.5"],  # amounts
+        ["Bachelors", "HS-grad", "Some-college"],  # categories
+        ["10000-20000", "20000-30000"],  # ranges
+    ],
+)
+def test_no_identifier_pattern(values: list[str]) -> None:
+    assert identifier_kind(pl.Series(values)) is None
+
+
+def test_identifier_needs_half_the_values() -> None:
+    emails = ["a@example.org", "b@example.org", "c@example.org"]
+    assert identifier_kind(pl.Series([*emails, "x", "y", "z", None, None])) is not None
+    assert identifier_kind(pl.Series([*emails, "w", "x", "y", "z"])) is None
+
+
+def test_identifier_on_a_large_column_uses_the_screen() -> None:
+    n = 10_000
+    values = pl.Series([f"user{i}@example.org" for i in range(n)])
+    assert identifier_kind(values) == ("e-mail addresses", 1.0)
+    assert identifier_kind(pl.Series([str(i) for i in range(n)])) is None
+
+
+def test_identifier_leak_is_an_error_without_values() -> None:
+    frame = pl.DataFrame(
+        {
+            "mail": ["ann@example.org", "bob@example.org"] * 10,
+            "age": ["30", "40"] * 10,
+        }
+    )
+    leaks = find_leaks(frame, quasi_identifiers=["age"], released=["mail"])
+    assert [leak.kind for leak in leaks] == ["identifier", "dependency"]
+    for leak in leaks:
+        assert leak.severity == "error"
+        assert "example" not in leak.reason and "30" not in leak.reason
+    with pytest.raises(LeakError) as err:
+        check_leaks(frame, quasi_identifiers=["age"], released=["mail"])
+    assert len(err.value.leaks) == 2
+
+
+# ------------------------------------------------------------------- API details
+def test_leak_to_dict_is_json_ready() -> None:
+    leak = Leak("c", "unique", "warning", "Column 'c' ...", share=0.8)
+    assert json.loads(json.dumps(leak.to_dict())) == {
+        "column": "c",
+        "kind": "unique",
+        "severity": "warning",
+        "reason": "Column 'c' ...",
+        "related": None,
+        "share": 0.8,
+    }
+
+
+def test_unknown_columns_and_bad_share() -> None:
+    frame = pl.DataFrame({"a": ["1", "2"]})
+    with pytest.raises(UnknownColumnError):
+        find_leaks(frame, quasi_identifiers=["a"], released=["b"])
+    with pytest.raises(ParameterError):
+        find_leaks(frame, quasi_identifiers=["a"], released=["a"], unique_share=0)
+
+
+def test_empty_frame_and_nothing_released() -> None:
+    frame = pl.DataFrame({"a": pl.Series([], dtype=pl.String)})
+    assert find_leaks(frame, quasi_identifiers=["a"], released=["a"]) == []
+    assert find_leaks(pl.DataFrame({"a": ["1"]}), quasi_identifiers=["a"], released=[]) == []
+
+
+@pytest.mark.slow
+def test_million_records_take_seconds() -> None:
+    rng = np.random.default_rng(0)
+    n = 1_000_000
+    data = {f"q{i}": rng.integers(0, 10 * (i + 1), n).astype(str) for i in range(5)}
+    data |= {f"r{i}": rng.integers(0, 1000, n).astype(str) for i in range(4)}
+    data["serial"] = np.arange(n).astype(str)
+    frame = pl.DataFrame(data)
+    start = time.perf_counter()
+    leaks = find_leaks(
+        frame,
+        quasi_identifiers=[f"q{i}" for i in range(5)],
+        released=[*(f"r{i}" for i in range(4)), "serial"],
+    )
+    elapsed = time.perf_counter() - start
+    assert kinds(leaks) == [("serial", "unique", None)]
+    assert elapsed < 10
