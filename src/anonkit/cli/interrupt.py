@@ -114,11 +114,21 @@ class _Handler:
         (from a timer, so that it lands in the main code, not in this hook)."""
         if isinstance(info.exc_value, Interrupted):
             self.first = None
-            timer = threading.Timer(0.1, _thread.interrupt_main, args=(signal.SIGINT,))
+            timer = threading.Timer(0.1, _signal_main_thread)
             timer.daemon = True
             timer.start()
             return
         hook(info)
+
+
+def _signal_main_thread() -> None:
+    """SIGINT to the main thread: a real signal, which also ends a blocking call there."""
+    if hasattr(signal, "pthread_kill"):
+        main = threading.main_thread().ident
+        if main is not None:
+            signal.pthread_kill(main, signal.SIGINT)
+            return
+    _thread.interrupt_main(signal.SIGINT)  # pragma: no cover - Windows
 
 
 def _stop_children() -> None:
