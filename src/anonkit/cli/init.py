@@ -1,0 +1,101 @@
+"""``anonkit init DATA -o config.toml``: profile a table and write a starter configuration.
+
+The configuration proposes a role for every column and a hierarchy builder for every
+quasi-identifier, each with its reason in a comment (:mod:`anonkit.safety.starter`); the
+command prints the same proposals as a table (counts only, never a value).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from anonkit.cli.common import guarded, stdout_console
+from anonkit.exceptions import ConfigError
+from anonkit.io.atomic import atomic_write_text
+from anonkit.safety.starter import Starter, read_for_starter, starter_config
+
+
+def _relative(path: Path, start: Path) -> str:
+    """``path`` relative to the folder ``start`` when possible, else absolute (POSIX form)."""
+    target = path.resolve()
+    try:
+        return Path(os.path.relpath(target, start.resolve())).as_posix()
+    except ValueError:  # another drive on Windows
+        return target.as_posix()
+
+
+def _default_release(data: Path) -> Path:
+    suffix = data.suffix if data.suffix.lower() in (".csv", ".tsv", ".parquet") else ".csv"
+    return data.with_name(f"{data.stem}.anonymized{suffix}")
+
+
+def _table(starter: Starter) -> Table:
+    table = Table(title="Proposed roles (edit the configuration to change them)")
+    for name, justify in (("column", "left"), ("kind", "left"), ("distinct", "right"),
+                          ("unique %", "right"), ("role", "left"), ("why", "left")):  # fmt: skip
+        table.add_column(name, justify=justify, no_wrap=name != "why")  # type: ignore[arg-type]
+    for proposal in starter.proposals:
+        column = starter.profile[proposal.column]
+        table.add_row(
+            Text(proposal.column),
+            column.kind,
+            f"{column.distinct:,}",
+            f"{column.unique_share:.1%}",
+            proposal.role.replace("_", "-"),
+            Text(proposal.why),
+        )
+    return table
+
+
+@guarded
+def init_command(
+    data: Annotated[Path, typer.Argument(help="The table to profile (CSV, TSV or Parquet).")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Where to write the starter configuration.")
+    ] = Path("config.toml"),
+    release: Annotated[
+        Path | None,
+        typer.Option(help="Release file to name as 'output' (default: DATA.anonymized.csv)."),
+    ] = None,
+    separator: Annotated[
+        str | None, typer.Option(help="CSV field separator (default: sniffed).")
+    ] = None,
+    encoding: Annotated[str, typer.Option(help="Text encoding of the file.")] = "utf-8",
+    missing: Annotated[
+        str | None,
+        typer.Option(help="Comma-separated cells that mean missing (default: detected)."),
+    ] = None,
+    strip: Annotated[
+        bool | None,
+        typer.Option(
+            "--strip/--no-strip", help="Trim spaces around values and names (default: detected)."
+        ),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+) -> None:
+    """Profile DATA and write a commented starter configuration for `anonkit anonymize`."""
+    if output.exists() and not force:
+        raise ConfigError(f"{output} already exists; pass --force to overwrite it.")
+    tokens = None if missing is None else ["", *(t for t in missing.split(",") if t != "")]
+    frame, read = read_for_starter(
+        data, separator=separator, encoding=encoding, missing=tokens, strip=strip
+    )
+    folder = output.parent if str(output.parent) else Path(".")
+    starter = starter_config(
+        frame,
+        input=_relative(data, folder),
+        output=_relative(release if release is not None else _default_release(data), folder),
+        read=read,
+    )
+    table = _table(starter)
+    atomic_write_text(output, starter.text)
+    console = stdout_console(quiet)
+    console.print(table)
+    console.print(f"starter configuration written to {output}", markup=False)

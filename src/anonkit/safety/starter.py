@@ -1,0 +1,510 @@
+"""A commented starter configuration for ``anonkit anonymize``, proposed from a profile.
+
+:func:`propose_roles` gives every column one role with a one-line reason, and every
+quasi-identifier a hierarchy builder table; :func:`starter_config` writes them as TOML
+(the format of :mod:`anonkit.io.config`) for a person to read and edit.
+
+Rules, first match wins:
+
+1. no value at all: insensitive;
+2. values that look like direct identifiers (e-mail, phone, SSN, IBAN, card numbers), or a
+   name such as ``name``, ``email``, ``phone``, ``ssn``, ``id``: identifying (removed);
+3. near-unique (at least one distinct value per two records): dates and columns with a
+   demographic name (rule 5) become quasi-identifiers (generalized), anything else
+   identifying (a survey weight such as ``fnlwgt``, a serial number, free text);
+4. a name such as ``salary``, ``income``, ``diagnosis``, ``disease``, ``target``,
+   ``class``, ``label``, ``outcome``: sensitive;
+5. a demographic name (``age``, ``sex``, ``gender``, ``race``, ``marital``, ``education``,
+   ``zip``, ``postcode``, ``birth``, ``country``, ``city``, ``state``, ``region``,
+   ``religion``, ``workclass``, ...): quasi-identifier;
+6. anything else: insensitive (kept as is), to check.
+
+Then every kept column that determines a quasi-identifier (the leak check's rule,
+:func:`anonkit.safety.leaks.dependency_strength`) becomes a quasi-identifier too, since
+releasing it would give the quasi-identifier's original values back.
+
+Hierarchies: intervals for numbers (widths 1, 2 or 5 times a power of ten, about a
+twentieth of the range, doubling up to a quarter of it), the dates builder for dates,
+masking for fixed-length codes, suppression for the rest. Each proposed table is built
+on the column's values; one that does not build falls back to suppression.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from anonkit.core.hierarchy_builders import build_hierarchy
+from anonkit.exceptions import AnonkitError, ParameterError
+from anonkit.io.tables import read_table_info
+from anonkit.safety.profile import ColumnProfile, TableProfile, profile_table
+
+__all__ = [
+    "MISSING_CANDIDATES",
+    "ROLES",
+    "Proposal",
+    "ReadSettings",
+    "Starter",
+    "propose_roles",
+    "read_for_starter",
+    "starter_config",
+    "toml_string",
+]
+
+#: Roles, in the order the configuration lists them.
+ROLES: Final = ("quasi_identifier", "identifying", "sensitive", "insensitive")
+_ROLE_KEYS: Final = {
+    "quasi_identifier": "quasi_identifiers",
+    "identifying": "identifying",
+    "sensitive": "sensitive",
+    "insensitive": "insensitive",
+}
+#: Cells that mean "missing" in real files; those found in the data are proposed.
+MISSING_CANDIDATES: Final = ("?", "NA", "N/A", "n/a", "NULL", "null", "NaN", "nan", "None")
+
+_ID_TOKENS = {
+    "name", "firstname", "lastname", "surname", "fullname", "forename", "email", "mail",
+    "phone", "telephone", "tel", "mobile", "fax", "ssn", "passport", "iban", "address",
+    "street", "id", "uuid", "guid", "mrn", "ip",
+}  # fmt: skip
+_SENSITIVE_TOKENS = {"class", "label", "target", "outcome", "y"}
+_SENSITIVE_PARTS = ("salary", "income", "wage", "earning", "diagnos", "disease", "illness")
+_QI_TOKENS = {"age", "sex", "race", "zip", "dob", "plz", "city", "state", "town"}
+_QI_PARTS = (
+    "gender", "ethnic", "marital", "educat", "zipcode", "postcode", "postal", "birth",
+    "country", "national", "citizen", "county", "region", "religio", "workclass",
+    "language",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ReadSettings:
+    """How the input was read, as written to the ``[read]`` section."""
+
+    separator: str | None = None
+    encoding: str = "utf-8"
+    missing: tuple[str, ...] = ("",)
+    strip: bool = False
+    detected: tuple[str, ...] = ()  # which of separator, missing, strip were guessed
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """The proposed role of one column, why, and its hierarchy if it is a quasi-identifier."""
+
+    column: str
+    role: str
+    why: str
+    hierarchy: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Starter:
+    """A starter configuration: the profile, the proposals and the TOML text."""
+
+    profile: TableProfile
+    proposals: tuple[Proposal, ...]
+    text: str
+
+    def role(self, column: str) -> str:
+        """The proposed role of ``column``."""
+        for proposal in self.proposals:
+            if proposal.column == column:
+                return proposal.role
+        raise KeyError(column)
+
+
+# ------------------------------------------------------------------------------ input
+def _padded_share(frame: pl.DataFrame) -> float:
+    text = [c for c, t in frame.schema.items() if t == pl.String]
+    if not text:
+        return 0.0
+    shares = frame.select(
+        [pl.col(c).str.contains(r"^\s|\s$").mean().fill_null(0.0).alias(c) for c in text]
+    ).row(0)
+    return max(float(s) for s in shares)
+
+
+def read_for_starter(
+    path: str | Path,
+    *,
+    separator: str | None = None,
+    encoding: str = "utf-8",
+    missing: Sequence[str] | None = None,
+    strip: bool | None = None,
+) -> tuple[pl.DataFrame, ReadSettings]:
+    """Read ``path`` with :func:`anonkit.io.tables.read_table_info`, guessing what is not given.
+
+    ``strip`` (None: true when at least half the values of some text column, or a column
+    name, carry surrounding spaces) and ``missing`` (None: ``""`` plus the cells of
+    :data:`MISSING_CANDIDATES` that occur in the data) are detected when None; the
+    separator is sniffed by the reader when None.
+    """
+    detected: list[str] = [] if separator is not None else ["separator"]
+    tokens = ("",) if missing is None else tuple(missing)
+    frame, info = read_table_info(
+        path, separator=separator, encoding=encoding, missing=tokens, strip=bool(strip)
+    )
+    parquet = info.separator is None
+    again = False
+    if strip is None and not parquet:
+        names_padded = any(c != c.strip() for c in frame.columns)
+        if names_padded or _padded_share(frame) >= 0.5:
+            strip, again = True, True
+            detected.append("strip")
+    if missing is None and not parquet:
+        found: set[str] = set()
+        for name, dtype in frame.schema.items():
+            if dtype == pl.String:
+                cells = frame.get_column(name).str.strip_chars()
+                found.update(cells.filter(cells.is_in(MISSING_CANDIDATES)).unique().to_list())
+        if found:
+            tokens = ("", *(t for t in MISSING_CANDIDATES if t in found))
+            again = True
+            detected.append("missing")
+    if again:
+        frame, info = read_table_info(
+            path, separator=info.separator, encoding=encoding, missing=tokens, strip=bool(strip)
+        )
+    settings = ReadSettings(info.separator, info.encoding, tokens, bool(strip), tuple(detected))
+    return frame, settings
+
+
+# -------------------------------------------------------------------------- proposals
+def _tokens(name: str) -> list[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [t for t in re.split(r"[^a-z0-9]+", spaced.lower()) if t]
+
+
+def _name_role(name: str) -> str | None:
+    tokens = _tokens(name)
+    joined = "".join(tokens)
+    if any(t in _ID_TOKENS for t in tokens) or joined in _ID_TOKENS:
+        return "identifying"
+    if any(t in _SENSITIVE_TOKENS for t in tokens) or any(p in joined for p in _SENSITIVE_PARTS):
+        return "sensitive"
+    if any(t in _QI_TOKENS for t in tokens) or any(p in joined for p in _QI_PARTS):
+        return "quasi_identifier"
+    return None
+
+
+def _first_role(column: ColumnProfile) -> tuple[str, str]:
+    if column.kind == "empty":
+        return "insensitive", "no values at all"
+    if column.identifier is not None:
+        share = column.identifier_share or 0.0
+        return "identifying", f"values look like {column.identifier} ({share:.0%}); removed"
+    by_name = _name_role(column.name)
+    if by_name == "identifying":
+        return "identifying", "the name suggests a direct identifier; removed"
+    if column.near_unique:
+        per = f"{column.distinct_share:.0%} distinct values per record"
+        if by_name == "quasi_identifier":
+            return "quasi_identifier", f"demographic and near-unique ({per}): generalize it"
+        if column.kind == "date":
+            return "quasi_identifier", f"near-unique dates ({per}) single people out"
+        what = "number" if column.kind in ("integer", "number") else column.kind
+        return "identifying", (
+            f"near-unique {what} ({per}): singles people out, removed; or make it a "
+            "quasi-identifier"
+        )
+    if by_name == "sensitive":
+        return "sensitive", "the name suggests the outcome to protect"
+    if by_name == "quasi_identifier":
+        return "quasi_identifier", "demographic; outside data can hold it"
+    return "insensitive", "no rule matched: kept as is, check it"
+
+
+def propose_roles(profile: TableProfile) -> list[Proposal]:
+    """One role and a one-line reason per column (see the module docstring), no hierarchy.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"age": ["31", "45"] * 4, "email": ["a@x.org"] * 8,
+    ...                       "income": ["1", "2", "2", "1"] * 2,
+    ...                       "notes": ["x", "x", "y", "y"] * 2})
+    >>> [p.role for p in propose_roles(profile_table(frame))]
+    ['quasi_identifier', 'identifying', 'sensitive', 'insensitive']
+    """
+    roles: dict[str, tuple[str, str]] = {c.name: _first_role(c) for c in profile}
+    changed = True
+    while changed:
+        changed = False
+        qis = {c for c, (role, _) in roles.items() if role == "quasi_identifier"}
+        for dep in profile.dependencies:
+            role = roles[dep.determinant][0]
+            if dep.dependent in qis and role in ("sensitive", "insensitive"):
+                roles[dep.determinant] = (
+                    "quasi_identifier",
+                    f"determines the quasi-identifier {dep.dependent!r}; released as is it "
+                    "would undo that generalization",
+                )
+                changed = True
+    qis = {c for c, (role, _) in roles.items() if role == "quasi_identifier"}
+    for dep in profile.dependencies:
+        role, why = roles[dep.determinant]
+        if role == "quasi_identifier" and dep.dependent in qis and "determines" not in why:
+            roles[dep.determinant] = (role, f"{why}; determines {dep.dependent!r}")
+    return [Proposal(name, role, why) for name, (role, why) in roles.items()]
+
+
+# ------------------------------------------------------------------------ hierarchies
+def _nice_widths(low: float, high: float, integer: bool) -> list[int | float] | None:
+    span = high - low
+    if not math.isfinite(span) or span <= 0:
+        return None
+    target = Decimal(repr(span / 20))
+    exponent = math.floor(math.log10(span / 20))
+    width = next(
+        m * Decimal(10) ** e
+        for e in (exponent, exponent + 1)
+        for m in (1, 2, 5)
+        if m * Decimal(10) ** e >= target
+    )
+    if integer:
+        width = max(width.to_integral_value(rounding="ROUND_CEILING"), Decimal(2))
+    widths = [width]
+    while widths[-1] * 4 < Decimal(repr(span)) and len(widths) < 4:
+        widths.append(widths[-1] * 2)
+    return [int(w) if w == w.to_integral_value() else float(w) for w in widths]
+
+
+def _values(frame: pl.DataFrame, column: str) -> pl.Series:
+    series = frame.get_column(column).drop_nulls()
+    if series.dtype == pl.String:
+        series = series.str.strip_chars()
+        series = series.filter(series != "")
+    return series
+
+
+def propose_hierarchy(frame: pl.DataFrame, column: ColumnProfile) -> dict[str, Any]:
+    """A builder table for a quasi-identifier that builds on the column's values."""
+    values = _values(frame, column.name)
+    spec: dict[str, Any] = {"type": "suppression"}
+    if column.kind in ("integer", "number") and values.len():
+        numbers = values.cast(pl.Float64, strict=False).drop_nulls()
+        if numbers.len():
+            low, high = float(numbers.min()), float(numbers.max())  # type: ignore[arg-type]
+            widths = _nice_widths(low, high, column.kind == "integer")
+            if widths is not None:
+                spec = {"type": "intervals", "widths": widths}
+    elif column.kind == "date":
+        spec = {"type": "dates", "levels": ["month", "year"]}
+        if column.date_format is not None and column.date_format != "%Y-%m-%d":
+            spec["format"] = column.date_format
+    elif column.kind == "code":
+        spec = {"type": "masking"}
+    if spec["type"] != "suppression" and values.len():
+        try:
+            build_hierarchy(spec, values.unique().to_list(), name=column.name)
+        except (AnonkitError, ValueError):
+            spec = {"type": "suppression"}
+    return spec
+
+
+# ------------------------------------------------------------------------------- TOML
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def toml_string(text: str) -> str:
+    r"""``text`` as a TOML basic string.
+
+    Examples
+    --------
+    >>> print(toml_string('say "hi"\tnow\\'))
+    "say \"hi\"\tnow\\"
+    """
+    out = []
+    for ch in text:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _key(name: str) -> str:
+    return name if _BARE_KEY.match(name) else toml_string(name)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+def _comment(text: str) -> str:
+    return "".join(ch if ch.isprintable() else " " for ch in text)
+
+
+def _column_note(column: ColumnProfile) -> str:
+    note = f"{column.kind}, {column.distinct:,} distinct"
+    if column.nulls:
+        note += f", {column.nulls:,} missing"
+    return note
+
+
+def _aligned(rows: list[tuple[str, str]], indent: str = "") -> list[str]:
+    width = min(max((len(code) for code, _ in rows), default=0), 48)
+    return [f"{indent}{code.ljust(width)}  # {_comment(note)}" for code, note in rows]
+
+
+def starter_config(
+    frame: pl.DataFrame,
+    *,
+    input: str,  # noqa: A002 - the configuration key it fills
+    output: str | None = None,
+    read: ReadSettings | None = None,
+    profile: TableProfile | None = None,
+    k: int = 5,
+    suppression_limit: float = 0.05,
+) -> Starter:
+    """Profile ``frame`` and write a commented starter configuration for it.
+
+    Parameters
+    ----------
+    frame
+        The table, read as the configuration will read it.
+    input, output
+        The ``input`` and ``output`` paths to write (relative to the configuration file).
+    read
+        How the input was read (the ``[read]`` section); None leaves the section out.
+    profile
+        The table's profile, if already computed.
+    k, suppression_limit
+        The ``[privacy]`` settings to propose.
+
+    Returns
+    -------
+    Starter
+        The profile, one :class:`Proposal` per column and the TOML text.
+
+    Raises
+    ------
+    ParameterError
+        If ``k`` is not an int >= 1 or ``suppression_limit`` not a share in [0, 1].
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ParameterError("k", "starter_config()", "an int >= 1", k)
+    if not 0 <= suppression_limit <= 1:
+        raise ParameterError(
+            "suppression_limit", "starter_config()", "a share in [0, 1]", suppression_limit
+        )
+    prof = profile if profile is not None else profile_table(frame)
+    proposals = [
+        Proposal(p.column, p.role, p.why, propose_hierarchy(frame, prof[p.column]))
+        if p.role == "quasi_identifier"
+        else p
+        for p in propose_roles(prof)
+    ]
+    text = _render(prof, proposals, input=input, output=output, read=read, k=k,
+                   suppression_limit=suppression_limit)  # fmt: skip
+    return Starter(prof, tuple(proposals), text)
+
+
+def _render(
+    profile: TableProfile,
+    proposals: list[Proposal],
+    *,
+    input: str,  # noqa: A002
+    output: str | None,
+    read: ReadSettings | None,
+    k: int,
+    suppression_limit: float,
+) -> str:
+    lines = [
+        "# Starter configuration for `anonkit anonymize`, written by `anonkit init`",
+        f"# from {_comment(input)} ({profile.records:,} records, {len(profile.columns)} columns).",
+        "# Every role and hierarchy below is a proposal with its reason: check each one,",
+        "# change what is wrong, then run `anonkit anonymize <this file>`.",
+        f"input = {toml_string(input)}",
+    ]
+    if output is not None:
+        lines.append(f"output = {toml_string(output)}")
+    if read is not None:
+        guessed = " (detected)"
+        lines += ["", "[read]"]
+        rows: list[tuple[str, str]] = []
+        if read.separator is not None:
+            note = "field separator" + (guessed if "separator" in read.detected else "")
+            rows.append((f"separator = {toml_string(read.separator)}", note))
+            rows.append((f"encoding = {toml_string(read.encoding)}", "e.g. latin-1 for old files"))
+        note = "cells read as missing values" + (guessed if "missing" in read.detected else "")
+        rows.append((f"missing = {_value(list(read.missing))}", note))
+        note = "trim spaces around values and names" + (guessed if "strip" in read.detected else "")
+        rows.append((f"strip = {_value(read.strip)}", note))
+        lines += _aligned(rows)
+    lines += ["", "[attributes]"]
+    for role in ROLES:
+        chosen = [p for p in proposals if p.role == role]
+        key = _ROLE_KEYS[role]
+        if not chosen:
+            lines.append(f"{key} = []")
+            continue
+        lines.append(f"{key} = [")
+        rows = [
+            (f"{toml_string(p.column)},", f"{_column_note(profile[p.column])}: {p.why}")
+            for p in chosen
+        ]
+        lines += _aligned(rows, indent="  ")
+        lines.append("]")
+    lines.append('# others = "error"   # a column with no role stops the run; or "drop", "keep"')
+    qis = [p for p in proposals if p.role == "quasi_identifier"]
+    lines += ["", "[hierarchies]  # one per quasi-identifier; a hierarchy file path works too"]
+    rows = []
+    for p in qis:
+        spec = p.hierarchy or {"type": "suppression"}
+        column = profile[p.column]
+        rows.append((f"{_key(p.column)} = {_value(spec)}", _hierarchy_note(spec, column)))
+    lines += _aligned(rows)
+    if not qis:
+        lines.append("# no quasi-identifier proposed: name at least one in [attributes]")
+    lines += [
+        "",
+        "[privacy]",
+        f"k = {k}",
+        f"suppression_limit = {_value(float(suppression_limit))}"
+        "  # share of records that may be suppressed",
+        "",
+        "[search]",
+        'algorithm = "flash"',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _hierarchy_note(spec: Mapping[str, Any], column: ColumnProfile) -> str:
+    kind = spec.get("type")
+    if kind == "intervals":
+        return "bins of growing width over the range of the values"
+    if kind == "dates":
+        return "day -> month -> year -> *"
+    if kind == "masking":
+        return f"codes of {column.length} characters, masked from the end"
+    return "kept or suppressed (*): write a hierarchy file to group values"

@@ -1,0 +1,155 @@
+"""``anonkit init``: a starter configuration from a profile of the data."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import polars as pl
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from anonkit.cli.init import init_command
+from anonkit.core.hierarchy_builders import build_hierarchy
+from anonkit.io.config import load_config
+from anonkit.io.tables import read_table
+
+runner = CliRunner()
+app = typer.Typer()
+app.command("init")(init_command)
+app.command("unused")(lambda: None)  # two commands keep 'init' a subcommand
+
+ROLE_KEYS = ("quasi_identifiers", "identifying", "sensitive", "insensitive")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["init", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def roles(config: dict[str, object]) -> dict[str, str]:
+    attributes = config["attributes"]
+    assert isinstance(attributes, dict)
+    out: dict[str, str] = {}
+    for key in ROLE_KEYS:
+        for column in attributes[key]:
+            assert column not in out, f"{column} has two roles"
+            out[column] = key
+    return out
+
+
+@pytest.fixture(scope="module")
+def adult_full_file() -> Path:
+    path = Path("/work/shared/data/adult/adult_full.csv")
+    if not path.is_file():
+        pytest.skip(f"raw Adult file not found at {path}")
+    return path
+
+
+def test_init_on_raw_adult(adult_full_file: Path, tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    code, out, err = run(str(adult_full_file), "-o", str(target))
+    assert code == 0, err
+    assert "starter configuration written to" in out and "education-num" in out
+    text = target.read_text(encoding="utf-8")
+    config = tomllib.loads(text)
+    columns = read_table(adult_full_file).columns
+    proposed = roles(config)
+    assert sorted(proposed) == sorted(columns)  # every column exactly one role
+    assert proposed["education-num"] == "quasi_identifiers"
+    assert proposed["fnlwgt"] == "identifying"
+    assert proposed["salary-class"] == "sensitive"
+    assert proposed["age"] == "quasi_identifiers"
+    assert config["read"] == {"separator": ",", "encoding": "utf-8", "missing": ["", "?"],
+                              "strip": False}  # fmt: skip
+    assert config["privacy"] == {"k": 5, "suppression_limit": 0.05}
+    assert config["search"] == {"algorithm": "flash"}
+    assert config["hierarchies"]["age"] == {"type": "intervals", "widths": [5, 10, 20]}
+    assert set(config["hierarchies"]) == set(config["attributes"]["quasi_identifiers"])
+    assert (tmp_path / config["input"]).resolve() == adult_full_file.resolve()
+    assert "Bachelors" not in text and "United-States" not in text  # no values
+
+
+def test_every_proposed_hierarchy_builds(adult_full_file: Path, tmp_path: Path) -> None:
+    target = tmp_path / "config.toml"
+    assert run(str(adult_full_file), "-o", str(target))[0] == 0
+    config = tomllib.loads(target.read_text(encoding="utf-8"))
+    read = config["read"]
+    frame = read_table(
+        adult_full_file,
+        separator=read["separator"],
+        encoding=read["encoding"],
+        missing=read["missing"],
+        strip=read["strip"],
+    )
+    for column, spec in config["hierarchies"].items():
+        values = frame.get_column(column).drop_nulls().unique().to_list()
+        hierarchy = build_hierarchy(spec, values, name=column)
+        assert hierarchy.height >= 2
+    cfg = load_config(target)  # the configuration loader accepts every key
+    assert "education-num" in cfg.quasi_identifiers
+
+
+def test_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    data = tmp_path / "people.csv"
+    data.write_text("age,sex\n31,F\n45,M\n31,M\n45,F\n", encoding="utf-8")
+    target = tmp_path / "config.toml"
+    target.write_text("keep me", encoding="utf-8")
+    code, _, err = run(str(data), "-o", str(target))
+    assert code == 2 and "--force" in err
+    assert target.read_text(encoding="utf-8") == "keep me"
+    code, _, err = run(str(data), "-o", str(target), "--force", "-q")
+    assert code == 0, err
+    assert tomllib.loads(target.read_text(encoding="utf-8"))["input"] == "people.csv"
+
+
+def test_missing_data_file_is_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = run(str(tmp_path / "nope.csv"), "-o", str(tmp_path / "c.toml"))
+    assert code == 2 and err.startswith("error:")
+    assert not (tmp_path / "c.toml").exists()
+
+
+def test_email_column_is_identifying(tmp_path: Path) -> None:
+    n = 40
+    frame = pl.DataFrame(
+        {
+            "contact": [f"user{i}@example.org" for i in range(n)],
+            "age": [str(20 + i % 30) for i in range(n)],
+            "sex": ["F", "M"] * (n // 2),
+            "diagnosis": ["flu", "cold", "asthma", "flu"] * (n // 4),
+        }
+    )
+    data = tmp_path / "patients.csv"
+    frame.write_csv(data)
+    target = tmp_path / "config.toml"
+    code, out, err = run(str(data), "-o", str(target))
+    assert code == 0, err
+    proposed = roles(tomllib.loads(target.read_text(encoding="utf-8")))
+    assert proposed == {
+        "contact": "identifying",
+        "age": "quasi_identifiers",
+        "sex": "quasi_identifiers",
+        "diagnosis": "sensitive",
+    }
+    assert "user1@" not in out and "user1@" not in target.read_text(encoding="utf-8")
+
+
+def test_read_options_detected_and_given(tmp_path: Path) -> None:
+    data = tmp_path / "raw.csv"
+    rows = ["age, sex, zip, income"] + [
+        f"{20 + i % 50}, {'FM'[i % 2]}, {'NA' if i % 9 == 0 else f'0{2100 + i % 7}'}, {i % 4}"
+        for i in range(60)
+    ]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    target = tmp_path / "config.toml"
+    assert run(str(data), "-o", str(target))[0] == 0
+    config = tomllib.loads(target.read_text(encoding="utf-8"))
+    assert config["read"]["strip"] is True and config["read"]["missing"] == ["", "NA"]
+    assert config["hierarchies"]["zip"] == {"type": "masking"}
+    code, _, err = run(str(data), "-o", str(target), "--force", "--no-strip", "--missing",
+                       "NA,-", "--separator", ",")  # fmt: skip
+    assert code == 0, err
+    config = tomllib.loads(target.read_text(encoding="utf-8"))
+    assert config["read"]["strip"] is False and config["read"]["missing"] == ["", "NA", "-"]
+    assert config["read"]["separator"] == ","

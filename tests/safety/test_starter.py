@@ -1,0 +1,93 @@
+"""Starter configurations: proposed roles, hierarchy tables and the TOML writer."""
+
+from __future__ import annotations
+
+import tomllib
+
+import polars as pl
+import pytest
+
+from anonkit.core.hierarchy_builders import build_hierarchy
+from anonkit.exceptions import ParameterError
+from anonkit.safety.starter import _nice_widths, starter_config, toml_string
+
+
+def test_widths_follow_the_range() -> None:
+    assert _nice_widths(17, 90, True) == [5, 10, 20]
+    assert _nice_widths(1, 16, True) == [2, 4]
+    assert _nice_widths(0, 99999, True) == [5000, 10000, 20000, 40000]
+    assert _nice_widths(0.0, 0.37, False) == [0.02, 0.04, 0.08, 0.16]
+    assert _nice_widths(3, 3, True) is None
+
+
+@pytest.mark.parametrize("text", ['a "b"', "back\\slash", "tab\there", "new\nline", "\x01", "é €"])
+def test_toml_strings_round_trip(text: str) -> None:
+    assert tomllib.loads(f"v = {toml_string(text)}")["v"] == text
+
+
+def test_odd_column_names_round_trip() -> None:
+    names = ['zip "code"', "age in years", "sex\tof", "weird\\name", "dob"]
+    n = 40
+    frame = pl.DataFrame(
+        {
+            names[0]: [f"0{2100 + i % 5}" for i in range(n)],
+            names[1]: [str(20 + i % 9) for i in range(n)],
+            names[2]: ["F", "M"] * (n // 2),
+            names[3]: ["x", "y"] * (n // 2),
+            names[4]: [f"2020-0{1 + i % 9}-1{i % 10}" for i in range(n)],
+        }
+    )
+    starter = starter_config(frame, input='in "x".csv', output="out.csv")
+    config = tomllib.loads(starter.text)
+    assert config["input"] == 'in "x".csv'
+    listed = [c for key in ("quasi_identifiers", "identifying", "sensitive", "insensitive")
+              for c in config["attributes"][key]]  # fmt: skip
+    assert sorted(listed) == sorted(names)
+    assert set(config["hierarchies"]) == set(config["attributes"]["quasi_identifiers"])
+    assert config["hierarchies"][names[0]] == {"type": "masking"}
+    assert config["hierarchies"]["dob"] == {"type": "dates", "levels": ["month", "year"]}
+    for column, spec in config["hierarchies"].items():
+        build_hierarchy(spec, frame.get_column(column).unique().to_list(), name=column)
+
+
+def test_a_column_determining_a_qi_becomes_one() -> None:
+    n = 200
+    frame = pl.DataFrame(
+        {
+            "education": [("HS", "BA", "MA", "PhD")[i % 4] for i in range(n)],
+            "years": [("12", "16", "18", "21")[i % 4] for i in range(n)],
+            "score": [str(i % 7) for i in range(n)],
+        }
+    )
+    starter = starter_config(frame, input="x.csv")
+    assert starter.role("education") == "quasi_identifier"
+    assert starter.role("years") == "quasi_identifier"
+    assert starter.role("score") == "insensitive"
+    why = next(p.why for p in starter.proposals if p.column == "years")
+    assert "determines the quasi-identifier 'education'" in why
+
+
+def test_dates_in_another_format_and_a_fallback() -> None:
+    frame = pl.DataFrame({"birth": ["05/03/1980", "31/12/1979"] * 10, "region": ["N", "S"] * 10})
+    starter = starter_config(frame, input="x.csv")
+    birth = next(p for p in starter.proposals if p.column == "birth")
+    assert birth.hierarchy == {"type": "dates", "levels": ["month", "year"], "format": "%d/%m/%Y"}
+    build_hierarchy(birth.hierarchy, frame.get_column("birth").to_list())
+    region = next(p for p in starter.proposals if p.column == "region")
+    assert region.hierarchy == {"type": "suppression"}
+    assert "[read]" not in starter.text
+
+
+def test_no_quasi_identifier_is_said() -> None:
+    starter = starter_config(pl.DataFrame({"notes": ["a", "b"] * 5}), input="x.csv")
+    assert "quasi_identifiers = []" in starter.text
+    assert "name at least one" in starter.text
+    tomllib.loads(starter.text)
+
+
+def test_bad_privacy_settings() -> None:
+    frame = pl.DataFrame({"age": ["1", "2"]})
+    with pytest.raises(ParameterError):
+        starter_config(frame, input="x.csv", k=0)
+    with pytest.raises(ParameterError):
+        starter_config(frame, input="x.csv", suppression_limit=2)
