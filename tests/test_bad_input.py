@@ -48,7 +48,7 @@ def _pandas(frame: pl.DataFrame) -> pd.DataFrame:
 def _run(frame=None, **kwargs):
     args = dict(quasi_identifiers=["sex", "age"], hierarchies={"sex": SEX, "age": AGE}, k=2)
     args.update(kwargs)
-    return anonymize(_frame() if frame is None else frame, **args)
+    return anonymize(_frame() if frame is None else frame, **args, others="keep")
 
 
 def test_missing_values_in_a_quasi_identifier() -> None:

@@ -130,6 +130,7 @@ def test_full_domain_release_of_adult(adult_frame: pl.DataFrame, adult_hierarchi
     res = anonkit.anonymize(
         adult_frame, quasi_identifiers=qi, hierarchies=adult_hierarchies, k=10,
         suppression_limit=0.02,
+        others="keep",
     )  # fmt: skip
     ev = evaluate(
         adult_frame, res.release, quasi_identifiers=qi, hierarchies=adult_hierarchies, k=10,
@@ -152,6 +153,7 @@ def test_local_recoding_with_ranges(adult_frame: pl.DataFrame, adult_hierarchies
     res = anonkit.anonymize(
         adult_frame, quasi_identifiers=qi,
         hierarchies={c: adult_hierarchies[c] for c in qi}, k=20,
+        others="keep",
     )  # fmt: skip
     key = res.release.select(pl.concat_str(qi, separator="|")).to_series()
     ages = adult_frame["age"].cast(pl.Int64)

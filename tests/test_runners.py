@@ -50,6 +50,7 @@ def test_greedy_merge_through_the_api() -> None:
         k=4,
         algorithm="greedy_merge",
         cost="ncp",
+        others="keep",
     )
     assert ages and "name" not in res.release.columns
     assert _min_class(res.release, ["sex", "zip", "age"]) >= 4
@@ -63,6 +64,7 @@ def test_greedy_merge_through_the_api() -> None:
             hierarchies={"sex": SEX, "zip": ZIP},
             privacy=[KAnonymity(2), DistinctLDiversity("disease", 2)],
             algorithm="greedy_merge",
+            others="keep",
         )
 
 
@@ -76,6 +78,7 @@ def test_mondrian_through_the_api_with_l_diversity() -> None:
         privacy=[KAnonymity(5), DistinctLDiversity("disease", 2)],
         algorithm="mondrian",
         mode="relaxed",
+        others="keep",
     )
     assert isinstance(res.release, pd.DataFrame)
     rel, _ = to_polars(res.release)
@@ -92,7 +95,9 @@ def test_mondrian_through_the_api_with_l_diversity() -> None:
 def test_microaggregation_through_the_api() -> None:
     rng = np.random.default_rng(1)
     df = pl.DataFrame({"x": rng.normal(size=50), "y": rng.normal(size=50), "tag": ["a"] * 50})
-    res = anonkit.anonymize(df, quasi_identifiers=["x", "y"], k=5, algorithm="microaggregation")
+    res = anonkit.anonymize(
+        df, quasi_identifiers=["x", "y"], k=5, algorithm="microaggregation", others="keep"
+    )
     assert res.classes.min_size >= 5
     assert 0 <= res.metrics["il"] <= 100 and res.metrics["sse"] >= 0
     assert res.release["tag"].to_list() == ["a"] * 50
@@ -107,8 +112,8 @@ def test_local_suppression_blanks_cells_not_records() -> None:
         k=3,
         suppression_limit=0.2,
     )
-    whole = anonkit.anonymize(df, **common)
-    cells = anonkit.anonymize(df, local_suppression=True, **common)
+    whole = anonkit.anonymize(df, **common, others="keep")
+    cells = anonkit.anonymize(df, local_suppression=True, **common, others="keep")
     assert cells.transformation == whole.transformation
     info = cells.details.get("local_suppression")
     if whole.suppressed:
@@ -125,8 +130,13 @@ def test_local_suppression_blanks_cells_not_records() -> None:
 def test_unknown_algorithm_and_misused_options() -> None:
     df = _frame(10)
     with pytest.raises(UnknownNameError, match="mondrain"):
-        anonkit.anonymize(df, quasi_identifiers=["sex"], k=2, algorithm="mondrain")
+        anonkit.anonymize(df, quasi_identifiers=["sex"], k=2, algorithm="mondrain", others="keep")
     with pytest.raises(ParameterError, match="local_suppression"):
         anonkit.anonymize(
-            df, quasi_identifiers=["sex"], k=2, algorithm="mondrian", local_suppression=True
+            df,
+            quasi_identifiers=["sex"],
+            k=2,
+            algorithm="mondrian",
+            local_suppression=True,
+            others="keep",
         )

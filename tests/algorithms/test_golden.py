@@ -55,6 +55,7 @@ def test_toy_test_csv(toy_dir: Path, test_table: pl.DataFrame, algorithm: str, k
         k=k,
         algorithm=algorithm,
         metric="loss",
+        others="keep",
     )
     assert dict(res.transformation) == {"age": 2, "gender": 0, "zipcode": 3}
     assert res.suppressed == 0
@@ -85,6 +86,7 @@ def test_toy_test_csv_with_suppression(toy_dir: Path, test_table, algorithm: str
         k=2,
         algorithm=algorithm,
         suppression_limit=0.3,
+        others="keep",
     )
     assert dict(res.transformation) == {"age": 1, "gender": 0, "zipcode": 3}
     assert res.suppressed == 1
@@ -100,6 +102,7 @@ def test_toy_test_csv_with_suppression(toy_dir: Path, test_table, algorithm: str
         k=3,
         algorithm=algorithm,
         suppression_limit=0.3,
+        others="keep",
     )
     assert dict(res3.transformation) == {"age": 2, "gender": 0, "zipcode": 3}
 
@@ -122,6 +125,7 @@ def test_toy_test2_csv(toy_dir: Path, test2_table, algorithm: str, k: int) -> No
         k=k,
         algorithm=algorithm,
         metric="loss",
+        others="keep",
     )
     assert dict(res.transformation) == {"ZIPCode": 2, "Age": 1}
     assert res.metrics["loss"] == pytest.approx(0.375)
@@ -149,6 +153,7 @@ def test_toy_test2_csv_three_qis(toy_dir: Path, test2_table, algorithm: str, k: 
         k=k,
         algorithm=algorithm,
         metric="loss",
+        others="keep",
     )
     assert dict(res.transformation) == {"ZIPCode": 2, "Age": 1, "Disease": 3}
     assert res.metrics["loss"] == pytest.approx(1.75 / 3)

@@ -325,6 +325,7 @@ def test_every_algorithm_runs(algorithm: str, options: dict[str, object]) -> Non
         hierarchies=hierarchies,
         k=k,
         algorithm=algorithm,
+        others="keep",
         **options,  # type: ignore[arg-type]
     )
     release = result.release

@@ -177,7 +177,12 @@ def test_population_counts_match_an_independent_grouping(shared_data: Path) -> N
     sample = pl.read_csv(folder / "adult_subset.csv", separator=";", infer_schema=False)
     population = pl.read_csv(folder / "adult.csv", separator=";", infer_schema=False)
     result = anonymize(
-        sample, quasi_identifiers=qi, hierarchies=hierarchies, k=3, suppression_limit=0.02
+        sample,
+        quasi_identifiers=qi,
+        hierarchies=hierarchies,
+        k=3,
+        suppression_limit=0.02,
+        others="keep",
     )
     classes = released_classes(result.release, qi, hierarchies=hierarchies, population=population)
     # independent: generalize the population to the same levels and count per key
@@ -342,7 +347,11 @@ def test_short_report_of_a_result_still_renders(
 
     qi = ["sex", "race"]
     result = anonymize(
-        adult_frame, quasi_identifiers=qi, hierarchies={c: adult_hierarchies[c] for c in qi}, k=2
+        adult_frame,
+        quasi_identifiers=qi,
+        hierarchies={c: adult_hierarchies[c] for c in qi},
+        k=2,
+        others="keep",
     )
     page = render_html(result, title="t", config_summary={"k": 2, "qi": qi})
     assert "achieved k" in page and "Information loss" in page and "sex, race" in page
