@@ -273,3 +273,20 @@ def test_nan_in_polars_float_column_is_an_anonkit_error() -> None:
     frame = pl.DataFrame({"sex": ["f", "m", "m"], "age": [25.0, float("nan"), 45.0]})
     with pytest.raises(AnonkitError):
         _run(frame, k=1)
+
+
+def test_l_diversity_of_a_column_with_fewer_values_than_l_names_the_column() -> None:
+    from anonkit import PrivacyUnattainableError
+    from anonkit.models import DistinctLDiversity
+
+    for algorithm in ("flash", "mondrian"):
+        with pytest.raises(PrivacyUnattainableError) as exc:
+            _run(
+                privacy=[DistinctLDiversity("disease", l=3)],
+                identifying=["name"],
+                algorithm=algorithm,
+                suppression_limit=0.5,
+            )
+        text = str(exc.value)
+        assert "'disease'" in text and "only 2 distinct" in text
+        assert "raise the suppression limit" not in text
