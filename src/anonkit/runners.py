@@ -20,10 +20,11 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.schema import AttributeRole, Schema
-from anonkit.exceptions import ParameterError, UnknownColumnError
+from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import FrameKind, from_polars
 from anonkit.metrics.classes import class_profile
 from anonkit.models import KAnonymity, PrivacyModel
+from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
 
 if TYPE_CHECKING:
@@ -41,6 +42,36 @@ def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
             ", ".join(others),
         )
     return max(m.k for m in models if isinstance(m, KAnonymity))
+
+
+def _parse_numbers(data: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``data`` with the text columns among ``columns`` parsed as numbers (microaggregation).
+
+    Tables read from CSV hold text. Whole numbers become Int64 (so a median or mode
+    stays whole), others Float64. Empty cells and ``NaN`` raise
+    :class:`~anonkit.exceptions.MissingValuesError`, other text a
+    :class:`~anonkit.exceptions.DataError` naming the column and the count.
+    """
+    parsed = []
+    for c in columns:
+        text = data[c]
+        if text.dtype != pl.String:
+            continue
+        stripped = text.str.strip_chars()
+        number = stripped.cast(pl.Float64, strict=False)
+        empty = int((stripped == "").sum())
+        missing = text.null_count() + empty + int(number.is_nan().sum())
+        if missing:
+            raise MissingValuesError(c, missing)
+        words = number.null_count() - text.null_count() - empty
+        if words:
+            raise DataError(
+                f"Column {c!r} must hold numbers to be microaggregated, but {words} of its "
+                "values are not numbers; fix those cells or code the column as integers."
+            )
+        whole = stripped.cast(pl.Int64, strict=False)
+        parsed.append(whole if whole.null_count() == text.null_count() else number)
+    return data.with_columns(parsed) if parsed else data
 
 
 def _loss_metrics(
@@ -88,15 +119,21 @@ def run_local_recoding(
         raise UnknownColumnError(unknown, qi)
     by_name = dict(zip(qi, hierarchies, strict=True))
     drop = schema.columns(AttributeRole.IDENTIFYING)
+    progress = settings.progress
     t1 = time.perf_counter()
     k: int | None
     details: dict[str, Any]
+    loss_numeric: list[str] | None = None  # measure the loss with evaluate (None: not)
     if settings.algorithm == "greedy_merge":
         from anonkit.algorithms.greedy_merge import GreedyMerge
 
         k = _k_only(models, "greedy_merge")
-        merged = GreedyMerge(k=k, cost=settings.cost).fit(data.select(qi), by_name)
+        start_stage(progress, "Greedy merging", "small classes")
+        merged = GreedyMerge(k=k, cost=settings.cost, progress=progress).fit(
+            data.select(qi), by_name
+        )
         t2 = time.perf_counter()
+        start_stage(progress, "Releasing")
         released = data.with_columns(
             [pl.Series(c, v, dtype=pl.String) for c, v in merged.released_values().items()]
         )
@@ -104,7 +141,7 @@ def run_local_recoding(
         metrics.update({f"alteration_{n}": v for n, v in merged.alteration.items()})
         metrics["modified_percentage"] = merged.modified_percentage
         metrics["deleted_percentage"] = merged.deleted_percentage
-        metrics.update(_loss_metrics(data, released, qi, by_name, (), k))
+        loss_numeric = []
         details = {"greedy_merge": merged.to_dict()}
         metric = settings.cost
     elif settings.algorithm == "mondrian":
@@ -116,6 +153,7 @@ def run_local_recoding(
         from anonkit.api import resolve_hierarchy
 
         sens_h.update({c: resolve_hierarchy(c, specs[c], data[c]) for c in wanted if c in specs})
+        start_stage(progress, "Mondrian", "rounds")
         part = fit_frame(
             data,
             models,
@@ -128,11 +166,14 @@ def run_local_recoding(
             mode=settings.mode,
             split=settings.split,
             numeric_release=settings.numeric_release,
+            progress=progress,
         )
         t2 = time.perf_counter()
+        start_stage(progress, "Releasing")
         released = release_frame(data, part)
         k = max((m.k for m in models if isinstance(m, KAnonymity)), default=None)
-        metrics = _loss_metrics(data, released, qi, by_name, numeric, k)
+        metrics = {}
+        loss_numeric = numeric
         details = {
             "mondrian": {
                 "mode": part.mode,
@@ -140,6 +181,7 @@ def run_local_recoding(
                 "numeric_release": part.numeric_release,
                 "partitions": part.n_partitions,
                 "cuts": part.n_cuts,
+                "rounds": part.rounds,
             }
         }
         metric = f"mondrian-{settings.mode}"
@@ -147,17 +189,31 @@ def run_local_recoding(
         from anonkit.algorithms.microaggregation import Microaggregation
 
         k = _k_only(models, "microaggregation")
-        columns = numeric or qi
+        left_out = [c for c in qi if c not in numeric]
+        if numeric and left_out:
+            raise ParameterError(
+                "numeric",
+                "microaggregation",
+                "every quasi-identifier (microaggregation replaces them all by group "
+                "aggregates; leave 'numeric' empty to mean all)",
+                left_out,
+            )
+        numbers = _parse_numbers(data, qi)
+        start_stage(progress, "Microaggregation", "groups")
         aggregated = Microaggregation(
-            k=k, method=settings.method, aggregate=settings.aggregate
-        ).fit(data, columns)
+            k=k, method=settings.method, aggregate=settings.aggregate, progress=progress
+        ).fit(numbers, qi)
         t2 = time.perf_counter()
-        released = aggregated.release(data)
+        start_stage(progress, "Releasing")
+        released = aggregated.release(numbers)
         metrics = {"sse": aggregated.sse, "il": aggregated.il}
         details = {"microaggregation": aggregated.to_dict()}
         metric = settings.method
     released = released.drop(drop)
     classes = class_profile(released, qi, k=k if k is not None else 1)
+    if loss_numeric is not None:
+        start_stage(progress, "Measuring loss")
+        metrics.update(_loss_metrics(data, released, qi, by_name, loss_numeric, k))
     t3 = time.perf_counter()
     return AnonymizationResult(
         release=from_polars(released, kind),

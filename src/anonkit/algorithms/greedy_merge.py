@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms._ticker import Ticker
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes
@@ -72,6 +73,7 @@ from anonkit.metrics.cost_matrix import (
     modified_percentage,
     node_costs,
 )
+from anonkit.progress import Progress
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -217,6 +219,11 @@ class GreedyMerge:
     small_class
         How ``C_small`` is chosen: ``"first"`` (the paper) or ``"smallest"``; see the
         module docstring.
+    progress
+        Called as ``progress(done, total)`` while classes are merged: ``total`` is the
+        number of classes smaller than ``k`` at the start, ``done`` those no longer
+        small (merged into a class of ``k`` records or more, or into another one).
+        Calls come at most every tenth of a second, and once at the end.
 
     Parameters are stored unchanged and validated by :meth:`fit`.
 
@@ -233,10 +240,18 @@ class GreedyMerge:
     ((('A',), ('C',)), [2, 3], 2)
     """
 
-    def __init__(self, *, k: int, cost: str = "nllm", small_class: str = "first") -> None:
+    def __init__(
+        self,
+        *,
+        k: int,
+        cost: str = "nllm",
+        small_class: str = "first",
+        progress: Progress | None = None,
+    ) -> None:
         self.k = k
         self.cost = cost
         self.small_class = small_class
+        self.progress = progress
 
     def _validate(self) -> None:
         k = self.k
@@ -286,7 +301,7 @@ class GreedyMerge:
             )
         if self.k > n:
             raise ParameterError("k", "GreedyMerge", f"at most the number of records ({n})", self.k)
-        return _fit(codes, hs, columns, int(self.k), self.cost, self.small_class, t0)
+        return _fit(codes, hs, columns, int(self.k), self.cost, self.small_class, t0, self.progress)
 
 
 def greedy_merge(
@@ -296,9 +311,12 @@ def greedy_merge(
     k: int,
     cost: str = "nllm",
     small_class: str = "first",
+    progress: Progress | None = None,
 ) -> GreedyMergeResult:
     """Function form of :class:`GreedyMerge`: ``GreedyMerge(...).fit(data, hierarchies)``."""
-    return GreedyMerge(k=k, cost=cost, small_class=small_class).fit(data, hierarchies)
+    return GreedyMerge(k=k, cost=cost, small_class=small_class, progress=progress).fit(
+        data, hierarchies
+    )
 
 
 # ---------------------------------------------------------------- input
@@ -478,10 +496,16 @@ def _pick(costs: FloatArray, order: IntArray, shift: float = 0.0) -> int:
 
 
 def _merge_loop(
-    start: IntArray, sizes: IntArray, rows: _Rows, k: int, small_class: str
+    start: IntArray,
+    sizes: IntArray,
+    rows: _Rows,
+    k: int,
+    small_class: str,
+    progress: Progress | None = None,
 ) -> tuple[IntArray, IntArray, IntArray, int, int]:
     """Algorithm 1 on the distinct combinations ``start`` (global node ids, ``(m, n0)``).
 
+    ``progress`` hears how many of the initial small classes are no longer small.
     Returns the parent of every initial class (a union-find forest whose roots are the
     final classes), the final node vector and size of every slot, and the merge and fusion
     counts.
@@ -499,6 +523,8 @@ def _merge_loop(
     # The small classes, kept compact (swap-remove) for the vectorized cost step.
     small = np.flatnonzero(size < k)
     c = int(small.shape[0])
+    ticker = Ticker(progress, c)
+    ticker(0)
     pos = np.full(n0, -1, dtype=np.int64)
     pos[small] = np.arange(c)
     y_slot = small.copy()
@@ -584,6 +610,8 @@ def _merge_loop(
             costs = merged * (size[big] + s_x) - size[big] * phi[nodes[:, big]].sum(axis=0)
             other = int(big[_pick(costs, order[big], cost_x)])
         n_merges += 1
+        if not n_merges & 63:  # small classes left: the candidates and C_small
+            ticker(ticker.total - c - 1)
         v = x_lca[nodes[:, other]]
         del by_label[tuple(x.tolist())]
         del by_label[tuple(nodes[:, other].tolist())]
@@ -613,6 +641,7 @@ def _merge_loop(
             x_rows = rows.joint_row(x)
             x_lca = rows.lca_row(x)
             merged_valid = False
+    ticker.finish()
     return parent, nodes, size.astype(np.int64), n_merges, n_fused
 
 
@@ -624,6 +653,7 @@ def _fit(
     cost: str,
     small_class: str,
     t0: float,
+    progress: Progress | None = None,
 ) -> GreedyMergeResult:
     all_nodes = [hierarchy_nodes(h) for h in hierarchies]
     rows = _Rows(all_nodes, node_costs(hierarchies, cost))
@@ -635,7 +665,7 @@ def _fit(
     t1 = time.perf_counter()
 
     parent, final_nodes, final_size, n_merges, n_fused = _merge_loop(
-        start, counts, rows, k, small_class
+        start, counts, rows, k, small_class, progress
     )
     t2 = time.perf_counter()
 

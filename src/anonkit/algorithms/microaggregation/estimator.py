@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES, group_aggregates
 from anonkit.algorithms.microaggregation.gmm import COVARIANCE_TYPES, gmm_groups
 from anonkit.algorithms.microaggregation.loss import FloatArray, IntArray, sse, sst
@@ -30,6 +31,7 @@ from anonkit.exceptions import (
     UnknownColumnError,
     UnknownNameError,
 )
+from anonkit.progress import Progress
 
 #: Partitioning methods by their API/config name.
 METHODS = ("univariate", "mdav", "gmm")
@@ -183,6 +185,11 @@ class Microaggregation:
     covariance_type
         Covariance structure for ``method="gmm"``: ``"spherical"`` (default), ``"diag"``,
         ``"tied"`` or ``"full"``.
+    progress
+        Called as ``progress(done, total)`` with the groups formed: ``total`` is
+        ``n_records // k`` (the groups MDAV and univariate form; an upper bound for gmm)
+        while the groups are formed, MDAV reports at most every tenth of a second, and
+        the last call is ``(n_groups, n_groups)``.
 
     References
     ----------
@@ -214,6 +221,7 @@ class Microaggregation:
         random_state: int | None = 0,
         n_components: int | None = None,
         covariance_type: str = "spherical",
+        progress: Progress | None = None,
     ) -> None:
         self.k = k
         self.method = method
@@ -222,6 +230,7 @@ class Microaggregation:
         self.random_state = random_state
         self.n_components = n_components
         self.covariance_type = covariance_type
+        self.progress = progress
 
     def get_params(self) -> dict[str, Any]:
         """The parameters, as given (scikit-learn style)."""
@@ -233,6 +242,7 @@ class Microaggregation:
             "random_state": self.random_state,
             "n_components": self.n_components,
             "covariance_type": self.covariance_type,
+            "progress": self.progress,
         }
 
     def __repr__(self) -> str:
@@ -323,8 +333,10 @@ class Microaggregation:
             )
         start = time.perf_counter()
         standardize = bool(self.standardize)
+        ticker = Ticker(self.progress, n // k)
+        ticker(0)
         if self.method == "mdav":
-            groups = mdav_groups(values, k, standardize=standardize)
+            groups = mdav_groups(values, k, standardize=standardize, progress=self.progress)
         elif self.method == "univariate":
             groups = univariate_groups(values, k)
         else:
@@ -345,6 +357,7 @@ class Microaggregation:
         total = sst(values)
         il = 100.0 * within / total if total > 0.0 else 0.0
         sizes = np.bincount(groups)
+        ticker.finish(int(sizes.size))
         done = time.perf_counter()
         return MicroaggregationResult(
             groups=groups,

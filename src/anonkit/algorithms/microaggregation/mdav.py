@@ -64,7 +64,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.microaggregation.loss import FloatArray, IntArray, as_table, standardize
+from anonkit.progress import Progress
 
 #: Up to this many records (live + not yet compacted) every distance is computed exactly.
 _SMALL = 256
@@ -80,7 +82,9 @@ _COMPACT = 8
 ScoreArray = npt.NDArray[np.floating[Any]]
 
 
-def mdav_groups(data: npt.ArrayLike, k: int, *, standardize: bool = True) -> IntArray:
+def mdav_groups(
+    data: npt.ArrayLike, k: int, *, standardize: bool = True, progress: Progress | None = None
+) -> IntArray:
     """Partition the records with MDAV; return the group id of each record.
 
     Groups are numbered in the order MDAV forms them (``0`` is the group of the first
@@ -96,6 +100,9 @@ def mdav_groups(data: npt.ArrayLike, k: int, *, standardize: bool = True) -> Int
     standardize
         Standardize the attributes (zero mean, unit population variance) before measuring
         distances, as in the literature. ``False`` uses the values as given.
+    progress
+        Called as ``progress(groups formed, n_records // k)`` (MDAV forms exactly
+        ``n_records // k`` groups) at most every tenth of a second, and at the end.
 
     Returns
     -------
@@ -112,8 +119,11 @@ def mdav_groups(data: npt.ArrayLike, k: int, *, standardize: bool = True) -> Int
     z = _standardize(table) if standardize else table
     if z.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
+    ticker = Ticker(progress, z.shape[0] // k)
     with _one_blas_thread(z.shape[0] >= _ONE_BLAS_THREAD_FROM):
-        return _Mdav(z, k).run()
+        groups = _Mdav(z, k).run(ticker)
+    ticker.finish()
+    return groups
 
 
 @contextlib.contextmanager
@@ -301,9 +311,11 @@ class _Mdav:
         return np.concatenate(([center], cand))
 
     # -- the algorithm ---------------------------------------------------------------------
-    def run(self) -> IntArray:
+    def run(self, ticker: Ticker | None = None) -> IntArray:
         k = self.k
         while self.m >= 3 * k:
+            if ticker is not None:
+                ticker(self.next_group)
             centroid = self._centroid()
             scores, tol = self._scores(centroid, near=False, far=True)
             r = self._farthest(centroid, scores[0], tol)

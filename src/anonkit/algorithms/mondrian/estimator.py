@@ -31,6 +31,7 @@ from anonkit.exceptions import (
     UnknownNameError,
 )
 from anonkit.models.base import PrivacyModel
+from anonkit.progress import Progress
 
 #: How numeric quasi-identifiers are released.
 NUMERIC_RELEASES = ("range", "mean")
@@ -129,11 +130,13 @@ class Mondrian:
         split: str = "widest",
         numeric_release: str = "range",
         engine: str = "auto",
+        progress: Progress | None = None,
     ) -> None:
         self.mode = mode
         self.split = split
         self.numeric_release = numeric_release
         self.engine = engine
+        self.progress = progress
 
     def _validate(self) -> None:
         _choice(self.mode, "mode", MODES)
@@ -204,6 +207,7 @@ class Mondrian:
             split=self.split,
             population=coords,
             engine=self.engine,
+            progress=self.progress,
         )
         if self.engine == "compiled" and not partitioner.compiled_applies():
             raise ParameterError(
@@ -327,6 +331,7 @@ def mondrian(
     engine: str = "auto",
     sensitive: Sequence[SensitiveAttribute] = (),
     population: Mapping[str, QuasiIdentifier] | None = None,
+    progress: Progress | None = None,
 ) -> MondrianResult:
     """Run :class:`Mondrian` once; see there for the parameters.
 
@@ -336,6 +341,6 @@ def mondrian(
     >>> mondrian([NumericQI("x", [5, 1, 9, 7])], [KAnonymity(2)]).labels("x")
     ('[1-5]', '[7-9]')
     """
-    return Mondrian(mode=mode, split=split, numeric_release=numeric_release, engine=engine).fit(
-        quasi_identifiers, models, sensitive=sensitive, population=population
-    )
+    return Mondrian(
+        mode=mode, split=split, numeric_release=numeric_release, engine=engine, progress=progress
+    ).fit(quasi_identifiers, models, sensitive=sensitive, population=population)

@@ -25,6 +25,7 @@ from anonkit.exceptions import (
     UnknownColumnError,
 )
 from anonkit.models.base import PrivacyModel
+from anonkit.progress import Progress
 
 
 def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
@@ -145,6 +146,7 @@ def fit_frame(
     split: str = "widest",
     numeric_release: str = "range",
     engine: str = "auto",
+    progress: Progress | None = None,
 ) -> MondrianResult:
     """Run :class:`Mondrian` on the columns of a polars DataFrame.
 
@@ -162,7 +164,7 @@ def fit_frame(
         Sensitive columns (and optional hierarchies) for models that need them.
     population
         Population table with the same quasi-identifier columns (k-map, delta-presence).
-    mode, split, numeric_release, engine
+    mode, split, numeric_release, engine, progress
         See :class:`Mondrian`.
 
     Examples
@@ -193,9 +195,9 @@ def fit_frame(
             orders=orders,
         )
         pop = {q.name: q for q in pop_qis}
-    return Mondrian(mode=mode, split=split, numeric_release=numeric_release, engine=engine).fit(
-        qis, models, sensitive=sens, population=pop
-    )
+    return Mondrian(
+        mode=mode, split=split, numeric_release=numeric_release, engine=engine, progress=progress
+    ).fit(qis, models, sensitive=sens, population=pop)
 
 
 def release_frame(frame: pl.DataFrame, result: MondrianResult) -> pl.DataFrame:

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.mondrian import compiled
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.algorithms.mondrian.judge import Judge, PartStats, TableState
@@ -69,6 +70,7 @@ from anonkit.algorithms.mondrian.segments import (
     segment_cumcount,
 )
 from anonkit.core.snapshot import group_codes
+from anonkit.progress import Progress
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -223,6 +225,8 @@ class Partitioner:
         ``None``.
     engine
         One of :data:`ENGINES`.
+    progress
+        Called as ``progress(rounds done, estimated rounds)`` (see :class:`Mondrian`).
     """
 
     def __init__(
@@ -234,8 +238,10 @@ class Partitioner:
         split: str,
         population: FloatArray | None = None,
         engine: str = "auto",
+        progress: Progress | None = None,
     ) -> None:
         self.axes = tuple(axes)
+        self.progress = progress
         self.judge = judge
         self.relaxed = relaxed
         self.split = split
@@ -504,9 +510,20 @@ class Partitioner:
             and compiled.available()
         )
 
+    def _rounds_left(self, records: int) -> int:
+        """Estimated rounds left (this one included) when the largest partition still
+        being cut holds ``records`` records: the halvings that bring it below the
+        smallest cuttable size, plus the round that finds it final."""
+        smallest = max(int(self.judge.min_cut_size), 2)
+        if records < smallest:
+            return 1
+        return int(np.log2(records / smallest)) + 2
+
     def run(self) -> Partitioning:
         """Partition until no partition has an allowable cut."""
         if self.engine != "numpy" and self.compiled_applies():
+            ticker = Ticker(self.progress, self._rounds_left(int(self.axes[0].ranks.shape[0])))
+            ticker(0)
             part_of, low, high, sizes, n_cuts, rounds = compiled.partition_k(
                 self.axes,
                 k=self.judge.min_part_size,
@@ -514,6 +531,7 @@ class Partitioner:
                 relaxed=self.relaxed,
                 split=self.split,
             )
+            ticker.finish(rounds)
             return _by_first_record(part_of, low, high, sizes, None, n_cuts, rounds)
         return self._run_rounds()
 
@@ -529,7 +547,13 @@ class Partitioner:
         final_sizes: list[IntArray] = []
         final_pop: list[IntArray] = []
         n_final = n_cuts = rounds = 0
+        # one report per round: rounds are few (about log2 of the records), each long
+        ticker = Ticker(self.progress, self._rounds_left(int(state.counts.max())), interval=0)
+        ticker(0)
         while state.sizes.shape[0]:
+            if rounds:
+                ticker.total = rounds + self._rounds_left(int(state.counts.max()))
+                ticker(rounds)
             rounds += 1
             starts = np.cumsum(state.sizes) - state.sizes
             low = np.minimum.reduceat(state.values, starts, axis=0).T.astype(np.int64)
@@ -555,6 +579,7 @@ class Partitioner:
             if table is not None:
                 cut = np.flatnonzero(cuts.fan > 0)
                 table.next_round(cut, cuts.fan[cut])
+        ticker.finish(rounds)
         if self._inverse is not None:  # rows were distinct tuples
             partition_of = partition_of[self._inverse]
         return _by_first_record(
