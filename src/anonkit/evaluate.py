@@ -41,6 +41,7 @@ from anonkit.metrics.risk import (
     risk_distribution,
     sample_uniqueness_risk,
 )
+from anonkit.progress import Progress, start_stage
 
 OWNER = "evaluate"
 
@@ -422,6 +423,7 @@ def evaluate(
     risk_threshold: float = 0.2,
     levels: Mapping[str, int] | None = None,
     weights: Mapping[str, float] | None = None,
+    progress: Progress | None = None,
 ) -> Evaluation:
     """Measure the information loss and re-identification risk of a release.
 
@@ -466,6 +468,10 @@ def evaluate(
         several levels (e.g. ``AnonymizationResult.transformation``).
     weights
         NCP attribute weights (default 1 each).
+    progress
+        A progress callback; one with a ``stage`` method (:mod:`anonkit.progress`) is
+        told when each step starts: matching the release, measuring loss, measuring risk
+        (and l-diversity when ``sensitive`` is given).
 
     Returns
     -------
@@ -529,6 +535,7 @@ def evaluate(
         )
     from anonkit.api import resolve_hierarchy  # the API's hierarchy specs, resolved alike
 
+    start_stage(progress, "Matching the release")
     resolved = {c: resolve_hierarchy(c, specs.get(c), orig[c]) for c in qi if c not in num}
     r = interpret_release(
         orig,
@@ -541,6 +548,7 @@ def evaluate(
     )
     t1 = time.perf_counter()
 
+    start_stage(progress, "Measuring loss")
     target = orig[class_attribute] if class_attribute is not None else None
     loss = all_losses(r, k=k, target=target, weights=weights)
     if not num:  # SSE and IL are defined on numeric attributes only
@@ -550,6 +558,7 @@ def evaluate(
     per_attribute = attribute_losses(r)
     t2 = time.perf_counter()
 
+    start_stage(progress, "Measuring risk")
     notes: list[str] = []
     sizes = r.kept_sizes
     pop_sizes = None
@@ -599,6 +608,7 @@ def evaluate(
 
     privacy: dict[str, Any] = {"achieved_k": int(sizes.min()) if sizes.size else 0}
     if sens:
+        start_stage(progress, "Measuring l-diversity")
         privacy["l_diversity"] = {
             s: _l_diversity(r, rel[s] if s in rel.columns else orig[s]) for s in sens
         }
