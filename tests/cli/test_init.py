@@ -61,7 +61,9 @@ def test_init_on_raw_adult(adult_full_file: Path, tmp_path: Path) -> None:
     assert proposed["fnlwgt"] == "identifying"
     assert proposed["salary-class"] == "sensitive"
     assert proposed["age"] == "quasi_identifiers"
-    assert config["read"] == {"separator": ",", "encoding": "utf-8", "missing": ["", "?"],
+    # '?' is found but kept as a value (quasi-identifiers cannot be missing)
+    assert '# missing = ["", "?"]' in target.read_text(encoding="utf-8")
+    assert config["read"] == {"separator": ",", "encoding": "utf-8", "missing": [""],
                               "strip": False}  # fmt: skip
     assert config["privacy"] == {"k": 5, "suppression_limit": 0.05}
     assert config["search"] == {"algorithm": "flash"}
@@ -145,8 +147,10 @@ def test_read_options_detected_and_given(tmp_path: Path) -> None:
     target = tmp_path / "config.toml"
     assert run(str(data), "-o", str(target))[0] == 0
     config = tomllib.loads(target.read_text(encoding="utf-8"))
-    assert config["read"]["strip"] is True and config["read"]["missing"] == ["", "NA"]
-    assert config["hierarchies"]["zip"] == {"type": "masking"}
+    assert config["read"]["strip"] is True and config["read"]["missing"] == [""]
+    # 'NA' stays a value of zip, so zip codes no longer share one length: suppression
+    assert config["hierarchies"]["zip"] == {"type": "suppression"}
+    assert "'NA' found" in target.read_text(encoding="utf-8")
     code, _, err = run(str(data), "-o", str(target), "--force", "--no-strip", "--missing",
                        "NA,-", "--separator", ",")  # fmt: skip
     assert code == 0, err

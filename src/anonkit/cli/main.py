@@ -25,6 +25,7 @@ from anonkit.cli.check import check_command
 from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
+from anonkit.cli.init import init_command
 from anonkit.cli.interrupt import exit_on_interrupt
 from anonkit.cli.reproduce import reproduce_command
 from anonkit.cli.study import study_command
@@ -63,6 +64,7 @@ app.command("anonymize")(anonymize_command)
 app.command("check")(check_command)
 app.command("demo")(demo_command)
 app.command("evaluate")(evaluate_command)
+app.command("init")(init_command)
 app.command("study")(study_command)
 app.command("reproduce")(reproduce_command)
 

@@ -93,6 +93,9 @@ class ReadSettings:
     missing: tuple[str, ...] = ("",)
     strip: bool = False
     detected: tuple[str, ...] = ()  # which of separator, missing, strip were guessed
+    #: Missing-value tokens found in the data but kept as values: a quasi-identifier cannot
+    #: hold missing values, and as a value ``?`` is generalized like any other.
+    found_missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -143,9 +146,11 @@ def read_for_starter(
     """Read ``path`` with :func:`anonkit.io.tables.read_table_info`, guessing what is not given.
 
     ``strip`` (None: true when at least half the values of some text column, or a column
-    name, carry surrounding spaces) and ``missing`` (None: ``""`` plus the cells of
-    :data:`MISSING_CANDIDATES` that occur in the data) are detected when None; the
-    separator is sniffed by the reader when None.
+    name, carry surrounding spaces) is detected when None; with ``missing`` None only empty
+    cells are missing, and the cells of :data:`MISSING_CANDIDATES` that occur in the data
+    are reported (``found_missing``) but kept as values, since a quasi-identifier cannot
+    hold missing values (``?`` is then a value its hierarchy generalizes like any other).
+    The separator is sniffed by the reader when None.
     """
     detected: list[str] = [] if separator is not None else ["separator"]
     tokens = ("",) if missing is None else tuple(missing)
@@ -165,15 +170,16 @@ def read_for_starter(
             if dtype == pl.String:
                 cells = frame.get_column(name).str.strip_chars()
                 found.update(cells.filter(cells.is_in(MISSING_CANDIDATES)).unique().to_list())
-        if found:
-            tokens = ("", *(t for t in MISSING_CANDIDATES if t in found))
-            again = True
-            detected.append("missing")
+        found_missing = tuple(t for t in MISSING_CANDIDATES if t in found)
+    else:
+        found_missing = ()
     if again:
         frame, info = read_table_info(
             path, separator=info.separator, encoding=encoding, missing=tokens, strip=bool(strip)
         )
-    settings = ReadSettings(info.separator, info.encoding, tokens, bool(strip), tuple(detected))
+    settings = ReadSettings(
+        info.separator, info.encoding, tokens, bool(strip), tuple(detected), found_missing
+    )
     return frame, settings
 
 
@@ -457,6 +463,14 @@ def _render(
             rows.append((f"encoding = {toml_string(read.encoding)}", "e.g. latin-1 for old files"))
         note = "cells read as missing values" + (guessed if "missing" in read.detected else "")
         rows.append((f"missing = {_value(list(read.missing))}", note))
+        if read.found_missing:
+            found = ", ".join(repr(t) for t in read.found_missing)
+            rows.append(
+                (
+                    f"# missing = {_value(['', *read.found_missing])}",
+                    f"{found} found: kept as a value (quasi-identifiers cannot be missing)",
+                )
+            )
         note = "trim spaces around values and names" + (guessed if "strip" in read.detected else "")
         rows.append((f"strip = {_value(read.strip)}", note))
         lines += _aligned(rows)
