@@ -54,6 +54,55 @@ def _fmt(value: float) -> str:
     return f"{value:,.4f}" if abs(value) < 1e6 else f"{value:,.4g}"
 
 
+def _count(n: int, noun: str, plural: str = "") -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``"1 cut"``, ``"1,840 cuts"``."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {plural or noun + 's'}"
+
+
+def _local_rows(details: Mapping[str, Any]) -> list[tuple[str, str]] | None:
+    """What a local recoding did, from ``result.details``; ``None`` for other results."""
+    if "mondrian" in details:
+        d = details["mondrian"]
+        rounds = f" in {_count(d['rounds'], 'round')}" if "rounds" in d else ""
+        return [
+            (
+                "recoding",
+                f"local: Mondrian, {d['mode']} mode, split {d['split']}, "
+                f"numbers as {d['numeric_release']}",
+            ),
+            (
+                "partitioning",
+                f"{_count(d['partitions'], 'partition')} from {_count(d['cuts'], 'cut')}{rounds}",
+            ),
+        ]
+    if "greedy_merge" in details:
+        d = details["greedy_merge"]
+        return [
+            (
+                "recoding",
+                f"local: greedy merging, cost {d['cost']}, small class {d['small_class']}",
+            ),
+            (
+                "merging",
+                f"{_count(d['n_merges'], 'merge')} ({d['n_fused']:,} fused), "
+                f"{d['n_initial_classes']:,} → {_count(d['n_classes'], 'class', 'classes')}, "
+                f"effective k {d['effective_k']:,}",
+            ),
+        ]
+    if "microaggregation" in details:
+        d = details["microaggregation"]
+        aggregates = ", ".join(dict.fromkeys(d["aggregates"].values()))
+        return [
+            ("recoding", f"local: microaggregation, {d['method']}, {aggregates}"),
+            (
+                "grouping",
+                f"{_count(d['n_groups'], 'group')} of {d['min_group_size']:,}-"
+                f"{d['max_group_size']:,} records",
+            ),
+        ]
+    return None
+
+
 def summary_table(
     result: AnonymizationResult, *, heights: Mapping[str, int] | None = None
 ) -> Table:
@@ -63,11 +112,16 @@ def summary_table(
     table.add_column("value")
     table.add_row("privacy", "; ".join(result.privacy))
     table.add_row("algorithm / metric", f"{result.algorithm} / {result.metric}")
-    levels = []
-    for column, level in result.transformation.items():
-        top = f"/{heights[column] - 1}" if heights and column in heights else ""
-        levels.append(f"{column}={level}{top}")
-    table.add_row("transformation", ", ".join(levels))
+    # a local recoding has no transformation and no lattice: say what it did instead
+    local = _local_rows(result.details) if not result.transformation else None
+    if local is not None:
+        table.add_row(*local[0])
+    else:
+        levels = []
+        for column, level in result.transformation.items():
+            top = f"/{heights[column] - 1}" if heights and column in heights else ""
+            levels.append(f"{column}={level}{top}")
+        table.add_row("transformation", ", ".join(levels))
     table.add_row("records", f"{result.n_records:,}")
     table.add_row(
         "suppressed",
@@ -80,8 +134,11 @@ def summary_table(
     )
     table.add_row("achieved k", f"{c.min_size:,}")
     table.add_row("metrics", "\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items()))
-    table.add_row(
-        "search", f"{result.nodes_evaluated:,} of {result.lattice_size:,} nodes evaluated"
-    )
+    if local is not None:
+        table.add_row(*local[1])
+    else:
+        table.add_row(
+            "search", f"{result.nodes_evaluated:,} of {result.lattice_size:,} nodes evaluated"
+        )
     table.add_row("timing", ", ".join(f"{k} {v:.3f}s" for k, v in result.timing.items()))
     return table
