@@ -28,7 +28,14 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 #: Reference data shared by the project (see /work/shared/data/README.md).
-SHARED_DATA = Path(os.environ.get("ANONKIT_SHARED_DATA", "/work/shared/data"))
+#: CI clones the repository with a copy of shared/ beside it; the development machine has
+#: it at /work/shared.
+_BESIDE = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED_DATA = Path(
+    os.environ.get(
+        "ANONKIT_SHARED_DATA", str(_BESIDE if _BESIDE.is_dir() else "/work/shared/data")
+    )
+)
 
 
 @pytest.fixture(scope="session")

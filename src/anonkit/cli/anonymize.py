@@ -8,22 +8,29 @@ and writes the full steward's report
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from rich.console import Console
+from rich.table import Table
+
 from anonkit.cli.common import guarded, stdout_console, summary_table
 from anonkit.cli.progress import ProgressReporter
-from anonkit.exceptions import ConfigError
+from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.atomic import atomic_write_text
-from anonkit.io.config import load_config, prepare_inputs, run_config
-from anonkit.io.tables import write_table
+from anonkit.io.config import load_config, run_config
+from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
+from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from anonkit.progress import Progress
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.io.config import AnonymizeConfig
     from anonkit.result import AnonymizationResult
@@ -36,7 +43,11 @@ def anonymize_command(
     ],
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Release file (.csv or .parquet); overrides 'output'."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Release file (.csv, .tsv or .parquet); overrides 'output'.",
+        ),
     ] = None,
     summary: Annotated[
         Path | None, typer.Option("--summary", help="Write the summary (no records) as JSON here.")
@@ -48,48 +59,106 @@ def anonymize_command(
         Path | None,
         typer.Option("--html", help="Measure the release and write the full HTML report here."),
     ] = None,
+    leak_check: Annotated[
+        bool | None,
+        typer.Option(
+            "--leak-check/--no-leak-check",
+            help="Stop on kept columns that give quasi-identifiers away (default: on, or "
+            "'leak_check' of [release]); skipping it is recorded in the summary.",
+            show_default=False,
+        ),
+    ] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress on stderr (default: only when stderr is a terminal).",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
 ) -> None:
     """Anonymize the table named in CONFIG.toml and write the release atomically."""
     cfg = load_config(config)
+    if leak_check is not None:
+        cfg = dataclasses.replace(cfg, leak_check=leak_check)
     target = output if output is not None else cfg.output
     if target is None:
         raise ConfigError(f"No output file: set 'output' in {config} or pass -o/--output.")
+    output_format(target)  # an unsupported extension fails before any work
     if html is not None and cfg.suppressed == "drop":
         raise ConfigError(
             f"--html measures the release row by row against the input, so {config} must "
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
-    inputs = prepare_inputs(cfg)
-    heights = {c: h.height for c, h in inputs[1].items()}
-    with ProgressReporter("Searching", enabled=not quiet) as bar:
-        result = run_config(cfg, progress=bar, inputs=inputs)
+    notes = Console(stderr=True, quiet=quiet, highlight=False)
+    with ProgressReporter(
+        "Reading", enabled=not quiet and progress is not False, force=bool(progress)
+    ) as bar:
+        start_stage(bar, f"Reading {cfg.input.name}")
+        frame, info = read_table_info(cfg.input, **cfg.read_kwargs())
+        if info.sniffed and info.separator is not None:
+            notes.print(f"read {cfg.input.name}: separator {info.separator!r} (detected)")
+        start_stage(bar, "Building hierarchies")
+        inputs = _inputs(cfg, frame)
+        heights = {c: h.height for c, h in inputs[1].items()}
+        try:
+            result = run_config(cfg, progress=bar, inputs=inputs)
+        except UnknownColumnError as err:
+            hint = unknown_column_hint(info, err.columns)
+            if hint:
+                raise ConfigError(f"{err} {hint}") from None
+            raise
 
-    # Render everything first so that a failure writes nothing.
-    summary_text = result.to_json() if summary is not None else None
-    html_text = None
-    if report is not None:
-        from anonkit.report.html import render_html
+        # Render everything first so that a failure writes nothing.
+        html_text = None
+        if report is not None:
+            from anonkit.report.html import render_html
 
-        html_text = render_html(
-            result,
-            title=f"Anonymization of {cfg.input.name}",
-            config_summary={**cfg.summary(), "output": str(target)},
-            heights=heights,
+            html_text = render_html(
+                result,
+                title=f"Anonymization of {cfg.input.name}",
+                config_summary={**cfg.summary(), "output": str(target)},
+                heights=heights,
+            )
+        full_text = None
+        if html is not None:
+            start_stage(bar, "Measuring the release")
+            full_text = _full_report(cfg, frame, inputs[1], result, target, progress=bar)
+        start_stage(bar, f"Writing {target.name}")
+        written = write_table(
+            result.release,
+            target,
+            separator=cfg.separator if output_format(target) == "csv" else None,
+            csv_formulas=cfg.csv_formulas,
         )
-    full_text = (
-        _full_report(cfg, inputs[0], inputs[1], result, target) if html is not None else None
-    )
-    write_table(result.release, target, separator=cfg.separator or ",")
-    if summary is not None and summary_text is not None:
-        atomic_write_text(summary, summary_text + "\n")
-    if report is not None and html_text is not None:
-        atomic_write_text(report, html_text)
-    if html is not None and full_text is not None:
-        atomic_write_text(html, full_text)
+        summary_data = {
+            **result.to_dict(),
+            "output": {
+                "format": written.format,
+                "csv_formulas": cfg.csv_formulas,
+                "escaped_cells": written.escaped_cells,
+            },
+        }
+        if summary is not None:
+            atomic_write_text(summary, json.dumps(summary_data, indent=2) + "\n")
+        if report is not None and html_text is not None:
+            atomic_write_text(report, html_text)
+        if html is not None and full_text is not None:
+            atomic_write_text(html, full_text)
 
+    for warning in result.checks.get("leak_warnings", ()):
+        notes.print(f"warning: {warning['reason']}")
+    if not cfg.leak_check:
+        notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
     console.print(summary_table(result, heights=heights))
+    console.print(risk_table(result))
+    if written.escaped_cells:
+        console.print(
+            f"{written.escaped_cells:,} cell(s) starting with = + - @ were prefixed with ' "
+            'so spreadsheets do not run them as formulas (csv_formulas = "keep" writes them raw)'
+        )
     console.print(f"release written to {target}")
     if summary is not None:
         console.print(f"summary written to {summary}")
@@ -99,12 +168,60 @@ def anonymize_command(
         console.print(f"full report written to {html}")
 
 
+def _inputs(cfg: AnonymizeConfig, frame: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
+    """The input frame with the hierarchy of every quasi-identifier present."""
+    from anonkit.api import resolve_hierarchy
+
+    hierarchies = {
+        c: resolve_hierarchy(c, cfg.hierarchies.get(c), frame[c])
+        for c in cfg.quasi_identifiers
+        if c in frame.columns
+    }
+    return frame, hierarchies
+
+
+def risk_table(result: AnonymizationResult) -> Table:
+    """The release's re-identification risk, its independent check and the leak check."""
+    table = Table(title="Re-identification risk", show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value")
+    r = result.risk
+
+    def share(key: str) -> str:
+        value = r.get(key)
+        return "needs a population table" if value is None else f"{float(value):.2%}"
+
+    table.add_row("prosecutor risk", f"highest {share('prosecutor_max')}, average "
+                  f"{share('prosecutor_average')}")
+    table.add_row("journalist risk", share("journalist_max"))
+    table.add_row("marketer risk", share("marketer"))
+    threshold = float(r.get("risk_threshold") or 0.2)
+    table.add_row(f"records at risk (> {threshold:.0%})", share("records_at_risk"))
+    table.add_row("sample uniques", f"{int(r.get('sample_uniques') or 0):,}")
+    table.add_row(
+        "verified",
+        "yes: classes recounted from the release, every model judged again"
+        if result.verified
+        else "no",
+    )
+    checks = result.checks
+    leak = "on" if checks.get("leak_check", True) else "SKIPPED"
+    n_warn = len(checks.get("leak_warnings", ()))
+    table.add_row("leak check", f"{leak}, {n_warn} warning(s)" if leak == "on" else leak)
+    dropped = checks.get("dropped_undeclared", ())
+    if dropped:
+        table.add_row("dropped (no role)", ", ".join(dropped))
+    return table
+
+
 def _full_report(
     cfg: AnonymizeConfig,
     frame: pl.DataFrame,
     hierarchies: Mapping[str, Hierarchy],
     result: AnonymizationResult,
     target: Path,
+    *,
+    progress: Progress | None = None,
 ) -> str:
     """The steward's report on ``result.release``, measured against ``frame``."""
     from anonkit.evaluate import evaluate
@@ -127,9 +244,7 @@ def _full_report(
     used = {c: h for c, h in hierarchies.items() if c in qi and c not in numeric}
     population_path = getattr(cfg, "population", None)
     population = (
-        read_table(population_path, separator=cfg.separator)
-        if population_path is not None
-        else None
+        read_table(population_path, **cfg.read_kwargs()) if population_path is not None else None
     )
     release = result.release
     ev = evaluate(

@@ -1,0 +1,294 @@
+"""Issue 15 end to end through ``anonkit anonymize``: fail closed on real-world files.
+
+Each test is one of the ways a run used to report success while the release was unsafe
+or corrupted (or an error that said too little), driven through the CLI as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from anonkit.cli.main import app
+
+runner = CliRunner()
+
+ROWS = [
+    ("ann@example.org", "34", "f", "1305", "flu", "12"),
+    ("bob@example.org", "36", "m", "1306", "cold", "13"),
+    ("cid@example.org", "35", "m", "1305", "flu", "11"),
+    ("dee@example.org", "52", "f", "1487", "cold", "12"),
+    ("eve@example.org", "55", "f", "1488", "flu", "15"),
+    ("fay@example.org", "58", "m", "1487", "cold", "14"),
+]
+HEADER = ("email", "age", "sex", "zip", "disease", "visits")
+
+
+def _write_csv(path: Path, rows: list[tuple[str, ...]], header: tuple[str, ...] = HEADER) -> Path:
+    path.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+def _config(folder: Path, body: str, *, data: str = "data.csv") -> Path:
+    text = f'input = "{data}"\noutput = "release.csv"\n' + body
+    if "[hierarchies]" not in body:
+        text += (
+            '\n[hierarchies]\nage = { type = "intervals", widths = [10, 20] }\n'
+            'zip = { type = "masking" }\n'
+        )
+    if "[privacy]" not in body:
+        text += "\n[privacy]\nk = 3\n"
+    path = folder / "run.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    res = runner.invoke(app, list(args))
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return res.exit_code, res.stdout, res.stderr
+
+
+def _no_leftovers(folder: Path) -> None:
+    assert not list(folder.glob(".*.tmp")), "a temporary file was left behind"
+
+
+# ------------------------------------------------------------------ 1. undeclared columns
+def test_undeclared_columns_stop_the_run_and_nothing_is_written(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\n')
+    code, _, err = _run("anonymize", str(cfg))
+    assert code == 1
+    for column in ("email", "sex", "disease", "visits"):
+        assert f"'{column}'" in err
+    assert not (tmp_path / "release.csv").exists()
+    _no_leftovers(tmp_path)
+
+
+def test_others_drop_and_keep(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "drop"\n'
+    )
+    cfg = _config(tmp_path, body)
+    code, _, err = _run("anonymize", str(cfg), "--summary", str(tmp_path / "s.json"))
+    assert code == 0, err
+    release = pl.read_csv(tmp_path / "release.csv", infer_schema=False)
+    assert release.columns == ["age", "zip", "disease"]
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["checks"]["dropped_undeclared"] == ["sex", "visits"]
+
+
+def test_a_column_that_gives_a_quasi_identifier_away_stops_the_run(tmp_path: Path) -> None:
+    rows = [(*r[:5], {"1305": "A", "1306": "B", "1487": "C", "1488": "D"}[r[3]]) for r in ROWS]
+    rows = rows * 3
+    _write_csv(tmp_path / "data.csv", rows, (*HEADER[:5], "zipcode_letter"))
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "keep"\n'
+    )
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)))
+    assert code == 1
+    assert "'zipcode_letter'" in err and "'zip'" in err
+    assert not (tmp_path / "release.csv").exists()
+    code, _, err = _run(
+        "anonymize",
+        str(_config(tmp_path, body)),
+        "--no-leak-check",
+        "--summary",
+        str(tmp_path / "s.json"),
+    )
+    assert code == 0, err
+    assert "leak check was skipped" in err
+    assert json.loads((tmp_path / "s.json").read_text())["checks"]["leak_check"] is False
+
+
+def test_identifier_patterns_stop_the_run(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\ninsensitive = ["email"]\n'
+        'others = "drop"\n'
+    )
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)))
+    assert code == 1 and "'email'" in err
+    assert "@example.org" not in err  # never a raw value
+
+
+# ------------------------------------------------------------------ 2. encodings
+def test_latin1_input_is_an_error_unless_declared(tmp_path: Path) -> None:
+    rows = [
+        (r[0], r[1], r[2], r[3], "fièvre" if i == 2 else r[4], r[5]) for i, r in enumerate(ROWS)
+    ]
+    text = "\n".join(",".join(r) for r in [HEADER, *rows]) + "\n"
+    (tmp_path / "data.csv").write_bytes(text.encode("latin-1"))
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "drop"\n'
+    )
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)))
+    assert code == 2
+    assert "line 4" in err and "latin-1" in err
+    assert not (tmp_path / "release.csv").exists()
+    code, _, err = _run(
+        "anonymize", str(_config(tmp_path, '[read]\nencoding = "latin-1"\n' + body))
+    )
+    assert code == 0, err
+    release = pl.read_csv(tmp_path / "release.csv", infer_schema=False)
+    assert "fièvre" in release["disease"].to_list()
+
+
+# ------------------------------------------------------------------ 3. dirty files
+def test_the_raw_uci_style_file_reads_with_strip_and_missing(tmp_path: Path) -> None:
+    lines = ["email, age, sex, zip, disease, visits"]
+    lines += [", ".join(r) for r in ROWS]
+    lines[3] = lines[3].replace("flu", "?")
+    (tmp_path / "data.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    body = (
+        '[read]\nstrip = true\nmissing = ["?", ""]\n'
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "drop"\n'
+    )
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)))
+    assert code == 0, err
+    release = pl.read_csv(tmp_path / "release.csv", infer_schema=False)
+    assert release.columns == ["age", "zip", "disease"]
+    assert release["disease"].null_count() == 1
+    assert not any(v.startswith(" ") for v in release["zip"].to_list())
+
+
+def test_duplicate_column_names_are_an_error(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS, ("email", "age", "sex", "age", "disease", "visits"))
+    code, _, err = _run("anonymize", str(_config(tmp_path, "")))
+    assert code == 2 and "'age'" in err and "duplicate" in err.lower()
+    assert "age_duplicated" not in err
+
+
+def test_ragged_rows_name_the_line(tmp_path: Path) -> None:
+    path = _write_csv(tmp_path / "data.csv", ROWS)
+    text = path.read_text().splitlines()
+    text[4] = text[4] + ",extra"
+    path.write_text("\n".join(text) + "\n")
+    code, _, err = _run("anonymize", str(_config(tmp_path, "")))
+    assert code == 2 and "line 5" in err
+    assert "Traceback" not in err
+
+
+def test_a_wrong_separator_gets_a_hint(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    body = '[read]\nseparator = ";"\n[attributes]\nquasi_identifiers = ["age", "zip"]\n'
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)))
+    assert code == 2
+    assert "','" in err or '","' in err
+
+
+# ------------------------------------------------------------------ 4. CSV injection
+def test_formula_cells_are_neutralized_in_the_release(tmp_path: Path) -> None:
+    rows = [(*r[:4], "=cmd|' /C calc'!A0" if i == 0 else r[4], "-3") for i, r in enumerate(ROWS)]
+    _write_csv(tmp_path / "data.csv", rows)
+    hier = tmp_path / "zip.csv"
+    hier.write_text(
+        "".join(f"{z};@SUM(1+1);*\n" for z in ("1305", "1306", "1487", "1488")), encoding="utf-8"
+    )
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\ninsensitive = ["visits", "sex"]\n'
+        '[hierarchies]\nage = { type = "intervals", widths = [10, 20] }\nzip = "zip.csv"\n'
+        "[privacy]\nk = 3\n"
+    )
+    cfg = _config(tmp_path, body)
+    code, out, err = _run("anonymize", str(cfg), "--summary", str(tmp_path / "s.json"))
+    assert code == 0, err
+    text = (tmp_path / "release.csv").read_text(encoding="utf-8")
+    assert "'=cmd" in text and "\n=cmd" not in text and ",=cmd" not in text
+    assert ",-3" in text  # numbers stay numbers
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["output"]["escaped_cells"] >= 1
+    if "@SUM" in text:  # the hierarchy label was released
+        assert "'@SUM" in text
+    (tmp_path / "release.csv").unlink()
+    cfg = _config(tmp_path, body + '[release]\ncsv_formulas = "keep"\n')
+    assert _run("anonymize", str(cfg))[0] == 0
+    assert "\n" + "=cmd" in "\n" + (tmp_path / "release.csv").read_text().replace(",", "\n")
+
+
+def test_html_report_escapes_hostile_labels(tmp_path: Path) -> None:
+    rows = [(*r[:4], "<script>x</script>", r[5]) for r in ROWS]
+    _write_csv(tmp_path / "data.csv", rows)
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "drop"\n'
+    )
+    html = tmp_path / "full.html"
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)), "--html", str(html))
+    assert code == 0, err
+    assert "<script>x" not in html.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ 5. smaller messages
+def test_an_unknown_output_extension_is_refused_before_any_work(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    code, _, err = _run("anonymize", str(_config(tmp_path, "")), "-o", str(tmp_path / "r.xlsx"))
+    assert code == 2 and ".xlsx" in err and ".parquet" in err
+    assert not (tmp_path / "r.xlsx").exists()
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".parquet"])
+def test_the_output_format_follows_the_extension(tmp_path: Path, suffix: str) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    body = '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n'
+    target = tmp_path / f"release{suffix}"
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)), "-o", str(target))
+    assert code == 0, err
+    frame = (
+        pl.read_parquet(target)
+        if suffix == ".parquet"
+        else pl.read_csv(target, separator="\t", infer_schema=False)
+    )
+    assert frame.columns == ["age", "zip"] and frame.height == len(ROWS)
+
+
+def test_check_on_an_empty_file_does_not_talk_of_anonymizing(tmp_path: Path) -> None:
+    (tmp_path / "empty.csv").write_text("age,zip\n", encoding="utf-8")
+    code, _, err = _run("check", str(tmp_path / "empty.csv"), "--qi", "age,zip", "-k", "2")
+    assert code != 0 and "no records" in err
+    assert "anonymize" not in err
+
+
+# ------------------------------------------------------------------ risk, verification
+def test_the_summary_states_risk_and_verification(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "drop"\n'
+    )
+    report = tmp_path / "report.html"
+    code, out, err = _run(
+        "anonymize",
+        str(_config(tmp_path, body)),
+        "--summary",
+        str(tmp_path / "s.json"),
+        "--report",
+        str(report),
+    )
+    assert code == 0, err
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["verified"] is True
+    risk = summary["risk"]
+    assert risk["prosecutor_max"] <= 1 / 3 and risk["sample_uniques"] == 0
+    assert {"marketer", "records_at_risk", "journalist_max"} <= set(risk)
+    assert "prosecutor risk" in out and "verified" in out
+    assert "Re-identification risk" in report.read_text(encoding="utf-8")
+
+
+def test_progress_goes_to_stderr_only(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    body = '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n'
+    code, out, err = _run("anonymize", str(_config(tmp_path, body)), "--progress")
+    assert code == 0, err
+    assert "Reading" not in out and "Searching" not in out
