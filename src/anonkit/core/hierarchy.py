@@ -253,10 +253,13 @@ class Hierarchy:
         except OSError as exc:
             raise InputFileError(p, exc.strerror or str(exc)) from None
         try:
-            text = raw.decode("utf-8-sig" if codec == "utf-8" else encoding)
+            if codec == "utf-8":
+                text = raw.decode("utf-8-sig")  # drops one byte-order mark
+            else:
+                text = raw.decode(encoding).removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
             raise InputEncodingError.from_decode_error(p, raw, exc, encoding) from None
-        return cls.from_text(text.removeprefix("\ufeff"), separator=separator, name=name or p.stem)
+        return cls.from_text(text, separator=separator, name=name or p.stem)
 
     @classmethod
     def from_text(

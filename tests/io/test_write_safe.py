@@ -1,0 +1,131 @@
+"""write_table: format from the extension, CSV-injection escaping, atomic writes."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from anonkit.exceptions import OutputFormatError, ParameterError
+from anonkit.io.tables import WriteInfo, output_format, read_table, write_table
+
+DANGEROUS = ["=cmd|' /C calc'!A0", "+x", "-x", "@x", "\tx", "\rx"]
+HARMLESS = ["-3", "+1.5", "-2e3", ".5", "x=1", "plain", ""]
+
+
+def _cells(path: Path, delimiter: str = ",") -> list[list[str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.reader(fh, delimiter=delimiter))
+
+
+def test_formulas_are_escaped(tmp_path: Path) -> None:
+    values = DANGEROUS + HARMLESS
+    frame = pl.DataFrame({"v": values, "n": list(range(len(values)))})
+    info = write_table(frame, tmp_path / "out.csv")
+    assert info == WriteInfo(format="csv", escaped_cells=len(DANGEROUS))
+    rows = _cells(tmp_path / "out.csv")
+    assert rows[0] == ["v", "n"]
+    got = [row[0] for row in rows[1:]]
+    assert got == ["'" + v for v in DANGEROUS] + HARMLESS
+
+
+def test_numbers_and_nulls_are_left_alone(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"i": [-3, 4], "f": [-1.5, 2.0], "s": [None, "-7"]})
+    info = write_table(frame, tmp_path / "out.csv")
+    assert info.escaped_cells == 0
+    assert _cells(tmp_path / "out.csv")[1] == ["-3", "-1.5", ""]
+
+
+def test_categorical_columns_are_escaped(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"c": ["=1", "a"]}, schema={"c": pl.Categorical})
+    assert write_table(frame, tmp_path / "out.csv").escaped_cells == 1
+    assert _cells(tmp_path / "out.csv")[1] == ["'=1"]
+
+
+def test_header_is_escaped_and_counted(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"=cmd": ["a"], "-3": ["@b"], "ok": ["c"]})
+    info = write_table(frame, tmp_path / "out.csv")
+    assert info.escaped_cells == 2
+    assert _cells(tmp_path / "out.csv") == [["'=cmd", "-3", "ok"], ["a", "'@b", "c"]]
+    assert frame.columns == ["=cmd", "-3", "ok"]  # the caller's frame is untouched
+
+
+def test_keep_mode_writes_raw(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"=h": DANGEROUS})
+    info = write_table(frame, tmp_path / "out.csv", csv_formulas="keep")
+    assert info.escaped_cells == 0
+    assert _cells(tmp_path / "out.csv") == [["=h"]] + [[v] for v in DANGEROUS]
+
+
+def test_bad_csv_formulas_value(tmp_path: Path) -> None:
+    with pytest.raises(ParameterError, match="csv_formulas"):
+        write_table(pl.DataFrame({"a": ["x"]}), tmp_path / "out.csv", csv_formulas="strip")
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_tsv_output(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"a": ["1,2", "+x"], "b": ["y", "z"]})
+    info = write_table(frame, tmp_path / "out.tsv")
+    assert info == WriteInfo(format="tsv", escaped_cells=1)
+    assert (tmp_path / "out.tsv").read_text() == "a\tb\n1,2\ty\n'+x\tz\n"
+    assert read_table(tmp_path / "out.tsv")["a"].to_list() == ["1,2", "'+x"]
+
+
+def test_parquet_output_is_not_escaped(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"=a": DANGEROUS})
+    for name in ("out.parquet", "out.PQ"):
+        info = write_table(frame, tmp_path / name)
+        assert info == WriteInfo(format="parquet", escaped_cells=0)
+        assert pl.read_parquet(tmp_path / name).equals(frame)
+
+
+def test_explicit_separator_is_kept(tmp_path: Path) -> None:
+    write_table(pl.DataFrame({"a": ["1"], "b": ["2"]}), tmp_path / "out.csv", separator=";")
+    assert (tmp_path / "out.csv").read_text() == "a;b\n1;2\n"
+
+
+@pytest.mark.parametrize("name", ["release.xlsx", "release.json", "release", "r.csv.gz"])
+def test_unsupported_extension(tmp_path: Path, name: str) -> None:
+    target = tmp_path / name
+    with pytest.raises(OutputFormatError) as exc:
+        output_format(target)
+    err = exc.value
+    assert err.exit_code == 2 and isinstance(err, ValueError)
+    assert str(target) in str(err) and ".csv" in str(err) and ".parquet" in str(err)
+    assert err.extension == Path(name).suffix
+    with pytest.raises(OutputFormatError):
+        write_table(pl.DataFrame({"a": ["x"]}), target)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_format() -> None:
+    assert [output_format(n) for n in ("a.csv", "b.TSV", "c.parquet", "d.pq")] == [
+        "csv",
+        "tsv",
+        "parquet",
+        "parquet",
+    ]
+
+
+def test_failed_write_leaves_nothing(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"nested": [[1, 2], [3]]})  # CSV cannot hold list columns
+    with pytest.raises(pl.exceptions.PolarsError):
+        write_table(frame, tmp_path / "out.csv")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_write_keeps_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.csv"
+    write_table(pl.DataFrame({"a": ["old"]}), target)
+    with pytest.raises(pl.exceptions.PolarsError):
+        write_table(pl.DataFrame({"nested": [[1]]}), target)
+    assert target.read_text() == "a\nold\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.csv"]
+
+
+def test_round_trip_through_read_table(tmp_path: Path) -> None:
+    frame = pl.DataFrame({"zip": ["007", None], "note": ['a "b", c', "d\ne"]})
+    write_table(frame, tmp_path / "out.csv")
+    assert read_table(tmp_path / "out.csv").equals(frame)
