@@ -51,8 +51,6 @@ def check_calls(calls: list[tuple[int, int]]) -> None:
 def every_call(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pass every throttled call on, so the tests see the intermediate reports."""
     monkeypatch.setattr(_ticker, "INTERVAL", 0.0)
-    monkeypatch.setattr(Ticker.__init__, "__defaults__", None)
-    monkeypatch.setattr(Ticker.__init__, "__kwdefaults__", {"interval": 0.0})
 
 
 def numeric_qis(n: int = 400, seed: int = 0) -> list[NumericQI]:

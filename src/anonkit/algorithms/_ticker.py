@@ -36,15 +36,18 @@ class Ticker:
     total
         Upper bound on ``done``; it may be revised with :attr:`total`.
     interval
-        Seconds between two calls passed on (the first call always is).
+        Seconds between two calls passed on (the first call always is); default
+        :data:`INTERVAL`.
     """
 
     __slots__ = ("_done", "_next", "interval", "progress", "total")
 
-    def __init__(self, progress: Progress | None, total: int, *, interval: float = INTERVAL):
+    def __init__(
+        self, progress: Progress | None, total: int, *, interval: float | None = None
+    ) -> None:
         self.progress = progress
         self.total = int(total)
-        self.interval = interval
+        self.interval = INTERVAL if interval is None else interval
         self._next = 0.0
         self._done = 0
 
