@@ -96,12 +96,7 @@ def test_mondrian_nan_text_names_the_column(cell: str) -> None:
         )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="api.resolve_hierarchy builds a suppression hierarchy of the numbers first and "
-    "its error names no column (fix belongs in api.py)",
-)
-@pytest.mark.parametrize("algorithm", ["mondrian", "microaggregation"])
+@pytest.mark.parametrize("algorithm", ["mondrian", "microaggregation", "flash"])
 @pytest.mark.parametrize("cell", [float("nan"), ""])
 def test_float_nan_names_the_column(algorithm: str, cell: float | str) -> None:
     ages = [30.0, cell, 40.0, 41.0, 50.0, 52.0]

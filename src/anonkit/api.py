@@ -23,6 +23,7 @@ from anonkit.engines.base import get_engine
 from anonkit.engines.polars_engine import encode_sensitive
 from anonkit.exceptions import (
     EmptyDataError,
+    MissingValuesError,
     ParameterError,
     PrivacyUnattainableError,
     UnknownColumnError,
@@ -47,7 +48,18 @@ ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS)
 
 
 def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
-    """A hierarchy from an object, a file path, a builder spec, or ``None`` (suppression)."""
+    """A hierarchy from an object, a file path, a builder spec, or ``None`` (suppression).
+
+    Raises
+    ------
+    MissingValuesError
+        If a hierarchy is to be built from values holding NaN or blank cells.
+    """
+    if spec is None or isinstance(spec, Mapping):
+        nans = int(values.is_nan().sum()) if values.dtype.is_float() else 0
+        blanks = int((values.str.strip_chars() == "").sum()) if values.dtype == pl.String else 0
+        if nans or blanks:
+            raise MissingValuesError(column, nans + blanks)
     if spec is None:
         return suppression(values.drop_nulls().unique(maintain_order=True).to_list(), name=column)
     if isinstance(spec, Hierarchy):

@@ -97,8 +97,6 @@ def anonymize_command(
     ) as bar:
         start_stage(bar, f"Reading {cfg.input.name}")
         frame, info = read_table_info(cfg.input, **cfg.read_kwargs())
-        if info.sniffed and info.separator is not None:
-            notes.print(f"read {cfg.input.name}: separator {info.separator!r} (detected)")
         start_stage(bar, "Building hierarchies")
         inputs = _inputs(cfg, frame)
         heights = {c: h.height for c, h in inputs[1].items()}
@@ -134,6 +132,12 @@ def anonymize_command(
         )
         summary_data = {
             **result.to_dict(),
+            "input": {
+                "separator": info.separator,
+                "separator_detected": info.sniffed,
+                "encoding": info.encoding,
+                "missing_cells": info.missing_cells,
+            },
             "output": {
                 "format": written.format,
                 "csv_formulas": cfg.csv_formulas,
@@ -152,6 +156,8 @@ def anonymize_command(
     if not cfg.leak_check:
         notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
+    if info.sniffed and info.separator is not None:
+        console.print(f"read {cfg.input.name}: separator {info.separator!r} (detected)")
     console.print(summary_table(result, heights=heights))
     console.print(risk_table(result))
     if written.escaped_cells:
@@ -257,6 +263,7 @@ def _full_report(
         k=cfg.k,
         population=population,
         levels={c: lv for c, lv in result.transformation.items() if c in used},
+        progress=progress,
     )
     columns = release.select(qi).with_columns(
         [(release[s] if s in release.columns else frame[s]).alias(s) for s in sensitive]
