@@ -325,7 +325,9 @@ class Anonymizer:
             suppression_limit=float(self.suppression_limit),
             sensitive_hierarchies=sensitive_specs,
             population=population,
-            hierarchies={h.name: h for h in hierarchies if h.name not in self.numeric},
+            hierarchies={
+                c: h for c, h in zip(qi, hierarchies, strict=True) if c not in self.numeric
+            },
             numeric=list(self.numeric),
         )
 
@@ -343,9 +345,7 @@ class Anonymizer:
             result,
             verified=verification.verified,
             risk=MappingProxyType(dict(verification.risk)),
-            checks=MappingProxyType(
-                {**safety, "models": [dict(m) for m in verification.models]}
-            ),
+            checks=MappingProxyType({**safety, "models": [dict(m) for m in verification.models]}),
             timing=MappingProxyType(timing),
         )
 

@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-
 from rich.console import Console
-from rich.table import Table
 
-from anonkit.cli.common import guarded, stdout_console, summary_table
+from anonkit.cli.common import guarded, risk_table, stdout_console, summary_table
 from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.atomic import atomic_write_text
@@ -30,9 +28,9 @@ from anonkit.progress import start_stage
 if TYPE_CHECKING:
     import polars as pl
 
-    from anonkit.progress import Progress
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.io.config import AnonymizeConfig
+    from anonkit.progress import Progress
     from anonkit.result import AnonymizationResult
 
 
@@ -184,40 +182,6 @@ def _inputs(cfg: AnonymizeConfig, frame: pl.DataFrame) -> tuple[pl.DataFrame, di
         if c in frame.columns
     }
     return frame, hierarchies
-
-
-def risk_table(result: AnonymizationResult) -> Table:
-    """The release's re-identification risk, its independent check and the leak check."""
-    table = Table(title="Re-identification risk", show_header=False, title_justify="left")
-    table.add_column("item", style="bold")
-    table.add_column("value")
-    r = result.risk
-
-    def share(key: str) -> str:
-        value = r.get(key)
-        return "needs a population table" if value is None else f"{float(value):.2%}"
-
-    table.add_row("prosecutor risk", f"highest {share('prosecutor_max')}, average "
-                  f"{share('prosecutor_average')}")
-    table.add_row("journalist risk", share("journalist_max"))
-    table.add_row("marketer risk", share("marketer"))
-    threshold = float(r.get("risk_threshold") or 0.2)
-    table.add_row(f"records at risk (> {threshold:.0%})", share("records_at_risk"))
-    table.add_row("sample uniques", f"{int(r.get('sample_uniques') or 0):,}")
-    table.add_row(
-        "verified",
-        "yes: classes recounted from the release, every model judged again"
-        if result.verified
-        else "no",
-    )
-    checks = result.checks
-    leak = "on" if checks.get("leak_check", True) else "SKIPPED"
-    n_warn = len(checks.get("leak_warnings", ()))
-    table.add_row("leak check", f"{leak}, {n_warn} warning(s)" if leak == "on" else leak)
-    dropped = checks.get("dropped_undeclared", ())
-    if dropped:
-        table.add_row("dropped (no role)", ", ".join(dropped))
-    return table
 
 
 def _full_report(

@@ -142,3 +142,39 @@ def summary_table(
         )
     table.add_row("timing", ", ".join(f"{k} {v:.3f}s" for k, v in result.timing.items()))
     return table
+
+
+def risk_table(result: AnonymizationResult) -> Table:
+    """The release's re-identification risk, its independent check and the leak check."""
+    table = Table(title="Re-identification risk", show_header=False, title_justify="left")
+    table.add_column("item", style="bold")
+    table.add_column("value")
+    r = result.risk
+
+    def share(key: str) -> str:
+        value = r.get(key)
+        return "needs a population table" if value is None else f"{float(value):.2%}"
+
+    table.add_row(
+        "prosecutor risk",
+        f"highest {share('prosecutor_max')}, average {share('prosecutor_average')}",
+    )
+    table.add_row("journalist risk", share("journalist_max"))
+    table.add_row("marketer risk", share("marketer"))
+    threshold = float(r.get("risk_threshold") or 0.2)
+    table.add_row(f"records at risk (> {threshold:.0%})", share("records_at_risk"))
+    table.add_row("sample uniques", f"{int(r.get('sample_uniques') or 0):,}")
+    table.add_row(
+        "verified",
+        "yes: classes recounted from the release, every model judged again"
+        if result.verified
+        else "no",
+    )
+    checks = result.checks
+    leak = "on" if checks.get("leak_check", True) else "SKIPPED"
+    n_warn = len(checks.get("leak_warnings", ()))
+    table.add_row("leak check", f"{leak}, {n_warn} warning(s)" if leak == "on" else leak)
+    dropped = checks.get("dropped_undeclared", ())
+    if dropped:
+        table.add_row("dropped (no role)", ", ".join(dropped))
+    return table

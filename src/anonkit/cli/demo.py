@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from anonkit.cli.common import guarded, stdout_console, summary_table
+from anonkit.cli.common import guarded, risk_table, stdout_console, summary_table
 from anonkit.cli.progress import ProgressReporter
 from anonkit.io.atomic import atomic_write_text
 from anonkit.io.tables import write_table
@@ -63,6 +63,7 @@ def demo_command(
 
     console = stdout_console(quiet)
     console.print(summary_table(result, heights=heights))
+    console.print(risk_table(result))
     console.print(
         f"wrote {output_dir / 'release.csv'}, {output_dir / 'summary.json'} "
         f"and {output_dir / 'report.html'}"
