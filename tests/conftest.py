@@ -32,9 +32,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 #: it at /work/shared.
 _BESIDE = Path(__file__).resolve().parents[2] / "shared" / "data"
 SHARED_DATA = Path(
-    os.environ.get(
-        "ANONKIT_SHARED_DATA", str(_BESIDE if _BESIDE.is_dir() else "/work/shared/data")
-    )
+    os.environ.get("ANONKIT_SHARED_DATA", str(_BESIDE if _BESIDE.is_dir() else "/work/shared/data"))
 )
 
 

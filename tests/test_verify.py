@@ -61,13 +61,19 @@ def test_suppression_beyond_the_limit_is_caught() -> None:
 def test_fully_generalized_records_beyond_the_limit_are_one_class() -> None:
     top = pl.DataFrame({"zip": ["*"] * 4, "age": ["*"] * 4})
     v = verify_release(
-        top, quasi_identifiers=["zip", "age"], models=[KAnonymity(4)], n_records=4,
+        top,
+        quasi_identifiers=["zip", "age"],
+        models=[KAnonymity(4)],
+        n_records=4,
         suppression_limit=0.0,
     )
     assert v.suppressed == 0 and v.n_classes == 1
     with pytest.raises(ReleaseVerificationError):
         verify_release(
-            top, quasi_identifiers=["zip", "age"], models=[KAnonymity(5)], n_records=4,
+            top,
+            quasi_identifiers=["zip", "age"],
+            models=[KAnonymity(5)],
+            n_records=4,
             suppression_limit=0.0,
         )
 

@@ -177,10 +177,7 @@ def verify_release(
     if n_star > allowed:  # too many to be suppressed: fully generalized records, one class
         first = qi[0]
         frame = release.with_columns(
-            pl.when(star)
-            .then(pl.lit(_TOP))
-            .otherwise(pl.col(first).cast(pl.String))
-            .alias(first)
+            pl.when(star).then(pl.lit(_TOP)).otherwise(pl.col(first).cast(pl.String)).alias(first)
         )
         n_star = 0
     specs: dict[str, Any] = dict(sensitive_hierarchies or {})

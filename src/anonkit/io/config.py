@@ -82,9 +82,9 @@ from anonkit.exceptions import ConfigError, InputFileError, UnknownNameError
 if TYPE_CHECKING:
     import polars as pl
 
-    from anonkit.progress import Progress
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.models.base import PrivacyModel
+    from anonkit.progress import Progress
     from anonkit.result import AnonymizationResult
 
 __all__ = ["AnonymizeConfig", "load_config", "prepare_inputs", "run_config"]
