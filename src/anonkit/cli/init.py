@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -35,8 +36,17 @@ def _default_release(data: Path) -> Path:
     return data.with_name(f"{data.stem}.anonymized{suffix}")
 
 
+#: Role names in the table (the configuration spells them out).
+_ROLE_SHORT = {"quasi_identifier": "QI", "quasi_identifiers": "QI"}
+
+
 def _table(starter: Starter) -> Table:
-    table = Table(title="Proposed roles (edit the configuration to change them)")
+    table = Table(
+        title="Proposed roles (edit the configuration to change them)",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        title_justify="left",
+    )
     for name, justify in (("column", "left"), ("kind", "left"), ("distinct", "right"),
                           ("unique %", "right"), ("role", "left"), ("why", "left")):  # fmt: skip
         table.add_column(name, justify=justify, no_wrap=name != "why")  # type: ignore[arg-type]
@@ -47,7 +57,7 @@ def _table(starter: Starter) -> Table:
             column.kind,
             f"{column.distinct:,}",
             f"{column.unique_share:.1%}",
-            proposal.role.replace("_", "-"),
+            _ROLE_SHORT.get(proposal.role, proposal.role),
             Text(proposal.why),
         )
     return table
