@@ -234,6 +234,24 @@ def test_blank_lines_are_skipped(tmp_path: Path) -> None:
     assert read_table(one)["a"].to_list() == ["1", None, "2"]  # an empty value
 
 
+def test_blank_lines_before_the_header(tmp_path: Path) -> None:
+    p = _write(tmp_path, "\n\nage,,sex\n1,2,3\n")
+    with pytest.raises(InputFormatError, match="column 2 has no name"):
+        read_table(p)
+    q = _write(tmp_path, "\n\na,b\n1,2\n\n3\n", name="q.csv")
+    with pytest.raises(InputFormatError, match="line 6 has 1 field,"):
+        read_table(q)
+    r = _write(tmp_path, "\r\na,b\r\n1,\r\n\r\n", name="r.csv")
+    frame, info = read_table_info(r)
+    assert frame.rows() == [("1", None)] and info.blank_lines == 1
+
+
+def test_carriage_return_line_ends(tmp_path: Path) -> None:
+    p = _write(tmp_path, "a,b\r1,2\r")
+    with pytest.raises(InputFormatError, match="carriage return"):
+        read_table(p)
+
+
 def test_field_counts_match_the_csv_module() -> None:
     rnd = random.Random(7)
     pieces = ["x", "", '"a,b"', '"q""r"', '"l\nm"', "y z", '"\r\n"']

@@ -24,15 +24,17 @@ CANDIDATES: tuple[str, ...] = (",", ";", "\t", "|")
 SAMPLE_RECORDS = 50
 
 _SAMPLE_BYTES = 64 * 1024
-_MAX_SAMPLE_BYTES = 1024 * 1024
 
 IntArray = npt.NDArray[np.int64]
 
 
-def sample_text(path: Path, data: bytes, *, start: int = 0) -> tuple[str, bool]:
+def sample_text(
+    path: Path, data: bytes, *, start: int = 0, complete: bool = True
+) -> tuple[str, bool]:
     """The first records of ``data`` (UTF-8) as text, and whether that is the whole file.
 
-    ``start`` is the offset of ``data`` in the file (a byte-order mark skipped), for errors.
+    ``data`` is the file's bytes, or its first bytes when ``complete`` is false; ``start``
+    is the offset of ``data`` in the file (a byte-order mark skipped), for errors.
 
     The sample holds at least the header line and about :data:`SAMPLE_RECORDS` lines; a
     line cut at the end of the sample is left out.
@@ -45,8 +47,8 @@ def sample_text(path: Path, data: bytes, *, start: int = 0) -> tuple[str, bool]:
     size = _SAMPLE_BYTES
     while True:
         chunk = data[:size]
-        whole = len(chunk) == len(data)
-        if whole or chunk.count(b"\n") > SAMPLE_RECORDS or size >= _MAX_SAMPLE_BYTES:
+        whole = len(chunk) == len(data) and complete
+        if len(chunk) == len(data) or chunk.count(b"\n") > SAMPLE_RECORDS:
             break
         size *= 4
     if not whole:
@@ -109,7 +111,8 @@ def one_column_separator(sample: str, whole: bool = True) -> str:
 def header_fields(sample: str, separator: str) -> list[str]:
     """The header record of ``sample`` split by ``separator`` (CSV quoting applies)."""
     for row in csv.reader(io.StringIO(sample, newline=""), delimiter=separator):
-        return row
+        if row:  # polars skips blank lines before the header
+            return row
     return []
 
 
@@ -128,23 +131,35 @@ def field_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     size = buf.size
-    newlines = np.flatnonzero(buf == 10)
-    seps = np.flatnonzero(buf == ord(separator))
-    quotes = np.flatnonzero(buf == ord('"'))
-    record_ends = newlines
-    if quotes.size:
-        record_ends = newlines[np.searchsorted(quotes, newlines) % 2 == 0]
-        seps = seps[np.searchsorted(quotes, seps) % 2 == 0]
-    if size and (record_ends.size == 0 or record_ends[-1] != size - 1):
-        record_ends = np.append(record_ends, size)  # the last line has no line feed
-    starts = np.concatenate(([0], record_ends[:-1] + 1)).astype(np.int64)
-    counts = np.diff(np.searchsorted(seps, np.concatenate(([0], record_ends)))) + 1
-    lengths = record_ends - starts
-    first = buf[np.minimum(starts, max(size - 1, 0))] if size else np.zeros(0, np.uint8)
-    blank = (lengths == 0) | ((lengths == 1) & (first == 13))
-    counts[blank] = 0
-    lines = np.searchsorted(newlines, starts) + 1
-    return counts.astype(np.int64), lines.astype(np.int64)
+    if size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    # separators and line feeds in file order; those inside quotes do not count
+    marks = np.flatnonzero((buf == ord(separator)) | (buf == 10) | (buf == ord('"')))
+    kinds = buf[marks]
+    is_quote = kinds == ord('"')
+    quoted = bool(is_quote.any())
+    if quoted:  # outside quotes: an even number of quotes before
+        outside = (np.cumsum(is_quote, dtype=np.int32) & 1) == 0
+        keep = outside & ~is_quote
+        marks, kinds = marks[keep], kinds[keep]
+    is_end = kinds == 10
+    if not marks.size or not is_end[-1] or marks[-1] != size - 1:
+        marks = np.append(marks, size)  # the last line has no line feed
+        is_end = np.append(is_end, True)
+    ends = marks[is_end]
+    record = np.cumsum(is_end, dtype=np.int64) - is_end  # record of each mark
+    counts = np.bincount(record[~is_end], minlength=ends.size).astype(np.int64) + 1
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lengths = ends - starts
+    first = buf[np.minimum(starts, size - 1)]
+    counts[(lengths == 0) | ((lengths == 1) & (first == 13))] = 0  # blank records
+    if quoted:  # a quoted line break makes records and lines differ
+        lines = np.searchsorted(np.flatnonzero(buf == 10), starts) + 1
+    else:
+        lines = np.arange(1, ends.size + 1, dtype=np.int64)
+    return counts, lines.astype(np.int64)
 
 
 def python_field_counts(text: str, separator: str) -> tuple[list[int], list[int]]:

@@ -177,14 +177,15 @@ def read_table_info(
     if p.suffix.lower() in _PARQUET:
         frame = _read_parquet(p)
         return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputFileError(p, exc.strerror or str(exc)) from None
-    data, skipped = _to_utf8(p, raw, encoding)
-    if not data.strip(b"\r\n"):
+    source = _Source(p, encoding)
+    head, complete = source.head()
+    if not head.strip(b"\r\n"):
         raise EmptyDataError(str(p), message=f"The file {p} is empty; it has no records.")
-    sample, whole = sample_text(p, data, start=skipped)
+    if b"\n" not in head and b"\r" in head.strip(b"\r"):
+        raise InputFormatError(
+            p, "its lines end with a carriage return only; convert them to line feeds (\\n)."
+        )
+    sample, whole = sample_text(p, head, start=source.skipped, complete=complete)
     sniffed = separator is None and p.suffix.lower() != ".tsv"
     if separator is None:
         separator = "\t" if not sniffed else sniff_separator(sample, whole)
@@ -194,8 +195,8 @@ def read_table_info(
     if strip:
         names = [name.strip() for name in names]
     _check_names(p, names)
-    frame = _parse(p, data, separator, width=len(names), skipped=skipped)
-    frame, blank = _check_records(p, data, frame, separator)
+    frame = _parse(source, separator, len(names), tokens=tokens, strip=strip)
+    frame, blank = _check_records(source, frame, separator)
     if frame.height == 0:
         raise EmptyDataError(str(p), message=f"The file {p} has a header but no records.")
     if len(names) == frame.width:
@@ -278,18 +279,57 @@ def _read_parquet(p: Path) -> pl.DataFrame:
     return frame
 
 
-def _to_utf8(p: Path, raw: bytes, encoding: str) -> tuple[bytes, int]:
-    """``raw`` as UTF-8 bytes without a byte-order mark, and how many bytes of ``raw`` the
-    mark took. UTF-8 input is returned as is (polars checks it while parsing)."""
-    name = codecs.lookup(encoding).name
-    if name in ("utf-8", "utf-8-sig"):
-        skipped = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
-        return raw[skipped:], skipped
-    try:
-        text = raw.decode(encoding)
-    except UnicodeDecodeError as exc:
-        raise InputEncodingError.from_decode_error(p, raw, exc, encoding) from None
-    return text.removeprefix("\ufeff").encode("utf-8"), 0
+class _Source:
+    """A text file's bytes as UTF-8, loaded only when needed.
+
+    A UTF-8 file is parsed by polars from its path (strictly: it raises on a bad byte), so
+    its bytes are read whole only to locate a problem. Other encodings are transcoded once.
+    """
+
+    _HEAD = 1024 * 1024
+
+    def __init__(self, path: Path, encoding: str) -> None:
+        self.path = path
+        self.encoding = encoding
+        self.utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
+        self.skipped = 0  # bytes of a UTF-8 byte-order mark before the data
+        self._data: bytes | None = None
+
+    def head(self) -> tuple[bytes, bool]:
+        """The first bytes (about a megabyte) and whether they are the whole file."""
+        if not self.utf8:
+            return self.data(), True
+        try:
+            with self.path.open("rb") as fh:
+                head = fh.read(self._HEAD + 1)
+        except OSError as exc:
+            raise InputFileError(self.path, exc.strerror or str(exc)) from None
+        if head.startswith(codecs.BOM_UTF8):
+            self.skipped = len(codecs.BOM_UTF8)
+        return head[self.skipped : self._HEAD], len(head) <= self._HEAD
+
+    def data(self) -> bytes:
+        """The whole file as UTF-8 bytes, without a byte-order mark."""
+        if self._data is None:
+            try:
+                raw = self.path.read_bytes()
+            except OSError as exc:
+                raise InputFileError(self.path, exc.strerror or str(exc)) from None
+            if self.utf8:
+                self.skipped = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+                self._data = raw[self.skipped :]
+            else:
+                try:
+                    text = raw.decode(self.encoding)
+                except UnicodeDecodeError as exc:
+                    raise InputEncodingError.from_decode_error(
+                        self.path, raw, exc, self.encoding
+                    ) from None
+                self._data = text.removeprefix("\ufeff").encode("utf-8")
+        return self._data
+
+    def polars_source(self) -> Path | bytes:
+        return self.path if self.utf8 else self.data()
 
 
 def _check_names(p: Path, names: Sequence[str]) -> None:
@@ -313,24 +353,31 @@ def _check_names(p: Path, names: Sequence[str]) -> None:
         )
 
 
-def _parse(p: Path, data: bytes, separator: str, *, width: int, skipped: int) -> pl.DataFrame:
+def _parse(
+    source: _Source, separator: str, width: int, *, tokens: tuple[str, ...], strip: bool
+) -> pl.DataFrame:
+    """Parse with polars; without ``strip``, missing tokens become nulls while parsing."""
+    parse_tokens = () if strip else tokens
     try:
         return pl.read_csv(
-            data,
+            source.polars_source(),
             separator=separator,
             infer_schema=False,
-            empty_string_is_null=False,
+            null_values=[t for t in parse_tokens if t] or None,
+            empty_string_is_null="" in parse_tokens,
             encoding="utf8",
             raise_if_empty=False,
+            glob=False,
         )
     except pl.exceptions.PolarsError as exc:
         reason = _first_line(exc)
+    p, data = source.path, source.data()
     if "utf-8" in reason.lower() or "utf8" in reason.lower():
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputEncodingError.from_decode_error(
-                p, data, exc, "utf-8", start=skipped
+                p, data, exc, "utf-8", start=source.skipped
             ) from None
     _raise_ragged(p, data, separator, width)
     raise InputFormatError(p, f"it is not a valid CSV file ({reason}).")
@@ -362,12 +409,13 @@ def _raise_ragged(
 
 
 def _check_records(
-    p: Path, data: bytes, frame: pl.DataFrame, separator: str
+    source: _Source, frame: pl.DataFrame, separator: str
 ) -> tuple[pl.DataFrame, int]:
     """``frame`` without blank lines, after proving no record has too few fields.
 
     polars pads a short record with empty values, so a short record always ends with an
-    empty cell: only when the last column holds one is the file's structure counted.
+    empty (or null) cell: only when the last column holds one are the file's records
+    counted (one vectorized pass over the bytes).
     """
     width = frame.width
     if width < 2 or frame.height == 0:
@@ -375,12 +423,14 @@ def _check_records(
     last = pl.col(frame.columns[-1])
     if not frame.select((last.is_null() | (last == "")).any()).item():
         return frame, 0
+    p, data = source.path, source.data()
     counts, lines = field_counts(data, separator)
     if counts.size != frame.height + 1:  # polars and the byte scan disagree: ask csv
-        text = data.decode("utf-8")
-        py_counts, py_lines = python_field_counts(text, separator)
+        py_counts, py_lines = python_field_counts(data.decode("utf-8"), separator)
         counts = np.asarray(py_counts, dtype=np.int64)
         lines = np.asarray(py_lines, dtype=np.int64)
+    first = int(np.argmax(counts != 0))  # polars skips blank lines before the header
+    counts, lines = counts[first:], lines[first:]
     _raise_ragged(p, data, separator, width, counts, lines)
     if counts.size != frame.height + 1:
         return frame, 0  # cannot align records with rows; nothing ragged was found
@@ -392,22 +442,26 @@ def _check_records(
 
 
 def _clean(frame: pl.DataFrame, tokens: tuple[str, ...], strip: bool) -> tuple[pl.DataFrame, int]:
-    """Strip values and turn missing tokens into nulls; also count those cells."""
-    cols = [pl.col(c) for c in frame.columns]
+    """Strip values and turn missing tokens into nulls; count the null cells.
+
+    Without ``strip`` polars already turned the tokens into nulls, except quoted empty
+    cells (``""``), which it keeps as empty strings: those are replaced here.
+    """
     if strip:
-        cols = [c.str.strip_chars() for c in cols]
-    if not tokens:
-        return (frame.select(cols) if strip else frame), 0
-    hits = [c.is_in(list(tokens)) for c in cols]
-    counts = frame.select([h.sum().alias(str(i)) for i, h in enumerate(hits)]).row(0)
-    total = int(sum(counts))
-    frame = frame.select(
-        [
-            pl.when(h).then(None).otherwise(c).alias(name)
-            for h, c, name in zip(hits, cols, frame.columns, strict=True)
-        ]
-    )
-    return frame, total
+        stripped = frame.lazy().with_columns(pl.all().str.strip_chars())
+        if tokens:
+            stripped = stripped.with_columns(
+                pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
+            )
+        frame = stripped.collect()
+    elif "" in tokens:
+        empty = frame.select((pl.all() == "").any()).row(0)
+        names = [name for name, has in zip(frame.columns, empty, strict=True) if has]
+        if names:
+            frame = frame.with_columns(
+                pl.when(pl.col(names) == "").then(None).otherwise(pl.col(names)).name.keep()
+            )
+    return frame, int(sum(frame.null_count().row(0)))
 
 
 def _first_line(exc: BaseException) -> str:
