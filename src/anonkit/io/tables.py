@@ -369,16 +369,17 @@ def _parse(
             raise_if_empty=False,
             glob=False,
         )
+    except OSError as exc:
+        raise InputFileError(source.path, exc.strerror or str(exc)) from None
     except pl.exceptions.PolarsError as exc:
         reason = _first_line(exc)
     p, data = source.path, source.data()
-    if "utf-8" in reason.lower() or "utf8" in reason.lower():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputEncodingError.from_decode_error(
-                p, data, exc, "utf-8", start=source.skipped
-            ) from None
+    try:  # the error path: name the first bad byte, else the first ragged record
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputEncodingError.from_decode_error(
+            p, data, exc, "utf-8", start=source.skipped
+        ) from None
     _raise_ragged(p, data, separator, width)
     raise InputFormatError(p, f"it is not a valid CSV file ({reason}).")
 
@@ -559,23 +560,21 @@ def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
         for name, dtype in frame.schema.items()
         if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
     ]
-    if texts:
+    text = {name: pl.col(name).cast(pl.String) for name in texts}
+    starts = frame.select(text[n].str.contains(_FORMULA_START).any().alias(n) for n in texts)
+    suspects = [n for n, hit in zip(texts, starts.row(0) if texts else (), strict=True) if hit]
+    if suspects:  # only these columns pay for the number test
         flags = {
-            name: pl.col(name).cast(pl.String).str.contains(_FORMULA_START)
-            & ~pl.col(name).cast(pl.String).str.contains(_NUMBER)
-            for name in texts
+            n: text[n].str.contains(_FORMULA_START) & ~text[n].str.contains(_NUMBER)
+            for n in suspects
         }
-        counts = frame.select([f.sum().alias(n) for n, f in flags.items()]).row(0)
-        if any(counts):
-            escaped += int(sum(counts))
-            frame = frame.with_columns(
-                pl.when(flags[n])
-                .then("'" + pl.col(n).cast(pl.String))
-                .otherwise(pl.col(n))
-                .alias(n)
-                for n, c in zip(texts, counts, strict=True)
-                if c
-            )
+        counts = frame.select(f.sum().alias(n) for n, f in flags.items()).row(0)
+        escaped += int(sum(counts))
+        frame = frame.with_columns(
+            pl.when(flags[n]).then("'" + text[n]).otherwise(pl.col(n)).alias(n)
+            for n, c in zip(suspects, counts, strict=True)
+            if c
+        )
     if escaped:
         frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
     return frame, escaped
