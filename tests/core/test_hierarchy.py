@@ -127,7 +127,7 @@ def test_write_read_round_trip(tmp_path: Path, toy_dir: Path) -> None:
 
 _labels = st.text(
     alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters="\r\n"
+        blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters="\r\n\ufeff"
     ),
     min_size=1,
     max_size=6,
