@@ -16,6 +16,7 @@ import csv
 import io
 import math
 import tempfile
+import tomllib
 from pathlib import Path
 
 import polars as pl
@@ -149,7 +150,8 @@ def _check_case(folder: Path, data: bytes, toml: str, hierarchy: str, spec: tupl
         assert not release_path.exists()
         OUTCOMES[res.exit_code] = OUTCOMES.get(res.exit_code, 0) + 1
         return
-    release = pl.read_csv(release_path, infer_schema=False)
+    separator = tomllib.loads(toml).get("read", {}).get("separator", ",")  # kept for output
+    release = pl.read_csv(release_path, infer_schema=False, separator=separator)
     columns = [_escaped(q.strip() if "strip = true" in toml else q, formulas) for q in qi]
     columns = [c for c in columns if c in release.columns]
     assert len(columns) == len(qi), (release.columns, qi)
