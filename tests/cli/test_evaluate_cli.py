@@ -39,7 +39,7 @@ def toy_files(tmp_path_factory: pytest.TempPathFactory, toy_dir: Path) -> dict[s
     folder = tmp_path_factory.mktemp("toy")
     original = pl.read_csv(toy_dir / "test.csv", separator=";", infer_schema=False)
     hier = {c: toy_dir / f"test_hierarchy_{c}.csv" for c in ("age", "gender", "zipcode")}
-    result = anonymize(original, quasi_identifiers=list(hier), hierarchies=hier, k=2)
+    result = anonymize(original, quasi_identifiers=list(hier), hierarchies=hier, k=2, others="keep")
     release = folder / "release.csv"
     result.release.write_csv(release)
     config = folder / "eval.toml"
@@ -123,7 +123,12 @@ def adult_files(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> 
     original = pl.read_csv(adult / "adult.csv", separator=";", infer_schema=False)
     hier = {c: adult / f"adult_hierarchy_{c}.csv" for c in ADULT_QI}
     result = anonymize(
-        original, quasi_identifiers=ADULT_QI, hierarchies=hier, k=5, suppression_limit=0.02
+        original,
+        quasi_identifiers=ADULT_QI,
+        hierarchies=hier,
+        k=5,
+        suppression_limit=0.02,
+        others="keep",
     )
     release = folder / "release.csv"
     result.release.write_csv(release)
@@ -367,7 +372,7 @@ def test_anonymize_html_needs_masked_suppression(tmp_path: Path, toy_dir: Path) 
 def test_evaluate_is_listed_in_help() -> None:
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0 and "evaluate" in result.stdout
-    result = runner.invoke(app, ["evaluate", "--help"])
+    result = runner.invoke(app, ["evaluate", "--help"], env={"COLUMNS": "160"})
     assert result.exit_code == 0
     for option in ("--config", "--json", "--html", "--population", "--class-attribute"):
         assert option in result.stdout
@@ -379,7 +384,9 @@ def test_evaluate_with_a_population(tmp_path: Path, shared_data: Path) -> None:
     hier = {c: adult / f"adult_hierarchy_{c}.csv" for c in qi}
     sample = pl.read_csv(adult / "adult_subset.csv", separator=";", infer_schema=False)
     release = tmp_path / "release.csv"
-    anonymize(sample, quasi_identifiers=qi, hierarchies=hier, k=2).release.write_csv(release)
+    anonymize(sample, quasi_identifiers=qi, hierarchies=hier, k=2, others="keep").release.write_csv(
+        release
+    )
     config = tmp_path / "c.toml"
     config.write_text(
         "\n".join(["[hierarchies]", *(f'{c} = "{p}"' for c, p in hier.items())]) + "\n"

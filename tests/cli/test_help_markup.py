@@ -13,6 +13,7 @@ from anonkit.cli.main import app
     [
         ("check", ["[privacy]"]),
         ("evaluate", ["[attributes]", "[hierarchies]", "[privacy]"]),
+        ("anonymize", ["[release]"]),
     ],
 )
 def test_section_names_survive_in_help(command: str, sections: list[str]) -> None:

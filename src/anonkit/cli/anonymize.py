@@ -62,7 +62,7 @@ def anonymize_command(
         typer.Option(
             "--leak-check/--no-leak-check",
             help="Stop on kept columns that give quasi-identifiers away (default: on, or "
-            "'leak_check' of [release]); skipping it is recorded in the summary.",
+            "'leak_check' of \\[release]); skipping it is recorded in the summary.",
             show_default=False,
         ),
     ] = None,

@@ -25,7 +25,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.progress import ProgressReporter
 from anonkit.io.atomic import atomic_write_text
+from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from anonkit.report.levels import ModelCheck
 
 #: Sections of a run configuration that a measurement reads.
-MEASURE_SECTIONS = ("attributes", "hierarchies", "privacy")
+MEASURE_SECTIONS = ("read", "attributes", "hierarchies", "privacy")
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class MeasureConfig:
         ``[privacy] models``.
     population
         ``[privacy] population``, the population table's path.
+    read
+        ``[read]`` options for the original table (:func:`anonkit.io.tables.read_table`).
     """
 
     path: Path
@@ -68,6 +72,7 @@ class MeasureConfig:
     k: int | None = None
     models: tuple[PrivacyModel, ...] = ()
     population: Path | None = None
+    read: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
 def read_measure_config(
@@ -121,6 +126,7 @@ def read_measure_config(
         k=k,
         models=tuple(models),
         population=getattr(cfg, "population", None),
+        read=MappingProxyType(cfg.read_kwargs()),
     )
 
 
@@ -270,11 +276,41 @@ def evaluate_command(
         str | None,
         typer.Option("--separator", help="CSV separator of the tables (detected if omitted)."),
     ] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress on stderr (default: only when stderr is a terminal).",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
 ) -> None:
     """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
-    import json
+    cfg = read_measure_config(config)
+    with ProgressReporter(
+        "Reading", enabled=not quiet and progress is not False, force=bool(progress)
+    ) as bar:
+        payload, ev, levels, checks = _measure(
+            cfg, original, release, population, population_size, class_attribute, k,
+            risk_threshold, separator, bar,
+        )  # fmt: skip
+    _report(payload, ev, levels, checks, original, release, config, json_out, html, quiet)
 
+
+def _measure(
+    cfg: MeasureConfig,
+    original: Path,
+    release: Path,
+    population: Path | None,
+    population_size: int | None,
+    class_attribute: str | None,
+    k: int | None,
+    risk_threshold: float,
+    separator: str | None,
+    bar: ProgressReporter,
+) -> tuple[dict[str, Any], Any, Any, tuple[ModelCheck, ...]]:
+    """Read both tables and measure the release (the work behind ``evaluate``)."""
     from anonkit.evaluate import evaluate
     from anonkit.io.tables import read_table
     from anonkit.report.levels import (
@@ -285,9 +321,13 @@ def evaluate_command(
         released_classes,
     )
 
-    cfg = read_measure_config(config)
-    orig = read_table(original, separator=separator)
-    rel = read_table(release, separator=separator)
+    read = dict(cfg.read)
+    if separator is not None:
+        read["separator"] = separator
+    start_stage(bar, f"Reading {original.name}")
+    orig = read_table(original, **read)
+    start_stage(bar, f"Reading {release.name}")
+    rel = read_table(release, separator=read.get("separator"))
     pop = _read_population(population, cfg, separator)
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))
@@ -306,7 +346,9 @@ def evaluate_command(
         numeric=list(cfg.numeric),
         k=k if k is not None else cfg.k,
         risk_threshold=risk_threshold,
+        progress=bar,
     )
+    start_stage(bar, "Measuring privacy levels")
     # the release's classes; sensitive values from the release, else from the original
     frame = rel.select(qi).with_columns(
         [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
@@ -324,11 +366,30 @@ def evaluate_command(
     checks = check_models(classes, cfg.models, limit=0)
 
     payload = {
-        "files": {"original": str(original), "release": str(release), "config": str(config)},
+        "files": {"original": str(original), "release": str(release), "config": str(cfg.path)},
         **ev.to_dict(),
         "privacy_levels": levels,
         "requested_models": [c.to_dict() for c in checks],
     }
+    return payload, ev, levels, checks
+
+
+def _report(
+    payload: dict[str, Any],
+    ev: Any,
+    levels: Any,
+    checks: tuple[ModelCheck, ...],
+    original: Path,
+    release: Path,
+    config: Path,
+    json_out: Path | None,
+    html: Path | None,
+    quiet: bool,
+) -> None:
+    """Render the JSON and HTML (all before writing either), then print the summary."""
+    import json
+
+    cfg_models = payload.get("requested_models", [])
     # render everything first so that a failure writes nothing
     json_text = json.dumps(payload, indent=2, allow_nan=False) + "\n"
     html_text = None
@@ -339,7 +400,7 @@ def evaluate_command(
             "original table": original.name,
             "release": release.name,
             "configuration": config.name,
-            "requested privacy models": [m.describe() for m in cfg.models] or "none",
+            "requested privacy models": [m["model"] for m in cfg_models] or "none",
         }
         html_text = render_evaluation_html(
             ev,
