@@ -47,6 +47,7 @@ def kept_release(
         hierarchies={c: adult / f"adult_hierarchy_{c}.csv" for c in QI},
         k=k,
         suppression_limit=limit,
+        others="keep",
     )
     kept = result.release.filter(~pl.all_horizontal([pl.col(c) == "*" for c in QI]))
     path = folder / f"release_{k}.csv"
@@ -107,6 +108,7 @@ def adult_release(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -
         hierarchies={c: adult / f"adult_hierarchy_{c}.csv" for c in QI},
         k=10,
         suppression_limit=0.02,
+        others="keep",
     )
     path = folder / "release.csv"
     result.release.write_csv(path)
@@ -242,7 +244,7 @@ def test_check_k_map_with_a_population(shared_data: Path, tmp_path: Path) -> Non
     qi = ["sex", "age", "race"]
     hier = {c: adult / f"adult_hierarchy_{c}.csv" for c in qi}
     sample = pl.read_csv(adult / "adult_subset.csv", separator=";", infer_schema=False)
-    result = anonymize(sample, quasi_identifiers=qi, hierarchies=hier, k=2)
+    result = anonymize(sample, quasi_identifiers=qi, hierarchies=hier, k=2, others="keep")
     release = tmp_path / "sample_release.csv"
     result.release.write_csv(release)
     lines = [
