@@ -45,6 +45,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -678,10 +679,14 @@ class Reproduction:
 _WORKER: tuple[IntArray, tuple[Hierarchy, ...]] | None = None
 
 
-def _init_worker(codes: IntArray, hierarchies: tuple[Hierarchy, ...]) -> None:
-    """Process-pool initializer: keep the encoded table once per worker."""
+def _init_worker(codes: Path, hierarchies: tuple[Hierarchy, ...]) -> None:
+    """Process-pool initializer: load the encoded table (a ``.npy`` file) once per worker.
+
+    A file, not the array itself: the arguments are written to each new process through
+    a pipe it reads only after its imports, and a Ctrl-C waits while that is done.
+    """
     global _WORKER
-    _WORKER = (codes, hierarchies)
+    _WORKER = (np.load(codes), hierarchies)
 
 
 def _fit(codes: IntArray, hs: tuple[Hierarchy, ...], k: int, cost: str, small: str) -> Run:
@@ -764,9 +769,9 @@ def reproduce(
 
     Every run starts from the original table (as in the paper). With ``workers > 1`` the
     runs go to a process pool started with the *spawn* method (forking a process whose
-    polars/numpy thread pools are running can deadlock the child); each worker receives
-    the encoded table once, through the pool's initializer. As always with spawn, a
-    script that calls this with ``workers > 1`` must do so under
+    polars/numpy thread pools are running can deadlock the child); each worker loads
+    the encoded table once, from a temporary ``.npy`` file, in the pool's initializer. As
+    always with spawn, a script that calls this with ``workers > 1`` must do so under
     ``if __name__ == "__main__":``.
 
     Parameters
@@ -854,14 +859,17 @@ def reproduce(
                 progress(len(results), len(cells))
 
         # spawn, workers ignore Ctrl-C, and any exception (a failed run, Ctrl-C) ends them
-        run_in_processes(
-            _run_cell,
-            cells,
-            finished,
-            workers=n_workers,
-            initializer=_init_worker,
-            initargs=(codes, hs),
-        )
+        with tempfile.TemporaryDirectory(prefix="anonkit-") as folder:
+            table = Path(folder) / "codes.npy"
+            np.save(table, codes)
+            run_in_processes(
+                _run_cell,
+                cells,
+                finished,
+                workers=n_workers,
+                initializer=_init_worker,
+                initargs=(table, hs),
+            )
     seconds = time.perf_counter() - start
     return Reproduction(
         k_values=tuple(int(k) for k in ks),
