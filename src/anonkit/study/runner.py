@@ -29,6 +29,7 @@ import math
 import os
 import platform
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -514,22 +515,35 @@ def _start_worker(initializer: Callable[..., object], initargs: tuple[Any, ...])
 
 
 @contextlib.contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """Block SIGINT in this thread while worker processes are spawned.
+def _spawning() -> Iterator[None]:
+    """Spawn worker processes inside: Ctrl-C waits until the block ends.
 
-    A spawned process inherits the mask, so a Ctrl-C that arrives while it imports (before
-    :func:`_start_worker` ignores it) stays pending instead of killing it with a
-    traceback; this thread receives its own Ctrl-C as soon as the block ends.
-    ``multiprocessing.resource_tracker`` starts its process the same way.
+    A process being spawned is not yet in the pool's list, so an interruption then
+    would leave it running. This thread blocks SIGINT, and the spawned processes inherit
+    the mask, so a Ctrl-C that reaches them while they import (before
+    :func:`_start_worker` ignores it) stays pending instead of killing them with a
+    traceback (``multiprocessing.resource_tracker`` starts its process the same way).
+    Other threads of this process may still receive it, so the Python handler is
+    deferred too (main thread only): the Ctrl-C is raised again when the block ends.
+    Spawning takes milliseconds per process as long as the initializer's arguments are
+    small (they are written to a pipe that the new process reads only after its imports).
     """
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    deferred: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: deferred.append(signum))
+    mask = None
+    if hasattr(signal, "pthread_sigmask"):
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if main:
+            signal.signal(signal.SIGINT, previous)
+            if deferred:
+                signal.raise_signal(signal.SIGINT)
 
 
 def _stop_pool(pool: ProcessPoolExecutor, processes: Sequence[Any], grace: float = 1.0) -> None:
@@ -597,7 +611,7 @@ def run_in_processes(
         )
         processes: list[Any] = []
         try:
-            with _sigint_blocked():  # the workers are spawned by the first submits
+            with _spawning():  # the workers are spawned by the first submits
                 pending: dict[Future[Any], int] = {
                     pool.submit(task, item): i for i, item in enumerate(items)
                 }
