@@ -173,3 +173,38 @@ def python_field_counts(text: str, separator: str) -> tuple[list[int], list[int]
         lines.append(start)
         start = reader.line_num + 1
     return counts, lines
+
+
+def quote_problem(data: bytes, separator: str) -> tuple[int, str] | None:
+    """The byte offset of the first quote character a CSV parser would misread, and why.
+
+    In RFC 4180 text a quote opens a field (after a separator, a line break or the start),
+    closes one (before a separator, a line break or the end) or is doubled inside a quoted
+    field. A quote between two other characters (``q"t``) is not CSV: parsers disagree on
+    it and may merge the following records into one field. An odd number of quotes leaves
+    a quoted field open to the end of the file, swallowing every record after it. Both are
+    found with a vectorized pass over the bytes; ``None`` when the quoting is sound.
+
+    Examples
+    --------
+    >>> quote_problem(b'a,b\\n"x,y",2\\n', ",") is None
+    True
+    >>> quote_problem(b'a,b\\nq"t,1\\n', ",")
+    (5, 'stray')
+    >>> quote_problem(b'a,b\\n"x,1\\n2,3\\n', ",")
+    (4, 'open')
+    """
+    if b'"' not in data:
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    quotes = np.flatnonzero(buf == ord('"'))
+    edge = np.zeros(256, dtype=bool)
+    edge[[ord(separator), 10, 13, ord('"')]] = True
+    before = np.where(quotes > 0, buf[np.maximum(quotes - 1, 0)], 10)
+    after = np.where(quotes < buf.size - 1, buf[np.minimum(quotes + 1, buf.size - 1)], 10)
+    stray = ~edge[before] & ~edge[after]
+    if stray.any():
+        return int(quotes[np.argmax(stray)]), "stray"
+    if quotes.size % 2:
+        return int(quotes[-1]), "open"
+    return None

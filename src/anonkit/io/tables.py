@@ -32,6 +32,7 @@ from anonkit.io.sniff import (
     header_fields,
     one_column_separator,
     python_field_counts,
+    quote_problem,
     sample_text,
     sniff_separator,
 )
@@ -195,6 +196,7 @@ def read_table_info(
     if strip:
         names = [name.strip() for name in names]
     _check_names(p, names)
+    _check_quotes(source, separator)
     frame = _parse(source, separator, len(names), tokens=tokens, strip=strip)
     frame, blank = _check_records(source, frame, separator)
     if frame.height == 0:
@@ -407,6 +409,28 @@ def _raise_ragged(
             f"that line or check the separator ({separator!r}).",
             line=line,
         )
+
+
+def _check_quotes(source: _Source, separator: str) -> None:
+    """Refuse quoting a parser would misread (:func:`~anonkit.io.sniff.quote_problem`):
+    a stray quote inside a field, or a quoted field never closed."""
+    data = source.data()
+    found = quote_problem(data, separator)
+    if found is None:
+        return
+    offset, kind = found
+    line = data.count(b"\n", 0, offset) + 1
+    if kind == "stray":
+        reason = (
+            f"line {line} has a quote character inside a field; quote the whole field and "
+            'double the quote inside it ("a""b"), or remove it.'
+        )
+    else:
+        reason = (
+            f"the quoted field that starts on line {line} is never closed, so every record "
+            "after it would be read into that one field; close the quote or remove it."
+        )
+    raise InputFormatError(source.path, reason, line=line)
 
 
 def _check_records(
