@@ -8,6 +8,7 @@ SIGINT to the group as a terminal does, and check what is left behind.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -272,3 +273,39 @@ algorithm = "flash"
     line = _interrupt(proc)
     assert line == DEFAULT_MESSAGE
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "run.toml"]
+
+
+def test_reproduce_interrupted_while_workers_start(tmp_path: Path) -> None:
+    proc = _start(["reproduce", "mauger2020", "--workers", "2", "--no-progress"], tmp_path)
+    _wait_for(lambda: len(_children(proc.pid)) >= 2, proc, timeout=30)
+    assert _interrupt(proc) == DEFAULT_MESSAGE
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------------ study progress
+TINY = """
+dataset = "adult"
+sample = 800
+k = [50]
+classifiers = ["logistic_regression"]
+workers = 1
+output = "out"
+algorithms = [{ algorithm = "flash", metric = "loss" }]
+"""
+
+
+@pytest.mark.parametrize(("option", "drawn"), [("--progress", True), ("--no-progress", False)])
+def test_study_progress_option(tmp_path: Path, option: str, drawn: bool) -> None:
+    from typer.testing import CliRunner
+
+    from anonkit.cli.main import app
+
+    (tmp_path / "study.toml").write_text(TINY, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app, ["study", str(tmp_path / "study.toml"), "-o", str(out), option]
+    )
+    assert result.exit_code == 0, result.output
+    counts = re.compile(r"\d+/\d+ cells")
+    assert bool(counts.search(result.stderr)) is drawn, result.stderr  # stderr: no terminal
+    assert "Study summary" in result.stdout and not counts.search(result.stdout)
