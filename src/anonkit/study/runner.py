@@ -326,6 +326,10 @@ class CellWorker:
             algorithm=spec.algorithm,
             suppression_limit=self.config.suppression_limit,
             numeric=list(numeric),
+            # the release is measured here, never published: the class attribute and the
+            # other columns stay, and the leak check (a publishing safeguard) is off
+            others="keep",
+            leak_check=False,
             **spec.anonymize_options(),
         )
         release: pl.DataFrame = result.release
