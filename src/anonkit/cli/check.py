@@ -27,9 +27,11 @@ from anonkit.cli.evaluate import (
     privacy_table,
     read_measure_config,
 )
+from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import ParameterError
 from anonkit.io.tables import read_table
 from anonkit.metrics.classes import class_profile
+from anonkit.progress import start_stage
 
 #: Failing classes shown per model.
 EXAMPLES = 10
@@ -96,6 +98,14 @@ def check_command(
         str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show progress on stderr (default: only when stderr is a terminal).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Report achieved k, classes and their sizes, and the privacy levels of each
     sensitive attribute, over the quasi-identifiers.
@@ -133,22 +143,27 @@ def check_command(
     if k is None:
         k = cfg.k if cfg is not None and cfg.k is not None else 5
 
-    frame = read_table(data, separator=separator)
-    profile = class_profile(frame, columns, k=k)
-    pop = None
-    pop_path = population if population is not None else (cfg.population if cfg else None)
-    if pop_path is not None and (population is not None or needs_population(models)):
-        pop = read_table(pop_path, separator=separator)
-    classes = released_classes(
-        frame,
-        columns,
-        sens,
-        hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
-        population=pop,
-        numeric=cfg.numeric if cfg is not None else (),
-    )
-    levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
-    checks = check_models(classes, models, limit=EXAMPLES)
+    with ProgressReporter(
+        "Reading", enabled=progress is not False, force=bool(progress)
+    ) as reporter:
+        start_stage(reporter, f"Reading {data.name}")
+        frame = read_table(data, separator=separator)
+        start_stage(reporter, "Measuring the classes")
+        profile = class_profile(frame, columns, k=k)
+        pop = None
+        pop_path = population if population is not None else (cfg.population if cfg else None)
+        if pop_path is not None and (population is not None or needs_population(models)):
+            pop = read_table(pop_path, separator=separator)
+        classes = released_classes(
+            frame,
+            columns,
+            sens,
+            hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
+            population=pop,
+            numeric=cfg.numeric if cfg is not None else (),
+        )
+        levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
+        checks = check_models(classes, models, limit=EXAMPLES)
 
     if as_json:
         typer.echo(
