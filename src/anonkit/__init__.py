@@ -4,10 +4,9 @@ The public surface: :func:`anonymize` and its :class:`Anonymizer`, hierarchies a
 builders, privacy models, and the exceptions.
 """
 
-from anonkit.api import Anonymizer, anonymize
-from anonkit.core import hierarchy_builders as builders
-from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.schema import AttributeRole
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
@@ -28,10 +27,49 @@ from anonkit.exceptions import (
     UnknownNameError,
     ValuesNotInHierarchyError,
 )
-from anonkit.io.tables import read_table, write_table
-from anonkit.metrics.classes import ClassProfile, class_profile
-from anonkit.models import KAnonymity, PrivacyModel
-from anonkit.result import AnonymizationResult
+
+if TYPE_CHECKING:  # the heavy names load on first use (PEP 562): `anonkit` starts fast
+    from anonkit.api import Anonymizer, anonymize
+    from anonkit.core import hierarchy_builders as builders
+    from anonkit.core.hierarchy import Hierarchy
+    from anonkit.core.schema import AttributeRole
+    from anonkit.io.tables import read_table, write_table
+    from anonkit.metrics.classes import ClassProfile, class_profile
+    from anonkit.models import KAnonymity, PrivacyModel
+    from anonkit.result import AnonymizationResult
+
+#: Public name -> (module, attribute); ``None`` as attribute means the module itself.
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "Anonymizer": ("anonkit.api", "Anonymizer"),
+    "anonymize": ("anonkit.api", "anonymize"),
+    "builders": ("anonkit.core.hierarchy_builders", None),
+    "Hierarchy": ("anonkit.core.hierarchy", "Hierarchy"),
+    "AttributeRole": ("anonkit.core.schema", "AttributeRole"),
+    "read_table": ("anonkit.io.tables", "read_table"),
+    "write_table": ("anonkit.io.tables", "write_table"),
+    "ClassProfile": ("anonkit.metrics.classes", "ClassProfile"),
+    "class_profile": ("anonkit.metrics.classes", "class_profile"),
+    "KAnonymity": ("anonkit.models", "KAnonymity"),
+    "PrivacyModel": ("anonkit.models", "PrivacyModel"),
+    "AnonymizationResult": ("anonkit.result", "AnonymizationResult"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module when the name is first used."""
+    try:
+        module, attribute = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'anonkit' has no attribute {name!r}") from None
+    value = importlib.import_module(module)
+    result = value if attribute is None else getattr(value, attribute)
+    globals()[name] = result
+    return result
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __version__ = "0.1.0"
 

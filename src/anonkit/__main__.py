@@ -1,6 +1,6 @@
 """``python -m anonkit``: the command-line interface."""
 
-from anonkit.cli.main import main
+from anonkit.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

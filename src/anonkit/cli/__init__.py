@@ -1,5 +1,29 @@
-"""The ``anonkit`` command line (typer + rich): ``anonymize``, ``check`` and ``demo``.
+"""The ``anonkit`` command line (typer + rich).
 
 Each subcommand lives in its own module and is a thin layer over the public API; the
-typer application and the ``main()`` entry point are in :mod:`anonkit.cli.main`.
+typer application and its ``main()`` are in :mod:`anonkit.cli.main`. The console script
+calls :func:`run`, which imports all of that under Ctrl-C protection first.
 """
+
+from __future__ import annotations
+
+import signal
+import sys
+
+#: What a Ctrl-C while the program is still loading says (nothing had started).
+LOADING_INTERRUPTED = "Interrupted; nothing was written."
+
+
+def run() -> None:
+    """Console-script entry point: load the CLI, then run :func:`anonkit.cli.main.main`.
+
+    Loading polars, numpy and the commands takes a moment; a Ctrl-C then prints one line
+    and exits with code 130 instead of a traceback from deep inside an import.
+    """
+    try:
+        from anonkit.cli.main import main
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # no second traceback on shutdown
+        sys.stderr.write(LOADING_INTERRUPTED + "\n")
+        raise SystemExit(130) from None
+    main()
