@@ -258,15 +258,14 @@ class Anonymizer:
             insensitive=insensitive,
             others=self.others,
         )
-        columns = data.columns  # undeclared columns dropped by others="drop" are identifying
         _check_attainable(data, models)
         safety = self._leak_check(data, qi, schema)
         specs = dict(self.hierarchies or {})
         # hierarchies of other columns are not needed (a full set, as load_adult() gives,
         # may be passed); hierarchies of columns the data lacks are an error
-        unknown = [c for c in specs if c not in columns]
+        unknown = [c for c in specs if c not in data.columns]
         if unknown:
-            raise UnknownColumnError(unknown, columns)
+            raise UnknownColumnError(unknown, data.columns)
         population = self._population(models, qi)
         start_stage(self.progress, "Encoding")
         hierarchies = [resolve_hierarchy(c, specs.get(c), _values(data, population, c)) for c in qi]
@@ -281,14 +280,14 @@ class Anonymizer:
             verification = self._verify(
                 released, qi, models, data.height, sens_specs, population, hierarchies
             )
-            return self._finish(result, verification, safety, schema, t0)
+            return self._finish(result, verification, safety, t0)
         result, masked = self._full_domain(
             data, kind, qi, hierarchies, models, schema, population, wanted, specs, t0
         )
         verification = self._verify(
             masked, qi, models, data.height, sens_specs, population, hierarchies
         )
-        return self._finish(result, verification, safety, schema, t0)
+        return self._finish(result, verification, safety, t0)
 
     def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
         """Stop on columns released as is that give the quasi-identifiers away."""
@@ -336,7 +335,6 @@ class Anonymizer:
         result: AnonymizationResult,
         verification: Verification,
         safety: Mapping[str, Any],
-        schema: Schema,
         t0: float,
     ) -> AnonymizationResult:
         """``result`` with the verification, the risk and the safety checks recorded."""
