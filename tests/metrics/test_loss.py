@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import anonkit
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import DataError, ParameterError, PrivacyUnattainableError
+from anonkit.metrics.labels import parse_interval
 from anonkit.metrics.loss import (
     all_losses,
     attribute_losses,
@@ -34,7 +35,7 @@ from anonkit.metrics.loss import (
     release_distribution,
     sse_loss,
 )
-from anonkit.metrics.release import Release, interpret_release, parse_interval
+from anonkit.metrics.release import Release, interpret_release
 from seed_tables import HOSPITAL, HOSPITAL_RELEASE
 
 # ---------------------------------------------------------------- seed 001: hospital
@@ -143,7 +144,7 @@ def test_hospital_golden_kl_divergence() -> None:
         col[n].points(pl.Series([v]))[0]
         for n, v in zip(QI, ("14850", "47", "American"), strict=True)
     ]
-    from anonkit.metrics.release import distinct_rows
+    from anonkit.metrics.matching import distinct_rows
 
     own = [c.own_points() for c in r.columns]
     first, _ = distinct_rows(own)

@@ -43,7 +43,9 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.exceptions import DataError, ParameterError
-from anonkit.metrics.release import QIColumn, Release, distinct_rows, match_classes
+from anonkit.metrics.columns import QIColumn
+from anonkit.metrics.matching import distinct_rows, match_classes
+from anonkit.metrics.release import Release
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

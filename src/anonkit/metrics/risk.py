@@ -32,7 +32,8 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
-from anonkit.metrics.release import Release, distinct_rows, match_classes
+from anonkit.metrics.matching import distinct_rows, match_classes
+from anonkit.metrics.release import Release
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

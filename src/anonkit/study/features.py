@@ -65,13 +65,9 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
 from anonkit.engines.polars_engine import as_text
 from anonkit.exceptions import UnknownColumnError
-from anonkit.metrics.release import (
-    QIColumn,
-    Release,
-    interpret_release,
-    is_star,
-    parse_interval,
-)
+from anonkit.metrics.columns import QIColumn
+from anonkit.metrics.labels import is_star, parse_interval
+from anonkit.metrics.release import Release, interpret_release
 
 if TYPE_CHECKING:
     from anonkit.study.ml import UtilitySetup

@@ -52,13 +52,10 @@ from anonkit.exceptions import (
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
-from anonkit.metrics.release import (
-    STAR,
-    QIColumn,
-    Release,
-    distinct_rows,
-    match_classes,
-)
+from anonkit.metrics.columns import QIColumn
+from anonkit.metrics.labels import STAR
+from anonkit.metrics.matching import distinct_rows, match_classes
+from anonkit.metrics.release import Release
 from anonkit.study.features import read_release, setup_hierarchies
 
 if TYPE_CHECKING:
