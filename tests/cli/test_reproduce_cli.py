@@ -60,3 +60,42 @@ def test_unknown_experiment_and_bad_options_exit_2() -> None:
     result = runner.invoke(app, ["reproduce", "mauger2020", "--k", "0"])
     assert result.exit_code == 2
     assert "--k" in result.output
+
+
+def test_reproduce_runs_one_cell_of_the_full_adult(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["reproduce", "mauger2020", "--k", "2", "--costs", "ncp", "-w", "1", "-o", str(tmp_path)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "### Figure 6" in result.output and "| 2 | 2 (paper 2) |" in result.output
+    assert (tmp_path / "mauger2020_figure9.svg").exists()
+
+
+def test_reproduce_reports_an_unknown_cost() -> None:
+    result = runner.invoke(
+        app, ["reproduce", "mauger2020", "--k", "2", "--costs", "entropy", "-w", "1"]
+    )
+    assert result.exit_code == 2
+    assert "Unknown cost function 'entropy'" in result.output
+
+
+def test_leaves_option_reaches_the_reproduction(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen: dict[str, object] = {}
+    real = mauger2020.reproduce
+
+    def spy(**options: object) -> mauger2020.Reproduction:
+        seen.update(options)
+        frame, _ = load_adult()
+        return real(data=frame.head(200), **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mauger2020, "reproduce", spy)
+    args = ["reproduce", "mauger2020", "--k", "2", "--costs", "ncp", "-w", "1", "-q"]
+    result = runner.invoke(app, [*args, "--leaves", "data"])
+    assert result.exit_code == 0, result.output
+    assert seen["leaves"] == "data"
+    result = runner.invoke(app, [*args, "--leaves", "nope"])
+    assert result.exit_code == 2
+    assert "leaves" in result.output

@@ -302,7 +302,7 @@ def test_reproduce_unknown_cost() -> None:
         m.reproduce(k_values=[2], costs=["entropy"], workers=1)
 
 
-# ---------------------------------------------------------------- files and command line
+# ---------------------------------------------------------------- files
 def test_write_outputs_splices_the_results_block(tiny: m.Reproduction, tmp_path: Path) -> None:
     page = tmp_path / "mauger2020.md"
     page.write_text(
@@ -319,19 +319,6 @@ def test_write_outputs_splices_the_results_block(tiny: m.Reproduction, tmp_path:
     fresh = tmp_path / "new"
     m.write_outputs(tiny, fresh)
     assert (fresh / "mauger2020.md").read_text(encoding="utf-8").startswith("# Mauger")
-
-
-def test_main_runs_one_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = m.main(["--k", "2", "--costs", "ncp", "--workers", "1", "--output", str(tmp_path)])
-    assert code == 0
-    out = capsys.readouterr().out
-    assert "### Figure 6" in out and "| 2 | 2 (paper 2) |" in out
-    assert (tmp_path / "mauger2020_figure9.svg").exists()
-
-
-def test_main_reports_bad_parameters(capsys: pytest.CaptureFixture[str]) -> None:
-    assert m.main(["--k", "2", "--costs", "entropy", "--workers", "1"]) == 2
-    assert "Unknown cost function 'entropy'" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -63,6 +63,14 @@ def reproduce_command(
     small_class: Annotated[
         str, typer.Option("--small-class", help="How C_small is chosen: first or smallest.")
     ] = "first",
+    leaves: Annotated[
+        str,
+        typer.Option(
+            "--leaves",
+            help="Hierarchy leaves kept: hierarchy (every row of the files) or data (values "
+            "that occur).",
+        ),
+    ] = "hierarchy",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
     progress: Annotated[
         bool | None, typer.Option("--progress/--no-progress", help=PROGRESS_HELP)
@@ -76,7 +84,11 @@ def reproduce_command(
         return
     from anonkit.study import mauger2020
 
-    options: dict[str, object] = {"small_class": small_class, "workers": workers}
+    options: dict[str, object] = {
+        "small_class": small_class,
+        "leaves": leaves,
+        "workers": workers,
+    }
     if k is not None:
         options["k_values"] = parse_k_list(k)
     if costs is not None:

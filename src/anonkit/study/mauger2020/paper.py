@@ -1,0 +1,287 @@
+"""The published numbers of Mauger, Le Mahec & Dequen (2020), as data.
+
+The paper's Figures 6, 7 and 8 (percentage of alteration with ranks at requested k = 2,
+100 and 1500: :data:`PAPER_TABLES`, parsed from the printed cells by
+:func:`parse_paper_table`), its Figure 5 (values and hierarchy heights per attribute:
+:data:`PAPER_FIGURE5`), the Adult counts it reports, and what its text states about
+Figure 9 (:data:`PAPER_MINIMUM_K`, :func:`paper_minimum_k`). The *best* optimizations of a
+row are recomputed from the printed values, since a few printed ranks contradict their
+own values (:meth:`PaperTable.rank_inconsistencies`).
+
+References
+----------
+C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
+PPAI workshop at AAAI 2020. hal-03236397.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from anonkit.exceptions import DataError
+from anonkit.metrics.cost_matrix import COST_FUNCTIONS, check_cost
+from anonkit.study.mauger2020.ranks import competition_ranks
+
+__all__ = [
+    "FIGURE_K",
+    "LABELS",
+    "METRIC_ROWS",
+    "PAPER_FIGURE5",
+    "PAPER_INITIAL_CLASSES",
+    "PAPER_MINIMUM_K",
+    "PAPER_RECORDS",
+    "PAPER_TABLES",
+    "PaperMinimumK",
+    "PaperTable",
+    "paper_minimum_k",
+    "parse_paper_table",
+    "range_statement",
+]
+
+#: The requested k of the paper's three tables.
+FIGURE_K: Mapping[int, str] = MappingProxyType({2: "Figure 6", 100: "Figure 7", 1500: "Figure 8"})
+#: The paper's names of the seven optimizations.
+LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "distortion": "Distortion",
+        "ncp": "NCP",
+        "total": "Total",
+        "llm": "LLM",
+        "nllm": "NLLM",
+        "wllm": "WLLM",
+        "wnllm": "WNLLM",
+    }
+)
+#: Rows of the paper's tables: the seven metrics, then their average.
+METRIC_ROWS: tuple[str, ...] = (*COST_FUNCTIONS, "average")
+#: The paper's Figure 5: number of values and hierarchy height (levels) per attribute.
+PAPER_FIGURE5: Mapping[str, tuple[int, int]] = MappingProxyType(
+    {
+        "age": (74, 5),
+        "sex": (2, 2),
+        "race": (5, 2),
+        "marital-status": (7, 3),
+        "education": (16, 4),
+        "native-country": (41, 3),
+        "workclass": (7, 3),
+        "occupation": (14, 3),
+        "salary-class": (2, 2),
+    }
+)
+#: Records and initial equivalence classes the paper reports for Adult.
+PAPER_RECORDS = 30162
+PAPER_INITIAL_CLASSES = 19502
+
+# The tables of Figures 6-8 as printed in the paper (columns: Distortion, NCP, Total, LLM,
+# NLLM, WLLM, WNLLM). Copied cell by cell from the seed text; its row "nep" is an OCR
+# misreading of "ncp". Some printed ranks contradict the printed values (see
+# PaperTable.rank_inconsistencies); they are kept as printed.
+_PAPER_TEXT: Mapping[int, str] = {
+    2: """
+        distortion  2 (1)   2 (1)   3 (5)   5 (7)   2 (1)   4 (6)   2 (1)
+        ncp         4 (3)   3 (1)   4 (3)   5 (6)   3 (1)   5 (6)   4 (3)
+        total       5 (1)   5 (1)   5 (1)   7 (7)   5 (1)   6 (5)   6 (5)
+        llm         8 (6)   5 (2)   5 (2)   3 (1)   6 (5)   5 (2)   8 (6)
+        nllm        3 (2)   3 (2)   3 (2)   5 (7)   2 (1)   4 (6)   3 (2)
+        wllm        4 (3)   4 (3)   5 (7)   3 (1)   4 (3)   3 (1)   4 (3)
+        wnllm       2 (1)   3 (4)   4 (5)   5 (7)   2 (1)   4 (5)   2 (1)
+        average     4 (2)   4 (2)   4 (2)   5 (7)   3 (1)   4 (2)   4 (2)
+    """,
+    100: """
+        distortion  24 (1)  34 (5)  30 (4)  56 (7)  27 (2)  47 (6)  28 (3)
+        ncp         35 (2)  38 (4)  38 (4)  52 (7)  34 (1)  50 (6)  37 (3)
+        total       35 (1)  42 (5)  39 (3)  58 (7)  37 (2)  54 (6)  39 (3)
+        llm         54 (6)  48 (3)  52 (4)  30 (1)  53 (5)  43 (2)  57 (1)
+        nllm        28 (2)  33 (5)  32 (4)  57 (7)  27 (1)  53 (6)  30 (3)
+        wllm        39 (3)  45 (7)  43 (4)  32 (7)  43 (4)  26 (1)  43 (4)
+        wnllm       28 (1)  35 (5)  33 (4)  56 (7)  28 (1)  47 (6)  30 (3)
+        average     35 (1)  39 (5)  38 (3)  49 (7)  36 (2)  46 (6)  38 (3)
+    """,
+    1500: """
+        distortion  72 (5)  68 (4)  61 (2)  86 (7)  58 (1)  73 (2)  65 (3)
+        ncp         67 (2)  82 (7)  67 (2)  81 (6)  63 (1)  78 (5)  70 (4)
+        total       67 (2)  72 (4)  73 (5)  86 (7)  63 (1)  79 (2)  70 (3)
+        llm         83 (4)  86 (7)  80 (3)  59 (1)  83 (4)  65 (2)  85 (6)
+        nllm        60 (3)  65 (5)  59 (1)  85 (7)  59 (1)  80 (2)  63 (4)
+        wllm        79 (4)  85 (7)  75 (3)  58 (2)  80 (5)  52 (1)  82 (2)
+        wnllm       63 (3)  69 (4)  62 (2)  85 (7)  59 (1)  75 (5)  75 (5)
+        average     70 (3)  75 (6)  68 (2)  77 (7)  66 (1)  72 (4)  73 (5)
+    """,
+}
+
+_CELL = re.compile(r"(-?\d+(?:\.\d+)?)\s*\(\s*(\d+)\s*\)")
+
+
+# ---------------------------------------------------------------- the paper's numbers
+@dataclass(frozen=True)
+class PaperTable:
+    """One of the paper's Figures 6-8: percentage of alteration with ranks.
+
+    Attributes
+    ----------
+    figure, k
+        The figure's name and its requested k.
+    metrics
+        Row names: the seven metrics of :data:`~anonkit.metrics.cost_matrix.COST_FUNCTIONS`
+        and ``"average"``.
+    optimizations
+        Column names: the seven optimizations, in the paper's order.
+    values, ranks
+        ``8 x 7``: the printed whole percentages and the printed ranks.
+
+    Examples
+    --------
+    >>> t = PAPER_TABLES[100]
+    >>> t.value("distortion", "nllm"), t.rank("ncp", "ncp")
+    (27, 4)
+    """
+
+    figure: str
+    k: int
+    metrics: tuple[str, ...]
+    optimizations: tuple[str, ...]
+    values: tuple[tuple[int, ...], ...]
+    ranks: tuple[tuple[int, ...], ...]
+
+    def value(self, metric: str, optimization: str) -> int:
+        """The printed percentage of ``optimization`` under ``metric``."""
+        return self.values[self.metrics.index(metric)][self.optimizations.index(optimization)]
+
+    def rank(self, metric: str, optimization: str) -> int:
+        """The printed rank of ``optimization`` under ``metric``."""
+        return self.ranks[self.metrics.index(metric)][self.optimizations.index(optimization)]
+
+    def best(self, metric: str, optimizations: Sequence[str] | None = None) -> tuple[str, ...]:
+        """Optimizations with the lowest printed value in a row (among ``optimizations``)."""
+        cols = tuple(self.optimizations if optimizations is None else optimizations)
+        vals = [self.value(metric, o) for o in cols]
+        return tuple(o for o, r in zip(cols, competition_ranks(vals), strict=True) if r == 1)
+
+    def rank_inconsistencies(self) -> tuple[tuple[str, str, int, int], ...]:
+        """Cells whose printed rank differs from the rank of the printed values.
+
+        Returns ``(metric, optimization, printed rank, recomputed rank)`` tuples.
+        """
+        out = []
+        for metric, vals, printed in zip(self.metrics, self.values, self.ranks, strict=True):
+            recomputed = competition_ranks(vals)
+            for o, p, r in zip(self.optimizations, printed, recomputed, strict=True):
+                if p != r:
+                    out.append((metric, o, p, r))
+        return tuple(out)
+
+
+def parse_paper_table(text: str, *, figure: str, k: int) -> PaperTable:
+    """Read a table of the paper written as one line per metric of ``value (rank)`` cells.
+
+    Each non-blank line is a row name (one of ``distortion`` ... ``wnllm``, ``average``)
+    followed by seven ``value (rank)`` cells; the rows must come in the paper's order.
+
+    Raises
+    ------
+    DataError
+        If a row is missing, unknown, out of order or does not hold seven cells.
+
+    Examples
+    --------
+    >>> rows = [f"{m} " + " ".join(f"{i} ({i})" for i in range(1, 8)) for m in METRIC_ROWS]
+    >>> parse_paper_table("\\n".join(rows), figure="Figure X", k=3).ranks[0]
+    (1, 2, 3, 4, 5, 6, 7)
+    """
+    names: list[str] = []
+    values: list[tuple[int, ...]] = []
+    ranks: list[tuple[int, ...]] = []
+    for line in text.strip().splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        name, _, rest = line.partition(" ")
+        cells = _CELL.findall(rest)
+        if len(cells) != len(COST_FUNCTIONS):
+            raise DataError(
+                f"row {name!r} of {figure} holds {len(cells)} 'value (rank)' cells, "
+                f"not {len(COST_FUNCTIONS)}."
+            )
+        names.append(name.lower())
+        values.append(tuple(int(round(float(v))) for v, _ in cells))
+        ranks.append(tuple(int(r) for _, r in cells))
+    if tuple(names) != METRIC_ROWS:
+        raise DataError(f"the rows of {figure} must be {list(METRIC_ROWS)}; got {names}.")
+    return PaperTable(
+        figure=figure,
+        k=k,
+        metrics=METRIC_ROWS,
+        optimizations=COST_FUNCTIONS,
+        values=tuple(values),
+        ranks=tuple(ranks),
+    )
+
+
+#: The paper's Figures 6, 7 and 8 by requested k.
+PAPER_TABLES: Mapping[int, PaperTable] = MappingProxyType(
+    {k: parse_paper_table(_PAPER_TEXT[k], figure=FIGURE_K[k], k=k) for k in FIGURE_K}
+)
+
+#: Minimum k values the paper's text states for Figure 9 (the plot's other points are not
+#: given in the text).
+PAPER_MINIMUM_K: Mapping[tuple[int, str], int] = MappingProxyType(
+    {
+        **{(2, o): 2 for o in COST_FUNCTIONS},
+        (7500, "llm"): 12307,
+        (10000, "distortion"): PAPER_RECORDS,
+        (10000, "total"): PAPER_RECORDS,
+        **{(15000, o): PAPER_RECORDS for o in COST_FUNCTIONS},
+    }
+)
+
+
+@dataclass(frozen=True)
+class PaperMinimumK:
+    """What the paper's text says about the minimum k of one point of Figure 9.
+
+    Attributes
+    ----------
+    value
+        The number the text states, or ``None`` when it gives none for this point.
+    statement
+        The text's statement that covers this requested k (paraphrased closely).
+    """
+
+    value: int | None
+    statement: str
+
+
+def paper_minimum_k(k: int, optimization: str) -> PaperMinimumK:
+    """The paper's Figure 9 at requested ``k`` for ``optimization``, as far as its text says.
+
+    Examples
+    --------
+    >>> paper_minimum_k(7500, "llm").value
+    12307
+    >>> paper_minimum_k(500, "ncp")
+    PaperMinimumK(value=None, statement='equal or very close to the requested k (k <= 1000)')
+    """
+    check_cost(optimization)
+    value = PAPER_MINIMUM_K.get((k, optimization))
+    statement = range_statement(k)
+    if (k, optimization) == (7500, "llm"):
+        statement = "T_LLM,7500 has minimum k 12307"
+    elif k == 10000 and optimization in ("distortion", "total"):
+        statement = "a single class (minimum k 30162)"
+    return PaperMinimumK(value=value, statement=statement)
+
+
+def range_statement(k: int) -> str:
+    """What the paper's text says about Figure 9 for every optimization at requested k."""
+    if k == 2:
+        return "the smallest class of every T_o,2 has size 2"
+    if k <= 1000:
+        return "equal or very close to the requested k (k <= 1000)"
+    if k <= 4000:
+        return "relatively close to the requested k, same for all (1500 <= k <= 4000)"
+    if k < 15000:
+        return "strongly above the requested k (from k = 5000)"
+    return "every optimization gives minimum k 30162"
