@@ -115,7 +115,6 @@ _PAPER_TEXT: Mapping[int, str] = {
 _CELL = re.compile(r"(-?\d+(?:\.\d+)?)\s*\(\s*(\d+)\s*\)")
 
 
-# ---------------------------------------------------------------- the paper's numbers
 @dataclass(frozen=True)
 class PaperTable:
     """One of the paper's Figures 6-8: percentage of alteration with ranks.

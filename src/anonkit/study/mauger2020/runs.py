@@ -137,9 +137,11 @@ def reproduce(
     """Run the paper's grid: greedy merging for every requested k and optimization.
 
     Every run starts from the original table (as in the paper). With ``workers > 1`` the
-    runs go to a process pool started with the *spawn* method (forking a process whose
-    polars/numpy thread pools are running can deadlock the child); each worker loads
-    the encoded table once, from a temporary ``.npy`` file, in the pool's initializer. As
+    runs go to the study's process pool (:func:`anonkit.study.runner.run_in_processes`),
+    started with the *spawn* method (forking a process whose polars/numpy thread pools
+    are running can deadlock the child); its workers ignore Ctrl-C and end with any
+    error here, and each loads the encoded table once, from a temporary ``.npy`` file, in
+    the pool's initializer. As
     always with spawn, a script that calls this with ``workers > 1`` must do so under
     ``if __name__ == "__main__":``.
 
