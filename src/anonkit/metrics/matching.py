@@ -119,6 +119,8 @@ def match_classes(release: Release, points: Sequence[FloatArray]) -> tuple[IntAr
 
 #: Largest (distinct points x classes) matrix a column's bitsets are built from.
 _BITSET_CELLS = 1 << 25
+#: 64-bit words of row bitsets AND-ed at once (1 MiB: 3x faster than 32 MiB on Adult).
+_BLOCK_WORDS = 1 << 17
 
 
 def _bitsets_pay(
@@ -146,7 +148,9 @@ def _match_bitsets(
     For column ``j`` and each distinct point, the bitset of classes whose label contains
     it (a label covers the run ``[a, b)`` of sorted points: a difference array over the
     points, one column per class); a row's matches are the bits set in the AND over its
-    columns. Rows are processed in blocks so memory stays bounded.
+    columns. Rows are processed in blocks of about :data:`_BLOCK_WORDS` words, so the
+    AND stays in cache and memory stays bounded; the non-zero words of a block are found
+    first and only their bits unpacked.
     """
     n_classes = int(release.class_sizes.shape[0])
     n_words = (n_classes + 63) // 64
@@ -161,7 +165,7 @@ def _match_bitsets(
         packed = np.packbits(dense, axis=1, bitorder="little")
         tables.append(np.ascontiguousarray(packed).view(np.uint64))
     n_rows = int(inverse[0].shape[0])
-    block = max(1, (1 << 22) // n_words)
+    block = max(1, _BLOCK_WORDS // n_words)
     out_rows: list[IntArray] = []
     out_classes: list[IntArray] = []
     for start in range(0, n_rows, block):
@@ -169,12 +173,14 @@ def _match_bitsets(
         acc = tables[0][inverse[0][start:stop]]
         for j in range(1, len(tables)):
             acc &= tables[j][inverse[j][start:stop]]
-        as_bytes = acc.view(np.uint8)
-        r, byte = np.nonzero(as_bytes)
-        bits = np.unpackbits(as_bytes[r, byte][:, None], axis=1, bitorder="little")
+        # non-zero words first (8x fewer elements to scan than bytes), then their bits;
+        # a word's bytes keep the packed order, so bit i of the word is class 64 w + i
+        r, word = np.nonzero(acc)
+        hit_bytes = np.ascontiguousarray(acc[r, word]).view(np.uint8).reshape(-1, 8)
+        bits = np.unpackbits(hit_bytes, axis=1, bitorder="little")
         hit_r, hit_bit = np.nonzero(bits)
         out_rows.append(r[hit_r].astype(np.int64) + start)
-        out_classes.append(byte[hit_r].astype(np.int64) * 8 + hit_bit)
+        out_classes.append(word[hit_r].astype(np.int64) * 64 + hit_bit)
     return np.concatenate(out_rows), np.concatenate(out_classes)
 
 
