@@ -2,7 +2,7 @@
 
 A data steward asks two questions about a release, whoever made it: how much could an
 attacker learn, and how much did we lose? :func:`evaluate` reads the release against the
-original table (rows matched by position, see :mod:`anonkit.metrics.release`) and computes
+original table (rows matched by position, see :mod:`anonkit.metrics.labels`) and computes
 every information-loss metric of :mod:`anonkit.metrics.loss` and every risk measure of
 :mod:`anonkit.metrics.risk`, each with a one-line plain-language explanation, into a
 frozen, JSON-ready :class:`Evaluation`.
@@ -433,7 +433,7 @@ def evaluate(
         The original table and the release (pandas or polars), with the same rows in the
         same order. Released quasi-identifiers may be hierarchy labels at any level,
         ``[lo-hi]`` / ``[lo-hi[`` ranges, ``*`` or exact values (see
-        :mod:`anonkit.metrics.release`).
+        :mod:`anonkit.metrics.labels`).
     quasi_identifiers
         Columns an attacker could link on.
     hierarchies

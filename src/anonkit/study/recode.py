@@ -9,7 +9,7 @@ anonkit release:
   hierarchy level is applied to the test values;
 * **local recoding** (Mondrian, greedy class merging): each test record takes the released
   labels of a release class whose cells all contain it
-  (:func:`anonkit.metrics.release.match_classes`), the most specific one first: the
+  (:func:`anonkit.metrics.matching.match_classes`), the most specific one first: the
   smallest covered domain (product over the attributes of the covered domain values),
   ties to the larger class, then to the first class. A record that no class contains
   takes the *nearest* class: the fewest attributes whose cell does not contain it, then
