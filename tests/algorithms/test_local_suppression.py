@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anonkit.algorithms import local_suppression
+from anonkit.algorithms.local_suppression import keys as local_suppression_keys
 from anonkit.algorithms.local_suppression import (
     SensitiveCodes,
     suppress_cells,
@@ -190,11 +190,11 @@ def test_row_keys_and_shallow_search_paths(data) -> None:
     """Keys by row sorting (no int64 room) decide alike; a depth-1 search stays correct."""
     frame, qi, k, ell = data
     release, res = suppress_cells(frame, qi, k=k, models=_models(ell))
-    with mock.patch.object(local_suppression, "_KEY_LIMIT", 1):
+    with mock.patch.object(local_suppression_keys, "_KEY_LIMIT", 1):
         by_rows, res_rows = suppress_cells(frame, qi, k=k, models=_models(ell))
     assert by_rows.equals(release)
     assert res_rows.cells == res.cells
-    with mock.patch.object(local_suppression, "_COMBO_BUDGET", 1):
+    with mock.patch.object(local_suppression_keys, "_COMBO_BUDGET", 1):
         for judged in (False, True):
             try:
                 shallow, _ = suppress_cells(
