@@ -1,0 +1,268 @@
+"""Parameter checks shared by the estimators, the privacy models, the evaluator and the
+TOML loader: one place that says what a valid value is and how a bad one is reported.
+
+Constraints are small declarative objects (after scikit-learn's
+``sklearn/utils/_param_validation.py``): :class:`Interval` (an int or a real number within
+bounds), :class:`Options` (one of a few values), :class:`Boolean`, :class:`Name` (a
+non-empty column name) and :class:`Names` (a column name or a list of them). :func:`check`
+tests one value, :func:`validate` a mapping of them; ``check_int``, ``check_real``,
+``check_choice``, ``check_bool``, ``check_name`` and ``check_names`` are the one-line forms.
+Every failure raises :class:`~anonkit.exceptions.ParameterError`, whose ``expected`` is the
+constraint's description, so the TOML loader can reword it with the key and the file.
+
+Examples
+--------
+>>> check_int(3, "k", "KAnonymity", low=1)
+3
+>>> try:
+...     check_int(0, "k", "KAnonymity", low=1)
+... except ParameterError as exc:
+...     print(exc)
+The 'k' parameter of KAnonymity must be an int >= 1. Got 0 instead.
+>>> validate({"suppressed": "drop"}, {"suppressed": Options(("mask", "drop"))}, "anonymize")
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeVar
+
+import numpy as np
+
+from anonkit.exceptions import ParameterError
+
+__all__ = [
+    "Boolean",
+    "Constraint",
+    "Interval",
+    "Name",
+    "Names",
+    "Options",
+    "check",
+    "check_bool",
+    "check_choice",
+    "check_int",
+    "check_name",
+    "check_names",
+    "check_real",
+    "validate",
+]
+
+T = TypeVar("T")
+Closed = Literal["both", "left", "right", "neither"]
+
+
+class Constraint(Protocol):
+    """What a value must be: a test and the phrase that completes "must be ..."."""
+
+    def accepts(self, value: object) -> bool:
+        """Whether ``value`` satisfies the constraint."""
+        ...
+
+    def __str__(self) -> str:
+        """The phrase after "must be", e.g. ``"an int >= 1"``."""
+        ...
+
+
+def _number(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An int (``kind=int``) or a finite real number (``kind=float``) within bounds.
+
+    ``closed`` says which bounds belong to the interval; ``None`` leaves a side open-ended.
+    Booleans are never numbers here. ``noun`` replaces "an int" / "a real number" in the
+    description (``"a share"``).
+
+    Examples
+    --------
+    >>> str(Interval(int, 1)), str(Interval(float, 0, 1)), str(Interval(float, 0, 1, "right"))
+    ('an int >= 1', 'a real number between 0 and 1', 'a real number in (0, 1]')
+    """
+
+    kind: type[int] | type[float]
+    low: float | None = None
+    high: float | None = None
+    closed: Closed = "both"
+    noun: str | None = None
+
+    def accepts(self, value: object) -> bool:
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        if self.kind is int:
+            if not isinstance(value, (int, np.integer)):
+                return False
+        elif not isinstance(value, (int, float, np.integer, np.floating)):
+            return False
+        number = float(value)
+        if not math.isfinite(number):
+            return False
+        if self.low is not None:
+            low_in = self.closed in ("both", "left")
+            if number < self.low or (number == self.low and not low_in):
+                return False
+        if self.high is not None:
+            high_in = self.closed in ("both", "right")
+            if number > self.high or (number == self.high and not high_in):
+                return False
+        return True
+
+    def __str__(self) -> str:
+        noun = self.noun or ("an int" if self.kind is int else "a real number")
+        low_in = self.closed in ("both", "left")
+        high_in = self.closed in ("both", "right")
+        if self.low is None and self.high is None:
+            return noun
+        if self.high is None:
+            assert self.low is not None
+            return f"{noun} {'>=' if low_in else '>'} {_number(self.low)}"
+        if self.low is None:
+            return f"{noun} {'<=' if high_in else '<'} {_number(self.high)}"
+        if low_in and high_in:
+            return f"{noun} between {_number(self.low)} and {_number(self.high)}"
+        left, right = "[" if low_in else "(", "]" if high_in else ")"
+        return f"{noun} in {left}{_number(self.low)}, {_number(self.high)}{right}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of ``choices`` (compared with ``==``; strings are not stripped or lowered).
+
+    Examples
+    --------
+    >>> str(Options(("equal", "ordered", "hierarchical")))
+    "'equal', 'ordered' or 'hierarchical'"
+    """
+
+    choices: tuple[object, ...]
+
+    def accepts(self, value: object) -> bool:
+        return any(isinstance(value, type(c)) and value == c for c in self.choices)
+
+    def __str__(self) -> str:
+        shown = [repr(c) for c in self.choices]
+        return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+@dataclass(frozen=True)
+class Boolean:
+    """``True`` or ``False`` (not 0 or 1)."""
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, bool)
+
+    def __str__(self) -> str:
+        return "True or False"
+
+
+@dataclass(frozen=True)
+class Name:
+    """A non-empty column name (a string that is not blank)."""
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str) and bool(value.strip())
+
+    def __str__(self) -> str:
+        return "a non-empty column name (str)"
+
+
+@dataclass(frozen=True)
+class Names:
+    """A column name or a sequence of column names (strings)."""
+
+    def accepts(self, value: object) -> bool:
+        if isinstance(value, str):
+            return True
+        return (
+            isinstance(value, Sequence)
+            and not isinstance(value, bytes)
+            and all(isinstance(v, str) for v in value)
+        )
+
+    def __str__(self) -> str:
+        return "a column name or a list of column names"
+
+
+def check(value: T, constraint: Constraint, name: str, owner: str) -> T:
+    """``value`` unchanged if it satisfies ``constraint``.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``name``, ``owner``, the constraint and the value.
+    """
+    if not constraint.accepts(value):
+        raise ParameterError(name, owner, str(constraint), value)
+    return value
+
+
+def validate(
+    params: Mapping[str, object], constraints: Mapping[str, Constraint], owner: str
+) -> None:
+    """Check every parameter of ``params`` that ``constraints`` names, in its order.
+
+    Parameters missing from ``params`` are not checked (their defaults are valid).
+
+    Raises
+    ------
+    ParameterError
+        For the first parameter that violates its constraint.
+    """
+    for name, constraint in constraints.items():
+        if name in params:
+            check(params[name], constraint, name, owner)
+
+
+def check_int(
+    value: object, name: str, owner: str, *, low: int | None = None, high: int | None = None
+) -> int:
+    """``value`` as an int, if it is an int (not bool) in ``[low, high]``."""
+    check(value, Interval(int, low, high), name, owner)
+    assert isinstance(value, (int, np.integer))
+    return int(value)
+
+
+def check_real(
+    value: object,
+    name: str,
+    owner: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    closed: Closed = "both",
+    noun: str | None = None,
+) -> float:
+    """``value`` as a float, if it is a finite real number (not bool) within the bounds."""
+    check(value, Interval(float, low, high, closed, noun), name, owner)
+    assert isinstance(value, (int, float, np.integer, np.floating))
+    return float(value)
+
+
+def check_choice(value: T, name: str, owner: str, choices: Sequence[T]) -> T:
+    """``value`` unchanged, if it is one of ``choices``."""
+    return check(value, Options(tuple(choices)), name, owner)
+
+
+def check_bool(value: object, name: str, owner: str) -> bool:
+    """``value``, if it is ``True`` or ``False``."""
+    check(value, Boolean(), name, owner)
+    return bool(value)
+
+
+def check_name(value: object, name: str, owner: str) -> str:
+    """``value``, if it is a non-empty column name."""
+    check(value, Name(), name, owner)
+    return str(value)
+
+
+def check_names(value: object, name: str, owner: str) -> tuple[str, ...]:
+    """``value`` as a tuple of column names (a single name gives a 1-tuple)."""
+    check(value, Names(), name, owner)
+    if isinstance(value, str):
+        return (value,)
+    assert isinstance(value, Sequence)
+    return tuple(str(v) for v in value)

@@ -1,0 +1,126 @@
+"""The shared parameter checks of anonkit._validation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from anonkit._validation import (
+    Boolean,
+    Interval,
+    Name,
+    Names,
+    Options,
+    check,
+    check_bool,
+    check_choice,
+    check_int,
+    check_name,
+    check_names,
+    check_real,
+    validate,
+)
+from anonkit.exceptions import ParameterError
+
+
+def test_int_message_has_the_sklearn_shape() -> None:
+    with pytest.raises(ParameterError) as info:
+        check_int(0, "k", "KAnonymity", low=1)
+    assert str(info.value) == "The 'k' parameter of KAnonymity must be an int >= 1. Got 0 instead."
+    assert (info.value.parameter, info.value.owner, info.value.got) == ("k", "KAnonymity", 0)
+    assert info.value.expected == "an int >= 1"
+
+
+@pytest.mark.parametrize("bad", [True, False, 1.0, "3", None, np.float64(2.0)])
+def test_int_refuses_non_ints(bad: object) -> None:
+    with pytest.raises(ParameterError):
+        check_int(bad, "k", "X", low=1)
+
+
+def test_int_takes_numpy_ints_and_returns_an_int() -> None:
+    out = check_int(np.int32(4), "k", "X", low=1, high=4)
+    assert out == 4 and type(out) is int
+    with pytest.raises(ParameterError, match="an int between 1 and 4"):
+        check_int(5, "k", "X", low=1, high=4)
+
+
+@pytest.mark.parametrize(
+    ("interval", "text"),
+    [
+        (Interval(int, 1), "an int >= 1"),
+        (Interval(int, 0), "an int >= 0"),
+        (Interval(float, 1), "a real number >= 1"),
+        (Interval(float, 0, closed="neither"), "a real number > 0"),
+        (Interval(float, 0, 1), "a real number between 0 and 1"),
+        (Interval(float, 0, 1, "right"), "a real number in (0, 1]"),
+        (Interval(float, 0, 1, "neither"), "a real number in (0, 1)"),
+        (Interval(float, 0, 1, noun="a share"), "a share between 0 and 1"),
+        (Interval(float, None, 2.5), "a real number <= 2.5"),
+        (Interval(int), "an int"),
+    ],
+)
+def test_interval_descriptions(interval: Interval, text: str) -> None:
+    assert str(interval) == text
+
+
+def test_interval_bounds() -> None:
+    right = Interval(float, 0, 1, "right")
+    assert not right.accepts(0) and right.accepts(1) and right.accepts(0.5)
+    left = Interval(float, 0, 1, "left")
+    assert left.accepts(0) and not left.accepts(1)
+    assert not Interval(float, 0).accepts(math.nan)
+    assert not Interval(float).accepts(math.inf)
+    assert not Interval(float).accepts(True)
+
+
+def test_real_returns_a_float() -> None:
+    out = check_real(1, "t", "X", low=0, high=1)
+    assert out == 1.0 and type(out) is float
+    with pytest.raises(ParameterError, match=r"must be a real number > 0\. Got -1 instead"):
+        check_real(-1, "delta", "X", low=0, closed="neither")
+
+
+def test_choice() -> None:
+    assert check_choice("drop", "suppressed", "anonymize", ("mask", "drop")) == "drop"
+    with pytest.raises(ParameterError) as info:
+        check_choice("hide", "suppressed", "anonymize", ("mask", "drop"))
+    assert str(info.value) == (
+        "The 'suppressed' parameter of anonymize must be 'mask' or 'drop'. Got 'hide' instead."
+    )
+    assert str(Options(("a", "b", "c"))) == "'a', 'b' or 'c'"
+    assert str(Options(("a",))) == "'a'"
+    assert not Options(("a",)).accepts(["a"])
+
+
+def test_bool() -> None:
+    assert check_bool(False, "leak_check", "anonymize") is False
+    with pytest.raises(ParameterError, match="must be True or False"):
+        check_bool(1, "leak_check", "anonymize")
+    assert str(Boolean()) == "True or False"
+
+
+def test_names() -> None:
+    assert check_name("age", "attribute", "X") == "age"
+    for bad in ("", "  ", 3, None):
+        with pytest.raises(ParameterError, match="non-empty column name"):
+            check_name(bad, "attribute", "X")
+    assert check_names("age", "quasi_identifiers", "X") == ("age",)
+    assert check_names(["age", "sex"], "quasi_identifiers", "X") == ("age", "sex")
+    with pytest.raises(ParameterError, match="a column name or a list of column names"):
+        check_names(["age", 3], "quasi_identifiers", "X")
+    assert not Names().accepts(b"age") and not Name().accepts(b"age")
+
+
+def test_validate_checks_the_named_parameters_in_order() -> None:
+    constraints = {"k": Interval(int, 1), "suppressed": Options(("mask", "drop"))}
+    validate({"k": 2, "other": object()}, constraints, "anonymize")
+    with pytest.raises(ParameterError) as info:
+        validate({"suppressed": "x", "k": 0}, constraints, "anonymize")
+    assert info.value.parameter == "k"
+
+
+def test_check_returns_the_value_unchanged() -> None:
+    value = np.int64(3)
+    assert check(value, Interval(int, 1), "k", "X") is value
