@@ -1,0 +1,74 @@
+"""The inputs greedy class merging accepts, read into level-0 codes per quasi-identifier."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from anonkit.algorithms.greedy_merge.result import IntArray
+from anonkit.core.encoding import EncodedTable
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
+
+
+def as_codes(
+    data: Any,
+    hierarchies: Sequence[Hierarchy] | Mapping[str, Hierarchy | str | Path] | None,
+) -> tuple[tuple[str, ...], tuple[Hierarchy, ...], IntArray]:
+    if isinstance(data, EncodedTable):
+        if data.record_codes is None:
+            raise DataError("the encoded table holds counts only; greedy_merge needs records.")
+        return data.columns, data.hierarchies, np.asarray(data.record_codes, dtype=np.int64)
+    if isinstance(data, np.ndarray):
+        if hierarchies is None or isinstance(hierarchies, Mapping):
+            raise ParameterError(
+                "hierarchies",
+                "GreedyMerge.fit",
+                "a sequence of Hierarchy for code arrays",
+                type(hierarchies).__name__,
+            )
+        hs = tuple(hierarchies)
+        if data.ndim != 2 or data.shape[0] != len(hs) or data.dtype.kind not in "iu":
+            raise ParameterError(
+                "data",
+                "GreedyMerge.fit",
+                f"an int array of shape (n_qi={len(hs)}, n_records)",
+                f"{data.dtype}{data.shape}",
+            )
+        codes = data.astype(np.int64)
+        for i, h in enumerate(hs):
+            if codes.shape[1] and (codes[i].min() < 0 or codes[i].max() >= len(h.leaves)):
+                raise DataError(
+                    f"codes of quasi-identifier {i} must lie in 0..{len(h.leaves) - 1}."
+                )
+        names = tuple(h.name or f"q{i}" for i, h in enumerate(hs))
+        return names, hs, codes
+    if not isinstance(hierarchies, Mapping):
+        raise ParameterError(
+            "hierarchies",
+            "GreedyMerge.fit",
+            "a mapping from quasi-identifier to hierarchy for a data frame",
+            type(hierarchies).__name__,
+        )
+    from anonkit.engines.base import get_engine
+    from anonkit.io.frames import to_polars
+
+    frame, _ = to_polars(data)
+    if frame.height == 0:
+        raise EmptyDataError()
+    cols = list(hierarchies)
+    hs_list = [
+        (spec if spec.name == c else spec.with_name(c))
+        if isinstance(spec, Hierarchy)
+        else Hierarchy.from_csv(spec, name=c)
+        for c, spec in hierarchies.items()
+    ]
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise UnknownColumnError(missing, frame.columns)
+    table = get_engine("polars").encode(frame, cols, hs_list)
+    assert table.record_codes is not None
+    return table.columns, table.hierarchies, np.asarray(table.record_codes, dtype=np.int64)
