@@ -31,17 +31,12 @@ if TYPE_CHECKING:
     from anonkit.study.analysis import correlations, load_results, rank_metrics
     from anonkit.study.config import AlgorithmSpec, StudyConfig
     from anonkit.study.mauger2020 import reproduce
-    from anonkit.study.ml import (
-        CLASSIFIERS,
-        UtilityScore,
-        UtilitySetup,
-        baseline_scores,
-        utility_scores,
-    )
+    from anonkit.study.ml import UtilityScore, baseline_scores, utility_scores
     from anonkit.study.recode import recode_test
     from anonkit.study.report import render_study_report, write_study_report
     from anonkit.study.runner import COLUMNS as RESULT_COLUMNS
     from anonkit.study.runner import StudyResult, run_study
+    from anonkit.study.setup import CLASSIFIERS, UtilitySetup
 
 #: Public name -> (module, attribute).
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -50,9 +45,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "StudyResult": ("runner", "StudyResult"),
     "RESULT_COLUMNS": ("runner", "COLUMNS"),
     "run_study": ("runner", "run_study"),
-    "CLASSIFIERS": ("ml", "CLASSIFIERS"),
+    "CLASSIFIERS": ("setup", "CLASSIFIERS"),
     "UtilityScore": ("ml", "UtilityScore"),
-    "UtilitySetup": ("ml", "UtilitySetup"),
+    "UtilitySetup": ("setup", "UtilitySetup"),
     "baseline_scores": ("ml", "baseline_scores"),
     "utility_scores": ("ml", "utility_scores"),
     "recode_test": ("recode", "recode_test"),

@@ -67,6 +67,7 @@ from anonkit.exceptions import (
     UnknownColumnError,
     UnknownNameError,
 )
+from anonkit.metric_info import LOSS_INFO
 
 __all__ = [
     "BASELINE_ALGORITHMS",
@@ -187,7 +188,7 @@ def metric_kind(column: str) -> str:
 def metric_label(column: str) -> str:
     """A title for a metric column, for tables and plots.
 
-    ``loss_<name>`` takes the title of :data:`anonkit.evaluate.LOSS_INFO`;
+    ``loss_<name>`` takes the title of :data:`anonkit.metric_info.LOSS_INFO`;
     ``alteration_<cost>`` is the percentage of alteration under a cost of Mauger et al.
     (2020).
 
@@ -197,8 +198,6 @@ def metric_label(column: str) -> str:
     ('Normalized certainty penalty (NCP)', 'Alteration % under NLLM', 'Requested k')
     """
     if column.startswith("loss_"):
-        from anonkit.evaluate import LOSS_INFO
-
         name = column.removeprefix("loss_")
         info = LOSS_INFO.get(name)
         return info.title if info is not None else name.replace("_", " ").capitalize()

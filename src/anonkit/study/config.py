@@ -72,6 +72,7 @@ from types import MappingProxyType
 from typing import Any
 
 from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
+from anonkit.study.setup import CLASSIFIERS
 
 __all__ = [
     "BUILTIN_DATASETS",
@@ -85,11 +86,7 @@ OWNER = "StudyConfig"
 #: Datasets a study knows by name (anything else is a file path).
 BUILTIN_DATASETS: tuple[str, ...] = ("adult", "synthetic")
 #: Classifiers of a study unless configured (names of :mod:`anonkit.study.ml`).
-DEFAULT_CLASSIFIERS: tuple[str, ...] = (
-    "logistic_regression",
-    "random_forest",
-    "hist_gradient_boosting",
-)
+DEFAULT_CLASSIFIERS: tuple[str, ...] = CLASSIFIERS
 #: Adult's class column, the target of Kohavi's original task.
 ADULT_TARGET = "salary-class"
 #: Adult's quasi-identifiers read as numbers by Mondrian and microaggregation.
@@ -527,7 +524,7 @@ class StudyConfig:
         classifiers = _names(self.classifiers, "classifiers")
         if not classifiers:
             raise ParameterError("classifiers", OWNER, "at least one classifier name", classifiers)
-        known = _known_classifiers()
+        known = CLASSIFIERS
         for name in classifiers:
             if name not in known:
                 raise UnknownNameError("classifier", name, known)
@@ -641,14 +638,6 @@ class StudyConfig:
 
 def _rebuild(values: dict[str, Any]) -> StudyConfig:
     return StudyConfig(**values)
-
-
-def _known_classifiers() -> tuple[str, ...]:
-    try:
-        from anonkit.study.ml import CLASSIFIERS
-    except ImportError:  # pragma: no cover - the ml module ships with the package
-        return DEFAULT_CLASSIFIERS
-    return tuple(CLASSIFIERS)
 
 
 # ---------------------------------------------------------------------------- TOML keys

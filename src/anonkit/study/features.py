@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -68,9 +68,7 @@ from anonkit.exceptions import UnknownColumnError
 from anonkit.metrics.columns import QIColumn
 from anonkit.metrics.labels import is_star, parse_interval
 from anonkit.metrics.release import Release, interpret_release
-
-if TYPE_CHECKING:
-    from anonkit.study.ml import UtilitySetup
+from anonkit.study.setup import UtilitySetup
 
 __all__ = ["FeatureEncoder", "Features", "LevelBlock", "read_release", "setup_hierarchies"]
 
@@ -107,7 +105,7 @@ def setup_hierarchies(
 
     Examples
     --------
-    >>> from anonkit.study.ml import UtilitySetup
+    >>> from anonkit.study.setup import UtilitySetup
     >>> s = UtilitySetup(target="y", quasi_identifiers=("x",), hierarchies={})
     >>> setup_hierarchies(s, pl.DataFrame({"x": ["b", "a", "b"]}))["x"].rows
     (('b', '*'), ('a', '*'))
@@ -270,7 +268,7 @@ class FeatureEncoder:
 
     Examples
     --------
-    >>> from anonkit.study.ml import UtilitySetup
+    >>> from anonkit.study.setup import UtilitySetup
     >>> h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]])
     >>> setup = UtilitySetup(target="y", quasi_identifiers=("x", "n"),
     ...                      hierarchies={"x": h}, numeric=("n",))

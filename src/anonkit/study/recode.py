@@ -36,7 +36,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -57,9 +56,7 @@ from anonkit.metrics.labels import STAR
 from anonkit.metrics.matching import distinct_rows, match_classes
 from anonkit.metrics.release import Release
 from anonkit.study.features import read_release, setup_hierarchies
-
-if TYPE_CHECKING:
-    from anonkit.study.ml import UtilitySetup
+from anonkit.study.setup import UtilitySetup
 
 __all__ = ["METHODS", "RecodedTest", "recode_test"]
 
@@ -144,7 +141,7 @@ def recode_test(
 
     Examples
     --------
-    >>> from anonkit.study.ml import UtilitySetup
+    >>> from anonkit.study.setup import UtilitySetup
     >>> h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]])
     >>> setup = UtilitySetup(target="y", quasi_identifiers=("x",), hierarchies={"x": h})
     >>> train = pl.DataFrame({"x": ["a", "b", "c", "c"]})

@@ -38,7 +38,7 @@ from anonkit.engines.polars_engine import PolarsEngine
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS, check_cost
 from anonkit.study.mauger2020.results import Reproduction, Run
-from anonkit.study.runner import run_in_processes
+from anonkit.study.pool import run_in_processes
 
 __all__ = ["LEAVES_CHOICES", "reproduce"]
 

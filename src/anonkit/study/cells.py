@@ -1,0 +1,369 @@
+"""One cell of a study, computed: anonymize the training part, measure it, score it.
+
+A :class:`CellWorker` holds the data, the splits and the utility setup of one study and
+turns a :class:`~anonkit.study.grid.Cell` into a :class:`~anonkit.study.cache.CellOutcome`:
+the rows of the tidy table (:data:`anonkit.study.outputs.COLUMNS`) and the seconds per
+stage. :func:`run_cells_in_processes` runs cells in the study's process pool
+(:func:`anonkit.study.pool.run_in_processes`), one worker per process.
+
+References
+----------
+C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
+PPAI workshop at AAAI 2020 (seed 004: the percentage of alteration).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.api import anonymize
+from anonkit.engines.polars_engine import encode_column
+from anonkit.evaluate import evaluate
+from anonkit.exceptions import AnonkitError, DataError
+from anonkit.metric_info import LOSS_INFO
+from anonkit.metrics.cost_matrix import COST_FUNCTIONS, alteration_percentage
+from anonkit.study import ml
+from anonkit.study.cache import CellOutcome
+from anonkit.study.config import AlgorithmSpec, StudyConfig
+from anonkit.study.grid import Cell, StudyData, load_study_data, split_indices
+from anonkit.study.pool import run_in_processes
+from anonkit.study.recode import recode_test
+from anonkit.study.setup import EVALUATIONS, UtilitySetup
+
+if TYPE_CHECKING:
+    from anonkit.result import AnonymizationResult
+
+__all__ = ["LOSS_NAMES", "STAGES", "CellWorker", "run_cells_in_processes"]
+
+#: Loss metrics of :func:`anonkit.evaluate.evaluate`, as ``loss_<name>`` columns.
+LOSS_NAMES: tuple[str, ...] = tuple(LOSS_INFO)
+#: The timed stages of a cell, as ``seconds_<stage>`` columns.
+STAGES: tuple[str, ...] = ("anonymize", "metrics", "utility")
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _one_sentence(err: BaseException, *, with_type: bool = False) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return f"{type(err).__name__}: {text}" if with_type else text
+
+
+@dataclass(frozen=True)
+class _Fold:
+    train: pl.DataFrame
+    test: pl.DataFrame
+
+
+class CellWorker:
+    """Computes cells; holds the data, the splits and the utility setup of one study.
+
+    One lives in every worker process (created once by the pool initializer), or in the
+    calling process when the study runs with one worker.
+    """
+
+    def __init__(self, config: StudyConfig, data: StudyData | None = None) -> None:
+        self.config = config
+        self.data = data if data is not None else load_study_data(config)
+        self.qi = tuple(config.quasi_identifiers or ())
+        self.numeric = tuple(config.numeric or ())
+        self.target = str(config.target)
+        self.splits = split_indices(
+            self.data.frame[self.target],
+            folds=config.folds,
+            test_size=config.test_size,
+            seed=config.seed,
+        )
+        self._folds: dict[int, _Fold] = {}
+        self._leaf_codes: dict[int, IntArray] = {}
+        self._setup: UtilitySetup | None = None
+
+    # ---------------------------------------------------------------- shared per fold
+    def fold(self, index: int) -> _Fold:
+        """The train and test frames of fold ``index`` (sliced once)."""
+        if index not in self._folds:
+            train, test = self.splits[index]
+            frame = self.data.frame
+            self._folds[index] = _Fold(frame[train], frame[test])
+        return self._folds[index]
+
+    def leaf_codes(self, index: int) -> IntArray:
+        """``(n_qi, n_train)``: each training value's leaf in its hierarchy (fold ``index``)."""
+        if index not in self._leaf_codes:
+            train = self.fold(index).train
+            h = self.data.hierarchies
+            self._leaf_codes[index] = np.stack(
+                [encode_column(train[c], h[c], c).to_numpy().astype(np.int64) for c in self.qi]
+            )
+        return self._leaf_codes[index]
+
+    @property
+    def setup(self) -> UtilitySetup:
+        """The :class:`anonkit.study.setup.UtilitySetup` of the study (built once)."""
+        if self._setup is None:
+            self._setup = UtilitySetup(
+                target=self.target,
+                quasi_identifiers=self.qi,
+                hierarchies=dict(self.data.hierarchies),
+                numeric=self.numeric,
+                features=tuple(self.config.features),
+                classifiers=tuple(self.config.classifiers),
+                seed=self.config.seed,
+                n_jobs=1,
+            )
+        return self._setup
+
+    def _hierarchies(self, spec: AlgorithmSpec) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """Hierarchies and numeric columns the algorithm (and the metrics) read."""
+        h = dict(self.data.hierarchies)
+        if spec.reads_numbers:
+            return {c: v for c, v in h.items() if c not in self.numeric}, self.numeric
+        return h, ()
+
+    # ---------------------------------------------------------------- cells
+    def run(self, cell: Cell) -> CellOutcome:
+        """Compute ``cell``; failures become an outcome with ``status = "error: ..."``."""
+        seconds = dict.fromkeys(STAGES, 0.0)
+        try:
+            if cell.spec is None:
+                rows = self._baselines(cell, seconds)
+            else:
+                rows = self._cell(cell, cell.spec, seconds)
+        except AnonkitError as err:  # the inputs cannot make this cell: keep the failure
+            return self._failed(cell, seconds, "error: " + _one_sentence(err), cacheable=True)
+        except Exception as err:  # unexpected: report it, retry on the next run
+            message = "error: " + _one_sentence(err, with_type=True)
+            return self._failed(cell, seconds, message, cacheable=False)
+        return CellOutcome(tuple(rows), MappingProxyType(seconds))
+
+    def _base_row(self, cell: Cell, algorithm: str, variant: str, name: str) -> dict[str, Any]:
+        return {
+            "dataset": self.config.name,
+            "fold": cell.fold,
+            "k": cell.k,
+            "algorithm": algorithm,
+            "variant": variant,
+            "cell": name,
+        }
+
+    def _failed(
+        self, cell: Cell, seconds: Mapping[str, float], status: str, *, cacheable: bool
+    ) -> CellOutcome:
+        if cell.spec is None:
+            pairs = [("original", c) for c in self.config.classifiers]
+            pairs.append(("majority", "majority"))
+            rows = [
+                {
+                    **self._base_row(cell, alg, "", alg),
+                    "classifier": clf,
+                    "evaluation": "original_test",
+                }
+                for alg, clf in pairs
+            ]
+        else:
+            spec = cell.spec
+            rows = [
+                {
+                    **self._base_row(cell, spec.algorithm, spec.variant, spec.cell),
+                    "classifier": clf,
+                    "evaluation": ev,
+                }
+                for clf in self.config.classifiers
+                for ev in EVALUATIONS
+            ]
+        return CellOutcome(
+            tuple(rows), MappingProxyType(dict(seconds)), status=status, cacheable=cacheable
+        )
+
+    def _cell(self, cell: Cell, spec: AlgorithmSpec, seconds: dict[str, float]) -> list[Any]:
+        fold = self.fold(cell.fold)
+        hierarchies, numeric = self._hierarchies(spec)
+        t0 = time.perf_counter()
+        result = anonymize(
+            fold.train,
+            quasi_identifiers=list(self.qi),
+            hierarchies=hierarchies,
+            k=cell.k,
+            algorithm=spec.algorithm,
+            suppression_limit=self.config.suppression_limit,
+            numeric=list(numeric),
+            # the release is measured here, never published: the class attribute and the
+            # other columns stay, and the leak check (a publishing safeguard) is off
+            others="keep",
+            leak_check=False,
+            **spec.anonymize_options(),
+        )
+        release: pl.DataFrame = result.release
+        t1 = time.perf_counter()
+        seconds["anonymize"] = t1 - t0
+        ev = evaluate(
+            fold.train,
+            release,
+            quasi_identifiers=list(self.qi),
+            hierarchies=hierarchies,
+            numeric=list(numeric),
+            k=cell.k,
+            class_attribute=self.target,
+            levels=dict(result.transformation) or None,
+        )
+        figures: dict[str, Any] = {
+            # every record fully generalized or suppressed: one indistinguishable block
+            "effective_k": int(ev.classes.min_size) if ev.classes.n_classes else fold.train.height,
+            "n_classes": int(ev.classes.n_classes),
+            "suppressed_share": float(ev.suppressed_share),
+        }
+        figures.update({f"loss_{n}": float(ev.loss.get(n, math.nan)) for n in LOSS_NAMES})
+        figures.update(self._alteration(cell.fold, spec, result, release))
+        t2 = time.perf_counter()
+        seconds["metrics"] = t2 - t1
+        recoded = recode_test(
+            self.setup,
+            fold.train,
+            release,
+            fold.test,
+            transformation=result.transformation,
+            algorithm=result.algorithm,
+        )
+        figures["uncovered_share"] = float(recoded.uncovered_share)
+        scores = ml.utility_scores(self.setup, fold.train, release, fold.test, recoded=recoded)
+        seconds["utility"] = time.perf_counter() - t2
+        rows = [
+            {
+                **self._base_row(cell, spec.algorithm, spec.variant, spec.cell),
+                "classifier": score.classifier,
+                "evaluation": score.evaluation,
+                "accuracy": float(score.accuracy),
+                "balanced_accuracy": float(score.balanced_accuracy),
+                **figures,
+            }
+            for score in scores
+        ]
+        return rows
+
+    def _alteration(
+        self,
+        fold: int,
+        spec: AlgorithmSpec,
+        result: AnonymizationResult,
+        release: pl.DataFrame,
+    ) -> dict[str, float]:
+        """Percentage of alteration under the 7 costs (Mauger et al. 2020, Figures 6-8).
+
+        Defined where every released cell is a node of its hierarchy: full-domain
+        releases (one level per attribute; suppressed records at the root) and greedy
+        merging (which measures it itself). Mondrian ranges and microaggregated means are
+        not hierarchy nodes: NaN.
+        """
+        if spec.algorithm == "greedy_merge":
+            return {
+                f"alteration_{c}": float(result.metrics.get(f"alteration_{c}", math.nan))
+                for c in COST_FUNCTIONS
+            }
+        if not spec.is_full_domain:
+            return {f"alteration_{c}": math.nan for c in COST_FUNCTIONS}
+        hierarchies = [self.data.hierarchies[c] for c in self.qi]
+        leaves = self.leaf_codes(fold)
+        levels = np.repeat(
+            np.array([[result.transformation[c]] for c in self.qi], dtype=np.int64),
+            leaves.shape[1],
+            axis=1,
+        )
+        star = release.select(
+            pl.all_horizontal([pl.col(c).cast(pl.String) == "*" for c in self.qi])
+        ).to_series()
+        suppressed = star.to_numpy().astype(bool)
+        if suppressed.any():
+            tops = np.array([h.max_level for h in hierarchies], dtype=np.int64)
+            levels[:, suppressed] = tops[:, None]
+        return {
+            f"alteration_{c}": alteration_percentage(leaves, levels, hierarchies, cost=c)
+            for c in COST_FUNCTIONS
+        }
+
+    def _baselines(self, cell: Cell, seconds: dict[str, float]) -> list[Any]:
+        fold = self.fold(cell.fold)
+        t0 = time.perf_counter()
+        # the original table measured as its own release: the loss of publishing it as is
+        ev = evaluate(
+            fold.train,
+            fold.train,
+            quasi_identifiers=list(self.qi),
+            hierarchies=dict(self.data.hierarchies),
+            k=1,
+            class_attribute=self.target,
+        )
+        original: dict[str, Any] = {
+            "effective_k": int(ev.classes.min_size),
+            "n_classes": int(ev.classes.n_classes),
+            "suppressed_share": 0.0,
+            "uncovered_share": 0.0,
+            **{f"loss_{n}": float(ev.loss.get(n, math.nan)) for n in LOSS_NAMES},
+            **{f"alteration_{c}": 0.0 for c in COST_FUNCTIONS},
+        }
+        t1 = time.perf_counter()
+        seconds["metrics"] = t1 - t0
+        scores = ml.baseline_scores(self.setup, fold.train, fold.test)
+        seconds["utility"] = time.perf_counter() - t1
+        rows = []
+        for score in scores:
+            algorithm = "majority" if score.classifier == "majority" else "original"
+            rows.append(
+                {
+                    **self._base_row(cell, algorithm, "", algorithm),
+                    "classifier": score.classifier,
+                    "evaluation": score.evaluation,
+                    "accuracy": float(score.accuracy),
+                    "balanced_accuracy": float(score.balanced_accuracy),
+                    **(original if algorithm == "original" else {}),
+                }
+            )
+        return rows
+
+
+# ------------------------------------------------------------------------------ pool
+_WORKER: CellWorker | None = None
+
+
+def _init_worker(config: StudyConfig, fingerprint: str) -> None:
+    """Pool initializer: load the data and split it once per process."""
+    global _WORKER
+    worker = CellWorker(config)
+    if worker.data.fingerprint != fingerprint:
+        raise DataError("The study's dataset changed while the study was starting.")
+    _WORKER = worker
+
+
+def _run_in_worker(cell: Cell) -> CellOutcome:
+    assert _WORKER is not None, "the pool initializer did not run"
+    return _WORKER.run(cell)
+
+
+def run_cells_in_processes(
+    config: StudyConfig,
+    fingerprint: str,
+    cells: Sequence[Cell],
+    todo: Sequence[int],
+    workers: int,
+    finished: Callable[[int, CellOutcome], None],
+) -> None:
+    """Compute ``cells[i]`` for every ``i`` in ``todo`` in ``workers`` processes.
+
+    Each process builds one :class:`CellWorker` (checking that the data still has
+    ``fingerprint``); ``finished(i, outcome)`` runs in this process as each cell ends.
+    """
+    run_in_processes(
+        _run_in_worker,
+        [cells[i] for i in todo],
+        lambda j, outcome: finished(todo[j], outcome),
+        workers=workers,
+        initializer=_init_worker,
+        initargs=(config, fingerprint),
+    )
