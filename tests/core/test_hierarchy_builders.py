@@ -8,6 +8,7 @@ import re
 from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -15,6 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonkit.core import hierarchy_builders as hb
+from anonkit.core.builders import dates as builder_dates
+from anonkit.core.builders import intervals as builder_intervals
+from anonkit.core.builders import masking as builder_masking
+from anonkit.core.builders import ordered as builder_ordered
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import (
     BUILDERS,
@@ -28,8 +33,11 @@ from anonkit.core.hierarchy_builders import (
 from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
 
 
-def test_doctests() -> None:
-    result = doctest.testmod(hb)
+@pytest.mark.parametrize(
+    "module", [hb, builder_dates, builder_intervals, builder_masking, builder_ordered]
+)
+def test_doctests(module: ModuleType) -> None:
+    result = doctest.testmod(module)
     assert result.attempted > 0
     assert result.failed == 0
 

@@ -1,0 +1,130 @@
+"""What every hierarchy builder shares: leaf labels of values, exact numbers, checks.
+
+Leaf labels follow the rules listed in :mod:`anonkit.core.hierarchy_builders`.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import Final
+
+from anonkit.exceptions import HierarchyError, ParameterError
+
+#: Label of the root of every hierarchy built here.
+ROOT: Final = "*"
+
+
+def as_number(value: object) -> numbers.Real | Decimal | None:
+    """``value`` if it is a real number (not a bool), else None."""
+    if isinstance(value, numbers.Real | Decimal) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def render(value: object, owner: str, parameter: str = "values") -> str:
+    """The leaf label of ``value`` (see the module docstring)."""
+    if value is None:
+        raise ParameterError(parameter, owner, "free of missing values (None)", value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise ParameterError(parameter, owner, "free of empty strings", value)
+        return text
+    number = as_number(value)
+    if number is not None:
+        if isinstance(number, numbers.Integral):
+            return str(int(number))
+        if not math.isfinite(float(number)):
+            raise ParameterError(parameter, owner, "free of NaN and infinite numbers", value)
+        whole = math.floor(number)
+        return str(whole) if number == whole else str(number)
+    text = str(value).strip()
+    if not text:
+        raise ParameterError(parameter, owner, "free of values that render as ''", value)
+    return text
+
+
+def collect(values: Iterable[object], owner: str) -> dict[str, object]:
+    """Distinct leaf labels in first-appearance order, each with its first original value."""
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise ParameterError(
+            "values", owner, "a collection (list, tuple, Series, ...) of values", values
+        )
+    out: dict[str, object] = {}
+    for value in values:
+        out.setdefault(render(value, owner), value)
+    if not out:
+        raise ParameterError("values", owner, "a non-empty collection of values", [])
+    return out
+
+
+def to_fraction(value: object) -> Fraction | None:
+    """Exact value of a finite real number (floats by their shortest repr), else None."""
+    number = as_number(value)
+    if number is None:
+        return None
+    if isinstance(number, numbers.Integral):
+        return Fraction(int(number))
+    if not math.isfinite(float(number)):
+        return None
+    try:
+        return Fraction(str(number))
+    except (ValueError, ZeroDivisionError):
+        return Fraction(float(number))
+
+
+def numeric_value(original: object, label: str) -> Fraction | None:
+    """Numeric value of a value (numbers and numeric strings), else None."""
+    if isinstance(original, str):
+        try:
+            return Fraction(label)
+        except (ValueError, ZeroDivisionError):
+            return None
+    return to_fraction(original)
+
+
+def format_number(x: Fraction) -> str:
+    """An exact decimal (``20``, ``2.5``, ``-0.25``); ``p/q`` if it does not terminate."""
+    if x.denominator == 1:
+        return str(x.numerator)
+    den, twos, fives = x.denominator, 0, 0
+    while den % 2 == 0:
+        den //= 2
+        twos += 1
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    if den != 1:
+        return f"{x.numerator}/{x.denominator}"
+    k = max(twos, fives)
+    digits = str(abs(x.numerator) * 10**k // x.denominator).rjust(k + 1, "0")
+    sign = "-" if x < 0 else ""
+    return f"{sign}{digits[:-k]}.{digits[-k:]}"
+
+
+def positive_ints(param: object, parameter: str, owner: str, expected: str) -> list[int]:
+    items: object = [param] if isinstance(param, int) and not isinstance(param, bool) else param
+    if not isinstance(items, Sequence) or isinstance(items, str) or not items:
+        raise ParameterError(parameter, owner, expected, param)
+    out: list[int] = []
+    for item in items:
+        if not isinstance(item, numbers.Integral) or isinstance(item, bool) or int(item) < 2:
+            raise ParameterError(parameter, owner, expected, param)
+        out.append(int(item))
+    return out
+
+
+def unique_labels(labels: list[str], name: str | None) -> list[str]:
+    """Make group labels distinct by suffixing clashing ones with `` #<position>``."""
+    counts = Counter(labels)
+    if len(counts) == len(labels):
+        return labels
+    out = [lab if counts[lab] == 1 else f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
+    if len(set(out)) != len(out):  # pragma: no cover - needs adversarial labels
+        raise HierarchyError("cannot build distinct group labels.", column=name)
+    return out
