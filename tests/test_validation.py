@@ -124,3 +124,67 @@ def test_validate_checks_the_named_parameters_in_order() -> None:
 def test_check_returns_the_value_unchanged() -> None:
     value = np.int64(3)
     assert check(value, Interval(int, 1), "k", "X") is value
+
+
+# ------------------------------------------------------- models declare what they protect
+def _models() -> list[tuple[object, tuple[str, ...], int]]:
+    from anonkit.core.hierarchy import Hierarchy
+    from anonkit.models import (
+        AverageRisk,
+        BasicBetaLikeness,
+        DeltaDisclosure,
+        DeltaPresence,
+        DistinctLDiversity,
+        EnhancedBetaLikeness,
+        EntropyLDiversity,
+        EqualDistanceTCloseness,
+        HierarchicalTCloseness,
+        KAnonymity,
+        KMap,
+        OrderedDistanceTCloseness,
+        RecursiveCLDiversity,
+    )
+
+    h = Hierarchy([["a", "*"], ["b", "*"]])
+    return [
+        (KAnonymity(4), (), 4),
+        (DistinctLDiversity("d", l=3), ("d",), 3),
+        (EntropyLDiversity("d", l=2.5), ("d",), 3),
+        (RecursiveCLDiversity("d", c=2, l=2), ("d",), 2),
+        (EqualDistanceTCloseness("d", t=0.2), ("d",), 1),
+        (OrderedDistanceTCloseness("d", t=0.2), ("d",), 1),
+        (HierarchicalTCloseness("d", t=0.2, hierarchy=h), ("d",), 1),
+        (DeltaDisclosure("d", delta=1.0), ("d",), 1),
+        (BasicBetaLikeness("d", beta=1.0), ("d",), 1),
+        (EnhancedBetaLikeness("d", beta=1.0), ("d",), 1),
+        (KMap(5), (), 1),
+        (DeltaPresence(0.1, 0.9), (), 1),
+        (AverageRisk(0.2), (), 1),
+    ]
+
+
+def test_every_model_declares_its_attributes_and_least_class_size() -> None:
+    from anonkit.models import MODELS, PrivacyModel
+
+    cases = _models()
+    assert {type(m) for m, _, _ in cases} == set(MODELS.values())
+    for model, attributes, size in cases:
+        assert isinstance(model, PrivacyModel)
+        assert model.sensitive_attributes == attributes, model
+        assert model.min_class_size == size, model
+
+
+def test_a_model_missing_the_declarations_is_not_a_privacy_model() -> None:
+    from anonkit.models import PrivacyModel
+
+    class Old:
+        requires = frozenset({"class_size"})
+        monotone_generalization = monotone_suppression = class_local = True
+
+        def violations(self, classes: object) -> object:
+            return classes
+
+        def describe(self) -> str:
+            return "old"
+
+    assert not isinstance(Old(), PrivacyModel)

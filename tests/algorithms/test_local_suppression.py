@@ -57,6 +57,14 @@ class StandInDistinctL:
     def describe(self) -> str:
         return f"distinct {self.l}-diversity on {self.attribute}"
 
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        return (self.attribute,)
+
+    @property
+    def min_class_size(self) -> int:
+        return self.l
+
 
 @dataclass(frozen=True)
 class TableLevel:
@@ -72,6 +80,14 @@ class TableLevel:
 
     def describe(self) -> str:
         return "table level"
+
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def min_class_size(self) -> int:
+        return 1
 
 
 # --------------------------------------------------------------------------- oracles

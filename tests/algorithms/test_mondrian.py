@@ -81,6 +81,14 @@ class DistinctL:
     def describe(self) -> str:
         return f"distinct {self.l}-diversity of {self.attribute}"
 
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        return (self.attribute,)
+
+    @property
+    def min_class_size(self) -> int:
+        return self.l
+
 
 @dataclass(frozen=True)
 class AverageRisk:
@@ -99,6 +107,14 @@ class AverageRisk:
 
     def describe(self) -> str:
         return f"average risk <= {self.threshold}"
+
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def min_class_size(self) -> int:
+        return 1
 
 
 @dataclass(frozen=True)
@@ -119,6 +135,14 @@ class KMap:
 
     def describe(self) -> str:
         return f"{self.k}-map"
+
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def min_class_size(self) -> int:
+        return 1
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -1,5 +1,6 @@
-"""Helpers shared by the privacy models: parameter checks, sensitive-column lookup,
-class frequencies and rounding-tolerant comparisons.
+"""Helpers shared by the privacy models: their declarations, sensitive-column lookup,
+class frequencies and rounding-tolerant comparisons (parameter checks are in
+:mod:`anonkit._validation`).
 
 Private to :mod:`anonkit.models`; the formulas themselves live with their models.
 """
@@ -13,7 +14,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
+from anonkit.exceptions import DataError, EmptyDataError, UnknownColumnError
 from anonkit.models.base import ClassSummary, IntArray, SensitiveColumn
 
 FloatArray = npt.NDArray[np.float64]
@@ -46,43 +47,37 @@ def snap(value: float) -> float:
     return value
 
 
-def check_attribute(value: object, owner: str) -> None:
-    """Raise unless ``value`` is a non-empty attribute name."""
-    if not isinstance(value, str) or not value.strip():
-        raise ParameterError("attribute", owner, "a non-empty column name (str)", value)
+class OneAttribute:
+    """Declarations of a model that protects one sensitive attribute, its ``attribute``
+    field; any class size can satisfy it unless the model overrides ``min_class_size``."""
+
+    attribute: str
+
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        """The attribute the model protects."""
+        return (self.attribute,)
+
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: 1 (no bound from sizes alone)."""
+        return 1
 
 
-def check_int(value: object, name: str, owner: str, minimum: int) -> None:
-    """Raise unless ``value`` is an int (not bool) ``>= minimum``."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ParameterError(name, owner, f"an int >= {minimum}", value)
+class NoAttribute:
+    """Declarations of a model that protects no sensitive attribute (it judges class sizes
+    or population counts); any class size can satisfy it unless it overrides
+    ``min_class_size``."""
 
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        """None: the model reads no sensitive histogram."""
+        return ()
 
-def check_real(
-    value: object,
-    name: str,
-    owner: str,
-    *,
-    low: float,
-    high: float = math.inf,
-    low_open: bool = False,
-    expected: str,
-) -> None:
-    """Raise unless ``value`` is a finite real number in ``[low, high]`` (``(low, high]``)."""
-    ok = (
-        not isinstance(value, bool)
-        and isinstance(value, (int, float, np.integer, np.floating))
-        and math.isfinite(float(value))
-        and (float(value) > low if low_open else float(value) >= low)
-        and float(value) <= high
-    )
-    if not ok:
-        raise ParameterError(name, owner, expected, value)
-
-
-def check_positive(value: object, name: str, owner: str) -> None:
-    """Raise unless ``value`` is a finite real number > 0."""
-    check_real(value, name, owner, low=0.0, low_open=True, expected="a real number > 0")
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: 1 (no bound from sizes alone)."""
+        return 1
 
 
 def sensitive(classes: ClassSummary, attribute: str) -> SensitiveColumn:

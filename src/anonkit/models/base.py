@@ -7,9 +7,12 @@ record suppression); the search chooses its pruning from those flags. Its one me
 classes violate it. Violating classes are suppressed as long as the suppression limit
 allows.
 
-A model that requires ``SENSITIVE_HISTOGRAM`` names the attribute it protects in a field
-called ``attribute``; the caller puts that attribute's :class:`SensitiveColumn` into the
-summary. A model that requires ``POPULATION_COUNT`` reads ``ClassSummary.population``.
+A model declares the sensitive attributes it protects (``sensitive_attributes``; the caller
+puts each one's :class:`SensitiveColumn` into the summary when the model requires
+``SENSITIVE_HISTOGRAM``) and the smallest class that can satisfy it (``min_class_size``:
+k-anonymity's ``k``, ℓ-diversity's ``l``, else 1), which lets searches rule out classes by
+their size alone. A model that requires ``POPULATION_COUNT`` reads
+``ClassSummary.population``.
 """
 
 from __future__ import annotations
@@ -105,6 +108,18 @@ class PrivacyModel(Protocol):
     #: A class's verdict depends only on its own statistics (and table-wide totals), not
     #: on the other classes. False for table-level models such as average risk.
     class_local: ClassVar[bool]
+
+    @property
+    def sensitive_attributes(self) -> tuple[str, ...]:
+        """The sensitive attributes the model protects (empty when it judges class sizes or
+        population counts only)."""
+        ...
+
+    @property
+    def min_class_size(self) -> int:
+        """The smallest class that can satisfy the model: every class with fewer records
+        violates it, whatever its other statistics (1 when sizes alone bound nothing)."""
+        ...
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         """Mask of the classes that violate the model."""

@@ -27,11 +27,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._validation import check_name, check_real
 from anonkit.models._common import (
     FloatArray,
+    OneAttribute,
     by_value,
-    check_attribute,
-    check_positive,
     exceeds,
     reaches,
     sensitive,
@@ -150,7 +150,7 @@ def enhanced_caps(column: SensitiveColumn) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class DeltaDisclosure:
+class DeltaDisclosure(OneAttribute):
     """δ-disclosure privacy: ``|ln(q(s) / p(s))| < δ`` for every value ``s`` in the class.
 
     ``q(s)`` is the share of value ``s`` in the class, ``p(s)`` in the whole table.
@@ -198,8 +198,8 @@ class DeltaDisclosure:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_attribute(self.attribute, "DeltaDisclosure")
-        check_positive(self.delta, "delta", "DeltaDisclosure")
+        check_name(self.attribute, "attribute", "DeltaDisclosure")
+        check_real(self.delta, "delta", "DeltaDisclosure", low=0, closed="neither")
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         levels = disclosure_levels(sensitive(classes, self.attribute))
@@ -210,7 +210,7 @@ class DeltaDisclosure:
 
 
 @dataclass(frozen=True)
-class _BetaLikeness:
+class _BetaLikeness(OneAttribute):
     """Fields, flags and validation shared by the two β-likeness models."""
 
     attribute: str
@@ -222,8 +222,8 @@ class _BetaLikeness:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_attribute(self.attribute, type(self).__name__)
-        check_positive(self.beta, "beta", type(self).__name__)
+        check_name(self.attribute, "attribute", type(self).__name__)
+        check_real(self.beta, "beta", type(self).__name__, low=0, closed="neither")
 
 
 @dataclass(frozen=True)

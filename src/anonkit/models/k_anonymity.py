@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
-from anonkit.exceptions import ParameterError
+from anonkit._validation import check_int
+from anonkit.models._common import NoAttribute
 from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary
 
 
 @dataclass(frozen=True)
-class KAnonymity:
+class KAnonymity(NoAttribute):
     """Every equivalence class holds at least ``k`` records.
 
     A table is k-anonymous when each combination of quasi-identifier values that occurs in
@@ -47,11 +46,15 @@ class KAnonymity:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
-            raise ParameterError("k", "KAnonymity", "an int >= 1", self.k)
+        check_int(self.k, "k", "KAnonymity", low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         return classes.sizes < self.k
 
     def describe(self) -> str:
         return f"{self.k}-anonymity"
+
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: ``k``."""
+        return int(self.k)

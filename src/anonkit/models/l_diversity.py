@@ -25,17 +25,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from anonkit.models._common import (
-    FloatArray,
-    by_value,
-    check_attribute,
-    check_int,
-    check_positive,
-    check_real,
-    exceeds,
-    reaches,
-    sensitive,
-)
+from anonkit._validation import check_int, check_name, check_real
+from anonkit.models._common import FloatArray, OneAttribute, by_value, exceeds, reaches, sensitive
 from anonkit.models.base import SENSITIVE_HISTOGRAM, BoolArray, ClassSummary, IntArray
 
 #: Largest count whose ``c ln c`` :func:`class_entropy` looks up in a table.
@@ -119,7 +110,7 @@ def top_and_tail(histogram: IntArray, l: int) -> tuple[IntArray, IntArray]:  # n
 
 
 @dataclass(frozen=True)
-class DistinctLDiversity:
+class DistinctLDiversity(OneAttribute):
     """Every equivalence class holds at least ``l`` distinct values of ``attribute``.
 
     Monotone under generalization, with and without suppression: a class made by merging
@@ -157,8 +148,8 @@ class DistinctLDiversity:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_attribute(self.attribute, "DistinctLDiversity")
-        check_int(self.l, "l", "DistinctLDiversity", 1)
+        check_name(self.attribute, "attribute", "DistinctLDiversity")
+        check_int(self.l, "l", "DistinctLDiversity", low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         hist = sensitive(classes, self.attribute).histogram
@@ -175,7 +166,7 @@ class DistinctLDiversity:
 
 
 @dataclass(frozen=True)
-class EntropyLDiversity:
+class EntropyLDiversity(OneAttribute):
     """Every class's entropy of ``attribute`` is at least ``ln l``.
 
     ``-sum_s p(s) ln p(s) >= ln l`` over the values ``s`` of the class (natural logarithm;
@@ -218,8 +209,8 @@ class EntropyLDiversity:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_attribute(self.attribute, "EntropyLDiversity")
-        check_real(self.l, "l", "EntropyLDiversity", low=1.0, expected="a real number >= 1")
+        check_name(self.attribute, "attribute", "EntropyLDiversity")
+        check_real(self.l, "l", "EntropyLDiversity", low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         hist = sensitive(classes, self.attribute).histogram
@@ -236,7 +227,7 @@ class EntropyLDiversity:
 
 
 @dataclass(frozen=True)
-class RecursiveCLDiversity:
+class RecursiveCLDiversity(OneAttribute):
     """Recursive (c, ℓ)-diversity: ``r_1 < c (r_l + ... + r_m)`` in every class.
 
     ``r_1 >= ... >= r_m`` are the counts of the class's sensitive values in descending
@@ -282,9 +273,9 @@ class RecursiveCLDiversity:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_attribute(self.attribute, "RecursiveCLDiversity")
-        check_positive(self.c, "c", "RecursiveCLDiversity")
-        check_int(self.l, "l", "RecursiveCLDiversity", 1)
+        check_name(self.attribute, "attribute", "RecursiveCLDiversity")
+        check_real(self.c, "c", "RecursiveCLDiversity", low=0, closed="neither")
+        check_int(self.l, "l", "RecursiveCLDiversity", low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         hist = sensitive(classes, self.attribute).histogram

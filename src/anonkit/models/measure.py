@@ -35,8 +35,8 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit._validation import check_choice, check_int
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.exceptions import ParameterError
 from anonkit.models._common import population, require_classes, sensitive, snap
 from anonkit.models.base import ClassSummary, IntArray, PrivacyModel
 from anonkit.models.disclosure import beta_levels, disclosure_levels, enhanced_excess
@@ -94,8 +94,7 @@ def achieved_recursive_c(summary: ClassSummary, attribute: str, l: int) -> float
     works). pycanon's ``recursive_c_l_diversity`` computes a different quantity (an int,
     from the counts sorted ascending) and is not comparable.
     """
-    if isinstance(l, bool) or not isinstance(l, (int, np.integer)) or l < 1:
-        raise ParameterError("l", "achieved_recursive_c", "an int >= 1", l)
+    check_int(l, "l", "achieved_recursive_c", low=1)
     require_classes(summary)
     top, tail = top_and_tail(sensitive(summary, attribute).histogram, int(l))
     ratio = np.divide(top.astype(np.float64), tail, out=np.full(top.shape, np.inf), where=tail > 0)
@@ -119,18 +118,15 @@ def achieved_t(
         :class:`~anonkit.models.t_closeness.OrderedDistanceTCloseness`) or
         ``"hierarchical"`` (with optional ``hierarchy``, else the summary's).
     """
+    check_choice(distance, "distance", "achieved_t", ("equal", "ordered", "hierarchical"))
     require_classes(summary)
     column = sensitive(summary, attribute)
     if distance == "equal":
         levels = equal_emd(column)
     elif distance == "ordered":
         levels = ordered_emd(column, order)
-    elif distance == "hierarchical":
-        levels = hierarchical_emd(column, hierarchy)
     else:
-        raise ParameterError(
-            "distance", "achieved_t", "'equal', 'ordered' or 'hierarchical'", distance
-        )
+        levels = hierarchical_emd(column, hierarchy)
     return float(levels.max())
 
 

@@ -17,14 +17,9 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._validation import check_int, check_real
 from anonkit.exceptions import ParameterError
-from anonkit.models._common import (
-    FloatArray,
-    check_int,
-    check_real,
-    exceeds,
-    population,
-)
+from anonkit.models._common import FloatArray, NoAttribute, exceeds, population
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT, BoolArray, ClassSummary
 
 
@@ -47,7 +42,7 @@ def presence_levels(classes: ClassSummary) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class KMap:
+class KMap(NoAttribute):
     """k-map: every released class matches at least ``k`` records of the population.
 
     An attacker who knows an individual is in the population (not necessarily in the
@@ -86,7 +81,7 @@ class KMap:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_int(self.k, "k", "KMap", 1)
+        check_int(self.k, "k", "KMap", low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         return np.asarray(population(classes, "KMap") < self.k, dtype=np.bool_)
@@ -96,7 +91,7 @@ class KMap:
 
 
 @dataclass(frozen=True)
-class DeltaPresence:
+class DeltaPresence(NoAttribute):
     """δ-presence: ``delta_min <= sample records / population records <= delta_max``.
 
     For each released class, the share of its population records that are in the sample
@@ -135,22 +130,8 @@ class DeltaPresence:
     class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        check_real(
-            self.delta_min,
-            "delta_min",
-            "DeltaPresence",
-            low=0.0,
-            high=1.0,
-            expected="a real number between 0 and 1",
-        )
-        check_real(
-            self.delta_max,
-            "delta_max",
-            "DeltaPresence",
-            low=0.0,
-            high=1.0,
-            expected="a real number between 0 and 1",
-        )
+        check_real(self.delta_min, "delta_min", "DeltaPresence", low=0, high=1)
+        check_real(self.delta_max, "delta_max", "DeltaPresence", low=0, high=1)
         if float(self.delta_max) < float(self.delta_min):
             raise ParameterError(
                 "delta_max",

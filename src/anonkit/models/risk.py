@@ -12,7 +12,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from anonkit.models._common import check_real, exceeds
+from anonkit._validation import check_real
+from anonkit.models._common import NoAttribute, exceeds
 from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary, IntArray
 
 
@@ -31,7 +32,7 @@ def average_risk_level(sizes: IntArray) -> float:
 
 
 @dataclass(frozen=True)
-class AverageRisk:
+class AverageRisk(NoAttribute):
     """The average prosecutor re-identification risk of the release is at most ``threshold``.
 
     Average risk = released classes / released records (El Emam's "average risk"; ARX
@@ -81,15 +82,7 @@ class AverageRisk:
     class_local: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
-        check_real(
-            self.threshold,
-            "threshold",
-            "AverageRisk",
-            low=0.0,
-            high=1.0,
-            low_open=True,
-            expected="a real number in (0, 1]",
-        )
+        check_real(self.threshold, "threshold", "AverageRisk", low=0, high=1, closed="right")
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         sizes = np.asarray(classes.sizes, dtype=np.int64)

@@ -50,14 +50,14 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._validation import check_name, check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError, ValuesNotInHierarchyError
 from anonkit.models._common import (
     FloatArray,
     IdentityMemo,
+    OneAttribute,
     by_value,
-    check_attribute,
-    check_real,
     exceeds,
     sensitive,
     shares,
@@ -355,7 +355,7 @@ def _read_only(groups: FloatArray, weights: FloatArray) -> tuple[FloatArray, Flo
 
 # ---------------------------------------------------------------------------- the models
 @dataclass(frozen=True)
-class _TCloseness:
+class _TCloseness(OneAttribute):
     """Fields, flags and validation shared by the three t-closeness models."""
 
     attribute: str
@@ -368,8 +368,8 @@ class _TCloseness:
 
     def __post_init__(self) -> None:
         owner = type(self).__name__
-        check_attribute(self.attribute, owner)
-        check_real(self.t, "t", owner, low=0.0, high=1.0, expected="a real number between 0 and 1")
+        check_name(self.attribute, "attribute", owner)
+        check_real(self.t, "t", owner, low=0, high=1)
 
 
 @dataclass(frozen=True)
