@@ -1,14 +1,13 @@
-"""Reading and writing tables (CSV, TSV, Parquet) with polars, safely.
+"""Reading tables (CSV, TSV, Parquet) with polars, safely.
 
 Reading is strict: undecodable bytes, ragged rows and bad headers are errors naming the file
-and line, never silently repaired. Writing is atomic, refuses extensions it cannot honour
-and neutralizes spreadsheet formulas in text output (CSV injection).
+and line, never silently repaired. Writing lives in :mod:`anonkit.io.write`
+(:func:`write_table` and :func:`output_format` are importable from here as well).
 """
 
 from __future__ import annotations
 
 import codecs
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,10 +21,8 @@ from anonkit.exceptions import (
     InputEncodingError,
     InputFileError,
     InputFormatError,
-    OutputFormatError,
     ParameterError,
 )
-from anonkit.io.atomic import atomic_write
 from anonkit.io.sniff import (
     IntArray,
     field_counts,
@@ -36,20 +33,22 @@ from anonkit.io.sniff import (
     sample_text,
     sniff_separator,
 )
+from anonkit.io.write import OUTPUT_FORMATS, WriteInfo, escape_formulas, output_format, write_table
+
+# writing is re-exported: the CLI, the README and users import it from here
+__all__ = [
+    "OUTPUT_FORMATS",
+    "ReadInfo",
+    "WriteInfo",
+    "escape_formulas",
+    "output_format",
+    "read_table",
+    "read_table_info",
+    "unknown_column_hint",
+    "write_table",
+]
 
 _PARQUET = (".parquet", ".pq")
-#: Output extensions and the format each one writes.
-OUTPUT_FORMATS: dict[str, str] = {
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
-#: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection).
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-_FORMULA_START = r"^[=+\-@\t\r]"
-_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
-_CSV_FORMULAS = ("escape", "keep")
 
 
 @dataclass(frozen=True)
@@ -85,15 +84,6 @@ class ReadInfo:
     columns: tuple[str, ...] = ()
     blank_lines: int = 0
     single_column_hint: str | None = None
-
-
-@dataclass(frozen=True)
-class WriteInfo:
-    """What :func:`write_table` wrote: the ``format`` (``csv``, ``tsv`` or ``parquet``)
-    and how many cells (column names included) got a ``'`` to neutralize a formula."""
-
-    format: str
-    escaped_cells: int
 
 
 # ----------------------------------------------------------------------------- reading
@@ -492,123 +482,3 @@ def _clean(frame: pl.DataFrame, tokens: tuple[str, ...], strip: bool) -> tuple[p
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-# ----------------------------------------------------------------------------- writing
-def output_format(path: str | Path) -> str:
-    """The format ``path``'s extension asks for: ``csv``, ``tsv`` or ``parquet``.
-
-    Call it before long work to reject an output path early.
-
-    Raises
-    ------
-    OutputFormatError
-        For any other extension (``.xlsx``, ``.json``, none), naming the supported ones.
-
-    Examples
-    --------
-    >>> output_format("release.TSV")
-    'tsv'
-    """
-    p = Path(path)
-    suffix = p.suffix.lower()
-    if suffix not in OUTPUT_FORMATS:
-        raise OutputFormatError(p, p.suffix, list(OUTPUT_FORMATS))
-    return OUTPUT_FORMATS[suffix]
-
-
-def write_table(
-    frame: pl.DataFrame,
-    path: str | Path,
-    *,
-    separator: str | None = None,
-    csv_formulas: str = "escape",
-) -> WriteInfo:
-    """Write ``frame`` atomically, without any row index, in the format of ``path``'s extension.
-
-    ``.csv`` (separator ``,`` unless given), ``.tsv`` (tab unless given), ``.parquet``/``.pq``.
-
-    In CSV/TSV output, by default a text cell or column name starting with ``=``, ``+``,
-    ``-``, ``@``, tab or carriage return gets a leading ``'`` so spreadsheets do not run it
-    as a formula (OWASP CSV injection); numbers written as text (``-3``, ``+1.5``) are left
-    alone. ``csv_formulas="keep"`` writes cells unchanged. Parquet output is never escaped:
-    its columns are typed and spreadsheets do not evaluate them as formulas.
-
-    Raises
-    ------
-    OutputFormatError
-        If the extension is not one of the above.
-    ParameterError
-        If ``csv_formulas`` is not ``"escape"`` or ``"keep"``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> p = Path(tempfile.mkdtemp()) / "out.csv"
-    >>> write_table(pl.DataFrame({"f": ["=1+1", "-3"]}), p)
-    WriteInfo(format='csv', escaped_cells=1)
-    >>> p.read_text()
-    "f\\n'=1+1\\n-3\\n"
-    """
-    fmt = output_format(path)
-    if csv_formulas not in _CSV_FORMULAS:
-        raise ParameterError("csv_formulas", "write_table", "'escape' or 'keep'", csv_formulas)
-    p = Path(path)
-    if fmt == "parquet":
-        atomic_write(p, lambda tmp: frame.write_parquet(tmp))
-        return WriteInfo(fmt, 0)
-    sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
-    escaped = 0
-    if csv_formulas == "escape":
-        frame, escaped = escape_formulas(frame)
-    atomic_write(p, lambda tmp: frame.write_csv(tmp, separator=sep))
-    return WriteInfo(fmt, escaped)
-
-
-def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
-    """``frame`` with formula-like text cells and names prefixed by ``'``, and their count.
-
-    Text, categorical and enum columns are checked (vectorized); numeric columns hold no
-    formulas. Numbers written as text (``-3``, ``+1.5``, ``-2e3``) are not escaped.
-
-    Examples
-    --------
-    >>> out, n = escape_formulas(pl.DataFrame({"@a": ["+x", "+1.5", None]}))
-    >>> out.columns, out["'@a"].to_list(), n
-    (["'@a"], ["'+x", '+1.5', None], 2)
-    """
-    names = [_escape_name(name) for name in frame.columns]
-    escaped = sum(name != old for name, old in zip(names, frame.columns, strict=True))
-    texts = [
-        name
-        for name, dtype in frame.schema.items()
-        if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
-    ]
-    text = {name: pl.col(name).cast(pl.String) for name in texts}
-    starts = frame.select(text[n].str.contains(_FORMULA_START).any().alias(n) for n in texts)
-    suspects = [n for n, hit in zip(texts, starts.row(0) if texts else (), strict=True) if hit]
-    if suspects:  # only these columns pay for the number test
-        flags = {
-            n: text[n].str.contains(_FORMULA_START) & ~text[n].str.contains(_NUMBER)
-            for n in suspects
-        }
-        counts = frame.select(f.sum().alias(n) for n, f in flags.items()).row(0)
-        escaped += int(sum(counts))
-        frame = frame.with_columns(
-            pl.when(flags[n]).then("'" + text[n]).otherwise(pl.col(n)).alias(n)
-            for n, c in zip(suspects, counts, strict=True)
-            if c
-        )
-    if escaped:
-        frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
-    return frame, escaped
-
-
-def _escape_name(name: str) -> str:
-    if name.startswith(FORMULA_PREFIXES) and not _is_number(name):
-        return "'" + name
-    return name
-
-
-def _is_number(text: str) -> bool:
-    return re.fullmatch(_NUMBER, text) is not None
