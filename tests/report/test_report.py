@@ -30,7 +30,7 @@ from anonkit.report.levels import (
     privacy_levels,
     released_classes,
 )
-from anonkit.report.plots import bar_chart_svg, matplotlib_available
+from anonkit.report.plots import bar_chart_svg
 from fresh_python import fresh_stdout
 from seed_tables import HOSPITAL
 
@@ -215,36 +215,19 @@ def test_json_ready() -> None:
 
 # -------------------------------------------------------------------------- plots
 def test_plain_svg_bar_chart_escapes_and_scales() -> None:
-    svg = bar_chart_svg(["<b>&", "b"], [2, 4], title='A "t" <i>', xlabel="n", engine="svg")
+    svg = bar_chart_svg(["<b>&", "b"], [2, 4], title='A "t" <i>', xlabel="n")
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert "<b>" not in svg and "&lt;b&gt;&amp;" in svg and "<i>" not in svg
     widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)"', svg)]
     assert widths == [pytest.approx(180.0), pytest.approx(360.0)]
-    half = bar_chart_svg(["a"], [0.5], title="x", maximum=1.0, engine="svg")
+    half = bar_chart_svg(["a"], [0.5], title="x", maximum=1.0)
     assert float(re.findall(r'<rect [^>]*width="([\d.]+)"', half)[0]) == pytest.approx(180.0)
     with pytest.raises(ValueError):
         bar_chart_svg(["a"], [1, 2], title="x")
-    with pytest.raises(ValueError):
-        bar_chart_svg(["a"], [1], title="x", engine="png")  # type: ignore[arg-type]
 
 
-def test_matplotlib_svg_is_inline_and_offline() -> None:
-    pytest.importorskip("matplotlib")
-    svg = bar_chart_svg(
-        ["a$b", "<c>"], [1, 3], title="T <x>", xlabel="records", engine="matplotlib"
-    )
-    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
-    for banned in ("<?xml", "<!DOCTYPE", "http://", "https://", "<style", "<script", "<metadata"):
-        assert banned not in svg
-    assert "&lt;c&gt;" in svg and "<c>" not in svg
-    assert 'id="figure_1"' not in svg  # ids repeated in every chart are dropped
-
-
-def test_report_without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_charts_need_no_plotting_library(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ImportError
-    assert not matplotlib_available()
-    svg = bar_chart_svg(["a"], [1], title="x")
-    assert "<title>x</title>" in svg  # the plain SVG writer
     ev = evaluate(
         hospital_original(),
         hospital_release(),
@@ -254,6 +237,9 @@ def test_report_without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     page = render_evaluation_html(ev)
     assert page.count("<svg") == 3
+    assert render_evaluation_html(ev, plots="svg").count("<svg") == 3  # the old switch
+    with pytest.raises(ValueError, match="'matplotlib'"):
+        render_evaluation_html(ev, plots="matplotlib")  # type: ignore[arg-type]
 
 
 def test_importing_the_report_does_not_import_matplotlib() -> None:
@@ -285,7 +271,6 @@ def hospital_page() -> str:
         models=check_models(classes, [KAnonymity(4), DistinctLDiversity("Disease", l=2)]),
         transformation={"Zip": 2, "Age": 1, "Nationality": 1},
         heights={"Zip": 4, "Age": 3, "Nationality": 2},
-        plots="svg",
     )
 
 
@@ -335,7 +320,7 @@ def test_report_from_evaluation_alone() -> None:
         hierarchies=hospital_hierarchies(),
         sensitive=["Disease"],
     )
-    page = render_evaluation_html(ev, plots="svg")
+    page = render_evaluation_html(ev)
     assert "Distinct ℓ-diversity" in page and "Entropy ℓ-diversity" in page
     assert "Requested privacy models" not in page
 

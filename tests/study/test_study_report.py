@@ -103,7 +103,6 @@ def page() -> str:
         title="Study <of> Adult",
         config_summary={"dataset": "adult", "k": [2, 10], "classifiers": ("a", "b")},
         timing={"total": 12.5},
-        plots="svg",
     )
 
 
@@ -146,7 +145,7 @@ def test_report_colors_correlations_by_strength(page: str) -> None:
 
 
 def test_report_with_folds_says_so() -> None:
-    page = render_study_report(study(folds=3, failed=False), plots="svg", max_scatter=2)
+    page = render_study_report(study(folds=3, failed=False), max_scatter=2)
     assert "t-interval around their mean" in page and "3 cross-validation folds" in page
     assert "<h2>Failed cells</h2>" not in page
     scatters = [s for s in svgs(page) if "vs accuracy" in s]
@@ -160,57 +159,47 @@ def test_report_of_a_study_where_everything_failed() -> None:
         .otherwise(pl.lit("error: boom."))
         .alias("status")
     )
-    page = render_study_report(frame, plots="svg")
+    page = render_study_report(frame)
     assert "No metric has a defined correlation" in page
     assert "<h2>Failed cells</h2>" in page
 
 
 def test_report_parameters() -> None:
     with pytest.raises(ParameterError, match="max_scatter"):
-        render_study_report(study(), max_scatter=-1, plots="svg")
-    page = render_study_report(study(), max_scatter=0, plots="svg")
+        render_study_report(study(), max_scatter=-1)
+    page = render_study_report(study(), max_scatter=0)
     assert not [s for s in svgs(page) if "vs accuracy" in s]
 
 
 def test_write_study_report(tmp_path: Path) -> None:
     path = tmp_path / "out" / "report.html"
-    write_study_report(study(), path, title="T", plots="svg", max_scatter=1)
+    write_study_report(study(), path, title="T", max_scatter=1)
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
     assert [p.name for p in path.parent.iterdir()] == ["report.html"]  # no temp file left
 
 
-def test_report_with_matplotlib_is_offline() -> None:
-    pytest.importorskip("matplotlib")
-    frame = study().select(pl.exclude("loss_discernibility", "loss_sse", "alteration_nllm"))
-    page = render_study_report(frame, plots="matplotlib", max_scatter=1)
-    found = svgs(page)
-    assert len(found) >= 4
-    for svg in found:
-        assert_valid_svg(svg)
-        for banned in ("<?xml", "<!DOCTYPE", "<style", "<metadata"):
-            assert banned not in svg
-    assert_offline(page)
-    assert "<b>nllm</b>" not in page
-
-
-def test_report_without_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_charts_need_no_plotting_library(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ImportError
     page = render_study_report(study(), max_scatter=1)
-    assert "<title>Accuracy vs k: random_forest</title>" in page  # the plain SVG writer
+    assert "<title>Accuracy vs k: random_forest</title>" in page
+    with pytest.raises(ValueError, match="'matplotlib'"):
+        render_study_report(study(), plots="matplotlib")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="'png'"):
+        accuracy_vs_k_svgs(study(), engine="png")  # type: ignore[arg-type]
 
 
-def test_importing_the_study_report_does_not_import_matplotlib() -> None:
+def test_importing_the_study_report_does_not_import_matplotlib_or_jinja2() -> None:
     code = (
         "import sys, anonkit.study.report, anonkit.study.plots\n"
-        "print('matplotlib' in sys.modules)\n"
+        "print('matplotlib' in sys.modules, 'jinja2' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     proc = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
         check=True,
     )  # fmt: skip
-    assert proc.stdout.strip() == "False"
+    assert proc.stdout.strip() == "False False"
 
 
 # ------------------------------------------------------------------------- plots
@@ -225,7 +214,6 @@ def test_line_chart_log_axis_gaps_and_references() -> None:
         ylabel="accuracy",
         log_x=True,
         references=[Reference("original", 0.85), Reference("broken", math.nan)],
-        engine="svg",
     )
     assert_valid_svg(svg)
     assert svg.count("<polyline") == 1 + 2  # the axes, then the two runs around the gap
@@ -236,32 +224,28 @@ def test_line_chart_log_axis_gaps_and_references() -> None:
 
 
 def test_scatter_and_constant_values() -> None:
-    svg = scatter_svg(
-        [Series("rf", (0.5, 0.5), (0.8, 0.8))], title="c", xlabel="x", ylabel="y", engine="svg"
-    )
+    svg = scatter_svg([Series("rf", (0.5, 0.5), (0.8, 0.8))], title="c", xlabel="x", ylabel="y")
     assert_valid_svg(svg)
     assert svg.count("<circle") == 3
     many = [Series(f"s{i}", (1.0, 2.0), (float(i), i + 1.0)) for i in range(12)]
-    dashed = line_chart_svg(many, title="m", xlabel="x", ylabel="y", engine="svg")
+    dashed = line_chart_svg(many, title="m", xlabel="x", ylabel="y")
     assert 'stroke-dasharray="6 3"' in dashed  # past the palette
     with pytest.raises(ValueError):
         Series("bad", (1.0,), ())
-    with pytest.raises(ValueError):
-        scatter_svg([], title="t", xlabel="x", ylabel="y", engine="png")  # type: ignore[arg-type]
 
 
 def test_study_plots() -> None:
     frame = study()
-    charts = accuracy_vs_k_svgs(frame, engine="svg")
+    charts = accuracy_vs_k_svgs(frame)
     assert [name for name, _ in charts] == list(CLASSIFIERS)
     assert "original data" in charts[0][1] and "majority class" in charts[0][1]
-    assert metric_vs_k_svg(frame, "suppressed_share", engine="svg") is None  # constant
-    assert metric_vs_k_svg(frame, "missing", engine="svg") is None
-    line = metric_vs_k_svg(frame, "loss_loss", engine="svg")
+    assert metric_vs_k_svg(frame, "suppressed_share") is None  # constant
+    assert metric_vs_k_svg(frame, "missing") is None
+    line = metric_vs_k_svg(frame, "loss_loss")
     assert line is not None and "Generalized information loss" in line
-    cloud = metric_vs_accuracy_svg(frame, "loss_discernibility", rho=-0.5, engine="svg")
+    cloud = metric_vs_accuracy_svg(frame, "loss_discernibility", rho=-0.5)
     assert cloud is not None and "(log scale)" in cloud and "ρ = -0.50" in cloud
-    k_cloud = metric_vs_accuracy_svg(frame, "k", engine="svg")
+    k_cloud = metric_vs_accuracy_svg(frame, "k")
     assert k_cloud is not None
     points = len(CELLS) * len(KS) - 1  # one failed run
     assert k_cloud.count("<circle") == len(CLASSIFIERS) * (points + 1)  # + legend marker

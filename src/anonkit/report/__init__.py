@@ -4,7 +4,8 @@
 * :func:`render_evaluation_html` is the steward's report on any release (an
   :class:`~anonkit.evaluate.Evaluation` with achieved privacy levels, risk, loss, plots);
 * :mod:`anonkit.report.levels` measures achieved privacy levels of a released table;
-* :mod:`anonkit.report.plots` draws bar charts as inline SVG (matplotlib optional).
+* :mod:`anonkit.report.plots` draws bar charts as inline SVG (no plotting library);
+* the pages are jinja2 templates in ``templates/`` (autoescaped; see ``_common``).
 """
 
 from anonkit.report.evaluation import render_evaluation_html, write_evaluation_html

@@ -6,22 +6,22 @@ and the checks of requested models) into one HTML file a data steward can hand t
 protection officer: the dataset and configuration, the achieved privacy levels, the
 re-identification risk with its distribution, the class sizes, the loss and generalization
 of each attribute and the table of loss metrics, each with a one-line plain-language
-explanation. Plots are inline SVG (:mod:`anonkit.report.plots`); the page loads nothing
-from anywhere and holds no record, only counts, levels and metrics.
+explanation. The page is the template ``templates/evaluation.html.j2``; its plots are
+inline SVG (:mod:`anonkit.report.plots`); it loads nothing from anywhere and holds no
+record, only counts, levels and metrics.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from anonkit.evaluate import Evaluation
 from anonkit.io.atomic import atomic_write_text
-from anonkit.report._common import card, fmt, page_head, stamp, table
+from anonkit.report._common import fmt, render
 from anonkit.report.levels import PRIVACY_INFO, ModelCheck
-from anonkit.report.plots import Engine, bar_chart_svg
+from anonkit.report.plots import Engine, bar_chart_svg, check_engine
 
 __all__ = ["SECTIONS", "render_evaluation_html", "write_evaluation_html"]
 
@@ -58,10 +58,6 @@ _CONFIG_NAMES = {
     "population_size": "Population size",
     "population_model": "Population-uniqueness model",
 }
-
-
-def _section(title: str, explanation: str) -> str:
-    return f'<h2>{escape(title)}</h2><p class="explain">{escape(explanation)}</p>'
 
 
 def _listed(value: Any) -> Any:
@@ -165,7 +161,8 @@ def render_evaluation_html(
         Generalization level chosen per quasi-identifier and each hierarchy's number of
         levels (from an anonymization), shown next to the per-attribute loss.
     plots
-        Plot engine, see :func:`anonkit.report.plots.bar_chart_svg`.
+        Kept for compatibility: every chart is plain SVG (``"auto"`` or ``"svg"``; see
+        :func:`anonkit.report.plots.check_engine`).
 
     Examples
     --------
@@ -174,150 +171,29 @@ def render_evaluation_html(
     >>> original = pl.DataFrame({"age": [21, 23, 35, 38]})
     >>> release = pl.DataFrame({"age": ["[20-30[", "[20-30[", "[30-40[", "[30-40["]})
     >>> ev = evaluate(original, release, quasi_identifiers=["age"], numeric=["age"])
-    >>> page = render_evaluation_html(ev, plots="svg")
+    >>> page = render_evaluation_html(ev)
     >>> page.count("<svg"), "<h2>Achieved privacy</h2>" in page
     (3, True)
     """
+    check_engine(plots)
     data = evaluation.to_dict()
     dataset = data["dataset"]
     config = data["configuration"]
     classes = data["classes"]
-    parts = page_head(title)
-    parts.append(
-        '<p class="sub">What an attacker could learn from this release and how much '
-        "information it lost. This report contains no records, only counts, levels and "
-        "metrics.</p>"
-    )
-
-    # dataset and configuration
-    parts.append(
-        _section(
-            SECTIONS[0],
-            "The release measured against its original table, rows "
-            "matched by position, and the settings it was read with.",
-        )
-    )
-    parts.append('<div class="cards">')
-    parts.append(card("records", dataset["n_records"]))
-    parts.append(card("records released in groups", dataset["n_released"]))
-    parts.append(
-        card(f"records suppressed ({dataset['suppressed_share']:.2%})", dataset["n_suppressed"])
-    )
-    parts.append(card("groups (equivalence classes)", classes["n_classes"]))
-    parts.append(card("achieved k (smallest group)", data["privacy"].get("achieved_k")))
-    parts.append("</div>")
-    rows = [[_CONFIG_NAMES.get(k, k), _listed(v)] for k, v in config.items() if v is not None]
-    rows += [[str(k), _listed(v)] for k, v in (settings or {}).items()]
-    parts.append(table(["Setting", "Value"], rows))
-
-    # achieved privacy
-    parts.append(
-        _section(
-            SECTIONS[1],
-            "The strongest guarantee of each privacy model that every "
-            "group of released records meets.",
-        )
-    )
+    cards = [
+        ("records", dataset["n_records"]),
+        ("records released in groups", dataset["n_released"]),
+        (f"records suppressed ({dataset['suppressed_share']:.2%})", dataset["n_suppressed"]),
+        ("groups (equivalence classes)", classes["n_classes"]),
+        ("achieved k (smallest group)", data["privacy"].get("achieved_k")),
+    ]
+    setting_rows = [
+        [_CONFIG_NAMES.get(k, k), _listed(v)] for k, v in config.items() if v is not None
+    ]
+    setting_rows += [[str(k), _listed(v)] for k, v in (settings or {}).items()]
     general, per = _privacy_rows(data, levels)
-    parts.append(
-        table(["Model", "Achieved", "Meaning", "Source"], general, numeric=[1], explain=[2, 3])
-    )
-    for name, rows in per:
-        parts.append(f"<h3>Sensitive attribute {escape(repr(name))}</h3>")
-        parts.append(
-            table(["Model", "Achieved", "Meaning", "Source"], rows, numeric=[1], explain=[2, 3])
-        )
-    if models:
-        parts.append("<h3>Requested privacy models</h3>")
-        parts.append(
-            '<p class="explain">Whether every group meets each model asked for; '
-            "failing groups would need more generalization or suppression.</p>"
-        )
-        parts.append(
-            "<table><tr><th>Model</th><th>Result</th><th>Failing groups</th>"
-            "<th>Their records</th></tr>"
-        )
-        for check in models:
-            verdict = (
-                '<span class="ok">met</span>'
-                if check.satisfied
-                else '<span class="fail">not met</span>'
-            )
-            parts.append(
-                f"<tr><td>{escape(check.model)}</td><td>{verdict}</td>"
-                f'<td class="num">{escape(fmt(check.failing_classes))}</td>'
-                f'<td class="num">{escape(fmt(check.failing_records))}</td></tr>'
-            )
-        parts.append("</table>")
-
-    # risk
-    parts.append(
-        _section(
-            SECTIONS[2],
-            "How likely an attacker who links the release to other data "
-            "is to single out a person (each figure is a probability or a share).",
-        )
-    )
-    parts.append(
-        table(
-            ["Measure", "Value", "Meaning", "Source"],
-            [
-                [r["title"], _percent(r["value"]), r["explanation"], r["reference"]]
-                for r in data["risk"]
-            ],
-            numeric=[1],
-            explain=[2, 3],
-        )
-    )
     dist = data["risk_distribution"]
-    parts.append("<figure>")
-    parts.append(
-        bar_chart_svg(
-            list(dist),
-            list(dist.values()),
-            title="Released records by risk",
-            xlabel="records",
-            engine=plots,
-        )
-    )
-    parts.append(
-        '<figcaption class="explain">Released records by their re-identification risk '
-        "(1 / the size of their group"
-        + (", against the population" if config.get("population_size") else "")
-        + "); bars at the top are the most exposed records.</figcaption></figure>"
-    )
-
-    # class sizes
-    parts.append(
-        _section(
-            SECTIONS[3],
-            "How many groups of released records have each size; "
-            "small groups are the easiest to re-identify.",
-        )
-    )
     hist = classes["histogram"]
-    parts.append("<figure>")
-    parts.append(
-        bar_chart_svg(
-            list(hist), list(hist.values()), title="Groups by size", xlabel="groups", engine=plots
-        )
-    )
-    parts.append(
-        f'<figcaption class="explain">Largest group {fmt(classes["max_size"])} records, '
-        f"mean {classes['mean_size']:,.2f}; {fmt(classes['sample_uniques'])} "
-        f"record(s) alone in their group; {fmt(classes['below_k'])} record(s) in groups "
-        f"below k={fmt(classes['k'])}.</figcaption></figure>"
-    )
-
-    # per attribute
-    parts.append(
-        _section(
-            SECTIONS[4],
-            "For each quasi-identifier: how much detail it lost and how "
-            "many records were released at each generalization level (0 = original "
-            "values, the top level = '*').",
-        )
-    )
     attributes = data["attributes"]
     header = ["Attribute", "Kind"]
     if transformation:
@@ -334,56 +210,48 @@ def render_evaluation_html(
         row.append(_levels_text(a.get("levels")))
         rows.append(row)
     first = 3 if transformation else 2
-    parts.append(table(header, rows, numeric=list(range(first, first + len(_ATTRIBUTE_COLUMNS)))))
-    parts.append(
-        '<p class="explain">'
-        + escape(" ".join(f"{t}: {why}" for _, t, why in _ATTRIBUTE_COLUMNS))
-        + "</p>"
-    )
-    parts.append("<figure>")
-    parts.append(
-        bar_chart_svg(
+    timing = data.get("timing_seconds", {}).get("total")
+    return render(
+        "evaluation.html.j2",
+        title=title,
+        sections=SECTIONS,
+        cards=cards,
+        settings=setting_rows,
+        general=general,
+        per_sensitive=[(repr(name), rows) for name, rows in per],
+        models=list(models),
+        risk=[
+            [r["title"], _percent(r["value"]), r["explanation"], r["reference"]]
+            for r in data["risk"]
+        ],
+        risk_chart=bar_chart_svg(
+            list(dist), list(dist.values()), title="Released records by risk", xlabel="records"
+        ),
+        population=bool(config.get("population_size")),
+        size_chart=bar_chart_svg(
+            list(hist), list(hist.values()), title="Groups by size", xlabel="groups"
+        ),
+        classes=classes,
+        mean_size=f"{classes['mean_size']:,.2f}",
+        attribute_header=header,
+        attributes=rows,
+        attribute_numeric=list(range(first, first + len(_ATTRIBUTE_COLUMNS))),
+        attribute_explanation=" ".join(f"{t}: {why}" for _, t, why in _ATTRIBUTE_COLUMNS),
+        loss_chart=bar_chart_svg(
             [a["name"] for a in attributes],
             [a.get("generalized_loss") or 0.0 for a in attributes],
             title="Generalized loss per attribute",
             xlabel="loss (0 = exact, 1 = '*')",
             value_format="{:.3f}",
             maximum=1.0,
-            engine=plots,
-        )
+        ),
+        loss=[
+            [m["title"], m["value"], m["range"], m["explanation"], m["reference"]]
+            for m in data["loss"]
+        ],
+        notes=data["notes"],
+        seconds=timing if isinstance(timing, float) else None,
     )
-    parts.append("</figure>")
-
-    # loss metrics
-    parts.append(
-        _section(
-            SECTIONS[5],
-            "Every information-loss metric of the release; lower is better for all of them.",
-        )
-    )
-    parts.append(
-        table(
-            ["Metric", "Value", "Range", "Meaning", "Source"],
-            [
-                [m["title"], m["value"], m["range"], m["explanation"], m["reference"]]
-                for m in data["loss"]
-            ],
-            numeric=[1],
-            explain=[3, 4],
-        )
-    )
-
-    if data["notes"]:
-        parts.append(_section(SECTIONS[6], "What could not be measured, and why."))
-        parts.append("<ul>" + "".join(f"<li>{escape(n)}</li>" for n in data["notes"]) + "</ul>")
-
-    timing = data.get("timing_seconds", {}).get("total")
-    parts.append(
-        f"<footer>Generated by anonkit on {escape(stamp())}"
-        + (f" in {timing:.2f} s" if isinstance(timing, float) else "")
-        + ". This report contains no records.</footer></body></html>"
-    )
-    return "\n".join(parts) + "\n"
 
 
 def write_evaluation_html(path: str | Path, text: str) -> None:

@@ -1,20 +1,19 @@
 """Plots of a study as inline SVG: accuracy vs k, each metric vs k, metric vs accuracy.
 
-Like :mod:`anonkit.report.plots`, a chart is drawn with matplotlib when it can be imported
-(through the object-oriented ``Figure`` API, never pyplot's global state) and otherwise by
-a small plain-SVG writer here; ``engine="svg"`` forces the latter. Either way the result is
-one ``<svg>`` element for an HTML page: no external fonts, scripts, styles or links, and
-every text escaped. The two chart kinds, :func:`line_chart_svg` and :func:`scatter_svg`,
-share the axes code (linear or logarithmic x axis, "nice" ticks, legend); the study-level
-functions (:func:`accuracy_vs_k_svgs`, :func:`metric_vs_k_svg`,
-:func:`metric_vs_accuracy_svg`) turn the tidy results into series, averaging over folds.
+Like :mod:`anonkit.report.plots` (which says why there is one chart path, no plotting
+library), a chart is one hand-written ``<svg>`` element for an HTML page: no external
+fonts, scripts, styles or links, and every text escaped. The two chart kinds,
+:func:`line_chart_svg` and :func:`scatter_svg`, share the axes code (linear or
+logarithmic x axis, "nice" ticks, legend); the study-level functions
+(:func:`accuracy_vs_k_svgs`, :func:`metric_vs_k_svg`, :func:`metric_vs_accuracy_svg`)
+turn the tidy results into series, averaging over folds.
 
 Examples
 --------
 >>> svg = line_chart_svg(
 ...     [Series("flash:loss", (2, 10, 100), (0.84, 0.82, 0.79))],
 ...     title="Accuracy vs k", xlabel="k", ylabel="accuracy", log_x=True,
-...     references=[Reference("original data", 0.85)], engine="svg",
+...     references=[Reference("original data", 0.85)],
 ... )
 >>> svg.startswith("<svg") and svg.endswith("</svg>") and "flash:loss" in svg
 True
@@ -23,7 +22,6 @@ True
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -31,7 +29,7 @@ from typing import Literal
 
 import polars as pl
 
-from anonkit.report.plots import _DROP, Engine, _mpl_text, use_matplotlib
+from anonkit.report.plots import Engine, check_engine, svg_open
 from anonkit.study.analysis import (
     BASELINE_ALGORITHMS,
     baseline_table,
@@ -105,7 +103,6 @@ def line_chart_svg(
     ylabel: str,
     log_x: bool = False,
     references: Sequence[Reference] = (),
-    engine: Engine = "auto",
 ) -> str:
     """Lines with point markers, one per series, plus horizontal reference lines.
 
@@ -119,18 +116,8 @@ def line_chart_svg(
         Logarithmic x axis (e.g. for k from 2 to 15,000).
     references
         Horizontal lines across the chart, e.g. the original-data accuracy.
-    engine
-        ``"auto"`` (matplotlib when importable, else plain SVG), ``"matplotlib"`` or
-        ``"svg"``.
-
-    Raises
-    ------
-    ValueError
-        If ``engine`` is unknown.
-    ImportError
-        If ``engine="matplotlib"`` and matplotlib is not installed.
     """
-    return _chart("line", series, title, xlabel, ylabel, log_x, references, engine)
+    return _chart("line", series, title, xlabel, ylabel, log_x, references)
 
 
 def scatter_svg(
@@ -140,36 +127,19 @@ def scatter_svg(
     xlabel: str,
     ylabel: str,
     log_x: bool = False,
-    engine: Engine = "auto",
 ) -> str:
     """Points, one color per series; parameters as in :func:`line_chart_svg`.
 
     Examples
     --------
     >>> svg = scatter_svg([Series("rf", (0.1, 0.5), (0.8, 0.7))], title="NCP vs accuracy",
-    ...                   xlabel="NCP", ylabel="accuracy", engine="svg")
+    ...                   xlabel="NCP", ylabel="accuracy")
     >>> svg.count("<circle")  # two points and the legend's marker
     3
     """
-    return _chart("scatter", series, title, xlabel, ylabel, log_x, (), engine)
+    return _chart("scatter", series, title, xlabel, ylabel, log_x, ())
 
 
-def _chart(
-    kind: Kind,
-    series: Sequence[Series],
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    log_x: bool,
-    references: Sequence[Reference],
-    engine: Engine,
-) -> str:
-    if use_matplotlib(engine):
-        return _matplotlib_svg(kind, series, title, xlabel, ylabel, log_x, references)
-    return _plain_svg(kind, series, title, xlabel, ylabel, log_x, references)
-
-
-# ------------------------------------------------------------------------ plain SVG
 _WIDTH, _PLOT_LEFT, _PLOT_RIGHT, _TOP, _PLOT_HEIGHT = 660, 64, 470, 36, 260
 _LEGEND_X, _LEGEND_ROW, _LEGEND_CHARS = 482, 16, 24
 
@@ -244,7 +214,7 @@ def _short(text: str) -> str:
     return text if len(text) <= _LEGEND_CHARS else text[: _LEGEND_CHARS - 1] + "…"
 
 
-def _plain_svg(
+def _chart(
     kind: Kind,
     series: Sequence[Series],
     title: str,
@@ -260,14 +230,7 @@ def _plain_svg(
     ys = [v for s in series for v in s.y] + [r.y for r in references]
     x_axis = _Axis(xs, log_x, _PLOT_LEFT, _PLOT_RIGHT)
     y_axis = _Axis(ys, False, bottom, _TOP)
-    parts = [
-        f'<svg viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" '
-        f'role="img" aria-label="{escape(title)}" class="plot" '
-        'style="max-width:100%;height:auto;font-family:system-ui,sans-serif">',
-        f"<title>{escape(title)}</title>",
-        f'<text x="0" y="18" font-size="14" font-weight="600" fill="{_TEXT}">'
-        f"{escape(title)}</text>",
-    ]
+    parts = svg_open(_WIDTH, height, title)
     # grid, ticks and axes
     for t in x_axis.ticks():
         x = x_axis(t)
@@ -363,88 +326,6 @@ def _segments(
     return [s for s in out if s]
 
 
-# ----------------------------------------------------------------------- matplotlib
-def _matplotlib_svg(
-    kind: Kind,
-    series: Sequence[Series],
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    log_x: bool,
-    references: Sequence[Reference],
-) -> str:
-    import io
-    import zlib
-
-    import matplotlib
-    from matplotlib.figure import Figure
-
-    # ids (clip paths, markers) hash with this salt: distinct per chart, stable per run
-    salt = f"anonkit-{zlib.crc32(repr((kind, title, [s.label for s in series])).encode()):08x}"
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "font.size": 9}):
-        fig = Figure(figsize=(7.2, 3.6), dpi=100)
-        # a fixed layout (legend in the right margin): one draw, where "tight" needs two
-        fig.subplots_adjust(left=0.1, right=0.7, bottom=0.14, top=0.9)
-        ax = fig.add_subplot()
-        for i, s in enumerate(series):
-            color, dashed = _style(i)
-            x = [v if _usable(v, log_x) else math.nan for v in s.x]
-            if kind == "line":
-                ax.plot(
-                    x,
-                    s.y,
-                    color=color,
-                    linestyle="--" if dashed else "-",
-                    linewidth=1.4,
-                    marker="o",
-                    markersize=3,
-                    label=_mpl_text(s.label),
-                )
-            else:
-                ax.scatter(x, s.y, s=14, color=color, alpha=0.8, label=_mpl_text(s.label))
-        for j, ref in enumerate(references):
-            if math.isfinite(ref.y):
-                ax.axhline(
-                    ref.y,
-                    color=_REFERENCE_COLORS[j % len(_REFERENCE_COLORS)],
-                    linestyle=(0, (5, 3)),
-                    linewidth=1.1,
-                    label=_mpl_text(ref.label),
-                )
-        if log_x:
-            from matplotlib.ticker import FuncFormatter
-
-            ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _tick_text(v)))
-        ax.set_title(_mpl_text(title), loc="left", fontsize=11, fontweight="bold")
-        ax.set_xlabel(_mpl_text(xlabel))
-        ax.set_ylabel(_mpl_text(ylabel))
-        ax.grid(color=_GRID, linewidth=0.6)
-        ax.set_axisbelow(True)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
-        if series or references:
-            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
-        buffer = io.StringIO()
-        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    return _inline(buffer.getvalue(), title)
-
-
-def _inline(text: str, title: str) -> str:
-    """matplotlib's SVG document as one inline element (as in :mod:`anonkit.report.plots`)."""
-    for pattern in _DROP:
-        text = pattern.sub("", text)
-    text = re.sub(r'(<g)\s+id="[^"]*"', r"\1", text)  # unreferenced, repeated per chart
-    text = text[text.find("<svg") :].strip()
-    text = re.sub(r'\s(width|height)="[^"]*pt"', "", text, count=2)
-    return text.replace(
-        "<svg",
-        f'<svg role="img" aria-label="{escape(title)}" class="plot" '
-        'style="max-width:100%;height:auto"',
-        1,
-    )
-
-
 # ------------------------------------------------------------------ study plots
 def _ok_cells(frame: pl.DataFrame) -> pl.DataFrame:
     keep = ~pl.col("algorithm").is_in(BASELINE_ALGORITHMS)
@@ -478,7 +359,7 @@ def accuracy_vs_k_svgs(
 
     One line per cell (mean accuracy over the folds at each k, log x axis); the
     classifier's accuracy on the original data and the majority class are dashed
-    horizontal lines.
+    horizontal lines. ``engine`` as in :func:`metric_vs_k_svg`.
 
     Examples
     --------
@@ -489,9 +370,10 @@ def accuracy_vs_k_svgs(
     ...     "evaluation": ["anonymized_test", "anonymized_test", "original_test"],
     ...     "accuracy": [0.8, 0.78, 0.85], "status": ["ok"] * 3,
     ... })
-    >>> [(name, "original data" in svg) for name, svg in accuracy_vs_k_svgs(frame, engine="svg")]
+    >>> [(name, "original data" in svg) for name, svg in accuracy_vs_k_svgs(frame)]
     [('rf', True)]
     """
+    check_engine(engine)
     rows = cell_rows(frame, evaluation=evaluation)
     baselines = baseline_table(frame)
     means = rows.group_by(["classifier", "cell", "k"], maintain_order=True).agg(
@@ -519,7 +401,6 @@ def accuracy_vs_k_svgs(
             ylabel=f"accuracy ({evaluation.replace('_', ' ')})",
             log_x=True,
             references=references,
-            engine=engine,
         )
         out.append((str(classifier), svg))
     return out
@@ -534,8 +415,10 @@ def metric_vs_k_svg(frame: pl.DataFrame, metric: str, *, engine: Engine = "auto"
     """A metric against k, one line per cell (mean over folds), log x axis.
 
     Returns ``None`` when the metric has no value that varies over the cells (all NaN or
-    constant): there is nothing to draw.
+    constant): there is nothing to draw. ``engine`` is kept for compatibility
+    (:func:`anonkit.report.plots.check_engine`).
     """
+    check_engine(engine)
     if metric not in frame.columns:
         return None
     cells = _ok_cells(frame).with_columns(_as_float(metric).alias("_y"))
@@ -549,7 +432,6 @@ def metric_vs_k_svg(frame: pl.DataFrame, metric: str, *, engine: Engine = "auto"
         xlabel="requested k (log scale)",
         ylabel=metric,
         log_x=True,
-        engine=engine,
     )
 
 
@@ -566,8 +448,9 @@ def metric_vs_accuracy_svg(
     Values are means over the folds. The x axis is logarithmic when the metric is
     positive and spans more than two orders of magnitude (discernibility, k). ``rho``
     (e.g. the mean Spearman correlation) goes into the title. Returns ``None`` when the
-    metric does not vary over the cells.
+    metric does not vary over the cells. ``engine`` as in :func:`metric_vs_k_svg`.
     """
+    check_engine(engine)
     if metric not in frame.columns:
         return None
     rows = cell_rows(frame, evaluation=evaluation).with_columns(_as_float(metric).alias("_x"))
@@ -588,5 +471,4 @@ def metric_vs_accuracy_svg(
         xlabel=metric + (" (log scale)" if log_x else ""),
         ylabel=f"accuracy ({evaluation.replace('_', ' ')})",
         log_x=log_x,
-        engine=engine,
     )

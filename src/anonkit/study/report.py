@@ -5,25 +5,25 @@ classifier and evaluation; see :mod:`anonkit.study.analysis`) into one self-cont
 the study at a glance, a plain-language guide to the correlations, the ranking of the
 metrics, the correlation tables (colored by strength), accuracy against k with the
 baselines, the accuracy tables, each metric against k, each metric against accuracy, the
-failed cells, the settings and the timing. Plots are inline SVG
-(:mod:`anonkit.study.plots`); the page loads nothing from anywhere and holds no record
+failed cells, the settings and the timing. The page is the template
+``report/templates/study.html.j2``; this module computes what it shows. Plots are inline
+SVG (:mod:`anonkit.study.plots`); the page loads nothing from anywhere and holds no record
 (the results have none), only figures computed over whole releases.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from html import escape
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
 from anonkit.exceptions import ParameterError
 from anonkit.io.atomic import atomic_write_text
-from anonkit.report._common import card, fmt, page_head, stamp
-from anonkit.report.plots import Engine
+from anonkit.report._common import fmt, render
+from anonkit.report.plots import Engine, check_engine
 from anonkit.study.analysis import (
     BASELINE_ALGORITHMS,
     EVALUATIONS,
@@ -63,32 +63,19 @@ _KIND = {
     "structure": "release structure",
     "design": "reference: requested k",
 }
-_EXTRA_CSS = (
-    "td.r{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-    "details{margin:.5rem 0}summary{cursor:pointer;color:#0969da}"
-    ".legend span{display:inline-block;padding:0 .4rem;margin-right:.3rem;border-radius:3px}"
-)
 
 
-class _Raw(str):
-    """Already-escaped HTML for a table cell."""
+class _Cell(NamedTuple):
+    """A table cell of the template: its text (escaped there), right-aligned or not, and
+    a CSS background (or ``""``)."""
+
+    text: str
+    numeric: bool = False
+    style: str = ""
 
 
-def _cell(value: Any, *, numeric: bool = False, style: str = "") -> str:
-    text = value if isinstance(value, _Raw) else escape(fmt(value))
-    cls = ' class="r"' if numeric else ""
-    return f"<td{cls}{style}>{text}</td>"
-
-
-def _table(header: Sequence[str | _Raw], rows: Sequence[Sequence[str]]) -> str:
-    """``rows`` hold cells already rendered with :func:`_cell`."""
-    head = "".join(f"<th>{h if isinstance(h, _Raw) else escape(h)}</th>" for h in header)
-    body = "".join(f"<tr>{''.join(row)}</tr>" for row in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
-def _section(title: str, explanation: str) -> str:
-    return f'<h2>{escape(title)}</h2><p class="explain">{escape(explanation)}</p>'
+def _cell(value: Any, *, numeric: bool = False, style: str = "") -> _Cell:
+    return _Cell(fmt(value), numeric, style)
 
 
 def _strength(r: float) -> str:
@@ -97,7 +84,7 @@ def _strength(r: float) -> str:
         return ""
     alpha = 0.06 + 0.6 * abs(r)
     rgb = "47,129,247" if r < 0 else "219,109,40"
-    return f' style="background:rgba({rgb},{alpha:.2f})"'
+    return f"background:rgba({rgb},{alpha:.2f})"
 
 
 def _r(r: float) -> str:
@@ -118,12 +105,7 @@ def _listed(value: Any) -> Any:
     return value
 
 
-def _wrap_cell_name(name: str) -> _Raw:
-    """A cell name that may wrap after its ``:`` (long table headers)."""
-    return _Raw(escape(name).replace(":", ":<wbr>"))
-
-
-def _reading_guide(ci_method: str, n_folds: int) -> str:
+def _reading_guide(ci_method: str, n_folds: int) -> list[str]:
     interval = (
         f"The bracketed 95 % intervals come from the spread of the correlation over the "
         f"{n_folds} cross-validation folds (a t-interval around their mean)."
@@ -160,10 +142,11 @@ def _reading_guide(ci_method: str, n_folds: int) -> str:
         "metric can follow accuracy within one algorithm and still rank two algorithms "
         "the wrong way, which the scatter plots below show.",
     ]
-    return "".join(f'<p class="explain">{escape(p)}</p>' for p in paragraphs)
+    return paragraphs
 
 
-def _study_cards(frame: pl.DataFrame, rows: pl.DataFrame) -> list[str]:
+def _study_cards(frame: pl.DataFrame, rows: pl.DataFrame) -> tuple[str, list[tuple[str, Any]]]:
+    """The datasets' names and the headline cards of the study."""
     cells = frame.filter(~pl.col("algorithm").is_in(BASELINE_ALGORITHMS))
     ks = sorted(int(k) for k in cells["k"].unique().drop_nulls())
     runs = cells.select("fold", "cell", "k").unique().height
@@ -178,26 +161,21 @@ def _study_cards(frame: pl.DataFrame, rows: pl.DataFrame) -> list[str]:
         else ""
     )
     k_text = f"{len(ks)} ({fmt(ks[0])} to {fmt(ks[-1])})" if ks else "none"
-    parts = [
-        '<div class="cards">',
-        card("folds", cells["fold"].n_unique()),
-        card("algorithms × variants (cells)", cells["cell"].n_unique()),
-        card(f"requested k values: {k_text}", len(ks)),
-        card("classifiers", rows["classifier"].n_unique()),
-        card("anonymizations run", runs),
-        card("anonymizations failed", failed),
-        "</div>",
+    return datasets, [
+        ("folds", cells["fold"].n_unique()),
+        ("algorithms × variants (cells)", cells["cell"].n_unique()),
+        (f"requested k values: {k_text}", len(ks)),
+        ("classifiers", rows["classifier"].n_unique()),
+        ("anonymizations run", runs),
+        ("anonymizations failed", failed),
     ]
-    if datasets:
-        parts.insert(0, f'<p class="sub">Dataset: {escape(datasets)}</p>')
-    return parts
 
 
-def _ranking(ranking: pl.DataFrame, other: pl.DataFrame | None, other_name: str) -> list[str]:
-    parts: list[str] = []
+def _ranking(ranking: pl.DataFrame, other: pl.DataFrame | None, other_name: str) -> dict[str, Any]:
+    """The verdict sentence (``None`` when no correlation is defined) and the table."""
     finite = ranking.filter(pl.col("rank").is_not_null())
     if finite.is_empty():
-        return ["<p>No metric has a defined correlation (too few cells, or constant accuracy).</p>"]
+        return {"sentence": None, "header": [], "rows": []}
     most = max(finite["n"].to_list(), default=0)
     full = finite.filter(pl.col("n") == most)  # metrics defined on every cell
     best = (full if full.height else finite).row(0, named=True)
@@ -217,11 +195,10 @@ def _ranking(ranking: pl.DataFrame, other: pl.DataFrame | None, other_name: str)
     if not reference.is_empty() and best["metric"] != "k":
         r = reference.row(0, named=True)
         sentence += f" The requested k alone reaches ρ = {r['rho']:+.2f} (rank {r['rank']})."
-    parts.append(f"<p>{escape(sentence)}</p>")
     other_rho: dict[str, float] = {}
     if other is not None:
         other_rho = dict(zip(other["metric"], other["rho"], strict=True))
-    header: list[str | _Raw] = [
+    header = [
         "Rank",
         "Metric",
         "Column",
@@ -254,62 +231,60 @@ def _ranking(ranking: pl.DataFrame, other: pl.DataFrame | None, other_name: str)
             value = other_rho.get(row["metric"], math.nan)
             cells.append(_cell(_r(value), numeric=True, style=_strength(value)))
         rows.append(cells)
-    parts.append(_table(header, rows))
-    return parts
+    return {"sentence": sentence, "header": header, "rows": rows}
 
 
-def _correlation_tables(table: pl.DataFrame, target: str) -> list[str]:
-    parts: list[str] = []
+_CORRELATION_HEADER = (
+    "Metric",
+    "Column",
+    "Spearman ρ",
+    "95 % interval",
+    "Pearson r",
+    "95 % interval",
+    "Cells",
+)
+
+#: A table per classifier: its name, the header and the rows of cells.
+_Tables = list[tuple[str, list[str], list[list[_Cell]]]]
+
+
+def _correlation_tables(table: pl.DataFrame, target: str) -> _Tables:
+    out: _Tables = []
     sub = table.filter(pl.col("target") == target)
     for (classifier,), part in sub.partition_by(
         "classifier", as_dict=True, maintain_order=True
     ).items():
-        parts.append(f"<h3>{escape(str(classifier))}</h3>")
-        rows = []
-        for row in part.iter_rows(named=True):
-            rows.append(
-                [
-                    _cell(metric_label(row["metric"])),
-                    _cell(row["metric"]),
-                    _cell(_r(row["spearman"]), numeric=True, style=_strength(row["spearman"])),
-                    _cell(_interval(row["spearman_low"], row["spearman_high"]), numeric=True),
-                    _cell(_r(row["pearson"]), numeric=True, style=_strength(row["pearson"])),
-                    _cell(_interval(row["pearson_low"], row["pearson_high"]), numeric=True),
-                    _cell(row["n"], numeric=True),
-                ]
-            )
-        parts.append(
-            _table(
-                [
-                    "Metric",
-                    "Column",
-                    "Spearman ρ",
-                    "95 % interval",
-                    "Pearson r",
-                    "95 % interval",
-                    "Cells",
-                ],
-                rows,
-            )
-        )
-    return parts
+        rows = [
+            [
+                _cell(metric_label(row["metric"])),
+                _cell(row["metric"]),
+                _cell(_r(row["spearman"]), numeric=True, style=_strength(row["spearman"])),
+                _cell(_interval(row["spearman_low"], row["spearman_high"]), numeric=True),
+                _cell(_r(row["pearson"]), numeric=True, style=_strength(row["pearson"])),
+                _cell(_interval(row["pearson_low"], row["pearson_high"]), numeric=True),
+                _cell(row["n"], numeric=True),
+            ]
+            for row in part.iter_rows(named=True)
+        ]
+        out.append((str(classifier), list(_CORRELATION_HEADER), rows))
+    return out
 
 
-def _summary_tables(frame: pl.DataFrame, evaluation: str) -> list[str]:
+def _summary_tables(frame: pl.DataFrame, evaluation: str) -> _Tables:
+    """Mean accuracy by k (rows) and cell (columns; the template lets long names wrap)."""
     wide = summary_table(frame, evaluation=evaluation)
-    parts: list[str] = []
+    out: _Tables = []
     cells = [c for c in wide.columns if c not in ("classifier", "k")]
     for (classifier,), part in wide.partition_by(
         "classifier", as_dict=True, maintain_order=True
     ).items():
-        parts.append(f"<h3>{escape(str(classifier))}</h3>")
         rows = [
             [_cell(row["k"], numeric=True)]
             + [_cell(math.nan if row[c] is None else float(row[c]), numeric=True) for c in cells]
             for row in part.iter_rows(named=True)
         ]
-        parts.append(_table(["k", *(_wrap_cell_name(c) for c in cells)], rows))
-    return parts
+        out.append((str(classifier), ["k", *cells], rows))
+    return out
 
 
 def _seconds(value: Any) -> str:
@@ -318,7 +293,7 @@ def _seconds(value: Any) -> str:
     return fmt(_listed(value))
 
 
-def _timing_rows(frame: pl.DataFrame, timing: Mapping[str, Any] | None) -> list[list[str]]:
+def _timing_rows(frame: pl.DataFrame, timing: Mapping[str, Any] | None) -> list[list[_Cell]]:
     rows = [
         [_cell(str(name)), _cell(_seconds(value), numeric=True)]
         for name, value in (timing or {}).items()
@@ -371,7 +346,8 @@ def render_study_report(
         ``"anonymized_test"`` (default) or ``"original_test"``; the ranking also shows the
         other one when the study measured it.
     plots
-        Plot engine, see :func:`anonkit.study.plots.line_chart_svg`.
+        Kept for compatibility: every chart is plain SVG (``"auto"`` or ``"svg"``; see
+        :func:`anonkit.report.plots.check_engine`).
     max_scatter
         Draw at most this many metric-vs-accuracy scatter plots (the best-ranked first);
         default all.
@@ -393,7 +369,7 @@ def render_study_report(
     ...     "accuracy": [0.84, 0.83, 0.81, 0.80, 0.76],
     ...     "loss_ncp": [0.10, 0.15, 0.22, 0.40, 0.51], "status": ["ok"] * 5,
     ... })
-    >>> page = render_study_report(frame, plots="svg")
+    >>> page = render_study_report(frame)
     >>> "<h2>Which metric tracks accuracy best</h2>" in page, page.count("<svg") >= 3
     (True, True)
     """
@@ -401,6 +377,7 @@ def render_study_report(
         isinstance(max_scatter, bool) or not isinstance(max_scatter, int) or max_scatter < 0
     ):
         raise ParameterError("max_scatter", _OWNER, "an int >= 0 or None", max_scatter)
+    check_engine(plots)
     rows = cell_rows(frame, evaluation=evaluation)
     table = correlations(frame, evaluation=evaluation)
     ranking = rank_metrics(table)
@@ -412,205 +389,83 @@ def render_study_report(
     ci_method = str(table["ci_method"][0]) if table.height else "fisher"
     n_folds = max(table["n_folds"].to_list(), default=0)
 
-    parts = [p.replace("</style>", f"{_EXTRA_CSS}</style>") for p in page_head(title)]
-    parts.append(
-        '<p class="sub">Does an information-loss metric predict how useful a k-anonymized '
-        "table is for training classifiers? Each metric of each anonymization is "
-        "compared with the accuracy of classifiers trained on it. This report contains "
-        f"no records. Evaluation: {escape(evaluation.replace('_', ' '))}.</p>"
-    )
-
-    parts.append(
-        _section(
-            SECTIONS[0],
-            "What was run: the grid of requested k and algorithms, the classifiers and the folds.",
-        )
-    )
-    parts.extend(_study_cards(frame, rows))
-
-    parts.append(f"<h2>{escape(SECTIONS[1])}</h2>")
-    parts.append(_reading_guide(ci_method, n_folds))
-    parts.append(
-        '<p class="legend explain"><span style="background:rgba(47,129,247,0.66)">'
-        '-1</span><span style="background:rgba(47,129,247,0.30)">-0.4</span>'
-        '<span style="background:rgba(219,109,40,0.30)">+0.4</span>'
-        '<span style="background:rgba(219,109,40,0.66)">+1</span></p>'
-    )
-
-    parts.append(
-        _section(
-            SECTIONS[2],
-            "Metrics ordered by the absolute value of their Spearman correlation with "
-            "accuracy, averaged over the classifiers (metrics whose correlation is "
-            "undefined, e.g. constant over the cells, come last).",
-        )
-    )
-    parts.extend(_ranking(ranking, other, other_name))
-
+    datasets, cards = _study_cards(frame, rows)
     within = rank_metrics(correlations(frame, evaluation=evaluation, within="k"))
     other_within = (
         None
         if other is None
         else rank_metrics(correlations(frame, evaluation=other_name, within="k"))
     )
-    parts.append(
-        _section(
-            SECTIONS[3],
-            "Across the grid almost every metric grows with k, and accuracy falls with k, so "
-            "the ranking above partly measures k. Here each correlation is computed among "
-            "the algorithms run at one requested k, then averaged over the k values (95 % "
-            "t-interval across them): does the metric tell which of several releases with "
-            "the same privacy keeps more accuracy?",
-        )
-    )
-    parts.extend(_ranking(within, other_within, other_name))
-
-    parts.append(
-        _section(
-            SECTIONS[4],
-            "Per classifier: each metric against accuracy over the cells, with 95 % "
-            + ("intervals across folds." if ci_method == "folds" else "Fisher intervals."),
-        )
-    )
-    parts.extend(_correlation_tables(table, "accuracy"))
-
-    parts.append(
-        _section(
-            SECTIONS[5],
-            "The same against the accuracy drop (original-data accuracy minus anonymized "
-            "accuracy); within a fold these mirror the tables above with the sign flipped.",
-        )
-    )
-    parts.append("<details><summary>Show the tables</summary>")
-    parts.extend(_correlation_tables(table, "accuracy_drop"))
-    parts.append("</details>")
-
-    parts.append(
-        _section(
-            SECTIONS[6],
-            "Mean accuracy over the folds at each requested k, one line per cell; dashed "
-            "lines are the same classifier on the original data and the majority class.",
-        )
-    )
-    for _, svg in accuracy_vs_k_svgs(frame, evaluation=evaluation, engine=plots):
-        parts.append(f"<figure>{svg}</figure>")
-
-    parts.append(
-        _section(SECTIONS[7], "Mean accuracy over the folds; empty where the cell failed.")
-    )
-    parts.extend(_summary_tables(frame, evaluation))
-
-    parts.append(
-        _section(
-            SECTIONS[8],
-            "Classifiers trained on the original training split, and always predicting "
-            "the most frequent class: the ceiling and the floor for every cell.",
-        )
-    )
-    base = baseline_table(frame)
-    parts.append(
-        _table(
-            ["Baseline", "Classifier", "Evaluation", "Accuracy", "Balanced accuracy", "Folds"],
-            [
-                [
-                    _cell(row["algorithm"]),
-                    _cell(row["classifier"]),
-                    _cell(row["evaluation"].replace("_", " ")),
-                    _cell(row.get("accuracy", math.nan), numeric=True),
-                    _cell(row.get("balanced_accuracy", math.nan), numeric=True),
-                    _cell(row["n_folds"], numeric=True),
-                ]
-                for row in base.iter_rows(named=True)
-            ],
-        )
-        if base.height
-        else "<p>No baseline rows in the results.</p>"
-    )
-
-    parts.append(
-        _section(
-            SECTIONS[9], "Each metric's mean over the folds at each requested k, one line per cell."
-        )
-    )
+    metric_charts: list[str] = []
     flat: list[str] = []
     for metric in metric_columns(frame):
         if metric == "k":
             continue
-        line = metric_vs_k_svg(frame, metric, engine=plots)
+        line = metric_vs_k_svg(frame, metric)
         if line is None:
             flat.append(metric)
         else:
-            parts.append(f"<figure>{line}</figure>")
-    if flat:
-        parts.append(
-            '<p class="explain">Not drawn (constant or undefined over the cells): '
-            f"{escape(', '.join(flat))}.</p>"
-        )
-
-    parts.append(
-        _section(
-            SECTIONS[10],
-            "Each metric against accuracy, one point per cell and k (means over the "
-            "folds), one color per classifier; the best-ranked metrics first.",
-        )
-    )
-    drawn = 0
+            metric_charts.append(line)
+    scatter_charts: list[str] = []
     for row in ranking.iter_rows(named=True):
-        if max_scatter is not None and drawn >= max_scatter:
+        if max_scatter is not None and len(scatter_charts) >= max_scatter:
             break
-        cloud = metric_vs_accuracy_svg(
-            frame, row["metric"], evaluation=evaluation, rho=row["rho"], engine=plots
-        )
+        cloud = metric_vs_accuracy_svg(frame, row["metric"], evaluation=evaluation, rho=row["rho"])
         if cloud is not None:
-            parts.append(f"<figure>{cloud}</figure>")
-            drawn += 1
-
-    if "status" in frame.columns:
-        failed = (
-            frame.filter(pl.col("status") != "ok")
-            .select("fold", "cell", "k", "status")
-            .unique(maintain_order=True)
-        )
-        if failed.height:
-            parts.append(
-                _section(
-                    SECTIONS[11],
-                    "Runs that raised an error; their figures "
-                    "are left out of every table and correlation.",
-                )
-            )
-            parts.append(
-                _table(
-                    ["Fold", "Cell", "k", "Status"],
-                    [
-                        [
-                            _cell(r["fold"], numeric=True),
-                            _cell(r["cell"]),
-                            _cell(r["k"], numeric=True),
-                            _cell(r["status"]),
-                        ]
-                        for r in failed.iter_rows(named=True)
-                    ],
-                )
-            )
-
-    parts.append(_section(SECTIONS[12], "The study's configuration and where the time went."))
-    if config_summary:
-        parts.append(
-            _table(
-                ["Setting", "Value"],
-                [[_cell(str(k)), _cell(_listed(v))] for k, v in config_summary.items()],
-            )
-        )
-    timing_rows = _timing_rows(frame, timing)
-    if timing_rows:
-        parts.append(_table(["Timing", "Seconds"], timing_rows))
-
-    parts.append(
-        f"<footer>Generated by anonkit on {escape(stamp())}. This report contains no "
-        "records.</footer></body></html>"
+            scatter_charts.append(cloud)
+    return render(
+        "study.html.j2",
+        title=title,
+        sections=SECTIONS,
+        evaluation=evaluation.replace("_", " "),
+        datasets=datasets,
+        cards=cards,
+        guide=_reading_guide(ci_method, n_folds),
+        ranking_all=_ranking(ranking, other, other_name),
+        ranking_within=_ranking(within, other_within, other_name),
+        ci_method=ci_method,
+        correlations=_correlation_tables(table, "accuracy"),
+        drop_correlations=_correlation_tables(table, "accuracy_drop"),
+        accuracy_charts=[svg for _, svg in accuracy_vs_k_svgs(frame, evaluation=evaluation)],
+        summaries=_summary_tables(frame, evaluation),
+        baselines=[
+            [
+                _cell(row["algorithm"]),
+                _cell(row["classifier"]),
+                _cell(row["evaluation"].replace("_", " ")),
+                _cell(row.get("accuracy", math.nan), numeric=True),
+                _cell(row.get("balanced_accuracy", math.nan), numeric=True),
+                _cell(row["n_folds"], numeric=True),
+            ]
+            for row in baseline_table(frame).iter_rows(named=True)
+        ],
+        metric_charts=metric_charts,
+        flat=flat,
+        scatter_charts=scatter_charts,
+        failed=_failed_rows(frame),
+        settings=[[_cell(str(k)), _cell(_listed(v))] for k, v in (config_summary or {}).items()],
+        timing=_timing_rows(frame, timing),
     )
-    return "\n".join(parts) + "\n"
+
+
+def _failed_rows(frame: pl.DataFrame) -> list[list[_Cell]]:
+    """Fold, cell, k and status of every run that raised an error."""
+    if "status" not in frame.columns:
+        return []
+    failed = (
+        frame.filter(pl.col("status") != "ok")
+        .select("fold", "cell", "k", "status")
+        .unique(maintain_order=True)
+    )
+    return [
+        [
+            _cell(r["fold"], numeric=True),
+            _cell(r["cell"]),
+            _cell(r["k"], numeric=True),
+            _cell(r["status"]),
+        ]
+        for r in failed.iter_rows(named=True)
+    ]
 
 
 def write_study_report(frame: pl.DataFrame, path: str | Path, **kwargs: Any) -> None:
