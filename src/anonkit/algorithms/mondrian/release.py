@@ -325,29 +325,23 @@ def build_release(
         table = tuple(strings[d])
         codes = label_ids[rep, d]
         low, high = part.low[:, d], part.high[:, d]
-        if axis.kind == "numeric":
-            assert axis.values is not None and isinstance(qi, NumericQI)
-            mean = np.bincount(class_of, weights=qi.values, minlength=n_classes) / sizes
+        if axis.kind in ("numeric", "ordered"):
+            mean = None
+            if axis.kind == "numeric":
+                assert axis.values is not None and isinstance(qi, NumericQI)
+                mean = np.bincount(class_of, weights=qi.values, minlength=n_classes) / sizes
+                low_values, high_values = axis.values[low], axis.values[high]
+            else:
+                low_values, high_values = low.astype(np.float64), high.astype(np.float64)
             released.append(
                 ReleasedAttribute(
                     axis.name,
                     axis.kind,
                     table,
                     codes,
-                    low=per_class_min(axis.values[low]),
-                    high=per_class_max(axis.values[high]),
+                    low=per_class_min(low_values),
+                    high=per_class_max(high_values),
                     mean=mean,
-                )
-            )
-        elif axis.kind == "ordered":
-            released.append(
-                ReleasedAttribute(
-                    axis.name,
-                    axis.kind,
-                    table,
-                    codes,
-                    low=per_class_min(low.astype(np.float64)),
-                    high=per_class_max(high.astype(np.float64)),
                 )
             )
         else:
