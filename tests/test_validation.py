@@ -188,3 +188,11 @@ def test_a_model_missing_the_declarations_is_not_a_privacy_model() -> None:
             return "old"
 
     assert not isinstance(Old(), PrivacyModel)
+
+
+def test_split_k_anonymity() -> None:
+    from anonkit.models import KAnonymity, KMap, split_k_anonymity
+
+    assert split_k_anonymity([KAnonymity(2), KMap(3), KAnonymity(5)]) == (5, (KMap(3),))
+    assert split_k_anonymity([KMap(3)]) == (None, (KMap(3),))
+    assert split_k_anonymity([]) == (None, ())

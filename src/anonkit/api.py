@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from anonkit._validation import Boolean, Constraint, Interval, Options, validate
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable, SensitiveCodes, with_details
 from anonkit.core.hierarchy import Hierarchy
@@ -32,8 +33,8 @@ from anonkit.exceptions import (
 from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
 from anonkit.metrics.generalization import METRICS, NodeSummary, all_metrics
-from anonkit.models import KAnonymity, PrivacyModel
-from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT, SENSITIVE_HISTOGRAM
+from anonkit.models import KAnonymity, PrivacyModel, split_k_anonymity
+from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
 from anonkit.verify import Verification, verify_release
@@ -41,6 +42,12 @@ from anonkit.verify import Verification, verify_release
 HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
 
 SUPPRESSED_MODES = ("mask", "drop")
+#: Constraints of the :class:`Anonymizer` parameters that need no data to check.
+_CONSTRAINTS: dict[str, Constraint] = {
+    "leak_check": Boolean(),
+    "suppressed": Options(SUPPRESSED_MODES),
+    "suppression_limit": Interval(float, 0, 1, noun="a share"),
+}
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
 LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
 #: Every algorithm name :func:`anonymize` accepts.
@@ -93,20 +100,20 @@ def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> Non
     """Refuse models no class can satisfy whatever the generalization: ℓ-diversity of a
     column with fewer than ℓ distinct values (more suppression would not help)."""
     for m in models:
-        attribute = getattr(m, "attribute", None)
-        need = int(getattr(m, "min_class_size", 1))
-        if not (getattr(m, "class_local", False) and need > 1 and attribute in data.columns):
+        need = int(m.min_class_size)
+        if not (m.class_local and need > 1):
             continue
-        if isinstance(m, KAnonymity):
-            continue
-        have = int(data[str(attribute)].drop_nulls().n_unique())
-        if have < need:
-            raise PrivacyUnattainableError(
-                f"Column {attribute!r} has only {have} distinct value(s), so no class can hold "
-                f"the {need} that {m.describe()} needs, whatever the generalization or "
-                f"suppression; lower l to at most {have} or protect another attribute.",
-                requirement=m.describe(),
-            )
+        for attribute in m.sensitive_attributes:
+            if attribute not in data.columns:
+                continue
+            have = int(data[attribute].drop_nulls().n_unique())
+            if have < need:
+                raise PrivacyUnattainableError(
+                    f"Column {attribute!r} has only {have} distinct value(s), so no class can "
+                    f"hold the {need} that {m.describe()} needs, whatever the generalization or "
+                    f"suppression; lower l to at most {have} or protect another attribute.",
+                    requirement=m.describe(),
+                )
 
 
 class Anonymizer:
@@ -177,15 +184,11 @@ class Anonymizer:
             raise ParameterError(
                 "k", "anonymize", "given (or a list of privacy models in 'privacy')", None
             )
-        for m in models:
-            k = m.k if isinstance(m, KAnonymity) else None
-            if k is not None and k > n_records:
-                raise ParameterError(
-                    "k",
-                    type(m).__name__,
-                    f"at most the number of records ({n_records})",
-                    k,
-                )
+        k, _ = split_k_anonymity(models)
+        if k is not None and k > n_records:
+            raise ParameterError(
+                "k", "KAnonymity", f"at most the number of records ({n_records})", k
+            )
         return models
 
     def _validate(self) -> None:
@@ -200,13 +203,7 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
-        if not isinstance(self.leak_check, bool):
-            raise ParameterError("leak_check", "anonymize", "True or False", self.leak_check)
-        if self.suppressed not in SUPPRESSED_MODES:
-            raise ParameterError("suppressed", "anonymize", "'mask' or 'drop'", self.suppressed)
-        limit = self.suppression_limit
-        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit <= 1:
-            raise ParameterError("suppression_limit", "anonymize", "a share between 0 and 1", limit)
+        validate(vars(self), _CONSTRAINTS, "anonymize")
 
     def _population(self, models: Sequence[PrivacyModel], qi: Sequence[str]) -> pl.DataFrame | None:
         """The population table, checked, when a model needs one."""
@@ -241,13 +238,7 @@ class Anonymizer:
         )
         models = self._models(data.height)
         # attributes the models protect are sensitive even when not declared so
-        wanted = list(
-            dict.fromkeys(
-                str(getattr(m, "attribute", ""))
-                for m in models
-                if SENSITIVE_HISTOGRAM in m.requires
-            )
-        )
+        wanted = list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
         sensitive = list(dict.fromkeys([*self.sensitive, *wanted]))
         insensitive = [c for c in self.insensitive if c not in wanted]
         schema = Schema.build(

@@ -15,7 +15,7 @@ from anonkit.models.base import (
     SensitiveColumn,
 )
 from anonkit.models.disclosure import BasicBetaLikeness, DeltaDisclosure, EnhancedBetaLikeness
-from anonkit.models.k_anonymity import KAnonymity
+from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
 from anonkit.models.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonkit.models.measure import (
     achieved_average_risk,
@@ -72,4 +72,5 @@ __all__ = [
     "achieved_t",
     "failing_classes",
     "model_from_config",
+    "split_k_anonymity",
 ]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from anonkit._validation import check_int
 from anonkit.models._common import NoAttribute
-from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary
+from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary, PrivacyModel
 
 
 @dataclass(frozen=True)
@@ -58,3 +59,29 @@ class KAnonymity(NoAttribute):
     def min_class_size(self) -> int:
         """Smallest class that can satisfy the model: ``k``."""
         return int(self.k)
+
+
+def split_k_anonymity(
+    models: Iterable[PrivacyModel],
+) -> tuple[int | None, tuple[PrivacyModel, ...]]:
+    """The largest ``k`` of the :class:`KAnonymity` models among ``models`` (``None`` when
+    there is none) and the other models, in their order.
+
+    For code that needs k-anonymity's ``k`` itself (a class-size metric, the cell
+    suppression of :mod:`anonkit.algorithms.local_suppression`); the least class size any
+    model needs is its ``min_class_size``.
+
+    Examples
+    --------
+    >>> from anonkit.models.population import KMap
+    >>> split_k_anonymity([KAnonymity(2), KMap(3), KAnonymity(5)])
+    (5, (KMap(k=3),))
+    """
+    ks: list[int] = []
+    others: list[PrivacyModel] = []
+    for m in models:
+        if isinstance(m, KAnonymity):
+            ks.append(int(m.k))
+        else:
+            others.append(m)
+    return (max(ks) if ks else None), tuple(others)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._validation import check_real
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
@@ -26,10 +27,9 @@ from anonkit.core.snapshot import (
     roll_up,
     roll_up_keys,
 )
-from anonkit.exceptions import ParameterError
 from anonkit.metrics.generalization import METRICS, NodeSummary
 from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel, SensitiveColumn
-from anonkit.models.k_anonymity import KAnonymity
+from anonkit.models.k_anonymity import split_k_anonymity
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -225,6 +225,10 @@ class Evaluator:
         Name of the metric to minimize.
     cache_rows
         Snapshot rows (summed over cached snapshots) to keep for roll-ups.
+    on_evaluate
+        Called with the number of nodes evaluated so far (progress).
+    owner
+        The function or class named in parameter errors (the caller's public name).
     """
 
     def __init__(
@@ -237,17 +241,15 @@ class Evaluator:
         *,
         cache_rows: int = 6_000_000,
         on_evaluate: Callable[[int], None] | None = None,
+        owner: str = "anonymize",
     ) -> None:
-        if not 0.0 <= suppression_limit <= 1.0:
-            raise ParameterError(
-                "suppression_limit", "anonymize", "a share between 0 and 1", suppression_limit
-            )
+        check_real(suppression_limit, "suppression_limit", owner, low=0, high=1, noun="a share")
         self.table = table
         self.lattice = lattice
         self.models = tuple(models)
         self.max_suppressed = int(math.floor(suppression_limit * table.n_records + 1e-9))
-        # only k-anonymity bounds class sizes (k-map's k counts population records)
-        k = max((m.k for m in self.models if isinstance(m, KAnonymity)), default=1)
+        # the class-size metrics take k-anonymity's k (k-map's k counts population records)
+        k = split_k_anonymity(self.models)[0] or 1
         size_only = all(m.requires <= {CLASS_SIZE} for m in self.models)
         #: Whether the models read sensitive histograms or population counts.
         self.detailed = not size_only
@@ -307,16 +309,12 @@ class Evaluator:
             and bool(getattr(m, "class_local", False))
             and bool(getattr(m, mono_flag))
         )
-        #: The smallest class any class-local model can accept (l-diversity needs l
-        #: records): a projected class below it holds only classes that are suppressed at
-        #: the node, so the projections screen nodes with it too, monotone or not.
+        #: The smallest class any class-local model can accept (k-anonymity: k,
+        #: l-diversity: l): a projected class below it holds only classes that are
+        #: suppressed at the node, so the projections screen nodes with it too, monotone or
+        #: not.
         self.implied_min_size = max(
-            [1]
-            + [
-                int(getattr(m, "min_class_size", 1))
-                for m in self.models
-                if bool(getattr(m, "class_local", False))
-            ]
+            [1] + [int(m.min_class_size) for m in self.models if m.class_local]
         )
         #: Per sensitive attribute (index into ``table.sensitive``), the least number of
         #: distinct values a class needs (every l-diversity variant: l). A projected class
@@ -325,11 +323,13 @@ class Evaluator:
         if self.detailed:
             names = [sc.name for sc in table.sensitive]
             for m in self.models:
-                need = int(getattr(m, "min_class_size", 1))
-                attr = getattr(m, "attribute", None)
-                if need > 1 and attr in names and bool(getattr(m, "class_local", False)):
-                    i = names.index(attr)
-                    self.implied_distinct[i] = max(self.implied_distinct.get(i, 1), need)
+                need = int(m.min_class_size)
+                if need <= 1 or not m.class_local:
+                    continue
+                for attr in m.sensitive_attributes:
+                    if attr in names:
+                        i = names.index(attr)
+                        self.implied_distinct[i] = max(self.implied_distinct.get(i, 1), need)
         #: Models with a convexity bound on the share of a class's records that violate
         #: at every finer node (entropy and recursive l-diversity, t-closeness; see
         #: convex.py): the projections screen nodes with them too.

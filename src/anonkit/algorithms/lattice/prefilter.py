@@ -89,7 +89,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         set(evaluator.implied_distinct)
         | {
             names.index(n)
-            for n in (getattr(m, "attribute", None) for m in evaluator.share_models)
+            for m in evaluator.share_models
+            for n in m.sensitive_attributes
             if n in names
         }
     )
@@ -362,7 +363,9 @@ def _forced_by_shares(
         if i in hists
     }
     summary = ClassSummary(sizes, table.n_records, sensitive=columns)
-    models = [m for m in evaluator.share_models if getattr(m, "attribute", None) in columns]
+    models = [
+        m for m in evaluator.share_models if all(n in columns for n in m.sensitive_attributes)
+    ]
     return staged_forced(models, summary)
 
 
