@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from anonkit.study.analysis import correlations, load_results, rank_metrics
-    from anonkit.study.config import AlgorithmSpec, StudyConfig
+    from anonkit.study.config import StudyConfig
     from anonkit.study.mauger2020 import reproduce
     from anonkit.study.ml import UtilityScore, baseline_scores, utility_scores
     from anonkit.study.recode import recode_test
@@ -37,10 +37,11 @@ if TYPE_CHECKING:
     from anonkit.study.runner import COLUMNS as RESULT_COLUMNS
     from anonkit.study.runner import StudyResult, run_study
     from anonkit.study.setup import CLASSIFIERS, UtilitySetup
+    from anonkit.study.specs import AlgorithmSpec
 
 #: Public name -> (module, attribute).
 _EXPORTS: dict[str, tuple[str, str]] = {
-    "AlgorithmSpec": ("config", "AlgorithmSpec"),
+    "AlgorithmSpec": ("specs", "AlgorithmSpec"),
     "StudyConfig": ("config", "StudyConfig"),
     "StudyResult": ("runner", "StudyResult"),
     "RESULT_COLUMNS": ("runner", "COLUMNS"),

@@ -33,11 +33,12 @@ from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS, alteration_percentage
 from anonkit.study import ml
 from anonkit.study.cache import CellOutcome
-from anonkit.study.config import AlgorithmSpec, StudyConfig
+from anonkit.study.config import StudyConfig
 from anonkit.study.grid import Cell, StudyData, load_study_data, split_indices
 from anonkit.study.pool import run_in_processes
 from anonkit.study.recode import recode_test
 from anonkit.study.setup import EVALUATIONS, UtilitySetup
+from anonkit.study.specs import AlgorithmSpec
 
 if TYPE_CHECKING:
     from anonkit.result import AnonymizationResult

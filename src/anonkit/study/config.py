@@ -71,8 +71,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
+from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
+from anonkit.datasets import (
+    ADULT_COLUMNS,
+    SYNTHETIC_NUMERIC,
+    SYNTHETIC_QUASI_IDENTIFIERS,
+    SYNTHETIC_TARGET,
+)
+from anonkit.exceptions import ParameterError, UnknownNameError
+from anonkit.io.config import read_toml
+from anonkit.study.config_file import toml_settings
 from anonkit.study.setup import CLASSIFIERS
+from anonkit.study.specs import AlgorithmSpec, default_algorithms, parse_algorithm
 
 __all__ = [
     "BUILTIN_DATASETS",
@@ -92,218 +102,6 @@ ADULT_TARGET = "salary-class"
 #: Adult's quasi-identifiers read as numbers by Mondrian and microaggregation.
 ADULT_NUMERIC: tuple[str, ...] = ("age",)
 
-_LOCAL_VARIANT = {"mondrian": "mode", "greedy_merge": "cost", "microaggregation": "method"}
-_EXTRA_OPTIONS = {
-    "mondrian": ("split", "numeric_release"),
-    "microaggregation": ("aggregate",),
-}
-
-
-def _lattice_algorithms() -> tuple[str, ...]:
-    from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
-
-    return tuple(LATTICE_ALGORITHMS)
-
-
-def _variant_key(algorithm: str) -> str:
-    return _LOCAL_VARIANT.get(algorithm, "metric")
-
-
-def _variants(algorithm: str) -> tuple[str, ...]:
-    """Every value the variant of ``algorithm`` may take, in their canonical order."""
-    if algorithm == "mondrian":
-        from anonkit.algorithms.mondrian import MODES
-
-        return tuple(MODES)
-    if algorithm == "greedy_merge":
-        from anonkit.metrics.cost_matrix import COST_FUNCTIONS
-
-        return COST_FUNCTIONS
-    if algorithm == "microaggregation":
-        from anonkit.algorithms.microaggregation.estimator import METHODS
-
-        return tuple(METHODS)
-    from anonkit.metrics.generalization import METRICS
-
-    return tuple(METRICS)
-
-
-def _option_values(algorithm: str, option: str) -> tuple[str, ...]:
-    if option == "split":
-        from anonkit.algorithms.mondrian import SPLITS
-
-        return tuple(SPLITS)
-    if option == "numeric_release":
-        from anonkit.algorithms.mondrian import NUMERIC_RELEASES
-
-        return tuple(NUMERIC_RELEASES)
-    from anonkit.algorithms.microaggregation.aggregate import AGGREGATES
-
-    return tuple(AGGREGATES)
-
-
-_DEFAULT_VARIANT = {"mondrian": "strict", "greedy_merge": "nllm", "microaggregation": "mdav"}
-
-
-@dataclass(frozen=True)
-class AlgorithmSpec:
-    """One algorithm setting of a study grid: an algorithm, its variant and options.
-
-    Parameters
-    ----------
-    algorithm
-        A full-domain search (``flash``, ``exhaustive``, ``samarati``, ``datafly``,
-        ``incognito``) or ``mondrian``, ``greedy_merge``, ``microaggregation``.
-    variant
-        What the study compares for that algorithm: the optimization metric of a
-        full-domain search (default ``loss``), Mondrian's mode (``strict``), the cost
-        function of greedy merging (``nllm``), the microaggregation method (``mdav``).
-    options
-        Further :func:`anonkit.anonymize` options: Mondrian's ``split`` and
-        ``numeric_release``, microaggregation's ``aggregate``.
-
-    Raises
-    ------
-    UnknownNameError
-        For an unknown algorithm, variant or option value.
-    ParameterError
-        For an option the algorithm does not take.
-
-    Examples
-    --------
-    >>> AlgorithmSpec("greedy_merge", "ncp").cell
-    'greedy_merge:ncp'
-    >>> AlgorithmSpec("flash").anonymize_options()
-    {'metric': 'loss'}
-    """
-
-    algorithm: str
-    variant: str = ""
-    options: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-
-    def __post_init__(self) -> None:
-        known = (*_lattice_algorithms(), *_LOCAL_VARIANT)
-        if self.algorithm not in known:
-            raise UnknownNameError("algorithm", str(self.algorithm), known)
-        variant = self.variant or _DEFAULT_VARIANT.get(self.algorithm, "loss")
-        allowed = _variants(self.algorithm)
-        if variant not in allowed:
-            raise UnknownNameError(
-                f"{_variant_key(self.algorithm)} of {self.algorithm}", str(variant), allowed
-            )
-        object.__setattr__(self, "variant", variant)
-        extra = _EXTRA_OPTIONS.get(self.algorithm, ())
-        for name, value in self.options.items():
-            if name not in extra:
-                raise ParameterError(
-                    name,
-                    f"the {self.algorithm} algorithm spec",
-                    f"one of its options ({', '.join(extra) or 'none'})",
-                    value,
-                )
-            values = _option_values(self.algorithm, name)
-            if value not in values:
-                raise UnknownNameError(f"{name} of {self.algorithm}", str(value), values)
-        object.__setattr__(self, "options", MappingProxyType(dict(sorted(self.options.items()))))
-
-    @property
-    def cell(self) -> str:
-        """The cell label ``algorithm:variant`` of the tidy table."""
-        return f"{self.algorithm}:{self.variant}"
-
-    @property
-    def is_full_domain(self) -> bool:
-        """Whether the algorithm generalizes whole columns (a lattice search)."""
-        return self.algorithm in _lattice_algorithms()
-
-    @property
-    def reads_numbers(self) -> bool:
-        """Whether numeric quasi-identifiers are read as numbers (Mondrian, MDAV...)."""
-        return self.algorithm in ("mondrian", "microaggregation")
-
-    def anonymize_options(self) -> dict[str, Any]:
-        """The keyword arguments of :func:`anonkit.anonymize` this spec sets."""
-        return {_variant_key(self.algorithm): self.variant, **dict(self.options)}
-
-    def to_dict(self) -> dict[str, str]:
-        """The spec as a TOML/JSON table (``{"algorithm": ..., <variant key>: ...}``)."""
-        return {"algorithm": self.algorithm, **self.anonymize_options()}
-
-    def __hash__(self) -> int:
-        return hash((self.algorithm, self.variant, tuple(self.options.items())))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (AlgorithmSpec, (self.algorithm, self.variant, dict(self.options)))
-
-
-def parse_algorithm(entry: AlgorithmSpec | Mapping[str, Any]) -> tuple[AlgorithmSpec, ...]:
-    """The specs of one ``algorithms`` entry; a list or ``"all"`` as variant expands.
-
-    Examples
-    --------
-    >>> [s.cell for s in parse_algorithm({"algorithm": "mondrian", "mode": ["strict", "relaxed"]})]
-    ['mondrian:strict', 'mondrian:relaxed']
-    >>> len(parse_algorithm({"algorithm": "greedy_merge", "cost": "all"}))
-    7
-    """
-    if isinstance(entry, AlgorithmSpec):
-        return (entry,)
-    if not isinstance(entry, Mapping) or "algorithm" not in entry:
-        raise ParameterError("algorithms", OWNER, "a list of tables with an 'algorithm' key", entry)
-    algorithm = entry["algorithm"]
-    if not isinstance(algorithm, str):
-        raise ParameterError("algorithm", "an algorithm spec", "a string", algorithm)
-    key = _variant_key(algorithm)
-    options = {name: value for name, value in entry.items() if name not in ("algorithm", key)}
-    raw = entry.get(key, "")
-    if raw == "all":
-        wanted: list[object] = list(_variants(algorithm))
-    elif isinstance(raw, (list, tuple)):
-        wanted = list(raw)
-    else:
-        wanted = [raw]
-    if not wanted:
-        raise ParameterError(key, f"the {algorithm} algorithm spec", "a non-empty list", raw)
-    out = []
-    for variant in wanted:
-        if not isinstance(variant, str):
-            raise ParameterError(key, f"the {algorithm} algorithm spec", "a string", variant)
-        out.append(AlgorithmSpec(algorithm, variant, MappingProxyType(dict(options))))
-    return tuple(out)
-
-
-def default_algorithms(
-    numeric: Sequence[str], quasi_identifiers: Sequence[str] | None = None
-) -> tuple[AlgorithmSpec, ...]:
-    """The default algorithm set (the issue's): ``flash`` minimizing ``loss``, strict
-    Mondrian, greedy merging under each of the 7 costs and, when every quasi-identifier is
-    numeric, MDAV microaggregation. (Microaggregation aggregates the numeric attributes
-    only; with categorical quasi-identifiers left as they are its release is not
-    k-anonymous, so it is only in the default where it protects the whole record. List it
-    explicitly to study it anyway: the analysis leaves out releases below their k.)
-
-    Examples
-    --------
-    >>> [s.cell for s in default_algorithms(["age"])][:3]
-    ['flash:loss', 'mondrian:strict', 'greedy_merge:distortion']
-    >>> len(default_algorithms([])), len(default_algorithms(["age"], ["age", "sex"]))
-    (9, 9)
-    >>> default_algorithms(["age", "hours"], ["age", "hours"])[-1].cell
-    'microaggregation:mdav'
-    """
-    specs = [AlgorithmSpec("flash", "loss"), AlgorithmSpec("mondrian", "strict")]
-    specs += parse_algorithm({"algorithm": "greedy_merge", "cost": "all"})
-    qi = numeric if quasi_identifiers is None else quasi_identifiers
-    if numeric and set(qi) <= set(numeric):
-        specs.append(AlgorithmSpec("microaggregation", "mdav"))
-    return tuple(specs)
-
-
-def _default_k() -> tuple[int, ...]:
-    from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
-
-    return PAPER_K_VALUES
-
 
 def _names(value: object, parameter: str) -> tuple[str, ...]:
     if isinstance(value, str):
@@ -317,25 +115,6 @@ def _int(value: object, parameter: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ParameterError(parameter, OWNER, f"an int >= {minimum}", value)
     return value
-
-
-def _synthetic_defaults() -> dict[str, Any]:
-    """Target, quasi-identifiers and numeric columns the synthetic generator declares."""
-    try:
-        from anonkit.datasets import synthetic
-    except ImportError:
-        return {}
-    out: dict[str, Any] = {}
-    for key, names in (
-        ("target", ("TARGET", "SYNTHETIC_TARGET")),
-        ("quasi_identifiers", ("QUASI_IDENTIFIERS", "SYNTHETIC_QUASI_IDENTIFIERS")),
-        ("numeric", ("NUMERIC", "SYNTHETIC_NUMERIC")),
-    ):
-        for name in names:
-            if hasattr(synthetic, name):
-                out[key] = getattr(synthetic, name)
-                break
-    return out
 
 
 @dataclass(frozen=True)
@@ -441,8 +220,6 @@ class StudyConfig:
         setter(self, "dataset", dataset)
         defaults: dict[str, Any] = {}
         if dataset == "adult":
-            from anonkit.datasets import ADULT_COLUMNS
-
             chosen = self.target or ADULT_TARGET
             defaults = {
                 "target": ADULT_TARGET,
@@ -450,7 +227,11 @@ class StudyConfig:
             }
             defaults["quasi_identifiers"] = tuple(c for c in ADULT_COLUMNS if c != chosen)
         elif dataset == "synthetic":
-            defaults = _synthetic_defaults()
+            defaults = {
+                "target": SYNTHETIC_TARGET,
+                "quasi_identifiers": SYNTHETIC_QUASI_IDENTIFIERS,
+                "numeric": SYNTHETIC_NUMERIC,
+            }
         target: object = self.target if self.target is not None else defaults.get("target")
         if not isinstance(target, str) or not target:
             raise ParameterError("target", OWNER, "the name of the class column", target)
@@ -488,7 +269,7 @@ class StudyConfig:
             )
         setter(self, "features", features)
 
-        k_values = self.k_values if self.k_values is not None else _default_k()
+        k_values = self.k_values if self.k_values is not None else PAPER_K_VALUES
         if isinstance(k_values, int) and not isinstance(k_values, bool):
             k_values = (k_values,)
         if not isinstance(k_values, Sequence) or isinstance(k_values, str) or not k_values:
@@ -631,107 +412,8 @@ class StudyConfig:
         ParameterError, UnknownNameError
             For an invalid setting.
         """
-        from anonkit.io.config import read_toml
-
-        return cls(**_toml_settings(read_toml(path), Path(path).resolve()))
+        return cls(**toml_settings(read_toml(path), Path(path).resolve(), BUILTIN_DATASETS))
 
 
 def _rebuild(values: dict[str, Any]) -> StudyConfig:
     return StudyConfig(**values)
-
-
-# ---------------------------------------------------------------------------- TOML keys
-_TOP: dict[str, str] = {
-    "dataset": "dataset",
-    "target": "target",
-    "k": "k_values",
-    "suppression_limit": "suppression_limit",
-    "classifiers": "classifiers",
-    "folds": "folds",
-    "test_size": "test_size",
-    "seed": "seed",
-    "workers": "workers",
-    "output": "output",
-    "cache": "cache",
-    "separator": "separator",
-    "sample": "sample",
-    "algorithms": "algorithms",
-}
-_ATTRIBUTES = ("quasi_identifiers", "numeric", "features")
-
-
-def _toml_settings(data: Mapping[str, Any], path: Path) -> dict[str, Any]:
-    """Keyword arguments of :class:`StudyConfig` from a parsed TOML document.
-
-    ``[attributes]`` and ``[hierarchies]`` are read by :func:`anonkit.io.config.parse_config`
-    (the ``anonkit anonymize`` format: relative hierarchy files resolved against the
-    configuration's folder, builder tables checked).
-    """
-    from anonkit.io.config import parse_config
-
-    where = str(path)
-    sections = ("attributes", "hierarchies")
-    for key, value in data.items():
-        if key in sections:
-            if not isinstance(value, dict):
-                raise ConfigError(f"The key '{key}' in {where} must be a table (section).")
-        elif key not in _TOP:
-            known = ", ".join([*_TOP, *(f"[{s}]" for s in sections)])
-            raise ConfigError(f"Unknown key '{key}' in {where}; expected one of: {known}.")
-    attrs = dict(data.get("attributes", {}))
-    for sub in attrs:
-        if sub not in _ATTRIBUTES:
-            raise ConfigError(
-                f"Unknown key '{sub}' in section [attributes] of {where}; "
-                f"expected one of: {', '.join(_ATTRIBUTES)}."
-            )
-    features = attrs.pop("features", ())
-    hier = data.get("hierarchies", {})
-    settings: dict[str, Any] = {}
-    if attrs or hier:
-        # the run-configuration parser reads [attributes] and [hierarchies] alike; it
-        # wants an input and a privacy target, which a study does not use
-        attrs_in = dict(attrs)
-        if "quasi_identifiers" not in attrs_in:
-            attrs_in["quasi_identifiers"] = [c for c in hier if c != data.get("target")] or ["_"]
-        parsed = parse_config(
-            {"input": "_", "attributes": attrs_in, "hierarchies": hier, "privacy": {"k": 1}},
-            path=path,
-        )
-        if "quasi_identifiers" in attrs:
-            settings["quasi_identifiers"] = parsed.quasi_identifiers
-        if "numeric" in attrs:
-            settings["numeric"] = parsed.numeric
-        settings["hierarchies"] = dict(parsed.hierarchies)
-    if features:
-        settings["features"] = _toml_names(features, "attributes.features", where)
-    base = path.parent
-    for key, name in _TOP.items():
-        if key not in data:
-            continue
-        value = data[key]
-        if key in ("output", "cache") or (key == "dataset" and value not in BUILTIN_DATASETS):
-            if not isinstance(value, str):
-                raise ConfigError(f"The key '{key}' in {where} must be a string, not {value!r}.")
-            p = Path(value).expanduser()
-            value = str(p if p.is_absolute() else base / p)
-        elif key == "algorithms":
-            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
-                raise ConfigError(
-                    f"The key 'algorithms' in {where} must be a list of tables such as "
-                    '{ algorithm = "flash", metric = "loss" }.'
-                )
-        elif key == "classifiers":
-            value = _toml_names(value, key, where)
-        settings[name] = value
-    if "output" not in settings:
-        settings["output"] = base / path.stem
-    return settings
-
-
-def _toml_names(value: object, key: str, where: str) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"The key '{key}' in {where} must be a list of strings, not {value!r}.")
-    return tuple(value)

@@ -21,7 +21,8 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
-from anonkit.study.config import AlgorithmSpec, StudyConfig
+from anonkit.study.config import StudyConfig
+from anonkit.study.specs import AlgorithmSpec
 
 __all__ = [
     "Cell",

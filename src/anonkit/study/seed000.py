@@ -33,7 +33,8 @@ from anonkit.study.analysis import (
     load_results,
     rank_metrics,
 )
-from anonkit.study.config import AlgorithmSpec, StudyConfig
+from anonkit.study.config import StudyConfig
+from anonkit.study.specs import AlgorithmSpec
 
 __all__ = [
     "DATASETS",

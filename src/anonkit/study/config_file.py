@@ -1,0 +1,113 @@
+"""The TOML file of a study: its keys, checked, turned into :class:`StudyConfig` settings.
+
+The format is documented in :mod:`anonkit.study.config`; ``[attributes]`` and
+``[hierarchies]`` are read as in ``anonkit anonymize`` configurations
+(:func:`anonkit.io.config.parse_config`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from anonkit.exceptions import ConfigError
+from anonkit.io.config import parse_config
+
+__all__ = ["toml_settings"]
+
+_TOP: dict[str, str] = {
+    "dataset": "dataset",
+    "target": "target",
+    "k": "k_values",
+    "suppression_limit": "suppression_limit",
+    "classifiers": "classifiers",
+    "folds": "folds",
+    "test_size": "test_size",
+    "seed": "seed",
+    "workers": "workers",
+    "output": "output",
+    "cache": "cache",
+    "separator": "separator",
+    "sample": "sample",
+    "algorithms": "algorithms",
+}
+_ATTRIBUTES = ("quasi_identifiers", "numeric", "features")
+
+
+def toml_settings(
+    data: Mapping[str, Any], path: Path, builtin_datasets: Sequence[str]
+) -> dict[str, Any]:
+    """Keyword arguments of :class:`StudyConfig` from a parsed TOML document.
+
+    ``[attributes]`` and ``[hierarchies]`` are read by :func:`anonkit.io.config.parse_config`
+    (the ``anonkit anonymize`` format: relative hierarchy files resolved against the
+    configuration's folder, builder tables checked). A ``dataset`` not in
+    ``builtin_datasets`` is a path, resolved like the other files.
+    """
+    where = str(path)
+    sections = ("attributes", "hierarchies")
+    for key, value in data.items():
+        if key in sections:
+            if not isinstance(value, dict):
+                raise ConfigError(f"The key '{key}' in {where} must be a table (section).")
+        elif key not in _TOP:
+            known = ", ".join([*_TOP, *(f"[{s}]" for s in sections)])
+            raise ConfigError(f"Unknown key '{key}' in {where}; expected one of: {known}.")
+    attrs = dict(data.get("attributes", {}))
+    for sub in attrs:
+        if sub not in _ATTRIBUTES:
+            raise ConfigError(
+                f"Unknown key '{sub}' in section [attributes] of {where}; "
+                f"expected one of: {', '.join(_ATTRIBUTES)}."
+            )
+    features = attrs.pop("features", ())
+    hier = data.get("hierarchies", {})
+    settings: dict[str, Any] = {}
+    if attrs or hier:
+        # the run-configuration parser reads [attributes] and [hierarchies] alike; it
+        # wants an input and a privacy target, which a study does not use
+        attrs_in = dict(attrs)
+        if "quasi_identifiers" not in attrs_in:
+            attrs_in["quasi_identifiers"] = [c for c in hier if c != data.get("target")] or ["_"]
+        parsed = parse_config(
+            {"input": "_", "attributes": attrs_in, "hierarchies": hier, "privacy": {"k": 1}},
+            path=path,
+        )
+        if "quasi_identifiers" in attrs:
+            settings["quasi_identifiers"] = parsed.quasi_identifiers
+        if "numeric" in attrs:
+            settings["numeric"] = parsed.numeric
+        settings["hierarchies"] = dict(parsed.hierarchies)
+    if features:
+        settings["features"] = _toml_names(features, "attributes.features", where)
+    base = path.parent
+    for key, name in _TOP.items():
+        if key not in data:
+            continue
+        value = data[key]
+        if key in ("output", "cache") or (key == "dataset" and value not in builtin_datasets):
+            if not isinstance(value, str):
+                raise ConfigError(f"The key '{key}' in {where} must be a string, not {value!r}.")
+            p = Path(value).expanduser()
+            value = str(p if p.is_absolute() else base / p)
+        elif key == "algorithms":
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                raise ConfigError(
+                    f"The key 'algorithms' in {where} must be a list of tables such as "
+                    '{ algorithm = "flash", metric = "loss" }.'
+                )
+        elif key == "classifiers":
+            value = _toml_names(value, key, where)
+        settings[name] = value
+    if "output" not in settings:
+        settings["output"] = base / path.stem
+    return settings
+
+
+def _toml_names(value: object, key: str, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"The key '{key}' in {where} must be a list of strings, not {value!r}.")
+    return tuple(value)
