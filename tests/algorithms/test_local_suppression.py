@@ -18,12 +18,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anonkit.algorithms.local_suppression import keys as local_suppression_keys
 from anonkit.algorithms.local_suppression import (
     SensitiveCodes,
     suppress_cells,
     suppress_codes,
 )
+from anonkit.algorithms.local_suppression import keys as local_suppression_keys
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import (
     EmptyDataError,
