@@ -23,7 +23,7 @@ from anonkit.core.schema import AttributeRole, Schema
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import FrameKind, from_polars
 from anonkit.metrics.classes import class_profile
-from anonkit.models import KAnonymity, PrivacyModel
+from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
 
@@ -33,15 +33,15 @@ if TYPE_CHECKING:
 
 def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
     """The k of a k-anonymity-only model list (greedy merging, microaggregation)."""
-    others = [m.describe() for m in models if not isinstance(m, KAnonymity)]
-    if others:
+    k, others = split_k_anonymity(models)
+    if others or k is None:
         raise ParameterError(
             "privacy",
             algorithm,
             "k-anonymity only (use flash or mondrian for other privacy models)",
-            ", ".join(others),
+            ", ".join(m.describe() for m in others),
         )
-    return max(m.k for m in models if isinstance(m, KAnonymity))
+    return k
 
 
 def _parse_numbers(data: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
@@ -147,7 +147,7 @@ def run_local_recoding(
     elif settings.algorithm == "mondrian":
         from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
 
-        wanted = [str(getattr(m, "attribute", "")) for m in models if getattr(m, "attribute", None)]
+        wanted = [a for m in models for a in m.sensitive_attributes]
         specs = dict(settings.hierarchies or {})
         sens_h = {c: by_name[c] for c in wanted if c in by_name}
         from anonkit.api import resolve_hierarchy
@@ -171,7 +171,7 @@ def run_local_recoding(
         t2 = time.perf_counter()
         start_stage(progress, "Releasing")
         released = release_frame(data, part)
-        k = max((m.k for m in models if isinstance(m, KAnonymity)), default=None)
+        k = split_k_anonymity(models)[0]
         metrics = {}
         loss_numeric = numeric
         details = {

@@ -60,7 +60,6 @@ from anonkit.exceptions import (
 )
 from anonkit.models.base import (
     POPULATION_COUNT,
-    SENSITIVE_HISTOGRAM,
     ClassSummary,
     IntArray,
     PrivacyModel,
@@ -460,13 +459,7 @@ def _population_counts(
 
 def model_attributes(models: Iterable[PrivacyModel]) -> list[str]:
     """The sensitive attributes the models protect, in order of first mention."""
-    return list(
-        dict.fromkeys(
-            str(getattr(m, "attribute", ""))
-            for m in models
-            if SENSITIVE_HISTOGRAM in m.requires and getattr(m, "attribute", None)
-        )
-    )
+    return list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
 
 
 # ---------------------------------------------------------------------------- levels
