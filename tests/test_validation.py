@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -196,3 +197,42 @@ def test_split_k_anonymity() -> None:
     assert split_k_anonymity([KAnonymity(2), KMap(3), KAnonymity(5)]) == (5, (KMap(3),))
     assert split_k_anonymity([KMap(3)]) == (None, (KMap(3),))
     assert split_k_anonymity([]) == (None, ())
+
+
+# ---------------------------------------------------------- the TOML loader's wording
+@pytest.mark.parametrize(
+    ("privacy", "key", "expected"),
+    [
+        ("k = 0", "privacy.k", "an int >= 1, not an integer (0)"),
+        ('k = "5"', "privacy.k", "an int >= 1, not a string ('5')"),
+        ("k = 2\nsuppression_limit = 1.5", "privacy.suppression_limit", "a share between 0"),
+    ],
+)
+def test_config_reports_the_shared_checks_with_key_and_file(
+    tmp_path: Path, privacy: str, key: str, expected: str
+) -> None:
+    from anonkit.exceptions import ConfigError
+    from anonkit.io.config import load_config
+
+    path = tmp_path / "run.toml"
+    path.write_text(
+        f'input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\n{privacy}\n'
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert f"The key '{key}' in {path.resolve()} must be {expected}" in message
+
+
+def test_config_choices_and_booleans(tmp_path: Path) -> None:
+    from anonkit.exceptions import ConfigError
+    from anonkit.io.config import load_config
+
+    base = 'input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = 2\n'
+    path = tmp_path / "run.toml"
+    path.write_text(base + '[release]\nsuppressed = "hide"\n')
+    with pytest.raises(ConfigError, match=r"'release.suppressed' .* must be 'mask' or 'drop'"):
+        load_config(path)
+    path.write_text(base + "[release]\nleak_check = 1\n")
+    with pytest.raises(ConfigError, match=r"'release.leak_check' .* must be true or false"):
+        load_config(path)

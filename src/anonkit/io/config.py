@@ -77,7 +77,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from anonkit.exceptions import ConfigError, InputFileError, UnknownNameError
+from anonkit._validation import Boolean, Constraint, Interval, Options, check
+from anonkit.exceptions import ConfigError, InputFileError, ParameterError, UnknownNameError
 
 if TYPE_CHECKING:
     import polars as pl
@@ -217,6 +218,16 @@ def _wrong(key: str, expected: str, value: object, where: str) -> ConfigError:
     )
 
 
+def _checked(value: Any, constraint: Constraint, key: str, where: str) -> Any:
+    """``value`` if it satisfies ``constraint`` (the check :func:`anonkit.anonymize` makes),
+    else a :class:`ConfigError` naming the TOML key and the file."""
+    try:
+        return check(value, constraint, key, where)
+    except ParameterError as err:
+        expected = "true or false" if isinstance(constraint, Boolean) else err.expected
+        raise _wrong(key, expected, value, where) from None
+
+
 def _string(value: object, key: str, where: str) -> str:
     if not isinstance(value, str):
         raise _wrong(key, "a string", value, where)
@@ -279,9 +290,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
             )
     encoding = _string(read.get("encoding", "utf-8"), "read.encoding", where)
     missing = _string_list(read.get("missing", [""]), "read.missing", where)
-    strip = read.get("strip", False)
-    if not isinstance(strip, bool):
-        raise _wrong("read.strip", "true or false", strip, where)
+    strip = _checked(read.get("strip", False), Boolean(), "read.strip", where)
 
     attrs = data.get("attributes", {})
     hier_raw = data.get("hierarchies", {})
@@ -325,23 +334,19 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         )
     k = privacy.get("k")
     if k is not None:
-        if isinstance(k, bool) or not isinstance(k, int):
-            raise _wrong("privacy.k", "an integer", k, where)
-        if k < 1:
-            raise ConfigError(f"The key 'privacy.k' in {where} must be at least 1, not {k}.")
+        _checked(k, Interval(int, 1), "privacy.k", where)
     population = privacy.get("population")
     pop_path = (
         _resolve(base, _string(population, "privacy.population", where))
         if population is not None
         else None
     )
-    limit = privacy.get("suppression_limit", 0.0)
-    if isinstance(limit, bool) or not isinstance(limit, (int, float)):
-        raise _wrong("privacy.suppression_limit", "a number between 0 and 1", limit, where)
-    if not 0 <= limit <= 1:
-        raise ConfigError(
-            f"The key 'privacy.suppression_limit' in {where} must be between 0 and 1, not {limit}."
-        )
+    limit = _checked(
+        privacy.get("suppression_limit", 0.0),
+        Interval(float, 0, 1, noun="a share"),
+        "privacy.suppression_limit",
+        where,
+    )
 
     algorithm = _string(search.get("algorithm", "flash"), "search.algorithm", where)
     metric = _string(search.get("metric", "loss"), "search.metric", where)
@@ -354,15 +359,13 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     if metric not in METRICS:
         raise UnknownNameError("metric", metric, list(METRICS))
     options = {key: search[key] for key in _SEARCH_OPTIONS if key in search}
-    local = release.get("local_suppression", False)
-    if not isinstance(local, bool):
-        raise _wrong("release.local_suppression", "true or false", local, where)
+    local = _checked(
+        release.get("local_suppression", False), Boolean(), "release.local_suppression", where
+    )
     numeric = _string_list(attrs.get("numeric", []), "attributes.numeric", where)
     suppressed = _choice(release, "suppressed", "mask", ("mask", "drop"), "release", where)
     csv_formulas = _choice(release, "csv_formulas", "escape", CSV_FORMULAS, "release", where)
-    leak_check = release.get("leak_check", True)
-    if not isinstance(leak_check, bool):
-        raise _wrong("release.leak_check", "true or false", leak_check, where)
+    leak_check = _checked(release.get("leak_check", True), Boolean(), "release.leak_check", where)
 
     return AnonymizeConfig(
         path=path,
@@ -404,10 +407,7 @@ def _choice(
 ) -> str:
     """``table[key]`` (or ``default``), which must be one of ``choices``."""
     value = _string(table.get(key, default), f"{section}.{key}", where)
-    if value not in choices:
-        shown = " or ".join(f'"{c}"' for c in choices)
-        raise ConfigError(f"The key '{section}.{key}' in {where} must be {shown}, not {value!r}.")
-    return value
+    return str(_checked(value, Options(choices), f"{section}.{key}", where))
 
 
 def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
