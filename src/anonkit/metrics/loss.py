@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._validation import check_int
 from anonkit.exceptions import DataError, ParameterError
 from anonkit.metrics.columns import QIColumn
 from anonkit.metrics.matching import distinct_rows, match_classes
@@ -224,8 +225,8 @@ def average_class_size_loss(release: Release, *, k: int | None = None) -> float:
     ``C_avg = N / (n_classes * k)``, normalized by ``k`` when given (ideal value 1), else
     ``N / n_classes``. Suppressed records all read ``*`` and so form one class together.
     """
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ParameterError("k", "average_class_size_loss", "an int >= 1", k)
+    if k is not None:
+        check_int(k, "k", "average_class_size_loss", low=1)
     n_classes = int(release.class_sizes.shape[0])
     return release.n_records / (n_classes * (k or 1))
 

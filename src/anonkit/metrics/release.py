@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._validation import check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import (
@@ -174,8 +175,7 @@ def interpret_release(
             raise ParameterError(
                 "levels", "interpret_release", "keyed by hierarchy quasi-identifiers", c
             )
-        if isinstance(lv, bool) or not isinstance(lv, (int, np.integer)) or lv < 0:
-            raise ParameterError("levels", "interpret_release", "ints >= 0", lv)
+        check_int(lv, "levels", "interpret_release", low=0)
     cols: list[QIColumn] = []
     for c in qi:
         if c in numeric_set:

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._validation import Interval, check_choice, check_real
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metrics.matching import distinct_rows, match_classes
 from anonkit.metrics.release import Release
@@ -142,10 +143,7 @@ def records_at_risk(
     ``population_sizes`` are given (journalist). ``threshold = 0.2`` counts the records in
     classes smaller than 5.
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise ParameterError("threshold", "records_at_risk", "a number in [0, 1]", threshold)
-    if not 0.0 <= float(threshold) <= 1.0:
-        raise ParameterError("threshold", "records_at_risk", "a number in [0, 1]", threshold)
+    check_real(threshold, "threshold", "records_at_risk", low=0, high=1, noun="a number")
     s = _sizes(sizes, "records_at_risk")
     if not s.size:
         return 0.0
@@ -431,19 +429,14 @@ def population_uniques(
     """
     s = _sizes(sizes, "population_uniques")
     n = int(s.sum())
-    if isinstance(population_size, bool) or not isinstance(population_size, (int, np.integer)):
-        raise ParameterError(
-            "population_size", "population_uniques", "an int >= the sample size", population_size
-        )
-    if population_size < max(n, 1):
+    if not Interval(int, max(n, 1)).accepts(population_size):
         raise ParameterError(
             "population_size",
             "population_uniques",
             f"an int >= the sample size ({n})",
             population_size,
         )
-    if model not in ("pitman", "zayatz"):
-        raise ParameterError("model", "population_uniques", "'pitman' or 'zayatz'", model)
+    check_choice(model, "model", "population_uniques", ("pitman", "zayatz"))
     f1 = int((s == 1).sum())
     if f1 == 0:
         return 0.0
