@@ -6,6 +6,7 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from anonkit._validation import check_choice
 from anonkit.exceptions import ParameterError, UndeclaredColumnsError, UnknownColumnError
 
 
@@ -77,9 +78,9 @@ class Schema:
         ins = [insensitive] if isinstance(insensitive, str) else list(insensitive)
         if isinstance(quasi_identifiers, str):
             qi = [quasi_identifiers]
-        mode = "error" if others is None else others
-        if mode not in OTHERS_MODES:
-            raise ParameterError("others", "anonymize", "'error', 'keep' or 'drop'", others)
+        mode = (
+            "error" if others is None else check_choice(others, "others", "anonymize", OTHERS_MODES)
+        )
         if not qi:
             raise ParameterError(
                 "quasi_identifiers", "anonymize", "a non-empty list of column names", qi
