@@ -17,8 +17,6 @@ from hypothesis import strategies as st
 
 from anonkit.exceptions import ParameterError, UnknownColumnError, UnknownNameError
 from anonkit.study.analysis import (
-    _average_ranks,
-    _t_quantile,
     baseline_table,
     cell_rows,
     correlations,
@@ -28,6 +26,7 @@ from anonkit.study.analysis import (
     rank_metrics,
     summary_table,
 )
+from anonkit.study.stats import average_ranks, t_quantile
 
 KS = (2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500)
 CELLS = (("flash", "loss"), ("mondrian", "strict"), ("greedy_merge", "nllm"))
@@ -268,21 +267,21 @@ def test_empty_results_give_an_empty_table() -> None:
 
 
 # ------------------------------------------------------------------ statistics
-def test_t_quantile() -> None:
-    assert _t_quantile(0.95, 1) == pytest.approx(12.706204736174707)
-    assert _t_quantile(0.95, 4) == pytest.approx(2.7764451051977987)
-    assert _t_quantile(0.95, 9) == pytest.approx(2.2621571627409915)
+def testt_quantile() -> None:
+    assert t_quantile(0.95, 1) == pytest.approx(12.706204736174707)
+    assert t_quantile(0.95, 4) == pytest.approx(2.7764451051977987)
+    assert t_quantile(0.95, 9) == pytest.approx(2.2621571627409915)
     stats = pytest.importorskip("scipy.stats")
     for df in (2, 3, 5, 10, 29, 60):
         for confidence in (0.9, 0.95, 0.99):
             expected = stats.t.ppf(0.5 + confidence / 2, df)
-            assert _t_quantile(confidence, df) == pytest.approx(expected, rel=1e-10)
+            assert t_quantile(confidence, df) == pytest.approx(expected, rel=1e-10)
 
 
 @given(st.lists(st.integers(-3, 3), min_size=1, max_size=30))
-def test_average_ranks(values: list[int]) -> None:
+def testaverage_ranks(values: list[int]) -> None:
     x = np.array(values, dtype=np.float64)
-    ranks = _average_ranks(x)
+    ranks = average_ranks(x)
     assert ranks.sum() == pytest.approx(x.size * (x.size + 1) / 2)
     for i in range(x.size):  # rank = (#smaller) + (#equal + 1) / 2
         assert ranks[i] == (x < x[i]).sum() + ((x == x[i]).sum() + 1) / 2

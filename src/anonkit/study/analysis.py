@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +67,15 @@ from anonkit.exceptions import (
     UnknownNameError,
 )
 from anonkit.metric_info import LOSS_INFO
+from anonkit.study.setup import EVALUATIONS
+from anonkit.study.stats import (
+    fisher_interval,
+    fold_interval,
+    mean_finite,
+    pearson,
+    spearman,
+    t_quantile,
+)
 
 __all__ = [
     "BASELINE_ALGORITHMS",
@@ -89,8 +97,6 @@ FloatArray = npt.NDArray[np.float64]
 
 #: Values of ``algorithm`` that mark baseline rows (never part of a correlation).
 BASELINE_ALGORITHMS: tuple[str, ...] = ("original", "majority")
-#: How the test split was presented to the classifiers (see the study design).
-EVALUATIONS: tuple[str, ...] = ("anonymized_test", "original_test")
 #: What the metrics are correlated with.
 TARGETS: tuple[str, ...] = ("accuracy", "accuracy_drop")
 #: Metric columns besides ``loss_*`` and ``alteration_*``, in report order; ``k`` (the
@@ -233,103 +239,6 @@ def cell_rows(frame: pl.DataFrame, *, evaluation: str = "anonymized_test") -> pl
 
 
 # ---------------------------------------------------------------- correlations
-def _average_ranks(x: FloatArray) -> FloatArray:
-    """Ranks 1 … n, ties sharing the average of the ranks they span."""
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
-    new = np.empty(xs.size, dtype=bool)
-    new[:1] = True
-    np.not_equal(xs[1:], xs[:-1], out=new[1:])
-    run = np.cumsum(new) - 1
-    starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], xs.size)
-    ranks = np.empty(x.size, dtype=np.float64)
-    ranks[order] = ((starts + ends + 1) / 2.0)[run]
-    return ranks
-
-
-def _pearson(x: FloatArray, y: FloatArray) -> float:
-    """Pearson's r; NaN when either side is constant or there are fewer than 2 pairs."""
-    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan
-    dx = x - x.mean()
-    dy = y - y.mean()
-    denominator = math.sqrt(float(dx @ dx) * float(dy @ dy))
-    if denominator == 0.0:
-        return math.nan
-    return max(-1.0, min(1.0, float(dx @ dy) / denominator))
-
-
-def _spearman(x: FloatArray, y: FloatArray) -> float:
-    """Spearman's rho: Pearson's r of the average ranks."""
-    if x.size < 2:
-        return math.nan
-    return _pearson(_average_ranks(x), _average_ranks(y))
-
-
-def _t_two_sided_coverage(t: float, df: int) -> float:
-    """P(|T| <= t) for Student's t with an integer ``df`` (Abramowitz & Stegun 26.7.3-4)."""
-    theta = math.atan(t / math.sqrt(df))
-    c2 = math.cos(theta) ** 2
-    s = math.sin(theta)
-    if df % 2 == 1:
-        if df == 1:
-            return 2.0 * theta / math.pi
-        term = total = math.cos(theta)
-        for i in range(1, (df - 3) // 2 + 1):
-            term *= c2 * (2 * i) / (2 * i + 1)
-            total += term
-        return 2.0 / math.pi * (theta + s * total)
-    term = total = 1.0
-    for i in range(1, (df - 2) // 2 + 1):
-        term *= c2 * (2 * i - 1) / (2 * i)
-        total += term
-    return s * total
-
-
-def _t_quantile(confidence: float, df: int) -> float:
-    """The t with P(|T| <= t) = ``confidence`` (two-sided critical value), by bisection."""
-    low, high = 0.0, 1.0
-    while _t_two_sided_coverage(high, df) < confidence:
-        low, high = high, high * 2.0
-    for _ in range(200):
-        mid = (low + high) / 2.0
-        if _t_two_sided_coverage(mid, df) < confidence:
-            low = mid
-        else:
-            high = mid
-        if high - low <= 1e-14 * high:
-            break
-    return (low + high) / 2.0
-
-
-def _fisher_interval(r: float, n: int, factor: float, z: float) -> tuple[float, float]:
-    """Fisher z-transform interval: tanh(atanh r ± z sqrt(factor / (n - 3)))."""
-    if not math.isfinite(r) or n <= 3:
-        return math.nan, math.nan
-    if abs(r) >= 1.0:
-        return r, r
-    centre = math.atanh(r)
-    half = z * math.sqrt(factor / (n - 3))
-    return math.tanh(centre - half), math.tanh(centre + half)
-
-
-def _fold_interval(values: Sequence[float], t_crit: dict[int, float]) -> tuple[float, float]:
-    """Mean ± t_{m-1} s / sqrt(m) of the finite per-fold correlations, clipped to [-1, 1]."""
-    finite = np.array([v for v in values if math.isfinite(v)], dtype=np.float64)
-    m = finite.size
-    if m < 2:
-        return math.nan, math.nan
-    mean = float(finite.mean())
-    half = t_crit[m - 1] * float(finite.std(ddof=1)) / math.sqrt(m)
-    return max(-1.0, mean - half), min(1.0, mean + half)
-
-
-def _mean_finite(values: Sequence[float]) -> float:
-    finite = [v for v in values if math.isfinite(v)]
-    return sum(finite) / len(finite) if finite else math.nan
-
-
 _SCHEMA: dict[str, type[pl.DataType]] = {
     "evaluation": pl.String,
     "classifier": pl.String,
@@ -445,7 +354,7 @@ def correlations(
     n_groups = rows.select(groups).unique().height if within else all_folds.len()
     method_name = "within-k" if within else "folds" if by_folds else "fisher"
     z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    t_crit = {df: _t_quantile(confidence, df) for df in range(1, max(n_groups, 1) + 1)}
+    t_crit = {df: t_quantile(confidence, df) for df in range(1, max(n_groups, 1) + 1)}
 
     out: dict[str, list[object]] = {name: [] for name in _SCHEMA}
     classifiers = rows["classifier"].unique(maintain_order=True).to_list()
@@ -469,22 +378,22 @@ def correlations(
                     ok = np.isfinite(x) & np.isfinite(y)
                     x, y = x[ok], y[ok]
                     sizes.append(int(x.size))
-                    spear.append(_spearman(x, y))
-                    pear.append(_pearson(x, y))
+                    spear.append(spearman(x, y))
+                    pear.append(pearson(x, y))
                 used = [i for i, r in enumerate(spear) if math.isfinite(r)]
                 if not used:  # no fold gives a correlation: report the cells there were
                     used = [i for i, size in enumerate(sizes) if size > 0]
                 n = min((sizes[i] for i in used), default=0)
                 n_folds = sum(math.isfinite(r) for r in spear)
                 if by_folds:
-                    s_lo, s_hi = _fold_interval(spear, t_crit)
-                    p_lo, p_hi = _fold_interval(pear, t_crit)
-                    s_est, p_est = _mean_finite(spear), _mean_finite(pear)
+                    s_lo, s_hi = fold_interval(spear, t_crit)
+                    p_lo, p_hi = fold_interval(pear, t_crit)
+                    s_est, p_est = mean_finite(spear), mean_finite(pear)
                 else:
                     s_est = spear[0] if spear else math.nan
                     p_est = pear[0] if pear else math.nan
-                    s_lo, s_hi = _fisher_interval(s_est, n, FIELLER_FACTOR, z)
-                    p_lo, p_hi = _fisher_interval(p_est, n, 1.0, z)
+                    s_lo, s_hi = fisher_interval(s_est, n, FIELLER_FACTOR, z)
+                    p_lo, p_hi = fisher_interval(p_est, n, 1.0, z)
                 values: tuple[object, ...] = (
                     evaluation,
                     classifier,
