@@ -28,6 +28,10 @@ def test_ctrl_c_while_loading(tmp_path: Path, delay: float) -> None:
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
+    if "Traceback" in err and "anonkit" not in err.split("KeyboardInterrupt")[0]:
+        # on a loaded machine the signal can land while the interpreter itself starts,
+        # before any anonkit code runs: nothing a program can catch
+        pytest.skip("Ctrl-C arrived during the interpreter's own start-up")
     assert proc.returncode == 130, err
     assert err.strip().startswith("Interrupted;") and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
