@@ -15,7 +15,7 @@ The package, one concern per module:
   (:data:`PAPER_TABLES`, :func:`paper_minimum_k`);
 * :mod:`~anonkit.study.mauger2020.ranks`: competition ranks and Spearman's rho;
 * :mod:`~anonkit.study.mauger2020.runs`: the grid (:func:`reproduce`, in the study's
-  process pool, :func:`anonkit.study.runner.run_in_processes`);
+  process pool, :func:`anonkit.study.pool.run_in_processes`);
 * :mod:`~anonkit.study.mauger2020.results`: what it yields (:class:`Run`,
   :class:`Reproduction`) and :mod:`~anonkit.study.mauger2020.comparison`, our tables
   against the paper's (:class:`AlterationTable`, :class:`FigureComparison`);

@@ -137,7 +137,7 @@ def reproduce(
     """Run the paper's grid: greedy merging for every requested k and optimization.
 
     Every run starts from the original table (as in the paper). With ``workers > 1`` the
-    runs go to the study's process pool (:func:`anonkit.study.runner.run_in_processes`),
+    runs go to the study's process pool (:func:`anonkit.study.pool.run_in_processes`),
     started with the *spawn* method (forking a process whose polars/numpy thread pools
     are running can deadlock the child); its workers ignore Ctrl-C and end with any
     error here, and each loads the encoded table once, from a temporary ``.npy`` file, in
