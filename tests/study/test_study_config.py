@@ -94,7 +94,7 @@ def test_algorithm_specs_expand_and_validate() -> None:
     ("changes", "message"),
     [
         ({"folds": 0}, "The 'folds' parameter of StudyConfig must be an int >= 1. Got 0"),
-        ({"test_size": 1.0}, "'test_size' parameter of StudyConfig must be a share strictly"),
+        ({"test_size": 1.0}, "'test_size' parameter of StudyConfig must be a share in (0, 1"),
         ({"k_values": [2, 0]}, "'k_values' parameter of StudyConfig must be an int >= 1"),
         ({"k_values": []}, "'k_values' parameter of StudyConfig must be a non-empty list"),
         ({"suppression_limit": 2}, "'suppression_limit' parameter of StudyConfig"),

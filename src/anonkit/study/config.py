@@ -63,7 +63,6 @@ PPAI workshop at AAAI 2020 (seed 004: the k grid and the seven cost functions).
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -71,6 +70,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from anonkit._validation import check_int, check_real
 from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
 from anonkit.datasets import (
     ADULT_COLUMNS,
@@ -109,12 +109,6 @@ def _names(value: object, parameter: str) -> tuple[str, ...]:
     if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
         return tuple(dict.fromkeys(value))
     raise ParameterError(parameter, OWNER, "a list of column names", value)
-
-
-def _int(value: object, parameter: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ParameterError(parameter, OWNER, f"an int >= {minimum}", value)
-    return value
 
 
 @dataclass(frozen=True)
@@ -274,7 +268,11 @@ class StudyConfig:
             k_values = (k_values,)
         if not isinstance(k_values, Sequence) or isinstance(k_values, str) or not k_values:
             raise ParameterError("k_values", OWNER, "a non-empty list of ints >= 1", k_values)
-        setter(self, "k_values", tuple(dict.fromkeys(_int(k, "k_values", 1) for k in k_values)))
+        setter(
+            self,
+            "k_values",
+            tuple(dict.fromkeys(check_int(k, "k_values", OWNER, low=1) for k in k_values)),
+        )
 
         if self.algorithms is None:
             specs = default_algorithms(numeric, qi)
@@ -298,10 +296,10 @@ class StudyConfig:
             )
         setter(self, "algorithms", specs)
 
-        limit = self.suppression_limit
-        if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 <= limit <= 1:
-            raise ParameterError("suppression_limit", OWNER, "a share between 0 and 1", limit)
-        setter(self, "suppression_limit", float(limit))
+        limit = check_real(
+            self.suppression_limit, "suppression_limit", OWNER, low=0, high=1, noun="a share"
+        )
+        setter(self, "suppression_limit", limit)
         classifiers = _names(self.classifiers, "classifiers")
         if not classifiers:
             raise ParameterError("classifiers", OWNER, "at least one classifier name", classifiers)
@@ -310,20 +308,14 @@ class StudyConfig:
             if name not in known:
                 raise UnknownNameError("classifier", name, known)
         setter(self, "classifiers", classifiers)
-        _int(self.folds, "folds", 1)
-        size = self.test_size
-        if (
-            isinstance(size, bool)
-            or not isinstance(size, (int, float))
-            or not 0 < size < 1
-            or not math.isfinite(size)
-        ):
-            raise ParameterError("test_size", OWNER, "a share strictly between 0 and 1", size)
-        setter(self, "test_size", float(size))
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
-            raise ParameterError("seed", OWNER, "an int", self.seed)
+        setter(self, "folds", check_int(self.folds, "folds", OWNER, low=1))
+        size = check_real(
+            self.test_size, "test_size", OWNER, low=0, high=1, closed="neither", noun="a share"
+        )
+        setter(self, "test_size", size)
+        setter(self, "seed", check_int(self.seed, "seed", OWNER))
         if self.workers is not None:
-            _int(self.workers, "workers", 1)
+            setter(self, "workers", check_int(self.workers, "workers", OWNER, low=1))
         for name in ("output", "cache"):
             value = getattr(self, name)
             if value is None and name == "cache":
@@ -336,7 +328,7 @@ class StudyConfig:
         ):
             raise ParameterError("separator", OWNER, "a single character", self.separator)
         if self.sample is not None:
-            _int(self.sample, "sample", 2)
+            setter(self, "sample", check_int(self.sample, "sample", OWNER, low=2))
 
     # ------------------------------------------------------------------ derived
     @property
