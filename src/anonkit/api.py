@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -16,15 +15,14 @@ from anonkit._validation import Boolean, Constraint, Interval, Options, validate
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable, SensitiveCodes, with_details
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.hierarchy_builders import build_hierarchy, suppression
 from anonkit.core.lattice import Lattice
+from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.transform import SUPPRESSED, Recoding, build_release, recode
 from anonkit.engines.base import get_engine
 from anonkit.engines.polars_engine import encode_sensitive
 from anonkit.exceptions import (
     EmptyDataError,
-    MissingValuesError,
     ParameterError,
     PrivacyUnattainableError,
     UnknownColumnError,
@@ -39,8 +37,6 @@ from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
 from anonkit.verify import Verification, verify_release
 
-HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
-
 SUPPRESSED_MODES = ("mask", "drop")
 #: Constraints of the :class:`Anonymizer` parameters that need no data to check.
 _CONSTRAINTS: dict[str, Constraint] = {
@@ -52,37 +48,6 @@ _CONSTRAINTS: dict[str, Constraint] = {
 LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
 #: Every algorithm name :func:`anonymize` accepts.
 ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS)
-
-
-def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
-    """A hierarchy from an object, a file path, a builder spec, or ``None`` (suppression).
-
-    Raises
-    ------
-    MissingValuesError
-        If a hierarchy is to be built from values holding NaN or blank cells.
-    """
-    if spec is None or isinstance(spec, Mapping):
-        nans = int(values.is_nan().sum()) if values.dtype.is_float() else 0
-        blanks = int((values.str.strip_chars() == "").sum()) if values.dtype == pl.String else 0
-        if nans or blanks:
-            raise MissingValuesError(column, nans + blanks)
-    if spec is None:
-        return suppression(values.drop_nulls().unique(maintain_order=True).to_list(), name=column)
-    if isinstance(spec, Hierarchy):
-        return spec if spec.name == column else spec.with_name(column)
-    if isinstance(spec, (str, Path)):
-        return Hierarchy.from_csv(spec, name=column)
-    if isinstance(spec, Mapping):
-        return build_hierarchy(
-            spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column
-        )
-    raise ParameterError(
-        "hierarchies",
-        "anonymize",
-        "Hierarchy objects, file paths or builder tables",
-        type(spec).__name__,
-    )
 
 
 def _values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:

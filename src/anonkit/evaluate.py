@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.io.frames import to_polars
@@ -347,7 +348,6 @@ def evaluate(
         raise ParameterError(
             "hierarchies", OWNER, "given for non-numeric quasi-identifiers only", extra[0]
         )
-    from anonkit.api import resolve_hierarchy  # the API's hierarchy specs, resolved alike
 
     start_stage(progress, "Matching the release")
     resolved = {c: resolve_hierarchy(c, specs.get(c), orig[c]) for c in qi if c not in num}

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import FrameKind, from_polars
@@ -150,7 +151,6 @@ def run_local_recoding(
         wanted = [a for m in models for a in m.sensitive_attributes]
         specs = dict(settings.hierarchies or {})
         sens_h = {c: by_name[c] for c in wanted if c in by_name}
-        from anonkit.api import resolve_hierarchy
 
         sens_h.update({c: resolve_hierarchy(c, specs[c], data[c]) for c in wanted if c in specs})
         start_stage(progress, "Mondrian", "rounds")

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from anonkit.cli.common import guarded, risk_table, stdout_console, summary_table
 from anonkit.cli.progress import ProgressReporter
+from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.atomic import atomic_write_text
 from anonkit.io.config import load_config, run_config
@@ -174,7 +175,6 @@ def anonymize_command(
 
 def _inputs(cfg: AnonymizeConfig, frame: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
     """The input frame with the hierarchy of every quasi-identifier present."""
-    from anonkit.api import resolve_hierarchy
 
     hierarchies = {
         c: resolve_hierarchy(c, cfg.hierarchies.get(c), frame[c])

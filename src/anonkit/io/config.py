@@ -474,7 +474,7 @@ def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hie
     Quasi-identifiers missing from the table are left out (:func:`anonkit.anonymize`
     then reports them).
     """
-    from anonkit.api import resolve_hierarchy
+    from anonkit.core.resolve import resolve_hierarchy
     from anonkit.io.tables import read_table
 
     frame = read_table(config.input, **config.read_kwargs())

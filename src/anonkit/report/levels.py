@@ -51,6 +51,7 @@ import numpy as np
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import (
     EmptyDataError,
@@ -298,7 +299,6 @@ def released_classes(
     MissingValuesError, ValuesNotInHierarchyError
         If a sensitive attribute has missing values or values outside its hierarchy.
     """
-    from anonkit.api import resolve_hierarchy
     from anonkit.engines.polars_engine import encode_sensitive
 
     qi = _names(quasi_identifiers, "quasi_identifiers")
@@ -418,7 +418,6 @@ def _population_counts(
     :func:`~anonkit.metrics.risk.population_class_sizes` matches the population against
     them (a population record matches a class when every released cell covers its value).
     """
-    from anonkit.api import resolve_hierarchy
     from anonkit.io.frames import to_polars
     from anonkit.metrics.release import interpret_release
     from anonkit.metrics.risk import population_class_sizes

@@ -20,6 +20,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
 from anonkit.study.config import StudyConfig
 from anonkit.study.specs import AlgorithmSpec
@@ -68,7 +69,6 @@ class StudyData:
 
 def _raw_dataset(config: StudyConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
     """The whole table and the hierarchies of its quasi-identifiers."""
-    from anonkit.api import resolve_hierarchy
 
     qi = list(config.quasi_identifiers or ())
     specs: Mapping[str, Any]

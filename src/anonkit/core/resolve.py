@@ -1,0 +1,67 @@
+"""A column's hierarchy from what a user gives: an object, a file, a builder table or nothing.
+
+Every entry point takes hierarchies the same way (``anonymize(hierarchies=...)``, the TOML
+``[hierarchies]`` table, ``evaluate``, ``check``, studies): a :class:`Hierarchy`, the path
+of a hierarchy CSV, a builder table such as ``{"type": "intervals", "widths": [5, 10]}``,
+or nothing (the column can only be kept or suppressed). :func:`resolve_hierarchy` turns
+any of them into a :class:`Hierarchy` named after the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.hierarchy_builders import build_hierarchy, suppression
+from anonkit.exceptions import MissingValuesError, ParameterError
+
+__all__ = ["HierarchySpec", "resolve_hierarchy"]
+
+#: What may stand for a column's hierarchy.
+HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
+
+
+def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
+    """A hierarchy from an object, a file path, a builder spec, or ``None`` (suppression).
+
+    ``values`` are the column's values, which a built hierarchy must cover.
+
+    Raises
+    ------
+    MissingValuesError
+        If a hierarchy is to be built from values holding NaN or blank cells.
+    ParameterError
+        If ``spec`` is none of the above.
+
+    Examples
+    --------
+    >>> h = resolve_hierarchy("age", {"type": "intervals", "widths": [50]},
+    ...                       pl.Series(["34", "66"]))
+    >>> h.name, h.generalize("66", 1)
+    ('age', '[50-100[')
+    """
+    if spec is None or isinstance(spec, Mapping):
+        nans = int(values.is_nan().sum()) if values.dtype.is_float() else 0
+        blanks = int((values.str.strip_chars() == "").sum()) if values.dtype == pl.String else 0
+        if nans or blanks:
+            raise MissingValuesError(column, nans + blanks)
+    if spec is None:
+        return suppression(values.drop_nulls().unique(maintain_order=True).to_list(), name=column)
+    if isinstance(spec, Hierarchy):
+        return spec if spec.name == column else spec.with_name(column)
+    if isinstance(spec, (str, Path)):
+        return Hierarchy.from_csv(spec, name=column)
+    if isinstance(spec, Mapping):
+        return build_hierarchy(
+            spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column
+        )
+    raise ParameterError(
+        "hierarchies",
+        "anonymize",
+        "Hierarchy objects, file paths or builder tables",
+        type(spec).__name__,
+    )
