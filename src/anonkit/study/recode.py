@@ -41,13 +41,13 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._validation import check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import first_of_runs
 from anonkit.engines.polars_engine import as_text
 from anonkit.exceptions import (
     DataError,
     MissingValuesError,
-    ParameterError,
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
@@ -202,9 +202,7 @@ def _full_domain(
 ) -> RecodedTest:
     columns: list[pl.Series] = []
     for c in setup.quasi_identifiers:
-        lv = levels.get(c, 0)
-        if isinstance(lv, bool) or not isinstance(lv, (int, np.integer)) or lv < 0:
-            raise ParameterError("transformation", _OWNER, "levels (ints >= 0)", lv)
+        lv = check_int(levels.get(c, 0), "transformation", _OWNER, low=0)
         h = hierarchies.get(c, setup.hierarchies.get(c))
         if lv == 0:
             continue

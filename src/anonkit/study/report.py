@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from anonkit.exceptions import ParameterError
+from anonkit._validation import check_int
 from anonkit.io.atomic import atomic_write_text
 from anonkit.report._common import fmt, render
 from anonkit.report.plots import Engine, check_engine
@@ -373,10 +373,8 @@ def render_study_report(
     >>> "<h2>Which metric tracks accuracy best</h2>" in page, page.count("<svg") >= 3
     (True, True)
     """
-    if max_scatter is not None and (
-        isinstance(max_scatter, bool) or not isinstance(max_scatter, int) or max_scatter < 0
-    ):
-        raise ParameterError("max_scatter", _OWNER, "an int >= 0 or None", max_scatter)
+    if max_scatter is not None:
+        check_int(max_scatter, "max_scatter", _OWNER, low=0)
     check_engine(plots)
     rows = cell_rows(frame, evaluation=evaluation)
     table = correlations(frame, evaluation=evaluation)

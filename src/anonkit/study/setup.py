@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from anonkit._validation import check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError, UnknownNameError
 
@@ -104,7 +105,5 @@ class UtilitySetup:
         for c in self.classifiers:
             if c not in CLASSIFIERS:
                 raise UnknownNameError("classifier", c, CLASSIFIERS)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ParameterError("seed", _OWNER, "an int >= 0", self.seed)
-        if isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, int) or self.n_jobs < 1:
-            raise ParameterError("n_jobs", _OWNER, "an int >= 1", self.n_jobs)
+        check_int(self.seed, "seed", _OWNER, low=0)
+        check_int(self.n_jobs, "n_jobs", _OWNER, low=1)

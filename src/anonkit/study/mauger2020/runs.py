@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._validation import check_int
 from anonkit.algorithms.greedy_merge import (
     PAPER_ADULT_COLUMNS,
     PAPER_K_VALUES,
@@ -190,8 +191,7 @@ def reproduce(
     if not ks:
         raise ParameterError("k_values", owner, "a non-empty sequence of ints", ks)
     for k in ks:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError("k_values", owner, "ints >= 1", k)
+        check_int(k, "k_values", owner, low=1)
     cost_list = tuple(check_cost(c) for c in costs)
     if not cost_list:
         raise ParameterError("costs", owner, "at least one cost function", cost_list)
@@ -201,10 +201,8 @@ def reproduce(
         )
     if leaves not in LEAVES_CHOICES:
         raise ParameterError("leaves", owner, f"one of {list(LEAVES_CHOICES)}", leaves)
-    if workers is not None and (
-        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
-    ):
-        raise ParameterError("workers", owner, "None or an int >= 1", workers)
+    if workers is not None:
+        check_int(workers, "workers", owner, low=1)
 
     codes, hs, shapes = _prepare(data, hierarchies, leaves)
     n = int(codes.shape[1])
