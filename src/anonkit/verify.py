@@ -4,8 +4,8 @@
 release leaves, :func:`verify_release` starts again from the released table itself: it
 groups the released records by their released quasi-identifier labels (text, not codes),
 counts each class's sensitive values, and judges every requested privacy model on those
-classes (:func:`anonkit.report.levels.released_classes` and
-:func:`~anonkit.report.levels.check_models`, the path ``anonkit check`` and the HTML report
+classes (:func:`anonkit.metrics.levels.released_classes` and
+:func:`~anonkit.metrics.levels.check_models`, the path ``anonkit check`` and the HTML report
 use). It also recounts the suppressed records against the limit. Any failure is a bug, and
 :class:`~anonkit.exceptions.ReleaseVerificationError` stops the run before anything is
 written.
@@ -167,7 +167,7 @@ def verify_release(
     ReleaseVerificationError
         If a model fails on a released class or more records are suppressed than allowed.
     """
-    from anonkit.report.levels import check_models, model_attributes, released_classes
+    from anonkit.metrics.levels import check_models, model_attributes, released_classes
 
     qi = list(quasi_identifiers)
     sensitive = model_attributes(models)

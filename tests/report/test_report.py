@@ -23,7 +23,7 @@ from anonkit.models import (
 )
 from anonkit.report import render_html
 from anonkit.report.evaluation import SECTIONS, render_evaluation_html
-from anonkit.report.levels import (
+from anonkit.metrics.levels import (
     check_models,
     json_ready,
     model_attributes,

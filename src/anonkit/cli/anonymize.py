@@ -198,7 +198,7 @@ def _full_report(
     from anonkit.io.tables import read_table
     from anonkit.models import KAnonymity
     from anonkit.report.evaluation import render_evaluation_html
-    from anonkit.report.levels import (
+    from anonkit.metrics.levels import (
         check_models,
         json_ready,
         model_attributes,

@@ -3,7 +3,7 @@
 Besides the class profile (achieved k, class sizes), ``check`` reports for each sensitive
 attribute the achieved distinct and entropy ℓ, recursive (c, ℓ), t for the equal, ordered
 and (with a hierarchy) hierarchical distances, δ-disclosure and β-likeness (see
-:mod:`anonkit.report.levels`), and, for the privacy models a ``--config`` requests in its
+:mod:`anonkit.metrics.levels`), and, for the privacy models a ``--config`` requests in its
 ``[privacy]`` section, which classes fail each one: their number, their records and the
 released quasi-identifier values of the first few (generalized values, never a record).
 A measurement: it exits 0 whether or not the table meets anything.
@@ -112,7 +112,7 @@ def check_command(
 
     A measurement: exits 0 whether or not the table is k-anonymous.
     """
-    from anonkit.report.levels import (
+    from anonkit.metrics.levels import (
         check_models,
         json_ready,
         model_attributes,

@@ -3,7 +3,7 @@
 Reads the original table and a release of it (rows matched by position; made by anonkit
 or by another tool), measures every information-loss and risk figure with
 :func:`anonkit.evaluate` and the achieved privacy levels with
-:mod:`anonkit.report.levels`, prints a summary, and writes the figures as JSON and,
+:mod:`anonkit.metrics.levels`, prints a summary, and writes the figures as JSON and,
 with ``--html``, the steward's report. Nothing printed or written holds a record.
 
 The configuration is the TOML file of ``anonkit anonymize``; only its ``[attributes]``
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from anonkit.models.base import PrivacyModel
-    from anonkit.report.levels import ModelCheck
+    from anonkit.metrics.levels import ModelCheck
 
 #: Sections of a run configuration that a measurement reads.
 MEASURE_SECTIONS = ("read", "attributes", "hierarchies", "privacy")
@@ -133,7 +133,7 @@ def read_measure_config(
 def level_specs(
     config: MeasureConfig | None, sensitive: Sequence[str], *, with_qi: bool
 ) -> dict[str, Any]:
-    """Hierarchy specs for :func:`~anonkit.report.levels.released_classes`: the sensitive
+    """Hierarchy specs for :func:`~anonkit.metrics.levels.released_classes`: the sensitive
     attributes' (hierarchical t-closeness) and, for population matching, the
     quasi-identifiers' (not the numeric ones)."""
     if config is None:
@@ -313,7 +313,7 @@ def _measure(
     """Read both tables and measure the release (the work behind ``evaluate``)."""
     from anonkit.evaluate import evaluate
     from anonkit.io.tables import read_table
-    from anonkit.report.levels import (
+    from anonkit.metrics.levels import (
         check_models,
         json_ready,
         model_attributes,

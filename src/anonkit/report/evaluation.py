@@ -1,7 +1,7 @@
 """The steward's report: a self-contained HTML page measuring one release.
 
 :func:`render_evaluation_html` turns an :class:`~anonkit.evaluate.Evaluation` (and,
-optionally, the achieved privacy levels of :func:`anonkit.report.levels.privacy_levels`
+optionally, the achieved privacy levels of :func:`anonkit.metrics.levels.privacy_levels`
 and the checks of requested models) into one HTML file a data steward can hand to a data
 protection officer: the dataset and configuration, the achieved privacy levels, the
 re-identification risk with its distribution, the class sizes, the loss and generalization
@@ -20,7 +20,7 @@ from typing import Any
 from anonkit.evaluate import Evaluation
 from anonkit.io.atomic import atomic_write_text
 from anonkit.report._common import fmt, render
-from anonkit.report.levels import PRIVACY_INFO, ModelCheck
+from anonkit.metrics.levels import PRIVACY_INFO, ModelCheck
 from anonkit.report.plots import Engine, bar_chart_svg, check_engine
 
 __all__ = ["SECTIONS", "render_evaluation_html", "write_evaluation_html"]
@@ -153,10 +153,10 @@ def render_evaluation_html(
         More settings to list (name -> value), e.g. file names, the algorithm, the
         requested models; values are shown as text.
     levels
-        Achieved privacy levels from :func:`anonkit.report.levels.privacy_levels`
+        Achieved privacy levels from :func:`anonkit.metrics.levels.privacy_levels`
         (default: the k and ℓ-diversity the evaluation measured).
     models
-        Results of requested privacy models (:func:`anonkit.report.levels.check_models`).
+        Results of requested privacy models (:func:`anonkit.metrics.levels.check_models`).
     transformation, heights
         Generalization level chosen per quasi-identifier and each hierarchy's number of
         levels (from an anonymization), shown next to the per-attribute loss.
