@@ -7,8 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
+from anonkit._validation import check_choice, check_int
 from anonkit.algorithms.greedy_merge.fit import fit_codes
 from anonkit.algorithms.greedy_merge.inputs import as_codes
 from anonkit.algorithms.greedy_merge.result import GreedyMergeResult
@@ -61,6 +60,7 @@ class GreedyMerge:
 
     Examples
     --------
+    >>> import numpy as np
     >>> h = Hierarchy([["a", "A", "*"], ["b", "A", "*"], ["c", "C", "*"], ["d", "C", "*"]])
     >>> result = GreedyMerge(k=2, cost="ncp").fit(np.array([[0, 1, 2, 3, 3]]), [h])
     >>> result.class_labels, result.class_sizes.tolist(), result.effective_k
@@ -81,14 +81,9 @@ class GreedyMerge:
         self.progress = progress
 
     def _validate(self) -> None:
-        k = self.k
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError("k", "GreedyMerge", "an int >= 1", k)
+        check_int(self.k, "k", "GreedyMerge", low=1)
         check_cost(self.cost)
-        if self.small_class not in SMALL_CLASS_CHOICES:
-            raise ParameterError(
-                "small_class", "GreedyMerge", "'first' or 'smallest'", self.small_class
-            )
+        check_choice(self.small_class, "small_class", "GreedyMerge", SMALL_CLASS_CHOICES)
 
     def fit(
         self,

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._validation import check_int
 from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES, group_aggregates
 from anonkit.algorithms.microaggregation.gmm import COVARIANCE_TYPES, gmm_groups
@@ -279,9 +280,7 @@ class Microaggregation:
 
     # -- internals -------------------------------------------------------------------------
     def _validate_parameters(self) -> None:
-        k = self.k
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ParameterError("k", _OWNER, "an int >= 1", k)
+        check_int(self.k, "k", _OWNER, low=1)
         if self.method not in METHODS:
             raise UnknownNameError("microaggregation method", str(self.method), METHODS)
         if isinstance(self.aggregate, str):
@@ -297,16 +296,10 @@ class Microaggregation:
             )
         if not isinstance(self.standardize, (bool, np.bool_)):
             raise ParameterError("standardize", _OWNER, "a bool", self.standardize)
-        state = self.random_state
-        if state is not None and (
-            isinstance(state, bool) or not isinstance(state, (int, np.integer))
-        ):
-            raise ParameterError("random_state", _OWNER, "an int or None", state)
-        comps = self.n_components
-        if comps is not None and (
-            isinstance(comps, bool) or not isinstance(comps, (int, np.integer)) or comps < 1
-        ):
-            raise ParameterError("n_components", _OWNER, "an int >= 1 or None", comps)
+        if self.random_state is not None:
+            check_int(self.random_state, "random_state", _OWNER)
+        if self.n_components is not None:
+            check_int(self.n_components, "n_components", _OWNER, low=1)
         if self.covariance_type not in COVARIANCE_TYPES:
             raise UnknownNameError("covariance type", str(self.covariance_type), COVARIANCE_TYPES)
 
