@@ -21,6 +21,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
+from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
@@ -192,11 +193,7 @@ def _plain(value: Any) -> Any:
 
 # ------------------------------------------------------------------------- evaluate
 def _names(value: object, parameter: str) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
-        raise ParameterError(parameter, OWNER, "a list of column names", value)
-    return list(value)
+    return list(check_names(value, parameter, OWNER))
 
 
 def _l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
@@ -320,20 +317,12 @@ def evaluate(
     not_qi = [c for c in num if c not in qi]
     if not_qi:
         raise ParameterError("numeric", OWNER, "quasi-identifiers", not_qi[0])
-    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ParameterError("k", OWNER, "an int >= 1", k)
-    if (
-        isinstance(risk_threshold, bool)
-        or not isinstance(risk_threshold, (int, float))
-        or not 0.0 <= float(risk_threshold) <= 1.0
-    ):
-        raise ParameterError("risk_threshold", OWNER, "a number in [0, 1]", risk_threshold)
-    if population_model not in ("pitman", "zayatz"):
-        raise ParameterError("population_model", OWNER, "'pitman' or 'zayatz'", population_model)
-    if population_size is not None and (
-        isinstance(population_size, bool) or not isinstance(population_size, int)
-    ):
-        raise ParameterError("population_size", OWNER, "an int", population_size)
+    if k is not None:
+        check_int(k, "k", OWNER, low=1)
+    check_real(risk_threshold, "risk_threshold", OWNER, low=0, high=1)
+    check_choice(population_model, "population_model", OWNER, ("pitman", "zayatz"))
+    if population_size is not None:
+        check_int(population_size, "population_size", OWNER)
     orig, _ = to_polars(original)
     rel, _ = to_polars(release)
     named = [*qi, *sens, *([class_attribute] if class_attribute is not None else [])]
