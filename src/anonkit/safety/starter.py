@@ -41,8 +41,9 @@ from typing import Any, Final
 
 import polars as pl
 
+from anonkit._validation import check_int, check_real
 from anonkit.core.hierarchy_builders import build_hierarchy
-from anonkit.exceptions import AnonkitError, ParameterError
+from anonkit.exceptions import AnonkitError
 from anonkit.io.tables import read_table_info
 from anonkit.safety.profile import ColumnProfile, TableProfile, profile_table
 
@@ -414,14 +415,12 @@ def starter_config(
     Raises
     ------
     ParameterError
-        If ``k`` is not an int >= 1 or ``suppression_limit`` not a share in [0, 1].
+        If ``k`` is not an int >= 1 or ``suppression_limit`` not a share between 0 and 1.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ParameterError("k", "starter_config()", "an int >= 1", k)
-    if not 0 <= suppression_limit <= 1:
-        raise ParameterError(
-            "suppression_limit", "starter_config()", "a share in [0, 1]", suppression_limit
-        )
+    check_int(k, "k", "starter_config()", low=1)
+    check_real(
+        suppression_limit, "suppression_limit", "starter_config()", low=0, high=1, noun="a share"
+    )
     prof = profile if profile is not None else profile_table(frame)
     proposals = [
         Proposal(p.column, p.role, p.why, propose_hierarchy(frame, prof[p.column]))
