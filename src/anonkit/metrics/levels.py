@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from anonkit._validation import check_int
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.released import OWNER, ReleasedClasses, released_classes
 from anonkit.models.base import POPULATION_COUNT, PrivacyModel, SensitiveColumn
@@ -312,8 +313,7 @@ def check_models(
     """
     from anonkit.models.measure import failing_classes
 
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-        raise ParameterError("limit", "check_models", "an int >= 0", limit)
+    check_int(limit, "limit", "check_models", low=0)
     s = classes.summary
     out = []
     for model in models:
