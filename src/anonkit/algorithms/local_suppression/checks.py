@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,7 +12,7 @@ import numpy.typing as npt
 from anonkit.algorithms.local_suppression.result import FloatArray, IntArray, SensitiveCodes
 from anonkit.exceptions import ParameterError
 from anonkit.models.base import POPULATION_COUNT, SENSITIVE_HISTOGRAM, PrivacyModel
-from anonkit.models.k_anonymity import KAnonymity
+from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
 
 if TYPE_CHECKING:
     from anonkit.core.hierarchy import Hierarchy
@@ -42,12 +42,24 @@ def resolve_models(
         resolved.append(m)
     if not resolved:
         raise ParameterError("k", OWNER, "given (or a list of privacy models in 'models')", None)
-    for m in resolved:
-        if isinstance(m, KAnonymity) and m.k > n_records:
-            raise ParameterError(
-                "k", "KAnonymity", f"at most the number of records ({n_records})", m.k
-            )
+    largest, _ = split_k_anonymity(resolved)
+    if largest is not None and largest > n_records:
+        raise ParameterError(
+            "k", "KAnonymity", f"at most the number of records ({n_records})", largest
+        )
     return resolved
+
+
+def sensitive_names(models: Iterable[PrivacyModel]) -> list[str]:
+    """The sensitive attributes whose histograms ``models`` read, each once, in order."""
+    return list(
+        dict.fromkeys(
+            name
+            for m in models
+            if SENSITIVE_HISTOGRAM in m.requires
+            for name in m.sensitive_attributes
+        )
+    )
 
 
 def importance_weights(importance: Sequence[float] | None, q: int) -> FloatArray:
@@ -81,9 +93,7 @@ def sensitive_specs(
 ) -> list[SensitiveSpec]:
     given = dict(sensitive or {})
     out = []
-    for name in dict.fromkeys(
-        str(getattr(m, "attribute", "")) for m in models if SENSITIVE_HISTOGRAM in m.requires
-    ):
+    for name in sensitive_names(models):
         if name not in given:
             raise ParameterError(
                 "sensitive", OWNER, f"the codes of sensitive attribute {name!r}", sorted(given)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from anonkit.algorithms.local_suppression.checks import OWNER
+from anonkit.algorithms.local_suppression.checks import OWNER, sensitive_names
 from anonkit.algorithms.local_suppression.codes import suppress_codes
 from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveCodes
 from anonkit.core.transform import SUPPRESSED
@@ -18,7 +18,7 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownColumnError,
 )
-from anonkit.models.base import SENSITIVE_HISTOGRAM, PrivacyModel
+from anonkit.models.base import PrivacyModel
 
 if TYPE_CHECKING:
     from anonkit.core.hierarchy import Hierarchy
@@ -113,13 +113,7 @@ def suppress_cells(
     else:
         weights = importance
     model_list = [models] if isinstance(models, PrivacyModel) else list(models)
-    wanted = list(
-        dict.fromkeys(
-            str(getattr(m, "attribute", ""))
-            for m in model_list
-            if isinstance(m, PrivacyModel) and SENSITIVE_HISTOGRAM in m.requires
-        )
-    )
+    wanted = sensitive_names(m for m in model_list if isinstance(m, PrivacyModel))
     absent = [c for c in wanted if c not in data.columns]
     if absent:
         raise UnknownColumnError(absent, data.columns)

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonkit.algorithms.local_suppression.checks import SensitiveSpec
+from anonkit.algorithms.local_suppression.checks import SensitiveSpec, sensitive_names
 from anonkit.algorithms.local_suppression.result import BoolArray, IntArray
-from anonkit.models.base import SENSITIVE_HISTOGRAM, ClassSummary, PrivacyModel, SensitiveColumn
-from anonkit.models.k_anonymity import KAnonymity
+from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
+from anonkit.models.k_anonymity import split_k_anonymity
 
 #: Histogram cells (classes x sensitive values) built at once when judging.
 _CHUNK_CELLS = 1 << 21
@@ -28,15 +28,14 @@ class Judge:
         self.models = list(models)
         self.weights = weights
         self.n_records = n_records
-        needed = {
-            str(getattr(m, "attribute", "")) for m in models if SENSITIVE_HISTOGRAM in m.requires
-        }
+        needed = set(sensitive_names(models))
         self.sensitive = [s for s in sensitive if s[0] in needed]
         self.totals = [
             np.bincount(codes, weights=weights, minlength=nv).astype(np.int64)
             for _, codes, nv, _, _ in self.sensitive
         ]
-        self.min_size = max([m.k for m in models if isinstance(m, KAnonymity)], default=1)
+        k, _ = split_k_anonymity(models)
+        self.min_size = k if k is not None else 1
         widest = max([s[2] for s in self.sensitive], default=1)
         self.chunk = max(1, _CHUNK_CELLS // widest)
         empty = np.zeros(0, dtype=np.int64)

@@ -34,7 +34,7 @@ from anonkit.models.base import (
     PrivacyModel,
     SensitiveColumn,
 )
-from anonkit.models.k_anonymity import KAnonymity
+from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -105,16 +105,16 @@ class Judge:
                     f"{model.describe()} requiring {sorted(unknown)}",
                 )
             if SENSITIVE_HISTOGRAM in model.requires:
-                attribute = getattr(model, "attribute", None)
-                if not isinstance(attribute, str) or attribute not in sensitive:
-                    raise ParameterError(
-                        "sensitive",
-                        "Mondrian",
-                        f"a SensitiveAttribute named {attribute!r} (required by "
-                        f"{model.describe()})",
-                        sorted(sensitive),
-                    )
-                names[attribute] = sensitive[attribute]
+                for attribute in model.sensitive_attributes:
+                    if attribute not in sensitive:
+                        raise ParameterError(
+                            "sensitive",
+                            "Mondrian",
+                            f"a SensitiveAttribute named {attribute!r} (required by "
+                            f"{model.describe()})",
+                            sorted(sensitive),
+                        )
+                    names[attribute] = sensitive[attribute]
             if POPULATION_COUNT in model.requires and population_size is None:
                 raise ParameterError(
                     "population",
@@ -129,9 +129,9 @@ class Judge:
         }
         self.local = tuple(m for m in self.models if m.class_local)
         self.table = tuple(m for m in self.models if not m.class_local)
-        ks = [int(m.k) for m in self.models if isinstance(m, KAnonymity)]
+        k, _ = split_k_anonymity(self.models)
         #: Every part of an allowable cut has at least this many records (k-anonymity).
-        self.min_part_size = max(ks, default=1)
+        self.min_part_size = k if k is not None else 1
         #: Partitions smaller than this cannot be cut (each part needs k records).
         self.min_cut_size = max(2, 2 * self.min_part_size)
         #: Only part sizes matter: every model is k-anonymity.
