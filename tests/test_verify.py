@@ -116,3 +116,20 @@ def test_anonymize_verifies_every_release(algorithm: str, extra: dict[str, objec
     assert res.to_dict()["verified"] is True
     assert 0 < res.risk["prosecutor_max"] <= 1 / 5
     assert res.checks["models"][0]["satisfied"]
+
+
+def test_fully_generalized_records_match_the_whole_population() -> None:
+    from anonkit.models import KMap
+
+    top = pl.DataFrame({"zip": ["*"] * 3, "age": ["*"] * 3})
+    population = pl.DataFrame({"zip": ["1305", "1306", "1487", "1488"], "age": ["30"] * 4})
+    v = verify_release(
+        top,
+        quasi_identifiers=["zip", "age"],
+        models=[KMap(4)],
+        n_records=3,
+        suppression_limit=0.0,
+        population=population,
+        hierarchies={"zip": {"type": "masking"}, "age": {"type": "suppression"}},
+    )
+    assert v.verified and v.n_classes == 1

@@ -49,9 +49,6 @@ __all__ = ["Verification", "release_risk", "verify_release"]
 
 #: Records above this prosecutor risk count as "at risk" in the summary (classes below 5).
 RISK_THRESHOLD = 0.2
-#: Stands in for ``*`` in the first quasi-identifier of fully generalized records judged as
-#: a class, so that the grouping does not read them as suppressed.
-_TOP = "\x00*"
 
 
 @dataclass(frozen=True)
@@ -175,11 +172,10 @@ def verify_release(
     star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in qi])
     n_star = int(release.select(star.fill_null(False).sum()).item())
     frame = release
-    if n_star > allowed:  # too many to be suppressed: fully generalized records, one class
-        first = qi[0]
-        frame = release.with_columns(
-            pl.when(star).then(pl.lit(_TOP)).otherwise(pl.col(first).cast(pl.String)).alias(first)
-        )
+    # more than the limit allows cannot all be suppressed: fully generalized records, judged
+    # as one class (a release at the top of the lattice, a Mondrian box of roots)
+    top = n_star > allowed
+    if top:
         n_star = 0
     if all(m.requires <= {CLASS_SIZE} for m in models):
         # class sizes are all these models read: one group-by over the released labels
@@ -198,6 +194,7 @@ def verify_release(
             hierarchies=specs,
             population=population,
             numeric=list(numeric),
+            starred_suppressed=not top,
         )
         summary = classes.summary
         checks = [c.to_dict() for c in check_models(classes, models, limit=0)]

@@ -107,6 +107,7 @@ def released_classes(
     population: Any = None,
     numeric: Sequence[str] = (),
     normalize: bool = False,
+    starred_suppressed: bool = True,
 ) -> ReleasedClasses:
     """Group a released table into equivalence classes and count its sensitive values.
 
@@ -136,6 +137,9 @@ def released_classes(
     normalize
         Read cells as :func:`anonkit.evaluate` does: stripped, with null, empty and ``**``
         cells suppressed (``*``).
+    starred_suppressed
+        Whether records whose every quasi-identifier is ``*`` are suppressed (the default)
+        or form a class of fully generalized records like any other.
 
     Raises
     ------
@@ -177,6 +181,8 @@ def released_classes(
         uniq = filled.unique().sort()
         codes.append(filled.cast(pl.Enum(uniq.to_list())).to_physical().to_numpy().astype(np.int64))
         labels.append(tuple(uniq.to_list()))
+    if not starred_suppressed:
+        star[:] = False
     kept = np.flatnonzero(~star)
     if kept.size:
         uniq_codes, sizes, inverse = group_codes(
