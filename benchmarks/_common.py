@@ -18,9 +18,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from anonkit._atomic import atomic_write_text, splice_marked_block
 from anonkit.datasets import ADULT_COLUMNS as ADULT_COLUMNS
 from anonkit.datasets import adult_path
-from anonkit.io.atomic import atomic_write_text, splice_marked_block
 
 #: Root of the repository (the parent of ``benchmarks/``).
 REPO_ROOT = Path(__file__).resolve().parent.parent

@@ -211,8 +211,8 @@ def test_split_k_anonymity() -> None:
 def test_config_reports_the_shared_checks_with_key_and_file(
     tmp_path: Path, privacy: str, key: str, expected: str
 ) -> None:
+    from anonkit.config import load_config
     from anonkit.exceptions import ConfigError
-    from anonkit.io.config import load_config
 
     path = tmp_path / "run.toml"
     path.write_text(
@@ -225,8 +225,8 @@ def test_config_reports_the_shared_checks_with_key_and_file(
 
 
 def test_config_choices_and_booleans(tmp_path: Path) -> None:
+    from anonkit.config import load_config
     from anonkit.exceptions import ConfigError
-    from anonkit.io.config import load_config
 
     base = 'input = "t.csv"\n[attributes]\nquasi_identifiers = ["a"]\n[privacy]\nk = 2\n'
     path = tmp_path / "run.toml"

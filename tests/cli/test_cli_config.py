@@ -1,4 +1,4 @@
-"""TOML configuration parsing (anonkit.io.config)."""
+"""TOML configuration parsing (anonkit.config)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from anonkit.config import AnonymizeConfig, load_config
 from anonkit.exceptions import ConfigError, InputFileError, UnknownNameError
-from anonkit.io.config import AnonymizeConfig, load_config
 
 VALID = """
 input = "data/adult.csv"

@@ -11,8 +11,8 @@ import typer
 from typer.testing import CliRunner
 
 from anonkit.cli.init import init_command
+from anonkit.config import load_config
 from anonkit.core.hierarchy_builders import build_hierarchy
-from anonkit.io.config import load_config
 from anonkit.io.tables import read_table
 
 runner = CliRunner()

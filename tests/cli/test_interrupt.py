@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from anonkit._atomic import atomic_write
 from anonkit.cli import interrupt
 from anonkit.cli.interrupt import (
     DEFAULT_MESSAGE,
@@ -26,7 +27,6 @@ from anonkit.cli.interrupt import (
     exit_on_interrupt,
     saying,
 )
-from anonkit.io.atomic import atomic_write
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 

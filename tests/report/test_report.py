@@ -14,6 +14,13 @@ import pytest
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.evaluate import evaluate
 from anonkit.exceptions import EmptyDataError, ParameterError, UnknownColumnError
+from anonkit.metrics.levels import (
+    check_models,
+    json_ready,
+    model_attributes,
+    privacy_levels,
+    released_classes,
+)
 from anonkit.models import (
     DistinctLDiversity,
     EqualDistanceTCloseness,
@@ -23,13 +30,6 @@ from anonkit.models import (
 )
 from anonkit.report import render_html
 from anonkit.report.evaluation import SECTIONS, render_evaluation_html
-from anonkit.metrics.levels import (
-    check_models,
-    json_ready,
-    model_attributes,
-    privacy_levels,
-    released_classes,
-)
 from anonkit.report.plots import bar_chart_svg
 from fresh_python import fresh_stdout
 from seed_tables import HOSPITAL

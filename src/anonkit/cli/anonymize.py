@@ -17,20 +17,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import guarded, risk_table, stdout_console, summary_table
 from anonkit.cli.progress import ProgressReporter
+from anonkit.config import load_config, run_config
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import ConfigError, UnknownColumnError
-from anonkit.io.atomic import atomic_write_text
-from anonkit.io.config import load_config, run_config
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from anonkit.config import AnonymizeConfig
     from anonkit.core.hierarchy import Hierarchy
-    from anonkit.io.config import AnonymizeConfig
     from anonkit.progress import Progress
     from anonkit.result import AnonymizationResult
 
@@ -196,8 +196,6 @@ def _full_report(
     """The steward's report on ``result.release``, measured against ``frame``."""
     from anonkit.evaluate import evaluate
     from anonkit.io.tables import read_table
-    from anonkit.models import KAnonymity
-    from anonkit.report.evaluation import render_evaluation_html
     from anonkit.metrics.levels import (
         check_models,
         json_ready,
@@ -205,6 +203,8 @@ def _full_report(
         privacy_levels,
         released_classes,
     )
+    from anonkit.models import KAnonymity
+    from anonkit.report.evaluation import render_evaluation_html
 
     numeric = tuple(getattr(cfg, "numeric", ()))
     models: list[Any] = [KAnonymity(cfg.k)] if cfg.k is not None else []

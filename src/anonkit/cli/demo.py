@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import guarded, risk_table, stdout_console, summary_table
 from anonkit.cli.progress import ProgressReporter
-from anonkit.io.atomic import atomic_write_text
 from anonkit.io.tables import write_table
 
 SUPPRESSION_LIMIT = 0.04

@@ -24,16 +24,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import guarded, stdout_console
 from anonkit.cli.progress import ProgressReporter
-from anonkit.io.atomic import atomic_write_text
 from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from anonkit.models.base import PrivacyModel
     from anonkit.metrics.levels import ModelCheck
+    from anonkit.models.base import PrivacyModel
 
 #: Sections of a run configuration that a measurement reads.
 MEASURE_SECTIONS = ("read", "attributes", "hierarchies", "privacy")
@@ -80,7 +80,7 @@ def read_measure_config(
 ) -> MeasureConfig:
     """Read the measurement sections of a TOML run configuration.
 
-    The sections are validated by :func:`anonkit.io.config.parse_config` exactly as for
+    The sections are validated by :func:`anonkit.config.parse_config` exactly as for
     ``anonkit anonymize``; sections a measurement does not use are not read.
 
     Parameters
@@ -97,7 +97,7 @@ def read_measure_config(
     ConfigError
         If it is not TOML or its sections are invalid.
     """
-    from anonkit.io.config import parse_config, read_toml
+    from anonkit.config import parse_config, read_toml
     from anonkit.models import KAnonymity
 
     p = Path(path)

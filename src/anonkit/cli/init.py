@@ -16,9 +16,9 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import guarded, stdout_console
 from anonkit.exceptions import ConfigError
-from anonkit.io.atomic import atomic_write_text
 from anonkit.safety.starter import Starter, read_for_starter, starter_config
 
 

@@ -5,7 +5,7 @@ it runs, SIGINT raises :class:`Interrupted`. That is a :class:`BaseException` bu
 :class:`KeyboardInterrupt`, so typer and click (which turn a ``KeyboardInterrupt`` into
 ``Aborted!`` or a silent exit, depending on their versions) let it pass, while every
 ``finally`` and ``except BaseException`` on the way still runs: progress displays close,
-temporary files of :mod:`anonkit.io.atomic` are removed, process pools stop their
+temporary files of :mod:`anonkit._atomic` are removed, process pools stop their
 workers. At the top it becomes one line on stderr and exit code 130 (128 + SIGINT, what
 shells report for a process stopped by Ctrl-C), without a traceback.
 

@@ -283,7 +283,7 @@ class Hierarchy:
         writer.writerows(self._rows)
         text = buffer.getvalue()
         if path is not None:
-            from anonkit.io.atomic import atomic_write_text
+            from anonkit._atomic import atomic_write_text
 
             atomic_write_text(Path(path), text)
         return text

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import polars as pl
 
+from anonkit._atomic import atomic_write
 from anonkit.exceptions import OutputFormatError, ParameterError
-from anonkit.io.atomic import atomic_write
 
 __all__ = [
     "FORMULA_PREFIXES",

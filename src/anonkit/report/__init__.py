@@ -8,9 +8,9 @@
 * the pages are jinja2 templates in ``templates/`` (autoescaped; see ``_common``).
 """
 
+from anonkit.metrics.levels import check_models, privacy_levels, released_classes
 from anonkit.report.evaluation import render_evaluation_html, write_evaluation_html
 from anonkit.report.html import METRIC_EXPLANATIONS, render_html, write_html
-from anonkit.metrics.levels import check_models, privacy_levels, released_classes
 
 __all__ = [
     "METRIC_EXPLANATIONS",

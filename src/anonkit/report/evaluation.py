@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anonkit._atomic import atomic_write_text
 from anonkit.evaluate import Evaluation
-from anonkit.io.atomic import atomic_write_text
-from anonkit.report._common import fmt, render
 from anonkit.metrics.levels import PRIVACY_INFO, ModelCheck
+from anonkit.report._common import fmt, render
 from anonkit.report.plots import Engine, bar_chart_svg, check_engine
 
 __all__ = ["SECTIONS", "render_evaluation_html", "write_evaluation_html"]

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from anonkit.io.atomic import atomic_write_text
+from anonkit._atomic import atomic_write_text
 from anonkit.report._common import render
 from anonkit.result import AnonymizationResult
 

@@ -2,7 +2,7 @@
 
 :func:`propose_roles` gives every column one role with a one-line reason, and every
 quasi-identifier a hierarchy builder table; :func:`starter_config` writes them as TOML
-(the format of :mod:`anonkit.io.config`) for a person to read and edit.
+(the format of :mod:`anonkit.config`) for a person to read and edit.
 
 Rules, first match wins:
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from anonkit.io.atomic import atomic_write_text
+from anonkit._atomic import atomic_write_text
 
 __all__ = ["CellCache", "CellOutcome"]
 

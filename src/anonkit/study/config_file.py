@@ -2,7 +2,7 @@
 
 The format is documented in :mod:`anonkit.study.config`; ``[attributes]`` and
 ``[hierarchies]`` are read as in ``anonkit anonymize`` configurations
-(:func:`anonkit.io.config.parse_config`).
+(:func:`anonkit.config.parse_config`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anonkit.config import parse_config
 from anonkit.exceptions import ConfigError
-from anonkit.io.config import parse_config
 
 __all__ = ["toml_settings"]
 
@@ -40,7 +40,7 @@ def toml_settings(
 ) -> dict[str, Any]:
     """Keyword arguments of :class:`StudyConfig` from a parsed TOML document.
 
-    ``[attributes]`` and ``[hierarchies]`` are read by :func:`anonkit.io.config.parse_config`
+    ``[attributes]`` and ``[hierarchies]`` are read by :func:`anonkit.config.parse_config`
     (the ``anonkit anonymize`` format: relative hierarchy files resolved against the
     configuration's folder, builder tables checked). A ``dataset`` not in
     ``builtin_datasets`` is a path, resolved like the other files.

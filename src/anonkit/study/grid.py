@@ -89,7 +89,7 @@ def _raw_dataset(config: StudyConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy
     # a table: the reading and hierarchy resolution of ``anonkit anonymize`` configurations
     from pathlib import Path
 
-    from anonkit.io.config import AnonymizeConfig, prepare_inputs
+    from anonkit.config import AnonymizeConfig, prepare_inputs
 
     run = AnonymizeConfig(
         path=None,

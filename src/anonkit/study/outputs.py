@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from anonkit import __version__
-from anonkit.io.atomic import atomic_write, atomic_write_text
+from anonkit._atomic import atomic_write, atomic_write_text
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.cache import CellOutcome
 from anonkit.study.cells import LOSS_NAMES, STAGES

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from anonkit._atomic import atomic_write_text
 from anonkit._validation import check_int
-from anonkit.io.atomic import atomic_write_text
 from anonkit.report._common import fmt, render
 from anonkit.report.plots import Engine, check_engine
 from anonkit.study.analysis import (

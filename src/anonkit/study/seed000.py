@@ -250,7 +250,7 @@ def render_markdown(frames: Mapping[str, pl.DataFrame], *, figures: Mapping[str,
 
 
 def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]:
-    from anonkit.io.atomic import atomic_write_text
+    from anonkit._atomic import atomic_write_text
     from anonkit.study.plots import accuracy_vs_k_svgs, metric_vs_accuracy_svg
 
     written: dict[str, str] = {}
@@ -273,7 +273,7 @@ def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]
 
 def write_outputs(frames: Mapping[str, pl.DataFrame], folder: str | os.PathLike[str]) -> Path:
     """Write the figures and replace the results block of ``folder/seed000.md``."""
-    from anonkit.io.atomic import replace_marked_block
+    from anonkit._atomic import replace_marked_block
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)

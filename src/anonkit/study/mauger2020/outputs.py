@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from anonkit.io.atomic import atomic_path, atomic_write_text, replace_marked_block
+from anonkit._atomic import atomic_path, atomic_write_text, replace_marked_block
 from anonkit.study.mauger2020.results import Reproduction
 
 __all__ = ["RESULTS_END", "RESULTS_START", "write_outputs"]

@@ -78,7 +78,18 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
-from anonkit.exceptions import ConfigError, InputFileError, ParameterError, UnknownNameError
+from anonkit.api import ALGORITHMS, anonymize
+from anonkit.core.resolve import resolve_hierarchy
+from anonkit.exceptions import (
+    AnonkitError,
+    ConfigError,
+    InputFileError,
+    ParameterError,
+    UnknownNameError,
+)
+from anonkit.io.tables import read_table
+from anonkit.metrics.generalization import METRICS
+from anonkit.models.registry import model_from_config
 
 if TYPE_CHECKING:
     import polars as pl
@@ -351,8 +362,6 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     algorithm = _string(search.get("algorithm", "flash"), "search.algorithm", where)
     metric = _string(search.get("metric", "loss"), "search.metric", where)
     engine = _string(search.get("engine", "polars"), "search.engine", where)
-    from anonkit.api import ALGORITHMS
-    from anonkit.metrics.generalization import METRICS
 
     if algorithm not in ALGORITHMS:
         raise UnknownNameError("algorithm", algorithm, list(ALGORITHMS))
@@ -412,8 +421,6 @@ def _choice(
 
 def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
     """The [privacy] ``models`` list: tables with a ``name`` and the model's parameters."""
-    from anonkit.exceptions import AnonkitError
-    from anonkit.models.registry import model_from_config
 
     if not isinstance(value, list):
         raise _wrong("privacy.models", "a list of tables", value, where)
@@ -474,8 +481,6 @@ def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hie
     Quasi-identifiers missing from the table are left out (:func:`anonkit.anonymize`
     then reports them).
     """
-    from anonkit.core.resolve import resolve_hierarchy
-    from anonkit.io.tables import read_table
 
     frame = read_table(config.input, **config.read_kwargs())
     hierarchies = {
@@ -493,8 +498,6 @@ def run_config(
     inputs: tuple[pl.DataFrame, Mapping[str, Any]] | None = None,
 ) -> AnonymizationResult:
     """Read the input (unless ``inputs`` from :func:`prepare_inputs` is given) and anonymize."""
-    from anonkit.api import anonymize
-    from anonkit.io.tables import read_table
 
     frame, hierarchies = inputs if inputs is not None else prepare_inputs(config)
     kwargs = config.anonymize_kwargs()
