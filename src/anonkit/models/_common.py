@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._validation import check_name
 from anonkit.exceptions import DataError, EmptyDataError, UnknownColumnError
-from anonkit.models.base import ClassSummary, IntArray, SensitiveColumn
+from anonkit.models.base import SENSITIVE_HISTOGRAM, ClassSummary, IntArray, SensitiveColumn
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -48,10 +49,27 @@ def snap(value: float) -> float:
 
 
 class OneAttribute:
-    """Declarations of a model that protects one sensitive attribute, its ``attribute``
-    field; any class size can satisfy it unless the model overrides ``min_class_size``."""
+    """Declarations and validation of a model that protects one sensitive attribute.
+
+    The model reads the histogram of its ``attribute`` field per class and judges each
+    class on its own; any class size can satisfy it unless the model overrides
+    ``min_class_size``. ``__post_init__`` checks ``attribute`` and then the model's own
+    parameters in :meth:`check_parameters`.
+    """
 
     attribute: str
+
+    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
+    class_local: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_name(self.attribute, "attribute", owner)
+        self.check_parameters(owner)
+
+    def check_parameters(self, owner: str) -> None:
+        """Check the model's parameters other than ``attribute``, naming ``owner`` (the
+        model's class) in errors; none here."""
 
     @property
     def sensitive_attributes(self) -> tuple[str, ...]:

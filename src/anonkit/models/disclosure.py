@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from anonkit._validation import check_name, check_real
+from anonkit._validation import check_real
 from anonkit.models._common import (
     FloatArray,
     OneAttribute,
@@ -37,7 +37,7 @@ from anonkit.models._common import (
     sensitive,
     shares,
 )
-from anonkit.models.base import SENSITIVE_HISTOGRAM, BoolArray, ClassSummary, SensitiveColumn
+from anonkit.models.base import BoolArray, ClassSummary, SensitiveColumn
 
 
 def likelihood_ratios(column: SensitiveColumn) -> FloatArray:
@@ -192,14 +192,11 @@ class DeltaDisclosure(OneAttribute):
     attribute: str
     delta: float
 
-    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
     monotone_generalization: ClassVar[bool] = False
     monotone_suppression: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_name(self.attribute, "attribute", "DeltaDisclosure")
-        check_real(self.delta, "delta", "DeltaDisclosure", low=0, closed="neither")
+    def check_parameters(self, owner: str) -> None:
+        check_real(self.delta, "delta", owner, low=0, closed="neither")
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         levels = disclosure_levels(sensitive(classes, self.attribute))
@@ -211,19 +208,31 @@ class DeltaDisclosure(OneAttribute):
 
 @dataclass(frozen=True)
 class _BetaLikeness(OneAttribute):
-    """Fields, flags and validation shared by the two β-likeness models."""
+    """Fields, flags, validation and judgement shared by the two β-likeness models.
+
+    A subclass names its ``variant`` and the per-class test :attr:`excess`.
+    """
 
     attribute: str
     beta: float
 
-    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
+    variant: ClassVar[str]
 
-    def __post_init__(self) -> None:
-        check_name(self.attribute, "attribute", type(self).__name__)
-        check_real(self.beta, "beta", type(self).__name__, low=0, closed="neither")
+    def check_parameters(self, owner: str) -> None:
+        check_real(self.beta, "beta", owner, low=0, closed="neither")
+
+    @staticmethod
+    def excess(column: SensitiveColumn, beta: float) -> BoolArray:
+        """Per class, whether some value's gain exceeds what the variant allows."""
+        raise NotImplementedError
+
+    def violations(self, classes: ClassSummary) -> BoolArray:
+        return self.excess(sensitive(classes, self.attribute), float(self.beta))
+
+    def describe(self) -> str:
+        return f"{self.variant} {self.beta:g}-likeness of {self.attribute!r}"
 
 
 @dataclass(frozen=True)
@@ -241,7 +250,7 @@ class BasicBetaLikeness(_BetaLikeness):
     attribute
         The sensitive attribute.
     beta
-        A real number > 0.
+        Largest relative gain ``(q - p) / p`` of a value, a real number > 0.
 
     References
     ----------
@@ -256,11 +265,11 @@ class BasicBetaLikeness(_BetaLikeness):
     [True, False]
     """
 
-    def violations(self, classes: ClassSummary) -> BoolArray:
-        return exceeds(beta_levels(sensitive(classes, self.attribute)), float(self.beta))
+    variant: ClassVar[str] = "basic"
 
-    def describe(self) -> str:
-        return f"basic {self.beta:g}-likeness of {self.attribute!r}"
+    @staticmethod
+    def excess(column: SensitiveColumn, beta: float) -> BoolArray:
+        return exceeds(beta_levels(column), beta)
 
 
 @dataclass(frozen=True)
@@ -277,7 +286,7 @@ class EnhancedBetaLikeness(_BetaLikeness):
     attribute
         The sensitive attribute.
     beta
-        A real number > 0.
+        Largest relative gain of a value before its cap ``-ln p(s)``, a real number > 0.
 
     References
     ----------
@@ -292,11 +301,8 @@ class EnhancedBetaLikeness(_BetaLikeness):
     [False, True]
     """
 
-    def violations(self, classes: ClassSummary) -> BoolArray:
-        return enhanced_excess(sensitive(classes, self.attribute), float(self.beta))
-
-    def describe(self) -> str:
-        return f"enhanced {self.beta:g}-likeness of {self.attribute!r}"
+    variant: ClassVar[str] = "enhanced"
+    excess = staticmethod(enhanced_excess)
 
 
 __all__ = [

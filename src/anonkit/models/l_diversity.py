@@ -25,9 +25,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from anonkit._validation import check_int, check_name, check_real
+from anonkit._validation import check_int, check_real
 from anonkit.models._common import FloatArray, OneAttribute, by_value, exceeds, reaches, sensitive
-from anonkit.models.base import SENSITIVE_HISTOGRAM, BoolArray, ClassSummary, IntArray
+from anonkit.models.base import BoolArray, ClassSummary, IntArray
 
 #: Largest count whose ``c ln c`` :func:`class_entropy` looks up in a table.
 _XLOGX_TABLE = 1 << 20
@@ -142,14 +142,11 @@ class DistinctLDiversity(OneAttribute):
     attribute: str
     l: int  # noqa: E741
 
-    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_name(self.attribute, "attribute", "DistinctLDiversity")
-        check_int(self.l, "l", "DistinctLDiversity", low=1)
+    def check_parameters(self, owner: str) -> None:
+        check_int(self.l, "l", owner, low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         hist = sensitive(classes, self.attribute).histogram
@@ -203,14 +200,11 @@ class EntropyLDiversity(OneAttribute):
     attribute: str
     l: float  # noqa: E741
 
-    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_name(self.attribute, "attribute", "EntropyLDiversity")
-        check_real(self.l, "l", "EntropyLDiversity", low=1)
+    def check_parameters(self, owner: str) -> None:
+        check_real(self.l, "l", owner, low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         hist = sensitive(classes, self.attribute).histogram
@@ -267,15 +261,12 @@ class RecursiveCLDiversity(OneAttribute):
     c: float
     l: int  # noqa: E741
 
-    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_name(self.attribute, "attribute", "RecursiveCLDiversity")
-        check_real(self.c, "c", "RecursiveCLDiversity", low=0, closed="neither")
-        check_int(self.l, "l", "RecursiveCLDiversity", low=1)
+    def check_parameters(self, owner: str) -> None:
+        check_real(self.c, "c", owner, low=0, closed="neither")
+        check_int(self.l, "l", owner, low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         hist = sensitive(classes, self.attribute).histogram

@@ -50,7 +50,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from anonkit._validation import check_name, check_real
+from anonkit._validation import check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError, ValuesNotInHierarchyError
 from anonkit.models._common import (
@@ -63,7 +63,6 @@ from anonkit.models._common import (
     shares,
 )
 from anonkit.models.base import (
-    SENSITIVE_HISTOGRAM,
     BoolArray,
     ClassSummary,
     IntArray,
@@ -361,14 +360,10 @@ class _TCloseness(OneAttribute):
     attribute: str
     t: float
 
-    requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        owner = type(self).__name__
-        check_name(self.attribute, "attribute", owner)
+    def check_parameters(self, owner: str) -> None:
         check_real(self.t, "t", owner, low=0, high=1)
 
 
@@ -445,9 +440,8 @@ class OrderedDistanceTCloseness(_TCloseness):
 
     order: Sequence[str] | None = None
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        owner = "OrderedDistanceTCloseness"
+    def check_parameters(self, owner: str) -> None:
+        super().check_parameters(owner)
         if self.order is not None:
             order = self.order
             if (
@@ -506,12 +500,10 @@ class HierarchicalTCloseness(_TCloseness):
 
     hierarchy: Hierarchy | None = None
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
+    def check_parameters(self, owner: str) -> None:
+        super().check_parameters(owner)
         if self.hierarchy is not None and not isinstance(self.hierarchy, Hierarchy):
-            raise ParameterError(
-                "hierarchy", "HierarchicalTCloseness", "a Hierarchy or None", self.hierarchy
-            )
+            raise ParameterError("hierarchy", owner, "a Hierarchy or None", self.hierarchy)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         distance = hierarchical_emd(sensitive(classes, self.attribute), self.hierarchy)
