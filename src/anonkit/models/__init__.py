@@ -6,6 +6,7 @@ violate it. :mod:`anonkit.models.measure` measures the levels a release achieves
 :mod:`anonkit.models.registry` builds models from configuration names.
 """
 
+from anonkit.models import measure
 from anonkit.models.base import (
     CLASS_SIZE,
     POPULATION_COUNT,
@@ -17,19 +18,7 @@ from anonkit.models.base import (
 from anonkit.models.disclosure import BasicBetaLikeness, DeltaDisclosure, EnhancedBetaLikeness
 from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
 from anonkit.models.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
-from anonkit.models.measure import (
-    achieved_average_risk,
-    achieved_beta,
-    achieved_delta,
-    achieved_distinct_l,
-    achieved_entropy_l,
-    achieved_k,
-    achieved_k_map,
-    achieved_presence,
-    achieved_recursive_c,
-    achieved_t,
-    failing_classes,
-)
+from anonkit.models.measure import *  # noqa: F403 (the measures, named once in measure.__all__)
 from anonkit.models.population import DeltaPresence, KMap
 from anonkit.models.registry import MODELS, model_from_config
 from anonkit.models.risk import AverageRisk
@@ -60,17 +49,7 @@ __all__ = [
     "PrivacyModel",
     "RecursiveCLDiversity",
     "SensitiveColumn",
-    "achieved_average_risk",
-    "achieved_beta",
-    "achieved_delta",
-    "achieved_distinct_l",
-    "achieved_entropy_l",
-    "achieved_k",
-    "achieved_k_map",
-    "achieved_presence",
-    "achieved_recursive_c",
-    "achieved_t",
-    "failing_classes",
     "model_from_config",
     "split_k_anonymity",
 ]
+__all__ += measure.__all__
