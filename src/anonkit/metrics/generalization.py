@@ -5,8 +5,13 @@ classes and which of them are suppressed. All are losses (lower is better). Supp
 records are written with every quasi-identifier ``*``, so wherever a metric looks at cells
 a suppressed record counts as generalized to the root of every hierarchy.
 
-The search in :mod:`anonkit.algorithms.lattice` evaluates the same definitions with
-precomputed tables; the tests check both paths agree.
+These functions are the reference definitions (and the test oracle): the search in
+:mod:`anonkit.algorithms.lattice` prices nodes from the metric definitions of
+:mod:`anonkit.metrics.node_metrics` (per-column cost tables, flags, lower bounds), computed
+independently; the tests check both paths agree.
+
+Names: every metric here is a loss. ``"precision"`` is ``1 - Prec`` (a loss);
+the API reports Sweeney's precision itself as ``precision_score`` next to it.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from anonkit._validation import check_real
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
+from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import (
@@ -27,7 +28,7 @@ from anonkit.core.snapshot import (
     roll_up,
     roll_up_keys,
 )
-from anonkit.metrics.generalization import METRICS, NodeSummary
+from anonkit.metrics.generalization import NodeSummary
 from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel, SensitiveColumn
 from anonkit.models.k_anonymity import split_k_anonymity
 
@@ -35,14 +36,9 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-#: Metrics whose cost is a per-column table cost plus a per-suppressed-record extra.
-ADDITIVE = ("height", "relative_distance", "precision", "loss", "nonuniform_entropy")
 #: Largest box of finer nodes scanned for a roll-up source.
 _BOX_SCAN_LIMIT = 1 << 16
 _NOT_CACHED = np.iinfo(np.int64).max
-
-#: Metrics computed from class sizes.
-CLASS_BASED = ("discernibility", "average_class_size")
 
 
 @dataclass(frozen=True)
@@ -65,147 +61,6 @@ class NodeResult:
     cost: float
     bound: float
     forced_below: float = 0.0
-
-
-class CostModel:
-    """A metric of :mod:`anonkit.metrics.generalization`, prepared for fast search.
-
-    Additive metrics cost ``sum_j table[j][level_j]`` plus, for every suppressed record,
-    ``sum_j extra[j][level_j][code_j]`` (what suppression adds to the cell). With no
-    suppression the cost is just the table part, which is monotone in the levels and so a
-    lower bound for the node and everything above it.
-    """
-
-    def __init__(self, table: EncodedTable, metric: str, k: int, *, size_only: bool = True) -> None:
-        if metric not in METRICS:
-            from anonkit.exceptions import UnknownNameError
-
-            raise UnknownNameError("metric", metric, list(METRICS))
-        self.metric = metric
-        self.k = k
-        #: True when class sizes alone decide privacy (only k-anonymity).
-        self.size_only = size_only
-        self.n = table.n_records
-        n, q = float(self.n), table.width
-        self.table_cost: list[FloatArray] = []
-        self.extra: list[list[FloatArray]] = []
-        for j, h in enumerate(table.hierarchies):
-            top = h.max_level
-            costs = np.zeros(h.height)
-            extras: list[FloatArray] = []
-            counts = table.value_counts[j].astype(np.float64)
-            for lv in range(h.height):
-                n_labels = len(h.labels(lv))
-                frac = lv / top if top else 0.0
-                if metric == "height":
-                    costs[lv], ex = lv, np.zeros(n_labels)
-                elif metric == "relative_distance":
-                    costs[lv], ex = frac, np.zeros(n_labels)
-                elif metric == "precision":
-                    costs[lv] = frac / q
-                    ex = np.full(n_labels, ((1.0 if top else 0.0) - frac) / (n * q))
-                elif metric == "loss":
-                    a = len(h.leaves)
-                    lm = (h.leaf_counts(lv) - 1) / (a - 1) if a > 1 else np.zeros(n_labels)
-                    anc = np.bincount(h.codes(lv), weights=counts, minlength=n_labels)
-                    costs[lv] = float((anc * lm).sum()) / (n * q)
-                    ex = ((1.0 if a > 1 else 0.0) - lm) / (n * q)
-                elif metric == "nonuniform_entropy":
-                    present = counts[counts > 0]
-                    anc = np.bincount(h.codes(lv), weights=counts, minlength=n_labels)
-                    pos = anc > 0
-                    log_anc = np.zeros(n_labels)
-                    log_anc[pos] = np.log2(anc[pos])
-                    costs[lv] = -float((present * np.log2(present)).sum()) + float(
-                        (anc[pos] * log_anc[pos]).sum()
-                    )
-                    ex = math.log2(n) - log_anc
-                else:  # class-based metrics have no per-column part
-                    ex = np.zeros(n_labels)
-                extras.append(np.asarray(ex, dtype=np.float64))
-            self.table_cost.append(costs)
-            self.extra.append(extras)
-        self.additive = metric in ADDITIVE
-
-    def node_bounds(self, lattice: Lattice) -> FloatArray | None:
-        """For additive metrics, the no-suppression cost of every node (else ``None``)."""
-        if not self.additive:
-            return None
-        total = np.zeros(lattice.size)
-        for j, costs in enumerate(self.table_cost):
-            total += costs[lattice.nodes[:, j]]
-        return total
-
-    def bound(self, levels: Sequence[int], sizes: IntArray) -> float:
-        """Lower bound on the cost of the node at ``levels`` whose classes have ``sizes``
-        records, and of every *private* node above it.
-
-        Additive metrics: the cost without suppression (monotone in the levels).
-        Discernibility: in a private generalization every record of a class with at least
-        ``k`` records stays in a class at least as large, and every other record ends in a
-        class of at least ``k`` or is suppressed (cost ``N >= k``), so
-        ``sum_{f >= k} f^2 + k * sum_{f < k} f`` bounds it. C_avg: a private generalization
-        has at most ``n_big + floor(small_records / k)`` released classes, plus the class of
-        suppressed records when suppression can happen.
-        """
-        if self.additive:
-            total = 0.0
-            for j, lv in enumerate(levels):
-                total += self.table_cost[j][lv]
-            return total
-        f = sizes.astype(np.float64)
-        big = sizes >= self.k
-        if self.metric == "discernibility":
-            fb = f[big]
-            return float(fb @ fb) + self.k * float(f[~big].sum())
-        small_records = int(sizes[~big].sum())
-        extra = 1 if (small_records or not self.size_only) else 0
-        n_classes = int(big.sum()) + small_records // self.k + extra
-        return self.n / (n_classes * self.k)
-
-    @property
-    def suppression_priced(self) -> bool:
-        """Whether suppressing a record changes the cost (additive metrics with extras)."""
-        return self.additive and self.metric not in ("height", "relative_distance")
-
-    def min_extra(self, lattice: Lattice) -> FloatArray:
-        """Per node, the least a suppressed record can add to the cost there."""
-        total = np.zeros(lattice.size)
-        for j, extras in enumerate(self.extra):
-            floor = np.array([float(e.min()) if e.size else 0.0 for e in extras])
-            total += floor[lattice.nodes[:, j]]
-        return total
-
-    def suppression_cost(self, snap: FrequencySnapshot, violating: BoolArray) -> float:
-        """What suppressing the ``violating`` classes of ``snap`` adds to an additive cost.
-
-        Every per-record extra is non-negative (suppressing a value never lowers the
-        loss), which is what makes the no-suppression cost a lower bound.
-        """
-        if not self.suppression_priced:
-            return 0.0
-        rows = np.flatnonzero(violating)
-        if not rows.size:
-            return 0.0
-        per_row = np.zeros(rows.size)
-        codes = snap.codes_of(rows)
-        for j, lv in enumerate(snap.levels):
-            per_row += self.extra[j][lv][codes[j]]
-        return float(per_row @ snap.counts[rows])
-
-    def price(self, snap: FrequencySnapshot, violating: BoolArray) -> tuple[float, float]:
-        """``(cost, bound)`` of the node whose classes are ``snap``."""
-        sizes = snap.counts
-        if self.additive:
-            base = self.bound(snap.levels, sizes)
-            return base + self.suppression_cost(snap, violating), base
-        f = sizes.astype(np.float64)
-        suppressed = float(f[violating].sum())
-        if self.metric == "discernibility":
-            kept = f[~violating]
-            return float(kept @ kept) + suppressed * self.n, self.bound(snap.levels, sizes)
-        n_classes = int((~violating).sum()) + (1 if suppressed else 0)
-        return self.n / (n_classes * self.k), self.bound(snap.levels, sizes)
 
 
 class Evaluator:

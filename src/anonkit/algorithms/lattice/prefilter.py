@@ -19,7 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.algorithms.lattice.convex import staged_forced
-from anonkit.algorithms.lattice.evaluator import CostModel, Evaluator
+from anonkit.algorithms.lattice.cost import CostModel
+from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.base import ClassSummary, SensitiveColumn
 
