@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from anonkit.algorithms.local_suppression import (
-    SensitiveCodes,
+    SensitiveArray,
     suppress_cells,
     suppress_codes,
 )
@@ -255,9 +255,9 @@ def test_frequency_snapshot_gives_the_same_release(data) -> None:
     )
     inverse = inverse.reshape(-1)
     kwargs = {"k": k, "models": _models(ell)}
-    raw = suppress_codes(codes, sensitive={"s": SensitiveCodes(s)}, **kwargs)
+    raw = suppress_codes(codes, sensitive={"s": SensitiveArray(s)}, **kwargs)
     snap = suppress_codes(
-        uniq[:, :-1], weights=counts, sensitive={"s": SensitiveCodes(uniq[:, -1])}, **kwargs
+        uniq[:, :-1], weights=counts, sensitive={"s": SensitiveArray(uniq[:, -1])}, **kwargs
     )
     star = codes.max(axis=0) + 1
     assert np.array_equal(raw.codes, snap.codes[inverse])
@@ -496,8 +496,17 @@ def test_models_and_k_combine() -> None:
         codes,
         k=2,
         models=[KAnonymity(2), StandInDistinctL("s", 2)],
-        sensitive={"s": SensitiveCodes(np.array([0, 1, 0, 0]), labels=("x", "y"))},
+        sensitive={"s": SensitiveArray(np.array([0, 1, 0, 0]), labels=("x", "y"))},
     )
     assert res.codes.tolist() == [[0], [0], [2], [2]]
     assert res.privacy == ("2-anonymity", "2-anonymity", "distinct 2-diversity on s")
     assert math.isclose(res.cost, 2.0)
+
+
+def test_sensitive_input_class_has_its_own_name() -> None:
+    """Two different classes must not share the name SensitiveCodes (issue 16)."""
+    import anonkit.algorithms.local_suppression as ls
+    from anonkit.core.encoding import SensitiveCodes
+
+    assert not hasattr(ls, "SensitiveCodes")
+    assert SensitiveArray is not SensitiveCodes

@@ -79,6 +79,6 @@ suppression. IJUFKS 10(5), 2002.
 
 from anonkit.algorithms.local_suppression.codes import suppress_codes
 from anonkit.algorithms.local_suppression.frame import suppress_cells
-from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveCodes
+from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveArray
 
-__all__ = ["LocalSuppressionResult", "SensitiveCodes", "suppress_cells", "suppress_codes"]
+__all__ = ["LocalSuppressionResult", "SensitiveArray", "suppress_cells", "suppress_codes"]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.local_suppression.result import FloatArray, IntArray, SensitiveCodes
+from anonkit.algorithms.local_suppression.result import FloatArray, IntArray, SensitiveArray
 from anonkit.exceptions import ParameterError
 from anonkit.models.base import POPULATION_COUNT, SENSITIVE_HISTOGRAM, PrivacyModel
 from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
@@ -89,7 +89,7 @@ def int_array(values: npt.ArrayLike, parameter: str, ndim: int) -> IntArray:
 
 
 def sensitive_specs(
-    models: Sequence[PrivacyModel], sensitive: Mapping[str, SensitiveCodes] | None, n: int
+    models: Sequence[PrivacyModel], sensitive: Mapping[str, SensitiveArray] | None, n: int
 ) -> list[SensitiveSpec]:
     given = dict(sensitive or {})
     out = []

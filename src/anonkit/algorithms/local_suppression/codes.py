@@ -17,7 +17,7 @@ from anonkit.algorithms.local_suppression.checks import (
 )
 from anonkit.algorithms.local_suppression.judge import Judge
 from anonkit.algorithms.local_suppression.keys import group_rows, strides
-from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveCodes
+from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveArray
 from anonkit.algorithms.local_suppression.search import Search
 from anonkit.exceptions import EmptyDataError, ParameterError
 from anonkit.models.base import PrivacyModel
@@ -29,7 +29,7 @@ def suppress_codes(
     k: int | None = None,
     models: Sequence[PrivacyModel] = (),
     weights: npt.ArrayLike | None = None,
-    sensitive: Mapping[str, SensitiveCodes] | None = None,
+    sensitive: Mapping[str, SensitiveArray] | None = None,
     cardinalities: Sequence[int] | None = None,
     star: Sequence[int] | None = None,
     importance: Sequence[float] | None = None,
@@ -55,7 +55,7 @@ def suppress_codes(
     weights
         Records each row stands for (a frequency snapshot); positive ints, default 1.
     sensitive
-        Per sensitive attribute named by a model, its :class:`SensitiveCodes`.
+        Per sensitive attribute named by a model, its :class:`SensitiveArray`.
     cardinalities
         Size of each column's code space; default: largest code + 1.
     star

@@ -10,7 +10,7 @@ import polars as pl
 
 from anonkit.algorithms.local_suppression.checks import OWNER, sensitive_names
 from anonkit.algorithms.local_suppression.codes import suppress_codes
-from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveCodes
+from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveArray
 from anonkit.core.transform import SUPPRESSED
 from anonkit.exceptions import (
     EmptyDataError,
@@ -140,7 +140,7 @@ def suppress_cells(
         lookup[SUPPRESSED] = len(values)
         codes[:, j] = text.replace_strict(lookup, return_dtype=pl.Int64).to_numpy()
         star.append(len(values))
-    sens: dict[str, SensitiveCodes] = {}
+    sens: dict[str, SensitiveArray] = {}
     for c in wanted:
         text = _text(data[c])
         labels = text.drop_nulls().unique().sort().to_list()
@@ -149,7 +149,7 @@ def suppress_cells(
         if text.null_count():
             labels.append("null")
         hierarchy = (sensitive_hierarchies or {}).get(c)
-        sens[c] = SensitiveCodes(scodes.to_numpy(), tuple(labels), hierarchy)
+        sens[c] = SensitiveArray(scodes.to_numpy(), tuple(labels), hierarchy)
 
     res = suppress_codes(
         codes,

@@ -18,8 +18,11 @@ FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, eq=False)
-class SensitiveCodes:
-    """A sensitive attribute given to :func:`suppress_codes` as integer codes.
+class SensitiveArray:
+    """A sensitive attribute given to :func:`suppress_codes` as an array of integer codes.
+
+    (The encoded table of the lattice search holds its sensitive attributes as
+    :class:`anonkit.core.encoding.SensitiveCodes`, with a name and fixed labels.)
 
     Attributes
     ----------
