@@ -18,8 +18,15 @@ import typer
 from rich.console import Console
 
 from anonkit._atomic import atomic_write_text
-from anonkit.cli.common import guarded, risk_table, stdout_console, summary_table
-from anonkit.cli.progress import ProgressReporter
+from anonkit.cli.common import (
+    ProgressOption,
+    QuietOption,
+    guarded,
+    progress_reporter,
+    risk_table,
+    stdout_console,
+    summary_table,
+)
 from anonkit.config import load_config, run_config
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import ConfigError, UnknownColumnError
@@ -67,15 +74,8 @@ def anonymize_command(
             show_default=False,
         ),
     ] = None,
-    progress: Annotated[
-        bool | None,
-        typer.Option(
-            "--progress/--no-progress",
-            help="Show progress on stderr (default: only when stderr is a terminal).",
-            show_default=False,
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    progress: ProgressOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Anonymize the table named in CONFIG.toml and write the release atomically."""
     cfg = load_config(config)
@@ -91,9 +91,7 @@ def anonymize_command(
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
-    with ProgressReporter(
-        "Reading", enabled=not quiet and progress is not False, force=bool(progress)
-    ) as bar:
+    with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {cfg.input.name}")
         frame, info = read_table_info(cfg.input, **cfg.read_kwargs())
         start_stage(bar, "Building hierarchies")

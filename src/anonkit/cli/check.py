@@ -19,7 +19,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.common import ProgressOption, guarded, progress_reporter, stdout_console
 from anonkit.cli.evaluate import (
     MeasureConfig,
     level_specs,
@@ -27,7 +27,6 @@ from anonkit.cli.evaluate import (
     privacy_table,
     read_measure_config,
 )
-from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import ParameterError
 from anonkit.io.tables import read_table
 from anonkit.metrics.classes import class_profile
@@ -98,14 +97,7 @@ def check_command(
         str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
-    progress: Annotated[
-        bool | None,
-        typer.Option(
-            "--progress/--no-progress",
-            help="Show progress on stderr (default: only when stderr is a terminal).",
-            show_default=False,
-        ),
-    ] = None,
+    progress: ProgressOption = None,
 ) -> None:
     """Report achieved k, classes and their sizes, and the privacy levels of each
     sensitive attribute, over the quasi-identifiers.
@@ -143,9 +135,7 @@ def check_command(
     if k is None:
         k = cfg.k if cfg is not None and cfg.k is not None else 5
 
-    with ProgressReporter(
-        "Reading", enabled=progress is not False, force=bool(progress)
-    ) as reporter:
+    with progress_reporter(progress) as reporter:
         start_stage(reporter, f"Reading {data.name}")
         frame = read_table(data, separator=separator)
         start_stage(reporter, "Measuring the classes")

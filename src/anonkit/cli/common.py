@@ -1,19 +1,49 @@
-"""Helpers shared by the subcommands: error handling and the summary table."""
+"""Helpers shared by the subcommands: error handling, common options, the progress display
+and the summary table."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import AnonkitError
 from anonkit.result import AnonymizationResult
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``--quiet/-q`` of the commands that print results.
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+
+#: ``--progress/--no-progress`` of the commands that read, measure and write tables (read by
+#: :func:`progress_reporter`).
+ProgressOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--progress/--no-progress",
+        help="Show progress on stderr (default: only when stderr is a terminal).",
+        show_default=False,
+    ),
+]
+
+
+def progress_reporter(progress: bool | None, *, quiet: bool = False) -> ProgressReporter:
+    """The display of :data:`ProgressOption`: on a terminal unless ``quiet``; an explicit
+    ``--progress`` draws even on a pipe, ``--no-progress`` or ``quiet`` never draws.
+
+    Examples
+    --------
+    >>> progress_reporter(None, quiet=True).enabled, progress_reporter(False).enabled
+    (False, False)
+    """
+    return ProgressReporter(
+        "Reading", enabled=not quiet and progress is not False, force=bool(progress)
+    )
 
 
 def one_line(message: str) -> str:

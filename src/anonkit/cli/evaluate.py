@@ -25,7 +25,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from anonkit._atomic import atomic_write_text
-from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.common import (
+    ProgressOption,
+    QuietOption,
+    guarded,
+    progress_reporter,
+    stdout_console,
+)
 from anonkit.cli.progress import ProgressReporter
 from anonkit.progress import start_stage
 
@@ -276,21 +282,12 @@ def evaluate_command(
         str | None,
         typer.Option("--separator", help="CSV separator of the tables (detected if omitted)."),
     ] = None,
-    progress: Annotated[
-        bool | None,
-        typer.Option(
-            "--progress/--no-progress",
-            help="Show progress on stderr (default: only when stderr is a terminal).",
-            show_default=False,
-        ),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    progress: ProgressOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
     cfg = read_measure_config(config)
-    with ProgressReporter(
-        "Reading", enabled=not quiet and progress is not False, force=bool(progress)
-    ) as bar:
+    with progress_reporter(progress, quiet=quiet) as bar:
         payload, ev, levels, checks = _measure(
             cfg, original, release, population, population_size, class_attribute, k,
             risk_threshold, separator, bar,

@@ -17,11 +17,11 @@ from typing import Annotated
 
 import typer
 
-from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.common import QuietOption, guarded, stdout_console
 from anonkit.cli.interrupt import saying
 from anonkit.cli.study import (
-    PROGRESS_HELP,
     StudyProgress,
+    StudyProgressOption,
     interrupted_study,
     parse_k_list,
     study_progress,
@@ -71,10 +71,8 @@ def reproduce_command(
             "that occur).",
         ),
     ] = "hierarchy",
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
-    progress: Annotated[
-        bool | None, typer.Option("--progress/--no-progress", help=PROGRESS_HELP)
-    ] = None,
+    quiet: QuietOption = False,
+    progress: StudyProgressOption = None,
 ) -> None:
     """Re-run a published experiment and print it beside the paper's numbers."""
     if experiment not in EXPERIMENTS:

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.common import QuietOption, guarded, stdout_console
 from anonkit.cli.interrupt import saying
 from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import DataError, ParameterError
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PROGRESS_HELP",
+    "StudyProgressOption",
     "StudyProgress",
     "interrupted_study",
     "parse_k_list",
@@ -40,6 +41,11 @@ PROGRESS_HELP = (
     "Draw the progress of the cells on stderr even when it is not a terminal, or never "
     "(default: on a terminal, unless --quiet)."
 )
+
+#: ``--progress/--no-progress`` of ``study`` and ``reproduce`` (read by :func:`study_progress`).
+StudyProgressOption = Annotated[
+    bool | None, typer.Option("--progress/--no-progress", help=PROGRESS_HELP)
+]
 
 
 def parse_k_list(text: str) -> tuple[int, ...]:
@@ -196,10 +202,8 @@ def study_command(
             "--k", "-k", help="Requested k, comma-separated (e.g. 2,5,10); overrides 'k'."
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
-    progress: Annotated[
-        bool | None, typer.Option("--progress/--no-progress", help=PROGRESS_HELP)
-    ] = None,
+    quiet: QuietOption = False,
+    progress: StudyProgressOption = None,
 ) -> None:
     """Run the utility study of CONFIG.toml: anonymize, measure and score every cell.
 
