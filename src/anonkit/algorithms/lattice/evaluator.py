@@ -29,7 +29,14 @@ from anonkit.core.snapshot import (
     roll_up_keys,
 )
 from anonkit.metrics.generalization import NodeSummary
-from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel, SensitiveColumn
+from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel
+from anonkit.models.judge import (
+    SensitiveSource,
+    class_histograms,
+    summarize_classes,
+    value_totals,
+    violations,
+)
 from anonkit.models.k_anonymity import split_k_anonymity
 
 FloatArray = npt.NDArray[np.float64]
@@ -136,8 +143,11 @@ class Evaluator:
             self._qi_radix = KeyRadix(
                 radix.bits[:q], tuple(sh - low for sh in radix.shifts[:q]), 1 << sum(radix.bits[:q])
             )
-        self._totals = tuple(
-            np.bincount(sc.record_codes, minlength=len(sc.labels)).astype(np.int64)
+        #: The sensitive attributes with their table totals, for the class summaries.
+        self.sources = tuple(
+            SensitiveSource(
+                sc.name, sc.labels, value_totals(sc.record_codes, len(sc.labels)), sc.hierarchy
+            )
             for sc in table.sensitive
         )
         self._digits: list[IntArray] | None = None
@@ -205,7 +215,7 @@ class Evaluator:
     @property
     def sensitive_totals(self) -> tuple[IntArray, ...]:
         """Per sensitive attribute, its value counts over the whole table."""
-        return self._totals
+        return tuple(s.totals for s in self.sources)
 
     @property
     def evaluations(self) -> int:
@@ -304,20 +314,12 @@ class Evaluator:
             )
         # classes without sample records (population only) are dropped
         keep: BoolArray | None = None if snap.population is None else sizes > 0
-        sensitive = {}
-        for i, sc in enumerate(self.table.sensitive):
-            nv = max(len(sc.labels), 1)
-            hist = np.bincount(
-                class_of * nv + sensitive_codes(i), weights=snap.counts, minlength=n_classes * nv
-            ).reshape(n_classes, nv)
-            sensitive[sc.name] = SensitiveColumn(
-                sc.name,
-                sc.labels,
-                (hist if keep is None else hist[keep]).astype(np.int64),
-                self._totals[i],
-                sc.hierarchy,
-            )
+        hists = [
+            class_histograms(class_of, sensitive_codes(i), n_classes, s.n_values, snap.counts)
+            for i, s in enumerate(self.sources)
+        ]
         if keep is not None:
+            hists = [h[keep] for h in hists]
             sizes = sizes[keep]
             if population is not None:
                 population = population[keep]
@@ -330,10 +332,11 @@ class Evaluator:
         else:
             assert class_codes is not None
             cls = FrequencySnapshot(levels, np.ascontiguousarray(class_codes), sizes)
-        summary = ClassSummary(
+        summary = summarize_classes(
             sizes,
             n,
-            sensitive=sensitive,
+            self.sources,
+            hists,
             population=population,
             population_size=self.table.population_size,
         )
@@ -341,10 +344,7 @@ class Evaluator:
 
     def violations(self, summary: ClassSummary) -> BoolArray:
         """Classes that violate any model."""
-        mask = np.zeros(summary.n_classes, dtype=bool)
-        for model in self.models:
-            mask |= model.violations(summary)
-        return mask
+        return violations(self.models, summary)
 
     def violating(self, snap: FrequencySnapshot) -> BoolArray:
         """Classes of a size-only snapshot (rows are classes) that violate any model."""
@@ -353,10 +353,7 @@ class Evaluator:
     def screen_violations(self, sizes: IntArray) -> BoolArray:
         """Classes of the given sizes that the screening models reject."""
         summary = ClassSummary(sizes, self.table.n_records)
-        mask = sizes < self.implied_min_size
-        for model in self.screen_models:
-            mask |= model.violations(summary)
-        return mask
+        return (sizes < self.implied_min_size) | violations(self.screen_models, summary)
 
     def judge(self, snap: FrequencySnapshot) -> tuple[bool, int]:
         """Whether a size-only snapshot satisfies the models within the limit, and the

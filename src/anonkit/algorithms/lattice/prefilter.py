@@ -22,7 +22,7 @@ from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.core.snapshot import FrequencySnapshot
-from anonkit.models.base import ClassSummary, SensitiveColumn
+from anonkit.models.judge import summarize_classes
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -355,17 +355,17 @@ def _forced_by_shares(
     ``evaluator.share_models`` at every node inside it (the convexity bounds of
     convex.py, on the projected classes' sensitive histograms), in the two stages of
     :func:`~anonkit.algorithms.lattice.convex.staged_forced`."""
-    table = evaluator.table
-    columns = {
-        sc.name: SensitiveColumn(
-            sc.name, sc.labels, hists[i], evaluator.sensitive_totals[i], sc.hierarchy
-        )
-        for i, sc in enumerate(table.sensitive)
-        if i in hists
-    }
-    summary = ClassSummary(sizes, table.n_records, sensitive=columns)
+    present = sorted(hists)
+    summary = summarize_classes(
+        sizes,
+        evaluator.table.n_records,
+        [evaluator.sources[i] for i in present],
+        [hists[i] for i in present],
+    )
     models = [
-        m for m in evaluator.share_models if all(n in columns for n in m.sensitive_attributes)
+        m
+        for m in evaluator.share_models
+        if all(n in summary.sensitive for n in m.sensitive_attributes)
     ]
     return staged_forced(models, summary)
 
