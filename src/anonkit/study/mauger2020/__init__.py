@@ -49,48 +49,25 @@ PPAI workshop at AAAI 2020. hal-03236397.
 
 from __future__ import annotations
 
+from anonkit.study.mauger2020 import paper
 from anonkit.study.mauger2020.comparison import AlterationTable, FigureComparison
 from anonkit.study.mauger2020.outputs import RESULTS_END, RESULTS_START, write_outputs
-from anonkit.study.mauger2020.paper import (
-    FIGURE_K,
-    LABELS,
-    METRIC_ROWS,
-    PAPER_FIGURE5,
-    PAPER_INITIAL_CLASSES,
-    PAPER_MINIMUM_K,
-    PAPER_RECORDS,
-    PAPER_TABLES,
-    PaperMinimumK,
-    PaperTable,
-    paper_minimum_k,
-    parse_paper_table,
-)
+from anonkit.study.mauger2020.paper import *  # noqa: F403 (the paper's numbers, named once in paper.__all__)
 from anonkit.study.mauger2020.ranks import competition_ranks, spearman
 from anonkit.study.mauger2020.results import Reproduction, Run
 from anonkit.study.mauger2020.runs import LEAVES_CHOICES, reproduce
 
 __all__ = [
-    "FIGURE_K",
-    "LABELS",
     "LEAVES_CHOICES",
-    "METRIC_ROWS",
-    "PAPER_FIGURE5",
-    "PAPER_INITIAL_CLASSES",
-    "PAPER_MINIMUM_K",
-    "PAPER_RECORDS",
-    "PAPER_TABLES",
     "RESULTS_END",
     "RESULTS_START",
     "AlterationTable",
     "FigureComparison",
-    "PaperMinimumK",
-    "PaperTable",
     "Reproduction",
     "Run",
     "competition_ranks",
-    "paper_minimum_k",
-    "parse_paper_table",
     "reproduce",
     "spearman",
     "write_outputs",
 ]
+__all__ += paper.__all__

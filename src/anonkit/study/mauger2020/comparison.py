@@ -6,10 +6,7 @@ difference in percentage points, Spearman's rho per metric row between our whole
 percentages (the values our ranks come from) and the paper's printed ones, and the
 rank-1 optimizations of both (the paper's recomputed from its printed values).
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations

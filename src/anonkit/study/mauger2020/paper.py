@@ -8,10 +8,7 @@ Figure 9 (:data:`PAPER_MINIMUM_K`, :func:`paper_minimum_k`). The *best* optimiza
 row are recomputed from the printed values, since a few printed ranks contradict their
 own values (:meth:`PaperTable.rank_inconsistencies`).
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from types import MappingProxyType
 
 from anonkit.exceptions import DataError
@@ -75,42 +73,27 @@ PAPER_FIGURE5: Mapping[str, tuple[int, int]] = MappingProxyType(
 PAPER_RECORDS = 30162
 PAPER_INITIAL_CLASSES = 19502
 
-# The tables of Figures 6-8 as printed in the paper (columns: Distortion, NCP, Total, LLM,
-# NLLM, WLLM, WNLLM). Copied cell by cell from the seed text; its row "nep" is an OCR
-# misreading of "ncp". Some printed ranks contradict the printed values (see
-# PaperTable.rank_inconsistencies); they are kept as printed.
-_PAPER_TEXT: Mapping[int, str] = {
-    2: """
-        distortion  2 (1)   2 (1)   3 (5)   5 (7)   2 (1)   4 (6)   2 (1)
-        ncp         4 (3)   3 (1)   4 (3)   5 (6)   3 (1)   5 (6)   4 (3)
-        total       5 (1)   5 (1)   5 (1)   7 (7)   5 (1)   6 (5)   6 (5)
-        llm         8 (6)   5 (2)   5 (2)   3 (1)   6 (5)   5 (2)   8 (6)
-        nllm        3 (2)   3 (2)   3 (2)   5 (7)   2 (1)   4 (6)   3 (2)
-        wllm        4 (3)   4 (3)   5 (7)   3 (1)   4 (3)   3 (1)   4 (3)
-        wnllm       2 (1)   3 (4)   4 (5)   5 (7)   2 (1)   4 (5)   2 (1)
-        average     4 (2)   4 (2)   4 (2)   5 (7)   3 (1)   4 (2)   4 (2)
-    """,
-    100: """
-        distortion  24 (1)  34 (5)  30 (4)  56 (7)  27 (2)  47 (6)  28 (3)
-        ncp         35 (2)  38 (4)  38 (4)  52 (7)  34 (1)  50 (6)  37 (3)
-        total       35 (1)  42 (5)  39 (3)  58 (7)  37 (2)  54 (6)  39 (3)
-        llm         54 (6)  48 (3)  52 (4)  30 (1)  53 (5)  43 (2)  57 (1)
-        nllm        28 (2)  33 (5)  32 (4)  57 (7)  27 (1)  53 (6)  30 (3)
-        wllm        39 (3)  45 (7)  43 (4)  32 (7)  43 (4)  26 (1)  43 (4)
-        wnllm       28 (1)  35 (5)  33 (4)  56 (7)  28 (1)  47 (6)  30 (3)
-        average     35 (1)  39 (5)  38 (3)  49 (7)  36 (2)  46 (6)  38 (3)
-    """,
-    1500: """
-        distortion  72 (5)  68 (4)  61 (2)  86 (7)  58 (1)  73 (2)  65 (3)
-        ncp         67 (2)  82 (7)  67 (2)  81 (6)  63 (1)  78 (5)  70 (4)
-        total       67 (2)  72 (4)  73 (5)  86 (7)  63 (1)  79 (2)  70 (3)
-        llm         83 (4)  86 (7)  80 (3)  59 (1)  83 (4)  65 (2)  85 (6)
-        nllm        60 (3)  65 (5)  59 (1)  85 (7)  59 (1)  80 (2)  63 (4)
-        wllm        79 (4)  85 (7)  75 (3)  58 (2)  80 (5)  52 (1)  82 (2)
-        wnllm       63 (3)  69 (4)  62 (2)  85 (7)  59 (1)  75 (5)  75 (5)
-        average     70 (3)  75 (6)  68 (2)  77 (7)  66 (1)  72 (4)  73 (5)
-    """,
-}
+#: The file holding the tables of Figures 6-8 as printed (data, not code).
+_PAPER_FILE = "paper_tables.txt"
+
+
+def _paper_text() -> dict[int, str]:
+    """The printed tables of :data:`_PAPER_FILE` by requested k, one text per table."""
+    text = (
+        resources.files("anonkit.study.mauger2020")
+        .joinpath(_PAPER_FILE)
+        .read_text(encoding="utf-8")
+    )
+    tables: dict[int, list[str]] = {}
+    rows: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("k "):
+            rows = tables.setdefault(int(line[2:]), [])
+        elif line and not line.startswith("#"):
+            rows.append(line)
+    return {k: "\n".join(rows) for k, rows in tables.items()}
+
 
 _CELL = re.compile(r"(-?\d+(?:\.\d+)?)\s*\(\s*(\d+)\s*\)")
 
@@ -221,7 +204,7 @@ def parse_paper_table(text: str, *, figure: str, k: int) -> PaperTable:
 
 #: The paper's Figures 6, 7 and 8 by requested k.
 PAPER_TABLES: Mapping[int, PaperTable] = MappingProxyType(
-    {k: parse_paper_table(_PAPER_TEXT[k], figure=FIGURE_K[k], k=k) for k in FIGURE_K}
+    {k: parse_paper_table(text, figure=FIGURE_K[k], k=k) for k, text in _paper_text().items()}
 )
 
 #: Minimum k values the paper's text states for Figure 9 (the plot's other points are not

@@ -4,10 +4,7 @@
 text states; :func:`loglog_svg` is the plain log-log line chart under it (a standalone
 document: no scripts, no fonts, no plotting library).
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations

@@ -6,10 +6,7 @@
   next is rank 5).
 * Rank agreement is Spearman's rho (ties get average ranks; NaN when a row is constant).
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations

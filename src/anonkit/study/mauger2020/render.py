@@ -6,10 +6,7 @@ side-by-side table per Figure 6-8 (:func:`figure_markdown`), Figure 9 as a table
 (:func:`figure9_markdown`) and the printed ranks of the paper that contradict its own
 values (:func:`rank_notes_markdown`).
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations

@@ -8,10 +8,7 @@ every run (:meth:`~Reproduction.to_polars`) and the Markdown of all of it
 (:meth:`~Reproduction.to_markdown`). Ranks are competition ranks of the whole
 percentages; the "Average" row is the mean of the seven metrics' percentages.
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations

@@ -7,10 +7,7 @@ in the paper, in the study's one process pool (:func:`anonkit.study.runner.
 run_in_processes`: spawn, workers ignore Ctrl-C and end with any error) or in this process
 with one worker. The result is a :class:`~anonkit.study.mauger2020.results.Reproduction`.
 
-References
-----------
-C. Mauger, G. Le Mahec, G. Dequen. Modeling and evaluation of k-anonymization metrics.
-PPAI workshop at AAAI 2020. hal-03236397.
+The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 """
 
 from __future__ import annotations
