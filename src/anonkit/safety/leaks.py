@@ -406,46 +406,30 @@ def _percent(share: float) -> str:
 
 def _dependency_leak(column: str, qi: str, agreement: float) -> Leak:
     each = "one value each" if agreement == 1 else f"one value each for {_percent(agreement)}"
-    return Leak(
-        column=column,
-        kind="dependency",
-        severity="error",
-        reason=(
-            f"Column {column!r} determines the quasi-identifier {qi!r} ({each}), so releasing "
-            f"it undoes the generalization of {qi!r}; declare it a quasi-identifier, mark it "
-            "identifying (removed), or drop it."
-        ),
-        related=qi,
-        share=agreement,
+    reason = (
+        f"Column {column!r} determines the quasi-identifier {qi!r} ({each}), so releasing "
+        f"it undoes the generalization of {qi!r}; declare it a quasi-identifier, mark it "
+        "identifying (removed), or drop it."
     )
+    return Leak(column, "dependency", "error", reason, related=qi, share=agreement)
 
 
 def _unique_leak(column: str, share: float, singles: float) -> Leak:
-    return Leak(
-        column=column,
-        kind="unique",
-        severity="warning",
-        reason=(
-            f"Column {column!r} is near-unique (distinct values for {_percent(share)} of the "
-            f"records, a value of its own for {_percent(singles)}), so it can single people "
-            "out and link the release to other copies of the data; mark it identifying "
-            "(removed) or generalize it as a quasi-identifier."
-        ),
-        share=share,
+    reason = (
+        f"Column {column!r} is near-unique (distinct values for {_percent(share)} of the "
+        f"records, a value of its own for {_percent(singles)}), so it can single people "
+        "out and link the release to other copies of the data; mark it identifying "
+        "(removed) or generalize it as a quasi-identifier."
     )
+    return Leak(column, "unique", "warning", reason, share=share)
 
 
 def _identifier_leak(column: str, kind: str, share: float) -> Leak:
-    return Leak(
-        column=column,
-        kind="identifier",
-        severity="error",
-        reason=(
-            f"Column {column!r} looks like {kind} ({_percent(share)} of its values), a direct "
-            "identifier; mark it identifying (removed) or drop it."
-        ),
-        share=share,
+    reason = (
+        f"Column {column!r} looks like {kind} ({_percent(share)} of its values), a direct "
+        "identifier; mark it identifying (removed) or drop it."
     )
+    return Leak(column, "identifier", "error", reason, share=share)
 
 
 def find_leaks(
