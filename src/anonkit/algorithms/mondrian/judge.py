@@ -32,7 +32,14 @@ from anonkit.models.base import (
     SENSITIVE_HISTOGRAM,
     ClassSummary,
     PrivacyModel,
-    SensitiveColumn,
+)
+from anonkit.models.judge import (
+    SensitiveSource,
+    class_histograms,
+    first_violated,
+    summarize_classes,
+    value_totals,
+    violations,
 )
 from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
 
@@ -123,10 +130,13 @@ class Judge:
                     None,
                 )
         self.sensitive = names
-        self.totals = {
-            name: np.bincount(attr.codes, minlength=len(attr.labels)).astype(np.int64)
+        #: The sensitive attributes with their table totals, for the class summaries.
+        self.sources = [
+            SensitiveSource(
+                name, attr.labels, value_totals(attr.codes, len(attr.labels)), attr.hierarchy
+            )
             for name, attr in names.items()
-        }
+        ]
         self.local = tuple(m for m in self.models if m.class_local)
         self.table = tuple(m for m in self.models if not m.class_local)
         k, _ = split_k_anonymity(self.models)
@@ -144,28 +154,19 @@ class Judge:
         """Statistics of parts: ``part[i]`` is the part of ``records[i]``, ``sizes`` the
         records per part; adds the sensitive histograms the models need."""
         n_parts = int(sizes.shape[0])
-        hists: dict[str, IntArray] = {}
-        for name, attr in self.sensitive.items():
-            nv = len(attr.labels)
-            flat = part * nv + attr.codes[records]
-            hists[name] = np.bincount(flat, minlength=n_parts * nv).reshape(n_parts, nv)
+        hists = {
+            name: class_histograms(part, attr.codes[records], n_parts, len(attr.labels))
+            for name, attr in self.sensitive.items()
+        }
         return PartStats(sizes, hists, population)
 
     def summary(self, stats: PartStats) -> ClassSummary:
-        sensitive = {
-            name: SensitiveColumn(
-                name,
-                attr.labels,
-                stats.histograms[name],
-                self.totals[name],
-                attr.hierarchy,
-            )
-            for name, attr in self.sensitive.items()
-        }
-        return ClassSummary(
-            sizes=stats.sizes,
-            n_records=self.n_records,
-            sensitive=sensitive,
+        """The class summary of ``stats`` (one class per part)."""
+        return summarize_classes(
+            stats.sizes,
+            self.n_records,
+            self.sources,
+            [stats.histograms[s.name] for s in self.sources],
             population=stats.population,
             population_size=self.population_size,
         )
@@ -173,28 +174,19 @@ class Judge:
     # -------------------------------------------------------------------- verdicts
     def local_violations(self, stats: PartStats) -> BoolArray:
         """Per part: does any class-local model reject it?"""
-        bad = np.zeros(stats.sizes.shape[0], dtype=bool)
         if not self.local:
-            return bad
-        summary = self.summary(stats)
-        for model in self.local:
-            bad |= np.asarray(model.violations(summary), dtype=bool)
-        return bad
+            return np.zeros(stats.sizes.shape[0], dtype=bool)
+        return violations(self.local, self.summary(stats))
 
     def table_violated(self, stats: PartStats) -> bool:
         """Does any table-level model reject this complete set of partitions?"""
         if not self.table:
             return False
-        summary = self.summary(stats)
-        return any(bool(np.any(m.violations(summary))) for m in self.table)
+        return first_violated(self.table, self.summary(stats)) is not None
 
     def first_violated(self, stats: PartStats) -> PrivacyModel | None:
         """The first model (in the given order) that rejects a complete set of classes."""
-        summary = self.summary(stats)
-        for model in self.models:
-            if np.any(model.violations(summary)):
-                return model
-        return None
+        return first_violated(self.models, self.summary(stats))
 
 
 class TableState:
