@@ -8,7 +8,14 @@ import numpy as np
 
 from anonkit.algorithms.local_suppression.checks import SensitiveSpec, sensitive_names
 from anonkit.algorithms.local_suppression.result import BoolArray, IntArray
-from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
+from anonkit.models.base import PrivacyModel
+from anonkit.models.judge import (
+    SensitiveSource,
+    class_histograms,
+    summarize_classes,
+    value_totals,
+    violations,
+)
 from anonkit.models.k_anonymity import split_k_anonymity
 
 #: Histogram cells (classes x sensitive values) built at once when judging.
@@ -30,9 +37,10 @@ class Judge:
         self.n_records = n_records
         needed = set(sensitive_names(models))
         self.sensitive = [s for s in sensitive if s[0] in needed]
-        self.totals = [
-            np.bincount(codes, weights=weights, minlength=nv).astype(np.int64)
-            for _, codes, nv, _, _ in self.sensitive
+        #: The sensitive attributes with their table totals, for the class summaries.
+        self.sources = [
+            SensitiveSource(name, labels, value_totals(codes, nv, weights), hierarchy)
+            for name, codes, nv, labels, hierarchy in self.sensitive
         ]
         k, _ = split_k_anonymity(models)
         self.min_size = k if k is not None else 1
@@ -53,17 +61,8 @@ class Judge:
         self.rows_per_class = rows_per_class.astype(np.int64)
 
     def _violations(self, sizes: IntArray, hists: Sequence[IntArray]) -> BoolArray:
-        sensitive = {
-            name: SensitiveColumn(name, labels, hist, total, hierarchy)
-            for (name, _, _, labels, hierarchy), hist, total in zip(
-                self.sensitive, hists, self.totals, strict=True
-            )
-        }
-        summary = ClassSummary(sizes, self.n_records, sensitive)
-        bad = np.zeros(sizes.shape[0], dtype=bool)
-        for m in self.models:
-            bad |= np.asarray(m.violations(summary), dtype=bool)
-        return bad
+        summary = summarize_classes(sizes, self.n_records, self.sources, hists)
+        return violations(self.models, summary)
 
     def violations(self) -> BoolArray:
         """Which current classes violate a model."""
@@ -89,12 +88,10 @@ class Judge:
             sel = local[item_group] >= 0
             rows, owner = self._expand(item_class[sel])
             slot = local[item_group[sel]][owner]
-            hists = []
-            for _, codes, nv, _, _ in self.sensitive:
-                flat = np.bincount(
-                    slot * nv + codes[rows], weights=self.weights[rows], minlength=part.size * nv
-                )
-                hists.append(flat.astype(np.int64).reshape(part.size, nv))
+            hists = [
+                class_histograms(slot, codes[rows], part.size, nv, self.weights[rows])
+                for _, codes, nv, _, _ in self.sensitive
+            ]
             ok[part] = ~self._violations(sizes[part], hists)
             local[part] = -1
         return ok
@@ -124,10 +121,7 @@ class Judge:
         slot = np.zeros_like(owner) if total else owner
         out = []
         for _, codes, nv, _, _ in self.sensitive:
-            flat = np.bincount(
-                slot * nv + codes[rows], weights=self.weights[rows], minlength=n * nv
-            )
-            hist = flat.astype(np.int64).reshape(n, nv)
+            hist = class_histograms(slot, codes[rows], n, nv, self.weights[rows])
             out.append(hist[0] if total else hist)
         return out
 
