@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import anonkit
 from anonkit.core.hierarchy_builders import intervals, masking
 from anonkit.datasets import synthetic as syn
+from anonkit.datasets import synthetic_model
 from anonkit.datasets.synthetic import (
     SYNTHETIC_COLUMNS,
     SYNTHETIC_NUMERIC,
@@ -155,8 +156,9 @@ def test_categorical_groupings() -> None:
 
 # ----------------------------------------------------------- the documented model
 def _doc_table(header: str) -> dict[str, list[str]]:
-    """Rows of the module docstring's RST table whose header starts with ``header``."""
-    lines = [line.strip() for line in (syn.__doc__ or "").splitlines()]
+    """Rows of the model's RST table (docstring of :mod:`anonkit.datasets.synthetic_model`)
+    whose header starts with ``header``."""
+    lines = [line.strip() for line in (synthetic_model.__doc__ or "").splitlines()]
     top = next(
         i
         for i, line in enumerate(lines[1:], start=1)
