@@ -1,6 +1,7 @@
 """anonkit: privacy-preserving publishing of microdata.
 
-The public surface: :func:`anonymize` and its :class:`Anonymizer`, hierarchies and their
+The public surface: :func:`anonymize` and its :class:`Anonymizer`, the estimators
+(:mod:`anonkit.estimators`, :class:`Privacy`), hierarchies and their
 builders, privacy models, and the exceptions.
 """
 
@@ -29,10 +30,12 @@ from anonkit.exceptions import (
 )
 
 if TYPE_CHECKING:  # the heavy names load on first use (PEP 562): `anonkit` starts fast
+    from anonkit import estimators
     from anonkit.api import Anonymizer, anonymize
     from anonkit.core import hierarchy_builders as builders
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.core.schema import AttributeRole
+    from anonkit.estimators import Privacy
     from anonkit.io.tables import read_table, write_table
     from anonkit.metrics.classes import ClassProfile, class_profile
     from anonkit.models import KAnonymity, PrivacyModel
@@ -52,6 +55,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "KAnonymity": ("anonkit.models", "KAnonymity"),
     "PrivacyModel": ("anonkit.models", "PrivacyModel"),
     "AnonymizationResult": ("anonkit.result", "AnonymizationResult"),
+    "estimators": ("anonkit.estimators", None),
+    "Privacy": ("anonkit.estimators", "Privacy"),
 }
 
 
@@ -94,6 +99,7 @@ __all__ = [
     "KAnonymity",
     "MissingValuesError",
     "ParameterError",
+    "Privacy",
     "PrivacyModel",
     "PrivacyUnattainableError",
     "UnknownColumnError",
@@ -103,6 +109,7 @@ __all__ = [
     "anonymize",
     "builders",
     "class_profile",
+    "estimators",
     "read_table",
     "write_table",
 ]

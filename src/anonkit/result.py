@@ -56,6 +56,11 @@ class AnonymizationResult:
     checks
         The columns of each role, undeclared columns dropped, whether the leak check ran
         and its warnings, and each model's verdict on the released classes.
+    family
+        ``"full_domain"`` (a lattice search: ``transformation``, ``nodes_evaluated``,
+        ``lattice_size`` and ``minimal_transformations`` describe it) or ``"local"``
+        (Mondrian, greedy merging, microaggregation: those fields are empty or 0 and
+        ``details`` holds the algorithm's own figures).
     """
 
     release: Any
@@ -76,6 +81,7 @@ class AnonymizationResult:
     verified: bool = False
     risk: Mapping[str, float | None] = field(default_factory=lambda: MappingProxyType({}))
     checks: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    family: str = "full_domain"
 
     @property
     def suppressed_share(self) -> float:
@@ -85,6 +91,7 @@ class AnonymizationResult:
         """Everything but the release, as plain JSON-ready values."""
         return {
             "algorithm": self.algorithm,
+            "family": self.family,
             "metric": self.metric,
             "privacy": list(self.privacy),
             "transformation": dict(self.transformation),

@@ -1,0 +1,447 @@
+"""What every estimator shares: the privacy requirement, the parameters, the fit pipeline.
+
+An estimator (scikit-learn's sense, ``sklearn/base.py``) stores its parameters unchanged
+in ``__init__``, declares their constraints as data (``_parameter_constraints``, checked by
+:func:`anonkit._validation.validate` when :meth:`Estimator.fit` runs), and after ``fit``
+holds what it learned in attributes ending in ``_``: ``result_`` (the
+:class:`~anonkit.result.AnonymizationResult`) and what ``transform`` needs to write new
+records the way the release writes its records.
+
+:meth:`Estimator.fit` runs the steps every family shares, in this order: the frame is read
+(pandas or polars), the privacy models are gathered, every column gets a role
+(:class:`~anonkit.core.schema.Schema`), models no class can satisfy are refused, columns
+released as is are checked for leaks (:func:`anonkit.safety.leaks.check_leaks`), the
+population table is checked, each quasi-identifier's hierarchy is resolved; then the family
+runs (``_run``), and the release is re-checked by :func:`anonkit.verify.verify_release`
+before it is returned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, ClassVar, Self
+
+import polars as pl
+
+from anonkit._validation import Boolean, Constraint, Interval, validate
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
+from anonkit.core.schema import AttributeRole, Schema
+from anonkit.exceptions import (
+    EmptyDataError,
+    ParameterError,
+    PrivacyUnattainableError,
+    UnknownColumnError,
+)
+from anonkit.io.frames import FrameKind, from_polars, to_polars
+from anonkit.models import PrivacyModel, split_k_anonymity
+from anonkit.models.base import POPULATION_COUNT
+from anonkit.progress import Progress, start_stage
+from anonkit.result import AnonymizationResult
+from anonkit.verify import Verification, verify_release
+
+__all__ = ["Estimator", "Fitting", "Privacy"]
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """What a release must satisfy: every model, within a suppression limit.
+
+    Parameters
+    ----------
+    models
+        The privacy models (all must hold), or a single one.
+    suppression_limit
+        Largest share of records that may be suppressed, in [0, 1].
+    population
+        The population the data is a sample of (pandas or polars, holding the
+        quasi-identifiers), for k-map and δ-presence.
+
+    Examples
+    --------
+    >>> from anonkit.models import KAnonymity
+    >>> Privacy(KAnonymity(2), suppression_limit=0.1).describe()
+    ['2-anonymity']
+    """
+
+    models: PrivacyModel | Sequence[PrivacyModel] = ()
+    suppression_limit: float = 0.0
+    population: Any = None
+
+    #: Constraints of the fields that need no data to check.
+    _constraints: ClassVar[dict[str, Constraint]] = {
+        "suppression_limit": Interval(float, 0, 1, noun="a share"),
+    }
+
+    @property
+    def model_list(self) -> list[PrivacyModel]:
+        """The models as a list."""
+        if isinstance(self.models, PrivacyModel):
+            return [self.models]
+        return list(self.models)
+
+    def describe(self) -> list[str]:
+        """Each model described."""
+        return [m.describe() for m in self.model_list]
+
+    def checked(self, n_records: int, owner: str) -> list[PrivacyModel]:
+        """The models, after checking the fields against a table of ``n_records``.
+
+        Raises
+        ------
+        ParameterError
+            If there is no model, a share is out of range, or k exceeds the records.
+        """
+        validate({"suppression_limit": self.suppression_limit}, self._constraints, owner)
+        models = self.model_list
+        if not models:
+            raise ParameterError(
+                "k", owner, "given (or a list of privacy models in 'privacy')", None
+            )
+        k, _ = split_k_anonymity(models)
+        if k is not None and k > n_records:
+            raise ParameterError(
+                "k", "KAnonymity", f"at most the number of records ({n_records})", k
+            )
+        return models
+
+
+@dataclass(frozen=True)
+class _IsPrivacy:
+    """A :class:`Privacy` value (the constraint of every estimator's ``privacy``)."""
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, Privacy)
+
+    def __str__(self) -> str:
+        return "a Privacy(models, suppression_limit, population)"
+
+
+@dataclass(frozen=True, eq=False)
+class Fitting:
+    """The prepared inputs of one fit, handed to the family's ``_run``."""
+
+    data: pl.DataFrame
+    kind: FrameKind
+    quasi_identifiers: list[str]
+    hierarchies: list[Hierarchy]
+    specs: Mapping[str, HierarchySpec]
+    models: list[PrivacyModel]
+    wanted: list[str]
+    schema: Schema
+    population: pl.DataFrame | None
+    numeric: list[str]
+    suppression_limit: float
+    safety: Mapping[str, Any]
+    t0: float
+
+    @property
+    def by_name(self) -> dict[str, Hierarchy]:
+        """Each quasi-identifier's hierarchy."""
+        return dict(zip(self.quasi_identifiers, self.hierarchies, strict=True))
+
+    @property
+    def dropped(self) -> list[str]:
+        """Columns the release leaves out (identifying)."""
+        return list(self.schema.columns(AttributeRole.IDENTIFYING))
+
+
+def _values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:
+    """Values a built hierarchy must cover: the data's and the population's."""
+    values = data[column]
+    if population is None:
+        return values
+    other = population[column]
+    if other.dtype != values.dtype:
+        other = other.cast(values.dtype, strict=False).drop_nulls()
+    return pl.concat([values, other])
+
+
+def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> None:
+    """Refuse models no class can satisfy whatever the generalization: ℓ-diversity of a
+    column with fewer than ℓ distinct values (more suppression would not help)."""
+    for m in models:
+        need = int(m.min_class_size)
+        if not (m.class_local and need > 1):
+            continue
+        for attribute in m.sensitive_attributes:
+            if attribute not in data.columns:
+                continue
+            have = int(data[attribute].drop_nulls().n_unique())
+            if have < need:
+                raise PrivacyUnattainableError(
+                    f"Column {attribute!r} has only {have} distinct value(s), so no class can "
+                    f"hold the {need} that {m.describe()} needs, whatever the generalization or "
+                    f"suppression; lower l to at most {have} or protect another attribute.",
+                    requirement=m.describe(),
+                )
+
+
+class Estimator:
+    """The base of the estimators: parameters, the shared fit pipeline, ``transform``.
+
+    Subclasses list their parameters in ``__init__`` (stored unchanged), declare their
+    constraints in ``_parameter_constraints``, name themselves in ``algorithm`` (the
+    result's ``algorithm``) and implement ``_run`` (the family's work on a
+    :class:`Fitting`) and ``_transform`` (new records, polars in and out).
+    """
+
+    privacy: Privacy | None
+    leak_check: bool
+    progress: Progress | None
+
+    #: Constraints of the parameters every estimator takes.
+    _shared_constraints: ClassVar[dict[str, Constraint]] = {
+        "privacy": _IsPrivacy(),
+        "leak_check": Boolean(),
+    }
+    #: Constraints of the family's own parameters.
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
+
+    @property
+    def algorithm(self) -> str:
+        """The name recorded as the result's ``algorithm``."""
+        raise NotImplementedError
+
+    def get_params(self) -> dict[str, Any]:
+        """The parameters of ``__init__`` and their values."""
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {p: getattr(self, p) for p in names}
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({shown})"
+
+    def _validate(self) -> None:
+        params = self.get_params()
+        owner = type(self).__name__
+        validate(params, self._shared_constraints, owner)
+        validate(params, self._parameter_constraints, owner)
+
+    # ------------------------------------------------------------------------- fit
+    def fit(
+        self,
+        frame: Any,
+        *,
+        quasi_identifiers: str | Sequence[str],
+        hierarchies: Mapping[str, HierarchySpec] | None = None,
+        identifying: Sequence[str] = (),
+        sensitive: Sequence[str] = (),
+        insensitive: Sequence[str] = (),
+        others: str | None = None,
+        numeric: Sequence[str] = (),
+    ) -> Self:
+        """Anonymize ``frame`` (pandas or polars); the result is in ``result_``.
+
+        The keywords say what the columns are (see :func:`anonkit.anonymize`). The release
+        is re-checked by :func:`anonkit.verify.verify_release`; a failure raises
+        :class:`~anonkit.exceptions.ReleaseVerificationError`.
+
+        Returns
+        -------
+        Self
+            The fitted estimator.
+        """
+        t0 = time.perf_counter()
+        self._validate()
+        data, kind = to_polars(frame)
+        if data.height == 0:
+            raise EmptyDataError()
+        fitting = self._prepare(
+            data,
+            kind,
+            t0,
+            qi=[quasi_identifiers] if isinstance(quasi_identifiers, str) else quasi_identifiers,
+            specs=dict(hierarchies or {}),
+            roles=(identifying, sensitive, insensitive, others),
+            numeric=list(numeric),
+        )
+        result, masked = self._run(fitting)
+        verification = self._verify(masked, fitting)
+        timing = {**result.timing, "total": time.perf_counter() - t0}
+        self.result_ = dataclasses.replace(
+            result,
+            verified=verification.verified,
+            risk=MappingProxyType(dict(verification.risk)),
+            checks=MappingProxyType(
+                {**fitting.safety, "models": [dict(m) for m in verification.models]}
+            ),
+            timing=MappingProxyType(timing),
+        )
+        self.quasi_identifiers_ = tuple(fitting.quasi_identifiers)
+        self.hierarchies_ = MappingProxyType(fitting.by_name)
+        self._fitting = fitting
+        self._masked = masked
+        return self
+
+    def _prepare(
+        self,
+        data: pl.DataFrame,
+        kind: FrameKind,
+        t0: float,
+        *,
+        qi: Sequence[str],
+        specs: dict[str, HierarchySpec],
+        roles: tuple[Sequence[str], Sequence[str], Sequence[str], str | None],
+        numeric: list[str],
+    ) -> Fitting:
+        """Roles, attainability, leak check, population and hierarchies."""
+        assert self.privacy is not None
+        identifying, sensitive, insensitive, others = roles
+        qi = list(qi)
+        models = self.privacy.checked(data.height, "anonymize")
+        # attributes the models protect are sensitive even when not declared so
+        wanted = list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
+        schema = Schema.build(
+            data.columns,
+            quasi_identifiers=qi,
+            identifying=identifying,
+            sensitive=list(dict.fromkeys([*sensitive, *wanted])),
+            insensitive=[c for c in insensitive if c not in wanted],
+            others=others,
+        )
+        _check_attainable(data, models)
+        safety = self._leak_check(data, qi, schema)
+        # hierarchies of other columns are not needed (a full set, as load_adult() gives,
+        # may be passed); hierarchies of columns the data lacks are an error
+        unknown = [c for c in specs if c not in data.columns]
+        if unknown:
+            raise UnknownColumnError(unknown, data.columns)
+        population = self._population(models, qi)
+        start_stage(self.progress, "Encoding")
+        hierarchies = [resolve_hierarchy(c, specs.get(c), _values(data, population, c)) for c in qi]
+        return Fitting(
+            data=data,
+            kind=kind,
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            specs=specs,
+            models=models,
+            wanted=wanted,
+            schema=schema,
+            population=population,
+            numeric=numeric,
+            suppression_limit=float(self.privacy.suppression_limit),
+            safety=safety,
+            t0=t0,
+        )
+
+    def _population(self, models: Sequence[PrivacyModel], qi: Sequence[str]) -> pl.DataFrame | None:
+        """The population table, checked, when a model needs one."""
+        if not any(POPULATION_COUNT in m.requires for m in models):
+            return None
+        assert self.privacy is not None
+        if self.privacy.population is None:
+            names = ", ".join(m.describe() for m in models if POPULATION_COUNT in m.requires)
+            raise ParameterError("population", "anonymize", f"a population table for {names}", None)
+        pop, _ = to_polars(self.privacy.population)
+        missing = [c for c in qi if c not in pop.columns]
+        if missing:
+            raise UnknownColumnError(missing, pop.columns)
+        if pop.height == 0:
+            raise EmptyDataError()
+        return pop.select(list(qi))
+
+    def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
+        """Stop on columns released as is that give the quasi-identifiers away."""
+        out: dict[str, Any] = {
+            "roles": {r.value: schema.columns(r) for r in AttributeRole},
+            "dropped_undeclared": list(schema.dropped),
+            "leak_check": self.leak_check,
+            "leak_warnings": [],
+        }
+        if self.leak_check:
+            from anonkit.safety.leaks import check_leaks
+
+            start_stage(self.progress, "Checking for leaks")
+            warnings = check_leaks(data, quasi_identifiers=qi, released=schema.released_as_is())
+            out["leak_warnings"] = [w.to_dict() for w in warnings]
+        return out
+
+    def _verify(self, released: pl.DataFrame, fitting: Fitting) -> Verification:
+        start_stage(self.progress, "Verifying the release")
+        qi = fitting.quasi_identifiers
+        return verify_release(
+            released,
+            quasi_identifiers=qi,
+            models=fitting.models,
+            n_records=fitting.data.height,
+            suppression_limit=fitting.suppression_limit,
+            sensitive_hierarchies={
+                c: fitting.specs[c] for c in fitting.wanted if c in fitting.specs
+            },
+            population=fitting.population,
+            hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
+            numeric=fitting.numeric,
+        )
+
+    def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
+        """The family's work: the result and the release with suppressed records masked
+        (what the verification reads)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------- transform
+    def transform(self, frame: Any) -> Any:
+        """Write new records (pandas or polars) the way the fitted release writes its own.
+
+        Quasi-identifiers are recoded as the family learned (see each estimator), the
+        columns the release leaves out are left out, others are kept; the frame type is
+        kept. The training frame itself comes back as the release.
+
+        Raises
+        ------
+        AttributeError
+            If :meth:`fit` has not run.
+        UnknownColumnError
+            If a quasi-identifier is missing from ``frame``.
+        """
+        fitting: Fitting | None = getattr(self, "_fitting", None)
+        if fitting is None:
+            raise AttributeError(
+                f"This {type(self).__name__} is not fitted yet; call its fit(frame, "
+                "quasi_identifiers=...) before transform."
+            )
+        data, kind = to_polars(frame)
+        qi = fitting.quasi_identifiers
+        missing = [c for c in qi if c not in data.columns]
+        if missing:
+            raise UnknownColumnError(missing, data.columns)
+        casts = [
+            pl.col(c).cast(fitting.data[c].dtype, strict=False)
+            for c in qi
+            if data[c].dtype != fitting.data[c].dtype
+        ]
+        data = data.with_columns(casts) if casts else data
+        out = self._transform(data, fitting)
+        gone = [*fitting.dropped, *fitting.schema.dropped]
+        return from_polars(out.drop([c for c in gone if c in out.columns]), kind)
+
+    def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
+        raise NotImplementedError
+
+    def fit_transform(self, frame: Any, **roles: Any) -> Any:
+        """:meth:`fit`, then the release (the transform of the training frame)."""
+        return self.fit(frame, **roles).result_.release
+
+    def _seen(self, data: pl.DataFrame, fitting: Fitting) -> tuple[pl.Series, pl.Series]:
+        """For each record of ``data``: the first training record with the same
+        quasi-identifiers (``-1`` if none), and whether there was one."""
+        qi = fitting.quasi_identifiers
+        first = (
+            fitting.data.select(qi)
+            .with_row_index("_row")
+            .unique(subset=qi, keep="first", maintain_order=True)
+        )
+        joined = (
+            data.select(qi)
+            .with_row_index("_new")
+            .join(first, on=qi, how="left", nulls_equal=True)
+            .sort("_new")
+        )
+        row = joined["_row"]
+        return row.fill_null(0).cast(pl.Int64), row.is_not_null()

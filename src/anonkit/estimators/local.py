@@ -1,0 +1,444 @@
+"""Local recoding: Mondrian, greedy class merging and microaggregation as estimators.
+
+Full-domain searches generalize whole columns; these generalize or aggregate groups of
+records. Each wraps its algorithm of :mod:`anonkit.algorithms` (which works on one table of
+quasi-identifiers) into the shared fit pipeline of :class:`~anonkit.estimators.base.Estimator`
+and the same :class:`~anonkit.result.AnonymizationResult` as the full-domain searches: the
+release in the caller's frame type, the class profile measured on the release itself, the
+metrics and the timing. ``transformation`` is empty (there is no single level per column)
+and ``details`` holds the algorithm's own figures.
+
+``transform`` gives a new record the labels of the training record with the same
+quasi-identifiers when there is one (so the training frame comes back as the release,
+except where the algorithm split equal records between classes: relaxed Mondrian,
+microaggregation), and otherwise those of the class
+:func:`~anonkit.estimators.recoding.assign_classes` (Mondrian, greedy merging) or
+:func:`~anonkit.estimators.recoding.nearest_groups` (microaggregation) finds.
+
+The names repeat those of the algorithm classes (:class:`anonkit.algorithms.mondrian.Mondrian`
+works on encoded inputs and returns a partition); these take a frame and return themselves
+fitted.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+import polars as pl
+
+from anonkit._validation import Constraint, Options
+from anonkit.algorithms.microaggregation.aggregate import AGGREGATES
+from anonkit.algorithms.microaggregation.estimator import METHODS
+from anonkit.algorithms.mondrian.estimator import NUMERIC_RELEASES
+from anonkit.algorithms.mondrian.partition import MODES, SPLITS
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
+from anonkit.estimators.base import Estimator, Fitting, Privacy
+from anonkit.estimators.recoding import assign_classes, nearest_groups
+from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
+from anonkit.io.frames import from_polars
+from anonkit.metrics.classes import class_profile
+from anonkit.metrics.release import interpret_release
+from anonkit.models import PrivacyModel, split_k_anonymity
+from anonkit.progress import Progress, start_stage
+from anonkit.result import AnonymizationResult
+
+__all__ = ["GreedyMerge", "Microaggregation", "Mondrian"]
+
+
+def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
+    """The k of a k-anonymity-only model list (greedy merging, microaggregation)."""
+    k, others = split_k_anonymity(models)
+    if others or k is None:
+        raise ParameterError(
+            "privacy",
+            algorithm,
+            "k-anonymity only (use flash or mondrian for other privacy models)",
+            ", ".join(m.describe() for m in others),
+        )
+    return k
+
+
+def _parse_numbers(data: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``data`` with the text columns among ``columns`` parsed as numbers (microaggregation).
+
+    Tables read from CSV hold text. Whole numbers become Int64 (so a median or mode
+    stays whole), others Float64. Empty cells and ``NaN`` raise
+    :class:`~anonkit.exceptions.MissingValuesError`, other text a
+    :class:`~anonkit.exceptions.DataError` naming the column and the count.
+    """
+    parsed = []
+    for c in columns:
+        text = data[c]
+        if text.dtype != pl.String:
+            continue
+        stripped = text.str.strip_chars()
+        number = stripped.cast(pl.Float64, strict=False)
+        empty = int((stripped == "").sum())
+        missing = text.null_count() + empty + int(number.is_nan().sum())
+        if missing:
+            raise MissingValuesError(c, missing)
+        words = number.null_count() - text.null_count() - empty
+        if words:
+            raise DataError(
+                f"Column {c!r} must hold numbers to be microaggregated, but {words} of its "
+                "values are not numbers; fix those cells or code the column as integers."
+            )
+        whole = stripped.cast(pl.Int64, strict=False)
+        parsed.append(whole if whole.null_count() == text.null_count() else number)
+    return data.with_columns(parsed) if parsed else data
+
+
+def _loss_metrics(
+    data: pl.DataFrame,
+    released: pl.DataFrame,
+    fitting: Fitting,
+    numeric: Sequence[str],
+    k: int | None,
+) -> dict[str, float]:
+    """The loss metrics of :func:`anonkit.evaluate.evaluate` for a local recoding."""
+    from anonkit.evaluate import evaluate
+
+    qi = fitting.quasi_identifiers
+    ev = evaluate(
+        data.select(qi),
+        released.select(qi),
+        quasi_identifiers=qi,
+        hierarchies={c: h for c, h in fitting.by_name.items() if c not in numeric},
+        numeric=list(numeric),
+        k=k,
+    )
+    out: dict[str, float] = {}
+    for entry in ev.to_dict()["loss"]:
+        value = entry.get("value")
+        if isinstance(value, (int, float)):
+            out[str(entry["name"])] = float(value)
+    return out
+
+
+class _Local(Estimator):
+    """What the local-recoding estimators share: the result and ``transform``."""
+
+    #: The algorithm name of the result.
+    name: ClassVar[str]
+    #: The algorithm's own figures (``result_.details``), set by ``_outcome``.
+    details_: dict[str, Any]
+
+    @property
+    def algorithm(self) -> str:
+        return self.name
+
+    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+        """Run the algorithm: the release (identifying columns still in), the metrics,
+        the metric name, the k of the class profile; ``details_`` set."""
+        raise NotImplementedError
+
+    #: Columns whose loss :func:`anonkit.evaluate.evaluate` measures as numbers (``None``:
+    #: the loss is not measured with evaluate).
+    def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
+        return None
+
+    def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
+        unknown = [c for c in fitting.numeric if c not in fitting.quasi_identifiers]
+        if unknown:
+            raise UnknownColumnError(unknown, fitting.quasi_identifiers)
+        t1 = time.perf_counter()
+        released, metrics, metric, k = self._outcome(fitting)
+        t2 = time.perf_counter()
+        released = released.drop(fitting.dropped)
+        qi = fitting.quasi_identifiers
+        classes = class_profile(released, qi, k=k if k is not None else 1)
+        loss_numeric = self._loss_numeric(fitting)
+        if loss_numeric is not None:
+            start_stage(self.progress, "Measuring loss")
+            metrics.update(_loss_metrics(fitting.data, released, fitting, loss_numeric, k))
+        t3 = time.perf_counter()
+        t0 = fitting.t0
+        result = AnonymizationResult(
+            release=from_polars(released, fitting.kind),
+            transformation=MappingProxyType({}),
+            algorithm=self.name,
+            metric=metric,
+            privacy=tuple(m.describe() for m in fitting.models),
+            n_records=fitting.data.height,
+            suppressed=0,
+            suppression_limit=fitting.suppression_limit,
+            classes=classes,
+            metrics=MappingProxyType(metrics),
+            nodes_evaluated=0,
+            lattice_size=0,
+            timing=MappingProxyType(
+                {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
+            ),
+            details=MappingProxyType(self.details_),
+            family="local",
+        )
+        return result, released
+
+    def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
+        qi = fitting.quasi_identifiers
+        row, seen = self._seen(data, fitting)
+        release = self._masked.select(qi)
+        known = release[row.filter(seen)]
+        out = data.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in qi)
+        new = data.filter(~seen)
+        if new.height:
+            recoded = self._recode_new(new, fitting)
+            index = pl.Series((~seen).arg_true())
+            out = out.with_columns(
+                pl.Series(c, [None] * out.height, dtype=release[c].dtype) for c in qi
+            )
+            out = out.with_columns(
+                out[c].scatter(index, recoded[c].cast(release[c].dtype)) for c in qi
+            )
+        if known.height:
+            index = pl.Series(seen.arg_true())
+            out = out.with_columns(
+                out[c].cast(release[c].dtype).scatter(index, known[c]) for c in qi
+            )
+        return out
+
+    def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
+        """Records unseen in training, recoded (quasi-identifiers replaced)."""
+        raise NotImplementedError
+
+
+class _Classes(_Local):
+    """Local recodings whose new records join the most specific containing class."""
+
+    def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
+        qi = fitting.quasi_identifiers
+        hierarchies: dict[str, Hierarchy] = {}
+        for c, h in fitting.by_name.items():
+            if c in self._read_numeric(fitting):
+                continue
+            if fitting.specs.get(c) is None:  # a suppression hierarchy: add the new values
+                values = pl.concat([fitting.data[c], new[c].cast(fitting.data[c].dtype)])
+                h = resolve_hierarchy(c, None, values)
+            hierarchies[c] = h
+        read = interpret_release(
+            fitting.data.select(qi),
+            self._masked.select(qi),
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            numeric=self._read_numeric(fitting),
+        )
+        recoded, _ = assign_classes(read, self._masked.select(qi), new)
+        return recoded
+
+    def _read_numeric(self, fitting: Fitting) -> list[str]:
+        return []
+
+
+class Mondrian(_Classes):
+    """Mondrian multidimensional partitioning (LeFevre et al. 2006) as an estimator.
+
+    Parameters
+    ----------
+    mode
+        ``"strict"`` or ``"relaxed"`` partitioning.
+    split
+        Split dimension: ``"widest"``, ``"distinct"`` or ``"round_robin"``.
+    numeric_release
+        Numeric quasi-identifiers (``numeric=`` of :meth:`fit`) released as ``"range"``
+        or ``"mean"``.
+    privacy, leak_check, progress
+        As for every estimator (:class:`~anonkit.estimators.FullDomain`).
+
+    References
+    ----------
+    LeFevre, K., DeWitt, D. J., Ramakrishnan, R. (2006). Mondrian multidimensional
+    k-anonymity. ICDE.
+    """
+
+    name = "mondrian"
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "mode": Options(MODES),
+        "split": Options(SPLITS),
+        "numeric_release": Options(NUMERIC_RELEASES),
+    }
+
+    def __init__(
+        self,
+        mode: str = "strict",
+        split: str = "widest",
+        numeric_release: str = "range",
+        *,
+        privacy: Privacy | None = None,
+        leak_check: bool = True,
+        progress: Progress | None = None,
+    ) -> None:
+        self.mode = mode
+        self.split = split
+        self.numeric_release = numeric_release
+        self.privacy = privacy
+        self.leak_check = leak_check
+        self.progress = progress
+
+    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+        from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
+
+        data, models, numeric = fitting.data, fitting.models, fitting.numeric
+        by_name = fitting.by_name
+        wanted = [a for m in models for a in m.sensitive_attributes]
+        sens_h = {c: by_name[c] for c in wanted if c in by_name}
+        specs = fitting.specs
+        sens_h.update({c: resolve_hierarchy(c, specs[c], data[c]) for c in wanted if c in specs})
+        start_stage(self.progress, "Mondrian", "rounds")
+        part = fit_frame(
+            data,
+            models,
+            quasi_identifiers=fitting.quasi_identifiers,
+            hierarchies={c: h for c, h in by_name.items() if c not in numeric},
+            numeric=numeric,
+            sensitive=list(dict.fromkeys(wanted)),
+            sensitive_hierarchies=sens_h or None,
+            population=fitting.population,
+            mode=self.mode,
+            split=self.split,
+            numeric_release=self.numeric_release,
+            progress=self.progress,
+        )
+        start_stage(self.progress, "Releasing")
+        self.details_ = {
+            "mondrian": {
+                "mode": part.mode,
+                "split": part.split,
+                "numeric_release": part.numeric_release,
+                "partitions": part.n_partitions,
+                "cuts": part.n_cuts,
+                "rounds": part.rounds,
+            }
+        }
+        k = split_k_anonymity(models)[0]
+        return release_frame(data, part), {}, f"mondrian-{self.mode}", k
+
+    def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
+        return fitting.numeric
+
+    def _read_numeric(self, fitting: Fitting) -> list[str]:
+        return fitting.numeric
+
+
+class GreedyMerge(_Classes):
+    """Greedy class merging with cost matrices (seed 004) as an estimator.
+
+    Parameters
+    ----------
+    cost
+        ``"distortion"``, ``"ncp"``, ``"total"``, ``"llm"``, ``"nllm"`` (default),
+        ``"wllm"`` or ``"wnllm"``.
+    privacy, leak_check, progress
+        As for every estimator; the models must be k-anonymity only.
+    """
+
+    name = "greedy_merge"
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
+
+    def __init__(
+        self,
+        cost: str = "nllm",
+        *,
+        privacy: Privacy | None = None,
+        leak_check: bool = True,
+        progress: Progress | None = None,
+    ) -> None:
+        self.cost = cost
+        self.privacy = privacy
+        self.leak_check = leak_check
+        self.progress = progress
+
+    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+        from anonkit.algorithms.greedy_merge import GreedyMerge as Merging
+
+        k = _k_only(fitting.models, "greedy_merge")
+        start_stage(self.progress, "Greedy merging", "small classes")
+        merged = Merging(k=k, cost=self.cost, progress=self.progress).fit(
+            fitting.data.select(fitting.quasi_identifiers), fitting.by_name
+        )
+        start_stage(self.progress, "Releasing")
+        released = fitting.data.with_columns(
+            [pl.Series(c, v, dtype=pl.String) for c, v in merged.released_values().items()]
+        )
+        metrics: dict[str, float] = {f"cost_{n}": v for n, v in merged.losses.items()}
+        metrics.update({f"alteration_{n}": v for n, v in merged.alteration.items()})
+        metrics["modified_percentage"] = merged.modified_percentage
+        metrics["deleted_percentage"] = merged.deleted_percentage
+        self.details_ = {"greedy_merge": merged.to_dict()}
+        return released, dict(metrics), self.cost, k
+
+    def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
+        return []
+
+
+class Microaggregation(_Local):
+    """Microaggregation of numeric quasi-identifiers as an estimator.
+
+    Parameters
+    ----------
+    method
+        ``"univariate"``, ``"mdav"`` (default) or ``"gmm"``.
+    aggregate
+        Groups aggregated by ``"mean"``, ``"median"`` or ``"mode"``.
+    privacy, leak_check, progress
+        As for every estimator; the models must be k-anonymity only.
+
+    References
+    ----------
+    Domingo-Ferrer, J., Mateo-Sanz, J. M. (2002). Practical data-oriented microaggregation
+    for statistical disclosure control. IEEE TKDE 14(1).
+    """
+
+    name = "microaggregation"
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "method": Options(METHODS),
+        "aggregate": Options(AGGREGATES),
+    }
+
+    def __init__(
+        self,
+        method: str = "mdav",
+        aggregate: str = "mean",
+        *,
+        privacy: Privacy | None = None,
+        leak_check: bool = True,
+        progress: Progress | None = None,
+    ) -> None:
+        self.method = method
+        self.aggregate = aggregate
+        self.privacy = privacy
+        self.leak_check = leak_check
+        self.progress = progress
+
+    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+        from anonkit.algorithms.microaggregation import Microaggregation as Aggregation
+
+        qi, numeric = fitting.quasi_identifiers, fitting.numeric
+        k = _k_only(fitting.models, "microaggregation")
+        left_out = [c for c in qi if c not in numeric]
+        if numeric and left_out:
+            raise ParameterError(
+                "numeric",
+                "microaggregation",
+                "every quasi-identifier (microaggregation replaces them all by group "
+                "aggregates; leave 'numeric' empty to mean all)",
+                left_out,
+            )
+        numbers = _parse_numbers(fitting.data, qi)
+        start_stage(self.progress, "Microaggregation", "groups")
+        aggregated = Aggregation(
+            k=k, method=self.method, aggregate=self.aggregate, progress=self.progress
+        ).fit(numbers, qi)
+        start_stage(self.progress, "Releasing")
+        self.details_ = {"microaggregation": aggregated.to_dict()}
+        self._numbers = numbers.select(qi)
+        metrics = {"sse": aggregated.sse, "il": aggregated.il}
+        return aggregated.release(numbers), metrics, self.method, k
+
+    def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
+        qi = fitting.quasi_identifiers
+        numbers = _parse_numbers(new, qi)
+        return nearest_groups(self._numbers, self._masked.select(qi), numbers, qi)

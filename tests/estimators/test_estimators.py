@@ -1,0 +1,238 @@
+"""The estimators: fit returns the fitted estimator, transform recodes new records like the
+release, parameters are checked as declared, anonymize accepts an estimator."""
+
+from __future__ import annotations
+
+import pandas as pd
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import anonkit
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.estimators import (
+    Estimator,
+    FullDomain,
+    GreedyMerge,
+    Microaggregation,
+    Mondrian,
+    Privacy,
+)
+from anonkit.exceptions import ParameterError
+from anonkit.io.frames import from_polars
+from anonkit.models import DistinctLDiversity, KAnonymity
+
+ZIP = Hierarchy(
+    [[z, z[:2] + "*", "*"] for z in ("1301", "1302", "1303", "1401", "1402", "1403")], name="zip"
+)
+AGES = {"type": "intervals", "widths": [10, 20]}
+
+
+def _people(n: int = 48) -> pl.DataFrame:
+    """Distinct (age, zip) tuples, one outlier, a sensitive and an identifying column."""
+    zips = ZIP.leaves
+    rows = [(20 + (i * 7) % 30, zips[i % 6]) for i in range(n - 1)]
+    rows = list(dict.fromkeys(rows)) + [(90, "1403")]
+    return pl.DataFrame(
+        {
+            "name": [f"p{i}" for i in range(len(rows))],
+            "age": [a for a, _ in rows],
+            "zip": [z for _, z in rows],
+            "disease": [("flu", "cold", "hiv")[i % 3] for i in range(len(rows))],
+        }
+    )
+
+
+ROLES = {
+    "quasi_identifiers": ["age", "zip"],
+    "identifying": ["name"],
+    "sensitive": ["disease"],
+}
+
+
+def _fitted(estimator: Estimator, frame: pl.DataFrame) -> Estimator:
+    if isinstance(estimator, (Mondrian, Microaggregation)):
+        return estimator.fit(frame, hierarchies={"zip": ZIP}, numeric=["age"], **ROLES)
+    if isinstance(estimator, GreedyMerge):
+        return estimator.fit(frame, hierarchies={"zip": ZIP, "age": AGES}, **ROLES)
+    return estimator.fit(frame, hierarchies={"zip": ZIP, "age": AGES}, **ROLES)
+
+
+K2 = Privacy(KAnonymity(3), suppression_limit=0.05)
+FAMILIES = [
+    FullDomain(privacy=K2),
+    FullDomain("samarati", "height", privacy=K2, suppressed="drop"),
+    Mondrian(privacy=Privacy(KAnonymity(3))),
+    Mondrian(numeric_release="mean", split="distinct", privacy=Privacy(KAnonymity(3))),
+    GreedyMerge(privacy=Privacy(KAnonymity(3))),
+    Microaggregation(privacy=Privacy(KAnonymity(3))),
+]
+
+
+def _numbers_only(frame: pl.DataFrame, estimator: Estimator) -> pl.DataFrame:
+    """Microaggregation aggregates every quasi-identifier: zip as a number."""
+    if isinstance(estimator, Microaggregation):
+        return frame.with_columns(pl.col("zip").cast(pl.Int64))
+    return frame
+
+
+@pytest.mark.parametrize("estimator", FAMILIES, ids=repr)
+def test_fit_returns_the_fitted_estimator_and_transform_of_train_is_the_release(
+    estimator: Estimator,
+) -> None:
+    frame = _numbers_only(_people(), estimator)
+    if isinstance(estimator, Microaggregation):
+        fitted = estimator.fit(frame, **ROLES)
+    else:
+        fitted = _fitted(estimator, frame)
+    assert fitted is estimator
+    assert fitted.result_.verified
+    assert_frame_equal(fitted.transform(frame), fitted.result_.release)
+    assert "name" not in fitted.transform(frame).columns
+
+
+def test_full_domain_suppresses_new_records_of_suppressed_classes() -> None:
+    est = _fitted(FullDomain(privacy=K2), _people())
+    assert est.result_.suppressed == 1
+    levels = dict(est.transformation_)
+    new = pl.DataFrame(
+        {"name": ["x", "y"], "age": [95, 23], "zip": ["1403", "1302"], "disease": ["flu", "flu"]}
+    )
+    out = est.transform(new)
+    assert out.row(0)[:2] == ("*", "*")
+    assert out["zip"][1] == ZIP.generalize("1302", levels["zip"])
+
+
+def test_full_domain_transform_drops_what_the_release_drops() -> None:
+    est = _fitted(FullDomain(privacy=K2, suppressed="drop"), _people())
+    new = pl.DataFrame(
+        {"name": ["x", "y"], "age": [95, 23], "zip": ["1403", "1302"], "disease": ["flu", "flu"]}
+    )
+    assert est.transform(new).height == 1
+
+
+def test_mondrian_puts_new_records_in_the_box_that_contains_them() -> None:
+    df = pl.DataFrame({"age": [20, 22, 24, 40, 42, 44], "zip": ["1301"] * 3 + ["1402"] * 3})
+    est = Mondrian(privacy=Privacy(KAnonymity(3))).fit(
+        df, quasi_identifiers=["age", "zip"], hierarchies={"zip": ZIP}, numeric=["age"]
+    )
+    # unseen records: ages inside the boxes, and one outside every box (the nearest)
+    out = est.transform(pl.DataFrame({"age": [43, 21, 50], "zip": ["1402", "1301", "1402"]}))
+    release = est.result_.release
+    assert out.row(0) == release.row(3)
+    assert out.row(1) == release.row(0)
+    assert out.row(2) == release.row(3)
+
+
+def test_greedy_merge_gives_unseen_records_a_class_that_contains_them() -> None:
+    est = _fitted(GreedyMerge(privacy=Privacy(KAnonymity(3))), _people())
+    out = est.transform(
+        pl.DataFrame({"name": ["x"], "age": [33], "zip": ["1301"], "disease": ["flu"]})
+    )
+    zip_label = out["zip"][0]
+    assert zip_label in ("1301", "13*", "*")
+    assert (out.select("age", "zip").row(0)) in set(est.result_.release.select("age", "zip").rows())
+
+
+def test_microaggregation_gives_new_records_the_nearest_group() -> None:
+    df = pl.DataFrame({"age": [20, 21, 22, 60, 61, 62]})
+    est = Microaggregation(privacy=Privacy(KAnonymity(3))).fit(df, quasi_identifiers=["age"])
+    out = est.transform(pl.DataFrame({"age": [19, 70]}))
+    assert out["age"].to_list() == [21.0, 61.0]
+
+
+def test_transform_keeps_the_frame_type() -> None:
+    est = _fitted(FullDomain(privacy=K2), _people())
+    out = est.transform(from_polars(_people(), "pandas"))
+    assert isinstance(out, pd.DataFrame)
+    assert out["zip"].tolist() == est.result_.release["zip"].to_list()
+
+
+def test_transform_before_fit_says_to_fit() -> None:
+    with pytest.raises(AttributeError, match="not fitted yet"):
+        Mondrian().transform(_people())
+
+
+@pytest.mark.parametrize(
+    ("estimator", "message"),
+    [
+        (
+            Mondrian(mode="loose", privacy=K2),
+            "The 'mode' parameter of Mondrian must be 'strict' or 'relaxed'. Got 'loose'",
+        ),
+        (
+            Microaggregation(aggregate="max", privacy=K2),
+            "The 'aggregate' parameter of Microaggregation must be 'mean', 'median' or 'mode'",
+        ),
+        (FullDomain(search="fast", privacy=K2), "The 'search' parameter of FullDomain"),
+        (
+            GreedyMerge(),
+            "The 'privacy' parameter of GreedyMerge must be a Privacy(models, "
+            "suppression_limit, population). Got None",
+        ),
+        (FullDomain(leak_check="yes", privacy=K2), "The 'leak_check' parameter of FullDomain"),
+        (
+            FullDomain(privacy=Privacy(KAnonymity(2), suppression_limit=2)),
+            "The 'suppression_limit' parameter of anonymize must be a share between 0 and 1",
+        ),
+    ],
+    ids=repr,
+)
+def test_parameter_constraints_are_checked_when_fit_runs(
+    estimator: Estimator, message: str
+) -> None:
+    with pytest.raises(ParameterError) as info:
+        _fitted(estimator, _people())
+    assert message in str(info.value)
+
+
+def test_parameters_are_stored_unchanged() -> None:
+    est = Mondrian("relaxed", "distinct", privacy=K2)
+    assert est.get_params() == {
+        "mode": "relaxed",
+        "split": "distinct",
+        "numeric_release": "range",
+        "privacy": K2,
+        "leak_check": True,
+        "progress": None,
+    }
+    assert repr(est).startswith("Mondrian(mode='relaxed', split='distinct'")
+
+
+def test_anonymize_accepts_an_estimator() -> None:
+    frame = _people()
+    keywords = {"hierarchies": {"zip": ZIP}, "numeric": ["age"], **ROLES}
+    flat = anonkit.anonymize(frame, k=3, algorithm="mondrian", mode="relaxed", **keywords)
+    given = anonkit.anonymize(frame, k=3, algorithm=Mondrian("relaxed"), **keywords)
+    held = anonkit.anonymize(
+        frame, algorithm=Mondrian("relaxed", privacy=Privacy(KAnonymity(3))), **keywords
+    )
+    for res in (given, held):
+        assert_frame_equal(res.release, flat.release)
+        assert res.to_dict()["details"] == flat.to_dict()["details"]
+
+
+def test_anonymize_refuses_privacy_in_two_places() -> None:
+    with pytest.raises(ParameterError, match="give it in one place"):
+        anonkit.anonymize(_people(), k=2, algorithm=Mondrian(privacy=K2), numeric=["age"], **ROLES)
+
+
+def test_privacy_takes_one_model_or_several() -> None:
+    p = Privacy([KAnonymity(2), DistinctLDiversity("disease", 2)], suppression_limit=0.1)
+    assert p.describe() == [m.describe() for m in p.models]  # type: ignore[union-attr]
+    assert len(p.model_list) == 2
+    assert Privacy(KAnonymity(2)).model_list == [KAnonymity(2)]
+
+
+def test_anonymizer_maps_onto_an_estimator() -> None:
+    est = anonkit.Anonymizer(
+        quasi_identifiers=["age"], k=2, algorithm="microaggregation", method="univariate"
+    ).estimator()
+    assert isinstance(est, Microaggregation) and est.method == "univariate"
+
+
+def test_the_result_says_which_family_ran() -> None:
+    local = _fitted(Mondrian(privacy=Privacy(KAnonymity(3))), _people()).result_
+    full = _fitted(FullDomain(privacy=K2), _people()).result_
+    assert (local.family, full.family) == ("local", "full_domain")
+    assert local.to_dict()["family"] == "local" and local.to_dict()["lattice_size"] == 0
