@@ -16,7 +16,13 @@ import numpy.typing as npt
 
 from anonkit._validation import check_name
 from anonkit.exceptions import DataError, EmptyDataError, UnknownColumnError
-from anonkit.models.base import SENSITIVE_HISTOGRAM, ClassSummary, IntArray, SensitiveColumn
+from anonkit.models.base import (
+    CLASS_SIZE,
+    SENSITIVE_HISTOGRAM,
+    ClassSummary,
+    IntArray,
+    SensitiveColumn,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -48,54 +54,61 @@ def snap(value: float) -> float:
     return value
 
 
-class OneAttribute:
+class ModelDeclarations:
+    """Declarations and validation every privacy model shares.
+
+    The model judges each class on its own (``class_local``; a model that reads the whole
+    table overrides it) and any class size can satisfy it unless it overrides
+    ``min_class_size``. ``__post_init__`` checks the model's parameters in
+    :meth:`check_parameters`.
+    """
+
+    class_local: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        self.check_parameters(type(self).__name__)
+
+    def check_parameters(self, owner: str) -> None:
+        """Check the model's parameters, naming ``owner`` (the model's class) in errors;
+        none here."""
+
+    @property
+    def min_class_size(self) -> int:
+        """Smallest class that can satisfy the model: 1 (no bound from sizes alone)."""
+        return 1
+
+
+class OneAttribute(ModelDeclarations):
     """Declarations and validation of a model that protects one sensitive attribute.
 
-    The model reads the histogram of its ``attribute`` field per class and judges each
-    class on its own; any class size can satisfy it unless the model overrides
-    ``min_class_size``. ``__post_init__`` checks ``attribute`` and then the model's own
-    parameters in :meth:`check_parameters`.
+    The model reads the histogram of its ``attribute`` field per class; ``__post_init__``
+    checks ``attribute`` before the model's own parameters.
     """
 
     attribute: str
 
     requires: ClassVar[frozenset[str]] = frozenset({SENSITIVE_HISTOGRAM})
-    class_local: ClassVar[bool] = True
 
     def __post_init__(self) -> None:
-        owner = type(self).__name__
-        check_name(self.attribute, "attribute", owner)
-        self.check_parameters(owner)
-
-    def check_parameters(self, owner: str) -> None:
-        """Check the model's parameters other than ``attribute``, naming ``owner`` (the
-        model's class) in errors; none here."""
+        check_name(self.attribute, "attribute", type(self).__name__)
+        super().__post_init__()
 
     @property
     def sensitive_attributes(self) -> tuple[str, ...]:
         """The attribute the model protects."""
         return (self.attribute,)
 
-    @property
-    def min_class_size(self) -> int:
-        """Smallest class that can satisfy the model: 1 (no bound from sizes alone)."""
-        return 1
 
+class NoAttribute(ModelDeclarations):
+    """Declarations of a model that protects no sensitive attribute: it judges class sizes
+    (``requires``, unless the model overrides it) or population counts."""
 
-class NoAttribute:
-    """Declarations of a model that protects no sensitive attribute (it judges class sizes
-    or population counts); any class size can satisfy it unless it overrides
-    ``min_class_size``."""
+    requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE})
 
     @property
     def sensitive_attributes(self) -> tuple[str, ...]:
         """None: the model reads no sensitive histogram."""
         return ()
-
-    @property
-    def min_class_size(self) -> int:
-        """Smallest class that can satisfy the model: 1 (no bound from sizes alone)."""
-        return 1
 
 
 def sensitive(classes: ClassSummary, attribute: str) -> SensitiveColumn:

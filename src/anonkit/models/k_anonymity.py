@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from anonkit._validation import check_int
 from anonkit.models._common import NoAttribute
-from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary, PrivacyModel
+from anonkit.models.base import BoolArray, ClassSummary, PrivacyModel
 
 
 @dataclass(frozen=True)
@@ -41,13 +41,11 @@ class KAnonymity(NoAttribute):
 
     k: int
 
-    requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_int(self.k, "k", "KAnonymity", low=1)
+    def check_parameters(self, owner: str) -> None:
+        check_int(self.k, "k", owner, low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         return classes.sizes < self.k

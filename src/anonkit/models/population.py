@@ -78,10 +78,9 @@ class KMap(NoAttribute):
     requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE, POPULATION_COUNT})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = True
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_int(self.k, "k", "KMap", low=1)
+    def check_parameters(self, owner: str) -> None:
+        check_int(self.k, "k", owner, low=1)
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         return np.asarray(population(classes, "KMap") < self.k, dtype=np.bool_)
@@ -127,15 +126,14 @@ class DeltaPresence(NoAttribute):
     requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE, POPULATION_COUNT})
     monotone_generalization: ClassVar[bool] = False
     monotone_suppression: ClassVar[bool] = False
-    class_local: ClassVar[bool] = True
 
-    def __post_init__(self) -> None:
-        check_real(self.delta_min, "delta_min", "DeltaPresence", low=0, high=1)
-        check_real(self.delta_max, "delta_max", "DeltaPresence", low=0, high=1)
+    def check_parameters(self, owner: str) -> None:
+        check_real(self.delta_min, "delta_min", owner, low=0, high=1)
+        check_real(self.delta_max, "delta_max", owner, low=0, high=1)
         if float(self.delta_max) < float(self.delta_min):
             raise ParameterError(
                 "delta_max",
-                "DeltaPresence",
+                owner,
                 f"a real number between delta_min ({self.delta_min!r}) and 1",
                 self.delta_max,
             )

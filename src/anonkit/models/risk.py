@@ -14,7 +14,7 @@ import numpy as np
 
 from anonkit._validation import check_real
 from anonkit.models._common import NoAttribute, exceeds
-from anonkit.models.base import CLASS_SIZE, BoolArray, ClassSummary, IntArray
+from anonkit.models.base import BoolArray, ClassSummary, IntArray
 
 
 def average_risk_level(sizes: IntArray) -> float:
@@ -76,13 +76,12 @@ class AverageRisk(NoAttribute):
 
     threshold: float
 
-    requires: ClassVar[frozenset[str]] = frozenset({CLASS_SIZE})
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = True
     class_local: ClassVar[bool] = False
 
-    def __post_init__(self) -> None:
-        check_real(self.threshold, "threshold", "AverageRisk", low=0, high=1, closed="right")
+    def check_parameters(self, owner: str) -> None:
+        check_real(self.threshold, "threshold", owner, low=0, high=1, closed="right")
 
     def violations(self, classes: ClassSummary) -> BoolArray:
         sizes = np.asarray(classes.sizes, dtype=np.int64)

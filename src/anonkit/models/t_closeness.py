@@ -355,16 +355,31 @@ def _read_only(groups: FloatArray, weights: FloatArray) -> tuple[FloatArray, Flo
 # ---------------------------------------------------------------------------- the models
 @dataclass(frozen=True)
 class _TCloseness(OneAttribute):
-    """Fields, flags and validation shared by the three t-closeness models."""
+    """Fields, flags, validation and judgement shared by the three t-closeness models.
+
+    A subclass names its ground ``distance_kind`` and computes the per-class EMD in
+    :meth:`emd`.
+    """
 
     attribute: str
     t: float
 
     monotone_generalization: ClassVar[bool] = True
     monotone_suppression: ClassVar[bool] = False
+    distance_kind: ClassVar[str]
 
     def check_parameters(self, owner: str) -> None:
         check_real(self.t, "t", owner, low=0, high=1)
+
+    def emd(self, column: SensitiveColumn) -> FloatArray:
+        """Per class, the EMD of ``column``'s distribution from the table's."""
+        raise NotImplementedError
+
+    def violations(self, classes: ClassSummary) -> BoolArray:
+        return exceeds(self.emd(sensitive(classes, self.attribute)), float(self.t))
+
+    def describe(self) -> str:
+        return f"{self.t:g}-closeness of {self.attribute!r} ({self.distance_kind} distance)"
 
 
 @dataclass(frozen=True)
@@ -394,11 +409,10 @@ class EqualDistanceTCloseness(_TCloseness):
     [True, True, False]
     """
 
-    def violations(self, classes: ClassSummary) -> BoolArray:
-        return exceeds(equal_emd(sensitive(classes, self.attribute)), float(self.t))
+    distance_kind: ClassVar[str] = "equal"
 
-    def describe(self) -> str:
-        return f"{self.t:g}-closeness of {self.attribute!r} (equal distance)"
+    def emd(self, column: SensitiveColumn) -> FloatArray:
+        return equal_emd(column)
 
 
 @dataclass(frozen=True)
@@ -440,6 +454,8 @@ class OrderedDistanceTCloseness(_TCloseness):
 
     order: Sequence[str] | None = None
 
+    distance_kind: ClassVar[str] = "ordered"
+
     def check_parameters(self, owner: str) -> None:
         super().check_parameters(owner)
         if self.order is not None:
@@ -455,12 +471,8 @@ class OrderedDistanceTCloseness(_TCloseness):
                 )
             object.__setattr__(self, "order", tuple(order))
 
-    def violations(self, classes: ClassSummary) -> BoolArray:
-        distance = ordered_emd(sensitive(classes, self.attribute), self.order)
-        return exceeds(distance, float(self.t))
-
-    def describe(self) -> str:
-        return f"{self.t:g}-closeness of {self.attribute!r} (ordered distance)"
+    def emd(self, column: SensitiveColumn) -> FloatArray:
+        return ordered_emd(column, self.order)
 
 
 @dataclass(frozen=True)
@@ -500,14 +512,12 @@ class HierarchicalTCloseness(_TCloseness):
 
     hierarchy: Hierarchy | None = None
 
+    distance_kind: ClassVar[str] = "hierarchical"
+
     def check_parameters(self, owner: str) -> None:
         super().check_parameters(owner)
         if self.hierarchy is not None and not isinstance(self.hierarchy, Hierarchy):
             raise ParameterError("hierarchy", owner, "a Hierarchy or None", self.hierarchy)
 
-    def violations(self, classes: ClassSummary) -> BoolArray:
-        distance = hierarchical_emd(sensitive(classes, self.attribute), self.hierarchy)
-        return exceeds(distance, float(self.t))
-
-    def describe(self) -> str:
-        return f"{self.t:g}-closeness of {self.attribute!r} (hierarchical distance)"
+    def emd(self, column: SensitiveColumn) -> FloatArray:
+        return hierarchical_emd(column, self.hierarchy)
