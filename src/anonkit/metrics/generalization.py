@@ -196,6 +196,10 @@ def get_metric(name: str) -> MetricFunction:
 
 
 def all_metrics(s: NodeSummary) -> dict[str, float]:
-    """Every metric of :data:`METRICS` for one transformation (plus ``precision`` itself)."""
+    """Every metric of :data:`METRICS` for one transformation, all losses.
+
+    ``"precision"`` is the loss ``1 - Prec``; callers that report Sweeney's precision
+    itself add it as ``precision_score`` (the API does).
+    """
     out = {name: fn(s) for name, fn in METRICS.items()}
     return out
