@@ -8,8 +8,9 @@ algorithm family: :class:`~anonkit.estimators.FullDomain`,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec
 
 from anonkit._validation import Boolean, Constraint, Interval, Options, validate
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
@@ -37,6 +38,7 @@ _CONSTRAINTS: dict[str, Constraint] = {
     "suppressed": Options(SUPPRESSED_MODES),
     "suppression_limit": Interval(float, 0, 1, noun="a share"),
 }
+P = ParamSpec("P")
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
 LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
 #: Every algorithm name :func:`anonymize` accepts.
@@ -79,9 +81,9 @@ class Anonymizer:
         quasi_identifiers: Sequence[str],
         hierarchies: Mapping[str, HierarchySpec] | None = None,
         k: int | None = None,
-        privacy: Sequence[PrivacyModel] = (),
+        privacy: Iterable[PrivacyModel] = (),
         suppression_limit: float = 0.0,
-        algorithm: str = "flash",
+        algorithm: str | Estimator = "flash",
         metric: str = "loss",
         identifying: Sequence[str] = (),
         sensitive: Sequence[str] = (),
@@ -127,6 +129,9 @@ class Anonymizer:
         self.progress = progress
 
     def _validate(self) -> None:
+        validate(vars(self), _CONSTRAINTS, "anonymize")
+        if isinstance(self.algorithm, Estimator):
+            return
         if self.algorithm not in ALGORITHMS:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHMS))
         if self.local_suppression is not False and self.algorithm not in LATTICE_ALGORITHMS:
@@ -138,7 +143,6 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
-        validate(vars(self), _CONSTRAINTS, "anonymize")
 
     def estimator(self) -> Estimator:
         """The estimator these keywords map to (not fitted).
@@ -152,6 +156,14 @@ class Anonymizer:
         """
         self._validate()
         privacy = _Privacy(self.k, list(self.privacy), self.suppression_limit, self.population)
+        if isinstance(self.algorithm, Estimator):
+            given = (
+                self.k is not None
+                or bool(privacy.models)
+                or self.population is not None
+                or self.suppression_limit != 0.0
+            )
+            return _with_keywords(self.algorithm, privacy, given, self.progress)
         shared: dict[str, Any] = {
             "privacy": privacy,
             "leak_check": self.leak_check,
@@ -202,7 +214,7 @@ def _with_keywords(
     if estimator.privacy is not None:
         if given:
             raise ParameterError(
-                "k",
+                "privacy",
                 "anonymize",
                 "left out when the estimator holds its privacy (give it in one place)",
                 privacy.describe(),
@@ -216,35 +228,29 @@ def _with_keywords(
     return type(estimator)(**params)
 
 
-def anonymize(
-    frame: Any,
-    *,
-    quasi_identifiers: Sequence[str],
-    hierarchies: Mapping[str, HierarchySpec] | None = None,
-    k: int | None = None,
-    privacy: Iterable[PrivacyModel] = (),
-    suppression_limit: float = 0.0,
-    algorithm: str | Estimator = "flash",
-    metric: str = "loss",
-    identifying: Sequence[str] = (),
-    sensitive: Sequence[str] = (),
-    insensitive: Sequence[str] = (),
-    others: str | None = None,
-    leak_check: bool = True,
-    suppressed: str = "mask",
-    engine: str = "polars",
-    population: Any = None,
-    numeric: Sequence[str] = (),
-    mode: str = "strict",
-    split: str = "widest",
-    numeric_release: str = "range",
-    cost: str = "nllm",
-    method: str = "mdav",
-    aggregate: str = "mean",
-    local_suppression: bool | Mapping[str, float] = False,
-    progress: Progress | None = None,
-) -> AnonymizationResult:
-    """Anonymize a table by full-domain generalization and record suppression.
+def _one_call(
+    cls: Callable[P, Anonymizer],
+) -> Callable[Concatenate[Any, P], AnonymizationResult]:
+    """``cls(**keywords).fit(frame)`` as a function whose keywords are ``cls``'s own (typed
+    and introspected from its ``__init__``: the keywords are declared once)."""
+
+    def anonymize(frame: Any, /, *args: P.args, **keywords: P.kwargs) -> AnonymizationResult:
+        return cls(*args, **keywords).fit(frame)
+
+    init = inspect.signature(cls.__init__)
+    params = [p for name, p in init.parameters.items() if name != "self"]
+    first = inspect.Parameter("frame", inspect.Parameter.POSITIONAL_ONLY, annotation="Any")
+    anonymize.__signature__ = init.replace(  # type: ignore[attr-defined]
+        parameters=[first, *params], return_annotation="AnonymizationResult"
+    )
+    return anonymize
+
+
+anonymize = _one_call(Anonymizer)
+anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).fit(frame)``.
+
+    The keywords are :class:`Anonymizer`'s (declared once, there); they map onto the
+    estimators of :mod:`anonkit.estimators`.
 
     Parameters
     ----------
@@ -348,44 +354,3 @@ def anonymize(
     >>> res.release["age"].to_list(), res.classes.min_size, res.verified
     (['[0-50[', '[0-50[', '[50-100[', '[50-100['], 2, True)
     """
-    if isinstance(algorithm, Estimator):
-        models = list(privacy)
-        wanted = _Privacy(k, models, suppression_limit, population)
-        given = k is not None or bool(models) or population is not None
-        chosen = _with_keywords(algorithm, wanted, given or suppression_limit != 0.0, progress)
-        roles: dict[str, Any] = {
-            "quasi_identifiers": quasi_identifiers,
-            "hierarchies": hierarchies,
-            "identifying": identifying,
-            "sensitive": sensitive,
-            "insensitive": insensitive,
-            "others": others,
-            "numeric": numeric,
-        }
-        return chosen.fit(frame, **roles).result_
-    return Anonymizer(
-        quasi_identifiers=quasi_identifiers,
-        hierarchies=hierarchies,
-        k=k,
-        privacy=list(privacy),
-        suppression_limit=suppression_limit,
-        algorithm=algorithm,
-        metric=metric,
-        identifying=identifying,
-        sensitive=sensitive,
-        insensitive=insensitive,
-        others=others,
-        leak_check=leak_check,
-        suppressed=suppressed,
-        engine=engine,
-        population=population,
-        numeric=numeric,
-        mode=mode,
-        split=split,
-        numeric_release=numeric_release,
-        cost=cost,
-        method=method,
-        aggregate=aggregate,
-        local_suppression=local_suppression,
-        progress=progress,
-    ).fit(frame)

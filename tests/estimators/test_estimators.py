@@ -3,6 +3,8 @@ release, parameters are checked as declared, anonymize accepts an estimator."""
 
 from __future__ import annotations
 
+import inspect
+
 import pandas as pd
 import polars as pl
 import pytest
@@ -236,3 +238,10 @@ def test_the_result_says_which_family_ran() -> None:
     full = _fitted(FullDomain(privacy=K2), _people()).result_
     assert (local.family, full.family) == ("local", "full_domain")
     assert local.to_dict()["family"] == "local" and local.to_dict()["lattice_size"] == 0
+
+
+def test_anonymize_declares_the_keywords_of_anonymizer() -> None:
+    params = inspect.signature(anonkit.anonymize).parameters
+    assert list(params)[:3] == ["frame", "quasi_identifiers", "hierarchies"]
+    assert params["algorithm"].default == "flash" and "mode" in params
+    assert "Examples" in (anonkit.anonymize.__doc__ or "")
