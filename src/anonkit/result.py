@@ -25,7 +25,9 @@ class AnonymizationResult:
     labels
         For each quasi-identifier, the name of the chosen level's hierarchy (for display).
     algorithm, metric
-        What searched and what it minimized.
+        What ran and the name (a key of ``metrics``) of what it minimized: the search's
+        metric for a full-domain run, ``"cost_<cost>"`` for greedy merging, ``"sse"`` for
+        microaggregation, ``"none"`` for Mondrian (its cuts follow a rule).
     privacy
         The privacy models the release satisfies, described.
     n_records
@@ -35,8 +37,10 @@ class AnonymizationResult:
     classes
         Equivalence classes of the released (not suppressed) records.
     metrics
-        Every information-loss metric of the chosen transformation, plus ``precision``
-        (Sweeney's precision, higher is better).
+        Full-domain: every information-loss metric of the chosen transformation, plus
+        ``precision`` (Sweeney's precision, higher is better). Local recoding: the
+        algorithm's own figures (cost and alteration of greedy merging, SSE and IL of
+        microaggregation) and the losses :func:`anonkit.evaluate.evaluate` measures.
     nodes_evaluated
         Lattice nodes whose classes were computed.
     timing

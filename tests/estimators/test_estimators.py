@@ -245,3 +245,13 @@ def test_anonymize_declares_the_keywords_of_anonymizer() -> None:
     assert list(params)[:3] == ["frame", "quasi_identifiers", "hierarchies"]
     assert params["algorithm"].default == "flash" and "mode" in params
     assert "Examples" in (anonkit.anonymize.__doc__ or "")
+
+
+def test_metric_names_what_the_algorithm_minimized() -> None:
+    frame = _people()
+    merged = _fitted(GreedyMerge("llm", privacy=Privacy(KAnonymity(3))), frame).result_
+    assert merged.metric == "cost_llm" and "cost_llm" in merged.metrics
+    numbers = frame.with_columns(pl.col("zip").cast(pl.Int64))
+    aggregated = Microaggregation(privacy=Privacy(KAnonymity(3))).fit(numbers, **ROLES).result_
+    assert aggregated.metric == "sse" and "sse" in aggregated.metrics
+    assert _fitted(Mondrian(privacy=Privacy(KAnonymity(3))), frame).result_.metric == "none"

@@ -314,7 +314,8 @@ class Mondrian(_Classes):
             }
         }
         k = split_k_anonymity(models)[0]
-        return release_frame(data, part), {}, f"mondrian-{self.mode}", k
+        # cuts follow a rule (``split``), not a metric: there is none to report
+        return release_frame(data, part), {}, "none", k
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
         return fitting.numeric
@@ -368,7 +369,7 @@ class GreedyMerge(_Classes):
         metrics["modified_percentage"] = merged.modified_percentage
         metrics["deleted_percentage"] = merged.deleted_percentage
         self.details_ = {"greedy_merge": merged.to_dict()}
-        return released, dict(metrics), self.cost, k
+        return released, dict(metrics), f"cost_{self.cost}", k
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
         return []
@@ -436,7 +437,8 @@ class Microaggregation(_Local):
         self.details_ = {"microaggregation": aggregated.to_dict()}
         self._numbers = numbers.select(qi)
         metrics = {"sse": aggregated.sse, "il": aggregated.il}
-        return aggregated.release(numbers), metrics, self.method, k
+        # every method minimizes the within-group sum of squared errors
+        return aggregated.release(numbers), metrics, "sse", k
 
     def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         qi = fitting.quasi_identifiers
