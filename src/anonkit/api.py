@@ -50,6 +50,7 @@ class _Privacy(Privacy):
     checks the models (so an empty table is reported before a bad ``k``)."""
 
     k: int | None = None
+    owner = "anonymize"
 
     def __init__(
         self,
@@ -65,6 +66,11 @@ class _Privacy(Privacy):
     def model_list(self) -> list[PrivacyModel]:
         models = super().model_list
         return models if self.k is None else [KAnonymity(self.k), *models]
+
+    def _no_models(self) -> None:
+        raise ParameterError(
+            "k", self.owner, "given (or a list of privacy models in 'privacy')", None
+        )
 
 
 class Anonymizer:

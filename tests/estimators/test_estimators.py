@@ -175,7 +175,11 @@ def test_transform_before_fit_says_to_fit() -> None:
         (FullDomain(leak_check="yes", privacy=K2), "The 'leak_check' parameter of FullDomain"),
         (
             FullDomain(privacy=Privacy(KAnonymity(2), suppression_limit=2)),
-            "The 'suppression_limit' parameter of anonymize must be a share between 0 and 1",
+            "The 'suppression_limit' parameter of Privacy must be a share between 0 and 1",
+        ),
+        (
+            FullDomain(privacy=Privacy()),
+            "The 'models' parameter of Privacy must be a privacy model or a list of them.",
         ),
     ],
     ids=repr,

@@ -77,6 +77,8 @@ class Privacy:
     _constraints: ClassVar[dict[str, Constraint]] = {
         "suppression_limit": Interval(float, 0, 1, noun="a share"),
     }
+    #: Who the messages about these fields name.
+    owner: ClassVar[str] = "Privacy"
 
     @property
     def model_list(self) -> list[PrivacyModel]:
@@ -89,7 +91,7 @@ class Privacy:
         """Each model described."""
         return [m.describe() for m in self.model_list]
 
-    def checked(self, n_records: int, owner: str) -> list[PrivacyModel]:
+    def checked(self, n_records: int) -> list[PrivacyModel]:
         """The models, after checking the fields against a table of ``n_records``.
 
         Raises
@@ -97,18 +99,19 @@ class Privacy:
         ParameterError
             If there is no model, a share is out of range, or k exceeds the records.
         """
-        validate({"suppression_limit": self.suppression_limit}, self._constraints, owner)
+        validate({"suppression_limit": self.suppression_limit}, self._constraints, self.owner)
         models = self.model_list
         if not models:
-            raise ParameterError(
-                "k", owner, "given (or a list of privacy models in 'privacy')", None
-            )
+            self._no_models()
         k, _ = split_k_anonymity(models)
         if k is not None and k > n_records:
             raise ParameterError(
                 "k", "KAnonymity", f"at most the number of records ({n_records})", k
             )
         return models
+
+    def _no_models(self) -> None:
+        raise ParameterError("models", self.owner, "a privacy model or a list of them", [])
 
 
 @dataclass(frozen=True)
@@ -294,7 +297,7 @@ class Estimator:
         assert self.privacy is not None
         identifying, sensitive, insensitive, others = roles
         qi = list(qi)
-        models = self.privacy.checked(data.height, "anonymize")
+        models = self.privacy.checked(data.height)
         # attributes the models protect are sensitive even when not declared so
         wanted = list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
         schema = Schema.build(
@@ -338,7 +341,8 @@ class Estimator:
         assert self.privacy is not None
         if self.privacy.population is None:
             names = ", ".join(m.describe() for m in models if POPULATION_COUNT in m.requires)
-            raise ParameterError("population", "anonymize", f"a population table for {names}", None)
+            owner = self.privacy.owner
+            raise ParameterError("population", owner, f"a population table for {names}", None)
         pop, _ = to_polars(self.privacy.population)
         missing = [c for c in qi if c not in pop.columns]
         if missing:
