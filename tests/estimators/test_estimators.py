@@ -259,3 +259,14 @@ def test_metric_names_what_the_algorithm_minimized() -> None:
     aggregated = Microaggregation(privacy=Privacy(KAnonymity(3))).fit(numbers, **ROLES).result_
     assert aggregated.metric == "sse" and "sse" in aggregated.metrics
     assert _fitted(Mondrian(privacy=Privacy(KAnonymity(3))), frame).result_.metric == "none"
+
+
+@pytest.mark.parametrize("estimator", FAMILIES[:1] + FAMILIES[2:3] + FAMILIES[4:], ids=repr)
+def test_transform_of_no_records_is_empty(estimator: Estimator) -> None:
+    frame = _numbers_only(_people(), estimator)
+    if isinstance(estimator, Microaggregation):
+        fitted = estimator.fit(frame, **ROLES)
+    else:
+        fitted = _fitted(estimator, frame)
+    out = fitted.transform(frame.head(0))
+    assert out.height == 0 and out.columns == fitted.result_.release.columns

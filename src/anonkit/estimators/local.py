@@ -179,27 +179,16 @@ class _Local(Estimator):
         return result, released
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
-        qi = fitting.quasi_identifiers
+        """Records seen in training take their release labels, the others
+        :meth:`_recode_new`'s; the order is kept."""
         row, seen = self._seen(data, fitting)
-        release = self._masked.select(qi)
-        known = release[row.filter(seen)]
-        out = data.with_columns(pl.lit(None, dtype=pl.String).alias(c) for c in qi)
-        new = data.filter(~seen)
-        if new.height:
-            recoded = self._recode_new(new, fitting)
-            index = pl.Series((~seen).arg_true())
-            out = out.with_columns(
-                pl.Series(c, [None] * out.height, dtype=release[c].dtype) for c in qi
-            )
-            out = out.with_columns(
-                out[c].scatter(index, recoded[c].cast(release[c].dtype)) for c in qi
-            )
-        if known.height:
-            index = pl.Series(seen.arg_true())
-            out = out.with_columns(
-                out[c].cast(release[c].dtype).scatter(index, known[c]) for c in qi
-            )
-        return out
+        release = self._masked.select(fitting.quasi_identifiers)
+        order = "__anonkit_row"
+        numbered = data.with_row_index(order)
+        parts = [numbered.filter(seen).with_columns(release[row.filter(seen)].get_columns())]
+        if not bool(seen.all()):
+            parts.append(self._recode_new(numbered.filter(~seen), fitting))
+        return pl.concat(parts, how="vertical_relaxed").sort(order).drop(order)
 
     def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """Records unseen in training, recoded (quasi-identifiers replaced)."""
