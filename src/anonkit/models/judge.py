@@ -40,16 +40,8 @@ BoolArray = npt.NDArray[np.bool_]
 class SensitiveSource:
     """What a judge knows of one sensitive attribute besides its per-class histograms.
 
-    Attributes
-    ----------
-    name
-        The attribute's column name.
-    labels
-        Its distinct values; code ``i`` stands for ``labels[i]``.
-    totals
-        ``(n_values,)`` records of the whole table holding each value (:func:`value_totals`).
-    hierarchy
-        The attribute's hierarchy, when one was given (hierarchical t-closeness).
+    The fields of :class:`~anonkit.models.base.SensitiveColumn` but the histogram:
+    ``totals`` comes from :func:`value_totals` over the whole table, once.
     """
 
     name: str
