@@ -5,37 +5,43 @@ The public surface: :func:`anonymize` and its :class:`Anonymizer`, the estimator
 builders, privacy models, and the exceptions.
 """
 
+from __future__ import annotations
+
 import importlib
-from typing import TYPE_CHECKING, Any
 
-from anonkit.exceptions import (
-    AnonkitError,
-    ConfigError,
-    DataError,
-    EmptyDataError,
-    HierarchyError,
-    InputEncodingError,
-    InputFileError,
-    InputFormatError,
-    LeakError,
-    MissingValuesError,
-    OutputFormatError,
-    ParameterError,
-    PrivacyUnattainableError,
-    ReleaseVerificationError,
-    UndeclaredColumnsError,
-    UnknownColumnError,
-    UnknownNameError,
-    ValuesNotInHierarchyError,
-)
+#: Nothing is imported until a name is used (PEP 562), so that ``import anonkit`` and the
+#: command line start at once (a Ctrl-C while they load is then caught by the CLI).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-if TYPE_CHECKING:  # the heavy names load on first use (PEP 562): `anonkit` starts fast
     from anonkit import estimators
     from anonkit.api import Anonymizer, anonymize
     from anonkit.core import hierarchy_builders as builders
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.core.schema import AttributeRole
     from anonkit.estimators import Privacy
+    from anonkit.exceptions import (
+        AnonkitError,
+        ConfigError,
+        DataError,
+        EmptyDataError,
+        HierarchyError,
+        InputEncodingError,
+        InputFileError,
+        InputFormatError,
+        LeakError,
+        MissingValuesError,
+        NotFittedError,
+        OutputFormatError,
+        ParameterError,
+        PrivacyUnattainableError,
+        ReleaseVerificationError,
+        UndeclaredColumnsError,
+        UnknownColumnError,
+        UnknownNameError,
+        ValuesNotInHierarchyError,
+    )
     from anonkit.io.tables import read_table, write_table
     from anonkit.metrics.classes import ClassProfile, class_profile
     from anonkit.models import KAnonymity, PrivacyModel
@@ -57,6 +63,25 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "AnonymizationResult": ("anonkit.result", "AnonymizationResult"),
     "estimators": ("anonkit.estimators", None),
     "Privacy": ("anonkit.estimators", "Privacy"),
+    "AnonkitError": ("anonkit.exceptions", "AnonkitError"),
+    "ConfigError": ("anonkit.exceptions", "ConfigError"),
+    "DataError": ("anonkit.exceptions", "DataError"),
+    "EmptyDataError": ("anonkit.exceptions", "EmptyDataError"),
+    "HierarchyError": ("anonkit.exceptions", "HierarchyError"),
+    "InputEncodingError": ("anonkit.exceptions", "InputEncodingError"),
+    "InputFileError": ("anonkit.exceptions", "InputFileError"),
+    "InputFormatError": ("anonkit.exceptions", "InputFormatError"),
+    "LeakError": ("anonkit.exceptions", "LeakError"),
+    "MissingValuesError": ("anonkit.exceptions", "MissingValuesError"),
+    "NotFittedError": ("anonkit.exceptions", "NotFittedError"),
+    "OutputFormatError": ("anonkit.exceptions", "OutputFormatError"),
+    "ParameterError": ("anonkit.exceptions", "ParameterError"),
+    "PrivacyUnattainableError": ("anonkit.exceptions", "PrivacyUnattainableError"),
+    "ReleaseVerificationError": ("anonkit.exceptions", "ReleaseVerificationError"),
+    "UndeclaredColumnsError": ("anonkit.exceptions", "UndeclaredColumnsError"),
+    "UnknownColumnError": ("anonkit.exceptions", "UnknownColumnError"),
+    "UnknownNameError": ("anonkit.exceptions", "UnknownNameError"),
+    "ValuesNotInHierarchyError": ("anonkit.exceptions", "ValuesNotInHierarchyError"),
 }
 
 
@@ -98,6 +123,7 @@ __all__ = [
     "UndeclaredColumnsError",
     "KAnonymity",
     "MissingValuesError",
+    "NotFittedError",
     "ParameterError",
     "Privacy",
     "PrivacyModel",

@@ -158,6 +158,18 @@ class ValuesNotInHierarchyError(HierarchyError):
         )
 
 
+class NotFittedError(AnonkitError, AttributeError):
+    """An estimator was asked to ``transform`` before it was fitted."""
+
+    exit_code = 2
+
+    def __init__(self, estimator: str) -> None:
+        self.estimator = estimator
+        super().__init__(
+            f"This {estimator} is not fitted yet; call its fit(frame, ...) before transform."
+        )
+
+
 class ConfigError(AnonkitError, ValueError):
     """The TOML configuration is invalid."""
 

@@ -20,7 +20,7 @@ from anonkit.estimators import (
     Mondrian,
     Privacy,
 )
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import NotFittedError, ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.models import DistinctLDiversity, KAnonymity
 
@@ -151,7 +151,7 @@ def test_transform_keeps_the_frame_type() -> None:
 
 
 def test_transform_before_fit_says_to_fit() -> None:
-    with pytest.raises(AttributeError, match="not fitted yet"):
+    with pytest.raises(NotFittedError, match="not fitted yet"):
         Mondrian().transform(_people())
 
 

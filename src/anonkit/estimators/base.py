@@ -34,6 +34,7 @@ from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.exceptions import (
     EmptyDataError,
+    NotFittedError,
     ParameterError,
     PrivacyUnattainableError,
     UnknownColumnError,
@@ -399,17 +400,14 @@ class Estimator:
 
         Raises
         ------
-        AttributeError
-            If :meth:`fit` has not run.
+        NotFittedError
+            If :meth:`fit` has not run (an ``AttributeError`` too).
         UnknownColumnError
             If a quasi-identifier is missing from ``frame``.
         """
         fitting: Fitting | None = getattr(self, "_fitting", None)
         if fitting is None:
-            raise AttributeError(
-                f"This {type(self).__name__} is not fitted yet; call its fit(frame, "
-                "quasi_identifiers=...) before transform."
-            )
+            raise NotFittedError(type(self).__name__)
         data, kind = to_polars(frame)
         qi = fitting.quasi_identifiers
         missing = [c for c in qi if c not in data.columns]
