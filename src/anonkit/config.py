@@ -99,7 +99,7 @@ if TYPE_CHECKING:
     from anonkit.progress import Progress
     from anonkit.result import AnonymizationResult
 
-__all__ = ["AnonymizeConfig", "load_config", "prepare_inputs", "run_config"]
+__all__ = ["AnonymizeConfig", "load_config", "prepare_inputs", "resolve_hierarchies", "run_config"]
 
 _TOP_KEYS = ("input", "output", "separator")
 #: Values of [attributes] others and [release] csv_formulas.
@@ -475,20 +475,23 @@ def load_config(path: str | Path) -> AnonymizeConfig:
 
 
 # ----------------------------------------------------------------------------- running
-def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
-    """Read the input table and resolve the hierarchy of every quasi-identifier present.
+def resolve_hierarchies(config: AnonymizeConfig, frame: pl.DataFrame) -> dict[str, Hierarchy]:
+    """The hierarchy of every quasi-identifier of ``config`` that ``frame`` holds.
 
     Quasi-identifiers missing from the table are left out (:func:`anonkit.anonymize`
     then reports them).
     """
-
-    frame = read_table(config.input, **config.read_kwargs())
-    hierarchies = {
+    return {
         c: resolve_hierarchy(c, config.hierarchies.get(c), frame[c])
         for c in config.quasi_identifiers
         if c in frame.columns
     }
-    return frame, hierarchies
+
+
+def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
+    """Read the input table and resolve its hierarchies (:func:`resolve_hierarchies`)."""
+    frame = read_table(config.input, **config.read_kwargs())
+    return frame, resolve_hierarchies(config, frame)
 
 
 def run_config(

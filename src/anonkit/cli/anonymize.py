@@ -27,8 +27,7 @@ from anonkit.cli.common import (
     stdout_console,
     summary_table,
 )
-from anonkit.config import load_config, run_config
-from anonkit.core.resolve import resolve_hierarchy
+from anonkit.config import load_config, resolve_hierarchies, run_config
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.progress import start_stage
@@ -95,7 +94,7 @@ def anonymize_command(
         start_stage(bar, f"Reading {cfg.input.name}")
         frame, info = read_table_info(cfg.input, **cfg.read_kwargs())
         start_stage(bar, "Building hierarchies")
-        inputs = _inputs(cfg, frame)
+        inputs = (frame, resolve_hierarchies(cfg, frame))
         heights = {c: h.height for c, h in inputs[1].items()}
         try:
             result = run_config(cfg, progress=bar, inputs=inputs)
@@ -169,17 +168,6 @@ def anonymize_command(
         console.print(f"report written to {report}")
     if html is not None:
         console.print(f"full report written to {html}")
-
-
-def _inputs(cfg: AnonymizeConfig, frame: pl.DataFrame) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
-    """The input frame with the hierarchy of every quasi-identifier present."""
-
-    hierarchies = {
-        c: resolve_hierarchy(c, cfg.hierarchies.get(c), frame[c])
-        for c in cfg.quasi_identifiers
-        if c in frame.columns
-    }
-    return frame, hierarchies
 
 
 def _full_report(
