@@ -1,0 +1,104 @@
+"""Time one benchmark script on two checkouts, interleaved, and report the ratio.
+
+Refactorings must not slow anonkit down, and the machines are noisy: the only figure that
+holds is a ratio measured in the same session with the two versions taking turns. This
+script runs ``SCRIPT ARGS`` from each checkout's ``benchmarks/`` with ``PYTHONPATH`` set
+to that checkout's ``src/``, alternating before/after ``--runs`` times after one warm-up
+each, and reports the median wall time of the whole process and the median of the
+pairwise ratios after / before.
+
+Make the "before" checkout with ``git worktree add /tmp/before REV``. Run from the
+repository root::
+
+    PYTHONPATH=src .venv/bin/python benchmarks/ab_compare.py --before /tmp/before \\
+        --after . --runs 6 lattice_adult.py --algorithms flash --k 10 --repeats 3 \\
+        --output /tmp/lattice.md
+
+``--record NAME`` writes the result as section ``ab_NAME`` of ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common  # noqa: E402
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--before", required=True, help="checkout of the version before")
+    p.add_argument("--after", default=".", help="checkout of the version after (%(default)s)")
+    p.add_argument("--runs", type=int, default=6, help="timed runs of each (%(default)s)")
+    p.add_argument("--record", default=None, help="write section ab_NAME of RESULTS.md")
+    p.add_argument("--label", default="", help="what the two versions are, for the record")
+    p.add_argument("script", help="a script of benchmarks/, e.g. lattice_adult.py")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
+    return p.parse_args(argv)
+
+
+def _run(checkout: Path, script: str, args: list[str]) -> float:
+    env = {**os.environ, "PYTHONPATH": str(checkout / "src")}
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, str(checkout / "benchmarks" / script), *args],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - t
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    command = common.command_line()
+    info = common.machine_info()
+    before, after = Path(args.before).resolve(), Path(args.after).resolve()
+    for checkout in (before, after):  # warm-up: caches, compiled kernels
+        _run(checkout, args.script, args.args)
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    for _ in range(args.runs):
+        times["before"].append(_run(before, args.script, args.args))
+        times["after"].append(_run(after, args.script, args.args))
+    ratios = [a / b for a, b in zip(times["after"], times["before"], strict=True)]
+    rows = [
+        "| version | median wall | min | max |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {side} | {common.fmt_seconds(statistics.median(ts))} | "
+            f"{common.fmt_seconds(min(ts))} | {common.fmt_seconds(max(ts))} |"
+            for side, ts in times.items()
+        ),
+        "",
+        f"Ratio after / before, pair by pair: median {statistics.median(ratios):.2f} "
+        f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {args.runs} pairs.",
+    ]
+    body = "\n".join(
+        [
+            *common.section_preamble(
+                f"## Before / after: {args.label or args.script}", command, info
+            ),
+            "",
+            f"`{args.script} {' '.join(args.args)}` as a whole process, the two checkouts "
+            "taking turns after one warm-up each.",
+            "",
+            *rows,
+        ]
+    )
+    print(body)
+    if args.record:
+        common.update_section(f"ab_{args.record}", body)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
