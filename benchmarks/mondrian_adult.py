@@ -12,13 +12,15 @@ Then the same for ``--rows`` records drawn from Adult with replacement
 
 Targets: <= 50 ms at k = 10 on Adult; <= 10 s on 1,000,000 rows.
 
-``--engine`` picks Mondrian's engine (default ``auto``: the compiled recursion, since the
-only model is k-anonymity; ``numpy`` for the vectorized rounds). The first fit of the
+``--implementation`` picks Mondrian's implementation (default ``auto``: the compiled
+recursion, since the only model is k-anonymity; ``numpy`` for the vectorized rounds;
+``--engine`` is its former name, still accepted). The first fit of the
 process (loading, or on a fresh install compiling, the numba kernel) is timed apart and
 reported, not counted in the cells.
 
 Prints the results; ``--record`` also writes them into ``benchmarks/RESULTS.md`` (section
-``mondrian_adult``, or ``mondrian_adult_<engine>`` for another ``--engine``). Run from the
+``mondrian_adult``, or ``mondrian_adult_<implementation>`` for another
+``--implementation``). Run from the
 repository root::
 
     PYTHONPATH=src .venv/bin/python benchmarks/mondrian_adult.py [--record]
@@ -41,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 
 from anonkit.algorithms.mondrian import (  # noqa: E402
-    ENGINES,
+    IMPLEMENTATIONS,
     MODES,
     HierarchicalQI,
     Mondrian,
@@ -67,7 +69,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--k", default=",".join(map(str, DEFAULT_K)), help="k values (%(default)s)")
     p.add_argument("--modes", default=",".join(MODES), help="modes (%(default)s)")
     p.add_argument("--split", default="widest", help="split heuristic (%(default)s)")
-    p.add_argument("--engine", default="auto", choices=ENGINES, help="engine (%(default)s)")
+    p.add_argument(
+        "--implementation",
+        default="auto",
+        choices=IMPLEMENTATIONS,
+        help="Mondrian's implementation (%(default)s)",
+    )
+    p.add_argument(  # the former name of --implementation
+        "--engine",
+        dest="implementation",
+        default=argparse.SUPPRESS,
+        choices=IMPLEMENTATIONS,
+        help=argparse.SUPPRESS,
+    )
     p.add_argument("--repeats", type=int, default=7, help="runs per cell (%(default)s)")
     p.add_argument(
         "--rows", type=int, default=1_000_000, help="resampled rows, 0 to skip (%(default)s)"
@@ -112,13 +126,15 @@ def resample(qis: list[QuasiIdentifier], rows: int, seed: int) -> list[QuasiIden
 
 
 def run(
-    qis: list[QuasiIdentifier], mode: str, split: str, engine: str, k: int, repeats: int
+    qis: list[QuasiIdentifier], mode: str, split: str, implementation: str, k: int, repeats: int
 ) -> tuple[list[float], list[float], MondrianResult]:
     totals, partition = [], []
     result = None
     for _ in range(repeats):
         gc.collect()
-        result = Mondrian(mode=mode, split=split, engine=engine).fit(qis, [KAnonymity(k)])
+        result = Mondrian(mode=mode, split=split, implementation=implementation).fit(
+            qis, [KAnonymity(k)]
+        )
         totals.append(result.timing["total"])
         partition.append(result.timing["partition"])
     assert result is not None
@@ -158,16 +174,18 @@ def main(argv: list[str] | None = None) -> int:
         f"hierarchies + encode {common.fmt_seconds(t2 - t1)}",
         file=sys.stderr,
     )
-    # warm-up: imports, hierarchy tables and (compiled engine) loading the numba kernel,
+    # warm-up: imports, hierarchy tables and (compiled implementation) loading the numba kernel,
     # or compiling it when no cached build exists
     t3 = time.perf_counter()
-    Mondrian(engine=args.engine).fit(qis, [KAnonymity(10)])
+    Mondrian(implementation=args.implementation).fit(qis, [KAnonymity(10)])
     first_fit = time.perf_counter() - t3
 
     rows: list[dict[str, object]] = []
     for mode in args.modes:
         for k in args.k:
-            totals, partition, res = run(qis, mode, args.split, args.engine, k, args.repeats)
+            totals, partition, res = run(
+                qis, mode, args.split, args.implementation, k, args.repeats
+            )
             rows.append(row("Adult", mode, k, totals, partition, res))
             print(
                 f"Adult {mode} k={k}: median {common.fmt_seconds(common.median(totals))} "
@@ -182,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         big_prep = time.perf_counter() - t3
         for mode in args.modes:
             totals, partition, res = run(
-                big, mode, args.split, args.engine, BIG_K, args.big_repeats
+                big, mode, args.split, args.implementation, BIG_K, args.big_repeats
             )
             rows.append(row(f"{args.rows:,} rows", mode, BIG_K, totals, partition, res))
             print(
@@ -194,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     body = render(args, command, info, frame.height, t1 - t0, t2 - t1, first_fit, big_prep, rows)
     print(body)
     if args.record:
-        section = SECTION if args.engine == "auto" else f"{SECTION}_{args.engine}"
+        section = SECTION if args.implementation == "auto" else f"{SECTION}_{args.implementation}"
         path = common.update_section(section, body, args.output)
         print(f"wrote section '{section}' of {path}", file=sys.stderr)
     return 0
@@ -260,7 +278,9 @@ def render(
     )
     parts = [
         *common.section_preamble(
-            TITLE if args.engine == "auto" else f"{TITLE[:-1]}, engine `{args.engine}`)",
+            TITLE
+            if args.implementation == "auto"
+            else f"{TITLE[:-1]}, implementation `{args.implementation}`)",
             command,
             info,
         ),
@@ -268,13 +288,13 @@ def render(
         f"Setup: Adult (`adult.csv`), {n_records:,} records, 9 quasi-identifiers: `age` "
         "numeric (cut at the median, released as `[min-max]`), the other 8 cut along the "
         f"ARX hierarchies; privacy model k-anonymity; split heuristic `{args.split}`; "
-        f"engine `{args.engine}`.",
+        f"implementation `{args.implementation}`.",
         "",
         "Method: the CSV is read and encoded once (read "
         f"{common.fmt_seconds(read)}, hierarchies + encoding "
         f"{common.fmt_seconds(encode_time)}), then `Mondrian(mode=...).fit(columns, "
         f"[KAnonymity(k)])` runs {args.repeats} time(s) per cell after one warm-up run "
-        f"({common.fmt_seconds(first_fit)}: imports and, for the compiled engine, loading "
+        f"({common.fmt_seconds(first_fit)}: imports and, for the compiled implementation, loading "
         "the cached numba kernel, or compiling it on a fresh install). "
         "\"median time\" is the median of `MondrianResult.timing['total']` (rank encoding, "
         'partitioning, labels and classes), "partitioning" the median of its partitioning '

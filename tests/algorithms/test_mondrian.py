@@ -546,7 +546,7 @@ def partition_sets(res) -> set[frozenset[int]]:
 def reference_partitions(qis, sens, k, l, mode, split):  # noqa: E741
     """Mondrian as the paper writes it: a plain recursion over record lists.
 
-    Same rules as the vectorized engine (lower median, ties to the earlier attribute,
+    Same rules as the vectorized implementation (lower median, ties to the earlier attribute,
     children of the lowest common ancestor, relaxed halves by value then record order).
     """
     n_qi = len(qis)
@@ -615,7 +615,7 @@ def reference_partitions(qis, sens, k, l, mode, split):  # noqa: E741
     return set(out)
 
 
-settings_engines = st.sampled_from(["auto", "numpy"])
+settings_implementations = st.sampled_from(["auto", "numpy"])
 
 
 @given(
@@ -624,23 +624,34 @@ settings_engines = st.sampled_from(["auto", "numpy"])
     st.integers(1, 2),
     settings_modes,
     settings_splits,
-    settings_engines,
+    settings_implementations,
 )
-def test_engine_matches_the_plain_recursion(problem, k, l, mode, split, engine) -> None:  # noqa: E741
-    """Both engines (vectorized rounds; compiled recursion for k-anonymity alone) find
+def test_implementation_matches_the_plain_recursion(
+    problem,
+    k,
+    l,  # noqa: E741
+    mode,
+    split,
+    implementation,
+) -> None:
+    """Both implementations (vectorized rounds; compiled recursion for k-anonymity alone) find
     exactly the partitions of the plain recursion."""
     qis, sens = problem
     n = len(qis[0])
     assume(k <= n and len(set(sens.codes.tolist())) >= l)
     models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
-    res = Mondrian(mode=mode, split=split, engine=engine).fit(qis, models, sensitive=[sens])
+    res = Mondrian(mode=mode, split=split, implementation=implementation).fit(
+        qis, models, sensitive=[sens]
+    )
     got = partition_sets(res)
     assert got == reference_partitions(qis, sens, k, l, mode, split)
 
 
 @pytest.mark.parametrize("mode", ["strict", "relaxed"])
 @pytest.mark.parametrize("split", ["widest", "distinct", "round_robin"])
-def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, split) -> None:
+def test_implementation_matches_the_plain_recursion_on_adult(
+    shared_data: Path, mode, split
+) -> None:
     """Adult sample, all 9 attributes: many failed cuts, retries and witnesses."""
     folder = shared_data / "adult"
     frame = pl.read_csv(folder / "adult.csv", separator=";", infer_schema=False).head(700)
@@ -655,10 +666,12 @@ def test_engine_matches_the_plain_recursion_on_adult(shared_data: Path, mode, sp
     sens = SensitiveAttribute("s", np.zeros(frame.height, dtype=np.int64), ("x",))
     for k in (2, 5):
         expected = reference_partitions(qis, sens, k, 1, mode, split)
-        for engine in ("compiled", "numpy"):
-            res = Mondrian(mode=mode, split=split, engine=engine).fit(qis, [KAnonymity(k)])
+        for implementation in ("compiled", "numpy"):
+            res = Mondrian(mode=mode, split=split, implementation=implementation).fit(
+                qis, [KAnonymity(k)]
+            )
             got = partition_sets(res)
-            assert got == expected, engine
+            assert got == expected, implementation
 
 
 @pytest.mark.parametrize("share", [0.0, 1.0])
@@ -669,7 +682,7 @@ def test_weighted_rows_match_the_plain_recursion(share, problem, k, split) -> No
     qis, sens = problem
     assume(k <= len(qis[0]))
     with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
-        res = Mondrian(mode="strict", split=split, engine="numpy").fit(qis, [KAnonymity(k)])
+        res = Mondrian(mode="strict", split=split, implementation="numpy").fit(qis, [KAnonymity(k)])
     got = partition_sets(res)
     assert got == reference_partitions(qis, sens, k, 1, "strict", split)
     assert res.sizes.sum() == len(qis[0]) and res.sizes.min() >= k
@@ -687,7 +700,9 @@ def test_weighted_rows_on_adult_with_duplicates(shared_data: Path) -> None:
         runs = []
         for share in (0.0, 1.0):
             with mock.patch.object(partition_module, "_WEIGHTED_MAX_SHARE", share):
-                runs.append(Mondrian(mode="strict", engine="numpy").fit(qis, [KAnonymity(k)]))
+                runs.append(
+                    Mondrian(mode="strict", implementation="numpy").fit(qis, [KAnonymity(k)])
+                )
         assert np.array_equal(runs[0].partition_of, runs[1].partition_of)
         assert np.array_equal(runs[0].sizes, runs[1].sizes)
         assert runs[1].sizes.min() >= k
@@ -788,13 +803,50 @@ def test_invalid_settings_are_reported() -> None:
         OrderedQI("o", [0, 3], ("a", "b"))
     with pytest.raises(PrivacyUnattainableError, match="whole table"):
         Mondrian().fit(qi, [KAnonymity(4)])
-    with pytest.raises(UnknownNameError, match="engine"):
-        Mondrian(engine="gpu").fit(qi, [KAnonymity(1)])
+    with pytest.raises(UnknownNameError, match="implementation"):
+        Mondrian(implementation="gpu").fit(qi, [KAnonymity(1)])
     sens = SensitiveAttribute("s", [0, 1, 1], ("a", "b"))
-    with pytest.raises(ParameterError, match="'engine'.*KAnonymity"):
-        Mondrian(engine="compiled").fit(qi, [KAnonymity(1), DistinctL("s", 2)], sensitive=[sens])
+    with pytest.raises(ParameterError, match="'implementation'.*KAnonymity"):
+        Mondrian(implementation="compiled").fit(
+            qi, [KAnonymity(1), DistinctL("s", 2)], sensitive=[sens]
+        )
     # parameters are stored unchanged, validated only when fit runs
     assert Mondrian(mode="loose").mode == "loose"
+
+
+def test_mondrian_engine_keyword_is_a_deprecated_alias() -> None:
+    qis = [NumericQI("x", [1, 2, 3, 4, 5, 6])]
+    with pytest.warns(DeprecationWarning, match="implementation='numpy'"):
+        est = Mondrian(engine="numpy")
+    assert est.implementation == "numpy"
+    assert est.fit(qis, [KAnonymity(2)]).n_classes == 2
+    with pytest.raises(ParameterError, match="'engine'.*'implementation'"):
+        Mondrian(implementation="numpy", engine="compiled")
+
+
+def test_mondrian_function_engine_keyword_is_a_deprecated_alias() -> None:
+    qis = [NumericQI("x", [1, 2, 3, 4, 5, 6])]
+    with (
+        mock.patch.object(compiled, "partition_k", side_effect=AssertionError),
+        pytest.warns(DeprecationWarning, match="implementation='numpy'") as caught,
+    ):
+        assert mondrian(qis, [KAnonymity(2)], engine="numpy").n_classes == 2  # numpy rounds
+    assert caught[0].filename == __file__  # points at the caller
+    with pytest.raises(ParameterError, match="'engine'.*'implementation'"):
+        mondrian(qis, [KAnonymity(2)], implementation="numpy", engine="numpy")
+
+
+def test_fit_frame_engine_keyword_is_a_deprecated_alias() -> None:
+    frame = pl.DataFrame({"x": [1, 2, 3, 4, 5, 6]})
+    kwargs = {"quasi_identifiers": ["x"], "numeric": ["x"]}
+    with (
+        mock.patch.object(compiled, "partition_k", side_effect=AssertionError),
+        pytest.warns(DeprecationWarning, match="implementation='numpy'") as caught,
+    ):
+        assert fit_frame(frame, [KAnonymity(2)], engine="numpy", **kwargs).n_classes == 2
+    assert caught[0].filename == __file__
+    with pytest.raises(ParameterError, match="'engine'.*'implementation'"):
+        fit_frame(frame, [KAnonymity(2)], implementation="compiled", engine="numpy", **kwargs)
 
 
 def test_frame_adapter_errors() -> None:
@@ -837,9 +889,9 @@ def test_frame_adapter_orders_and_population() -> None:
 
 
 @pytest.mark.parametrize("mode", ["strict", "relaxed"])
-def test_engine_matches_the_plain_recursion_on_wide_domains(mode) -> None:
+def test_implementation_matches_the_plain_recursion_on_wide_domains(mode) -> None:
     """Large hierarchies (no lowest-common-ancestor table) and many distinct numbers
-    (order statistics by sorting, int32 ranks) take the engine's fallback paths."""
+    (order statistics by sorting, int32 ranks) take the implementation's fallback paths."""
     rng = np.random.default_rng(7)
     n = 400
     leaves = [f"z{i:04d}" for i in range(700)]
@@ -851,17 +903,17 @@ def test_engine_matches_the_plain_recursion_on_wide_domains(mode) -> None:
         NumericQI("small", rng.integers(0, 5, n)),
     ]
     sens = SensitiveAttribute("s", rng.integers(0, 3, n), ("a", "b", "c"))
-    for k, l, engine in ((2, 1, "compiled"), (2, 1, "numpy"), (4, 2, "auto")):  # noqa: E741
+    for k, l, implementation in ((2, 1, "compiled"), (2, 1, "numpy"), (4, 2, "auto")):  # noqa: E741
         models = [KAnonymity(k)] + ([DistinctL("s", l)] if l > 1 else [])
-        res = Mondrian(mode=mode, engine=engine).fit(qis, models, sensitive=[sens])
+        res = Mondrian(mode=mode, implementation=implementation).fit(qis, models, sensitive=[sens])
         got = partition_sets(res)
         assert got == reference_partitions(qis, sens, k, l, mode, "widest")
 
 
-# ---------------------------------------------------------------------- compiled engine
+# ---------------------------------------------------------------------- compiled implementation
 def _fit_both(qis, k, mode, split):
     return [
-        Mondrian(mode=mode, split=split, engine=e).fit(qis, [KAnonymity(k)])
+        Mondrian(mode=mode, split=split, implementation=e).fit(qis, [KAnonymity(k)])
         for e in ("compiled", "numpy")
     ]
 
@@ -872,8 +924,8 @@ def _fit_both(qis, k, mode, split):
     settings_modes,
     settings_splits,
 )
-def test_engines_return_identical_results(problem, k, mode, split) -> None:
-    """Partitions are numbered by their first record, so both engines give equal arrays."""
+def test_implementations_return_identical_results(problem, k, mode, split) -> None:
+    """Partitions are numbered by their first record, so both implementations give equal arrays."""
     qis, _ = problem
     assume(k <= len(qis[0]))
     one, two = _fit_both(qis, k, mode, split)
@@ -900,7 +952,7 @@ def test_compiled_median_by_sorting_when_the_range_is_wide(mode) -> None:
     ]
     sens = SensitiveAttribute("s", np.zeros(n, dtype=np.int64), ("x",))
     for k in (2, 3, 7):
-        res = Mondrian(mode=mode, engine="compiled").fit(qis, [KAnonymity(k)])
+        res = Mondrian(mode=mode, implementation="compiled").fit(qis, [KAnonymity(k)])
         got = partition_sets(res)
         assert got == reference_partitions(qis, sens, k, 1, mode, "widest")
 
@@ -923,15 +975,15 @@ def test_compiled_rows_span_several_words() -> None:
         assert np.array_equal(one.partition_of, two.partition_of)
 
 
-def test_compiled_engine_falls_back_without_numba() -> None:
+def test_compiled_implementation_falls_back_without_numba() -> None:
     qis = [NumericQI("x", [1, 2, 3, 4, 5, 6])]
     with (
         mock.patch.object(compiled, "available", return_value=False),
         mock.patch.object(compiled, "partition_k", side_effect=AssertionError),
     ):
-        assert Mondrian().fit(qis, [KAnonymity(2)]).n_classes == 2  # the numpy engine
+        assert Mondrian().fit(qis, [KAnonymity(2)]).n_classes == 2  # the numpy implementation
         with pytest.raises(ParameterError, match="numba"):
-            Mondrian(engine="compiled").fit(qis, [KAnonymity(2)])
+            Mondrian(implementation="compiled").fit(qis, [KAnonymity(2)])
     import numba  # noqa: PLC0415
 
     with mock.patch.object(numba.config, "DISABLE_JIT", True):
@@ -939,7 +991,7 @@ def test_compiled_engine_falls_back_without_numba() -> None:
     failing = mock.Mock(side_effect=RuntimeError("cannot cache function: no locator"))
     with (
         mock.patch.object(compiled.importlib, "import_module", failing),
-        pytest.warns(RuntimeWarning, match=r"no locator\); using the numpy engine"),
+        pytest.warns(RuntimeWarning, match=r"no locator\); using the numpy implementation"),
     ):
         assert compiled._compiled.__wrapped__() is None
 
@@ -957,7 +1009,7 @@ def test_kernel_selection_matches_sorting(values, data) -> None:
 
 
 def test_weighted_rows_with_a_key_space_beyond_int32() -> None:
-    """Eight attributes of 100 values, every tuple twice: the numpy engine groups the
+    """Eight attributes of 100 values, every tuple twice: the numpy implementation groups the
     tuples with keys beyond 2**31 (int32 ranks times large strides used to overflow)."""
     rng = np.random.default_rng(5)
     base = rng.integers(0, 100, (150, 8))

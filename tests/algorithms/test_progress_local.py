@@ -87,7 +87,7 @@ def test_ticker_without_callback_does_nothing() -> None:
 @pytest.mark.parametrize("mode", ["strict", "relaxed"])
 def test_mondrian_numpy_rounds(mode: str) -> None:
     rec = Recorder()
-    est = Mondrian(mode=mode, engine="numpy", progress=rec)
+    est = Mondrian(mode=mode, implementation="numpy", progress=rec)
     assert est.progress is rec  # stored unchanged
     res = est.fit(numeric_qis(), [KAnonymity(3)])
     check_calls(rec.calls)
@@ -99,7 +99,7 @@ def test_mondrian_hierarchical_rounds() -> None:
     h = Hierarchy([["a", "A", "*"], ["b", "A", "*"], ["c", "C", "*"], ["d", "C", "*"]])
     codes = np.tile(np.arange(4), 25)
     rec = Recorder()
-    res = Mondrian(engine="numpy", progress=rec).fit(
+    res = Mondrian(implementation="numpy", progress=rec).fit(
         [HierarchicalQI("h", codes, h), NumericQI("x", np.arange(100))], [KAnonymity(2)]
     )
     check_calls(rec.calls)
@@ -109,7 +109,7 @@ def test_mondrian_hierarchical_rounds() -> None:
 @pytest.mark.skipif(not compiled.available(), reason="numba unavailable")
 def test_mondrian_compiled_reports_start_and_end() -> None:
     rec = Recorder()
-    res = Mondrian(engine="compiled", progress=rec).fit(numeric_qis(), [KAnonymity(3)])
+    res = Mondrian(implementation="compiled", progress=rec).fit(numeric_qis(), [KAnonymity(3)])
     check_calls(rec.calls)
     assert rec.calls[0][0] == 0
     assert rec.calls[-1] == (res.rounds, res.rounds)
@@ -117,8 +117,8 @@ def test_mondrian_compiled_reports_start_and_end() -> None:
 
 def test_mondrian_without_progress_is_unchanged() -> None:
     qis = numeric_qis()
-    a = Mondrian(engine="numpy").fit(qis, [KAnonymity(3)])
-    b = Mondrian(engine="numpy", progress=Recorder()).fit(qis, [KAnonymity(3)])
+    a = Mondrian(implementation="numpy").fit(qis, [KAnonymity(3)])
+    b = Mondrian(implementation="numpy", progress=Recorder()).fit(qis, [KAnonymity(3)])
     assert np.array_equal(a.class_of, b.class_of)
 
 

@@ -19,11 +19,11 @@ from anonkit.algorithms.mondrian.attributes import (
 )
 from anonkit.algorithms.mondrian.estimator import NUMERIC_RELEASES, Mondrian, mondrian
 from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
-from anonkit.algorithms.mondrian.partition import ENGINES, MODES, SPLITS
+from anonkit.algorithms.mondrian.partition import IMPLEMENTATIONS, MODES, SPLITS
 from anonkit.algorithms.mondrian.release import MondrianResult, ReleasedAttribute
 
 __all__ = [
-    "ENGINES",
+    "IMPLEMENTATIONS",
     "MODES",
     "NUMERIC_RELEASES",
     "SPLITS",

@@ -1,4 +1,4 @@
-"""numba kernels of the compiled Mondrian engine (see :mod:`.compiled`).
+"""numba kernels of the compiled Mondrian implementation (see :mod:`.compiled`).
 
 This module imports numba, so :mod:`.compiled` imports it on first use only. Every
 function is compiled on its first call and cached on disk.

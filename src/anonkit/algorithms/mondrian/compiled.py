@@ -10,12 +10,12 @@ cuts are plain loops over the segment, and an accepted cut reorders the segment 
 (stably, so records keep their order). The cut rules are those of
 :mod:`anonkit.algorithms.mondrian.partition` (lower median, ties to the earlier attribute,
 children of the lowest common ancestor, relaxed halves by value then record order); the
-tests compare both engines and the plain recursion.
+tests compare both implementations and the plain recursion.
 
 numba is imported, and the kernels compiled, on first use only; compiled code is cached
 on disk (``cache=True``), so later processes load it instead of compiling again. Where
 numba cannot be imported, its JIT is disabled (``NUMBA_DISABLE_JIT=1``) or it cannot set
-up its cache (a warning says why), :func:`available` is false and the vectorized engine
+up its cache (a warning says why), :func:`available` is false and the vectorized implementation
 runs.
 
 References
@@ -57,7 +57,8 @@ def _compiled() -> Callable[..., Any] | None:
         kernels = importlib.import_module("anonkit.algorithms.mondrian._kernels")
     except RuntimeError as exc:  # e.g. no writable directory for numba's cache
         warnings.warn(
-            f"Mondrian's compiled engine is unavailable ({exc}); using the numpy engine.",
+            f"Mondrian's compiled implementation is unavailable ({exc}); "
+            "using the numpy implementation.",
             RuntimeWarning,
             stacklevel=2,
         )
@@ -67,7 +68,7 @@ def _compiled() -> Callable[..., Any] | None:
 
 
 def available() -> bool:
-    """Whether the compiled engine can run (numba importable)."""
+    """Whether the compiled implementation can run (numba importable)."""
     return _compiled() is not None
 
 
@@ -136,7 +137,7 @@ def partition_k(
 
     Returns ``(partition_of, low, high, sizes, n_cuts, rounds)`` with partitions
     numbered depth-first; ``rounds`` is the depth of the recursion plus one (the rounds
-    of the breadth-first engine).
+    of the breadth-first implementation).
     """
     kernel = _compiled()
     assert kernel is not None

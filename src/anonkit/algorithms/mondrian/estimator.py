@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -21,7 +22,7 @@ from anonkit.algorithms.mondrian.attributes import (
     same_kind,
 )
 from anonkit.algorithms.mondrian.judge import Judge
-from anonkit.algorithms.mondrian.partition import ENGINES, MODES, SPLITS, Partitioner
+from anonkit.algorithms.mondrian.partition import IMPLEMENTATIONS, MODES, SPLITS, Partitioner
 from anonkit.algorithms.mondrian.release import MondrianResult, build_release
 from anonkit.exceptions import (
     DataError,
@@ -44,6 +45,35 @@ def _choice(value: object, parameter: str, options: Sequence[str]) -> str:
     if value not in options:
         raise UnknownNameError(f"Mondrian {parameter}", value, options)
     return value
+
+
+def renamed_engine(implementation: str, engine: str | None, owner: str) -> str:
+    """The implementation chosen by ``implementation=`` or its deprecated name ``engine=``.
+
+    ``engine`` (``None`` when not passed) wins over the default ``implementation`` with a
+    :class:`DeprecationWarning` attributed to the caller of ``owner``.
+
+    Raises
+    ------
+    ParameterError
+        If both are passed (``engine`` and an ``implementation`` other than ``"auto"``).
+    """
+    if engine is None:
+        return implementation
+    if implementation != "auto":
+        raise ParameterError(
+            "engine",
+            owner,
+            "left out when 'implementation' is given (it is the deprecated name of "
+            "'implementation')",
+            engine,
+        )
+    warnings.warn(
+        f"The 'engine' parameter of {owner} is deprecated; use implementation={engine!r}.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return engine
 
 
 class Mondrian:
@@ -75,13 +105,16 @@ class Mondrian:
         attribute has no allowable cut, the others are tried in the same order.
     numeric_release
         ``"range"`` (default): ``[min-max]`` of the class; ``"mean"``: the class mean.
-    engine
+    implementation
         ``"auto"`` (default): when every privacy model is k-anonymity and no population
         table is given, the recursion runs as one compiled function (numba; compiled on
         first use and cached on disk), otherwise as vectorized numpy rounds.
         ``"numpy"``: always the vectorized rounds. ``"compiled"``: the compiled
         function, or :class:`~anonkit.exceptions.ParameterError` where it does not
-        apply. Both engines give the same partitions.
+        apply. Both implementations give the same partitions.
+    engine
+        Deprecated name of ``implementation`` (a :class:`DeprecationWarning`; passing
+        both is a :class:`~anonkit.exceptions.ParameterError`).
 
     Notes
     -----
@@ -129,20 +162,21 @@ class Mondrian:
         mode: str = "strict",
         split: str = "widest",
         numeric_release: str = "range",
-        engine: str = "auto",
+        implementation: str = "auto",
         progress: Progress | None = None,
+        engine: str | None = None,
     ) -> None:
         self.mode = mode
         self.split = split
         self.numeric_release = numeric_release
-        self.engine = engine
+        self.implementation = renamed_engine(implementation, engine, "Mondrian")
         self.progress = progress
 
     def _validate(self) -> None:
         _choice(self.mode, "mode", MODES)
         _choice(self.split, "split", SPLITS)
         _choice(self.numeric_release, "numeric_release", NUMERIC_RELEASES)
-        _choice(self.engine, "engine", ENGINES)
+        _choice(self.implementation, "implementation", IMPLEMENTATIONS)
 
     def fit(
         self,
@@ -206,16 +240,16 @@ class Mondrian:
             relaxed=self.mode == "relaxed",
             split=self.split,
             population=coords,
-            engine=self.engine,
+            implementation=self.implementation,
             progress=self.progress,
         )
-        if self.engine == "compiled" and not partitioner.compiled_applies():
+        if self.implementation == "compiled" and not partitioner.compiled_applies():
             raise ParameterError(
-                "engine",
+                "implementation",
                 "Mondrian",
                 "'auto' or 'numpy' unless every privacy model is KAnonymity, no population "
                 "table is given and numba is installed",
-                self.engine,
+                self.implementation,
             )
         root_check = partitioner.root_stats()
         failed = judge.first_violated(root_check)
@@ -328,12 +362,14 @@ def mondrian(
     mode: str = "strict",
     split: str = "widest",
     numeric_release: str = "range",
-    engine: str = "auto",
+    implementation: str = "auto",
     sensitive: Sequence[SensitiveAttribute] = (),
     population: Mapping[str, QuasiIdentifier] | None = None,
     progress: Progress | None = None,
+    engine: str | None = None,
 ) -> MondrianResult:
-    """Run :class:`Mondrian` once; see there for the parameters.
+    """Run :class:`Mondrian` once; see there for the parameters (``engine`` is the
+    deprecated name of ``implementation``).
 
     Examples
     --------
@@ -342,5 +378,9 @@ def mondrian(
     ('[1-5]', '[7-9]')
     """
     return Mondrian(
-        mode=mode, split=split, numeric_release=numeric_release, engine=engine, progress=progress
+        mode=mode,
+        split=split,
+        numeric_release=numeric_release,
+        implementation=renamed_engine(implementation, engine, "mondrian"),
+        progress=progress,
     ).fit(quasi_identifiers, models, sensitive=sensitive, population=population)

@@ -13,7 +13,7 @@ from anonkit.algorithms.mondrian.attributes import (
     QuasiIdentifier,
     SensitiveAttribute,
 )
-from anonkit.algorithms.mondrian.estimator import Mondrian
+from anonkit.algorithms.mondrian.estimator import Mondrian, renamed_engine
 from anonkit.algorithms.mondrian.release import MondrianResult
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
@@ -145,8 +145,9 @@ def fit_frame(
     mode: str = "strict",
     split: str = "widest",
     numeric_release: str = "range",
-    engine: str = "auto",
+    implementation: str = "auto",
     progress: Progress | None = None,
+    engine: str | None = None,
 ) -> MondrianResult:
     """Run :class:`Mondrian` on the columns of a polars DataFrame.
 
@@ -164,8 +165,11 @@ def fit_frame(
         Sensitive columns (and optional hierarchies) for models that need them.
     population
         Population table with the same quasi-identifier columns (k-map, delta-presence).
-    mode, split, numeric_release, engine, progress
+    mode, split, numeric_release, implementation, progress
         See :class:`Mondrian`.
+    engine
+        Deprecated name of ``implementation`` (a :class:`DeprecationWarning`; passing
+        both is a :class:`~anonkit.exceptions.ParameterError`).
 
     Examples
     --------
@@ -195,8 +199,13 @@ def fit_frame(
             orders=orders,
         )
         pop = {q.name: q for q in pop_qis}
+    chosen = renamed_engine(implementation, engine, "fit_frame")
     return Mondrian(
-        mode=mode, split=split, numeric_release=numeric_release, engine=engine, progress=progress
+        mode=mode,
+        split=split,
+        numeric_release=numeric_release,
+        implementation=chosen,
+        progress=progress,
     ).fit(qis, models, sensitive=sens, population=pop)
 
 

@@ -27,14 +27,14 @@ weighted by its number of records (medians and part sizes count records), as lon
 repeated tuples make that worthwhile (:data:`_WEIGHTED_MAX_SHARE`). On Adult's nine
 quasi-identifiers this is 19,502 rows instead of 30,162.
 
-*Compiled engine.* When every model is k-anonymity and no population table is given,
+*Compiled implementation.* When every model is k-anonymity and no population table is given,
 :meth:`Partitioner.run` hands the whole recursion to the compiled kernel of
-:mod:`anonkit.algorithms.mondrian.compiled` (``engine="auto"`` or ``"compiled"``); the
-vectorized rounds above run otherwise (or with ``engine="numpy"``).
+:mod:`anonkit.algorithms.mondrian.compiled` (``implementation="auto"`` or ``"compiled"``); the
+vectorized rounds above run otherwise (or with ``implementation="numpy"``).
 
-The result is exactly that of the recursion (the tests compare both engines, with and
+The result is exactly that of the recursion (the tests compare both implementations, with and
 without weighted rows, against it). Partitions are numbered by their first record, so
-both engines return the same arrays.
+both implementations return the same arrays.
 
 Cuts (``v`` a record's value, rank or depth-first leaf position):
 
@@ -75,9 +75,9 @@ FloatArray = npt.NDArray[np.float64]
 SPLITS = ("widest", "distinct", "round_robin")
 #: Partitioning modes.
 MODES = ("strict", "relaxed")
-#: Partitioning engines: the compiled kernel where it applies (``auto``), or always the
+#: Partitioning implementations: the compiled kernel where it applies (``auto``), or always the
 #: vectorized rounds (``numpy``), or the kernel or an error (``compiled``).
-ENGINES = ("auto", "compiled", "numpy")
+IMPLEMENTATIONS = ("auto", "compiled", "numpy")
 #: Weighted mode (one row per distinct tuple) is used while distinct tuples are at most
 #: this share of the records.
 _WEIGHTED_MAX_SHARE = 0.85
@@ -124,7 +124,7 @@ def _by_first_record(
     rounds: int,
 ) -> Partitioning:
     """The partitioning with partitions renumbered in the order of their first record
-    (so the result does not depend on the order in which an engine finishes them)."""
+    (so the result does not depend on the order in which an implementation finishes them)."""
     n, n_part = int(partition_of.shape[0]), int(sizes.shape[0])
     first = np.empty(n_part, dtype=np.int64)
     first[partition_of[::-1]] = np.arange(n - 1, -1, -1, dtype=np.int64)  # last write wins
@@ -158,8 +158,8 @@ class Partitioner:
     population
         ``(n_qi, n_population)`` population records as :meth:`Axis.coordinates`, or
         ``None``.
-    engine
-        One of :data:`ENGINES`.
+    implementation
+        One of :data:`IMPLEMENTATIONS`.
     progress
         Called as ``progress(rounds done, estimated rounds)`` (see :class:`Mondrian`).
     """
@@ -172,7 +172,7 @@ class Partitioner:
         relaxed: bool,
         split: str,
         population: FloatArray | None = None,
-        engine: str = "auto",
+        implementation: str = "auto",
         progress: Progress | None = None,
     ) -> None:
         self.axes = tuple(axes)
@@ -181,7 +181,7 @@ class Partitioner:
         self.relaxed = relaxed
         self.split = split
         self.population = population
-        self.engine = engine
+        self.implementation = implementation
         self._inverse: IntArray | None = None  # record -> row, in weighted mode
         self._search = CutSearch(self.axes, relaxed=relaxed, split=split)
         self._decider = Decider(self._search, judge, population)
@@ -229,7 +229,7 @@ class Partitioner:
 
     def run(self) -> Partitioning:
         """Partition until no partition has an allowable cut."""
-        if self.engine != "numpy" and self.compiled_applies():
+        if self.implementation != "numpy" and self.compiled_applies():
             ticker = Ticker(self.progress, self._rounds_left(int(self.axes[0].ranks.shape[0])))
             ticker(0)
             part_of, low, high, sizes, n_cuts, rounds = compiled.partition_k(
@@ -244,7 +244,7 @@ class Partitioner:
         return self._run_rounds()
 
     def _run_rounds(self) -> Partitioning:
-        """The vectorized, breadth-first engine."""
+        """The vectorized, breadth-first implementation."""
         judge = self.judge
         pop_idx, root = self._root()
         state = self._start(pop_idx)
