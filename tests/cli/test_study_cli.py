@@ -35,7 +35,7 @@ def fast_report(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         study_runner,
         "_report_writer",
-        lambda: functools.partial(write_study_report, plots="svg"),
+        lambda: functools.partial(write_study_report, renderer="svg"),
     )
 
 

@@ -31,6 +31,8 @@ from anonkit.models import (
 from anonkit.report import render_html
 from anonkit.report.evaluation import SECTIONS, render_evaluation_html
 from anonkit.report.plots import bar_chart_svg
+from anonkit.study.plots import accuracy_vs_k_svgs, metric_vs_accuracy_svg, metric_vs_k_svg
+from anonkit.study.report import render_study_report
 from fresh_python import fresh_stdout
 from seed_tables import HOSPITAL
 
@@ -237,9 +239,77 @@ def test_report_charts_need_no_plotting_library(monkeypatch: pytest.MonkeyPatch)
     )
     page = render_evaluation_html(ev)
     assert page.count("<svg") == 3
-    assert render_evaluation_html(ev, plots="svg").count("<svg") == 3  # the old switch
+    assert render_evaluation_html(ev, renderer="svg").count("<svg") == 3  # the old switch
     with pytest.raises(ValueError, match="'matplotlib'"):
+        render_evaluation_html(ev, renderer="matplotlib")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- renamed keywords
+def _study_frame() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "dataset": ["toy"] * 5,
+            "fold": [0] * 5,
+            "k": [2, 5, 10, 50, 100],
+            "algorithm": ["flash"] * 5,
+            "cell": ["flash:loss"] * 5,
+            "classifier": ["random_forest"] * 5,
+            "evaluation": ["anonymized_test"] * 5,
+            "accuracy": [0.84, 0.83, 0.81, 0.80, 0.76],
+            "loss_ncp": [0.10, 0.15, 0.22, 0.40, 0.51],
+            "status": ["ok"] * 5,
+        }
+    )
+
+
+def test_render_evaluation_html_plots_keyword_is_a_deprecated_alias() -> None:
+    ev = evaluate(
+        hospital_original(),
+        hospital_release(),
+        quasi_identifiers=QI,
+        hierarchies=hospital_hierarchies(),
+    )
+    with pytest.warns(DeprecationWarning, match="renderer='svg'") as caught:
+        page = render_evaluation_html(ev, plots="svg")
+    assert caught[0].filename == __file__  # points at the caller
+    assert page == render_evaluation_html(ev, renderer="svg")
+    with pytest.raises(ParameterError, match="'plots'.*'renderer'"):
+        render_evaluation_html(ev, renderer="svg", plots="svg")
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="'matplotlib'"):
         render_evaluation_html(ev, plots="matplotlib")  # type: ignore[arg-type]
+
+
+def test_render_study_report_plots_keyword_is_a_deprecated_alias() -> None:
+    frame = _study_frame()
+    with pytest.warns(DeprecationWarning, match="renderer='svg'") as caught:
+        page = render_study_report(frame, plots="svg")
+    assert caught[0].filename == __file__
+    assert page.count("<svg") == render_study_report(frame, renderer="svg").count("<svg") >= 3
+    with pytest.raises(ParameterError, match="'plots'.*'renderer'"):
+        render_study_report(frame, renderer="svg", plots="auto")
+    with pytest.raises(ValueError, match="'png'"):
+        render_study_report(frame, renderer="png")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda frame, **kw: accuracy_vs_k_svgs(frame, **kw),
+        lambda frame, **kw: metric_vs_k_svg(frame, "loss_ncp", **kw),
+        lambda frame, **kw: metric_vs_accuracy_svg(frame, "loss_ncp", **kw),
+    ],
+    ids=["accuracy_vs_k_svgs", "metric_vs_k_svg", "metric_vs_accuracy_svg"],
+)
+def test_study_plot_engine_keyword_is_a_deprecated_alias(draw) -> None:
+    frame = _study_frame()
+    expected = draw(frame, renderer="svg")
+    assert expected
+    with pytest.warns(DeprecationWarning, match="'engine'.*renderer='svg'"):
+        assert draw(frame, engine="svg") == expected
+    with pytest.raises(ParameterError, match="'engine'.*'renderer'"):
+        draw(frame, renderer="svg", engine="svg")
+    with pytest.raises(ValueError, match="'png'"):
+        draw(frame, renderer="png")
 
 
 def test_importing_the_report_does_not_import_matplotlib() -> None:

@@ -31,7 +31,7 @@ def fast_report(monkeypatch: pytest.MonkeyPatch) -> None:
     from anonkit.study.report import write_study_report
 
     monkeypatch.setattr(
-        runner, "_report_writer", lambda: functools.partial(write_study_report, plots="svg")
+        runner, "_report_writer", lambda: functools.partial(write_study_report, renderer="svg")
     )
 
 
@@ -54,7 +54,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> StudyResult:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(
-            runner, "_report_writer", lambda: functools.partial(write_study_report, plots="svg")
+            runner, "_report_writer", lambda: functools.partial(write_study_report, renderer="svg")
         )
         calls: list[tuple[int, int]] = []
         result = run_study(

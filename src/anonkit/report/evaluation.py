@@ -21,7 +21,7 @@ from anonkit._atomic import atomic_write_text
 from anonkit.evaluate import Evaluation
 from anonkit.metrics.levels import PRIVACY_INFO, ModelCheck
 from anonkit.report._common import fmt, render
-from anonkit.report.plots import Engine, bar_chart_svg, check_engine
+from anonkit.report.plots import Renderer, bar_chart_svg, renamed_renderer
 
 __all__ = ["SECTIONS", "render_evaluation_html", "write_evaluation_html"]
 
@@ -139,7 +139,8 @@ def render_evaluation_html(
     models: Sequence[ModelCheck] = (),
     transformation: Mapping[str, int] | None = None,
     heights: Mapping[str, int] | None = None,
-    plots: Engine = "auto",
+    renderer: Renderer = "auto",
+    plots: Renderer | None = None,
 ) -> str:
     """The report page as a string.
 
@@ -160,9 +161,12 @@ def render_evaluation_html(
     transformation, heights
         Generalization level chosen per quasi-identifier and each hierarchy's number of
         levels (from an anonymization), shown next to the per-attribute loss.
-    plots
+    renderer
         Kept for compatibility: every chart is plain SVG (``"auto"`` or ``"svg"``; see
-        :func:`anonkit.report.plots.check_engine`).
+        :func:`anonkit.report.plots.check_renderer`).
+    plots
+        Deprecated name of ``renderer`` (a :class:`DeprecationWarning`; passing both is a
+        :class:`~anonkit.exceptions.ParameterError`).
 
     Examples
     --------
@@ -175,7 +179,7 @@ def render_evaluation_html(
     >>> page.count("<svg"), "<h2>Achieved privacy</h2>" in page
     (3, True)
     """
-    check_engine(plots)
+    renamed_renderer(renderer, plots, old_name="plots", owner="render_evaluation_html")
     data = evaluation.to_dict()
     dataset = data["dataset"]
     config = data["configuration"]

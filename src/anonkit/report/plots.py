@@ -9,8 +9,9 @@ There is one chart path on purpose. The reports that carry charts are written by
 ``anonkit anonymize --html`` and ``anonkit evaluate --html`` on a plain install, so the
 charts must not need an optional extra; the same charts drawn a second time by matplotlib
 (as before) doubled the code and the tests, cost seconds per page and made the bytes of a
-report depend on the installed matplotlib. ``engine`` / ``plots`` arguments are still
-accepted for compatibility (:func:`check_engine`).
+report depend on the installed matplotlib. ``renderer`` arguments are still accepted
+for compatibility (:func:`check_renderer`); ``engine`` / ``plots`` are their deprecated
+former names (:func:`renamed_renderer`).
 
 Examples
 --------
@@ -21,33 +22,91 @@ True
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from html import escape
 from typing import Literal
 
-__all__ = ["Engine", "bar_chart_svg", "check_engine", "svg_open"]
+from anonkit.exceptions import ParameterError
 
-#: Accepted values of the former plot-engine switch; both draw the same plain SVG.
-Engine = Literal["auto", "svg"]
+__all__ = [
+    "Engine",
+    "Renderer",
+    "bar_chart_svg",
+    "check_engine",
+    "check_renderer",
+    "renamed_renderer",
+    "svg_open",
+]
+
+#: Accepted values of the former renderer switch; both draw the same plain SVG.
+Renderer = Literal["auto", "svg"]
+#: Deprecated name of :data:`Renderer`.
+Engine = Renderer
 
 _COLOR = "#2f81f7"
 _TEXT = "#1f2328"
 _MUTED = "#57606a"
 
 
-def check_engine(engine: str) -> None:
+def check_renderer(renderer: str) -> None:
     """Accept ``"auto"`` and ``"svg"`` (the same plain SVG); anything else is an error.
 
     Raises
     ------
     ValueError
-        If ``engine`` is another value, e.g. the removed ``"matplotlib"``.
+        If ``renderer`` is another value, e.g. the removed ``"matplotlib"``.
     """
-    if engine not in ("auto", "svg"):
+    if renderer not in ("auto", "svg"):
         raise ValueError(
-            f"The plot engine must be 'auto' or 'svg' (every chart is plain SVG). "
-            f"Got {engine!r} instead."
+            f"The plot renderer must be 'auto' or 'svg' (every chart is plain SVG). "
+            f"Got {renderer!r} instead."
         )
+
+
+def check_engine(engine: str) -> None:
+    """Deprecated name of :func:`check_renderer`."""
+    warnings.warn(
+        "check_engine is deprecated; use check_renderer.", DeprecationWarning, stacklevel=2
+    )
+    check_renderer(engine)
+
+
+def renamed_renderer(renderer: str, old: str | None, *, old_name: str, owner: str) -> str:
+    """The renderer chosen by ``renderer=`` or by its deprecated name ``old_name=``.
+
+    ``old`` (``None`` when not passed) wins over the default ``renderer`` with a
+    :class:`DeprecationWarning` attributed to the caller of ``owner``; the result is
+    checked with :func:`check_renderer`.
+
+    Raises
+    ------
+    ParameterError
+        If both are passed (``old`` and a ``renderer`` other than ``"auto"``).
+    ValueError
+        If the chosen value is not ``"auto"`` or ``"svg"``.
+
+    Examples
+    --------
+    >>> renamed_renderer("svg", None, old_name="engine", owner="metric_vs_k_svg")
+    'svg'
+    """
+    if old is not None:
+        if renderer != "auto":
+            raise ParameterError(
+                old_name,
+                owner,
+                "left out when 'renderer' is given (it is the deprecated name of 'renderer')",
+                old,
+            )
+        warnings.warn(
+            f"The '{old_name}' parameter of {owner} is deprecated; use renderer={old!r}.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        renderer = old
+    check_renderer(renderer)
+    return renderer
 
 
 def svg_open(width: int, height: float, title: str) -> list[str]:

@@ -29,7 +29,7 @@ from typing import Literal
 
 import polars as pl
 
-from anonkit.report.plots import Engine, check_engine, svg_open
+from anonkit.report.plots import Renderer, renamed_renderer, svg_open
 from anonkit.study.analysis import (
     BASELINE_ALGORITHMS,
     baseline_table,
@@ -353,13 +353,17 @@ def _series(means: pl.DataFrame, by: str, x: str, y: str) -> list[Series]:
 
 
 def accuracy_vs_k_svgs(
-    frame: pl.DataFrame, *, evaluation: str = "anonymized_test", engine: Engine = "auto"
+    frame: pl.DataFrame,
+    *,
+    evaluation: str = "anonymized_test",
+    renderer: Renderer = "auto",
+    engine: Renderer | None = None,
 ) -> list[tuple[str, str]]:
     """One accuracy-vs-k chart per classifier: ``(classifier, svg)`` pairs.
 
     One line per cell (mean accuracy over the folds at each k, log x axis); the
     classifier's accuracy on the original data and the majority class are dashed
-    horizontal lines. ``engine`` as in :func:`metric_vs_k_svg`.
+    horizontal lines. ``renderer`` and ``engine`` as in :func:`metric_vs_k_svg`.
 
     Examples
     --------
@@ -373,7 +377,7 @@ def accuracy_vs_k_svgs(
     >>> [(name, "original data" in svg) for name, svg in accuracy_vs_k_svgs(frame)]
     [('rf', True)]
     """
-    check_engine(engine)
+    renamed_renderer(renderer, engine, old_name="engine", owner="accuracy_vs_k_svgs")
     rows = cell_rows(frame, evaluation=evaluation)
     baselines = baseline_table(frame)
     means = rows.group_by(["classifier", "cell", "k"], maintain_order=True).agg(
@@ -411,14 +415,22 @@ def _varies(values: Sequence[float]) -> bool:
     return bool(finite) and min(finite) != max(finite)
 
 
-def metric_vs_k_svg(frame: pl.DataFrame, metric: str, *, engine: Engine = "auto") -> str | None:
+def metric_vs_k_svg(
+    frame: pl.DataFrame,
+    metric: str,
+    *,
+    renderer: Renderer = "auto",
+    engine: Renderer | None = None,
+) -> str | None:
     """A metric against k, one line per cell (mean over folds), log x axis.
 
     Returns ``None`` when the metric has no value that varies over the cells (all NaN or
-    constant): there is nothing to draw. ``engine`` is kept for compatibility
-    (:func:`anonkit.report.plots.check_engine`).
+    constant): there is nothing to draw. ``renderer`` is kept for compatibility
+    (:func:`anonkit.report.plots.check_renderer`); ``engine`` is its deprecated name (a
+    :class:`DeprecationWarning`; passing both is a
+    :class:`~anonkit.exceptions.ParameterError`).
     """
-    check_engine(engine)
+    renamed_renderer(renderer, engine, old_name="engine", owner="metric_vs_k_svg")
     if metric not in frame.columns:
         return None
     cells = _ok_cells(frame).with_columns(_as_float(metric).alias("_y"))
@@ -441,16 +453,18 @@ def metric_vs_accuracy_svg(
     *,
     evaluation: str = "anonymized_test",
     rho: float | None = None,
-    engine: Engine = "auto",
+    renderer: Renderer = "auto",
+    engine: Renderer | None = None,
 ) -> str | None:
     """A metric (x) against accuracy (y): one point per (cell, k), one color per classifier.
 
     Values are means over the folds. The x axis is logarithmic when the metric is
     positive and spans more than two orders of magnitude (discernibility, k). ``rho``
     (e.g. the mean Spearman correlation) goes into the title. Returns ``None`` when the
-    metric does not vary over the cells. ``engine`` as in :func:`metric_vs_k_svg`.
+    metric does not vary over the cells. ``renderer`` and ``engine`` as in
+    :func:`metric_vs_k_svg`.
     """
-    check_engine(engine)
+    renamed_renderer(renderer, engine, old_name="engine", owner="metric_vs_accuracy_svg")
     if metric not in frame.columns:
         return None
     rows = cell_rows(frame, evaluation=evaluation).with_columns(_as_float(metric).alias("_x"))

@@ -23,7 +23,7 @@ import polars as pl
 from anonkit._atomic import atomic_write_text
 from anonkit._validation import check_int
 from anonkit.report._common import fmt, render
-from anonkit.report.plots import Engine, check_engine
+from anonkit.report.plots import Renderer, renamed_renderer
 from anonkit.study.analysis import (
     BASELINE_ALGORITHMS,
     EVALUATIONS,
@@ -324,7 +324,8 @@ def render_study_report(
     config_summary: Mapping[str, Any] | None = None,
     timing: Mapping[str, Any] | None = None,
     evaluation: str = "anonymized_test",
-    plots: Engine = "auto",
+    renderer: Renderer = "auto",
+    plots: Renderer | None = None,
     max_scatter: int | None = None,
 ) -> str:
     """The study report as one self-contained HTML page.
@@ -345,9 +346,12 @@ def render_study_report(
         Which test presentation the correlations, tables and plots use:
         ``"anonymized_test"`` (default) or ``"original_test"``; the ranking also shows the
         other one when the study measured it.
-    plots
+    renderer
         Kept for compatibility: every chart is plain SVG (``"auto"`` or ``"svg"``; see
-        :func:`anonkit.report.plots.check_engine`).
+        :func:`anonkit.report.plots.check_renderer`).
+    plots
+        Deprecated name of ``renderer`` (a :class:`DeprecationWarning`; passing both is a
+        :class:`~anonkit.exceptions.ParameterError`).
     max_scatter
         Draw at most this many metric-vs-accuracy scatter plots (the best-ranked first);
         default all.
@@ -375,7 +379,7 @@ def render_study_report(
     """
     if max_scatter is not None:
         check_int(max_scatter, "max_scatter", _OWNER, low=0)
-    check_engine(plots)
+    renamed_renderer(renderer, plots, old_name="plots", owner="render_study_report")
     rows = cell_rows(frame, evaluation=evaluation)
     table = correlations(frame, evaluation=evaluation)
     ranking = rank_metrics(table)

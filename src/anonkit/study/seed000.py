@@ -257,13 +257,13 @@ def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]
     for name, frame in frames.items():
         if name not in ("adult", "synthetic"):
             continue
-        charts = dict(accuracy_vs_k_svgs(frame, engine="svg"))
+        charts = dict(accuracy_vs_k_svgs(frame, renderer="svg"))
         if charts:  # gradient boosting, the strongest of the three classifiers, if it ran
             clf = "hist_gradient_boosting" if "hist_gradient_boosting" in charts else min(charts)
             file = f"seed000_{name}_accuracy_vs_k.svg"
             atomic_write_text(folder / file, charts[clf])
             written[f"{name}: accuracy vs k ({clf})"] = file
-        scatter = metric_vs_accuracy_svg(frame, "loss_conditional_entropy", engine="svg")
+        scatter = metric_vs_accuracy_svg(frame, "loss_conditional_entropy", renderer="svg")
         if scatter is not None:
             file = f"seed000_{name}_entropy_vs_accuracy.svg"
             atomic_write_text(folder / file, scatter)
