@@ -184,9 +184,9 @@ def test_report_charts_need_no_plotting_library(monkeypatch: pytest.MonkeyPatch)
     page = render_study_report(study(), max_scatter=1)
     assert "<title>Accuracy vs k: random_forest</title>" in page
     with pytest.raises(ValueError, match="'matplotlib'"):
-        render_study_report(study(), plots="matplotlib")  # type: ignore[arg-type]
+        render_study_report(study(), renderer="matplotlib")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="'png'"):
-        accuracy_vs_k_svgs(study(), engine="png")  # type: ignore[arg-type]
+        accuracy_vs_k_svgs(study(), renderer="png")  # type: ignore[arg-type]
 
 
 def test_importing_the_study_report_does_not_import_matplotlib_or_jinja2() -> None:
