@@ -272,10 +272,10 @@ def _read_parquet(p: Path) -> pl.DataFrame:
 
 
 class _Source:
-    """A text file's bytes as UTF-8, loaded only when needed.
+    """A text file's bytes as UTF-8, read from disk once.
 
-    A UTF-8 file is parsed by polars from its path (strictly: it raises on a bad byte), so
-    its bytes are read whole only to locate a problem. Other encodings are transcoded once.
+    The quoting check reads every file whole; polars then parses those same bytes
+    (strictly: it raises on a bad byte). Other encodings are transcoded once.
     """
 
     _HEAD = 1024 * 1024
@@ -321,7 +321,10 @@ class _Source:
         return self._data
 
     def polars_source(self) -> Path | bytes:
-        return self.path if self.utf8 else self.data()
+        """What polars parses: the bytes when they are already read, else the path."""
+        if self._data is None and self.utf8:
+            return self.path
+        return self.data()
 
 
 def _check_names(p: Path, names: Sequence[str]) -> None:
