@@ -34,6 +34,7 @@ import polars as pl
 
 from anonkit.core.transform import SUPPRESSED
 from anonkit.exceptions import ReleaseVerificationError
+from anonkit.metrics.levels import check_models, model_attributes, released_classes
 from anonkit.metrics.risk import (
     average_journalist_risk,
     average_prosecutor_risk,
@@ -164,8 +165,6 @@ def verify_release(
     ReleaseVerificationError
         If a model fails on a released class or more records are suppressed than allowed.
     """
-    from anonkit.metrics.levels import check_models, model_attributes, released_classes
-
     qi = list(quasi_identifiers)
     sensitive = model_attributes(models)
     allowed = math.floor(suppression_limit * n_records + 1e-9)

@@ -44,6 +44,7 @@ from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
+from anonkit.safety.leaks import check_leaks
 from anonkit.verify import Verification, verify_release
 
 __all__ = ["Estimator", "Fitting", "Privacy"]
@@ -361,8 +362,6 @@ class Estimator:
             "leak_warnings": [],
         }
         if self.leak_check:
-            from anonkit.safety.leaks import check_leaks
-
             start_stage(self.progress, "Checking for leaks")
             warnings = check_leaks(data, quasi_identifiers=qi, released=schema.released_as_is())
             out["leak_warnings"] = [w.to_dict() for w in warnings]
