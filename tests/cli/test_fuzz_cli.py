@@ -175,15 +175,20 @@ def _check_case(folder: Path, data: bytes, toml: str, hierarchy: str, spec: tupl
 OUTCOMES: dict[int, int] = {}
 
 
+def _one_case(file: tuple[bytes, list[str], str], data: st.DataObject, hierarchy: str) -> None:
+    """Draw a configuration for the generated file and run it in a fresh folder."""
+    raw, header, _ = file
+    spec = data.draw(configs(header))
+    with tempfile.TemporaryDirectory() as tmp:
+        _check_case(Path(tmp), raw, spec[0], hierarchy, spec)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(file=csv_files(), data=st.data(), hierarchy=HIERARCHY)
 def test_the_cli_never_crashes_leaks_or_leaves_partial_files(
     file: tuple[bytes, list[str], str], data: st.DataObject, hierarchy: str
 ) -> None:
-    raw, header, _ = file
-    spec = data.draw(configs(header))
-    with tempfile.TemporaryDirectory() as tmp:
-        _check_case(Path(tmp), raw, spec[0], hierarchy, spec)
+    _one_case(file, data, hierarchy)
 
 
 @pytest.mark.slow
@@ -192,10 +197,7 @@ def test_the_cli_never_crashes_leaks_or_leaves_partial_files(
 def test_the_cli_survives_ten_thousand_hostile_cases(
     file: tuple[bytes, list[str], str], data: st.DataObject, hierarchy: str
 ) -> None:
-    raw, header, _ = file
-    spec = data.draw(configs(header))
-    with tempfile.TemporaryDirectory() as tmp:
-        _check_case(Path(tmp), raw, spec[0], hierarchy, spec)
+    _one_case(file, data, hierarchy)
 
 
 @pytest.mark.slow

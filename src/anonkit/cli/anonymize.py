@@ -83,7 +83,7 @@ def anonymize_command(
     target = output if output is not None else cfg.output
     if target is None:
         raise ConfigError(f"No output file: set 'output' in {config} or pass -o/--output.")
-    output_format(target)  # an unsupported extension fails before any work
+    fmt = output_format(target)  # an unsupported extension fails before any work
     if html is not None and cfg.suppressed == "drop":
         raise ConfigError(
             f"--html measures the release row by row against the input, so {config} must "
@@ -123,7 +123,7 @@ def anonymize_command(
         written = write_table(
             result.release,
             target,
-            separator=cfg.separator if output_format(target) == "csv" else None,
+            separator=cfg.separator if fmt == "csv" else None,
             csv_formulas=cfg.csv_formulas,
         )
         summary_data = {
