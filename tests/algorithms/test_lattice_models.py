@@ -271,7 +271,8 @@ def _detailed_evaluator(frame, hs, models, limit, metric):
 
     table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
     labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
-    table = with_details(table, [SensitiveCodes("s", labels, codes, SENSITIVE_TREE)])
+    totals = np.bincount(codes, minlength=len(labels)).astype(np.int64)
+    table = with_details(table, [(SensitiveCodes("s", labels, totals, SENSITIVE_TREE), codes)])
     return Evaluator(table, Lattice(table.heights), models, limit, metric)
 
 

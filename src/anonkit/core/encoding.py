@@ -31,15 +31,15 @@ class SensitiveCodes:
         Column name.
     labels
         Distinct values; code ``i`` stands for ``labels[i]``.
-    record_codes
-        ``(n_records,)`` code of every record.
+    totals
+        ``(len(labels),)`` records holding each value, over the whole table.
     hierarchy
         The attribute's hierarchy when one was given (hierarchical t-closeness).
     """
 
     name: str
     labels: tuple[str, ...]
-    record_codes: IntArray = field(repr=False)
+    totals: IntArray = field(repr=False)
     hierarchy: Hierarchy | None = None
 
 
@@ -142,7 +142,7 @@ def subset_snapshot(
 
 def with_details(
     table: EncodedTable,
-    sensitive: Sequence[SensitiveCodes] = (),
+    sensitive: Sequence[tuple[SensitiveCodes, IntArray]] = (),
     population_codes: IntArray | None = None,
 ) -> EncodedTable:
     """``table`` with the detail snapshot that sensitive and population models need.
@@ -152,7 +152,8 @@ def with_details(
     table
         The encoded quasi-identifiers (with ``record_codes``).
     sensitive
-        Encoded sensitive attributes, aligned with the table's records.
+        Encoded sensitive attributes with the code of every record (aligned with the
+        table's records).
     population_codes
         ``(n_qi, n_population)`` level-0 quasi-identifier codes of a population table
         (encoded against the same hierarchies), or ``None``.
@@ -166,8 +167,8 @@ def with_details(
         raise ValueError("the table was counted without its records; cannot add details")
     n = table.record_codes.shape[1]
     cols = [table.record_codes[j] for j in range(table.width)]
-    cols += [s.record_codes for s in sensitive]
-    cards = [c[0] for c in table.cardinalities] + [max(len(s.labels), 1) for s in sensitive]
+    cols += [codes for _, codes in sensitive]
+    cards = [c[0] for c in table.cardinalities] + [max(len(s.labels), 1) for s, _ in sensitive]
     weight = np.ones(n, dtype=np.int64)
     pop_weight: IntArray | None = None
     if population_codes is not None:
@@ -189,7 +190,7 @@ def with_details(
     detail = FrequencySnapshot(levels, codes, counts, population=pop)
     return replace(
         table,
-        sensitive=tuple(sensitive),
+        sensitive=tuple(s for s, _ in sensitive),
         detail=detail,
         population_size=None if population_codes is None else int(population_codes.shape[1]),
     )

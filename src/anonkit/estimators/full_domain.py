@@ -145,7 +145,8 @@ class FullDomain(Estimator):
             for c in fitting.wanted:
                 h = resolve_hierarchy(c, specs[c], data[c]) if c in specs else None
                 labels, codes = encode_sensitive(data[c], c, h)
-                coded.append(SensitiveCodes(c, labels, codes, h))
+                totals = np.bincount(codes, minlength=len(labels)).astype(np.int64)
+                coded.append((SensitiveCodes(c, labels, totals, h), codes))
             pop_codes = None
             if fitting.population is not None:
                 pop_codes = engine.encode(fitting.population, qi, fitting.hierarchies).record_codes

@@ -34,7 +34,6 @@ from anonkit.models.judge import (
     SensitiveSource,
     class_histograms,
     summarize_classes,
-    value_totals,
     violations,
 )
 from anonkit.models.k_anonymity import split_k_anonymity
@@ -145,10 +144,7 @@ class Evaluator:
             )
         #: The sensitive attributes with their table totals, for the class summaries.
         self.sources = tuple(
-            SensitiveSource(
-                sc.name, sc.labels, value_totals(sc.record_codes, len(sc.labels)), sc.hierarchy
-            )
-            for sc in table.sensitive
+            SensitiveSource(sc.name, sc.labels, sc.totals, sc.hierarchy) for sc in table.sensitive
         )
         self._digits: list[IntArray] | None = None
         self._deltas: dict[tuple[int, int, int], IntArray] = {}
