@@ -4,6 +4,13 @@ A node assigns one level to every quasi-identifier. Nodes are numbered in mixed 
 (the last quasi-identifier varies fastest), so node ``i`` and its level vector convert in
 O(Q). Node ``a`` is *below* node ``b`` (``a <= b``) when every level of ``a`` is at most
 the matching level of ``b``; ``b`` then generalizes ``a``.
+
+Lattices of at most :data:`MAX_NODES` nodes are *explicit*: every level vector is held in
+one read-only array (``nodes``), which the exact searches index in bulk. Larger lattices
+(wide tables: 24 quasi-identifiers give 10^13 nodes and more) are *implicit*: a node's
+level vector is computed from its number on demand, and only the per-node operations
+(``node``, ``index``, ``successors``, ``predecessors``, ``height``) are available; the
+heuristic searches need no more.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ import numpy.typing as npt
 
 from anonkit.exceptions import ParameterError
 
-#: Above this many nodes the explicit lattice would not fit comfortably in memory.
+#: Above this many nodes the explicit lattice would not fit comfortably in memory: larger
+#: lattices are implicit, and refused unless the caller lifts ``max_nodes``.
 MAX_NODES = 5_000_000
 
 
@@ -26,15 +34,22 @@ class Lattice:
     ----------
     heights
         Number of levels of each quasi-identifier's hierarchy (levels ``0..h-1``).
+    max_nodes
+        Largest lattice accepted (default :data:`MAX_NODES`, what the exact searches can
+        hold); ``None`` accepts any size (the heuristic searches). Lattices above
+        :data:`MAX_NODES` are implicit whatever this says.
 
     Examples
     --------
     >>> lat = Lattice([2, 3])
     >>> lat.size, lat.node(5), lat.index((1, 2))
     (6, (1, 2), 5)
+    >>> big = Lattice([4] * 24, max_nodes=None)
+    >>> big.explicit, big.size, big.node(big.top) == (3,) * 24
+    (False, 281474976710656, True)
     """
 
-    def __init__(self, heights: Sequence[int]) -> None:
+    def __init__(self, heights: Sequence[int], *, max_nodes: int | None = MAX_NODES) -> None:
         if not heights:
             raise ParameterError("quasi_identifiers", "Lattice", "a non-empty list", [])
         self.heights = tuple(int(h) for h in heights)
@@ -43,25 +58,48 @@ class Lattice:
         size = 1
         for h in self.heights:
             size *= h
-        if size > MAX_NODES:
-            raise ParameterError(
-                "quasi_identifiers",
-                "the full-domain search",
-                f"a set whose lattice has at most {MAX_NODES:,} nodes (use fewer or shallower "
-                "hierarchies, or algorithm='datafly')",
-                f"{len(self.heights)} columns with {size:,} nodes",
-            )
         self.size = size
+        if max_nodes is not None and size > max_nodes:
+            raise self._too_large(max_nodes)
         strides = [1] * len(self.heights)
         for j in range(len(self.heights) - 2, -1, -1):
             strides[j] = strides[j + 1] * self.heights[j + 1]
         self.strides = np.asarray(strides, dtype=np.int64)
-        grids = np.indices(self.heights, dtype=np.int16).reshape(len(self.heights), -1)
-        self.nodes: npt.NDArray[np.int16] = np.ascontiguousarray(grids.T)
-        self.nodes.setflags(write=False)
-        self.levels: npt.NDArray[np.int64] = self.nodes.sum(axis=1, dtype=np.int64)
-        self.levels.setflags(write=False)
+        self._strides = tuple(strides)
+        #: Whether every level vector is held in ``nodes`` (at most :data:`MAX_NODES`).
+        self.explicit = size <= MAX_NODES
+        self._nodes: npt.NDArray[np.int16] | None = None
+        self._levels: npt.NDArray[np.int64] | None = None
+        if self.explicit:
+            grids = np.indices(self.heights, dtype=np.int16).reshape(len(self.heights), -1)
+            self._nodes = np.ascontiguousarray(grids.T)
+            self._nodes.setflags(write=False)
+            self._levels = self._nodes.sum(axis=1, dtype=np.int64)
+            self._levels.setflags(write=False)
         self.max_height = int(sum(self.heights) - len(self.heights))
+
+    def _too_large(self, limit: int) -> ParameterError:
+        return ParameterError(
+            "quasi_identifiers",
+            "the full-domain search",
+            f"a set whose lattice has at most {limit:,} nodes (use fewer or shallower "
+            "hierarchies, or a heuristic search: algorithm='lightning' or 'genetic')",
+            f"{len(self.heights)} columns with {self.size:,} nodes",
+        )
+
+    @property
+    def nodes(self) -> npt.NDArray[np.int16]:
+        """``(size, width)`` read-only level vectors of every node (explicit lattices)."""
+        if self._nodes is None:
+            raise self._too_large(MAX_NODES)
+        return self._nodes
+
+    @property
+    def levels(self) -> npt.NDArray[np.int64]:
+        """``(size,)`` read-only height (sum of levels) of every node (explicit lattices)."""
+        if self._levels is None:
+            raise self._too_large(MAX_NODES)
+        return self._levels
 
     @property
     def width(self) -> int:
@@ -78,37 +116,51 @@ class Lattice:
 
     def node(self, index: int) -> tuple[int, ...]:
         """Level vector of node ``index``."""
-        return tuple(int(x) for x in self.nodes[index])
+        if self._nodes is not None:
+            return tuple(int(x) for x in self._nodes[index])
+        out = []
+        rest = int(index)
+        for s in self._strides:
+            lv, rest = divmod(rest, s)
+            out.append(lv)
+        return tuple(out)
+
+    def height(self, index: int) -> int:
+        """Sum of the levels of node ``index``."""
+        if self._levels is not None:
+            return int(self._levels[index])
+        return sum(self.node(index))
 
     def index(self, levels: Sequence[int]) -> int:
         """Node number of a level vector."""
-        return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
+        if self._nodes is not None:
+            return int(np.dot(np.asarray(levels, dtype=np.int64), self.strides))
+        return sum(int(lv) * s for lv, s in zip(levels, self._strides, strict=True))
 
     def successors(self, index: int) -> list[int]:
         """Nodes one generalization step above ``index``."""
-        vec = self.nodes[index]
-        return [
-            index + int(self.strides[j]) for j in range(self.width) if vec[j] + 1 < self.heights[j]
-        ]
+        vec = self.nodes[index] if self._nodes is not None else self.node(index)
+        return [index + self._strides[j] for j in range(self.width) if vec[j] + 1 < self.heights[j]]
 
     def predecessors(self, index: int) -> list[int]:
         """Nodes one generalization step below ``index``."""
-        vec = self.nodes[index]
-        return [index - int(self.strides[j]) for j in range(self.width) if vec[j] > 0]
+        vec = self.nodes[index] if self._nodes is not None else self.node(index)
+        return [index - self._strides[j] for j in range(self.width) if vec[j] > 0]
 
     def upset(self, index: int) -> npt.NDArray[np.bool_]:
-        """Mask of nodes that generalize ``index`` (including itself)."""
+        """Mask of nodes that generalize ``index`` (including itself); explicit lattices."""
         # nodes are numbered in mixed radix, so the up-set is a box of the level grid
         box = np.zeros(self.heights, dtype=bool)
         box[tuple(slice(int(v), None) for v in self.nodes[index])] = True
         return box.reshape(-1)
 
     def downset(self, index: int) -> npt.NDArray[np.bool_]:
-        """Mask of nodes that ``index`` generalizes (including itself)."""
+        """Mask of nodes that ``index`` generalizes (including itself); explicit lattices."""
         box = np.zeros(self.heights, dtype=bool)
         box[tuple(slice(0, int(v) + 1) for v in self.nodes[index])] = True
         return box.reshape(-1)
 
     def by_height(self) -> npt.NDArray[np.int64]:
-        """Node numbers sorted by height (stable, so ties keep numeric order)."""
+        """Node numbers sorted by height (stable, so ties keep numeric order); explicit
+        lattices."""
         return np.argsort(self.levels, kind="stable")

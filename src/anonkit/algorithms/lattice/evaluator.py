@@ -117,15 +117,18 @@ class Evaluator:
         if self.detailed and table.detail is None:
             raise ValueError(
                 "the privacy models need sensitive or population data; "
-                "encode the table with anonkit.core.encoding.with_details"
+                "count the table with an engine's count_detail"
             )
         self.cost_model = CostModel(table, metric, k, size_only=size_only)
         self.k = k
         self.results: dict[int, NodeResult] = {}
         self._cache: OrderedDict[int, FrequencySnapshot] = OrderedDict()
         self._cache_rows = 0
-        # classes of each cached node's snapshot, on the level grid (for source lookup)
-        self._classes_grid = np.full(lattice.heights, _NOT_CACHED, dtype=np.int64)
+        # classes of each cached node's snapshot, on the level grid (for source lookup);
+        # implicit lattices (too large for a grid) scan the cached nodes' levels instead
+        self._classes_grid: IntArray | None = None
+        if lattice.explicit:
+            self._classes_grid = np.full(lattice.heights, _NOT_CACHED, dtype=np.int64)
         self._cache_budget = cache_rows
         q = table.width
         bottom = table.detail if self.detailed and table.detail is not None else table.snapshot
@@ -134,6 +137,10 @@ class Evaluator:
         radix = KeyRadix.for_cardinalities(radices)
         # keyed snapshots roll up by rewriting only the digits of generalized columns
         self._bottom = bottom if radix is None else bottom.with_keys(radix)
+        if radix is None:
+            # rows without keys hold one int64 code per column: keep the cache's memory
+            # near what the keyed rows (one int64 each) of a 4-column table would take
+            self._cache_budget = max(1, cache_rows * 4 // max(len(radices), 4))
         #: Detail snapshots carry the sensitive codes as extra, never generalized columns.
         self._pad = (0,) * (len(radices) - q)
         self._qi_radix: KeyRadix | None = None
@@ -224,30 +231,80 @@ class Evaluator:
         if cached is not None:
             self._cache.move_to_end(index)
             return cached
-        target = self.lattice.nodes[index]
-        source = self._source(index)
-        levels = tuple(int(x) for x in target) + self._pad
+        target = self.lattice.node(index)
+        source = self._source(index, target)
+        levels = target + self._pad
         if source.keys is not None:
             digits = self._bottom_digits() if source is self._bottom else None
             snap = roll_up_keys(
                 source, levels, self.table.level_maps, digits=digits, deltas=self._deltas
             )
         else:
-            snap = roll_up(source, levels, self.table.level_maps, self.table.cardinalities)
+            snap = self._roll_up_codes(source, levels)
         self._cache[index] = snap
-        self._classes_grid.flat[index] = snap.n_classes
+        grid = self._classes_grid
+        if grid is not None:
+            grid.flat[index] = snap.n_classes
         self._cache_rows += snap.n_classes
         while self._cache_rows > self._cache_budget and len(self._cache) > 1:
             gone, old = self._cache.popitem(last=False)
-            self._classes_grid.flat[gone] = _NOT_CACHED
+            if grid is not None:
+                grid.flat[gone] = _NOT_CACHED
             self._cache_rows -= old.n_classes
         return snap
 
-    def _source(self, index: int) -> FrequencySnapshot:
+    def _roll_up_codes(
+        self, source: FrequencySnapshot, levels: tuple[int, ...]
+    ) -> FrequencySnapshot:
+        """Roll up a snapshot without keys; wide tables, whose code space exceeds 62 bits,
+        fold their columns into a key densified whenever it would overflow (a sort of one
+        int64 per row instead of ``np.unique`` over rows)."""
+        maps, cards = self.table.level_maps, self.table.cardinalities
+        space = 1
+        for j, b in enumerate(levels):
+            space *= max(int(cards[j][b]), 1)
+        if space < 2**62:
+            return roll_up(source, levels, maps, cards)
+        cols = [
+            maps[j][a][b][source.codes[j]] if a != b else source.codes[j]
+            for j, (a, b) in enumerate(zip(source.levels, levels, strict=True))
+        ]
+        key = np.zeros(source.n_classes, dtype=np.int64)
+        space = 1
+        for j, col in enumerate(cols):
+            card = max(int(cards[j][levels[j]]), 1)
+            if space * card >= 2**62:
+                uniq, inverse = np.unique(key, return_inverse=True)
+                key, space = inverse.reshape(-1).astype(np.int64), int(uniq.size)
+            key = key * card + col
+            space *= card
+        order = np.argsort(key, kind="stable")
+        starts = np.flatnonzero(first_of_runs(key[order]))
+        reps = order[starts]
+        counts = np.add.reduceat(source.counts[order], starts).astype(np.int64)
+        pop = None
+        if source.population is not None:
+            pop = np.add.reduceat(source.population[order], starts).astype(np.int64)
+        codes = np.empty((len(cols), reps.size), dtype=np.int64)
+        for j, col in enumerate(cols):
+            codes[j] = col[reps]
+        return FrequencySnapshot(levels, codes, counts, population=pop)
+
+    def _source(self, index: int, target: tuple[int, ...] | None = None) -> FrequencySnapshot:
         """The cached snapshot of a finer node with the fewest classes (else the bottom)."""
         source = self._bottom
-        target = self.lattice.nodes[index]
-        box = self._classes_grid[tuple(slice(0, int(v) + 1) for v in target)]
+        if target is None:
+            target = self.lattice.node(index)
+        if self._classes_grid is None:
+            # implicit lattice: the cache holds few snapshots, scan them all
+            q = len(target)
+            for snap in self._cache.values():
+                if snap.n_classes < source.n_classes and all(
+                    a <= b for a, b in zip(snap.levels[:q], target, strict=True)
+                ):
+                    source = snap
+            return source
+        box = self._classes_grid[tuple(slice(0, v + 1) for v in target)]
         if box.size <= _BOX_SCAN_LIMIT:
             # the finer cached snapshot with the fewest classes is the cheapest source
             pos = int(box.argmin())
