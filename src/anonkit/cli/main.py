@@ -21,6 +21,7 @@ from typing import Annotated
 import typer
 
 from anonkit.cli.anonymize import anonymize_command
+from anonkit.cli.app import app_command
 from anonkit.cli.check import check_command
 from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
@@ -61,6 +62,7 @@ def _root(
 
 
 app.command("anonymize")(anonymize_command)
+app.command("app")(app_command)
 app.command("check")(check_command)
 app.command("demo")(demo_command)
 app.command("evaluate")(evaluate_command)

@@ -1,0 +1,173 @@
+"""The app's export step: the release, the TOML configuration and the HTML report.
+
+:func:`config_toml` writes the configuration of :mod:`anonkit.config` that makes
+``anonkit anonymize`` produce the same release (the app's settings map one to one onto
+its keys, tested by a round trip through the CLI); :func:`write_release` writes the
+release as the CLI does (:func:`anonkit.io.tables.write_table`, the input's separator,
+formula cells escaped); :func:`report_html` is the CLI's ``--report`` page
+(:func:`anonkit.report.html.render_html`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import HierarchySpec
+from anonkit.io.tables import output_format, write_table
+from anonkit.io.write import WriteInfo
+from anonkit.report.html import render_html
+from anonkit.result import AnonymizationResult
+from anonkit.safety.starter import ReadSettings, toml_string
+
+__all__ = ["config_toml", "report_html", "toml_value", "write_release"]
+
+
+def toml_value(value: Any) -> str:
+    """``value`` (bool, number, string, path, list, mapping) as a TOML value.
+
+    Examples
+    --------
+    >>> toml_value({"widths": [5, 10], "name": "a\\"b"})
+    '{ widths = [5, 10], name = "a\\\\"b" }'
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str | Path):
+        return toml_string(str(value))
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_key(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, Sequence):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+def _key(name: str) -> str:
+    bare = name and all(c.isascii() and (c.isalnum() or c in "_-") for c in name)
+    return name if bare else toml_string(name)
+
+
+def config_toml(
+    *,
+    input: str | Path,  # noqa: A002 - the configuration key it fills
+    read: ReadSettings,
+    roles: Mapping[str, Sequence[str]],
+    hierarchies: Mapping[str, HierarchySpec],
+    k: int | None,
+    suppression_limit: float,
+    models: Sequence[tuple[str, Mapping[str, Any]]] = (),
+    algorithm: str,
+    metric: str,
+    output: str | Path | None = None,
+    renamed: Mapping[str, str] | None = None,
+) -> str:
+    """The TOML configuration that reproduces the app's run with ``anonkit anonymize``.
+
+    Parameters
+    ----------
+    input, output
+        The paths to write (absolute paths keep the configuration usable anywhere).
+    read
+        How the input was read.
+    roles
+        The columns of each role (``quasi_identifier``, ``identifying``, ``sensitive``,
+        ``insensitive``).
+    hierarchies
+        Per quasi-identifier: a hierarchy file path or a builder table.
+    k, suppression_limit, models, algorithm, metric
+        The privacy and search settings; ``models`` as (registry name, parameters).
+    renamed
+        Paths to write under another name (uploaded files: their temporary copy is
+        written as the name the user uploaded, to be placed beside the configuration).
+
+    Raises
+    ------
+    TypeError
+        If a hierarchy is a :class:`Hierarchy` object (only files and builders are written).
+    """
+    names = dict(renamed or {})
+
+    def path(p: str | Path) -> str:
+        return names.get(str(p), str(p))
+
+    lines = [
+        "# Written by `anonkit app`: run `anonkit anonymize <this file>` to reproduce the",
+        "# release the app made.",
+        f"input = {toml_string(path(input))}",
+    ]
+    if output is not None:
+        lines.append(f"output = {toml_string(str(output))}")
+    lines += ["", "[read]"]
+    if read.separator is not None:
+        lines.append(f"separator = {toml_string(read.separator)}")
+    lines += [
+        f"encoding = {toml_string(read.encoding)}",
+        f"missing = {toml_value(list(read.missing))}",
+        f"strip = {toml_value(read.strip)}",
+        "",
+        "[attributes]",
+        f"quasi_identifiers = {toml_value(list(roles['quasi_identifier']))}",
+        f"identifying = {toml_value(list(roles['identifying']))}",
+        f"sensitive = {toml_value(list(roles['sensitive']))}",
+        f"insensitive = {toml_value(list(roles['insensitive']))}",
+        "",
+        "[hierarchies]",
+    ]
+    for column in roles["quasi_identifier"]:
+        spec = hierarchies.get(column)
+        if spec is None:
+            continue
+        if isinstance(spec, Hierarchy):
+            raise TypeError(f"the hierarchy of {column!r} must be a file or a builder table")
+        value = toml_string(path(spec)) if isinstance(spec, str | Path) else toml_value(spec)
+        lines.append(f"{_key(column)} = {value}")
+    lines += ["", "[privacy]"]
+    if k is not None:
+        lines.append(f"k = {k}")
+    lines.append(f"suppression_limit = {toml_value(float(suppression_limit))}")
+    if models:
+        entries = [toml_value({"name": name, **dict(params)}) for name, params in models]
+        lines.append("models = [")
+        lines += [f"  {entry}," for entry in entries]
+        lines.append("]")
+    lines += [
+        "",
+        "[search]",
+        f"algorithm = {toml_string(algorithm)}",
+        f"metric = {toml_string(metric)}",
+        "",
+        "[release]",
+        'suppressed = "mask"',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_release(
+    result: AnonymizationResult, path: str | Path, *, separator: str | None
+) -> WriteInfo:
+    """Write the release as ``anonkit anonymize`` does (CSV with the input's separator,
+    or Parquet by extension), atomically.
+
+    Raises
+    ------
+    OutputFormatError
+        If the extension is not .csv, .tsv or .parquet.
+    """
+    fmt = output_format(Path(path))
+    return write_table(result.release, path, separator=separator if fmt == "csv" else None)
+
+
+def report_html(
+    result: AnonymizationResult,
+    *,
+    title: str,
+    settings: Mapping[str, Any],
+    heights: Mapping[str, int],
+) -> str:
+    """The short report of the run (the CLI's ``--report`` page)."""
+    return render_html(result, title=title, config_summary=settings, heights=heights)

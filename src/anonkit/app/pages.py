@@ -1,0 +1,354 @@
+"""The layout of ``anonkit app``: one page per step, with plain-language help.
+
+Also the small pieces the server renders (summary cards, progress bar, table cells) and
+:func:`settings_from`, which reads the privacy page's inputs into a
+:class:`~anonkit.app.workflow.Settings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from shiny import ui
+
+from anonkit.app import workflow
+from anonkit.app.results import Alternative
+from anonkit.core.hierarchy_builders import BUILDERS
+from anonkit.exceptions import ConfigError, ParameterError
+from anonkit.metrics.generalization import METRICS
+from anonkit.result import AnonymizationResult
+
+__all__ = ["ALTERNATIVE_COLUMNS", "ROLE_LABELS", "page", "settings_from"]
+
+ROLE_LABELS: Final = {
+    "quasi_identifier": "quasi-identifier (generalize)",
+    "identifying": "identifying (remove)",
+    "sensitive": "sensitive (keep, protect)",
+    "insensitive": "insensitive (keep)",
+}
+STEPS: Final = ("Load", "Roles", "Hierarchies", "Privacy", "Run", "Explore", "Export")
+ALTERNATIVE_COLUMNS: Final = (
+    "node",
+    "levels",
+    "cost",
+    "suppressed",
+    "classes",
+    "highest risk",
+    "average risk",
+)
+_HIER_TYPES: Final = {
+    "file": "hierarchy file",
+    **{name: name for name in BUILDERS},
+}
+_HIER_HELP: Final = (
+    "intervals: numbers in bins of growing width, e.g. widths = [5, 10, 20]. "
+    "masking: codes masked from the end (zip 02134 -> 0213* -> 021**), e.g. levels = 3. "
+    'dates: day -> month -> year, e.g. levels = ["month", "year"], format = "%d/%m/%Y". '
+    'ordered: values in a given order grouped by fanouts, e.g. order = ["a", "b", "c", "d"], '
+    "fanouts = [2, 2]. suppression: the value or *. A hierarchy file has one row per value, "
+    "its generalizations to the right (separator ; or ,)."
+)
+_ALGORITHM_HELP: Final = (
+    "auto: Flash (finds the transformation with the least loss, optimal) unless the lattice "
+    "is huge, then Mondrian. Full-domain searches (flash, exhaustive, samarati, datafly, "
+    "incognito) generalize a whole column at once; mondrian, greedy_merge and "
+    "microaggregation recode groups of records locally (less loss, less uniform labels)."
+)
+_METRIC_HELP: Final = (
+    "What the search minimizes. loss: the share of a cell's possible values it could stand "
+    "for (Iyengar), a good default. height: generalization steps. discernibility and "
+    "average_class_size: how large the groups are. precision: share of hierarchy steps used."
+)
+
+
+def cell(value: Any) -> str:
+    """A table cell: floats with 4 significant digits, None as a dash."""
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _help(text: str) -> ui.Tag:
+    return ui.p(text, class_="form-text text-muted small")
+
+
+def _load_page(preloaded: bool) -> ui.Tag:
+    return ui.layout_columns(
+        ui.card(
+            ui.card_header("Table"),
+            ui.input_radio_buttons(
+                "source",
+                "Source",
+                {"adult": "Bundled UCI Adult", "path": "File path", "upload": "Upload a file"},
+                selected="path" if preloaded else "adult",
+            ),
+            ui.input_text("path", "Path of a CSV, TSV or Parquet file", width="100%"),
+            ui.input_file("upload", "Upload", accept=[".csv", ".tsv", ".txt", ".parquet"]),
+            ui.input_text("separator", "Separator (blank: detected; \\t for tab)"),
+            ui.input_text("encoding", "Encoding", value="utf-8"),
+            ui.input_text("missing", "Missing-value cells, comma-separated (blank: detected)"),
+            ui.input_select("strip", "Trim spaces", {"auto": "detect", "yes": "yes", "no": "no"}),
+            ui.input_action_button("load", "Load", class_="btn-primary"),
+            ui.output_ui("load_error"),
+        ),
+        ui.card(
+            ui.card_header("Preview"),
+            ui.output_ui("load_summary"),
+            ui.div(ui.output_ui("preview"), style="overflow-x: auto"),
+            ui.input_action_button("to_roles", "Next: roles", class_="btn-success"),
+        ),
+        col_widths=(4, 8),
+    )
+
+
+def _roles_page() -> ui.Tag:
+    return ui.div(
+        _help(
+            "Quasi-identifiers are what an outsider could know (age, sex, zip): they are "
+            "generalized. Identifying columns (names, e-mails) are removed. Sensitive "
+            "columns are kept and protected by models such as l-diversity; insensitive ones "
+            "are kept as they are. The roles below are proposals with their reason."
+        ),
+        ui.output_ui("roles_table"),
+        ui.h4("Leaks"),
+        _help(
+            "Columns kept as they are must not give quasi-identifiers away; errors "
+            "(red) must be resolved by changing a role before going on."
+        ),  # fmt: skip
+        ui.output_ui("leaks"),
+        ui.input_action_button("to_hierarchies", "Next: hierarchies", class_="btn-success"),
+    )
+
+
+def _hierarchies_page() -> ui.Tag:
+    return ui.layout_columns(
+        ui.card(
+            ui.card_header("Edit a hierarchy"),
+            ui.output_ui("hier_gate"),
+            ui.input_select("h_type", "Kind", _HIER_TYPES, selected="suppression"),
+            ui.input_text("h_params", "Builder parameters (key = value, ...)", width="100%"),
+            ui.input_text("h_path", "Hierarchy file path", width="100%"),
+            ui.input_file("h_upload", "or upload a hierarchy file", accept=[".csv", ".txt"]),
+            ui.input_action_button("h_apply", "Use this hierarchy", class_="btn-primary"),
+            ui.output_ui("hier_error"),
+            _help(_HIER_HELP),
+        ),
+        ui.card(
+            ui.card_header("Preview on the real values"),
+            ui.output_ui("hier_preview"),
+            ui.h5("All quasi-identifiers"),
+            ui.output_ui("hier_summary"),
+        ),
+        col_widths=(5, 7),
+    )
+
+
+def _privacy_page() -> ui.Tag:
+    return ui.layout_columns(
+        ui.card(
+            ui.card_header("Privacy"),
+            ui.input_numeric(
+                "k",
+                "k (every record shares its quasi-identifiers with k-1 others; 0: off)",
+                value=5,
+                min=0,
+            ),  # fmt: skip
+            ui.input_numeric(
+                "suppression",
+                "Suppression limit (% of records that may be removed)",
+                value=5,
+                min=0,
+                max=100,
+            ),  # fmt: skip
+            _help(
+                "k = 5 means an attacker who knows someone's quasi-identifiers finds at "
+                "least 5 candidates. Suppressing a few outliers saves much generalization."
+            ),
+            ui.output_ui("privacy_attrs"),
+            ui.input_numeric(
+                "l", "l-diversity: distinct sensitive values per group (0: off)", value=0, min=0
+            ),  # fmt: skip
+            ui.input_select(
+                "l_variant", "l-diversity variant", ["distinct_l_diversity", "entropy_l_diversity"]
+            ),  # fmt: skip
+            ui.input_numeric(
+                "t",
+                "t-closeness: largest distance of a group's sensitive "
+                "values from the table's (0: off)",
+                value=0,
+                min=0,
+                max=1,
+                step=0.05,
+            ),  # fmt: skip
+            ui.input_select(
+                "t_variant", "t-closeness variant", ["equal_t_closeness", "ordered_t_closeness"]
+            ),  # fmt: skip
+            ui.input_text_area(
+                "more_models",
+                'Other models, one per line as key = value (e.g. name = "average_risk", '
+                "threshold = 0.05)",
+                width="100%",
+            ),
+            _help("Other model names: " + ", ".join(workflow.model_names()) + "."),
+        ),
+        ui.card(
+            ui.card_header("Utility"),
+            ui.input_select("algorithm", "Algorithm", list(workflow.ALGORITHM_CHOICES)),
+            _help(_ALGORITHM_HELP),
+            ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
+            _help(_METRIC_HELP),
+            ui.output_ui("settings_error"),
+        ),
+    )
+
+
+def _run_page() -> ui.Tag:
+    return ui.div(
+        _help(
+            "The run happens in the background: the page stays responsive, and Cancel "
+            "stops it at its next step."
+        ),  # fmt: skip
+        ui.input_task_button("run", "Run", label_busy="Running..."),
+        ui.input_action_button("cancel", "Cancel", class_="btn-outline-danger ms-2"),
+        ui.div(ui.output_ui("run_status"), class_="mt-3"),
+    )
+
+
+def _export_page() -> ui.Tag:
+    return ui.div(
+        ui.input_text(
+            "output_name",
+            "Release file named in the configuration (blank: <data>.anonymized.csv)",
+            width="100%",
+        ),  # fmt: skip
+        ui.div(
+            ui.download_button("download_csv", "Release (CSV)"),
+            ui.download_button("download_parquet", "Release (Parquet)", class_="ms-2"),
+            ui.download_button("download_toml", "Configuration (TOML)", class_="ms-2"),
+            ui.download_button("download_report", "Report (HTML)", class_="ms-2"),
+            class_="my-3",
+        ),
+        _help(
+            "`anonkit anonymize anonkit-config.toml` reproduces the release with the command line."
+        ),  # fmt: skip
+        ui.output_ui("export_state"),
+    )
+
+
+def page(preloaded: bool = False) -> ui.Tag:
+    """The seven-step page (navbar ``step``)."""
+    panels = [
+        ui.nav_panel("Load", _load_page(preloaded)),
+        ui.nav_panel("Roles", _roles_page()),
+        ui.nav_panel("Hierarchies", _hierarchies_page()),
+        ui.nav_panel("Privacy", _privacy_page()),
+        ui.nav_panel("Run", _run_page()),
+        ui.nav_panel("Explore", ui.output_ui("explore")),
+        ui.nav_panel("Export", _export_page()),
+    ]
+    return ui.page_navbar(*panels, id="step", title="anonkit", window_title="anonkit app")
+
+
+def describe_spec(spec: Any) -> str:
+    """One line describing a hierarchy choice."""
+    if spec is None:
+        return "none: kept or suppressed"
+    if isinstance(spec, Mapping):
+        params = workflow.builder_text(spec)
+        return f"{spec.get('type')}" + (f" ({params})" if params else "")
+    return f"file {Path(str(spec)).name}"
+
+
+def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.Settings:
+    """The privacy page's inputs as :class:`~anonkit.app.workflow.Settings`.
+
+    Raises
+    ------
+    ConfigError, UnknownNameError, ParameterError
+        For a bad number or model line (naming the field).
+    """
+    k = values.k()
+    suppression = values.suppression()
+    models: list[workflow.ModelSpec] = []
+    attribute = values.model_attribute() if "model_attribute" in values else None
+    needs = [(values.l(), values.l_variant(), "l"), (values.t(), values.t_variant(), "t")]
+    for amount, name, key in needs:
+        if amount:
+            if not roles["sensitive"] or attribute not in roles["sensitive"]:
+                raise ParameterError(
+                    "attribute", name, "a sensitive column (mark one on Roles)", attribute
+                )
+            value = int(amount) if key == "l" else float(amount)
+            models.append(workflow.ModelSpec(name, {"attribute": attribute, key: value}))
+    for i, line in enumerate((values.more_models() or "").splitlines()):
+        if line.strip():
+            spec = workflow.parse_pairs(line, f"line {i + 1} of the other models")
+            name = spec.pop("name", None)
+            if not isinstance(name, str):
+                raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
+            models.append(workflow.ModelSpec(name, spec))
+    return workflow.Settings(
+        k=int(k) if k else None,
+        suppression_limit=float(suppression or 0) / 100,
+        models=tuple(models),
+        algorithm=values.algorithm(),
+        metric=values.metric(),
+    )
+
+
+def progress_bar(stage: str, share: float, done: int, total: int) -> ui.Tag:
+    """A Bootstrap progress bar with the stage name."""
+    counted = f" ({done:,} / {total:,})" if total else ""
+    return ui.div(
+        ui.p(f"{stage}{counted}", id="run-stage"),
+        ui.div(
+            ui.div(
+                class_="progress-bar progress-bar-striped progress-bar-animated",
+                role="progressbar",
+                style=f"width: {max(share, 0.02):.0%}",
+            ),
+            class_="progress",
+        ),
+    )
+
+
+def summary_cards(result: AnonymizationResult, seconds: float) -> ui.Tag:
+    """The run's headline figures (no record)."""
+    items = [
+        ("records", f"{result.n_records:,}"),
+        ("achieved k (smallest group)", f"{result.classes.min_size:,}"),
+        ("groups", f"{result.classes.n_classes:,}"),
+        ("suppressed", f"{result.suppressed:,} ({result.suppressed_share:.2%})"),
+        ("verified", "yes" if result.verified else "NO"),
+        ("time", f"{seconds:.2f} s"),
+    ]
+    levels = ", ".join(f"{c} {lv}" for c, lv in result.transformation.items())
+    return ui.div(
+        ui.layout_columns(*(ui.value_box(title, value) for title, value in items), col_widths=2),
+        ui.p(f"{result.algorithm}; levels: {levels or '(local recoding)'}", id="summary-levels"),
+        id="summary",
+    )
+
+
+def alternative_label(alt: Alternative) -> str:
+    levels = "/".join(str(v) for v in alt.levels.values())
+    return f"{levels}{' (chosen)' if alt.chosen else ''}: cost {alt.cost:.4g}"
+
+
+def alternative_rows(alts: Sequence[Alternative]) -> list[dict[str, Any]]:
+    return [
+        {
+            "node": "chosen" if a.chosen else str(i),
+            "levels": ", ".join(f"{c} {v}" for c, v in a.levels.items()),
+            "cost": a.cost,
+            "suppressed": a.suppressed,
+            "classes": a.classes,
+            "highest risk": a.risk.get("prosecutor_max"),
+            "average risk": a.risk.get("prosecutor_average"),
+        }
+        for i, a in enumerate(alts)
+    ]

@@ -1,0 +1,301 @@
+"""The app's run and explore steps: a cancellable run and the figures of its result.
+
+:func:`run` fits the estimator that :class:`anonkit.Anonymizer` maps the settings to (the
+same path as :func:`anonkit.anonymize` and ``anonkit anonymize``), reporting progress to a
+:class:`RunProgress` whose :meth:`~RunProgress.cancel` stops the run at its next progress
+call (the library calls it after every lattice node, and at every stage).
+
+The explore step reads the fitted result: :func:`loss_rows`, :func:`risk_rows` (titles and
+directions from :mod:`anonkit.metric_info`), :func:`class_size_svg`,
+:func:`distribution_svgs` (bar charts of :mod:`anonkit.report.plots`) and
+:func:`alternatives`: the private lattice nodes next to the chosen one, each with its cost,
+suppressed records and risk.
+
+Where the public API falls short
+--------------------------------
+Evaluating a given lattice node (not the search's optimum) has no public function, so
+:func:`alternatives` is a thin adapter over the fitted :class:`~anonkit.estimators.FullDomain`:
+it re-encodes the fitted inputs and judges the nodes with the search's own
+:class:`~anonkit.algorithms.lattice.Evaluator` (the same verdicts, suppression and cost the
+search used), and takes the risk of each node's kept classes with
+:func:`anonkit.verify.release_risk`. A public ``FullDomain.evaluate_nodes(levels)`` would
+replace it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from anonkit.algorithms.lattice import Evaluator
+from anonkit.api import Anonymizer
+from anonkit.core.lattice import Lattice
+from anonkit.core.resolve import HierarchySpec
+from anonkit.engines.base import get_engine
+from anonkit.estimators import Estimator, FullDomain
+from anonkit.metric_info import LOSS_INFO, RISK_INFO
+from anonkit.report.plots import bar_chart_svg
+from anonkit.result import AnonymizationResult
+from anonkit.verify import release_risk
+
+__all__ = [
+    "Alternative",
+    "RunCancelled",
+    "RunOutcome",
+    "RunProgress",
+    "RunRequest",
+    "alternatives",
+    "class_size_svg",
+    "distribution_svgs",
+    "loss_rows",
+    "risk_rows",
+    "run",
+]
+
+
+class RunCancelled(Exception):
+    """The user cancelled the run (raised from the progress callback)."""
+
+
+class RunProgress:
+    """Progress of a run, safe to read from another thread; :meth:`cancel` stops it.
+
+    It is the ``progress`` callback of :mod:`anonkit.progress`: called as
+    ``progress(done, total)``, with ``stage(name, unit)`` when a step starts.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancel = threading.Event()
+        self.done = 0
+        self.total = 0
+        self.stage_name = "Starting"
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._cancel.is_set():
+            raise RunCancelled
+        with self._lock:
+            self.done, self.total = int(done), int(total)
+
+    def stage(self, name: str, unit: str | None = None) -> None:
+        """A new step started (its name is shown)."""
+        if self._cancel.is_set():
+            raise RunCancelled
+        with self._lock:
+            self.stage_name, self.done, self.total = name, 0, 0
+
+    def cancel(self) -> None:
+        """Ask the run to stop at its next progress call."""
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def snapshot(self) -> tuple[str, int, int]:
+        """Stage name, done and total, read together."""
+        with self._lock:
+            return self.stage_name, self.done, self.total
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything one run needs: the records and the keywords of :class:`anonkit.Anonymizer`."""
+
+    frame: pl.DataFrame
+    keywords: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """A finished run: the fitted estimator, its result and the wall time."""
+
+    estimator: Estimator
+    result: AnonymizationResult
+    seconds: float
+
+
+def anonymizer_keywords(
+    roles: Mapping[str, Sequence[str]],
+    hierarchies: Mapping[str, HierarchySpec],
+    *,
+    k: int | None,
+    models: Sequence[Any],
+    suppression_limit: float,
+    algorithm: str,
+    metric: str,
+) -> dict[str, Any]:
+    """The keywords of :class:`anonkit.Anonymizer` for the app's choices (``roles``: the
+    columns of each role of :data:`anonkit.safety.starter.ROLES`)."""
+    qi = list(roles["quasi_identifier"])
+    return {
+        "quasi_identifiers": qi,
+        "hierarchies": {c: hierarchies[c] for c in qi if c in hierarchies},
+        "k": k,
+        "privacy": list(models),
+        "suppression_limit": suppression_limit,
+        "algorithm": algorithm,
+        "metric": metric,
+        "identifying": list(roles["identifying"]),
+        "sensitive": list(roles["sensitive"]),
+        "insensitive": list(roles["insensitive"]),
+    }
+
+
+def run(request: RunRequest, progress: RunProgress | None = None) -> RunOutcome:
+    """Fit the estimator the keywords map to on the records.
+
+    Raises
+    ------
+    RunCancelled
+        If ``progress.cancel()`` was called.
+    AnonkitError
+        What :func:`anonkit.anonymize` raises (leaks, unattainable privacy, ...).
+    """
+    t0 = time.perf_counter()
+    anonymizer = Anonymizer(**request.keywords, progress=progress)
+    estimator = anonymizer.estimator().fit(request.frame, **anonymizer.roles())
+    return RunOutcome(estimator, estimator.result_, time.perf_counter() - t0)
+
+
+# ---------------------------------------------------------------------------- explore
+def _info_rows(values: Mapping[str, Any], info: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for key, value in values.items():
+        if value is None or isinstance(value, bool):
+            continue
+        meta = info.get(key)
+        rows.append(
+            {
+                "figure": meta.title if meta is not None else key.replace("_", " "),
+                "value": float(value),
+                "better": meta.better if meta is not None else "",
+                "meaning": meta.explanation if meta is not None else "",
+            }
+        )
+    return rows
+
+
+def loss_rows(result: AnonymizationResult) -> list[dict[str, Any]]:
+    """The information-loss table: figure, value, which way is better, meaning."""
+    return _info_rows(result.metrics, LOSS_INFO)
+
+
+def risk_rows(result: AnonymizationResult) -> list[dict[str, Any]]:
+    """The re-identification risk table (prosecutor, journalist, marketer, records at risk)."""
+    shown = {k: v for k, v in result.risk.items() if k in RISK_INFO}
+    return _info_rows(shown, RISK_INFO)
+
+
+def class_size_svg(histogram: Mapping[str, int], *, title: str = "Class sizes") -> str:
+    """Classes per size bucket as a bar chart."""
+    return bar_chart_svg(
+        list(histogram), [float(v) for v in histogram.values()], title=title, xlabel="classes"
+    )
+
+
+def _top(series: pl.Series, top: int) -> tuple[list[str], list[float]]:
+    counts = (
+        series.cast(pl.String)
+        .fill_null("(missing)")
+        .value_counts(sort=True, name="n")
+        .sort(["n", series.name], descending=[True, False])
+    )
+    head = counts.head(top)
+    labels = head.get_column(series.name).to_list()
+    values = [float(v) for v in head.get_column("n").to_list()]
+    rest = counts.height - head.height
+    if rest > 0:
+        labels.append(f"({rest} more values)")
+        values.append(float(counts.get_column("n").slice(top).sum()))
+    return labels, values
+
+
+def distribution_svgs(
+    original: pl.DataFrame, release: pl.DataFrame, column: str, *, top: int = 12
+) -> tuple[str, str]:
+    """Bar charts of ``column``'s most frequent values before and after."""
+    before = _top(original.get_column(column), top)
+    after = _top(release.get_column(column), top) if column in release.columns else ([], [])
+    return (
+        bar_chart_svg(*before, title=f"{column}: original", xlabel="records"),
+        bar_chart_svg(*after, title=f"{column}: released", xlabel="records"),
+    )
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A private lattice node next to the chosen one.
+
+    ``cost`` is the search metric's value (lower is better), ``suppressed`` the records
+    its violating classes lose, ``risk`` :func:`anonkit.verify.release_risk` of its kept
+    classes, ``histogram`` its classes per size bucket.
+    """
+
+    levels: Mapping[str, int]
+    chosen: bool
+    cost: float
+    suppressed: int
+    classes: int
+    risk: Mapping[str, float | None]
+    histogram: Mapping[str, int]
+
+
+def _neighbours(lattice: Lattice, node: int, radius: int) -> list[int]:
+    seen = {node}
+    frontier = [node]
+    for _ in range(radius):
+        nxt = []
+        for n in frontier:
+            for m in (*lattice.successors(n), *lattice.predecessors(n)):
+                if m not in seen:
+                    seen.add(m)
+                    nxt.append(m)
+        frontier = nxt
+    return sorted(seen)
+
+
+def alternatives(estimator: Estimator, *, radius: int = 2, limit: int = 30) -> list[Alternative]:
+    """The private nodes within ``radius`` steps of the chosen node, cheapest first.
+
+    Empty for local recoding (Mondrian, greedy merging, microaggregation: no lattice).
+    See the module docstring: an adapter until the API can evaluate a given node.
+    """
+    if not isinstance(estimator, FullDomain) or not hasattr(estimator, "_fitting"):
+        return []
+    from anonkit.metrics.classes import size_histogram
+
+    fitting = estimator._fitting
+    table = estimator._encode(fitting, get_engine(estimator.engine))
+    lattice = Lattice(table.heights)
+    evaluator = Evaluator(
+        table, lattice, fitting.models, fitting.suppression_limit, estimator.metric
+    )
+    names = list(fitting.quasi_identifiers)
+    chosen = lattice.index([estimator.transformation_[c] for c in names])
+    out = []
+    for node in _neighbours(lattice, chosen, radius):
+        found = evaluator.evaluate(node)
+        if not found.anonymous:
+            continue
+        cls, _, bad = evaluator.node_classes(node)
+        kept = np.asarray(cls.counts, dtype=np.int64)[~bad]
+        out.append(
+            Alternative(
+                levels=dict(zip(names, (int(v) for v in found.levels), strict=True)),
+                chosen=node == chosen,
+                cost=float(found.cost),
+                suppressed=int(found.suppressed),
+                classes=int(kept.size),
+                risk=release_risk(kept),
+                histogram=size_histogram(kept),
+            )
+        )
+    out.sort(key=lambda a: (not a.chosen, a.cost, sum(a.levels.values())))
+    return out[:limit]

@@ -1,0 +1,102 @@
+"""Run the app on a local address: loopback by default, uploads in a folder removed at exit.
+
+:func:`check_host` refuses an address other than loopback unless the user named it
+(``--host``), and then returns a warning to print: the app shows the data to whoever
+connects, with no login. :func:`serve` runs the app with uvicorn (access log off: nothing
+about the data or the requests is logged) and removes the temporary folder at exit.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import tempfile
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from anonkit.exceptions import ParameterError
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "check_host", "is_loopback", "serve"]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (``localhost``, 127.0.0.0/8, ``::1``).
+
+    Examples
+    --------
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_host(host: str | None, *, explicit: bool) -> tuple[str, str | None]:
+    """The address to bind and a warning to print when it is not loopback.
+
+    Raises
+    ------
+    ParameterError
+        If ``host`` is not loopback and was not given explicitly (``--host``).
+    """
+    chosen = host or DEFAULT_HOST
+    if is_loopback(chosen):
+        return chosen, None
+    if not explicit:
+        raise ParameterError(
+            "host", "anonkit app", "a loopback address unless given with --host", chosen
+        )
+    return chosen, (
+        f"the app listens on {chosen}: anyone who can reach this address sees the data "
+        "and the release, with no login; use it only on a network you trust."
+    )
+
+
+def serve(
+    data: Path | None = None,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    open_browser: bool = True,
+    ready: threading.Event | None = None,
+) -> None:
+    """Serve the app until interrupted; the temporary folder is removed at exit."""
+    import uvicorn
+
+    from anonkit.app.server import create_app
+
+    workdir = Path(tempfile.mkdtemp(prefix="anonkit-app-"))
+    try:
+        app = create_app(data, workdir=workdir)
+        config = uvicorn.Config(
+            app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
+        )
+        server = uvicorn.Server(config)
+        url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+        if open_browser or ready is not None:
+            _when_started(server, url if open_browser else None, ready)
+        server.run()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _when_started(server: Any, url: str | None, ready: threading.Event | None) -> None:
+    def wait() -> None:
+        while not server.started and not server.should_exit:
+            threading.Event().wait(0.05)
+        if server.started:
+            if ready is not None:
+                ready.set()
+            if url is not None:
+                webbrowser.open(url)
+
+    threading.Thread(target=wait, daemon=True).start()

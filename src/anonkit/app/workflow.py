@@ -1,0 +1,383 @@
+"""The app's first four steps as plain functions: load, roles, hierarchies, settings.
+
+Each function calls the library's public API and returns plain values the page shows;
+nothing here imports Shiny, so the steps are tested without a browser. Errors are the
+library's own (:class:`~anonkit.exceptions.AnonkitError`), whose messages are written for
+users; the page shows them next to the field that caused them.
+
+Load
+    :func:`load_table` reads a CSV/Parquet file the way ``anonkit init`` does
+    (:func:`anonkit.safety.starter.read_for_starter`: separator sniffed, trimming and
+    missing tokens detected unless given); :func:`load_adult` the bundled UCI Adult.
+Roles
+    :func:`propose` profiles the table and proposes roles and hierarchy builders
+    (:func:`anonkit.safety.starter.starter_config`); :func:`role_leaks` runs the leak check
+    (:func:`anonkit.safety.leaks.find_leaks`) on the roles the user chose.
+Hierarchies
+    :func:`parse_builder` reads the builder parameters typed in the page (a TOML inline
+    table body such as ``widths = [5, 10]``); :func:`hierarchy_preview` resolves the
+    hierarchy on the column's values (:func:`anonkit.core.resolve.resolve_hierarchy`, the
+    path ``anonymize`` takes) and shows a few values at every level.
+Privacy and utility
+    :class:`Settings` holds k, the suppression limit, extra models by registry name,
+    algorithm and metric; :func:`resolve_algorithm` turns ``"auto"`` into a name.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from anonkit._validation import check_int, check_real
+from anonkit.api import ALGORITHMS
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.hierarchy_builders import BUILDERS
+from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
+from anonkit.datasets import ADULT_COLUMNS, adult_path
+from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
+from anonkit.metrics.generalization import METRICS
+from anonkit.models.base import PrivacyModel
+from anonkit.models.registry import MODELS, model_from_config
+from anonkit.safety.leaks import Leak, find_leaks
+from anonkit.safety.starter import ROLES, ReadSettings, Starter, read_for_starter, starter_config
+
+__all__ = [
+    "ALGORITHM_CHOICES",
+    "AUTO_LATTICE_LIMIT",
+    "ROLES",
+    "Loaded",
+    "ModelSpec",
+    "Settings",
+    "blocking_leaks",
+    "builder_text",
+    "default_hierarchies",
+    "hierarchy_preview",
+    "load_adult",
+    "load_table",
+    "parse_builder",
+    "parse_missing",
+    "parse_pairs",
+    "propose",
+    "resolve_algorithm",
+    "role_leaks",
+    "role_rows",
+    "roles_by_kind",
+]
+
+#: Algorithms offered in the page: ``auto`` and every name :func:`anonkit.anonymize` takes.
+ALGORITHM_CHOICES: Final = ("auto", *ALGORITHMS)
+#: ``auto`` runs Flash (optimal) up to this many lattice nodes, Mondrian above.
+AUTO_LATTICE_LIMIT: Final = 1_000_000
+
+
+# ------------------------------------------------------------------------------ load
+@dataclass(frozen=True)
+class Loaded:
+    """A table read for the app.
+
+    Attributes
+    ----------
+    frame
+        The records (shown only in the page, never logged).
+    path
+        The file read (for the TOML ``input``).
+    name
+        The name shown (the uploaded file's own name for uploads).
+    read
+        How it was read (the ``[read]`` section), from ``read_for_starter``.
+    bundled
+        True for the bundled Adult data, whose hierarchy files are offered.
+    uploaded
+        True when the file was uploaded (its path is a temporary copy).
+    """
+
+    frame: pl.DataFrame
+    path: Path
+    name: str
+    read: ReadSettings
+    bundled: bool = False
+    uploaded: bool = False
+
+
+def parse_missing(text: str | None) -> tuple[str, ...] | None:
+    """The missing tokens typed as comma-separated cells (empty cells always count);
+    None for a blank field (detected).
+
+    Examples
+    --------
+    >>> parse_missing("?, NA"), parse_missing("  ")
+    (('', '?', 'NA'), None)
+    """
+    if text is None or not text.strip():
+        return None
+    return ("", *dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+
+
+def load_table(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    separator: str | None = None,
+    encoding: str = "utf-8",
+    missing: Sequence[str] | None = None,
+    strip: bool | None = None,
+    uploaded: bool = False,
+) -> Loaded:
+    """Read ``path`` as ``anonkit init`` does (what is None is detected).
+
+    Raises
+    ------
+    InputFileError, InputEncodingError, InputFormatError
+        The reader's errors (missing file, undecodable bytes with their line, ragged rows).
+    """
+    if separator == "\\t":
+        separator = "\t"
+    frame, read = read_for_starter(
+        path, separator=separator or None, encoding=encoding or "utf-8", missing=missing,
+        strip=strip,
+    )  # fmt: skip
+    p = Path(path)
+    return Loaded(frame, p, name or p.name, read, uploaded=uploaded)
+
+
+def load_adult() -> Loaded:
+    """The bundled UCI Adult extract (its hierarchy files are the default hierarchies)."""
+    loaded = load_table(adult_path() / "adult.csv")
+    return Loaded(loaded.frame, loaded.path, "adult.csv (bundled)", loaded.read, bundled=True)
+
+
+# ------------------------------------------------------------------------------ roles
+def propose(loaded: Loaded) -> Starter:
+    """Profile the table and propose roles and builders (``anonkit init``'s proposals)."""
+    return starter_config(loaded.frame, input=loaded.name, read=loaded.read)
+
+
+def role_rows(starter: Starter) -> list[dict[str, Any]]:
+    """One row per column: kind, distinct values, unique share, proposed role, reason."""
+    rows = []
+    for proposal in starter.proposals:
+        column = starter.profile[proposal.column]
+        rows.append(
+            {
+                "column": proposal.column,
+                "kind": column.kind,
+                "distinct": column.distinct,
+                "unique": column.unique_share,
+                "role": proposal.role,
+                "why": proposal.why,
+            }
+        )
+    return rows
+
+
+def roles_by_kind(roles: Mapping[str, str]) -> dict[str, list[str]]:
+    """The columns of each role of :data:`ROLES`, in table order.
+
+    Raises
+    ------
+    UnknownNameError
+        If a role is not one of :data:`ROLES`.
+    """
+    out: dict[str, list[str]] = {role: [] for role in ROLES}
+    for column, role in roles.items():
+        if role not in out:
+            raise UnknownNameError("role", role, list(ROLES))
+        out[role].append(column)
+    return out
+
+
+def role_leaks(frame: pl.DataFrame, roles: Mapping[str, str]) -> list[Leak]:
+    """The leaks of the columns released as they are under ``roles`` (empty without a
+    quasi-identifier)."""
+    by = roles_by_kind(roles)
+    qi = by["quasi_identifier"]
+    if not qi:
+        return []
+    return find_leaks(frame, quasi_identifiers=qi, released=by["sensitive"] + by["insensitive"])
+
+
+def blocking_leaks(leaks: Sequence[Leak]) -> list[Leak]:
+    """The leaks that stop the run (errors); warnings do not."""
+    return [leak for leak in leaks if leak.severity == "error"]
+
+
+# ------------------------------------------------------------------------ hierarchies
+def default_hierarchies(loaded: Loaded, starter: Starter) -> dict[str, HierarchySpec]:
+    """Per proposed quasi-identifier: the bundled hierarchy file (Adult) or the proposed
+    builder table."""
+    out: dict[str, HierarchySpec] = {}
+    for proposal in starter.proposals:
+        if loaded.bundled and proposal.column in ADULT_COLUMNS:
+            out[proposal.column] = adult_path() / f"adult_hierarchy_{proposal.column}.csv"
+        elif proposal.hierarchy is not None:
+            out[proposal.column] = dict(proposal.hierarchy)
+    return out
+
+
+def builder_text(spec: Mapping[str, Any]) -> str:
+    """The parameters of a builder table (without ``type``) as a TOML inline table body.
+
+    Examples
+    --------
+    >>> builder_text({"type": "intervals", "widths": [5, 10]})
+    'widths = [5, 10]'
+    """
+    from anonkit.app.export import toml_value
+
+    return ", ".join(f"{k} = {toml_value(v)}" for k, v in spec.items() if k != "type")
+
+
+def parse_builder(kind: str, text: str) -> dict[str, Any]:
+    """A builder table from its type and the parameters typed as ``key = value, ...``.
+
+    Raises
+    ------
+    UnknownNameError
+        If ``kind`` is not a builder.
+    ConfigError
+        If ``text`` is not a TOML inline table body.
+
+    Examples
+    --------
+    >>> parse_builder("intervals", "widths = [5, 10]")
+    {'type': 'intervals', 'widths': [5, 10]}
+    """
+    if kind not in BUILDERS:
+        raise UnknownNameError("hierarchy type", kind, list(BUILDERS))
+    return {"type": kind, **parse_pairs(text, f"the {kind} parameters")}
+
+
+def parse_pairs(text: str, what: str) -> dict[str, Any]:
+    """``key = value, ...`` typed in a field (a TOML inline table body) as a dict.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``what`` when ``text`` does not read as TOML pairs.
+
+    Examples
+    --------
+    >>> parse_pairs('name = "average_risk", threshold = 0.05', "the models")
+    {'name': 'average_risk', 'threshold': 0.05}
+    """
+    if not text.strip():
+        return {}
+    try:
+        parsed: dict[str, Any] = tomllib.loads(f"p = {{ {text.strip()} }}")["p"]
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(
+            f"{what[0].upper()}{what[1:]} must read as TOML 'key = value' pairs separated by "
+            f"commas, e.g. widths = [5, 10]: {err}."
+        ) from None
+    return parsed
+
+
+def hierarchy_preview(
+    frame: pl.DataFrame, column: str, spec: HierarchySpec | None, *, rows: int = 8
+) -> tuple[Hierarchy, pl.DataFrame]:
+    """The hierarchy of ``column`` and a few of its values at every level.
+
+    The values shown are the most frequent ones (ties by value), one column per level.
+
+    Raises
+    ------
+    HierarchyError, ValuesNotInHierarchyError, ParameterError
+        What :func:`anonkit.anonymize` would raise for this hierarchy.
+    """
+    values = frame.get_column(column)
+    hierarchy = resolve_hierarchy(column, spec, values)
+    top = (
+        values.drop_nulls()
+        .cast(pl.String)
+        .value_counts(sort=True, name="count")
+        .sort(["count", column], descending=[True, False])
+        .head(rows)
+    )
+    shown = top.get_column(column).to_list()
+    data: dict[str, list[str]] = {"level 0": shown}
+    for level in range(1, hierarchy.height):
+        data[f"level {level}"] = [
+            hierarchy.generalize(v, level) if v in hierarchy else "?" for v in shown
+        ]
+    return hierarchy, pl.DataFrame(data, schema=dict.fromkeys(data, pl.String))
+
+
+# --------------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class ModelSpec:
+    """A privacy model by its registry name and parameters (the TOML ``models`` entry)."""
+
+    name: str
+    params: Mapping[str, Any]
+
+    def build(self) -> PrivacyModel:
+        """The model (:func:`anonkit.models.registry.model_from_config`)."""
+        return model_from_config(self.name, dict(self.params))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Privacy and utility settings of step 4.
+
+    ``models`` are extra privacy models (ℓ-diversity, t-closeness, ...);
+    ``algorithm`` may be ``"auto"`` (:func:`resolve_algorithm`).
+    """
+
+    k: int | None = 5
+    suppression_limit: float = 0.05
+    models: tuple[ModelSpec, ...] = ()
+    algorithm: str = "auto"
+    metric: str = "loss"
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def check(self) -> list[PrivacyModel]:
+        """Validate and build the models (k first).
+
+        Raises
+        ------
+        ParameterError, UnknownNameError
+            Naming the bad setting, as the API would.
+        """
+        if self.k is not None:
+            check_int(self.k, "k", "the privacy settings", low=1)
+        check_real(
+            self.suppression_limit, "suppression_limit", "the privacy settings", low=0,
+            high=1, noun="a share",
+        )  # fmt: skip
+        if self.algorithm not in ALGORITHM_CHOICES:
+            raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHM_CHOICES))
+        if self.metric not in METRICS:
+            raise UnknownNameError("metric", self.metric, list(METRICS))
+        models = [m.build() for m in self.models]
+        if self.k is None and not models:
+            raise ParameterError("k", "the privacy settings", "given (or another model)", None)
+        return models
+
+
+def model_names() -> list[str]:
+    """Registry names of the privacy models (k-anonymity has its own field)."""
+    return [name for name in MODELS if name != "k_anonymity"]
+
+
+def resolve_algorithm(algorithm: str, heights: Sequence[int]) -> str:
+    """``algorithm``, with ``"auto"`` replaced by ``"flash"`` (the optimal full-domain
+    search) when the lattice has at most :data:`AUTO_LATTICE_LIMIT` nodes, else
+    ``"mondrian"`` (local recoding, whose time does not grow with the lattice).
+
+    ``heights`` are the hierarchies' numbers of levels.
+
+    Examples
+    --------
+    >>> resolve_algorithm("auto", [5, 3]), resolve_algorithm("auto", [40] * 5)
+    ('flash', 'mondrian')
+    """
+    if algorithm != "auto":
+        return algorithm
+    size = math.prod(max(h, 1) for h in heights)
+    return "flash" if size <= AUTO_LATTICE_LIMIT else "mondrian"
