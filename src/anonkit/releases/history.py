@@ -1,0 +1,126 @@
+"""What earlier releases published about each record, kept by the data holder.
+
+m-invariance (Xiao & Tao 2007) and τ-safety (Anjum et al. 2017) constrain a new release by
+the *signature* each record had before: the set of distinct sensitive values of the class
+that published it. :class:`ReleaseHistory` keeps exactly that, per record id: for the last
+``window`` releases in which the record was published, the release number and the
+signature (m-invariance needs the latest one only; τ-safety a window of τ). Nothing else
+of the record is stored: no quasi-identifier, no sensitive value of its own.
+
+The history is private to the data holder (it links record ids to signatures); it is
+written atomically as JSON (:meth:`ReleaseHistory.save`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from anonkit._atomic import atomic_write_text
+from anonkit._validation import check_int
+from anonkit.exceptions import InputFormatError
+
+__all__ = ["FORMAT_VERSION", "ReleaseHistory", "Signature"]
+
+#: A class's distinct sensitive values, sorted.
+Signature = tuple[str, ...]
+#: Version of the JSON layout written by :meth:`ReleaseHistory.save`.
+FORMAT_VERSION = 1
+
+
+@dataclass
+class ReleaseHistory:
+    """Signatures earlier releases gave each record.
+
+    Parameters
+    ----------
+    window
+        Releases remembered per record (1 for m-invariance: the latest signature; τ for
+        τ-safety).
+
+    Attributes
+    ----------
+    releases
+        Releases recorded so far.
+    records
+        Per record id, ``(release number, signature)`` of the last ``window`` releases that
+        published it, oldest first.
+
+    Examples
+    --------
+    >>> h = ReleaseHistory()
+    >>> h.record({"r1": ("flu", "hiv"), "r2": ("flu", "hiv")})
+    >>> h.latest("r1"), h.releases
+    (('flu', 'hiv'), 1)
+    """
+
+    window: int = 1
+    releases: int = 0
+    records: dict[str, list[tuple[int, Signature]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_int(self.window, "window", "ReleaseHistory", low=1)
+
+    def latest(self, record_id: str) -> Signature | None:
+        """The signature of the last release that published ``record_id`` (None if none)."""
+        entries = self.records.get(record_id)
+        return entries[-1][1] if entries else None
+
+    def signatures(self, record_id: str) -> list[Signature]:
+        """The signatures of ``record_id`` within the window, oldest first."""
+        return [sig for _, sig in self.records.get(record_id, [])]
+
+    def record(self, signatures: Mapping[str, Iterable[str]]) -> None:
+        """Add one release: the signature of every real record it published, by id."""
+        self.releases += 1
+        for rid, sig in signatures.items():
+            entries = self.records.setdefault(str(rid), [])
+            entries.append((self.releases, tuple(sorted(sig))))
+            del entries[: -self.window]
+
+    # ---------------------------------------------------------------------- files
+    def to_json(self) -> str:
+        """The history as JSON (record ids and signatures only)."""
+        return json.dumps(
+            {
+                "format": FORMAT_VERSION,
+                "window": self.window,
+                "releases": self.releases,
+                "records": {
+                    rid: [[n, list(sig)] for n, sig in entries]
+                    for rid, entries in sorted(self.records.items())
+                },
+            },
+            indent=1,
+        )
+
+    def save(self, path: str | Path) -> None:
+        """Write the history to ``path`` atomically (temporary file, then rename)."""
+        atomic_write_text(Path(path), self.to_json())
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str = "the history") -> ReleaseHistory:
+        """Read a history written by :meth:`to_json`."""
+        try:
+            raw = json.loads(text)
+            if raw.get("format") != FORMAT_VERSION:
+                raise ValueError("format")
+            records = {
+                str(rid): [(int(n), tuple(str(v) for v in sig)) for n, sig in entries]
+                for rid, entries in raw["records"].items()
+            }
+            return cls(window=int(raw["window"]), releases=int(raw["releases"]), records=records)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise InputFormatError(
+                source,
+                f"it is not a release history of format {FORMAT_VERSION} "
+                "(write it with ReleaseHistory.save)",
+            ) from exc
+
+    @classmethod
+    def load(cls, path: str | Path) -> ReleaseHistory:
+        """Read a history written by :meth:`save`."""
+        p = Path(path)
+        return cls.from_json(p.read_text(encoding="utf-8"), source=str(p))

@@ -1,0 +1,348 @@
+"""Releases of a changing table that stay safe against linkage with the earlier ones.
+
+Two models, one publishing routine (:func:`publish`):
+
+**m-invariance** (Xiao & Tao, SIGMOD 2007), for insertions and deletions between releases.
+Every release is *m-unique*: each class holds at least ``m`` records, all with different
+sensitive values; and every record keeps, over all the releases that publish it, the same
+*signature* (its class's set of sensitive values). The intersection of a record's classes
+across releases is then its signature, ``m`` values, whatever an adversary links. The
+paper's steps, as implemented here:
+
+1. *division*: records published before go to the bucket of their signature, new records
+   to a pool;
+2. *balancing*: in each bucket every signature value must be held equally often; the
+   deficit of a value is filled with pool records holding it, else with **counterfeit**
+   records (no real person; the release states how many each class has, as the paper's
+   auxiliary counterfeit table does);
+3. *assignment*: the pool forms new buckets of ``m`` distinct values (the most frequent
+   values first, which keeps the rest m-eligible); a remainder with fewer than ``m``
+   distinct values is completed with counterfeits;
+4. *split*: a bucket whose values are each held ``c`` times becomes ``c`` classes of one
+   record per value, records of each value taken in quasi-identifier order so that
+   neighbours share a class;
+5. each class's quasi-identifiers are released as the range of its values (numeric
+   columns, ``[lo-hi]``) or the set of its values (other columns, ``{a,b}``).
+
+**τ-safety** (Anjum et al., Computers & Security 2017), for arbitrary updates, sensitive
+values included. Our reading, as far as the paper can be consulted: within any τ
+consecutive releases, each record's signatures are pairwise either *equal* or *disjoint*
+(the property the paper's successors state as "signatures keep consistency or have no
+intersection"). A record whose new value lies in its last signature keeps it (the
+intersection is still that signature); a record whose value left it is published in a
+class whose signature is disjoint from every signature it had within the window (the
+intersection with any earlier class is then empty, which reveals only that the value
+changed, not which it is). τ is the window the history keeps; what the paper leaves open
+(how counterfeits are drawn for a changed record, and whether releases older than τ still
+constrain) is settled here by drawing counterfeit values from the values of the current
+table outside the forbidden signatures, and by forgetting signatures older than τ.
+
+Where the implementation had to choose: the paper's split phase partitions buckets to
+minimize the quasi-identifier ranges; here the records of each value are ordered by their
+quasi-identifiers and the i-th of each value share a class, which keeps classes local
+without an optimization; classes are given fresh numbers in each release.
+
+References
+----------
+Xiao, X., Tao, Y. (2007). m-invariance: towards privacy preserving re-publication of
+dynamic datasets. SIGMOD, 689-700.
+
+Anjum, A., Ahmad, N., Malik, S. U. R., Zubair, S., Shahzad, B. (2017). An efficient approach
+for publishing microdata for multiple sensitive attributes / τ-safety: A privacy model for
+sequential publication with arbitrary updates. Computers & Security 66, 20-39.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from anonkit._validation import check_choice, check_int, check_name, check_names
+from anonkit.exceptions import MissingValuesError, PrivacyUnattainableError, UnknownColumnError
+from anonkit.releases.history import ReleaseHistory, Signature
+
+__all__ = ["MODELS", "SequentialRelease", "publish"]
+
+#: The models :func:`publish` enforces.
+MODELS = ("m_invariance", "tau_safety")
+#: Name of the class column of a release.
+CLASS_COLUMN = "class"
+#: Name of the column marking counterfeit rows.
+COUNTERFEIT_COLUMN = "counterfeit"
+
+
+@dataclass(frozen=True)
+class SequentialRelease:
+    """One release of a sequence and what it states.
+
+    Attributes
+    ----------
+    table
+        The release: ``class``, the quasi-identifiers as labels, the sensitive attribute
+        (counterfeit rows included, as the paper publishes them; no record ids).
+    counterfeits
+        Per class, the number of counterfeit rows it holds (``class``, ``counterfeits``):
+        the paper's auxiliary table.
+    history
+        The updated history (signatures by record id), to keep for the next release.
+    model
+        ``"m_invariance"`` or ``"tau_safety"``, with ``m`` (and τ) in ``guarantee``.
+    guarantee
+        One sentence stating what the release satisfies.
+    """
+
+    table: pl.DataFrame
+    counterfeits: pl.DataFrame
+    history: ReleaseHistory
+    model: str
+    guarantee: str
+
+
+@dataclass
+class _Group:
+    """A class under construction: its records' row numbers and counterfeit values."""
+
+    rows: list[int]
+    values: list[str]
+    fake: list[str]
+
+
+def publish(
+    frame: pl.DataFrame,
+    *,
+    id_column: str,
+    quasi_identifiers: Sequence[str],
+    sensitive: str,
+    m: int,
+    history: ReleaseHistory | None = None,
+    model: str = "m_invariance",
+    tau: int = 2,
+    numeric: Sequence[str] = (),
+) -> SequentialRelease:
+    """Publish the current state of a table under m-invariance or τ-safety.
+
+    Parameters
+    ----------
+    frame
+        The table now (polars): one row per record, ``id_column`` unique.
+    id_column
+        The column identifying a record across releases (never released).
+    quasi_identifiers
+        Columns released as class ranges or sets.
+    sensitive
+        The sensitive attribute, released as is.
+    m
+        Least number of distinct sensitive values per class (``>= 2``).
+    history
+        What earlier releases published (None for the first release).
+    model
+        ``"m_invariance"`` (insertions and deletions) or ``"tau_safety"`` (any update).
+    tau
+        τ-safety's window: releases within which signatures must be equal or disjoint.
+    numeric
+        Quasi-identifiers released as ``[lo-hi]`` ranges (others as value sets).
+
+    Raises
+    ------
+    PrivacyUnattainableError
+        Under m-invariance, when a published record's sensitive value left its signature
+        (use ``model="tau_safety"``).
+    """
+    owner = "publish"
+    check_name(id_column, "id_column", owner)
+    qi = list(check_names(list(quasi_identifiers), "quasi_identifiers", owner))
+    check_name(sensitive, "sensitive", owner)
+    check_int(m, "m", owner, low=2)
+    check_choice(model, "model", owner, MODELS)
+    window = check_int(tau, "tau", owner, low=1) if model == "tau_safety" else 1
+    missing = [c for c in [id_column, *qi, sensitive] if c not in frame.columns]
+    if missing:
+        raise UnknownColumnError(missing, frame.columns)
+    for c in [id_column, sensitive]:
+        nulls = frame[c].null_count()
+        if nulls:
+            raise MissingValuesError(c, nulls)
+    if frame[id_column].n_unique() != frame.height:
+        raise PrivacyUnattainableError(
+            f"Column {id_column!r} must identify each record once; it holds duplicates, so "
+            "signatures cannot be tracked across releases.",
+            requirement=f"{m}-invariance",
+        )
+    past = history if history is not None else ReleaseHistory(window=window)
+    if past.window < window:
+        past = ReleaseHistory(window=window, releases=past.releases, records=dict(past.records))
+
+    order = frame.with_row_index("_row").sort([*qi, "_row"])["_row"].to_list()
+    position = {row: i for i, row in enumerate(order)}
+    ids = [str(v) for v in frame[id_column].cast(pl.String).to_list()]
+    values = [str(v) for v in frame[sensitive].cast(pl.String).to_list()]
+    all_values = sorted(set(values))
+
+    # 1. division: published records by signature; new or changed records to the pool
+    buckets: dict[Signature, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    pool: list[int] = []
+    forbidden: dict[int, set[str]] = {}
+    for row in order:
+        sig = past.latest(ids[row])
+        if sig is not None and values[row] in sig:
+            buckets[sig][values[row]].append(row)
+            continue
+        if sig is not None and model == "m_invariance":
+            raise PrivacyUnattainableError(
+                f"A record's sensitive value in column {sensitive!r} left the signature an "
+                "earlier release gave it, which m-invariance cannot publish; use "
+                "model='tau_safety' for releases with updated values.",
+                requirement=f"{m}-invariance",
+            )
+        if sig is not None:
+            forbidden[row] = {v for s in past.signatures(ids[row]) for v in s}
+        pool.append(row)
+
+    pool_by_value: dict[str, list[int]] = defaultdict(list)
+    for row in pool:
+        pool_by_value[values[row]].append(row)
+
+    groups: list[_Group] = []
+    # 2. balancing and 4. split of the buckets of known signatures
+    for sig in sorted(buckets):
+        held = buckets[sig]
+        target = max(len(held.get(v, [])) for v in sig)
+        fakes: dict[str, int] = {}
+        for v in sig:
+            rows = held.setdefault(v, [])
+            candidates = pool_by_value.get(v, [])
+            take = [r for r in candidates if not (forbidden.get(r, set()) & set(sig))]
+            take = take[: target - len(rows)]
+            for r in take:
+                candidates.remove(r)
+            rows.extend(take)
+            rows.sort(key=position.__getitem__)
+            fakes[v] = target - len(rows)
+        for i in range(target):
+            g = _Group([], [], [])
+            for v in sig:
+                rows = held[v]
+                if i < len(rows):
+                    g.rows.append(rows[i])
+                    g.values.append(v)
+                else:
+                    g.fake.append(v)
+            groups.append(g)
+
+    # 3. assignment of the pool: classes of m distinct values, most frequent values first
+    while any(pool_by_value.values()):
+        ranked = sorted(
+            (v for v in pool_by_value if pool_by_value[v]),
+            key=lambda v: (-len(pool_by_value[v]), v),
+        )
+        g = _Group([], [], [])
+        banned: set[str] = set()
+        for v in ranked:
+            if len(g.values) == m:
+                break
+            if v in banned:
+                continue
+            rows = pool_by_value[v]
+            pick = next(
+                (r for r in rows if not (forbidden.get(r, set()) & (set(g.values) | {v}))), None
+            )
+            if pick is None:
+                continue
+            rows.remove(pick)
+            g.rows.append(pick)
+            g.values.append(v)
+            banned |= forbidden.get(pick, set())
+        if not g.rows:  # only records whose forbidden sets block each other: one per class
+            v = ranked[0]
+            pick = pool_by_value[v].pop(0)
+            g.rows.append(pick)
+            g.values.append(v)
+            banned |= forbidden.get(pick, set())
+        spare = [v for v in all_values if v not in g.values and v not in banned]
+        need = m - len(g.values)
+        if need > len(spare):
+            raise PrivacyUnattainableError(
+                f"Column {sensitive!r} holds too few distinct values outside the records' "
+                f"earlier signatures to form classes of {m}; lower m or publish fewer "
+                "changed records.",
+                requirement=f"{m}-invariance",
+            )
+        g.fake.extend(spare[:need])
+        groups.append(g)
+
+    return _release(frame, qi, sensitive, numeric, groups, ids, values, past, model, m, window)
+
+
+def _label(series: pl.Series, numeric: bool) -> str:
+    """A class's label in one column: ``[lo-hi]`` for numbers, ``{a,b}`` for the rest."""
+    if numeric:
+        lo, hi = str(series.min()), str(series.max())
+        return f"[{lo}-{hi}]"
+    return "{" + ",".join(sorted({str(v) for v in series.to_list()})) + "}"
+
+
+def _release(
+    frame: pl.DataFrame,
+    qi: list[str],
+    sensitive: str,
+    numeric: Sequence[str],
+    groups: list[_Group],
+    ids: list[str],
+    values: list[str],
+    past: ReleaseHistory,
+    model: str,
+    m: int,
+    window: int,
+) -> SequentialRelease:
+    """The release table, the counterfeit table and the updated history."""
+    rows_out: dict[str, list[object]] = {CLASS_COLUMN: [], **{c: [] for c in qi}, sensitive: []}
+    fake_flag: list[bool] = []
+    counts: list[int] = []
+    signatures: dict[str, Signature] = {}
+    for number, g in enumerate(groups, start=1):
+        part = frame[g.rows]
+        labels = {c: _label(part[c], c in numeric) for c in qi}
+        sig = tuple(sorted([*g.values, *g.fake]))
+        for row, v in zip(g.rows, g.values, strict=True):
+            signatures[ids[row]] = sig
+            rows_out[CLASS_COLUMN].append(number)
+            for c in qi:
+                rows_out[c].append(labels[c])
+            rows_out[sensitive].append(v)
+            fake_flag.append(False)
+        for v in g.fake:
+            rows_out[CLASS_COLUMN].append(number)
+            for c in qi:
+                rows_out[c].append(labels[c])
+            rows_out[sensitive].append(v)
+            fake_flag.append(True)
+        counts.append(len(g.fake))
+    table = pl.DataFrame(
+        {**rows_out},
+        schema={CLASS_COLUMN: pl.Int64, **dict.fromkeys(qi, pl.String), sensitive: pl.String},
+    )
+    counterfeits = pl.DataFrame(
+        {CLASS_COLUMN: list(range(1, len(groups) + 1)), "counterfeits": counts},
+        schema={CLASS_COLUMN: pl.Int64, "counterfeits": pl.Int64},
+    )
+    history = ReleaseHistory(
+        window=past.window,
+        releases=past.releases,
+        records={k: list(v) for k, v in past.records.items()},
+    )
+    history.record(signatures)
+    if model == "m_invariance":
+        guarantee = (
+            f"{m}-invariant (Xiao & Tao 2007): every class holds at least {m} distinct "
+            "sensitive values, and every record keeps its signature across releases"
+        )
+    else:
+        guarantee = (
+            f"τ-safe with τ={window} and m={m} (Anjum et al. 2017, as read here): every "
+            f"class holds at least {m} distinct sensitive values, and within {window} "
+            "releases each record's signatures are equal or disjoint"
+        )
+    return SequentialRelease(table, counterfeits, history, model, guarantee)

@@ -1,0 +1,152 @@
+"""Successive releases: the linkage attack of seed 001 succeeds on two naive k-anonymous
+releases and fails on m-invariant and τ-safe ones; the history round-trips a file."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from anonkit import anonymize
+from anonkit.exceptions import InputFormatError, PrivacyUnattainableError
+from anonkit.models import KAnonymity
+from anonkit.releases import ReleaseHistory, covers, linkage_attack, publish
+from anonkit.verify import verify_release
+
+QI = ["age", "zip"]
+DISEASES = ["flu", "hiv", "cancer", "gastritis", "asthma", "diabetes"]
+T1 = pl.DataFrame(
+    {
+        "pid": [f"p{i}" for i in range(1, 13)],
+        "age": list(range(21, 33)),
+        "zip": [10 + i % 3 for i in range(12)],
+        "disease": [DISEASES[i % 6] for i in range(12)],
+    }
+)
+# one record leaves, one arrives
+T2 = pl.concat(
+    [T1.slice(1), pl.DataFrame({"pid": ["p13"], "age": [33], "zip": [11], "disease": ["flu"]})]
+)
+# p5's value changes to one outside the signature it was published with
+T3 = T2.with_columns(
+    pl.when(pl.col("pid") == "p5").then(pl.lit("flu")).otherwise(pl.col("disease")).alias("disease")
+)
+KW = {"id_column": "pid", "quasi_identifiers": QI, "sensitive": "disease", "numeric": QI}
+
+
+def _present(*tables: pl.DataFrame) -> pl.DataFrame:
+    """The records of the last table present in every table (the adversary's targets)."""
+    out = tables[-1]
+    for t in tables[:-1]:
+        out = out.join(t.select("pid"), on="pid", how="semi")
+    return out
+
+
+def _m_unique(release: pl.DataFrame, m: int) -> bool:
+    """Every class holds at least m rows, all with different sensitive values."""
+    per = release.group_by("class").agg(
+        pl.len().alias("n"), pl.col("disease").n_unique().alias("d")
+    )
+    return bool(((per["n"] >= m) & (per["n"] == per["d"])).all())
+
+
+def test_linkage_attack_discloses_values_across_naive_k_anonymous_releases() -> None:
+    kw = {
+        "quasi_identifiers": QI,
+        "k": 2,
+        "algorithm": "mondrian",
+        "numeric": QI,
+        "sensitive": ["disease"],
+        "identifying": ["pid"],
+    }
+    releases = [anonymize(t, **kw).release for t in (T1, T2)]
+    for t, rel in zip((T1, T2), releases, strict=True):  # each release alone is 2-anonymous
+        verify_release(
+            rel,
+            quasi_identifiers=QI,
+            models=[KAnonymity(2)],
+            n_records=t.height,
+            suppression_limit=0.0,
+            numeric=QI,
+        )
+    targets = _present(T1, T2)
+    left = linkage_attack(releases, targets, quasi_identifiers=QI, sensitive="disease")
+    disclosed = [s for s in left if len(s) == 1]
+    assert disclosed, "the attack of the slides must succeed on naive releases"
+    truth = targets["disease"].to_list()
+    assert all(next(iter(s)) == v for s, v in zip(left, truth, strict=True) if len(s) == 1)
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_m_invariant_releases_defeat_the_attack(m: int) -> None:
+    first = publish(T1, m=m, **KW)
+    second = publish(T2, m=m, history=first.history, **KW)
+    for rel in (first, second):
+        assert _m_unique(rel.table, m)
+        assert "pid" not in rel.table.columns
+        n_fake = int(rel.counterfeits["counterfeits"].sum())
+        assert rel.table.height == n_fake + (T1.height if rel is first else T2.height)
+        assert f"{m}-invariant" in rel.guarantee
+    targets = _present(T1, T2)
+    left = linkage_attack(
+        [first.table, second.table], targets, quasi_identifiers=QI, sensitive="disease"
+    )
+    for s, v in zip(left, targets["disease"].to_list(), strict=True):
+        assert len(s) >= m and v in s
+    # invariance: every record present in both kept its signature
+    for pid in targets["pid"].to_list():
+        assert first.history.latest(pid) == second.history.latest(pid)
+
+
+def test_m_invariance_refuses_a_value_that_left_its_signature() -> None:
+    first = publish(T1, m=2, **KW)
+    second = publish(T2, m=2, history=first.history, **KW)
+    if "flu" in (second.history.latest("p5") or ()):
+        pytest.skip("the changed value happens to stay within the signature")
+    with pytest.raises(PrivacyUnattainableError, match="tau_safety"):
+        publish(T3, m=2, history=second.history, **KW)
+
+
+def test_tau_safe_releases_defeat_the_attack_with_updated_values() -> None:
+    a = publish(T1, m=2, model="tau_safety", tau=3, **KW)
+    b = publish(T2, m=2, model="tau_safety", tau=3, history=a.history, **KW)
+    c = publish(T3, m=2, model="tau_safety", tau=3, history=b.history, **KW)
+    for rel in (a, b, c):
+        assert _m_unique(rel.table, 2)
+    sigs = c.history.signatures("p5")
+    assert len(sigs) == 3 and not set(sigs[-1]) & set(sigs[-2])  # disjoint after the update
+    for pid, entries in c.history.records.items():  # equal or disjoint within the window
+        for i, (_, s) in enumerate(entries):
+            for _, t in entries[i + 1 :]:
+                assert s == t or not set(s) & set(t), pid
+    targets = _present(T1, T2, T3)
+    left = linkage_attack(
+        [a.table, b.table, c.table], targets, quasi_identifiers=QI, sensitive="disease"
+    )
+    now = dict(zip(targets["pid"].to_list(), targets["disease"].to_list(), strict=True))
+    for pid, s in zip(targets["pid"].to_list(), left, strict=True):
+        assert s != frozenset({now[pid]}), pid  # no current value is singled out
+
+
+def test_history_round_trips_a_file_atomically(tmp_path) -> None:
+    rel = publish(T1, m=2, **KW)
+    path = tmp_path / "history.json"
+    rel.history.save(path)
+    again = ReleaseHistory.load(path)
+    assert again == rel.history
+    assert "age" not in path.read_text()  # only ids and signatures are kept
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    path.write_text("{}")
+    with pytest.raises(InputFormatError):
+        ReleaseHistory.load(path)
+
+
+def test_window_keeps_only_the_last_releases() -> None:
+    h = ReleaseHistory(window=2)
+    for sig in (("a", "b"), ("c", "d"), ("e", "f")):
+        h.record({"r": sig})
+    assert h.signatures("r") == [("c", "d"), ("e", "f")] and h.releases == 3
+
+
+def test_covers_reads_labels_like_an_adversary() -> None:
+    assert covers("[1-3]", 3) and not covers("[1-3[", 3) and covers("{x,y}", "y")
+    assert covers("*", "anything") and covers("abc", "abc") and not covers("[1-3]", "z")
