@@ -4,7 +4,7 @@ Builds a CSV of ``--rows`` records by resampling Adult rows with replacement
 (``numpy.random.default_rng(--seed)``), then times, ``--repeats`` times (median reported):
 
 * read: ``polars.read_csv(path, separator=";", infer_schema=False)``
-* encode + count: ``PolarsEngine().encode(frame, columns, hierarchies)`` for all 9 columns
+* encode + count: ``PolarsEngine().count(frame, columns, hierarchies)`` for all 9 columns
   (dictionary-encode against the hierarchies, then group and count the combinations).
 
 Hierarchies are loaded once, outside the timing (their load time is reported too).
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             frame = pl.read_csv(path, separator=";", infer_schema=False)
             mid = time.perf_counter()
-            encoded = PolarsEngine().encode(frame, columns, hierarchies)
+            encoded = PolarsEngine().count(frame, columns, hierarchies)
             end = time.perf_counter()
             reads.append(mid - start)
             encodes.append(end - mid)
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             f"once outside the timing ({common.fmt_seconds(hier_s)}).",
             "",
             'Measured: `pl.read_csv(path, separator=";", infer_schema=False)` then '
-            "`PolarsEngine().encode(frame, columns, hierarchies)` (encode against the "
+            "`PolarsEngine().count(frame, columns, hierarchies)` (encode against the "
             "hierarchies + group-by count into the bottom frequency snapshot).",
             "",
             table,

@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.perf_counter()
     hierarchies = [Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns]
     t2 = time.perf_counter()
-    encoded = PolarsEngine().encode(frame, columns, hierarchies)
+    encoded = PolarsEngine().count(frame, columns, hierarchies)
     t3 = time.perf_counter()
     lattice = Lattice(encoded.heights)
     # Warm the table's lazily computed roll-up maps so the first search does not pay them.

@@ -31,11 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 
 from anonkit.algorithms.lattice import Evaluator, Flash  # noqa: E402
-from anonkit.core.encoding import EncodedTable, SensitiveCodes, with_details  # noqa: E402
+from anonkit.core.encoding import EncodedTable  # noqa: E402
 from anonkit.core.hierarchy import Hierarchy  # noqa: E402
 from anonkit.core.lattice import Lattice  # noqa: E402
 from anonkit.datasets import load_adult  # noqa: E402
-from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive  # noqa: E402
+from anonkit.engines.base import SensitiveSpec  # noqa: E402
+from anonkit.engines.polars_engine import PolarsEngine  # noqa: E402
 from anonkit.models import (  # noqa: E402
     DistinctLDiversity,
     EntropyLDiversity,
@@ -107,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     qi = [c for c in paths if c != SENSITIVE]
     hierarchies = [Hierarchy.from_csv(paths[c], name=c) for c in qi]
     sens_h = Hierarchy.from_csv(paths[SENSITIVE], name=SENSITIVE)
-    table = PolarsEngine().encode(frame, qi, hierarchies)
-    labels, codes = encode_sensitive(frame[SENSITIVE], SENSITIVE, sens_h)
-    detailed = with_details(table, [SensitiveCodes(SENSITIVE, labels, codes, sens_h)])
+    table = PolarsEngine().count(frame, qi, hierarchies)
+    spec = SensitiveSpec(SENSITIVE, sens_h)
+    detailed = PolarsEngine().count_detail(frame, qi, hierarchies, [spec])
     lattice = Lattice(table.heights)
     for t in (table, detailed):
         _ = t.level_maps, t.value_counts, t.cardinalities

@@ -52,7 +52,7 @@ from anonkit.algorithms.mondrian import (  # noqa: E402
     QuasiIdentifier,
 )
 from anonkit.core.hierarchy import Hierarchy  # noqa: E402
-from anonkit.engines.polars_engine import encode_column  # noqa: E402
+from anonkit.core.values import encode_column  # noqa: E402
 from anonkit.models import KAnonymity  # noqa: E402
 
 SECTION = "mondrian_adult"

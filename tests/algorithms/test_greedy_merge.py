@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from anonkit.algorithms.greedy_merge import GreedyMerge, GreedyMergeResult, greedy_merge
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.engines.base import get_engine
+from anonkit.core.values import encode_records
 from anonkit.exceptions import (
     EmptyDataError,
     ParameterError,
@@ -145,7 +145,7 @@ def test_frames_and_encoded_tables_agree() -> None:
     frame = pl.DataFrame(data)
     r_pl = GreedyMerge(k=2, cost="nllm").fit(frame, {"q": H, "r": h2})
     r_pd = GreedyMerge(k=2, cost="nllm").fit(pd.DataFrame(data), {"q": H, "r": h2})
-    table = get_engine("polars").encode(frame, ["q", "r"], [H, h2])
+    table = encode_records(frame, ["q", "r"], [H, h2])
     r_tab = GreedyMerge(k=2, cost="nllm").fit(table)
     for r in (r_pd, r_tab):
         assert r.class_of_record.tolist() == r_pl.class_of_record.tolist()
@@ -353,7 +353,7 @@ ADULT_QI = [
 @pytest.fixture(scope="module")
 def adult_table(adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path]):  # type: ignore[no-untyped-def]
     hs = [Hierarchy.from_csv(adult_hierarchies[c], name=c) for c in ADULT_QI]
-    return get_engine("polars").encode(adult_frame, ADULT_QI, hs)
+    return encode_records(adult_frame, ADULT_QI, hs)
 
 
 def test_adult_has_the_papers_classes(adult_table) -> None:  # type: ignore[no-untyped-def]

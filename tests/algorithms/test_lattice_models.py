@@ -265,14 +265,11 @@ def test_population_and_risk_models(problem) -> None:
 
 def _detailed_evaluator(frame, hs, models, limit, metric):
     from anonkit.algorithms.lattice import Evaluator
-    from anonkit.core.encoding import SensitiveCodes, with_details
     from anonkit.core.lattice import Lattice
-    from anonkit.engines.polars_engine import PolarsEngine, encode_sensitive
+    from anonkit.engines.base import SensitiveSpec, get_engine
 
-    table = PolarsEngine().encode(frame, [h.name for h in hs], hs)
-    labels, codes = encode_sensitive(frame["s"], "s", SENSITIVE_TREE)
-    totals = np.bincount(codes, minlength=len(labels)).astype(np.int64)
-    table = with_details(table, [(SensitiveCodes("s", labels, totals, SENSITIVE_TREE), codes)])
+    spec = SensitiveSpec("s", SENSITIVE_TREE)
+    table = get_engine("polars").count_detail(frame, [h.name for h in hs], hs, [spec])
     return Evaluator(table, Lattice(table.heights), models, limit, metric)
 
 

@@ -150,7 +150,7 @@ def test_numpy_engine_gives_the_same_release(problem) -> None:
 
 
 def _evaluator(frame, hs, k, limit, metric) -> Evaluator:
-    table = get_engine("polars").encode(frame, _qi(hs), hs)
+    table = get_engine("polars").count(frame, _qi(hs), hs)
     return Evaluator(table, Lattice(table.heights), [KAnonymity(k)], limit, metric)
 
 
@@ -200,7 +200,7 @@ def test_optimal_algorithms_agree_with_exhaustive(problem) -> None:
 def test_small_snapshot_cache_gives_the_same_results(problem, cache_rows: int) -> None:
     """Roll-ups from whatever finer snapshot is cached give the same classes and costs."""
     frame, hs, k, limit, metric = problem
-    table = get_engine("polars").encode(frame, _qi(hs), hs)
+    table = get_engine("polars").count(frame, _qi(hs), hs)
     lat = Lattice(table.heights)
     full = Evaluator(table, lat, [KAnonymity(k)], limit, metric)
     tiny = Evaluator(table, lat, [KAnonymity(k)], limit, metric, cache_rows=cache_rows)

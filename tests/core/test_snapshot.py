@@ -15,6 +15,7 @@ from anonkit.core.encoding import subset_snapshot
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
+from anonkit.core.values import encode_records
 from anonkit.engines.base import get_engine
 from strategies import random_hierarchy
 
@@ -118,7 +119,7 @@ def encoded_tables(draw):
         for j, h in enumerate(hierarchies)
     }
     frame = pl.DataFrame(data)
-    table = get_engine("polars").encode(frame, list(data), hierarchies)
+    table = get_engine("polars").count(frame, list(data), hierarchies)
     return frame, hierarchies, table
 
 
@@ -212,8 +213,8 @@ def test_encoded_table_value_counts() -> None:
     h = Hierarchy([["a", "*"], ["b", "*"], ["c", "*"]], name="x")
     frame = pl.DataFrame({"x": ["a", "c", "a", "a"]})
     for engine in ("polars", "numpy"):
-        table = get_engine(engine).encode(frame, ["x"], [h])
+        table = get_engine(engine).count(frame, ["x"], [h])
         assert table.value_counts[0].tolist() == [3, 0, 1]
         assert table.n_records == 4
         assert table.cardinalities == ((3, 1),)
-        assert table.record_codes.tolist() == [[0, 2, 0, 0]]
+    assert encode_records(frame, ["x"], [h]).codes.tolist() == [[0, 2, 0, 0]]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import anonkit
 from anonkit.core.hierarchy_builders import intervals, masking
+from anonkit.core.values import as_text
 from anonkit.datasets import synthetic as syn
 from anonkit.datasets import synthetic_model
 from anonkit.datasets.synthetic import (
@@ -25,7 +26,6 @@ from anonkit.datasets.synthetic import (
     synthetic_hierarchies,
     synthetic_probability,
 )
-from anonkit.engines.polars_engine import as_text
 from anonkit.exceptions import ParameterError, UnknownColumnError, ValuesNotInHierarchyError
 
 CATEGORICAL = [c for c in SYNTHETIC_QUASI_IDENTIFIERS if c not in SYNTHETIC_NUMERIC]

@@ -141,7 +141,7 @@ def test_golden_through_the_evaluator_and_api() -> None:
 
     hs = hospital_hierarchies()
     frame = hospital_frame()
-    table = get_engine("polars").encode(frame, ["Zip", "Age", "Nationality"], list(hs))
+    table = get_engine("polars").count(frame, ["Zip", "Age", "Nationality"], list(hs))
     lat = Lattice(table.heights)
     node = lat.index((1, 1, 1))
     for metric in METRICS:
@@ -179,7 +179,7 @@ def test_nonuniform_entropy_hand_example() -> None:
     # one column, values a,a,b,c; level 1 groups {a,b} and {c}
     h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]], name="x")
     frame = pl.DataFrame({"x": ["a", "a", "b", "c"]})
-    table = get_engine("polars").encode(frame, ["x"], [h])
+    table = get_engine("polars").count(frame, ["x"], [h])
     lat = Lattice(table.heights)
     ev = Evaluator(table, lat, [KAnonymity(1)], 0.0, "nonuniform_entropy")
     s1 = ev.summary(lat.index((1,)))
@@ -208,7 +208,7 @@ def random_problem(draw, min_rows: int = 1, max_rows: int = 30):
 @given(random_problem(), st.data())
 def test_cost_model_equals_pure_metrics(problem, data) -> None:
     frame, hs, k, limit = problem
-    table = get_engine("polars").encode(frame, [h.name for h in hs], hs)
+    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
     lat = Lattice(table.heights)
     nodes = data.draw(st.lists(st.integers(0, lat.size - 1), min_size=1, max_size=8, unique=True))
     for metric in METRICS:
@@ -235,7 +235,7 @@ def test_cost_model_equals_pure_metrics(problem, data) -> None:
 def test_cost_model_with_forced_suppression(problem, data) -> None:
     """k = 2 on a table with unique rows and a generous limit: nodes suppress records."""
     frame, hs, _, _ = problem
-    table = get_engine("polars").encode(frame, [h.name for h in hs], hs)
+    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
     lat = Lattice(table.heights)
     for metric in METRICS:
         ev = Evaluator(table, lat, [KAnonymity(2)], 1.0, metric)
@@ -249,7 +249,7 @@ def test_cost_model_with_forced_suppression(problem, data) -> None:
 @given(random_problem())
 def test_metric_ranges(problem) -> None:
     frame, hs, k, limit = problem
-    table = get_engine("polars").encode(frame, [h.name for h in hs], hs)
+    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
     lat = Lattice(table.heights)
     ev = Evaluator(table, lat, [KAnonymity(k)], limit, "loss")
     n = frame.height
@@ -272,7 +272,7 @@ def test_metrics_minimal_at_bottom_of_anonymous_table(problem) -> None:
     # Make the table k-anonymous by repeating it: every class then has >= 2 records.
     k = 2
     frame = pl.concat([frame, frame])
-    table = get_engine("polars").encode(frame, [h.name for h in hs], hs)
+    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
     lat = Lattice(table.heights)
     for metric in METRICS:
         ev = Evaluator(table, lat, [KAnonymity(k)], 0.0, metric)

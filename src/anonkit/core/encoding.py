@@ -9,7 +9,7 @@ level ``b`` codes for roll-ups.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -55,15 +55,13 @@ class EncodedTable:
         One hierarchy per quasi-identifier.
     snapshot
         The frequency snapshot at the bottom node (all levels 0).
-    record_codes
-        ``(n_qi, n_records)`` level-0 codes per record, kept to build the release; ``None``
-        when the table was only counted (for example by a cluster engine).
     sensitive
         Sensitive attributes the privacy models read (see :func:`with_details`).
     detail
         When models need more than class sizes: the bottom snapshot over the
         quasi-identifiers *and* the sensitive codes (one extra column each, never
-        generalized), with population counts when a population table was given.
+        generalized), with population counts when a population table was given (see
+        :meth:`anonkit.engines.base.Engine.count_detail`).
     population_size
         Records of the population table, if any.
     """
@@ -71,7 +69,6 @@ class EncodedTable:
     columns: tuple[str, ...]
     hierarchies: tuple[Hierarchy, ...]
     snapshot: FrequencySnapshot
-    record_codes: IntArray | None = field(default=None, repr=False)
     sensitive: tuple[SensitiveCodes, ...] = ()
     detail: FrequencySnapshot | None = field(default=None, repr=False)
     population_size: int | None = None
@@ -138,59 +135,3 @@ def subset_snapshot(
     cards = [table.cardinalities[c][lv] for c, lv in zip(columns, levels, strict=True)]
     codes, counts, _ = group_codes(cols, cards, snap.counts)
     return FrequencySnapshot(tuple(int(x) for x in levels), codes, counts)
-
-
-def with_details(
-    table: EncodedTable,
-    sensitive: Sequence[tuple[SensitiveCodes, IntArray]] = (),
-    population_codes: IntArray | None = None,
-) -> EncodedTable:
-    """``table`` with the detail snapshot that sensitive and population models need.
-
-    Parameters
-    ----------
-    table
-        The encoded quasi-identifiers (with ``record_codes``).
-    sensitive
-        Encoded sensitive attributes with the code of every record (aligned with the
-        table's records).
-    population_codes
-        ``(n_qi, n_population)`` level-0 quasi-identifier codes of a population table
-        (encoded against the same hierarchies), or ``None``.
-
-    Population records enter the detail snapshot with zero sample count; their sensitive
-    columns are coded 0 (they never reach a histogram, whose weights are sample counts).
-    """
-    from anonkit.core.snapshot import group_codes
-
-    if table.record_codes is None:
-        raise ValueError("the table was counted without its records; cannot add details")
-    n = table.record_codes.shape[1]
-    cols = [table.record_codes[j] for j in range(table.width)]
-    cols += [codes for _, codes in sensitive]
-    cards = [c[0] for c in table.cardinalities] + [max(len(s.labels), 1) for s, _ in sensitive]
-    weight = np.ones(n, dtype=np.int64)
-    pop_weight: IntArray | None = None
-    if population_codes is not None:
-        m = population_codes.shape[1]
-        cols = [
-            np.concatenate([c, population_codes[j] if j < table.width else np.zeros(m, np.int64)])
-            for j, c in enumerate(cols)
-        ]
-        weight = np.concatenate([weight, np.zeros(m, dtype=np.int64)])
-        pop_weight = np.concatenate([np.zeros(n, dtype=np.int64), np.ones(m, dtype=np.int64)])
-    codes, _, inverse = group_codes(cols, cards, with_inverse=True)
-    assert inverse is not None
-    width = codes.shape[1]
-    counts = np.bincount(inverse, weights=weight, minlength=width).astype(np.int64)
-    pop = None
-    if pop_weight is not None:
-        pop = np.bincount(inverse, weights=pop_weight, minlength=width).astype(np.int64)
-    levels = tuple(0 for _ in cols)
-    detail = FrequencySnapshot(levels, codes, counts, population=pop)
-    return replace(
-        table,
-        sensitive=tuple(s for s, _ in sensitive),
-        detail=detail,
-        population_size=None if population_codes is None else int(population_codes.shape[1]),
-    )

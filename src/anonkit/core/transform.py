@@ -1,104 +1,94 @@
-"""Apply a full-domain transformation to the records: the release."""
+"""A full-domain transformation as a plan any engine can apply to the records.
+
+The search decides on frequency snapshots; the records are touched once more, to write
+the release. :class:`ReleasePlan` holds all that pass needs, and it is small: per
+quasi-identifier the label each leaf is released as, and the classes to suppress (their
+codes at the chosen levels). An engine (:mod:`anonkit.engines`) turns it into a frame of
+its own type, a lazy query or a file.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
-import polars as pl
 
-from anonkit.core.encoding import EncodedTable
-from anonkit.core.snapshot import group_codes
+from anonkit.core.hierarchy import Hierarchy
 
-BoolArray = npt.NDArray[np.bool_]
+__all__ = ["SUPPRESSED", "SUPPRESSED_MODES", "ReleasePlan"]
+
 IntArray = npt.NDArray[np.int64]
 
 #: The value written in every quasi-identifier of a suppressed record.
 SUPPRESSED = "*"
+#: How suppressed records are released: ``*`` in every quasi-identifier, or left out.
+SUPPRESSED_MODES = ("mask", "drop")
 
 
 @dataclass(frozen=True, eq=False)
-class Recoding:
-    """Per-record outcome of a transformation.
+class ReleasePlan:
+    """How to write the release of a full-domain transformation.
 
     Attributes
     ----------
-    codes
-        ``(n_qi, n_records)`` codes at the transformation's levels.
-    class_of
-        Equivalence class of each record (index into ``sizes``).
-    sizes
-        Records per class, before suppression.
+    columns
+        Quasi-identifier names.
+    hierarchies
+        One hierarchy per quasi-identifier.
+    levels
+        The chosen level of each quasi-identifier.
+    suppressed_classes
+        ``(n_qi, n_suppressed)`` codes, at ``levels``, of the classes whose records are
+        suppressed.
+    drop
+        Columns left out of the release (identifying ones, and undeclared ones the caller
+        chose to drop).
     suppressed
-        Which records are suppressed.
+        ``"mask"`` (``*`` in every quasi-identifier, row count kept) or ``"drop"``.
     """
 
-    codes: IntArray
-    class_of: IntArray
-    sizes: IntArray
-    suppressed: BoolArray
+    columns: tuple[str, ...]
+    hierarchies: tuple[Hierarchy, ...]
+    levels: tuple[int, ...]
+    suppressed_classes: IntArray = field(repr=False)
+    drop: tuple[str, ...] = ()
+    suppressed: str = "mask"
 
+    @property
+    def suppresses(self) -> bool:
+        """Whether any class is suppressed."""
+        return bool(self.suppressed_classes.shape[1])
 
-def recode(
-    table: EncodedTable,
-    levels: Sequence[int],
-    class_codes: IntArray,
-    class_suppressed: BoolArray,
-) -> Recoding:
-    """Generalize every record to ``levels`` and mark the records of suppressed classes.
+    def level_codes(self, j: int) -> list[int]:
+        """Per leaf of quasi-identifier ``j`` (in hierarchy order), its code at the level."""
+        return [int(c) for c in self.hierarchies[j].level_map(0, self.levels[j])]
 
-    ``class_codes`` (``(n_qi, n_classes)``) and ``class_suppressed`` describe the node's
-    classes as the search judged them; each record is matched to its class by its codes.
-    """
-    if table.record_codes is None:
-        raise ValueError("the table was counted without its records; cannot build a release")
-    cols = [table.level_maps[j][0][lv][table.record_codes[j]] for j, lv in enumerate(levels)]
-    cards = [table.cardinalities[j][lv] for j, lv in enumerate(levels)]
-    n_classes = class_codes.shape[1]
-    # group classes and records together: a record lands in the group of its class
-    joint = [np.concatenate([class_codes[j], col]) for j, col in enumerate(cols)]
-    _, _, inverse = group_codes(joint, cards, with_inverse=True)
-    assert inverse is not None
-    class_of_group = np.full(int(inverse.max()) + 1, -1, dtype=np.int64)
-    class_of_group[inverse[:n_classes]] = np.arange(n_classes)
-    class_of = class_of_group[inverse[n_classes:]]
-    if (class_of < 0).any():
-        raise RuntimeError("internal error: a record matches no class of the chosen node")
-    sizes = np.bincount(class_of, minlength=n_classes).astype(np.int64)
-    return Recoding(np.stack(cols), class_of, sizes, class_suppressed[class_of])
+    def leaf_labels(self, j: int) -> list[str]:
+        """Per leaf of quasi-identifier ``j`` (in hierarchy order), its released label."""
+        labels = self.hierarchies[j].labels(self.levels[j])
+        return [labels[c] for c in self.level_codes(j)]
 
+    @cached_property
+    def suppressed_labels(self) -> tuple[tuple[str, ...], ...]:
+        """Per quasi-identifier, the labels of the suppressed classes (column-wise)."""
+        out = []
+        for j, h in enumerate(self.hierarchies):
+            labels = h.labels(self.levels[j])
+            out.append(tuple(labels[int(c)] for c in self.suppressed_classes[j]))
+        return tuple(out)
 
-def build_release(
-    frame: pl.DataFrame,
-    table: EncodedTable,
-    levels: Sequence[int],
-    recoding: Recoding,
-    *,
-    drop: Sequence[str] = (),
-    suppressed: str = "mask",
-) -> pl.DataFrame:
-    """The released table.
-
-    Quasi-identifiers are replaced by their labels at ``levels``; identifying columns in
-    ``drop`` are removed; suppressed records get ``*`` in every quasi-identifier
-    (``suppressed="mask"``, row count preserved) or are left out (``"drop"``). Other columns
-    are kept unchanged, in their original order.
-    """
-    replacements = {}
-    mask = pl.Series(recoding.suppressed)
-    for j, (name, lv) in enumerate(zip(table.columns, levels, strict=True)):
-        labels = pl.Series(name, list(table.hierarchies[j].labels(lv)), dtype=pl.String)
-        values = labels.gather(recoding.codes[j])
-        if suppressed == "mask" and recoding.suppressed.any():
-            values = (
-                pl.select(pl.when(pl.lit(mask)).then(pl.lit(SUPPRESSED)).otherwise(pl.lit(values)))
-                .to_series()
-                .alias(name)
-            )
-        replacements[name] = values
-    out = frame.with_columns(list(replacements.values())).drop(list(drop))
-    if suppressed == "drop" and recoding.suppressed.any():
-        out = out.filter(~mask)
-    return out
+    def with_options(
+        self, *, drop: Sequence[str] | None = None, suppressed: str | None = None
+    ) -> ReleasePlan:
+        """The same transformation, with other release options."""
+        return ReleasePlan(
+            self.columns,
+            self.hierarchies,
+            self.levels,
+            self.suppressed_classes,
+            tuple(self.drop if drop is None else drop),
+            self.suppressed if suppressed is None else suppressed,
+        )

@@ -1,7 +1,8 @@
-"""A pure-numpy engine: encodes with dictionaries and counts with ``np.unique``.
+"""A plain-Python engine: dictionaries encode, ``np.unique`` counts.
 
-Slower than polars on large tables; kept as an independent second path for tests and
-for callers that hand over plain arrays.
+Slower than polars on large tables; kept as an independent second path (it shares no
+expression with the polars engines) for tests and for callers that hand over a mapping
+of column name to values.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import polars as pl
 
-from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import FrequencySnapshot, group_codes
-from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+from anonkit.core.transform import SUPPRESSED, ReleasePlan
+from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE
+from anonkit.engines.base import GroupingEngine
+from anonkit.engines.counting import COUNT
+
+__all__ = ["NumpyEngine"]
 
 
 def _text(value: Any) -> str | None:
@@ -25,31 +30,84 @@ def _text(value: Any) -> str | None:
             return None
         if value.is_integer():
             return str(int(value))
+    if isinstance(value, bool):
+        return "True" if value else "False"
     return str(value).strip()
 
 
-class NumpyEngine:
+def _texts(source: Any, column: str) -> list[str | None]:
+    return [_text(v) for v in list(source[column])]
+
+
+class NumpyEngine(GroupingEngine):
     """Count with numpy; accepts any mapping of column name to a sequence of values."""
 
     name = "numpy"
+    in_memory = True
 
-    def encode(
-        self, frame: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
-    ) -> EncodedTable:
-        cols = []
+    def group_counts(
+        self,
+        source: Any,
+        columns: Sequence[str],
+        hierarchies: Sequence[Hierarchy],
+        sensitive: Sequence[str] = (),
+    ) -> pl.DataFrame:
+        cols: list[np.ndarray[Any, Any]] = []
         for c, h in zip(columns, hierarchies, strict=True):
-            values = [_text(v) for v in list(frame[c])]
-            if not values:
-                raise EmptyDataError()
-            nulls = sum(v is None for v in values)
-            if nulls:
-                raise MissingValuesError(c, nulls)
             index = {leaf: i for i, leaf in enumerate(h.leaves)}
-            missing = list(dict.fromkeys(v for v in values if v not in index))
-            if missing:
-                raise ValuesNotInHierarchyError(c, [str(m) for m in missing[:10]], len(missing))
-            cols.append(np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values)))  # type: ignore[index]
-        records = np.stack(cols)
-        codes, counts, _ = group_codes(cols, [len(h.leaves) for h in hierarchies])
-        snap = FrequencySnapshot(tuple(0 for _ in columns), codes, counts)
-        return EncodedTable(tuple(columns), tuple(hierarchies), snap, records)
+            codes = [
+                MISSING_CODE if v is None else index.get(v, UNKNOWN_CODE) for v in _texts(source, c)
+            ]
+            cols.append(np.asarray(codes, dtype=np.int64))
+        texts = [_texts(source, s) for s in sensitive]
+        labels = [sorted({v for v in t if v is not None}) for t in texts]
+        for t, lab in zip(texts, labels, strict=True):
+            index = {v: i for i, v in enumerate(lab)}
+            cols.append(np.asarray([-1 if v is None else index[v] for v in t], dtype=np.int64))
+        n = len(cols[0]) if cols else 0
+        if n == 0:
+            return pl.DataFrame(
+                {**{c: [] for c in [*columns, *sensitive]}, COUNT: []},
+                schema={
+                    **dict.fromkeys(columns, pl.Int64),
+                    **dict.fromkeys(sensitive, pl.String),
+                    COUNT: pl.Int64,
+                },
+            )
+        rows, counts = np.unique(np.stack(cols), axis=1, return_counts=True)
+        data: dict[str, Any] = {c: rows[j] for j, c in enumerate(columns)}
+        for i, (s, lab) in enumerate(zip(sensitive, labels, strict=True)):
+            codes = rows[len(columns) + i]
+            data[s] = pl.Series(s, [None if x < 0 else lab[x] for x in codes], dtype=pl.String)
+        data[COUNT] = counts.astype(np.int64)
+        return pl.DataFrame(data)
+
+    def unknown_values(
+        self, source: Any, column: str, hierarchy: Hierarchy
+    ) -> tuple[list[str], int]:
+        leaves = set(hierarchy.leaves)
+        unknown = list(
+            dict.fromkeys(v for v in _texts(source, column) if v is not None and v not in leaves)
+        )
+        return unknown[:10], len(unknown)
+
+    def distinct(self, source: Any, column: str) -> list[str]:
+        return list(dict.fromkeys(v for v in _texts(source, column) if v is not None))
+
+    def apply(self, source: Any, plan: ReleasePlan) -> pl.DataFrame:
+        frame = source if isinstance(source, pl.DataFrame) else pl.DataFrame(dict(source))
+        released: dict[str, list[str]] = {}
+        for j, c in enumerate(plan.columns):
+            to_label = dict(zip(plan.hierarchies[j].leaves, plan.leaf_labels(j), strict=True))
+            released[c] = [to_label[v] for v in _texts(frame, c)]  # type: ignore[index]
+        bad = set(zip(*plan.suppressed_labels, strict=True)) if plan.suppresses else set()
+        hit = [row in bad for row in zip(*released.values(), strict=True)]
+        if plan.suppressed == "mask":
+            for c in plan.columns:
+                released[c] = [
+                    SUPPRESSED if h else v for v, h in zip(released[c], hit, strict=True)
+                ]
+        out = frame.with_columns([pl.Series(c, v, dtype=pl.String) for c, v in released.items()])
+        if plan.suppressed == "drop" and any(hit):
+            out = out.filter(~pl.Series(hit))
+        return out.drop(list(plan.drop))

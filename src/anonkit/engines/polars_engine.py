@@ -1,125 +1,151 @@
-"""The embedded engine: polars encodes and counts, numpy holds the codes."""
+"""The polars engines: in memory (``polars``) and streamed from disk (``streaming``).
+
+Both run the same lazy queries. Counting is one ``select`` of code expressions
+(:func:`~anonkit.core.values.code_expr`) followed by a ``group_by(...).len()``; the release
+replaces each quasi-identifier's values by their labels (a lookup in a table with one
+row per leaf) and marks the records of suppressed classes with a join on the small table
+of those classes. Neither step needs the records as Python objects or numpy arrays. The
+in-memory engine collects with polars' default engine and returns frames; the streaming
+engine collects counts with polars' streaming engine and returns the release as a lazy
+query, for the caller to sink to a file.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
-from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import FrequencySnapshot
-from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+from anonkit.core.transform import SUPPRESSED, ReleasePlan
+from anonkit.core.values import code_expr, missing_expr, text_expr
+from anonkit.engines.base import GroupingEngine
+from anonkit.engines.counting import COUNT
 
-IntArray = npt.NDArray[np.int64]
+__all__ = ["PolarsEngine", "StreamingEngine", "release_query"]
+
+_FLAG = "__anonkit_suppressed__"
 
 
-def as_text(series: pl.Series) -> pl.Series:
-    """Render a column as the strings a hierarchy file (or builder) would use.
+def _lazy(source: Any) -> pl.LazyFrame:
+    if isinstance(source, pl.LazyFrame):
+        return source
+    if isinstance(source, pl.DataFrame):
+        return source.lazy()
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if path.suffix.lower() == ".parquet":
+            return pl.scan_parquet(path)
+        return pl.scan_csv(path, infer_schema=False)
+    kind = type(source).__name__
+    raise TypeError(f"the polars engines read polars frames, lazy frames or paths, not {kind}")
 
-    Value by value, as the hierarchy builders render them: whole numbers print without
-    decimals (``2.0`` -> ``"2"``, pandas turns integer columns with gaps into floats),
-    other floats as Python prints them, booleans as ``True``/``False``, strings stripped.
+
+def release_query(source: pl.LazyFrame, plan: ReleasePlan) -> pl.LazyFrame:
+    """The release of ``source`` under ``plan``, as a lazy query.
+
+    Every value of a quasi-identifier must be a leaf of its hierarchy (the count that
+    led to the plan checked it).
     """
-    dtype = series.dtype
-    if dtype == pl.String:
-        return series.str.strip_chars()
-    if dtype == pl.Boolean:
-        return (
-            pl.select(pl.when(pl.lit(series)).then(pl.lit("True")).otherwise(pl.lit("False")))
-            .to_series()
-            .alias(series.name)
+    schema = source.collect_schema()
+    labels = []
+    for j, (c, h) in enumerate(zip(plan.columns, plan.hierarchies, strict=True)):
+        labels.append(
+            text_expr(c, schema[c])
+            .replace_strict(list(h.leaves), plan.leaf_labels(j), return_dtype=pl.String)
+            .alias(c)
         )
-    if dtype.is_float():
-        whole = series == series.round(0)
-        return (
-            pl.select(
-                pl.when(pl.lit(whole))
-                .then(pl.lit(series).cast(pl.Int64, strict=False).cast(pl.String))
-                .otherwise(pl.lit(series).cast(pl.String))
+    out = source.with_columns(labels)
+    if plan.suppresses:
+        cols = list(plan.columns)
+        bad = pl.LazyFrame(
+            {c: list(v) for c, v in zip(cols, plan.suppressed_labels, strict=True)},
+            schema=dict.fromkeys(cols, pl.String),
+        ).with_columns(pl.lit(True).alias(_FLAG))
+        out = out.join(bad, on=cols, how="left", maintain_order="left")
+        hit = pl.col(_FLAG).fill_null(False)
+        if plan.suppressed == "drop":
+            out = out.filter(~hit)
+        else:
+            star = pl.lit(SUPPRESSED, dtype=pl.String)
+            out = out.with_columns(
+                [pl.when(hit).then(star).otherwise(pl.col(c)).alias(c) for c in cols]
             )
-            .to_series()
-            .alias(series.name)
-        )
-    return series.cast(pl.String)
+        out = out.drop(_FLAG)
+    return out.drop(list(plan.drop))
 
 
-def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Series:
-    """Level-0 codes of a column (Int64), with specific errors for nulls and unknown values."""
-    nulls = series.null_count()
-    if series.dtype.is_float():
-        nulls += int(series.is_nan().sum())
-    if nulls:
-        raise MissingValuesError(column, nulls)
-    text = as_text(series)
-    leaves = list(hierarchy.leaves)
-    codes = text.replace_strict(leaves, list(range(len(leaves))), default=-1, return_dtype=pl.Int64)
-    if (codes < 0).any():
-        missing = text.filter(codes < 0).unique(maintain_order=True)
-        raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len())
-    return codes.alias(column)
-
-
-class PolarsEngine:
-    """Count with polars (files and polars/pandas frames converted to polars)."""
+class PolarsEngine(GroupingEngine):
+    """Count and release with polars, in memory (polars frames; pandas frames are
+    converted before they reach an engine)."""
 
     name = "polars"
+    in_memory = True
+    #: The polars engine that runs the queries.
+    _collect: Literal["auto", "streaming"] = "auto"
 
-    def encode(
-        self, frame: pl.DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
-    ) -> EncodedTable:
-        if frame.height == 0:
-            raise EmptyDataError()
-        coded = pl.DataFrame(
-            [encode_column(frame[c], h, c) for c, h in zip(columns, hierarchies, strict=True)]
+    def group_counts(
+        self,
+        source: Any,
+        columns: Sequence[str],
+        hierarchies: Sequence[Hierarchy],
+        sensitive: Sequence[str] = (),
+    ) -> pl.DataFrame:
+        lf = _lazy(source)
+        schema = lf.collect_schema()
+        exprs = [code_expr(c, schema[c], h) for c, h in zip(columns, hierarchies, strict=True)]
+        exprs += [
+            pl.when(missing_expr(s, schema[s]))
+            .then(None)
+            .otherwise(text_expr(s, schema[s]))
+            .alias(s)
+            for s in sensitive
+        ]
+        grouped = lf.select(exprs).group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
+        return grouped.collect(engine=self._collect).cast({COUNT: pl.Int64})
+
+    def unknown_values(
+        self, source: Any, column: str, hierarchy: Hierarchy
+    ) -> tuple[list[str], int]:
+        lf = _lazy(source)
+        dtype = lf.collect_schema()[column]
+        text = text_expr(column, dtype)
+        unknown = (
+            lf.filter(~missing_expr(column, dtype))
+            .select(text)
+            .filter(~pl.col(column).is_in(list(hierarchy.leaves)))
+            .unique(maintain_order=True)
+            .collect(engine=self._collect)
+            .to_series()
         )
-        grouped = coded.group_by(list(columns)).len(name="__count__")
-        snap = FrequencySnapshot(
-            levels=tuple(0 for _ in columns),
-            codes=np.stack([grouped[c].to_numpy().astype(np.int64) for c in columns]),
-            counts=grouped["__count__"].to_numpy().astype(np.int64),
+        return unknown.head(10).to_list(), unknown.len()
+
+    def distinct(self, source: Any, column: str) -> list[str]:
+        lf = _lazy(source)
+        dtype = lf.collect_schema()[column]
+        values = (
+            lf.filter(~missing_expr(column, dtype))
+            .select(text_expr(column, dtype))
+            .unique(maintain_order=True)
+            .collect(engine=self._collect)
         )
-        records = np.stack([coded[c].to_numpy().astype(np.int64) for c in columns])
-        return EncodedTable(tuple(columns), tuple(hierarchies), snap, records)
+        return [str(v) for v in values.to_series().to_list()]
+
+    def apply(self, source: Any, plan: ReleasePlan) -> Any:
+        query = release_query(_lazy(source), plan)
+        return query.collect() if isinstance(source, pl.DataFrame) else query
 
 
-def encode_sensitive(
-    series: pl.Series, column: str, hierarchy: Hierarchy | None = None
-) -> tuple[tuple[str, ...], IntArray]:
-    """Dictionary-encode a sensitive attribute: ``(labels, codes)``.
+class StreamingEngine(PolarsEngine):
+    """Count with polars' streaming engine, for tables larger than memory: the source is
+    a lazy frame or a file path (Parquet, or CSV read as text); the release is a lazy
+    query to sink (``sink_parquet``/``sink_csv``)."""
 
-    With a hierarchy the labels are its leaves that occur, in the hierarchy's order (every
-    value must be a leaf); without one they are the distinct values, in numeric order when
-    every value is a number and in text order otherwise.
-    """
-    nulls = series.null_count()
-    if series.dtype.is_float():
-        nulls += int(series.is_nan().sum())
-    if nulls:
-        raise MissingValuesError(column, nulls)
-    text = as_text(series)
-    if hierarchy is not None:
-        labels = list(hierarchy.leaves)
-    else:
-        uniq = text.unique()
-        distinct = uniq.to_list()
-        numeric = uniq.cast(pl.Float64, strict=False)
-        if numeric.null_count() == 0:
-            labels = [t for _, t in sorted(zip(numeric.to_list(), distinct, strict=True))]
-        else:
-            labels = sorted(distinct)
-    codes = text.replace_strict(labels, list(range(len(labels))), default=-1, return_dtype=pl.Int64)
-    if (codes < 0).any():
-        missing = text.filter(codes < 0).unique(maintain_order=True)
-        raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len())
-    out = codes.to_numpy().astype(np.int64)
-    # keep only the values the table holds (ordered distance divides by their number)
-    present = np.flatnonzero(np.bincount(out, minlength=len(labels)))
-    if present.size < len(labels):
-        remap = np.full(len(labels), -1, dtype=np.int64)
-        remap[present] = np.arange(present.size)
-        labels = [labels[i] for i in present]
-        out = remap[out]
-    return tuple(labels), out
+    name = "streaming"
+    in_memory = False
+    _collect: Literal["auto", "streaming"] = "streaming"
+
+    def apply(self, source: Any, plan: ReleasePlan) -> pl.LazyFrame:
+        return release_query(_lazy(source), plan)

@@ -23,12 +23,12 @@ import polars as pl
 
 from anonkit._validation import Constraint, Options
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
-from anonkit.core.encoding import EncodedTable, SensitiveCodes, with_details
+from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import resolve_hierarchy
-from anonkit.core.transform import SUPPRESSED, Recoding, build_release, recode
-from anonkit.engines.base import get_engine
-from anonkit.engines.polars_engine import as_text, encode_sensitive
+from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
+from anonkit.core.values import as_text
+from anonkit.engines.base import Engine, SensitiveSpec, get_engine
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import generalize_column
 from anonkit.io.frames import from_polars
@@ -40,9 +40,6 @@ from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
 
 __all__ = ["SUPPRESSED_MODES", "FullDomain"]
-
-#: How suppressed records are released.
-SUPPRESSED_MODES = ("mask", "drop")
 
 
 class _LocalSuppression:
@@ -135,29 +132,25 @@ class FullDomain(Estimator):
     def algorithm(self) -> str:
         return self.search
 
-    def _encode(self, fitting: Fitting) -> EncodedTable:
+    def _encode(self, fitting: Fitting, engine: Engine) -> EncodedTable:
         """The encoded table, with the sensitive and population details models need."""
         data, qi, specs = fitting.data, fitting.quasi_identifiers, fitting.specs
-        engine = get_engine(self.engine)
-        table = engine.encode(data, qi, fitting.hierarchies)
-        if any(m.requires - {CLASS_SIZE} for m in fitting.models):
-            coded = []
-            for c in fitting.wanted:
-                h = resolve_hierarchy(c, specs[c], data[c]) if c in specs else None
-                labels, codes = encode_sensitive(data[c], c, h)
-                totals = np.bincount(codes, minlength=len(labels)).astype(np.int64)
-                coded.append((SensitiveCodes(c, labels, totals, h), codes))
-            pop_codes = None
-            if fitting.population is not None:
-                pop_codes = engine.encode(fitting.population, qi, fitting.hierarchies).record_codes
-            table = with_details(table, coded, pop_codes)
-        return table
+        if not any(m.requires - {CLASS_SIZE} for m in fitting.models):
+            return engine.count(data, qi, fitting.hierarchies)
+        sensitive = [
+            SensitiveSpec(c, resolve_hierarchy(c, specs[c], data[c]) if c in specs else None)
+            for c in fitting.wanted
+        ]
+        return engine.count_detail(
+            data, qi, fitting.hierarchies, sensitive, population=fitting.population
+        )
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
         """Search the lattice and build the release; also the release with suppressed
         records masked (what the verification checks)."""
         data, qi, models, t0 = fitting.data, fitting.quasi_identifiers, fitting.models, fitting.t0
-        table = self._encode(fitting)
+        engine = get_engine(self.engine)
+        table = self._encode(fitting, engine)
         t1 = time.perf_counter()
 
         lattice = Lattice(table.heights)
@@ -184,25 +177,25 @@ class FullDomain(Estimator):
 
         start_stage(self.progress, "Releasing")
         cls, class_summary, class_bad = evaluator.node_classes(found.node)
-        recoding = recode(table, found.levels, cls.codes, class_bad)
-        masked = build_release(
-            data, table, found.levels, recoding, drop=fitting.dropped, suppressed="mask"
-        )
-        kept_sizes = recoding.sizes[
-            ~np.bincount(
-                recoding.class_of, weights=recoding.suppressed, minlength=recoding.sizes.size
-            ).astype(bool)
-        ]
-        n_suppressed = int(recoding.suppressed.sum())
-        if n_suppressed != found.suppressed:  # the search and the records must agree
+        class_codes = cls.codes[: table.width]
+        n_suppressed = int(cls.counts[class_bad].sum())
+        if n_suppressed != found.suppressed:  # the search and its node's classes must agree
             raise RuntimeError(
                 f"internal error: search suppressed {found.suppressed} records, "
-                f"the release {n_suppressed}"
+                f"the node's classes {n_suppressed}"
             )
+        plan = ReleasePlan(
+            tuple(qi),
+            table.hierarchies,
+            found.levels,
+            np.ascontiguousarray(class_codes[:, class_bad]),
+            drop=tuple(fitting.dropped),
+        )
+        masked = engine.apply(data, plan)
         summary = NodeSummary(
             levels=found.levels,
             hierarchies=table.hierarchies,
-            codes=cls.codes.T,
+            codes=class_codes.T,
             sizes=cls.counts,
             suppressed=class_bad,
             value_counts=table.value_counts,
@@ -211,10 +204,10 @@ class FullDomain(Estimator):
         metrics = all_metrics(summary)
         metrics["precision_score"] = 1.0 - metrics["precision"]
         details: dict[str, Any] = {}
-        classes = profile_sizes(kept_sizes, k=evaluator.k, suppressed=n_suppressed)
+        classes = profile_sizes(cls.counts[~class_bad], k=evaluator.k, suppressed=n_suppressed)
         if self.local_suppression is not False and n_suppressed:
             masked, n_suppressed, classes, details = self._suppress_cells(
-                fitting, table, found.levels, recoding
+                fitting, engine, plan, table
             )
         released = masked
         if self.suppressed == "drop" and n_suppressed:
@@ -246,27 +239,24 @@ class FullDomain(Estimator):
         return result, masked
 
     def _suppress_cells(
-        self,
-        fitting: Fitting,
-        table: EncodedTable,
-        levels: Sequence[int],
-        recoding: Recoding,
+        self, fitting: Fitting, engine: Engine, plan: ReleasePlan, table: EncodedTable
     ) -> tuple[pl.DataFrame, int, ClassProfile, dict[str, Any]]:
         """Blank single cells of the violating records instead of whole records."""
         from anonkit.algorithms.local_suppression import suppress_cells
 
         qi, models = fitting.quasi_identifiers, fitting.models
-        unmasked = Recoding(
-            recoding.codes,
-            recoding.class_of,
-            recoding.sizes,
-            np.zeros_like(recoding.suppressed),
+        keep_all = ReleasePlan(
+            plan.columns,
+            plan.hierarchies,
+            plan.levels,
+            np.zeros((len(plan.columns), 0), dtype=np.int64),
+            plan.drop,
         )
-        generalized = build_release(fitting.data, table, levels, unmasked, drop=fitting.dropped)
+        generalized = engine.apply(fitting.data, keep_all)
         k = max((m.k for m in models if isinstance(m, KAnonymity)), default=1)
         others: list[PrivacyModel] = [m for m in models if not isinstance(m, KAnonymity)]
         importance = self.local_suppression if isinstance(self.local_suppression, Mapping) else None
-        # the sensitive hierarchies were resolved once, when the table was encoded
+        # the sensitive hierarchies were resolved once, when the table was counted
         sens_h = {sc.name: sc.hierarchy for sc in table.sensitive if sc.hierarchy is not None}
         released, outcome = suppress_cells(
             generalized,

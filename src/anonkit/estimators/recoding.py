@@ -38,7 +38,7 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import first_of_runs
-from anonkit.engines.polars_engine import as_text
+from anonkit.core.values import as_text
 from anonkit.exceptions import DataError, MissingValuesError, ValuesNotInHierarchyError
 from anonkit.metrics.columns import QIColumn
 from anonkit.metrics.labels import STAR

@@ -33,7 +33,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.engines.polars_engine import as_text
+from anonkit.core.values import as_text
 from anonkit.exceptions import DataError, MissingValuesError, ValuesNotInHierarchyError
 
 __all__ = [

@@ -26,6 +26,7 @@ import polars as pl
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
+from anonkit.core.values import as_text, encode_sensitive
 from anonkit.exceptions import (
     EmptyDataError,
     MissingValuesError,
@@ -152,8 +153,6 @@ def released_classes(
     MissingValuesError, ValuesNotInHierarchyError
         If a sensitive attribute has missing values or values outside its hierarchy.
     """
-    from anonkit.engines.polars_engine import encode_sensitive
-
     qi = _names(quasi_identifiers, "quasi_identifiers")
     sens = list(dict.fromkeys(_names(sensitive, "sensitive")))
     if not qi:
@@ -239,8 +238,6 @@ def released_classes(
 def _encode_values(series: pl.Series, column: str) -> tuple[tuple[str, ...], IntArray]:
     """Labels (distinct values, numeric order when all are numbers, else text order) and
     the code of each record."""
-    from anonkit.engines.polars_engine import as_text
-
     nulls = series.null_count() + (int(series.is_nan().sum()) if series.dtype.is_float() else 0)
     if nulls:
         raise MissingValuesError(column, nulls)

@@ -26,7 +26,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.api import anonymize
-from anonkit.engines.polars_engine import encode_column
+from anonkit.core.values import encode_column
 from anonkit.evaluate import evaluate
 from anonkit.exceptions import AnonkitError, DataError
 from anonkit.metric_info import LOSS_INFO

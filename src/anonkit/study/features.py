@@ -63,7 +63,7 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
-from anonkit.engines.polars_engine import as_text
+from anonkit.core.values import as_text
 from anonkit.exceptions import UnknownColumnError
 from anonkit.metrics.columns import QIColumn
 from anonkit.metrics.labels import is_star, parse_interval

@@ -9,19 +9,18 @@ from typing import Any
 import numpy as np
 
 from anonkit.algorithms.greedy_merge.result import IntArray
-from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.values import CodedRecords, encode_records
 from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
+from anonkit.io.frames import to_polars
 
 
 def as_codes(
     data: Any,
     hierarchies: Sequence[Hierarchy] | Mapping[str, Hierarchy | str | Path] | None,
 ) -> tuple[tuple[str, ...], tuple[Hierarchy, ...], IntArray]:
-    if isinstance(data, EncodedTable):
-        if data.record_codes is None:
-            raise DataError("the encoded table holds counts only; greedy_merge needs records.")
-        return data.columns, data.hierarchies, np.asarray(data.record_codes, dtype=np.int64)
+    if isinstance(data, CodedRecords):
+        return data.columns, data.hierarchies, np.asarray(data.codes, dtype=np.int64)
     if isinstance(data, np.ndarray):
         if hierarchies is None or isinstance(hierarchies, Mapping):
             raise ParameterError(
@@ -53,9 +52,6 @@ def as_codes(
             "a mapping from quasi-identifier to hierarchy for a data frame",
             type(hierarchies).__name__,
         )
-    from anonkit.engines.base import get_engine
-    from anonkit.io.frames import to_polars
-
     frame, _ = to_polars(data)
     if frame.height == 0:
         raise EmptyDataError()
@@ -69,6 +65,5 @@ def as_codes(
     missing = [c for c in cols if c not in frame.columns]
     if missing:
         raise UnknownColumnError(missing, frame.columns)
-    table = get_engine("polars").encode(frame, cols, hs_list)
-    assert table.record_codes is not None
-    return table.columns, table.hierarchies, np.asarray(table.record_codes, dtype=np.int64)
+    records = encode_records(frame, cols, hs_list)
+    return records.columns, records.hierarchies, records.codes

@@ -12,6 +12,7 @@ from anonkit.algorithms.local_suppression.checks import OWNER, sensitive_names
 from anonkit.algorithms.local_suppression.codes import suppress_codes
 from anonkit.algorithms.local_suppression.result import LocalSuppressionResult, SensitiveArray
 from anonkit.core.transform import SUPPRESSED
+from anonkit.core.values import as_text
 from anonkit.exceptions import (
     EmptyDataError,
     MissingValuesError,
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 def _text(series: pl.Series) -> pl.Series:
     if series.dtype == pl.String:
         return series
-    from anonkit.engines.polars_engine import as_text
-
     return as_text(series)
 
 

@@ -17,7 +17,7 @@ from anonkit.algorithms.mondrian.estimator import Mondrian, renamed_engine
 from anonkit.algorithms.mondrian.release import MondrianResult
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
-from anonkit.engines.polars_engine import as_text, encode_column
+from anonkit.core.values import as_text, encode_column
 from anonkit.exceptions import (
     DataError,
     MissingValuesError,

@@ -31,8 +31,8 @@ from anonkit.algorithms.greedy_merge import (
     GreedyMerge,
 )
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.values import encode_records
 from anonkit.datasets import load_adult
-from anonkit.engines.polars_engine import PolarsEngine
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS, check_cost
 from anonkit.study.mauger2020.results import Reproduction, Run
@@ -115,9 +115,7 @@ def _prepare(
             Hierarchy([r for r in h.rows if r[0] in p], name=c)
             for h, p, c in zip(hs, present, columns, strict=True)
         ]
-    table = PolarsEngine().encode(data, columns, hs)
-    assert table.record_codes is not None
-    codes = np.ascontiguousarray(table.record_codes, dtype=np.int64)
+    codes = np.ascontiguousarray(encode_records(data, columns, hs).codes, dtype=np.int64)
     return codes, tuple(hs), shapes
 
 

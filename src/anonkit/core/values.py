@@ -1,0 +1,203 @@
+"""Cell values as hierarchies see them: normalized text, and codes against a hierarchy.
+
+Every path that compares a cell with a hierarchy's values goes through :func:`text_expr`
+(one polars expression, so that eager frames, lazy scans and the streaming engine render
+values the same way) or :func:`as_text` (its eager twin). Whole numbers print without
+decimals (``2.0`` -> ``"2"``: pandas turns integer columns with gaps into floats), other
+floats as polars prints them, booleans as ``True``/``False``, strings are stripped.
+
+Codes: a quasi-identifier's level-0 code is the row of its value in the hierarchy
+(:func:`code_expr`); a sensitive attribute's labels are the values that occur, in the
+hierarchy's order when it has one, otherwise in numeric order when every value is a
+number and in text order otherwise (:func:`sensitive_labels`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+
+__all__ = [
+    "MISSING_CODE",
+    "UNKNOWN_CODE",
+    "CodedRecords",
+    "as_text",
+    "code_expr",
+    "encode_column",
+    "encode_records",
+    "encode_sensitive",
+    "missing_expr",
+    "sensitive_labels",
+    "text_expr",
+]
+
+IntArray = npt.NDArray[np.int64]
+
+#: Code of a value that is not a leaf of the column's hierarchy.
+UNKNOWN_CODE = -1
+#: Code of a missing value (null, or NaN in a float column).
+MISSING_CODE = -2
+
+
+def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
+    """The values of ``column`` (of type ``dtype``) as the text a hierarchy holds.
+
+    Missing values stay null (NaN prints as ``"NaN"``; :func:`missing_expr` finds both).
+    """
+    col = pl.col(column)
+    if dtype == pl.String:
+        return col.str.strip_chars()
+    if dtype == pl.Boolean:
+        return pl.when(col).then(pl.lit("True")).when(~col).then(pl.lit("False")).alias(column)
+    if dtype.is_float():
+        whole = col.cast(pl.Int64, strict=False).cast(pl.String)
+        return pl.when(col == col.round(0)).then(whole).otherwise(col.cast(pl.String)).alias(column)
+    return col.cast(pl.String)
+
+
+def missing_expr(column: str, dtype: pl.DataType) -> pl.Expr:
+    """Whether each value of ``column`` is missing (null, or NaN in a float column)."""
+    col = pl.col(column)
+    return col.is_null() | col.is_nan() if dtype.is_float() else col.is_null()
+
+
+def code_expr(column: str, dtype: pl.DataType, hierarchy: Hierarchy) -> pl.Expr:
+    """Level-0 codes of ``column`` against ``hierarchy`` (Int64): the leaf's row,
+    :data:`UNKNOWN_CODE` for a value the hierarchy lacks, :data:`MISSING_CODE` for a
+    missing one."""
+    leaves = list(hierarchy.leaves)
+    codes = text_expr(column, dtype).replace_strict(
+        leaves, list(range(len(leaves))), default=UNKNOWN_CODE, return_dtype=pl.Int64
+    )
+    return pl.when(missing_expr(column, dtype)).then(MISSING_CODE).otherwise(codes).alias(column)
+
+
+def as_text(series: pl.Series) -> pl.Series:
+    """A column rendered as the strings a hierarchy file (or builder) would use."""
+    return series.to_frame().select(text_expr(series.name, series.dtype)).to_series()
+
+
+def _check_missing(series: pl.Series, column: str) -> None:
+    nulls = series.null_count()
+    if series.dtype.is_float():
+        nulls += int(series.is_nan().sum())
+    if nulls:
+        raise MissingValuesError(column, nulls)
+
+
+def _unknown(text: pl.Series, codes: pl.Series, column: str) -> None:
+    if (codes < 0).any():
+        missing = text.filter(codes < 0).unique(maintain_order=True)
+        raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len())
+
+
+def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Series:
+    """Level-0 codes of a column (Int64), with specific errors for nulls and unknown values.
+
+    Raises
+    ------
+    MissingValuesError
+        If the column holds nulls (or NaN).
+    ValuesNotInHierarchyError
+        If a value is not a leaf of ``hierarchy``.
+    """
+    _check_missing(series, column)
+    text = as_text(series)
+    leaves = list(hierarchy.leaves)
+    codes = text.replace_strict(leaves, list(range(len(leaves))), default=-1, return_dtype=pl.Int64)
+    _unknown(text, codes, column)
+    return codes.alias(column)
+
+
+def sensitive_labels(
+    distinct: Sequence[str], column: str, hierarchy: Hierarchy | None = None
+) -> tuple[str, ...]:
+    """The labels of a sensitive attribute whose distinct (normalized) values are
+    ``distinct``: the hierarchy's leaves that occur, in its order, or the values in numeric
+    order when every one is a number and in text order otherwise.
+
+    Raises
+    ------
+    ValuesNotInHierarchyError
+        If a value is not a leaf of ``hierarchy``.
+    """
+    present = set(distinct)
+    if hierarchy is not None:
+        leaves = set(hierarchy.leaves)
+        unknown = [v for v in distinct if v not in leaves]
+        if unknown:
+            raise ValuesNotInHierarchyError(column, unknown[:10], len(unknown))
+        return tuple(leaf for leaf in hierarchy.leaves if leaf in present)
+    uniq = pl.Series(sorted(present), dtype=pl.String)
+    numeric = uniq.cast(pl.Float64, strict=False)
+    if numeric.null_count() == 0:
+        return tuple(t for _, t in sorted(zip(numeric.to_list(), uniq.to_list(), strict=True)))
+    return tuple(uniq.to_list())
+
+
+def encode_sensitive(
+    series: pl.Series, column: str, hierarchy: Hierarchy | None = None
+) -> tuple[tuple[str, ...], IntArray]:
+    """Dictionary-encode a sensitive attribute held in memory: ``(labels, codes)`` with
+    the labels of :func:`sensitive_labels`.
+
+    Raises
+    ------
+    MissingValuesError
+        If the column holds nulls (or NaN).
+    ValuesNotInHierarchyError
+        If a value is not a leaf of ``hierarchy``.
+    """
+    _check_missing(series, column)
+    text = as_text(series)
+    labels = sensitive_labels(text.unique().to_list(), column, hierarchy)
+    codes = text.replace_strict(labels, list(range(len(labels))), return_dtype=pl.Int64)
+    return labels, codes.to_numpy().astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class CodedRecords:
+    """Quasi-identifiers of records held in memory, as level-0 codes (what the local
+    algorithms, which work record by record, start from).
+
+    Attributes
+    ----------
+    columns
+        Quasi-identifier names.
+    hierarchies
+        One hierarchy per quasi-identifier.
+    codes
+        ``(n_qi, n_records)`` level-0 codes.
+    """
+
+    columns: tuple[str, ...]
+    hierarchies: tuple[Hierarchy, ...]
+    codes: IntArray = field(repr=False)
+
+
+def encode_records(
+    frame: pl.DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
+) -> CodedRecords:
+    """Level-0 codes of every record's quasi-identifiers.
+
+    Raises
+    ------
+    EmptyDataError
+        If the frame has no records.
+    MissingValuesError, ValuesNotInHierarchyError
+        As :func:`encode_column`.
+    """
+    if frame.height == 0:
+        raise EmptyDataError()
+    codes = [
+        encode_column(frame[c], h, c).to_numpy().astype(np.int64)
+        for c, h in zip(columns, hierarchies, strict=True)
+    ]
+    return CodedRecords(tuple(columns), tuple(hierarchies), np.stack(codes))

@@ -1,0 +1,146 @@
+"""From one grouped count of the records to the encoded table the search reads.
+
+An engine counts the records once, grouped by the quasi-identifiers' level-0 codes and
+the sensitive attributes' normalized values (:meth:`GroupingEngine.group_counts`); the
+result has one row per distinct combination, so it is small even when the table is not.
+Everything after that (the checks that name bad values, the sensitive labels and their
+totals, the detail snapshot with population counts) happens here, once for every engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.core.encoding import EncodedTable, SensitiveCodes
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import FrequencySnapshot
+from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, sensitive_labels
+from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+
+__all__ = ["COUNT", "POPULATION", "SensitiveSpec", "check_counts", "table_from_counts"]
+
+IntArray = npt.NDArray[np.int64]
+
+#: The column of a grouped count holding the number of records.
+COUNT = "__anonkit_count__"
+#: The column holding population records, when a population table is counted too.
+POPULATION = "__anonkit_population__"
+
+
+@dataclass(frozen=True)
+class SensitiveSpec:
+    """A sensitive attribute to count: its name, and its hierarchy when it has one
+    (hierarchical t-closeness; every value must then be a leaf)."""
+
+    name: str
+    hierarchy: Hierarchy | None = None
+
+
+def check_counts(
+    counts: pl.DataFrame,
+    columns: Sequence[str],
+    sensitive: Sequence[str],
+    unknown: Callable[[int], tuple[list[str], int]],
+) -> None:
+    """Refuse a grouped count with no record, missing values or values outside a
+    hierarchy; ``unknown(j)`` names the values quasi-identifier ``j``'s hierarchy lacks.
+
+    Raises
+    ------
+    EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+    """
+    if counts.height == 0 or int(counts[COUNT].sum()) == 0:
+        raise EmptyDataError()
+    for j, c in enumerate(columns):
+        missing = int(counts.filter(pl.col(c) == MISSING_CODE)[COUNT].sum())
+        if missing:
+            raise MissingValuesError(c, missing)
+        if (counts[c] == UNKNOWN_CODE).any():
+            values, total = unknown(j)
+            raise ValuesNotInHierarchyError(c, values, total)
+    for s in sensitive:
+        missing = int(counts.filter(pl.col(s).is_null())[COUNT].sum())
+        if missing:
+            raise MissingValuesError(s, missing)
+
+
+def _snapshot(frame: pl.DataFrame, columns: Sequence[str], population: bool) -> FrequencySnapshot:
+    codes = np.stack([frame[c].to_numpy().astype(np.int64) for c in columns])
+    counts = frame[COUNT].to_numpy().astype(np.int64)
+    pop = frame[POPULATION].to_numpy().astype(np.int64) if population else None
+    return FrequencySnapshot(tuple(0 for _ in columns), codes, counts, population=pop)
+
+
+def table_from_counts(
+    counts: pl.DataFrame,
+    columns: Sequence[str],
+    hierarchies: Sequence[Hierarchy],
+    sensitive: Sequence[SensitiveSpec] = (),
+    population: pl.DataFrame | None = None,
+    *,
+    detailed: bool = True,
+) -> EncodedTable:
+    """The encoded table of a checked grouped count (see :func:`check_counts`).
+
+    Parameters
+    ----------
+    counts
+        The sample's grouped count, with the sensitive columns' text.
+    columns, hierarchies
+        The quasi-identifiers and their hierarchies.
+    sensitive
+        The sensitive attributes counted in ``counts``.
+    population
+        The population's grouped count over the quasi-identifiers, or ``None``.
+    detailed
+        Whether to build the detail snapshot (models that read more than class sizes).
+        Population records enter it with zero sample count; their sensitive columns are
+        coded 0 (they never reach a histogram, whose weights are sample counts).
+
+    Raises
+    ------
+    ValuesNotInHierarchyError
+        If a sensitive value is not a leaf of its attribute's hierarchy.
+    """
+    qi = list(columns)
+    bottom = counts.group_by(qi).agg(pl.col(COUNT).sum()) if sensitive else counts
+    table = EncodedTable(tuple(columns), tuple(hierarchies), _snapshot(bottom, qi, False))
+    if not detailed:
+        return table
+    coded: list[SensitiveCodes] = []
+    for spec in sensitive:
+        labels = sensitive_labels(counts[spec.name].unique().to_list(), spec.name, spec.hierarchy)
+        counts = counts.with_columns(
+            pl.col(spec.name).replace_strict(
+                labels, list(range(len(labels))), return_dtype=pl.Int64
+            )
+        )
+        codes = counts[spec.name].to_numpy().astype(np.int64)
+        weights = counts[COUNT].to_numpy()
+        totals = np.bincount(codes, weights=weights, minlength=len(labels)).astype(np.int64)
+        coded.append(SensitiveCodes(spec.name, labels, totals, spec.hierarchy))
+    keys = qi + [s.name for s in sensitive]
+    detail = counts.select(keys + [COUNT])
+    if population is not None:
+        detail = detail.with_columns(pl.lit(0, dtype=pl.Int64).alias(POPULATION))
+        pop = population.select(
+            [*qi, pl.lit(0, dtype=pl.Int64).alias(COUNT), pl.col(COUNT).alias(POPULATION)]
+        ).with_columns([pl.lit(0, dtype=pl.Int64).alias(s.name) for s in sensitive])
+        detail = (
+            pl.concat([detail.cast({COUNT: pl.Int64}), pop.select(detail.columns)])
+            .group_by(keys)
+            .agg(pl.col(COUNT).sum(), pl.col(POPULATION).sum())
+        )
+    return EncodedTable(
+        tuple(columns),
+        tuple(hierarchies),
+        table.snapshot,
+        sensitive=tuple(coded),
+        detail=_snapshot(detail, keys, population is not None),
+        population_size=None if population is None else int(population[COUNT].sum()),
+    )
