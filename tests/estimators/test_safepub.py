@@ -1,0 +1,73 @@
+"""SafePub as an estimator on Adult: the stated guarantee, the sample, k-anonymity checked
+by pycanon, reproducibility with a seed."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import polars as pl
+import pytest
+
+from anonkit.algorithms.dp import k_for, sampling_probability
+from anonkit.datasets import ADULT_COLUMNS
+from anonkit.estimators.safepub import SafePub
+from anonkit.exceptions import ParameterError
+
+pycanon_anonymity = pytest.importorskip("pycanon.anonymity")
+
+QI = list(ADULT_COLUMNS)[:5]
+
+
+@pytest.fixture(scope="module")
+def adult_part(adult_frame: pl.DataFrame) -> pl.DataFrame:
+    return adult_frame.head(6000)
+
+
+def _fit(frame: pl.DataFrame, hierarchies, **params) -> SafePub:
+    return SafePub(**params).fit(
+        frame, quasi_identifiers=QI, hierarchies={c: hierarchies[c] for c in QI}, others="drop"
+    )
+
+
+@pytest.mark.parametrize("score", ["granularity", "intensity", "discernibility", "group_size"])
+def test_release_is_a_k_anonymous_sample_and_states_its_guarantee(
+    adult_part, adult_hierarchies, score: str
+) -> None:
+    est = _fit(
+        adult_part, adult_hierarchies, epsilon=2.0, delta=1e-5, steps=20, score=score, seed=3
+    )
+    res = est.result_
+    eps_anon = 2.0 * 0.9
+    assert est.k_ == k_for(eps_anon, 1e-5)
+    assert math.isclose(est.beta_, sampling_probability(eps_anon))
+    details = res.details
+    assert details["guarantee"].startswith("(2.0, 1e-05)-differential privacy")
+    assert res.privacy[0] == "(2.0, 1e-05)-differential privacy"
+    assert math.isclose(details["epsilon_anonymization"] + details["epsilon_search"], 2.0)
+    # the sample holds about β n records
+    n, beta = adult_part.height, est.beta_
+    assert abs(details["sample_size"] - beta * n) < 5 * math.sqrt(n * beta * (1 - beta))
+    rel = res.release
+    assert rel.height == details["sample_size"] and res.verified
+    star = pl.all_horizontal([pl.col(c) == "*" for c in QI])
+    kept = rel.filter(~star)
+    assert rel.height - kept.height == res.suppressed
+    if kept.height:
+        df = pd.DataFrame({c: kept[c].to_list() for c in QI})
+        assert pycanon_anonymity.k_anonymity(df, QI) >= est.k_
+
+
+def test_a_seed_makes_runs_repeat(adult_part, adult_hierarchies) -> None:
+    a = _fit(adult_part, adult_hierarchies, steps=10, seed=11).result_
+    b = _fit(adult_part, adult_hierarchies, steps=10, seed=11).result_
+    assert a.release.equals(b.release) and dict(a.transformation) == dict(b.transformation)
+
+
+def test_parameters_are_checked(adult_part, adult_hierarchies) -> None:
+    with pytest.raises(ParameterError, match="epsilon"):
+        _fit(adult_part, adult_hierarchies, epsilon=0.0)
+    with pytest.raises(ParameterError, match="score"):
+        _fit(adult_part, adult_hierarchies, score="nope")
+    with pytest.raises(ParameterError, match="delta"):
+        _fit(adult_part.head(20), adult_hierarchies)  # k exceeds the records
