@@ -39,6 +39,7 @@ from anonkit.api import ALGORITHMS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import BUILDERS
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
+from anonkit.core.values import as_text, encode_column
 from anonkit.datasets import ADULT_COLUMNS, adult_path
 from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
 from anonkit.metrics.generalization import METRICS
@@ -284,6 +285,8 @@ def hierarchy_preview(
     """The hierarchy of ``column`` and a few of its values at every level.
 
     The values shown are the most frequent ones (ties by value), one column per level.
+    The column is encoded against the hierarchy as the run will encode it, so a value the
+    hierarchy lacks, or a missing value, raises the run's error here.
 
     Raises
     ------
@@ -292,9 +295,9 @@ def hierarchy_preview(
     """
     values = frame.get_column(column)
     hierarchy = resolve_hierarchy(column, spec, values)
+    encode_column(values, hierarchy, column)  # missing or uncovered values: the run's error
     top = (
-        values.drop_nulls()
-        .cast(pl.String)
+        as_text(values.drop_nulls())
         .value_counts(sort=True, name="count")
         .sort(["count", column], descending=[True, False])
         .head(rows)

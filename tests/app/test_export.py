@@ -1,0 +1,102 @@
+"""Export: the TOML the app writes is a configuration ``anonkit anonymize`` reproduces
+the app's release from; the release is written as the CLI writes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from anonkit.app import export, results, workflow
+from anonkit.config import load_config, run_config
+from anonkit.models import DistinctLDiversity
+
+
+def _run_and_config(
+    loaded: workflow.Loaded, roles: dict[str, str], settings: workflow.Settings, tmp: Path
+) -> tuple[results.RunOutcome, Path]:
+    by = workflow.roles_by_kind(roles)
+    specs = workflow.default_hierarchies(loaded, workflow.propose(loaded))
+    keywords = results.anonymizer_keywords(
+        by, specs, k=settings.k, models=settings.check(),
+        suppression_limit=settings.suppression_limit, algorithm=settings.algorithm,
+        metric=settings.metric,
+    )  # fmt: skip
+    outcome = results.run(results.RunRequest(loaded.frame, keywords))
+    text = export.config_toml(
+        input=loaded.path, read=loaded.read, roles=by, hierarchies=specs, k=settings.k,
+        suppression_limit=settings.suppression_limit,
+        models=[(m.name, m.params) for m in settings.models], algorithm=settings.algorithm,
+        metric=settings.metric, output="release.csv",
+    )  # fmt: skip
+    path = tmp / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return outcome, path
+
+
+def test_adult_config_reproduces_the_release(tmp_path: Path) -> None:
+    loaded = workflow.load_adult()
+    roles = {p.column: p.role for p in workflow.propose(loaded).proposals}
+    settings = workflow.Settings(k=5, suppression_limit=0.04, algorithm="flash")
+    outcome, path = _run_and_config(loaded, roles, settings, tmp_path)
+    cfg = load_config(path)
+    assert cfg.k == 5 and cfg.suppression_limit == 0.04 and cfg.separator == ";"
+    assert cfg.output == tmp_path / "release.csv"
+    assert cfg.sensitive == ("salary-class",) and cfg.insensitive == ("occupation",)
+    assert run_config(cfg).release.equals(outcome.result.release)
+    written = export.write_release(outcome.result, tmp_path / "r.csv", separator=";")
+    assert written.format == "csv"
+    back = pl.read_csv(tmp_path / "r.csv", separator=";", infer_schema=False)
+    assert back.equals(outcome.result.release.cast(pl.String))
+
+
+def test_models_builders_and_odd_names_survive_the_round_trip(
+    tmp_path: Path, leaky_csv: Path
+) -> None:
+    loaded = workflow.load_table(leaky_csv)
+    roles = {"age": "quasi_identifier", "sex": "quasi_identifier",
+             "education": "quasi_identifier", "education-num": "identifying",
+             "income": "sensitive"}  # fmt: skip
+    spec = workflow.ModelSpec("distinct_l_diversity", {"attribute": "income", "l": 2})
+    settings = workflow.Settings(
+        k=3, suppression_limit=0.1, models=(spec,), algorithm="flash", metric="height"
+    )
+    outcome, path = _run_and_config(loaded, roles, settings, tmp_path)
+    cfg = load_config(path)
+    assert cfg.privacy == (DistinctLDiversity(attribute="income", l=2),)
+    assert cfg.hierarchies["age"] == {"type": "intervals", "widths": [5, 10, 20]}
+    assert cfg.identifying == ("education-num",) and cfg.metric == "height"
+    assert run_config(cfg).release.equals(outcome.result.release)
+
+
+def test_uploaded_paths_are_written_under_their_own_name(tmp_path: Path) -> None:
+    read = workflow.load_adult().read
+    roles = {"quasi_identifier": ["a b"], "identifying": [], "sensitive": [],
+             "insensitive": []}  # fmt: skip
+    text = export.config_toml(
+        input=tmp_path / "upload-123" / "x.csv", read=read, roles=roles,
+        hierarchies={"a b": tmp_path / "h.csv"}, k=2, suppression_limit=0.0,
+        algorithm="flash", metric="loss",
+        renamed={str(tmp_path / "upload-123" / "x.csv"): "people.csv",
+                 str(tmp_path / "h.csv"): "h-age.csv"},
+    )  # fmt: skip
+    assert 'input = "people.csv"' in text
+    assert '"a b" = "h-age.csv"' in text
+    assert "output" not in text
+
+
+def test_toml_value_and_report(tmp_path: Path) -> None:
+    assert export.toml_value([1, 2.5, True, "x"]) == '[1, 2.5, true, "x"]'
+    with pytest.raises(TypeError):
+        export.toml_value(object())
+    loaded = workflow.load_adult()
+    outcome = results.run(
+        results.RunRequest(
+            loaded.frame,
+            {"quasi_identifiers": ["sex"], "k": 2, "others": "drop"},
+        )
+    )
+    html = export.report_html(outcome.result, title="T", settings={"k": 2}, heights={"sex": 2})
+    assert html.lstrip().lower().startswith("<!doctype html")
+    assert "Female" not in html  # no record values in the report

@@ -1,0 +1,73 @@
+"""The command: loopback by default, a warning for another address, Shiny imported only
+when the app starts, and the temporary folder removed at exit."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from anonkit.app.serve import DEFAULT_HOST, check_host, is_loopback
+from anonkit.cli.main import app
+from anonkit.exceptions import ParameterError
+from fresh_python import fresh_stdout
+
+pytest.importorskip("shiny", reason="the app needs Shiny (the app extra)")
+
+
+def test_loopback_by_default_and_a_warning_for_other_hosts() -> None:
+    assert check_host(None, explicit=False) == (DEFAULT_HOST, None)
+    assert check_host("::1", explicit=True) == ("::1", None)
+    host, warning = check_host("0.0.0.0", explicit=True)
+    assert host == "0.0.0.0" and warning is not None and "no login" in warning
+    with pytest.raises(ParameterError, match="--host"):
+        check_host("192.168.1.5", explicit=False)
+    assert not is_loopback("example.org")
+
+
+def test_cli_help_lists_the_options() -> None:
+    out = CliRunner().invoke(app, ["app", "--help"], terminal_width=200).output
+    for option in ("--port", "--host", "--no-browser", "DATA"):
+        assert option in out
+
+
+def test_the_command_line_does_not_import_shiny() -> None:
+    code = "import sys, anonkit.cli.main\nprint('shiny' in sys.modules)"
+    assert fresh_stdout(code) == "False"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_server_listens_on_loopback_warns_and_cleans_up(tmp_path: Path) -> None:
+    port = _free_port()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    cmd = [sys.executable, "-m", "anonkit", "app", "--no-browser", "--port", str(port)]
+    proc = subprocess.Popen(
+        [*cmd, "--host", "0.0.0.0"], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert [p.name[:11] for p in tmp_path.iterdir()] == ["anonkit-app"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert "warning:" in err and "0.0.0.0" in err
+    assert not any(p.name.startswith("anonkit-app") for p in tmp_path.iterdir())

@@ -1,0 +1,143 @@
+"""The app's steps as plain functions (no browser): load, roles, leaks, hierarchies,
+settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from anonkit.app import workflow
+from anonkit.exceptions import (
+    ConfigError,
+    InputFileError,
+    ParameterError,
+    UnknownNameError,
+    ValuesNotInHierarchyError,
+)
+
+
+def test_load_adult_is_the_bundled_table_read_as_init_reads_it() -> None:
+    loaded = workflow.load_adult()
+    assert loaded.bundled and not loaded.uploaded
+    assert loaded.frame.shape == (30162, 9)
+    assert loaded.read.separator == ";" and "separator" in loaded.read.detected
+
+
+def test_load_table_options_reach_the_reader(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text("a|b\n x |?\ny|2\n", encoding="utf-8")
+    loaded = workflow.load_table(path, separator="|", missing=["", "?"], strip=True)
+    assert loaded.frame.columns == ["a", "b"]
+    assert loaded.frame["a"].to_list() == ["x", "y"]
+    assert loaded.frame["b"].null_count() == 1
+    assert loaded.read.separator == "|" and loaded.read.detected == ()
+
+
+def test_load_table_tab_escape_and_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.tsv"
+    path.write_text("a\tb\n1\t2\n", encoding="utf-8")
+    assert workflow.load_table(path, separator="\\t").frame.columns == ["a", "b"]
+    with pytest.raises(InputFileError, match="no-such"):
+        workflow.load_table(tmp_path / "no-such.csv")
+
+
+def test_parse_missing() -> None:
+    assert workflow.parse_missing("") is None
+    assert workflow.parse_missing("?, NA,?") == ("", "?", "NA")
+
+
+def test_proposals_and_role_rows_describe_every_column(leaky_csv: Path) -> None:
+    loaded = workflow.load_table(leaky_csv)
+    rows = workflow.role_rows(workflow.propose(loaded))
+    assert [r["column"] for r in rows] == loaded.frame.columns
+    by = {r["column"]: r for r in rows}
+    assert by["age"]["role"] == "quasi_identifier"
+    assert by["income"]["role"] == "sensitive"
+    # the number that determines education is proposed as a quasi-identifier too
+    assert by["education-num"]["role"] == "quasi_identifier"
+    assert set(rows[0]) == {"column", "kind", "distinct", "unique", "role", "why"}
+
+
+def test_leaks_block_until_the_role_is_changed(leaky_csv: Path) -> None:
+    frame = workflow.load_table(leaky_csv).frame
+    roles = {"age": "quasi_identifier", "sex": "quasi_identifier",
+             "education": "quasi_identifier", "education-num": "insensitive",
+             "income": "sensitive"}  # fmt: skip
+    leaks = workflow.role_leaks(frame, roles)
+    blocking = workflow.blocking_leaks(leaks)
+    assert [(x.column, x.related) for x in blocking] == [("education-num", "education")]
+    assert "education-num" in blocking[0].reason
+    roles["education-num"] = "identifying"
+    assert workflow.blocking_leaks(workflow.role_leaks(frame, roles)) == []
+
+
+def test_no_quasi_identifier_means_no_leak_check_and_bad_role_is_named() -> None:
+    frame = pl.DataFrame({"a": ["1", "2"]})
+    assert workflow.role_leaks(frame, {"a": "insensitive"}) == []
+    with pytest.raises(UnknownNameError, match="role"):
+        workflow.roles_by_kind({"a": "secret"})
+
+
+def test_default_hierarchies_adult_files_and_builders(leaky_csv: Path) -> None:
+    adult = workflow.load_adult()
+    specs = workflow.default_hierarchies(adult, workflow.propose(adult))
+    assert isinstance(specs["age"], Path) and specs["age"].name == "adult_hierarchy_age.csv"
+    loaded = workflow.load_table(leaky_csv)
+    specs = workflow.default_hierarchies(loaded, workflow.propose(loaded))
+    assert specs["age"] == {"type": "intervals", "widths": [5, 10, 20]}
+
+
+def test_builder_text_round_trips_through_parse_builder() -> None:
+    spec = {"type": "dates", "levels": ["month", "year"], "format": "%d/%m/%Y"}
+    assert workflow.parse_builder("dates", workflow.builder_text(spec)) == spec
+    assert workflow.parse_builder("suppression", "  ") == {"type": "suppression"}
+
+
+def test_parse_builder_errors_name_the_field() -> None:
+    with pytest.raises(UnknownNameError, match="hierarchy type"):
+        workflow.parse_builder("buckets", "")
+    with pytest.raises(ConfigError, match="The intervals parameters"):
+        workflow.parse_builder("intervals", "widths = [5,")
+
+
+def test_hierarchy_preview_shows_frequent_values_at_every_level(leaky_csv: Path) -> None:
+    frame = workflow.load_table(leaky_csv).frame
+    spec = workflow.parse_builder("intervals", "widths = [10, 20]")
+    hierarchy, table = workflow.hierarchy_preview(frame, "age", spec, rows=3)
+    assert table.columns == [f"level {i}" for i in range(hierarchy.height)]
+    assert table.height == 3
+    first = table.row(0)
+    assert all(hierarchy.generalize(first[0], i) == first[i] for i in range(hierarchy.height))
+
+
+def test_hierarchy_preview_raises_the_api_error(tmp_path: Path, leaky_csv: Path) -> None:
+    frame = workflow.load_table(leaky_csv).frame
+    path = tmp_path / "h.csv"
+    path.write_text("F;*\n", encoding="utf-8")
+    with pytest.raises(ValuesNotInHierarchyError, match="sex"):
+        workflow.hierarchy_preview(frame, "sex", path)
+
+
+def test_settings_check_builds_models_and_names_bad_values() -> None:
+    spec = workflow.ModelSpec("distinct_l_diversity", {"attribute": "income", "l": 2})
+    models = workflow.Settings(k=5, models=(spec,)).check()
+    assert [type(m).__name__ for m in models] == ["DistinctLDiversity"]
+    with pytest.raises(ParameterError, match="'k'"):
+        workflow.Settings(k=0).check()
+    with pytest.raises(ParameterError, match="suppression_limit"):
+        workflow.Settings(suppression_limit=2.0).check()
+    with pytest.raises(UnknownNameError, match="metric"):
+        workflow.Settings(metric="best").check()
+    with pytest.raises(ParameterError, match="'k'"):
+        workflow.Settings(k=None).check()
+    with pytest.raises(UnknownNameError):
+        workflow.Settings(models=(workflow.ModelSpec("magic", {}),)).check()
+
+
+def test_resolve_algorithm() -> None:
+    assert workflow.resolve_algorithm("mondrian", [2]) == "mondrian"
+    assert workflow.resolve_algorithm("auto", [5, 5]) == "flash"
+    assert workflow.resolve_algorithm("auto", [100, 100, 101]) == "mondrian"
+    assert "k_anonymity" not in workflow.model_names()
