@@ -1,0 +1,224 @@
+"""The engine boundary: every engine counts, checks and releases the same way."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonkit.core.encoding import EncodedTable
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import FrequencySnapshot
+from anonkit.core.transform import ReleasePlan
+from anonkit.engines.base import SensitiveSpec, available_engines, get_engine
+from anonkit.exceptions import (
+    EmptyDataError,
+    MissingValuesError,
+    UnknownNameError,
+    ValuesNotInHierarchyError,
+)
+
+AGE = Hierarchy(
+    [["1", "1-2", "*"], ["2", "1-2", "*"], ["3", "3-4", "*"], ["4", "3-4", "*"]], name="age"
+)
+SEX = Hierarchy([["m", "*"], ["f", "*"]], name="sex")
+DISEASE = Hierarchy(
+    [["flu", "resp", "*"], ["cold", "resp", "*"], ["ulcer", "gut", "*"]], name="disease"
+)
+IN_MEMORY = ("polars", "streaming", "numpy")
+
+
+def _rows(snap: FrequencySnapshot) -> Counter[tuple[int, ...]]:
+    """A snapshot as a multiset of (codes..., count[, population]) rows (order-free)."""
+    cols = [*snap.codes, snap.counts]
+    if snap.population is not None:
+        cols.append(snap.population)
+    return Counter(tuple(int(x) for x in row) for row in zip(*cols, strict=True))
+
+
+def _table_facts(table: EncodedTable) -> tuple[Any, ...]:
+    detail = None if table.detail is None else _rows(table.detail)
+    sens = [(s.name, s.labels, s.totals.tolist()) for s in table.sensitive]
+    return _rows(table.snapshot), detail, sens, table.population_size
+
+
+def _frame(n: int, seed: int) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pl.DataFrame(
+        {
+            "age": rng.integers(1, 5, n),
+            "sex": rng.choice(["m", "f", " m"], n),
+            "disease": rng.choice(["flu", "cold", "ulcer"], n),
+            "income": rng.choice([10.0, 2.5, 3.0], n),
+            "name": [f"p{i}" for i in range(n)],
+        }
+    )
+
+
+def test_registry_lists_every_engine() -> None:
+    assert set(available_engines()) >= {"polars", "streaming", "numpy", "spark"}
+    with pytest.raises(UnknownNameError, match="engine"):
+        get_engine("duckdb")
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 40), seed=st.integers(0, 10_000))
+def test_engines_count_the_same(n: int, seed: int) -> None:
+    frame = _frame(n, seed)
+    facts = {
+        name: _table_facts(get_engine(name).count(frame, ["age", "sex"], [AGE, SEX]))
+        for name in IN_MEMORY
+    }
+    assert facts["polars"] == facts["streaming"] == facts["numpy"]
+    table = get_engine("polars").count(frame, ["age", "sex"], [AGE, SEX])
+    assert table.n_records == n
+    assert table.detail is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 40), seed=st.integers(0, 10_000))
+def test_engines_count_details_the_same(n: int, seed: int) -> None:
+    frame = _frame(n, seed)
+    population = _frame(n + 7, seed + 1)
+    sensitive = [SensitiveSpec("disease", DISEASE), SensitiveSpec("income")]
+    facts = {
+        name: _table_facts(
+            get_engine(name).count_detail(
+                frame, ["age", "sex"], [AGE, SEX], sensitive, population=population
+            )
+        )
+        for name in IN_MEMORY
+    }
+    assert facts["polars"] == facts["streaming"] == facts["numpy"]
+
+
+def test_count_detail_labels_and_totals() -> None:
+    frame = pl.DataFrame(
+        {
+            "age": [1, 2, 2, 3],
+            "sex": ["m", "f", "f", "m"],
+            "disease": ["ulcer", "flu", "flu", "ulcer"],
+        }
+    )
+    frame = frame.with_columns(pl.Series("income", [10.0, 2.5, 9.0, 10.0]))
+    table = get_engine("polars").count_detail(
+        frame,
+        ["age", "sex"],
+        [AGE, SEX],
+        [SensitiveSpec("disease", DISEASE), SensitiveSpec("income")],
+    )
+    disease, income = table.sensitive
+    # the hierarchy's leaves that occur, in its order; numbers in numeric order
+    assert disease.labels == ("flu", "ulcer") and disease.totals.tolist() == [2, 2]
+    assert income.labels == ("2.5", "9", "10") and income.totals.tolist() == [1, 1, 2]
+    assert table.detail is not None and int(table.detail.counts.sum()) == 4
+
+
+def test_population_counts_enter_the_detail() -> None:
+    sample = pl.DataFrame({"age": [1, 3], "sex": ["m", "f"]})
+    population = pl.DataFrame({"age": [1, 1, 3, 4, 4], "sex": ["m", "m", "f", "f", "f"]})
+    table = get_engine("polars").count_detail(
+        sample, ["age", "sex"], [AGE, SEX], population=population
+    )
+    assert table.population_size == 5
+    assert table.detail is not None and table.detail.population is not None
+    assert _rows(table.detail) == Counter({(0, 0, 1, 2): 1, (2, 1, 1, 1): 1, (3, 1, 0, 2): 1})
+    assert _rows(table.snapshot) == Counter({(0, 0, 1): 1, (2, 1, 1): 1})
+
+
+@pytest.mark.parametrize("name", IN_MEMORY)
+def test_errors_name_the_column_and_values(name: str) -> None:
+    engine = get_engine(name)
+    with pytest.raises(EmptyDataError):
+        engine.count(
+            pl.DataFrame({"age": [], "sex": []}, schema=dict.fromkeys(["age", "sex"], pl.String)),
+            ["age", "sex"],
+            [AGE, SEX],
+        )
+    with pytest.raises(MissingValuesError, match="2") as missing:
+        engine.count(
+            pl.DataFrame({"age": [1, None, None], "sex": ["m", "f", "m"]}),
+            ["age", "sex"],
+            [AGE, SEX],
+        )
+    assert missing.value.column == "age"  # type: ignore[attr-defined]
+    with pytest.raises(ValuesNotInHierarchyError) as unknown:
+        engine.count(
+            pl.DataFrame({"age": [1, 7, 9, 7], "sex": ["m", "f", "m", "m"]}),
+            ["age", "sex"],
+            [AGE, SEX],
+        )
+    assert "7" in str(unknown.value) and "9" in str(unknown.value)
+    with pytest.raises(MissingValuesError):
+        engine.count(
+            pl.DataFrame({"age": [1.0, float("nan")], "sex": ["m", "f"]}),
+            ["age", "sex"],
+            [AGE, SEX],
+        )
+    with pytest.raises(ValuesNotInHierarchyError):
+        engine.count_detail(
+            pl.DataFrame({"age": [1], "sex": ["m"], "disease": ["gout"]}),
+            ["age", "sex"],
+            [AGE, SEX],
+            [SensitiveSpec("disease", DISEASE)],
+        )
+
+
+@pytest.mark.parametrize("name", IN_MEMORY)
+def test_distinct_values_are_normalized(name: str) -> None:
+    frame = pl.DataFrame({"x": [" a", "b", None, "a "], "y": [2.0, 2.5, None, 2.0]})
+    engine = get_engine(name)
+    assert sorted(engine.distinct(frame, "x")) == ["a", "b"]
+    assert sorted(engine.distinct(frame, "y")) == ["2", "2.5"]
+
+
+def _plan(levels: tuple[int, int], bad: list[tuple[int, int]], **options: Any) -> ReleasePlan:
+    codes = np.array(bad, dtype=np.int64).T.reshape(2, len(bad))
+    return ReleasePlan(("age", "sex"), (AGE, SEX), levels, codes, **options)
+
+
+@pytest.mark.parametrize("name", IN_MEMORY)
+@pytest.mark.parametrize("suppressed", ["mask", "drop"])
+def test_apply_writes_labels_and_suppresses_classes(name: str, suppressed: str) -> None:
+    frame = pl.DataFrame(
+        {
+            "id": ["a", "b", "c", "d"],
+            "age": [1, 2, 3, 4],
+            "sex": ["m", "m", "f", "m"],
+            "x": [1, 2, 3, 4],
+        }
+    )
+    plan = _plan((1, 0), [(1, 0)], drop=("id",), suppressed=suppressed)  # class (3-4, m)
+    out = get_engine(name).apply(frame, plan)
+    if isinstance(out, pl.LazyFrame):
+        out = out.collect()
+    assert out.columns == ["age", "sex", "x"]
+    rows = out.rows()
+    if suppressed == "mask":
+        assert rows == [("1-2", "m", 1), ("1-2", "m", 2), ("3-4", "f", 3), ("*", "*", 4)]
+    else:
+        assert rows == [("1-2", "m", 1), ("1-2", "m", 2), ("3-4", "f", 3)]
+    unsuppressed = get_engine(name).apply(frame, _plan((2, 1), []))
+    if isinstance(unsuppressed, pl.LazyFrame):
+        unsuppressed = unsuppressed.collect()
+    assert unsuppressed["age"].to_list() == ["*"] * 4
+
+
+def test_streaming_engine_reads_files_and_returns_a_query(tmp_path: Any) -> None:
+    frame = _frame(30, 3)
+    path = tmp_path / "data.parquet"
+    frame.write_parquet(path)
+    engine = get_engine("streaming")
+    assert not engine.in_memory
+    from_file = _table_facts(engine.count(path, ["age", "sex"], [AGE, SEX]))
+    assert from_file == _table_facts(get_engine("polars").count(frame, ["age", "sex"], [AGE, SEX]))
+    query = engine.apply(path, _plan((1, 1), []))
+    assert isinstance(query, pl.LazyFrame)
+    assert query.collect()["age"].to_list() == [
+        "1-2" if a <= 2 else "3-4" for a in frame["age"].to_list()
+    ]
