@@ -97,6 +97,13 @@ def _shot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
+def _fill(page: Any, selector: str, value: str) -> None:
+    """Type into a field and leave it (Shiny reads text fields when they change)."""
+    field = page.locator(selector)
+    field.fill(value)
+    field.press("Tab")
+
+
 def _step(page: Any, name: str) -> None:
     page.get_by_role("tab", name=name).click()
 
@@ -128,8 +135,8 @@ def test_adult_workflow_matches_the_cli(app_url: str, browser: Any, tmp_path: Pa
 
     # 4 Privacy: k = 5, suppression 5 %, algorithm auto
     _step(page, "Privacy")
-    page.locator("#k").fill("5")
-    page.locator("#suppression").fill("5")
+    _fill(page, "#k", "5")
+    _fill(page, "#suppression", "5")
     _shot(page, "4-privacy")
 
     # 5 Run
@@ -172,3 +179,65 @@ def test_adult_workflow_matches_the_cli(app_url: str, browser: Any, tmp_path: Pa
     app_frame = pl.read_csv(release, separator=";", infer_schema=False)
     assert app_frame.height == 30162
     assert "k = 5" in config.read_text(encoding="utf-8")
+
+
+def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
+    app_url: str, browser: Any, leaky_csv: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+
+    # a missing file: the reader's message, under the Load button
+    page.get_by_role("radio", name="File path").check()
+    _fill(page, "#path", str(leaky_csv.with_name("missing.csv")))
+    page.get_by_role("button", name="Load", exact=True).click()
+    sync_api.expect(page.locator("#load_error")).to_contain_text("missing.csv")
+
+    _fill(page, "#path", str(leaky_csv))
+    page.get_by_role("button", name="Load", exact=True).click()
+    sync_api.expect(page.locator("#load-summary")).to_contain_text("80 records")
+    page.get_by_role("button", name="Next: roles").click()
+    sync_api.expect(page.locator("#no-leaks")).to_be_visible()
+
+    # releasing education-num as is gives education away: red, and Next is refused
+    role = page.locator("#role_3")  # education-num, the fourth column
+    role.select_option("insensitive")
+    sync_api.expect(page.locator("#leak-list .text-danger")).to_contain_text("education-num")
+    _shot(page, "2b-leak")
+    page.get_by_role("button", name="Next: hierarchies").click()
+    sync_api.expect(page.get_by_role("tab", name="Roles")).to_have_attribute(
+        "aria-selected", "true"
+    )
+    _step(page, "Hierarchies")
+    sync_api.expect(page.locator("#hier_gate")).to_contain_text("Resolve the leaks")
+
+    # resolved by removing it
+    _step(page, "Roles")
+    role.select_option("identifying")
+    sync_api.expect(page.locator("#no-leaks")).to_be_visible()
+    page.get_by_role("button", name="Next: hierarchies").click()
+    sync_api.expect(page.locator("#hier-summary tbody tr")).to_have_count(3)
+
+    # a bad builder: the builder's message under the editor; the stored one is kept
+    page.locator("#h_column").select_option("age")
+    page.locator("#h_type").select_option("intervals")
+    _fill(page, "#h_params", "widths = [5,")
+    page.locator("#h_apply").click()
+    sync_api.expect(page.locator("#hier_error")).to_contain_text("intervals parameters")
+    _fill(page, "#h_params", "widths = [10, 20]")
+    page.locator("#h_apply").click()
+    sync_api.expect(page.locator("#hier-summary")).to_contain_text("widths = [10, 20]")
+    sync_api.expect(page.locator("#hier_error")).to_be_empty()
+
+    # bad privacy settings: the API's message under the settings
+    _step(page, "Privacy")
+    _fill(page, "#k", "0")
+    sync_api.expect(page.locator("#settings_error")).to_contain_text("'k'")
+    _fill(page, "#k", "3")
+    _fill(page, "#l", "2")
+    sync_api.expect(page.locator("#settings_error")).to_be_empty()
+    _step(page, "Run")
+    page.locator("#run").click()
+    sync_api.expect(page.locator("#summary")).to_contain_text("yes")
+    page.close()
