@@ -241,3 +241,33 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     page.locator("#run").click()
     sync_api.expect(page.locator("#summary")).to_contain_text("yes")
     page.close()
+
+
+def test_a_long_run_shows_progress_keeps_the_page_responsive_and_cancels(
+    app_url: str, browser: Any
+) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+    page.get_by_role("button", name="Load", exact=True).click()
+    sync_api.expect(page.locator("#load-summary")).to_contain_text("30,162 records")
+    page.get_by_role("button", name="Next: roles").click()
+    # all nine columns generalized and an exhaustive search: about 13,000 nodes
+    page.locator("#role_7").select_option("quasi_identifier")
+    page.locator("#role_8").select_option("quasi_identifier")
+    sync_api.expect(page.locator("#no-leaks")).to_be_visible()
+    _step(page, "Privacy")
+    page.locator("#algorithm").select_option("exhaustive")
+    _fill(page, "#suppression", "0")
+    _step(page, "Run")
+    page.locator("#run").click()
+    sync_api.expect(page.locator("#run-stage")).to_contain_text("Searching")
+    # the page answers while the search runs
+    _step(page, "Roles")
+    sync_api.expect(page.locator("#no-leaks")).to_be_visible()
+    _step(page, "Run")
+    page.locator("#cancel").click()
+    sync_api.expect(page.locator("#cancelled")).to_be_visible()
+    _step(page, "Explore")
+    sync_api.expect(page.locator("#explore")).to_contain_text("Run the anonymization first")
+    page.close()
