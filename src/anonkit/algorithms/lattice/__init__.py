@@ -8,7 +8,9 @@ from anonkit.algorithms.lattice.datafly import Datafly
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.exhaustive import Exhaustive
 from anonkit.algorithms.lattice.flash import Flash
+from anonkit.algorithms.lattice.genetic import Genetic
 from anonkit.algorithms.lattice.incognito import Incognito
+from anonkit.algorithms.lattice.lightning import Lightning
 from anonkit.algorithms.lattice.samarati import Samarati
 from anonkit.algorithms.lattice.search import SearchResult
 
@@ -28,6 +30,8 @@ LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
     "samarati": Samarati,
     "datafly": Datafly,
     "incognito": Incognito,
+    "lightning": Lightning,
+    "genetic": Genetic,
 }
 
 __all__ = [
@@ -37,7 +41,9 @@ __all__ = [
     "Evaluator",
     "Exhaustive",
     "Flash",
+    "Genetic",
     "Incognito",
+    "Lightning",
     "NodeResult",
     "Samarati",
     "SearchResult",

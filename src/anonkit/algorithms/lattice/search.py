@@ -36,6 +36,16 @@ class SearchResult:
         quasi-identifier subsets it checked).
     minimal
         For Incognito: every minimal privacy-preserving full-domain generalization.
+    optimal
+        Whether the node is proven optimal for the metric (the exact searches, Flash and
+        the exhaustive search; a heuristic never claims it).
+    convergence
+        For the anytime heuristics: ``(seconds since the search started, best cost so
+        far)`` each time a better private node was found.
+    stopped
+        Why the search ended: ``"finished"`` (it ran its course), ``"time_limit"``,
+        ``"max_nodes"`` (its budget ran out) or ``"interrupted"`` (Ctrl-C; the best node
+        found before it).
     """
 
     algorithm: str
@@ -45,6 +55,13 @@ class SearchResult:
     suppressed: int
     nodes_evaluated: int
     minimal: tuple[tuple[int, ...], ...] = field(default=())
+    optimal: bool = False
+    convergence: tuple[tuple[float, float], ...] = field(default=())
+    stopped: str = "finished"
+
+
+#: The searches whose result is the exact optimum of the metric.
+PROVEN_OPTIMAL = frozenset({"flash", "exhaustive"})
 
 
 def rank(result: NodeResult) -> tuple[float, int, int]:
@@ -69,7 +86,7 @@ def to_result(algorithm: str, best: NodeResult, evaluations: int, **extra: objec
         cost=best.cost,
         suppressed=best.suppressed,
         nodes_evaluated=evaluations,
-        **extra,  # type: ignore[arg-type]
+        **{"optimal": algorithm in PROVEN_OPTIMAL, **extra},  # type: ignore[arg-type]
     )
 
 

@@ -1,0 +1,217 @@
+"""What the anytime heuristic searches share: a budget, the best node so far, its history.
+
+A heuristic full-domain search (:class:`~anonkit.algorithms.lattice.lightning.Lightning`,
+:class:`~anonkit.algorithms.lattice.genetic.Genetic`) only *chooses* nodes: the
+:class:`~anonkit.algorithms.lattice.evaluator.Evaluator` judges and prices them, and a node
+becomes the incumbent only when the evaluator found it private. So every privacy model and
+metric of the exact searches works unchanged, and a heuristic never returns a node that
+is not private, however early it stops.
+
+The search runs until it has nothing left to try, its time or node budget runs out, or
+the user presses Ctrl-C; it then returns the best private node found so far. The budget
+is checked before each new node is evaluated, so a search overruns its time limit by at
+most one node's evaluation.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from anonkit._validation import check_int, check_real
+from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, to_result
+from anonkit.exceptions import PrivacyUnattainableError
+
+#: Default time limit of the heuristics, in seconds.
+DEFAULT_TIME_LIMIT = 10.0
+#: Progress units of a time budget (per mille of the time limit).
+TIME_STEPS = 1000
+
+
+class BudgetExhausted(Exception):
+    """Raised inside a search when its time or node budget runs out (never escapes)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class AnytimeSearch:
+    """Base of the anytime heuristics: budget, incumbent, convergence and Ctrl-C.
+
+    Parameters
+    ----------
+    time_limit
+        Seconds the search may run (default :data:`DEFAULT_TIME_LIMIT`); ``None`` for no
+        limit (the search then ends when it has nothing left to try, or at ``max_nodes``).
+    max_nodes
+        Largest number of distinct nodes to evaluate (``None``: no limit).
+    seed
+        Seed of the random choices (``None``: fixed default seed 0, so runs repeat).
+
+    Notes
+    -----
+    Progress: :attr:`progress_total` and :meth:`progress_done` measure the budget (per mille
+    of the time limit, else nodes out of ``max_nodes``), and :attr:`best_cost` is the cost of
+    the best private node so far (``inf`` before the first).
+    """
+
+    name = "anytime"
+
+    def __init__(
+        self,
+        *,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
+        max_nodes: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        owner = type(self).__name__
+        if time_limit is not None:
+            check_real(time_limit, "time_limit", owner, low=0, closed="neither", noun="seconds")
+        if max_nodes is not None:
+            check_int(max_nodes, "max_nodes", owner, low=1)
+        if seed is not None:
+            check_int(seed, "seed", owner, low=0)
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.max_nodes = None if max_nodes is None else int(max_nodes)
+        self.seed = seed
+        self.best: NodeResult | None = None
+        self._start = time.perf_counter()
+        self._evaluated = 0
+        self._trace: list[tuple[float, float]] = []
+        self._evaluator: Evaluator | None = None
+
+    # ------------------------------------------------------------------ progress hooks
+    @property
+    def progress_total(self) -> int:
+        """Units of the budget: :data:`TIME_STEPS` with a time limit, else ``max_nodes``
+        (0 when the search has no budget)."""
+        if self.time_limit is not None:
+            return TIME_STEPS
+        return self.max_nodes or 0
+
+    def progress_done(self) -> int:
+        """Units of the budget used so far."""
+        if self.time_limit is not None:
+            share = (time.perf_counter() - self._start) / self.time_limit
+            return min(TIME_STEPS, int(share * TIME_STEPS))
+        return self._evaluated
+
+    @property
+    def best_cost(self) -> float:
+        """Cost of the best private node found so far (``inf`` before the first)."""
+        return math.inf if self.best is None else self.best.cost
+
+    # ------------------------------------------------------------------ the search
+    def search(self, evaluator: Evaluator) -> SearchResult:
+        """Run the heuristic on ``evaluator``'s lattice and return the best private node.
+
+        Raises
+        ------
+        PrivacyUnattainableError
+            When no private node was found (none exists, or none within the budget).
+        KeyboardInterrupt
+            When interrupted before any private node was found.
+        """
+        self._evaluator = evaluator
+        self.best = None
+        self._trace = []
+        self._evaluated = 0
+        self._start = time.perf_counter()
+        stopped = "finished"
+        try:
+            self.run(evaluator)
+        except BudgetExhausted as stop:
+            stopped = stop.reason
+        except KeyboardInterrupt:
+            if self.best is None:
+                raise
+            stopped = "interrupted"
+        if self.best is None:
+            if stopped == "finished":
+                raise no_solution(evaluator)
+            raise PrivacyUnattainableError(
+                f"The {self.name} search found no private transformation within its budget "
+                f"({self._budget_text()}); raise time_limit or max_nodes, or the "
+                "suppression limit.",
+                requirement=", ".join(m.describe() for m in evaluator.models),
+            )
+        return to_result(
+            self.name,
+            self.best,
+            self._evaluated,
+            convergence=tuple(self._trace),
+            stopped=stopped,
+        )
+
+    def run(self, evaluator: Evaluator) -> None:
+        """The search proper: evaluate nodes through :meth:`evaluate` (subclasses)."""
+        raise NotImplementedError
+
+    def _budget_text(self) -> str:
+        parts = []
+        if self.time_limit is not None:
+            parts.append(f"{self.time_limit:g} s")
+        if self.max_nodes is not None:
+            parts.append(f"{self.max_nodes} nodes")
+        return ", ".join(parts) or "no limit"
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._start
+
+    def evaluate(self, node: int) -> NodeResult:
+        """Evaluate ``node`` through the evaluator, within the budget; keep the best.
+
+        Raises :class:`BudgetExhausted` instead when evaluating a new node would exceed
+        the budget (nodes already evaluated are free).
+        """
+        evaluator = self._evaluator
+        assert evaluator is not None
+        known = evaluator.results.get(node)
+        if known is not None:
+            return known
+        if self.max_nodes is not None and self._evaluated >= self.max_nodes:
+            raise BudgetExhausted("max_nodes")
+        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+            raise BudgetExhausted("time_limit")
+        res = evaluator.evaluate(node)
+        self._evaluated += 1
+        if res.anonymous and (self.best is None or rank(res) < rank(self.best)):
+            improved = self.best is None or res.cost < self.best.cost
+            self.best = res
+            if improved:
+                self._trace.append((self.elapsed(), float(res.cost)))
+        return res
+
+
+def level_costs(evaluator: Evaluator) -> list[npt.NDArray[np.float64]] | None:
+    """Per column, the cost of each level without suppression, for additive metrics
+    (``None`` for class-based metrics): a node's sum is a lower bound on its cost and on
+    the cost of every node above it."""
+    model = evaluator.cost_model
+    if not model.additive:
+        return None
+    return [np.asarray(c, dtype=np.float64) for c in model.table_cost]
+
+
+def steering(evaluator: Evaluator) -> list[npt.NDArray[np.float64]]:
+    """Per column, a price of each level that steers the heuristics: the additive
+    metric's level cost, else the level's share of the column's height (a stand-in for
+    class-based metrics, which have no per-level price)."""
+    costs = level_costs(evaluator)
+    if costs is not None:
+        return costs
+    return [np.arange(h, dtype=np.float64) / max(h - 1, 1) for h in evaluator.lattice.heights]
+
+
+def price(costs: Sequence[npt.NDArray[np.float64]], levels: Sequence[int]) -> float:
+    """Sum of the per-column prices of a level vector."""
+    total = 0.0
+    for c, lv in zip(costs, levels, strict=True):
+        total += float(c[lv])
+    return total
