@@ -204,6 +204,7 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     role = page.locator("#role_3")  # education-num, the fourth column
     role.select_option("insensitive")
     sync_api.expect(page.locator("#leak-list .text-danger")).to_contain_text("education-num")
+    sync_api.expect(page.locator("#role-row-3 .app-column")).to_have_css("color", "rgb(204, 0, 0)")
     _shot(page, "2b-leak")
     page.get_by_role("button", name="Next: hierarchies").click()
     sync_api.expect(page.get_by_role("tab", name="Roles")).to_have_attribute(

@@ -114,6 +114,7 @@ def _roles_page() -> ui.Tag:
             "are kept as they are. The roles below are proposals with their reason."
         ),
         ui.output_ui("roles_table"),
+        ui.output_ui("leak_marks"),
         ui.h4("Leaks"),
         _help(
             "Columns kept as they are must not give quasi-identifiers away; errors "

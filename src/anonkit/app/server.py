@@ -172,7 +172,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             for i, row in enumerate(rows):
                 body.append(
                     ui.tags.tr(
-                        ui.tags.td(row["column"]),
+                        ui.tags.td(row["column"], class_="app-column"),
                         ui.tags.td(row["kind"]),
                         ui.tags.td(f"{row['distinct']:,}"),
                         ui.tags.td(f"{row['unique']:.1%}"),
@@ -182,10 +182,11 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                                 None,
                                 pages.ROLE_LABELS,
                                 selected=row["role"],
-                                width="12em",
+                                width="17em",
                             )  # fmt: skip
                         ),
                         ui.tags.td(row["why"], class_="small"),
+                        id=f"role-row-{i}",
                     )
                 )
             head = ui.tags.tr(
@@ -235,6 +236,22 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 for leak in found
             ]
             return ui.div(ui.tags.ul(*items), id="leak-list")
+
+        @render.ui
+        def leak_marks() -> ui.TagChild:
+            """Red column names for the columns whose leaks stop the run."""
+            found = leaks_or_error()
+            if isinstance(found, BaseException):
+                return None
+            bad = {leak.column for leak in workflow.blocking_leaks(found)}
+            rows = [
+                f"#role-row-{i} .app-column"
+                for i, row in enumerate(proposed())
+                if row["column"] in bad
+            ]
+            if not rows:
+                return None
+            return ui.tags.style(", ".join(rows) + " { color: #c00; font-weight: bold; }")
 
         def roles_ready() -> bool:
             found = leaks_or_error()
