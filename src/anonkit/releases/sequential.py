@@ -32,10 +32,14 @@ intersection"). A record whose new value lies in its last signature keeps it (th
 intersection is still that signature); a record whose value left it is published in a
 class whose signature is disjoint from every signature it had within the window (the
 intersection with any earlier class is then empty, which reveals only that the value
-changed, not which it is). τ is the window the history keeps; what the paper leaves open
-(how counterfeits are drawn for a changed record, and whether releases older than τ still
-constrain) is settled here by drawing counterfeit values from the values of the current
-table outside the forbidden signatures, and by forgetting signatures older than τ.
+changed, not which it is); a record whose value returned to an earlier signature of the
+window that is disjoint from the others gets that signature back, and one for which no
+signature can be equal to or disjoint from all of the window's is withheld from the
+release (counted in ``withheld``), as a deletion would be. τ is the window the history
+keeps; what the paper leaves open (how counterfeits are drawn for a changed record, and
+whether releases older than τ still constrain) is settled here by drawing counterfeit
+values from the sensitive domain outside the forbidden signatures, and by forgetting
+signatures older than τ.
 
 Where the implementation had to choose: the paper's split phase partitions buckets to
 minimize the quasi-identifier ranges; here the records of each value are ordered by their
@@ -54,6 +58,7 @@ sequential publication with arbitrary updates. Computers & Security 66, 20-39.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,6 +97,10 @@ class SequentialRelease:
         ``"m_invariance"`` or ``"tau_safety"``, with ``m`` (and τ) in ``guarantee``.
     guarantee
         One sentence stating what the release satisfies.
+    withheld
+        τ-safety: records left out of this release because their value returned to a
+        signature that overlaps another one of the window (no signature could be equal to
+        or disjoint from all of them); they are published again once the window allows.
     """
 
     table: pl.DataFrame
@@ -99,6 +108,7 @@ class SequentialRelease:
     history: ReleaseHistory
     model: str
     guarantee: str
+    withheld: int = 0
 
 
 @dataclass
@@ -121,6 +131,7 @@ def publish(
     model: str = "m_invariance",
     tau: int = 2,
     numeric: Sequence[str] = (),
+    domain: Sequence[str] | None = None,
 ) -> SequentialRelease:
     """Publish the current state of a table under m-invariance or τ-safety.
 
@@ -144,6 +155,10 @@ def publish(
         τ-safety's window: releases within which signatures must be equal or disjoint.
     numeric
         Quasi-identifiers released as ``[lo-hi]`` ranges (others as value sets).
+    domain
+        The values counterfeit records may take (the sensitive attribute's domain, as in
+        the paper); by default the values of the current table and of the signatures the
+        history holds.
 
     Raises
     ------
@@ -179,12 +194,16 @@ def publish(
     position = {row: i for i, row in enumerate(order)}
     ids = [str(v) for v in frame[id_column].cast(pl.String).to_list()]
     values = [str(v) for v in frame[sensitive].cast(pl.String).to_list()]
-    all_values = sorted(set(values))
+    known = {v for entries in past.records.values() for _, sig in entries for v in sig}
+    all_values = sorted(
+        {str(v) for v in domain} | set(values) if domain is not None else set(values) | known
+    )
 
     # 1. division: published records by signature; new or changed records to the pool
     buckets: dict[Signature, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     pool: list[int] = []
     forbidden: dict[int, set[str]] = {}
+    withheld: list[int] = []
     for row in order:
         sig = past.latest(ids[row])
         if sig is not None and values[row] in sig:
@@ -198,7 +217,20 @@ def publish(
                 requirement=f"{m}-invariance",
             )
         if sig is not None:
-            forbidden[row] = {v for s in past.signatures(ids[row]) for v in s}
+            window_sigs = past.signatures(ids[row])
+            # the value returned to an earlier signature that is disjoint from the others
+            back = [
+                s
+                for s in window_sigs
+                if values[row] in s and all(t == s or not set(t) & set(s) for t in window_sigs)
+            ]
+            if back:
+                buckets[back[-1]][values[row]].append(row)
+                continue
+            forbidden[row] = {v for s in window_sigs for v in s}
+            if values[row] in forbidden[row]:  # no signature can be equal or disjoint
+                withheld.append(row)
+                continue
         pool.append(row)
 
     pool_by_value: dict[str, list[int]] = defaultdict(list)
@@ -265,15 +297,16 @@ def publish(
         need = m - len(g.values)
         if need > len(spare):
             raise PrivacyUnattainableError(
-                f"Column {sensitive!r} holds too few distinct values outside the records' "
-                f"earlier signatures to form classes of {m}; lower m or publish fewer "
-                "changed records.",
+                f"Column {sensitive!r} has too few distinct values (outside the records' "
+                f"earlier signatures) to form classes of {m}; pass its full domain= for "
+                "counterfeits, lower m or publish fewer changed records.",
                 requirement=f"{m}-invariance",
             )
         g.fake.extend(spare[:need])
         groups.append(g)
 
-    return _release(frame, qi, sensitive, numeric, groups, ids, values, past, model, m, window)
+    out = _release(frame, qi, sensitive, numeric, groups, ids, values, past, model, m, window)
+    return dataclasses.replace(out, withheld=len(withheld))
 
 
 def _label(series: pl.Series, numeric: bool) -> str:
