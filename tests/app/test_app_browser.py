@@ -194,7 +194,9 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     page.get_by_role("button", name="Load", exact=True).click()
     sync_api.expect(page.locator("#load_error")).to_contain_text("missing.csv")
 
-    _fill(page, "#path", str(leaky_csv))
+    # the file uploaded instead
+    page.get_by_role("radio", name="Upload a file").check()
+    page.locator("#upload").set_input_files(str(leaky_csv))
     page.get_by_role("button", name="Load", exact=True).click()
     sync_api.expect(page.locator("#load-summary")).to_contain_text("80 records")
     page.get_by_role("button", name="Next: roles").click()
@@ -235,12 +237,22 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     _step(page, "Privacy")
     _fill(page, "#k", "0")
     sync_api.expect(page.locator("#settings_error")).to_contain_text("'k'")
+    # a requirement the table cannot meet: the run's message on the Run page
+    _fill(page, "#k", "500")
+    _step(page, "Run")
+    page.locator("#run").click()
+    sync_api.expect(page.locator("#run_status .app-error")).to_be_visible()
+    _step(page, "Privacy")
     _fill(page, "#k", "3")
     _fill(page, "#l", "2")
     sync_api.expect(page.locator("#settings_error")).to_be_empty()
     _step(page, "Run")
     page.locator("#run").click()
     sync_api.expect(page.locator("#summary")).to_contain_text("yes")
+    # the configuration names the upload by its own name
+    _step(page, "Export")
+    sync_api.expect(page.locator("#toml-preview")).to_contain_text('input = "people.csv"')
+    sync_api.expect(page.locator("#toml-preview")).to_contain_text("distinct_l_diversity")
     page.close()
 
 

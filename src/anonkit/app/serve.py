@@ -69,12 +69,18 @@ def serve(
     open_browser: bool = True,
     ready: threading.Event | None = None,
 ) -> None:
-    """Serve the app until interrupted; the temporary folder is removed at exit."""
+    """Serve the app until interrupted; the temporary folder is removed at exit.
+
+    The folder holds the uploads (Shiny's upload folders too: the process's temporary
+    directory points into it while the app runs) and the exports before download.
+    """
     import uvicorn
 
     from anonkit.app.server import create_app
 
     workdir = Path(tempfile.mkdtemp(prefix="anonkit-app-"))
+    previous = tempfile.tempdir
+    tempfile.tempdir = str(workdir)  # Shiny's own upload folders go in there too
     try:
         app = create_app(data, workdir=workdir)
         config = uvicorn.Config(
@@ -86,6 +92,7 @@ def serve(
             _when_started(server, url if open_browser else None, ready)
         server.run()
     finally:
+        tempfile.tempdir = previous
         shutil.rmtree(workdir, ignore_errors=True)
 
 
