@@ -309,12 +309,13 @@ def publish(
     return dataclasses.replace(out, withheld=len(withheld))
 
 
-def _label(series: pl.Series, numeric: bool) -> str:
+def _label_expr(column: str, numeric: bool) -> pl.Expr:
     """A class's label in one column: ``[lo-hi]`` for numbers, ``{a,b}`` for the rest."""
     if numeric:
-        lo, hi = str(series.min()), str(series.max())
-        return f"[{lo}-{hi}]"
-    return "{" + ",".join(sorted({str(v) for v in series.to_list()})) + "}"
+        lo, hi = pl.col(column).min().cast(pl.String), pl.col(column).max().cast(pl.String)
+        return pl.concat_str([pl.lit("["), lo, pl.lit("-"), hi, pl.lit("]")]).alias(column)
+    joined = pl.col(column).cast(pl.String).unique().sort().str.join(",")
+    return pl.concat_str([pl.lit("{"), joined, pl.lit("}")]).alias(column)
 
 
 def _release(
@@ -331,31 +332,45 @@ def _release(
     window: int,
 ) -> SequentialRelease:
     """The release table, the counterfeit table and the updated history."""
-    rows_out: dict[str, list[object]] = {CLASS_COLUMN: [], **{c: [] for c in qi}, sensitive: []}
-    fake_flag: list[bool] = []
+    real_rows: list[int] = []
+    real_class: list[int] = []
+    fake_class: list[int] = []
+    fake_values: list[str] = []
     counts: list[int] = []
     signatures: dict[str, Signature] = {}
     for number, g in enumerate(groups, start=1):
-        part = frame[g.rows]
-        labels = {c: _label(part[c], c in numeric) for c in qi}
         sig = tuple(sorted([*g.values, *g.fake]))
-        for row, v in zip(g.rows, g.values, strict=True):
+        for row in g.rows:
             signatures[ids[row]] = sig
-            rows_out[CLASS_COLUMN].append(number)
-            for c in qi:
-                rows_out[c].append(labels[c])
-            rows_out[sensitive].append(v)
-            fake_flag.append(False)
-        for v in g.fake:
-            rows_out[CLASS_COLUMN].append(number)
-            for c in qi:
-                rows_out[c].append(labels[c])
-            rows_out[sensitive].append(v)
-            fake_flag.append(True)
+        real_rows.extend(g.rows)
+        real_class.extend([number] * len(g.rows))
+        fake_class.extend([number] * len(g.fake))
+        fake_values.extend(g.fake)
         counts.append(len(g.fake))
-    table = pl.DataFrame(
-        {**rows_out},
-        schema={CLASS_COLUMN: pl.Int64, **dict.fromkeys(qi, pl.String), sensitive: pl.String},
+    real = (
+        frame[real_rows]
+        .select(qi)
+        .with_columns(
+            pl.Series(CLASS_COLUMN, real_class, dtype=pl.Int64),
+            pl.Series(sensitive, [values[r] for r in real_rows], dtype=pl.String),
+        )
+    )
+    labels = real.group_by(CLASS_COLUMN).agg([_label_expr(c, c in numeric) for c in qi])
+    fakes = pl.DataFrame(
+        {CLASS_COLUMN: fake_class, sensitive: fake_values},
+        schema={CLASS_COLUMN: pl.Int64, sensitive: pl.String},
+    )
+    columns = [CLASS_COLUMN, *qi, sensitive]
+    table = (
+        pl.concat(
+            [
+                real.select(CLASS_COLUMN, sensitive).join(labels, on=CLASS_COLUMN, how="left"),
+                fakes.join(labels, on=CLASS_COLUMN, how="left"),
+            ],
+            how="diagonal",
+        )
+        .select(columns)
+        .sort(CLASS_COLUMN, maintain_order=True)
     )
     counterfeits = pl.DataFrame(
         {CLASS_COLUMN: list(range(1, len(groups) + 1)), "counterfeits": counts},
