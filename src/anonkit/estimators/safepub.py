@@ -96,7 +96,10 @@ class SafePub(Estimator):
         The share of ε spent on the search, in ``(0, 1)`` (0.1: the split used in the
         paper's experiments, as we read them).
     select
-        ``"best"`` (the paper: the best-scoring pivot) or ``"last"`` (the last pivot).
+        ``"best"`` (the paper: the best-scoring pivot) or ``"last"`` (the last pivot). The
+        best pivot is chosen by comparing the pivots' true scores, a step whose privacy
+        rests on the paper's analysis; the last pivot needs nothing but composition and
+        post-processing. ``details["guarantee_basis"]`` says which.
     seed
         Seed of the random generator (sampling and search); ``None`` draws fresh entropy.
         A fixed seed makes runs reproducible, which is for tests: a published seed lets
@@ -258,6 +261,12 @@ class SafePub(Estimator):
             "steps": int(self.steps),
             "steps_run": steps_run,
             "select": self.select,
+            "guarantee_basis": (
+                "the paper's privacy analysis, which covers returning the best-scoring pivot"
+                if self.select == "best"
+                else "sequential composition of the sampling stage and the exponential "
+                "mechanism rounds; the last pivot is post-processing of their outputs"
+            ),
             "score": score,
             "node": node,
         }
