@@ -71,3 +71,20 @@ def test_parameters_are_checked(adult_part, adult_hierarchies) -> None:
         _fit(adult_part, adult_hierarchies, score="nope")
     with pytest.raises(ParameterError, match="delta"):
         _fit(adult_part.head(20), adult_hierarchies)  # k exceeds the records
+
+
+def test_progress_and_the_basis_of_the_guarantee(adult_part, adult_hierarchies) -> None:
+    calls: list[tuple[int, int]] = []
+    est = _fit(
+        adult_part,
+        adult_hierarchies,
+        steps=7,
+        seed=2,
+        select="last",
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert (7, 7) in calls
+    details = est.result_.details
+    assert details["steps_run"] == 7 and details["select"] == "last"
+    assert details["guarantee_basis"].startswith("sequential composition")
+    assert dict(est.result_.transformation) == dict(est.transformation_)
