@@ -71,3 +71,17 @@ def test_seed_repeats_and_parameters_are_checked(frame, adult_hierarchies) -> No
             hierarchies={c: adult_hierarchies[c] for c in QI},
             insensitive=["hours"],
         )
+
+
+def test_anonymize_accepts_the_estimator(frame, adult_hierarchies) -> None:
+    from anonkit import anonymize
+
+    res = anonymize(
+        frame,
+        quasi_identifiers=QI,
+        hierarchies={c: adult_hierarchies[c] for c in QI},
+        insensitive=["hours"],
+        k=3,
+        algorithm=KEpsilon(noisy="hours", seed=1),
+    )
+    assert res.algorithm == "k_epsilon" and res.verified and res.classes.min_size >= 3

@@ -88,3 +88,26 @@ def test_progress_and_the_basis_of_the_guarantee(adult_part, adult_hierarchies) 
     assert details["steps_run"] == 7 and details["select"] == "last"
     assert details["guarantee_basis"].startswith("sequential composition")
     assert dict(est.result_.transformation) == dict(est.transformation_)
+
+
+def test_anonymize_accepts_the_estimator_and_refuses_models(adult_part, adult_hierarchies) -> None:
+    from anonkit import anonymize
+
+    hs = {c: adult_hierarchies[c] for c in QI}
+    res = anonymize(
+        adult_part,
+        quasi_identifiers=QI,
+        hierarchies=hs,
+        others="drop",
+        algorithm=SafePub(steps=3, seed=5),
+    )
+    assert res.algorithm == "safepub" and res.verified
+    with pytest.raises(ParameterError, match="privacy"):
+        anonymize(
+            adult_part,
+            quasi_identifiers=QI,
+            hierarchies=hs,
+            others="drop",
+            k=5,
+            algorithm=SafePub(steps=3, seed=5),
+        )

@@ -104,6 +104,9 @@ class SafePub(Estimator):
         Seed of the random generator (sampling and search); ``None`` draws fresh entropy.
         A fixed seed makes runs reproducible, which is for tests: a published seed lets
         anyone repeat the draw.
+    privacy
+        Must hold no model: SafePub's k-anonymity follows from ε and δ (accepted so that
+        :func:`anonkit.anonymize` can pass its empty keywords).
     engine, leak_check, progress
         As for :class:`~anonkit.estimators.FullDomain`.
 
@@ -146,6 +149,7 @@ class SafePub(Estimator):
         search_share: float = 0.1,
         select: str = "best",
         seed: int | None = None,
+        privacy: Privacy | None = None,
         engine: str = "polars",
         leak_check: bool = True,
         progress: Progress | None = None,
@@ -160,7 +164,7 @@ class SafePub(Estimator):
         self.engine = engine
         self.leak_check = leak_check
         self.progress = progress
-        self.privacy = None
+        self.privacy = privacy
 
     @property
     def algorithm(self) -> str:
@@ -171,12 +175,19 @@ class SafePub(Estimator):
         eps_anon = float(self.epsilon) * (1.0 - float(self.search_share))
         self.k_ = k_for(eps_anon, float(self.delta))
         self.beta_ = sampling_probability(eps_anon)
-        # SafePub suppresses every class below k, without a limit
-        self.privacy = Privacy(KAnonymity(self.k_), suppression_limit=1.0)
 
     def fit(self, frame: Any, **roles: Any) -> SafePub:
         """Sample, search and release (see :meth:`Estimator.fit` for the keywords)."""
         self._validate()
+        given = self.privacy
+        if given is not None and (given.model_list or given.population is not None):
+            raise ParameterError(
+                "privacy",
+                "SafePub",
+                "left out (SafePub derives k from epsilon and delta and suppresses every "
+                "class below it)",
+                given.describe(),
+            )
         height = int(getattr(frame, "shape", (0,))[0])
         if self.k_ > height:
             raise ParameterError(
@@ -186,7 +197,12 @@ class SafePub(Estimator):
                 f"records ({height}); raise delta or epsilon, or release more records",
                 self.delta,
             )
-        super().fit(frame, **roles)
+        # SafePub suppresses every class below k, without a limit
+        self.privacy = Privacy(KAnonymity(self.k_), suppression_limit=1.0)
+        try:
+            super().fit(frame, **roles)
+        finally:
+            self.privacy = given
         return self
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
