@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 import polars as pl
 
-from anonkit._validation import Constraint, Interval, Options
+from anonkit._validation import Constraint, Interval, Options, check, validate
 from anonkit.algorithms.dp import SCORES, k_for, safepub_search, sample_mask, sampling_probability
 from anonkit.algorithms.dp.safepub import SELECT_MODES
 from anonkit.algorithms.lattice import Evaluator
@@ -171,7 +171,13 @@ class SafePub(Estimator):
         return "safepub"
 
     def _validate(self) -> None:
-        super()._validate()
+        params = self.get_params()
+        owner = type(self).__name__
+        shared = {n: c for n, c in self._shared_constraints.items() if n != "privacy"}
+        validate(params, shared, owner)
+        validate(params, self._parameter_constraints, owner)
+        if self.privacy is not None:
+            check(self.privacy, self._shared_constraints["privacy"], "privacy", owner)
         eps_anon = float(self.epsilon) * (1.0 - float(self.search_share))
         self.k_ = k_for(eps_anon, float(self.delta))
         self.beta_ = sampling_probability(eps_anon)
