@@ -1,0 +1,411 @@
+"""The Apache Spark engine: count and release where a Spark cluster holds the records.
+
+The records stay on the executors. Counting is a ``select`` of one lookup key per
+quasi-identifier, a broadcast join of each key on the small table of its hierarchy's
+leaves (key -> level-0 code), and a ``groupBy(...).count()``; only the grouped counts
+(one row per distinct combination, small even for billions of records) come back to the
+driver, as the polars frame :func:`~anonkit.engines.counting.check_counts` and
+:func:`~anonkit.engines.counting.table_from_counts` read. The release is a Spark
+DataFrame: each quasi-identifier's key is joined (broadcast) on its leaf -> label table,
+and the records of suppressed classes are found by a broadcast left join on the table of
+those classes' labels. pyspark is imported only when this engine runs.
+
+Values are normalized as :func:`anonkit.core.values.text_expr` does, so that every engine
+counts the same data the same way:
+
+* strings are stripped of Unicode white space (``btrim`` with the characters Rust's
+  ``char::is_whitespace`` accepts, which is what polars' ``strip_chars`` strips);
+* integers print in decimal, booleans as ``True``/``False``;
+* whole floats print as integers (``2.0`` -> ``"2"``; ``-0.0`` -> ``"0"``); NaN and null
+  are missing;
+* other floats print as polars prints them (``1e-7``, ``123456789.5``). Spark prints them
+  as Java does (``1.0E-7``, ``1.234567895E8``), so the engine never compares Spark's text
+  with a hierarchy: a leaf that is polars' text of a float is looked up by Spark's text of
+  the same float (computed by Spark, when the lookup table is built), and where the text
+  itself is needed (sensitive values, :meth:`SparkEngine.distinct`, the values named in an
+  error) the distinct floats are brought to the driver and printed there by polars.
+
+Choices and known differences
+-----------------------------
+* Whole floats that do not fit in a 64-bit integer (``1e20``, infinities) have no text
+  in polars (null); here they are values outside every hierarchy
+  (:class:`~anonkit.exceptions.ValuesNotInHierarchyError`).
+* Dates and timestamps are printed by Spark's cast to string, which differs from polars'
+  for timestamps; declare such columns as strings to get the same text everywhere.
+* :meth:`SparkEngine.distinct` and the values named by
+  :meth:`SparkEngine.unknown_values` are in order of first appearance as far as Spark
+  knows it (``monotonically_increasing_id``, which follows the partitions' order).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.transform import SUPPRESSED, ReleasePlan
+from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
+from anonkit.engines.base import GroupingEngine
+from anonkit.engines.counting import COUNT
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+    from pyspark.sql.types import DataType
+
+__all__ = ["WHITESPACE", "SparkEngine"]
+
+#: The characters polars' ``strip_chars()`` strips (Unicode ``White_Space``).
+WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+#: Prefix of the lookup key of a float that is not whole (never starts an integer's text).
+_FRACTION = "~"
+_PREFIX = "__anonkit_"
+_ID = f"{_PREFIX}id__"
+_FLAG = f"{_PREFIX}suppressed__"
+
+
+def _code_name(j: int) -> str:
+    return f"{_PREFIX}code{j}__"
+
+
+def _label_name(j: int) -> str:
+    return f"{_PREFIX}label{j}__"
+
+
+def _is_float(dtype: DataType) -> bool:
+    from pyspark.sql.types import DoubleType, FloatType
+
+    return isinstance(dtype, (DoubleType, FloatType))
+
+
+def _polars_float(dtype: DataType) -> pl.DataType:
+    from pyspark.sql.types import FloatType
+
+    return pl.Float32() if isinstance(dtype, FloatType) else pl.Float64()
+
+
+def _missing(column: str, dtype: DataType) -> Column:
+    """Whether each value is missing (null, or NaN in a float column)."""
+    from pyspark.sql import functions as F
+
+    col = F.col(column)
+    return col.isNull() | F.isnan(col) if _is_float(dtype) else col.isNull()
+
+
+def _text(column: str, dtype: DataType) -> Column:
+    """The text :func:`~anonkit.core.values.text_expr` gives, for every type but
+    floats (see :func:`_key`); null when missing."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BooleanType, StringType
+
+    col = F.col(column)
+    if isinstance(dtype, StringType):
+        return F.btrim(col, F.lit(WHITESPACE))
+    if isinstance(dtype, BooleanType):
+        return F.when(col, F.lit("True")).when(~col, F.lit("False"))
+    return col.cast("string")
+
+
+def _key(column: str, dtype: DataType) -> Column:
+    """The lookup key of each value: its text, except for floats that are not whole,
+    keyed by :data:`_FRACTION` and Spark's text of the float (see :func:`_lookup`)."""
+    from pyspark.sql import functions as F
+
+    if not _is_float(dtype):
+        return _text(column, dtype)
+    col = F.col(column)
+    whole = col.try_cast("long").cast("string")
+    fraction = F.concat(F.lit(_FRACTION), col.cast("string"))
+    return (
+        F.when(_missing(column, dtype), F.lit(None))
+        .when(col == F.round(col, 0), whole)
+        .otherwise(fraction)
+    )
+
+
+def _float_leaves(leaves: Sequence[str], dtype: DataType) -> list[tuple[int, float]]:
+    """The leaves that are polars' text of a float that is not whole, with the float."""
+    texts = pl.Series("v", list(leaves), dtype=pl.String)
+    values = texts.cast(_polars_float(dtype), strict=False)
+    frame = pl.DataFrame({"t": texts, "v": values})
+    shown = frame.select(text_expr("v", values.dtype))["v"]
+    keep = values.is_not_null() & ~values.is_nan() & values.is_finite() & (shown == texts)
+    keep = keep & (values != values.round(0))
+    return [
+        (i, float(v))
+        for i, (v, ok) in enumerate(
+            zip(values.cast(pl.Float64).to_list(), keep.to_list(), strict=True)
+        )
+        if ok
+    ]
+
+
+#: Hierarchies with at most this many leaves are looked up in a map literal (each record
+#: scans it); larger ones by a broadcast hash join.
+MAP_LEAVES = 64
+
+
+def _leaf_keys(dtype: DataType, leaves: Sequence[str]) -> list[tuple[int, Column]]:
+    """Each leaf's lookup key (an expression Spark folds to a constant), by leaf index:
+    the leaf itself, or for float columns the integers among the leaves and, for the
+    leaves that are polars' text of a float that is not whole, :data:`_FRACTION` and
+    Spark's text of that float."""
+    from pyspark.sql import functions as F
+
+    if not _is_float(dtype):
+        return [(i, F.lit(leaf)) for i, leaf in enumerate(leaves)]
+    kind = "float" if _polars_float(dtype) == pl.Float32() else "double"
+    keys = [(i, F.lit(leaf)) for i, leaf in enumerate(leaves) if _INTEGER.fullmatch(leaf)]
+    for i, f in _float_leaves(leaves, dtype):
+        spark_text = F.lit(f).cast("double").cast(kind).cast("string")
+        keys.append((i, F.concat(F.lit(_FRACTION), spark_text)))
+    return keys
+
+
+def _lookup(
+    frame: DataFrame,
+    column: str,
+    hierarchy: Hierarchy,
+    values: Sequence[Any],
+    value_type: str,
+    out: str,
+) -> DataFrame:
+    """``frame`` with ``values[leaf]`` of each record's value of ``column`` in column
+    ``out`` (null for a value that is not a leaf), by a map literal for small
+    hierarchies and a broadcast join for large ones."""
+    from pyspark.sql import functions as F
+
+    dtype = frame.schema[column].dataType
+    keys = _leaf_keys(dtype, hierarchy.leaves)
+    key = _key(column, dtype)
+    if len(hierarchy.leaves) <= MAP_LEAVES:
+        pairs = [x for i, k in keys for x in (k, F.lit(values[i]).cast(value_type))]
+        found = F.try_element_at(F.create_map(*pairs), key) if pairs else F.lit(None)
+        return frame.withColumn(out, found.cast(value_type))
+    join = f"{out}key__"
+    schema = f"`{join}` string, `{out}` {value_type}"
+    leaves = hierarchy.leaves
+    if not _is_float(dtype):
+        table = frame.sparkSession.createDataFrame(
+            [(leaf, values[i]) for i, leaf in enumerate(leaves)], schema
+        )
+    else:
+        whole = [(leaf, values[i]) for i, leaf in enumerate(leaves) if _INTEGER.fullmatch(leaf)]
+        table = frame.sparkSession.createDataFrame(whole, schema)
+        fractions = _float_leaves(leaves, dtype)
+        if fractions:
+            kind = "float" if _polars_float(dtype) == pl.Float32() else "double"
+            extra = frame.sparkSession.createDataFrame(
+                [(f, values[i]) for i, f in fractions], f"f double, `{out}` {value_type}"
+            ).select(
+                F.concat(F.lit(_FRACTION), F.col("f").cast(kind).cast("string")).alias(join),
+                F.col(out),
+            )
+            table = table.unionByName(extra)
+    joined = frame.withColumn(join, key).join(F.broadcast(table), on=join, how="left")
+    return joined.drop(join)
+
+
+def _polars_text(values: Sequence[Any], dtype: DataType) -> list[str | None]:
+    """Floats brought to the driver, printed as polars prints them."""
+    series = pl.Series("v", list(values), dtype=pl.Float64).cast(_polars_float(dtype))
+    return pl.DataFrame({"v": series}).select(text_expr("v", series.dtype))["v"].to_list()
+
+
+class SparkEngine(GroupingEngine):
+    """Count and release with Apache Spark: the records never leave the cluster.
+
+    Parameters
+    ----------
+    session
+        The Spark session that reads paths and builds the lookup tables; by default the
+        source DataFrame's session, else the active one
+        (``SparkSession.builder.getOrCreate()``).
+
+    Notes
+    -----
+    Sources are Spark DataFrames, or paths the session reads: Parquet, or CSV (a path
+    ending in ``.csv`` or ``.csv.gz``; a header line, every column read as text). Paths
+    are passed to Spark as given, so ``hdfs://`` and ``s3a://`` paths work wherever the
+    cluster can read them. :meth:`apply` returns a Spark DataFrame, for the caller to
+    write.
+    """
+
+    name = "spark"
+    in_memory = False
+
+    def __init__(self, session: SparkSession | None = None) -> None:
+        self.session = session
+
+    def frame(self, source: Any) -> DataFrame:
+        """``source`` as a Spark DataFrame (paths are read by the session)."""
+        from pyspark.sql import DataFrame
+
+        if isinstance(source, DataFrame):
+            return source
+        if isinstance(source, (str, Path)):
+            path = str(source)
+            session = self._session()
+            if path.lower().endswith((".csv", ".csv.gz")):
+                return session.read.csv(path, header=True, inferSchema=False)
+            return session.read.parquet(path)
+        kind = type(source).__name__
+        raise TypeError(f"the spark engine reads Spark DataFrames or paths, not {kind}")
+
+    def _session(self) -> SparkSession:
+        from pyspark.sql import SparkSession
+
+        if self.session is not None:
+            return self.session
+        return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+
+    def _codes(
+        self, df: DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
+    ) -> DataFrame:
+        """``df`` with each quasi-identifier's level-0 code in :func:`_code_name`."""
+        from pyspark.sql import functions as F
+
+        types = {f.name: f.dataType for f in df.schema.fields}
+        keyed = df
+        for j, (c, h) in enumerate(zip(columns, hierarchies, strict=True)):
+            codes = list(range(len(h.leaves)))
+            keyed = _lookup(keyed, c, h, codes, "bigint", _code_name(j))
+        return keyed.select(
+            "*",
+            *[
+                F.when(_missing(c, types[c]), F.lit(MISSING_CODE))
+                .otherwise(F.coalesce(F.col(_code_name(j)), F.lit(UNKNOWN_CODE)))
+                .alias(c + _PREFIX)
+                for j, c in enumerate(columns)
+            ],
+        )
+
+    def group_counts(
+        self,
+        source: Any,
+        columns: Sequence[str],
+        hierarchies: Sequence[Hierarchy],
+        sensitive: Sequence[str] = (),
+    ) -> pl.DataFrame:
+        from pyspark.sql import functions as F
+
+        df = self.frame(source)
+        types = {f.name: f.dataType for f in df.schema.fields}
+        coded = self._codes(df, columns, hierarchies)
+        sens = [
+            (
+                F.when(F.isnan(c), F.lit(None)).otherwise(F.col(c))
+                if _is_float(types[c])
+                else _text(c, types[c])
+            ).alias(f"{_PREFIX}s{i}__")
+            for i, c in enumerate(sensitive)
+        ]
+        keys = [F.col(c + _PREFIX).alias(c) for c in columns]
+        grouped = (
+            coded.select(*keys, *sens)
+            .groupBy(*columns, *[f"{_PREFIX}s{i}__" for i in range(len(sensitive))])
+            .agg(F.count(F.lit(1)).alias(COUNT))
+        )
+        rows = grouped.collect()
+        data: dict[str, Any] = {}
+        width = len(columns)
+        for j, c in enumerate(columns):
+            data[c] = pl.Series(c, [r[j] for r in rows], dtype=pl.Int64)
+        for i, s in enumerate(sensitive):
+            raw = [r[width + i] for r in rows]
+            text = _polars_text(raw, types[s]) if _is_float(types[s]) else raw
+            data[s] = pl.Series(s, text, dtype=pl.String)
+        data[COUNT] = pl.Series(COUNT, [r[-1] for r in rows], dtype=pl.Int64)
+        counts = pl.DataFrame(data)
+        if any(_is_float(types[s]) for s in sensitive):
+            # two floats never print alike, but regroup in case (whole floats past 2^63)
+            counts = counts.group_by([*columns, *sensitive]).agg(pl.col(COUNT).sum())
+        return counts
+
+    def _first_seen(self, df: DataFrame, value: Column) -> DataFrame:
+        """The distinct values of ``value`` (column ``v``), in order of first appearance."""
+        from pyspark.sql import functions as F
+
+        return (
+            df.select(value.alias("v"), F.monotonically_increasing_id().alias(_ID))
+            .groupBy("v")
+            .agg(F.min(_ID).alias(_ID))
+        )
+
+    def unknown_values(
+        self, source: Any, column: str, hierarchy: Hierarchy
+    ) -> tuple[list[str], int]:
+        from pyspark.sql import functions as F
+
+        df = self.frame(source)
+        dtype = df.schema[column].dataType
+        value = F.col(column) if _is_float(dtype) else _text(column, dtype)
+        present = df.filter(~_missing(column, dtype)).select(F.col(column), value.alias(_ID))
+        known = [True] * len(hierarchy.leaves)
+        found = _lookup(present, column, hierarchy, known, "boolean", _FLAG)
+        unknown = found.filter(F.col(_FLAG).isNull())
+        seen = self._first_seen(unknown, F.col(_ID))
+        total = seen.count()
+        first = [r["v"] for r in seen.orderBy(_ID).limit(10).collect()]
+        if _is_float(dtype):
+            first = _polars_text(first, dtype)
+        return [str(v) for v in first], int(total)
+
+    def distinct(self, source: Any, column: str) -> list[str]:
+        df = self.frame(source)
+        dtype = df.schema[column].dataType
+        from pyspark.sql import functions as F
+
+        value = F.col(column) if _is_float(dtype) else _text(column, dtype)
+        seen = self._first_seen(df.filter(~_missing(column, dtype)), value).collect()
+        values = [r["v"] for r in sorted(seen, key=lambda r: int(r[_ID]))]
+        if _is_float(dtype):
+            values = _polars_text(values, dtype)
+        return [str(v) for v in dict.fromkeys(values) if v is not None]
+
+    def apply(self, source: Any, plan: ReleasePlan) -> DataFrame:
+        """The release of ``source`` under ``plan``, as a Spark DataFrame (columns in
+        the source's order, ``plan.drop`` left out; suppressed records masked with ``*``
+        or dropped, as the plan says).
+
+        Every value of a quasi-identifier must be a leaf of its hierarchy (the count that
+        led to the plan checked it).
+        """
+        from pyspark.sql import functions as F
+
+        df = self.frame(source)
+        order = [c for c in df.columns if c not in set(plan.drop)]
+        cols = list(plan.columns)
+        out = df
+        for j, (c, h) in enumerate(zip(cols, plan.hierarchies, strict=True)):
+            out = _lookup(out, c, h, plan.leaf_labels(j), "string", _label_name(j))
+        out = out.select(
+            *[c for c in df.columns if c not in cols],
+            *[F.col(_label_name(j)).alias(c) for j, c in enumerate(cols)],
+        )
+        if plan.suppresses:
+            rows = [(*labels, True) for labels in zip(*plan.suppressed_labels, strict=True)]
+            schema = ", ".join(f"`{_label_name(j)}` string" for j in range(len(cols)))
+            bad = df.sparkSession.createDataFrame(rows, f"{schema}, `{_FLAG}` boolean")
+            bad = bad.select(
+                *[F.col(_label_name(j)).alias(c) for j, c in enumerate(cols)], F.col(_FLAG)
+            )
+            out = out.join(F.broadcast(bad), on=cols, how="left")
+            hit = F.col(_FLAG).isNotNull()
+            if plan.suppressed == "drop":
+                out = out.filter(~hit)
+            else:
+                star = F.lit(SUPPRESSED)
+                out = out.select(
+                    *[c for c in out.columns if c not in cols],
+                    *[F.when(hit, star).otherwise(F.col(c)).alias(c) for c in cols],
+                )
+        return out.select(*order)
