@@ -61,26 +61,44 @@ METRICS = ("discernibility", "classification")
 __all__ = ["METRICS", "KOptimizeResult", "class_ids", "k_optimize", "node_cost"]
 
 
+#: Largest folded key space compacted with a dense table instead of a sort.
+_DENSE_KEYS = 1 << 22
+
+
+def _compact(key: IntArray, span: int) -> tuple[IntArray, int]:
+    """Number the distinct values of ``key`` (all below ``span``) ``0 .. m - 1``."""
+    if span <= max(_DENSE_KEYS, 4 * key.size):
+        present = np.zeros(span, dtype=np.int64)
+        present[key] = 1
+        remap = np.cumsum(present) - 1
+        return remap[key], int(remap[-1]) + 1 if span else 0
+    _, inverse = np.unique(key, return_inverse=True)
+    ids = inverse.reshape(-1).astype(np.int64)
+    return ids, int(ids.max()) + 1 if key.size else 0
+
+
 def class_ids(intervals: IntArray, radices: Sequence[int]) -> tuple[IntArray, int]:
     """Class of each row (``0 .. n_classes - 1``) from its interval per column.
 
-    The columns are folded into one int64 key in mixed radix, re-factorized whenever the
-    next column would overflow it.
+    The columns are folded into one int64 key in mixed radix, compacted whenever the
+    next column would make the key space too large.
+
+    Examples
+    --------
+    >>> ids, n = class_ids(np.array([[0, 1], [1, 0], [0, 1]]), [2, 2])
+    >>> ids.tolist(), n
+    ([0, 1, 0], 2)
     """
     rows = intervals.shape[0]
     key = np.zeros(rows, dtype=np.int64)
     span = 1
     for j, radix in enumerate(radices):
         r = max(int(radix), 1)
-        if span * r >= 1 << 62:
-            _, inverse = np.unique(key, return_inverse=True)
-            key = inverse.reshape(-1).astype(np.int64)
-            span = int(key.max()) + 1
+        if span * r >= 1 << 40:
+            key, span = _compact(key, span)
         key = key * r + intervals[:, j]
         span *= r
-    _, inverse = np.unique(key, return_inverse=True)
-    ids = inverse.reshape(-1).astype(np.int64)
-    return ids, int(ids.max()) + 1 if rows else 0
+    return _compact(key, span)
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,7 +347,57 @@ class _Search:
         self.stopped = False
 
     def run(self) -> None:
+        self._seed()
         self._visit([], np.arange(self.p.n_items, dtype=np.int64))
+
+    def _seed(self) -> None:
+        """A first incumbent, so the bounds prune from the start: greedy specialization
+        from the root, adding the item that lowers the cost most while one does (a
+        heuristic of ours; the search below still proves optimality)."""
+        p = self.p
+        head: list[int] = []
+        cls_h, n_h = p.classes(head)
+        cost, suppressed = p.cost(cls_h, n_h)
+        if suppressed <= p.max_suppressed:
+            self.best_cost, self.best_items, self.best_suppressed = cost, [], suppressed
+        rest = np.arange(p.n_items, dtype=np.int64)
+        while rest.size and not self._out_of_time():
+            costs, supp = self._child_costs(cls_h, n_h, rest)
+            costs[supp > p.max_suppressed] = np.inf
+            i = int(np.argmin(costs))
+            if not costs[i] < min(cost, self.best_cost) and not (
+                self.best_items is None and np.isfinite(costs[i])
+            ):
+                break
+            head.append(int(rest[i]))
+            rest = np.delete(rest, i)
+            cls_h, n_h = p.classes(head)
+            cost, suppressed = p.cost(cls_h, n_h)
+            if suppressed <= p.max_suppressed and cost < self.best_cost:
+                self.best_cost, self.best_items, self.best_suppressed = cost, list(head), suppressed
+
+    def _child_costs(
+        self, cls_h: IntArray, n_h: int, items: IntArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Cost and suppressed records of ``H ∪ {v}`` for each item ``v``."""
+        p = self.p
+        side = p.codes[:, p.item_col[items]] >= p.item_val[items][None, :]
+        m = items.size
+        keys = cls_h[:, None] * 2 + side + (np.arange(m, dtype=np.int64) * 2 * n_h)[None, :]
+        sizes = np.bincount(keys.ravel(), weights=np.repeat(p.w, m), minlength=2 * n_h * m)
+        small = sizes < p.k
+        supp = np.where(small, sizes, 0.0).reshape(m, -1).sum(axis=1)
+        if p.metric == "discernibility":
+            kept = np.where(small, 0.0, sizes * sizes).reshape(m, -1).sum(axis=1)
+            return supp * p.n + kept, supp
+        assert p.labels is not None
+        lab = np.bincount(
+            (keys * p.n_labels + p.labels[:, None]).ravel(),
+            weights=np.repeat(p.w, m),
+            minlength=2 * n_h * m * p.n_labels,
+        ).reshape(-1, p.n_labels)
+        minority = np.where(small, 0.0, lab.sum(axis=1) - lab.max(axis=1))
+        return supp + minority.reshape(m, -1).sum(axis=1), supp
 
     # ------------------------------------------------------------------ helpers
     def _tail_effects(
@@ -372,13 +440,12 @@ class _Search:
         supp_v, splits = self._tail_effects(head, cls_h, n_h, tail)
         tail, supp_v = tail[splits], supp_v[:, splits]
         supp_h = np.bincount(cls_h, weights=p.w, minlength=n_h)[cls_h] < p.k
-        tail, supp_v = self._prune(head, supp_h, tail, supp_v)
+        tail, supp_v, bounds = self._prune(head, supp_h, tail, supp_v)
         if tail.size == 0:
             return
-        # order: the items with the highest child bounds first (they get the largest
-        # subtrees and are pruned soonest); the promising ones end up in every tail
-        bounds = self._child_bounds(head, tail, supp_v)
-        order = np.argsort(-bounds, kind="stable")
+        # order: the items with the lowest child bounds first (the most promising
+        # subtrees are searched first and give the incumbent that prunes the rest)
+        order = np.argsort(bounds, kind="stable")
         tail, supp_v = tail[order], supp_v[:, order]
         while tail.size:
             v = int(tail[0])
@@ -386,35 +453,27 @@ class _Search:
             self._visit([*head, v], tail)
             if self.stopped or tail.size == 0:
                 return
-            tail, supp_v = self._prune(head, supp_h, tail, supp_v)
-
-    def _child_bounds(self, head: list[int], tail: IntArray, supp_v: BoolArray) -> FloatArray:
-        """``LB(H ∪ {v}, T - {v})`` for each tail item (the classes of ``H ∪ T`` are the
-        same for all of them); ``inf`` where ``H ∪ {v}`` breaks the suppression limit."""
-        p = self.p
-        cls_ht, n_ht = p.classes([*head, *tail.tolist()])
-        pen_supp, pen_keep = p.penalties(cls_ht, n_ht)
-        bounds: FloatArray = np.where(supp_v, pen_supp[:, None], pen_keep[:, None]).sum(axis=0)
-        over = (supp_v * p.w[:, None]).sum(axis=0) > p.max_suppressed + 0.5
-        bounds[over] = np.inf
-        return bounds
+            tail, supp_v, _ = self._prune(head, supp_h, tail, supp_v)
 
     def _prune(
         self, head: list[int], supp_h: BoolArray, tail: IntArray, supp_v: BoolArray
-    ) -> tuple[IntArray, BoolArray]:
+    ) -> tuple[IntArray, BoolArray, FloatArray]:
         """The paper's PRUNE: empty the tail if ``LB(H, T)`` reaches the best cost, drop
-        the items whose ``LB(H ∪ {v}, T - {v})`` does, and repeat while the tail shrinks."""
+        the items whose ``LB(H ∪ {v}, T - {v})`` does (the classes of ``H ∪ T`` are the
+        same for every ``v``; ``H ∪ {v}`` over the suppression limit is dropped too), and
+        repeat while the tail shrinks. Also returns the kept items' child bounds."""
         p = self.p
+        child: FloatArray = np.zeros(0)
         while tail.size:
             cls_ht, n_ht = p.classes([*head, *tail.tolist()])
             pen_supp, pen_keep = p.penalties(cls_ht, n_ht)
             bound = float(np.where(supp_h, pen_supp, pen_keep).sum())
             if bound >= self.best_cost:
-                return tail[:0], supp_v[:, :0]
-            child: FloatArray = np.where(supp_v, pen_supp[:, None], pen_keep[:, None]).sum(axis=0)
+                return tail[:0], supp_v[:, :0], child[:0]
+            child = np.where(supp_v, pen_supp[:, None], pen_keep[:, None]).sum(axis=0)
             over = (supp_v * p.w[:, None]).sum(axis=0) > p.max_suppressed + 0.5
             keep = (child < self.best_cost) & ~over
             if keep.all():
                 break
-            tail, supp_v = tail[keep], supp_v[:, keep]
-        return tail, supp_v
+            tail, supp_v, child = tail[keep], supp_v[:, keep], child[keep]
+        return tail, supp_v, child
