@@ -63,6 +63,7 @@ def test_progress_reports_stages_and_cancel_stops_the_run() -> None:
 def test_alternatives_are_private_and_the_chosen_one_is_the_search_result(adult_run) -> None:  # type: ignore[no-untyped-def]
     _, _, outcome = adult_run
     alts = results.alternatives(outcome.estimator)
+    assert list(outcome.alternatives) == alts  # found by the run, in its worker
     assert alts[0].chosen and sum(a.chosen for a in alts) == 1
     chosen = alts[0]
     assert dict(chosen.levels) == dict(outcome.result.transformation)

@@ -3,6 +3,7 @@ when the app starts, and the temporary folder removed at exit."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import socket
@@ -49,6 +50,43 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _status(port: int, host_header: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", "/", headers={"Host": host_header})
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def _wait_for(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+def test_loopback_server_answers_only_loopback_names(tmp_path: Path) -> None:
+    port = _free_port()
+    data = tmp_path / "t.csv"
+    data.write_text("age,sex\n31,F\n45,M\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "anonkit", "app", str(data), "--no-browser", "--port", str(port)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(port)
+        assert _status(port, f"127.0.0.1:{port}") == 200
+        assert _status(port, f"localhost:{port}") == 200
+        assert _status(port, f"attacker.example:{port}") == 400
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert "warning" not in err
+    assert "31" not in out + err  # no record value printed
+
+
 def test_server_listens_on_loopback_warns_and_cleans_up(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "TMPDIR": str(tmp_path)}
@@ -58,13 +96,8 @@ def test_server_listens_on_loopback_warns_and_cleans_up(tmp_path: Path) -> None:
         stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        _wait_for(port)
+        assert _status(port, f"attacker.example:{port}") == 200  # any name, as asked
         assert [p.name[:11] for p in tmp_path.iterdir()] == ["anonkit-app"]
     finally:
         proc.send_signal(signal.SIGINT)

@@ -33,6 +33,7 @@ def test_load_table_options_reach_the_reader(tmp_path: Path) -> None:
     assert loaded.frame["a"].to_list() == ["x", "y"]
     assert loaded.frame["b"].null_count() == 1
     assert loaded.read.separator == "|" and loaded.read.detected == ()
+    assert loaded.path.is_absolute()  # the exported TOML names it from any folder
 
 
 def test_load_table_tab_escape_and_missing_file(tmp_path: Path) -> None:

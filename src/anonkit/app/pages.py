@@ -76,7 +76,7 @@ def _help(text: str) -> ui.Tag:
     return ui.p(text, class_="form-text text-muted small")
 
 
-def _load_page(preloaded: bool) -> ui.Tag:
+def _load_page(preloaded: Path | None) -> ui.Tag:
     return ui.layout_columns(
         ui.card(
             ui.card_header("Table"),
@@ -84,9 +84,14 @@ def _load_page(preloaded: bool) -> ui.Tag:
                 "source",
                 "Source",
                 {"adult": "Bundled UCI Adult", "path": "File path", "upload": "Upload a file"},
-                selected="path" if preloaded else "adult",
+                selected="path" if preloaded is not None else "adult",
             ),
-            ui.input_text("path", "Path of a CSV, TSV or Parquet file", width="100%"),
+            ui.input_text(
+                "path",
+                "Path of a CSV, TSV or Parquet file",
+                value="" if preloaded is None else str(preloaded),
+                width="100%",
+            ),
             ui.input_file("upload", "Upload", accept=[".csv", ".tsv", ".txt", ".parquet"]),
             ui.input_text("separator", "Separator (blank: detected; \\t for tab)"),
             ui.input_text("encoding", "Encoding", value="utf-8"),
@@ -240,8 +245,8 @@ def _export_page() -> ui.Tag:
     )
 
 
-def page(preloaded: bool = False) -> ui.Tag:
-    """The seven-step page (navbar ``step``)."""
+def page(preloaded: Path | None = None) -> ui.Tag:
+    """The seven-step page (navbar ``step``); ``preloaded`` is the table given at start."""
     panels = [
         ui.nav_panel("Load", _load_page(preloaded)),
         ui.nav_panel("Roles", _roles_page()),

@@ -114,11 +114,14 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """A finished run: the fitted estimator, its result and the wall time."""
+    """A finished run: the fitted estimator, its result, the wall time and the
+    alternatives next to the chosen node (:func:`alternatives`, empty for local
+    recoding)."""
 
     estimator: Estimator
     result: AnonymizationResult
     seconds: float
+    alternatives: tuple[Alternative, ...] = ()
 
 
 def anonymizer_keywords(
@@ -148,8 +151,11 @@ def anonymizer_keywords(
     }
 
 
-def run(request: RunRequest, progress: RunProgress | None = None) -> RunOutcome:
-    """Fit the estimator the keywords map to on the records.
+def run(
+    request: RunRequest, progress: RunProgress | None = None, *, with_alternatives: bool = True
+) -> RunOutcome:
+    """Fit the estimator the keywords map to on the records; then (in the same worker, so
+    that the explore page opens at once) find the alternatives.
 
     Raises
     ------
@@ -161,7 +167,13 @@ def run(request: RunRequest, progress: RunProgress | None = None) -> RunOutcome:
     t0 = time.perf_counter()
     anonymizer = Anonymizer(**request.keywords, progress=progress)
     estimator = anonymizer.estimator().fit(request.frame, **anonymizer.roles())
-    return RunOutcome(estimator, estimator.result_, time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    found: tuple[Alternative, ...] = ()
+    if with_alternatives:
+        if progress is not None:
+            progress.stage("Evaluating the alternatives")
+        found = tuple(alternatives(estimator))
+    return RunOutcome(estimator, estimator.result_, seconds, found)
 
 
 # ---------------------------------------------------------------------------- explore

@@ -2,7 +2,9 @@
 
 :func:`check_host` refuses an address other than loopback unless the user named it
 (``--host``), and then returns a warning to print: the app shows the data to whoever
-connects, with no login. :func:`serve` runs the app with uvicorn (access log off: nothing
+connects, with no login. On a loopback address the server also refuses requests addressed
+to any other name (a web page rebinding its domain name to 127.0.0.1 cannot read the
+data). :func:`serve` runs the app with uvicorn (access log off: nothing
 about the data or the requests is logged) and removes the temporary folder at exit.
 """
 
@@ -82,7 +84,9 @@ def serve(
     previous = tempfile.tempdir
     tempfile.tempdir = str(workdir)  # Shiny's own upload folders go in there too
     try:
-        app = create_app(data, workdir=workdir)
+        app: Any = create_app(data, workdir=workdir)
+        if is_loopback(host):
+            app = _loopback_names_only(app, host)
         config = uvicorn.Config(
             app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
         )
@@ -94,6 +98,15 @@ def serve(
     finally:
         tempfile.tempdir = previous
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _loopback_names_only(app: Any, host: str) -> Any:
+    """``app`` answering only requests addressed to a loopback name: a web page that
+    rebinds its own domain name to 127.0.0.1 (DNS rebinding) cannot read the data."""
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+    names = ["127.0.0.1", "localhost", "::1", "[::1]", host]
+    return TrustedHostMiddleware(app, allowed_hosts=names, www_redirect=False)
 
 
 def _when_started(server: Any, url: str | None, ready: threading.Event | None) -> None:

@@ -56,6 +56,8 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
     """The Shiny app; ``data`` is loaded at start; uploads are copied under ``workdir``."""
 
     def server(input: Inputs, output: Outputs, session: Session) -> None:  # noqa: A002
+        """Every page's outputs render as soon as their inputs change, also while the
+        page is hidden, so that moving to a page shows it at once."""
         source: reactive.Value[tuple[str, Path, str] | None] = reactive.value(
             ("path", data, data.name) if data is not None else None
         )
@@ -165,6 +167,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             hier_specs.set(workflow.default_hierarchies(table, starter()))
             outcome.set(None)
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def roles_table() -> ui.TagChild:
             rows = proposed()
@@ -215,6 +218,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             except _Errors as err:
                 return err
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def leaks() -> ui.TagChild:
             found = leaks_or_error()
@@ -237,6 +241,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             ]
             return ui.div(ui.tags.ul(*items), id="leak-list")
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def leak_marks() -> ui.TagChild:
             """Red column names for the columns whose leaks stop the run."""
@@ -268,6 +273,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 go("Hierarchies")
 
         # ----------------------------------------------------------- 3 hierarchies
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def hier_gate() -> ui.TagChild:
             if not roles_ready():
@@ -337,6 +343,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
         def hier_error() -> ui.TagChild:
             return hier_message()
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def hier_preview() -> ui.TagChild:
             if "h_column" not in input or not input.h_column() or not roles_ready():
@@ -356,6 +363,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 _frame_table(frame, id="hier-preview-table"),
             )
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def hier_summary() -> ui.TagChild:
             if not roles_ready():
@@ -374,6 +382,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             except _Errors as err:
                 return err
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def privacy_attrs() -> ui.TagChild:
             sensitive = by_role()["sensitive"] or ["(no sensitive column)"]
@@ -485,8 +494,9 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
         @reactive.calc
         def alternatives() -> list[results.Alternative]:
             done = outcome()
-            return results.alternatives(done.estimator) if done is not None else []
+            return list(done.alternatives) if done is not None else []
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def explore() -> ui.TagChild:
             done = outcome()
@@ -517,6 +527,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 ),  # fmt: skip
             )
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def alt_detail() -> ui.TagChild:
             alts = alternatives()
@@ -537,6 +548,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 ui.HTML(results.class_size_svg(chosen.histogram, title="Class sizes of this node")),
             )
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def distributions() -> ui.TagChild:
             done = outcome()
@@ -613,6 +625,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             )
             return write("anonkit-report.html", lambda p: p.write_text(text, encoding="utf-8"))
 
+        @output(suspend_when_hidden=False)  # ready before its page opens
         @render.ui
         def export_state() -> ui.TagChild:
             if outcome() is None:
@@ -622,7 +635,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             except _Errors as err:
                 return _error(err)
 
-    return App(pages.page(data is not None), server)
+    return App(pages.page(data), server)
 
 
 def _silent() -> Exception:

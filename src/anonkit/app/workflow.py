@@ -143,7 +143,7 @@ def load_table(
         path, separator=separator or None, encoding=encoding or "utf-8", missing=missing,
         strip=strip,
     )  # fmt: skip
-    p = Path(path)
+    p = Path(path).expanduser().resolve()  # the TOML names it from any folder
     return Loaded(frame, p, name or p.name, read, uploaded=uploaded)
 
 
