@@ -150,3 +150,25 @@ def test_window_keeps_only_the_last_releases() -> None:
 def test_covers_reads_labels_like_an_adversary() -> None:
     assert covers("[1-3]", 3) and not covers("[1-3[", 3) and covers("{x,y}", "y")
     assert covers("*", "anything") and covers("abc", "abc") and not covers("[1-3]", "z")
+
+
+def test_releases_are_verified_independently_and_a_broken_one_is_caught() -> None:
+    from anonkit.exceptions import ReleaseVerificationError
+    from anonkit.models.m_uniqueness import MUniqueness
+
+    rel = publish(T1, m=3, **KW)
+    assert rel.verified
+    check = {
+        "quasi_identifiers": ["class", *QI],
+        "n_records": rel.table.height,
+        "suppression_limit": 0.0,
+    }
+    verify_release(rel.table, models=[MUniqueness("disease", 3)], **check)
+    broken = rel.table.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0)
+        .then(pl.col("disease").shift(-1))
+        .otherwise(pl.col("disease"))
+        .alias("disease")
+    )
+    with pytest.raises(ReleaseVerificationError):
+        verify_release(broken, models=[MUniqueness("disease", 3)], **check)

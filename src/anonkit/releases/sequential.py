@@ -66,8 +66,15 @@ from dataclasses import dataclass
 import polars as pl
 
 from anonkit._validation import check_choice, check_int, check_name, check_names
-from anonkit.exceptions import MissingValuesError, PrivacyUnattainableError, UnknownColumnError
+from anonkit.exceptions import (
+    MissingValuesError,
+    PrivacyUnattainableError,
+    ReleaseVerificationError,
+    UnknownColumnError,
+)
+from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.releases.history import ReleaseHistory, Signature
+from anonkit.verify import verify_release
 
 __all__ = ["MODELS", "SequentialRelease", "publish"]
 
@@ -97,6 +104,10 @@ class SequentialRelease:
         ``"m_invariance"`` or ``"tau_safety"``, with ``m`` (and τ) in ``guarantee``.
     guarantee
         One sentence stating what the release satisfies.
+    verified
+        The release passed its independent re-check (m-uniqueness by
+        :func:`anonkit.verify.verify_release`, signatures recounted from the published
+        classes).
     withheld
         τ-safety: records left out of this release because their value returned to a
         signature that overlaps another one of the window (no signature could be equal to
@@ -109,6 +120,7 @@ class SequentialRelease:
     model: str
     guarantee: str
     withheld: int = 0
+    verified: bool = False
 
 
 @dataclass
@@ -381,6 +393,7 @@ def _release(
         releases=past.releases,
         records={k: list(v) for k, v in past.records.items()},
     )
+    _verify(table, qi, sensitive, m, real_class, [ids[r] for r in real_rows], past, model)
     history.record(signatures)
     if model == "m_invariance":
         guarantee = (
@@ -393,4 +406,39 @@ def _release(
             f"class holds at least {m} distinct sensitive values, and within {window} "
             "releases each record's signatures are equal or disjoint"
         )
-    return SequentialRelease(table, counterfeits, history, model, guarantee)
+    return SequentialRelease(table, counterfeits, history, model, guarantee, verified=True)
+
+
+def _verify(
+    table: pl.DataFrame,
+    qi: list[str],
+    sensitive: str,
+    m: int,
+    record_class: list[int],
+    record_ids: list[str],
+    past: ReleaseHistory,
+    model: str,
+) -> None:
+    """Re-check the release from the published table: m-uniqueness of every class
+    (:func:`anonkit.verify.verify_release`, classes read from the labels and the class
+    number), and each record's signature, recounted from its class's published values,
+    against what earlier releases gave it."""
+    verify_release(
+        table,
+        quasi_identifiers=[CLASS_COLUMN, *qi],
+        models=[MUniqueness(sensitive, m)],
+        n_records=table.height,
+        suppression_limit=0.0,
+    )
+    published = table.group_by(CLASS_COLUMN).agg(pl.col(sensitive).unique().sort())
+    sig_of = {int(c): tuple(str(v) for v in vals) for c, vals in published.iter_rows()}
+    failures = []
+    for rid, cls in zip(record_ids, record_class, strict=True):
+        now = sig_of[cls]
+        before = past.signatures(rid)
+        if model == "m_invariance" and before and before[-1] != now:
+            failures.append("a record's signature changed between releases")
+        if model == "tau_safety" and any(s != now and set(s) & set(now) for s in before):
+            failures.append("a record's signature overlaps an earlier one of the window")
+    if failures:
+        raise ReleaseVerificationError(sorted(set(failures)))
