@@ -42,6 +42,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 TIMEOUT_MS = 20_000
+sync_api.expect.set_options(timeout=TIMEOUT_MS)  # the machines are small and shared
 
 
 def _free_port() -> int:

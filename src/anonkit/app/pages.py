@@ -322,8 +322,8 @@ def progress_bar(stage: str, share: float, done: int, total: int) -> ui.Tag:
     )
 
 
-def summary_cards(result: AnonymizationResult, seconds: float) -> ui.Tag:
-    """The run's headline figures (no record)."""
+def summary_cards(result: AnonymizationResult, seconds: float, *, id: str) -> ui.Tag:  # noqa: A002
+    """The run's headline figures (no record), in an element with the given ``id``."""
     items = [
         ("records", f"{result.n_records:,}"),
         ("achieved k (smallest group)", f"{result.classes.min_size:,}"),
@@ -335,8 +335,8 @@ def summary_cards(result: AnonymizationResult, seconds: float) -> ui.Tag:
     levels = ", ".join(f"{c} {lv}" for c, lv in result.transformation.items())
     return ui.div(
         ui.layout_columns(*(ui.value_box(title, value) for title, value in items), col_widths=2),
-        ui.p(f"{result.algorithm}; levels: {levels or '(local recoding)'}", id="summary-levels"),
-        id="summary",
+        ui.p(f"{result.algorithm}; levels: {levels or '(local recoding)'}"),
+        id=id,
     )
 
 

@@ -487,7 +487,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 return message
             result = outcome()
             if result is not None:
-                return pages.summary_cards(result.result, result.seconds)
+                return pages.summary_cards(result.result, result.seconds, id="summary")
             return ui.p("Not run yet.", class_="text-muted")
 
         # -------------------------------------------------------------- 6 explore
@@ -507,7 +507,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             choices = {str(i): pages.alternative_label(a) for i, a in enumerate(alts)}
             columns = [c for c in loaded().frame.columns if c in result.release.columns]
             return ui.div(
-                pages.summary_cards(result, done.seconds),
+                pages.summary_cards(result, done.seconds, id="explore-summary"),
                 ui.h4("Transformation and alternatives"),
                 _table(pages.alternative_rows(alts), pages.ALTERNATIVE_COLUMNS, id="alts")
                 if alts
