@@ -92,3 +92,21 @@ def test_parameters_are_checked() -> None:
             _people(), hierarchies={"zip": ZIP}, numeric=["age"], **ROLES
         )
     assert BangA(7).get_params()["capacity"] == 7
+
+
+def test_progress_reports_both_phases() -> None:
+    stages: list[str] = []
+    calls: list[tuple[int, int]] = []
+
+    class Recorder:
+        def __call__(self, done: int, total: int) -> None:
+            calls.append((done, total))
+
+        def stage(self, name: str, unit: str = "") -> None:
+            stages.append(name)
+
+    BangA(privacy=Privacy(KAnonymity(3)), progress=Recorder()).fit(
+        _people(), hierarchies={"zip": ZIP}, numeric=["age"], **ROLES
+    )
+    assert "BANG grid" in stages and "Merging blocks" in stages
+    assert calls and all(0 <= d <= t for d, t in calls)

@@ -102,3 +102,25 @@ def test_parameters_are_checked() -> None:
         KOptimize(privacy=Privacy([KAnonymity(2), DistinctLDiversity("y", 2)])).fit(
             frame, quasi_identifiers=["a"], numeric=["a"], sensitive=["y"]
         )
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.stages: list[str] = []
+        self.calls = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        assert 0 <= done <= total
+        self.calls += 1
+
+    def stage(self, name: str, unit: str = "") -> None:
+        self.stages.append(name)
+
+
+def test_progress_reports_the_search() -> None:
+    frame = pl.DataFrame({"a": list(range(40)), "b": [i % 7 for i in range(40)]})
+    rec = _Recorder()
+    KOptimize(privacy=Privacy(KAnonymity(4)), progress=rec).fit(
+        frame, quasi_identifiers=["a", "b"], numeric=["a", "b"]
+    )
+    assert "k-OPTIMIZE" in rec.stages and rec.calls > 0
