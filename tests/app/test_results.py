@@ -4,6 +4,7 @@ the alternatives agree with the search."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -14,8 +15,11 @@ from anonkit.models import KAnonymity
 from anonkit.verify import verify_release
 
 
+AdultRun = tuple[workflow.Loaded, dict[str, Any], results.RunOutcome]
+
+
 @pytest.fixture(scope="module")
-def adult_run() -> tuple[workflow.Loaded, dict[str, object], results.RunOutcome]:
+def adult_run() -> AdultRun:
     loaded = workflow.load_adult()
     starter = workflow.propose(loaded)
     roles = workflow.roles_by_kind({p.column: p.role for p in starter.proposals})
@@ -28,7 +32,7 @@ def adult_run() -> tuple[workflow.Loaded, dict[str, object], results.RunOutcome]
     return loaded, keywords, outcome
 
 
-def test_run_equals_anonymize_and_is_verified(adult_run) -> None:  # type: ignore[no-untyped-def]
+def test_run_equals_anonymize_and_is_verified(adult_run: AdultRun) -> None:
     loaded, keywords, outcome = adult_run
     direct = anonymize(loaded.frame, **keywords)
     assert outcome.result.release.equals(direct.release)
@@ -60,7 +64,9 @@ def test_progress_reports_stages_and_cancel_stops_the_run() -> None:
         results.run(results.RunRequest(frame, keywords), progress)
 
 
-def test_alternatives_are_private_and_the_chosen_one_is_the_search_result(adult_run) -> None:  # type: ignore[no-untyped-def]
+def test_alternatives_are_private_and_the_chosen_one_is_the_search_result(
+    adult_run: AdultRun,
+) -> None:
     _, _, outcome = adult_run
     alts = results.alternatives(outcome.estimator)
     assert list(outcome.alternatives) == alts  # found by the run, in its worker
@@ -78,7 +84,7 @@ def test_alternatives_are_private_and_the_chosen_one_is_the_search_result(adult_
         assert alt.cost >= chosen.cost - 1e-12  # the search's node is the cheapest
 
 
-def test_an_alternative_node_matches_a_release_made_at_that_node(adult_run) -> None:  # type: ignore[no-untyped-def]
+def test_an_alternative_node_matches_a_release_made_at_that_node(adult_run: AdultRun) -> None:
     loaded, keywords, outcome = adult_run
     alt = results.alternatives(outcome.estimator)[1]
     assert not alt.chosen and sum(alt.histogram.values()) == alt.classes
@@ -108,7 +114,7 @@ def test_local_recoding_has_no_alternatives() -> None:
     assert results.alternatives(outcome.estimator) == []
 
 
-def test_explore_tables_and_charts(adult_run) -> None:  # type: ignore[no-untyped-def]
+def test_explore_tables_and_charts(adult_run: AdultRun) -> None:
     loaded, _, outcome = adult_run
     loss = results.loss_rows(outcome.result)
     assert any(r["figure"].startswith("Generalized information loss") for r in loss)
