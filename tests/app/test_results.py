@@ -14,7 +14,6 @@ from anonkit.app import results, workflow
 from anonkit.models import KAnonymity
 from anonkit.verify import verify_release
 
-
 AdultRun = tuple[workflow.Loaded, dict[str, Any], results.RunOutcome]
 
 
