@@ -256,3 +256,35 @@ def test_implicit_lattice_evaluates_like_explicit(monkeypatch) -> None:
         assert explicit.lattice.successors(i) == lat.successors(i)
         assert explicit.lattice.predecessors(i) == lat.predecessors(i)
         assert lat.index(lat.node(i)) == i and lat.height(i) == sum(lat.node(i))
+
+
+_WIDE50 = """
+import resource, sys, time
+sys.path.insert(0, {tests!r})
+from algorithms.test_heuristics import evaluator_for, wide_table
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
+from anonkit.models import KAnonymity
+frame, hs = wide_table(20000, 50, seed=9)
+ev = evaluator_for(frame, hs, [KAnonymity(5)], 0.05)
+res = LATTICE_ALGORITHMS[{algorithm!r}](time_limit=10, seed=0).search(ev)
+print(ev.lattice.size, res.nodes_evaluated, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm", ["lightning", "genetic"])
+def test_fifty_columns_within_two_gigabytes(algorithm: str) -> None:
+    """A 50-column table (lattice beyond 10^20 nodes) runs in a fresh process whose peak
+    resident memory stays below 2 GB."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = str(Path(__file__).resolve().parent.parent)
+    code = _WIDE50.format(tests=tests, algorithm=algorithm)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    ).stdout.split()
+    size, nodes, peak_kb = int(out[0]), int(out[1]), int(out[2])
+    assert size > 10**20 and nodes > 0
+    assert peak_kb * 1024 < 2 * 1024**3, f"peak RSS {peak_kb / 1024:.0f} MB"

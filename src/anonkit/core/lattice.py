@@ -64,7 +64,8 @@ class Lattice:
         strides = [1] * len(self.heights)
         for j in range(len(self.heights) - 2, -1, -1):
             strides[j] = strides[j + 1] * self.heights[j + 1]
-        self.strides = np.asarray(strides, dtype=np.int64)
+        # beyond 2^63 nodes (some 40 or more columns) node numbers are Python ints only
+        self.strides = np.asarray(strides, dtype=np.int64 if size < 2**63 else object)
         self._strides = tuple(strides)
         #: Whether every level vector is held in ``nodes`` (at most :data:`MAX_NODES`).
         self.explicit = size <= MAX_NODES

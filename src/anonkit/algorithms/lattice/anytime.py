@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit._validation import check_int, check_real
+from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, to_result
 from anonkit.exceptions import PrivacyUnattainableError
@@ -201,12 +202,14 @@ def level_costs(evaluator: Evaluator) -> list[npt.NDArray[np.float64]] | None:
 
 def steering(evaluator: Evaluator) -> list[npt.NDArray[np.float64]]:
     """Per column, a price of each level that steers the heuristics: the additive
-    metric's level cost, else the level's share of the column's height (a stand-in for
-    class-based metrics, which have no per-level price)."""
+    metric's level cost; for class-based metrics (which have no per-level price) the
+    level cost of the ``loss`` metric, whose coarser levels merge more records, as class
+    sizes do."""
     costs = level_costs(evaluator)
     if costs is not None:
         return costs
-    return [np.arange(h, dtype=np.float64) / max(h - 1, 1) for h in evaluator.lattice.heights]
+    stand_in = CostModel(evaluator.table, "loss", evaluator.k)
+    return [np.asarray(c, dtype=np.float64) for c in stand_in.table_cost]
 
 
 def price(costs: Sequence[npt.NDArray[np.float64]], levels: Sequence[int]) -> float:

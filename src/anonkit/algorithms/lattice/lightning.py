@@ -22,6 +22,10 @@ bottom-up Lightning finds no solution within a second on the 24-column credit ta
 4. **Restarts.** When no swap helps, the next round climbs a new greedy path with
    randomly perturbed column prices (seeded), alternately from the bottom and from the
    incumbent with two to four columns lowered (a kick, as in iterated local search).
+   When the local minimum suppresses records, its successors are tried before the
+   swaps: coarser levels suppress fewer records, which can cost less (on Adult with
+   discernibility and 4 % suppression this finds the optimum within 1 s for k = 5, 10
+   and 100, instead of 18 % to 133 % above it).
 5. **Sweep.** On explicit lattices (at most 5M nodes), once restarts stop finding new
    nodes, every node whose lower bound does not exceed the incumbent's cost is evaluated,
    cheapest bound first: when the sweep completes the result is the exact optimum and
@@ -213,6 +217,13 @@ class Lightning(AnytimeSearch):
         results = self._evaluator_results()
         lat = self._lat
         keyed: list[tuple[float, float, Levels]] = []
+        if swaps and cur_res.suppressed:
+            # a coarser node suppresses fewer records, which may cost less
+            for j, h in enumerate(heights):
+                if cur[j] + 1 < h:
+                    up = cur[:j] + (cur[j] + 1,) + cur[j + 1 :]
+                    if not self._hopeless(up):
+                        keyed.append((-1.0, self._order_price(up), up))
         for i, lv in enumerate(cur):
             if lv == 0:
                 continue
