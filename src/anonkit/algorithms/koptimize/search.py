@@ -161,23 +161,40 @@ class _Problem:
         self.item_val = np.concatenate(
             [np.arange(1, s, dtype=np.int64) for s in self.sizes] or [np.zeros(0, dtype=np.int64)]
         )
+        # flat layout of every (column, value): where each column starts and ends, the
+        # flag array with each column's first value set, and each item's and row's slot
+        sizes_arr = np.asarray([max(s, 1) for s in self.sizes], dtype=np.int64)
+        self._offsets = np.concatenate([[0], np.cumsum(sizes_arr)[:-1]]).astype(np.int64)
+        self._lasts = self._offsets + sizes_arr - 1
+        self._first = np.zeros(int(sizes_arr.sum()), dtype=np.int64)
+        self._first[self._offsets] = 1
+        self._flat_item = self._offsets[self.item_col] + self.item_val
+        self._flat_codes = codes + self._offsets[None, :]
 
     @property
     def n_items(self) -> int:
         return int(self.item_col.size)
 
     def classes(self, items: Sequence[int] | IntArray) -> tuple[IntArray, int]:
-        """Class of each distinct row under the anonymization ``items``."""
-        chosen = np.asarray(items, dtype=np.int64)
-        intervals = np.empty_like(self.codes)
-        radices = []
-        for j, size in enumerate(self.sizes):
-            start = np.zeros(size, dtype=np.int64)
-            start[self.item_val[chosen[self.item_col[chosen] == j]]] = 1
-            start[0] = 1
-            of_value = np.cumsum(start) - 1
-            intervals[:, j] = of_value[self.codes[:, j]]
-            radices.append(int(of_value[-1]) + 1)
+        """Class of each distinct row under the anonymization ``items``.
+
+        All columns at once: one start flag per (column, value) in a flat array, one
+        cumulative sum, and each row's interval per column read from it.
+        """
+        start = self._first.copy()
+        start[self._flat_item[np.asarray(items, dtype=np.int64)]] = 1
+        running = np.cumsum(start)
+        base = running[self._offsets]
+        intervals = running[self._flat_codes] - base[None, :]
+        radices = (running[self._lasts] - base + 1).tolist()
+        span = 1
+        for r in radices:
+            span *= int(r)
+        if span < 1 << 62:
+            mult = np.ones(len(radices), dtype=np.int64)
+            for j in range(len(radices) - 2, -1, -1):
+                mult[j] = mult[j + 1] * int(radices[j + 1])
+            return _compact(intervals @ mult, span)
         return class_ids(intervals, radices)
 
     def minority(self, cls: IntArray, n_cls: int) -> FloatArray:
