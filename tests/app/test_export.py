@@ -21,14 +21,14 @@ def _run_and_config(
     keywords = results.anonymizer_keywords(
         by, specs, k=settings.k, models=settings.check(),
         suppression_limit=settings.suppression_limit, algorithm=settings.algorithm,
-        metric=settings.metric,
+        metric=settings.metric, options=settings.options,
     )  # fmt: skip
     outcome = results.run(results.RunRequest(loaded.frame, keywords))
     text = export.config_toml(
         input=loaded.path, read=loaded.read, roles=by, hierarchies=specs, k=settings.k,
         suppression_limit=settings.suppression_limit,
         models=[(m.name, m.params) for m in settings.models], algorithm=settings.algorithm,
-        metric=settings.metric, output="release.csv",
+        metric=settings.metric, output="release.csv", options=settings.options,
     )  # fmt: skip
     path = tmp / "config.toml"
     path.write_text(text, encoding="utf-8")
@@ -100,3 +100,15 @@ def test_toml_value_and_report(tmp_path: Path) -> None:
     html = export.report_html(outcome.result, title="T", settings={"k": 2}, heights={"sex": 2})
     assert html.lstrip().lower().startswith("<!doctype html")
     assert "Female" not in html  # no record values in the report
+
+
+def test_local_recoding_options_survive_the_round_trip(tmp_path: Path) -> None:
+    loaded = workflow.load_adult()
+    roles = {p.column: p.role for p in workflow.propose(loaded).proposals}
+    settings = workflow.Settings(
+        k=10, suppression_limit=0.0, algorithm="mondrian", options={"mode": "relaxed"}
+    )
+    outcome, path = _run_and_config(loaded, roles, settings, tmp_path)
+    cfg = load_config(path)
+    assert cfg.algorithm == "mondrian" and dict(cfg.options) == {"mode": "relaxed"}
+    assert run_config(cfg).release.equals(outcome.result.release)

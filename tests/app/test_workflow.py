@@ -135,6 +135,8 @@ def test_settings_check_builds_models_and_names_bad_values() -> None:
         workflow.Settings(k=None).check()
     with pytest.raises(UnknownNameError):
         workflow.Settings(models=(workflow.ModelSpec("magic", {}),)).check()
+    with pytest.raises(UnknownNameError, match="algorithm option"):
+        workflow.Settings(options={"speed": "max"}).check()
 
 
 def test_resolve_algorithm() -> None:

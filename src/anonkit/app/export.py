@@ -64,6 +64,7 @@ def config_toml(
     metric: str,
     output: str | Path | None = None,
     renamed: Mapping[str, str] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> str:
     """The TOML configuration that reproduces the app's run with ``anonkit anonymize``.
 
@@ -78,8 +79,9 @@ def config_toml(
         ``insensitive``).
     hierarchies
         Per quasi-identifier: a hierarchy file path or a builder table.
-    k, suppression_limit, models, algorithm, metric
-        The privacy and search settings; ``models`` as (registry name, parameters).
+    k, suppression_limit, models, algorithm, metric, options
+        The privacy and search settings; ``models`` as (registry name, parameters),
+        ``options`` the local-recoding algorithms' (``[search]`` keys).
     renamed
         Paths to write under another name (uploaded files: their temporary copy is
         written as the name the user uploaded, to be placed beside the configuration).
@@ -139,6 +141,7 @@ def config_toml(
         "[search]",
         f"algorithm = {toml_string(algorithm)}",
         f"metric = {toml_string(metric)}",
+        *(f"{_key(key)} = {toml_value(value)}" for key, value in (options or {}).items()),
         "",
         "[release]",
         'suppressed = "mask"',

@@ -205,6 +205,17 @@ def _privacy_page() -> ui.Tag:
             ui.card_header("Utility"),
             ui.input_select("algorithm", "Algorithm", list(workflow.ALGORITHM_CHOICES)),
             _help(_ALGORITHM_HELP),
+            ui.input_text(
+                "algorithm_options",
+                "Options of the local algorithms (key = value, ...)",
+                width="100%",
+            ),
+            _help(
+                'e.g. mode = "relaxed" (mondrian), cost = "ncp" (greedy_merge), method = '
+                '"univariate" (microaggregation); keys: '
+                + ", ".join(workflow.ALGORITHM_OPTIONS)
+                + "."
+            ),
             ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
             _help(_METRIC_HELP),
             ui.output_ui("settings_error"),
@@ -297,7 +308,9 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
             if not isinstance(name, str):
                 raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
             models.append(workflow.ModelSpec(name, spec))
+    options = workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options")
     return workflow.Settings(
+        options=options,
         k=int(k) if k else None,
         suppression_limit=float(suppression or 0) / 100,
         models=tuple(models),

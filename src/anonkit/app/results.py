@@ -133,9 +133,11 @@ def anonymizer_keywords(
     suppression_limit: float,
     algorithm: str,
     metric: str,
+    options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The keywords of :class:`anonkit.Anonymizer` for the app's choices (``roles``: the
-    columns of each role of :data:`anonkit.safety.starter.ROLES`)."""
+    columns of each role of :data:`anonkit.safety.starter.ROLES`; ``options``: the
+    local-recoding algorithms' options)."""
     qi = list(roles["quasi_identifier"])
     return {
         "quasi_identifiers": qi,
@@ -148,6 +150,7 @@ def anonymizer_keywords(
         "identifying": list(roles["identifying"]),
         "sensitive": list(roles["sensitive"]),
         "insensitive": list(roles["insensitive"]),
+        **dict(options or {}),
     }
 
 

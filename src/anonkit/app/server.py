@@ -440,7 +440,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             keywords = results.anonymizer_keywords(
                 by_role(), specs, k=found.k, models=models,
                 suppression_limit=found.suppression_limit, algorithm=algorithm,
-                metric=found.metric,
+                metric=found.metric, options=found.options,
             )  # fmt: skip
             chosen = {
                 "settings": found,
@@ -585,6 +585,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 metric=s.metric,
                 output=input.output_name() or release_name("csv"),
                 renamed={**renamed(), **({str(table.path): table.name} if table.uploaded else {})},
+                options=s.options,
             )
 
         def write(name: str, writer: Callable[[Path], object]) -> str:

@@ -50,6 +50,7 @@ from anonkit.safety.starter import ROLES, ReadSettings, Starter, read_for_starte
 
 __all__ = [
     "ALGORITHM_CHOICES",
+    "ALGORITHM_OPTIONS",
     "AUTO_LATTICE_LIMIT",
     "ROLES",
     "Loaded",
@@ -75,6 +76,9 @@ __all__ = [
 ALGORITHM_CHOICES: Final = ("auto", *ALGORITHMS)
 #: ``auto`` runs Flash (optimal) up to this many lattice nodes, Mondrian above.
 AUTO_LATTICE_LIMIT: Final = 1_000_000
+#: Options of the local-recoding algorithms (keywords of :func:`anonkit.anonymize`, keys
+#: of the TOML ``[search]`` section).
+ALGORITHM_OPTIONS: Final = ("mode", "split", "numeric_release", "cost", "method", "aggregate")
 
 
 # ------------------------------------------------------------------------------ load
@@ -329,7 +333,8 @@ class Settings:
     """Privacy and utility settings of step 4.
 
     ``models`` are extra privacy models (ℓ-diversity, t-closeness, ...);
-    ``algorithm`` may be ``"auto"`` (:func:`resolve_algorithm`).
+    ``algorithm`` may be ``"auto"`` (:func:`resolve_algorithm`); ``options`` are the
+    local-recoding algorithms' options (:data:`ALGORITHM_OPTIONS`).
     """
 
     k: int | None = 5
@@ -357,6 +362,9 @@ class Settings:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHM_CHOICES))
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
+        unknown = [key for key in self.options if key not in ALGORITHM_OPTIONS]
+        if unknown:
+            raise UnknownNameError("algorithm option", unknown[0], list(ALGORITHM_OPTIONS))
         models = [m.build() for m in self.models]
         if self.k is None and not models:
             raise ParameterError("k", "the privacy settings", "given (or another model)", None)
