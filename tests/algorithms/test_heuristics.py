@@ -288,3 +288,34 @@ def test_fifty_columns_within_two_gigabytes(algorithm: str) -> None:
     size, nodes, peak_kb = int(out[0]), int(out[1]), int(out[2])
     assert size > 10**20 and nodes > 0
     assert peak_kb * 1024 < 2 * 1024**3, f"peak RSS {peak_kb / 1024:.0f} MB"
+
+
+def test_auto_runs_flash_on_small_lattices(medium) -> None:
+    from anonkit.algorithms.lattice import Auto, choose_search
+
+    frame, hs = wide_table(200, 4, seed=8)
+    ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05)
+    assert choose_search(ev) == "flash"
+    res = Auto().search(ev)
+    oracle = Exhaustive().search(evaluator_for(frame, hs, [KAnonymity(3)], 0.05))
+    assert res.algorithm == "flash" and res.optimal
+    assert res.cost == pytest.approx(oracle.cost)
+    # a budget the exact search cannot be expected to meet: the heuristic runs
+    ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05)
+    assert choose_search(ev, max_nodes=2) == "lightning"
+    res = Auto(max_nodes=2, time_limit=5).search(ev)
+    assert res.algorithm == "lightning" and res.stopped in ("max_nodes", "finished")
+
+
+def test_auto_runs_lightning_on_implicit_lattices(wide) -> None:
+    from anonkit.algorithms.lattice import Auto
+
+    frame, hs = wide
+    ev = evaluator_for(frame, hs, [KAnonymity(5)], 0.02)
+    search = Auto(time_limit=0.5, seed=1)
+    res = search.search(ev)
+    assert res.algorithm == "lightning" and not res.optimal
+    assert search.progress_total == 1000
+    assert check_k_anonymous(frame, hs, res.levels, 5, 0.02) == res.suppressed
+    with pytest.raises(ParameterError, match="time_limit"):
+        Auto(time_limit=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from anonkit.algorithms.lattice.auto import Auto, choose_search
 from anonkit.algorithms.lattice.datafly import Datafly
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.exhaustive import Exhaustive
@@ -32,11 +33,13 @@ LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
     "incognito": Incognito,
     "lightning": Lightning,
     "genetic": Genetic,
+    "auto": Auto,
 }
 
 __all__ = [
     "LATTICE_ALGORITHMS",
     "LatticeSearch",
+    "Auto",
     "Datafly",
     "Evaluator",
     "Exhaustive",
@@ -47,4 +50,5 @@ __all__ = [
     "NodeResult",
     "Samarati",
     "SearchResult",
+    "choose_search",
 ]

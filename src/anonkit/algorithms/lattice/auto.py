@@ -1,0 +1,133 @@
+"""``algorithm="auto"``: the exact search when it can finish quickly, Lightning otherwise.
+
+Flash proves its result optimal but its work grows with the lattice; the heuristics
+return a good release within any budget. :func:`choose_search` estimates how long Flash
+would take on the evaluator's lattice and picks it when that fits the budget; :class:`Auto`
+runs the choice. The result's ``algorithm`` names the search that ran and ``optimal``
+says whether the release is proven optimal.
+
+The estimate (a choice made here, calibrated on Adult, not a guarantee): Flash evaluates
+about ``0.5 * size^0.75`` nodes (on the 9-column Adult, 12,960 nodes, it evaluates 5 to
+670 depending on k and suppression; the formula gives 606), each costing what the
+evaluator takes on three nodes along the lattice's diagonal, timed before choosing (they
+stay cached, so Flash does not evaluate them again).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from anonkit._validation import check_int, check_real
+from anonkit.algorithms.lattice.anytime import DEFAULT_TIME_LIMIT
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.flash import Flash
+from anonkit.algorithms.lattice.lightning import Lightning
+from anonkit.algorithms.lattice.search import SearchResult
+
+#: Seconds the exact search may be expected to take for ``auto`` to choose it.
+EXACT_SECONDS = 60.0
+
+
+def estimated_flash_nodes(size: int) -> float:
+    """Nodes Flash is expected to evaluate on a lattice of ``size`` nodes."""
+    estimate: float = 0.5 * float(size) ** 0.75
+    return min(float(size), estimate)
+
+
+def seconds_per_node(evaluator: Evaluator, samples: int = 3) -> float:
+    """Mean seconds the evaluator takes on ``samples`` nodes spread along the diagonal
+    of its lattice (evaluated for real: they stay in the evaluator's results)."""
+    lat = evaluator.lattice
+    spent, timed = 0.0, 0
+    for s in range(1, samples + 1):
+        levels = [(s * (h - 1)) // (samples + 1) for h in lat.heights]
+        node = lat.index(levels)
+        if node in evaluator.results:
+            continue
+        start = time.perf_counter()
+        evaluator.evaluate(node)
+        spent += time.perf_counter() - start
+        timed += 1
+    return spent / timed if timed else 0.0
+
+
+def choose_search(
+    evaluator: Evaluator,
+    *,
+    seconds: float = EXACT_SECONDS,
+    max_nodes: int | None = None,
+) -> str:
+    """``"flash"`` when the exact search is expected to finish within ``seconds`` (and
+    ``max_nodes`` evaluations), else ``"lightning"``.
+
+    Lattices beyond :data:`~anonkit.core.lattice.MAX_NODES` are never searched exactly.
+    """
+    lat = evaluator.lattice
+    if not lat.explicit:
+        return "lightning"
+    nodes = estimated_flash_nodes(lat.size)
+    if max_nodes is not None and nodes > max_nodes:
+        return "lightning"
+    if nodes * seconds_per_node(evaluator) > seconds:
+        return "lightning"
+    return "flash"
+
+
+class Auto:
+    """Flash when it is expected to finish within the budget, else :class:`Lightning`.
+
+    Parameters
+    ----------
+    time_limit
+        Seconds the search may take (default 10 for Lightning); Flash is chosen only when
+        expected within ``min(time_limit, 60)`` seconds.
+    max_nodes
+        Largest number of nodes to evaluate; Flash is chosen only when expected within it.
+    seed
+        Seed of Lightning's random choices.
+    """
+
+    name = "auto"
+
+    def __init__(
+        self,
+        *,
+        time_limit: float | None = None,
+        max_nodes: int | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if time_limit is not None:
+            check_real(time_limit, "time_limit", "Auto", low=0, closed="neither", noun="seconds")
+        if max_nodes is not None:
+            check_int(max_nodes, "max_nodes", "Auto", low=1)
+        if seed is not None:
+            check_int(seed, "seed", "Auto", low=0)
+        self.time_limit = time_limit
+        self.max_nodes = max_nodes
+        self.seed = seed
+        #: The search that ran (after :meth:`search`).
+        self.chosen: Any = None
+
+    def search(self, evaluator: Evaluator) -> SearchResult:
+        budget = EXACT_SECONDS if self.time_limit is None else min(self.time_limit, EXACT_SECONDS)
+        name = choose_search(evaluator, seconds=budget, max_nodes=self.max_nodes)
+        if name == "flash":
+            self.chosen = Flash()
+        else:
+            limit = DEFAULT_TIME_LIMIT if self.time_limit is None else self.time_limit
+            self.chosen = Lightning(time_limit=limit, max_nodes=self.max_nodes, seed=self.seed)
+        result: SearchResult = self.chosen.search(evaluator)
+        return result
+
+    @property
+    def progress_total(self) -> int:
+        """The chosen heuristic's budget units (0 for Flash or before choosing)."""
+        return int(getattr(self.chosen, "progress_total", 0))
+
+    def progress_done(self) -> int:
+        done = getattr(self.chosen, "progress_done", None)
+        return int(done()) if done is not None else 0
+
+
+__all__ = ["EXACT_SECONDS", "Auto", "choose_search"]
