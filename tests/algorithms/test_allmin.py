@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import polars as pl
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from anonkit.algorithms.lattice import Evaluator, Exhaustive
+from anonkit._validation import Options
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, Exhaustive
 from anonkit.algorithms.lattice.allmin import AllMin
 from anonkit.algorithms.lattice.search import rank
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
 from anonkit.engines.base import get_engine
+from anonkit.estimators import FullDomain, Privacy
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.metrics.generalization import METRICS
 from anonkit.models import (
@@ -126,3 +130,36 @@ def test_allmin_lists_minimal_nodes_at_several_heights() -> None:
     ev = _evaluator(frame, [x, y], [KAnonymity(2)], 0.0, "discernibility")
     found = AllMin().search(ev)
     assert found.minimal == ((1, 0),)
+
+
+def test_allmin_release_through_the_full_domain_estimator(
+    monkeypatch, adult_frame, adult_hierarchies
+) -> None:
+    # until the registry lists it: register for this test only
+    pycanon = pytest.importorskip("pycanon.anonymity")
+    monkeypatch.setitem(LATTICE_ALGORITHMS, "allmin", AllMin)
+
+    class WithAllMin(FullDomain):
+        _parameter_constraints = {
+            **FullDomain._parameter_constraints,
+            "search": Options(tuple(LATTICE_ALGORITHMS)),
+        }
+
+    qi = ["age", "sex", "race", "education"]
+    frame = adult_frame.head(2000).select(qi)
+    hs = {c: adult_hierarchies[c] for c in qi}
+    privacy = Privacy(KAnonymity(5), suppression_limit=0.02)
+    est = WithAllMin("allmin", "loss", privacy=privacy).fit(
+        frame, quasi_identifiers=qi, hierarchies=hs
+    )
+    res = est.result_
+    assert res.verified and res.algorithm == "allmin"
+    minimal = [tuple(m[c] for c in qi) for m in res.minimal_transformations]
+    assert tuple(res.transformation[c] for c in qi) in minimal
+    kept = res.release.filter(~pl.all_horizontal([pl.col(c) == "*" for c in qi]))
+    df = pd.DataFrame({c: kept[c].to_list() for c in qi})
+    assert pycanon.k_anonymity(df, qi) >= 5
+    # every minimal node is private and none generalizes another
+    for a in minimal:
+        for b in minimal:
+            assert a == b or not all(x <= y for x, y in zip(a, b, strict=True))
