@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
 from anonkit._validation import Boolean, Constraint, Interval, Options, validate
@@ -25,6 +26,9 @@ from anonkit.estimators import (
 )
 from anonkit.estimators.full_domain import SUPPRESSED_MODES
 from anonkit.exceptions import ParameterError, UnknownNameError
+from anonkit.io.frames import to_polars
+from anonkit.io.tables import read_table
+from anonkit.io.write import write_table
 from anonkit.metrics.generalization import METRICS
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.progress import Progress
@@ -37,6 +41,7 @@ _CONSTRAINTS: dict[str, Constraint] = {
     "leak_check": Boolean(),
     "suppressed": Options(SUPPRESSED_MODES),
     "suppression_limit": Interval(float, 0, 1, noun="a share"),
+    "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
 }
 P = ParamSpec("P")
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
@@ -98,6 +103,8 @@ class Anonymizer:
         leak_check: bool = True,
         suppressed: str = "mask",
         engine: str = "polars",
+        output: str | Path | None = None,
+        memory_share: float = 0.25,
         population: Any = None,
         numeric: Sequence[str] = (),
         mode: str = "strict",
@@ -123,6 +130,8 @@ class Anonymizer:
         self.leak_check = leak_check
         self.suppressed = suppressed
         self.engine = engine
+        self.output = output
+        self.memory_share = memory_share
         self.population = population
         self.numeric = numeric
         self.mode = mode
@@ -149,6 +158,14 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
+        if self.algorithm in LOCAL_ALGORITHMS and self.engine not in ("polars", "auto"):
+            raise ParameterError(
+                "engine",
+                "anonymize",
+                f"'polars' or 'auto' with {self.algorithm} (local recoding works record by "
+                "record, on a table in memory)",
+                self.engine,
+            )
 
     def estimator(self) -> Estimator:
         """The estimator these keywords map to (not fitted).
@@ -187,6 +204,8 @@ class Anonymizer:
             suppressed=self.suppressed,
             local_suppression=self.local_suppression,
             engine=self.engine,
+            output=self.output,
+            memory_share=self.memory_share,
             **shared,
         )
 
@@ -208,7 +227,13 @@ class Anonymizer:
         The release is re-checked by :func:`anonkit.verify.verify_release` before it is
         returned; a failure raises :class:`~anonkit.exceptions.ReleaseVerificationError`.
         """
-        return self.estimator().fit(frame, **self.roles()).result_
+        estimator = self.estimator()
+        if isinstance(frame, (str, Path)) and not isinstance(estimator, FullDomain):
+            frame = read_table(frame)  # FullDomain may stream it instead
+        result = estimator.fit(frame, **self.roles()).result_
+        if self.output is not None and not isinstance(estimator, FullDomain):
+            write_table(to_polars(result.release)[0], self.output)  # FullDomain writes its own
+        return result
 
 
 def _with_keywords(
@@ -309,7 +334,18 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         ``"mask"`` writes suppressed records with ``*`` in every quasi-identifier (row
         count preserved); ``"drop"`` leaves them out.
     engine
-        Counting engine (``"polars"`` or ``"numpy"``).
+        Where the records are counted and released (full-domain algorithms):
+        ``"polars"`` (in memory, default), ``"streaming"`` (``frame`` is a file path or a
+        polars ``LazyFrame``, streamed from disk: tables larger than memory; the release
+        is a ``LazyFrame``), ``"spark"`` (``frame`` is a Spark DataFrame; so is the
+        release), ``"numpy"`` (a slow second path), or ``"auto"`` (from the input's type
+        and size; ``result.details["engine"]`` says which ran and why).
+    output
+        Write the release to this file (``.parquet``, ``.csv``, ``.tsv``) atomically, once
+        verified (full-domain algorithms).
+    memory_share
+        With ``engine="auto"``, stream a file whose table would take more than this share
+        of the machine's memory (default 0.25).
     population
         The population the data is a sample of (pandas or polars, holding the
         quasi-identifiers), for k-map and δ-presence.

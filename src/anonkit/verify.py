@@ -136,6 +136,7 @@ def verify_release(
     population: pl.DataFrame | None = None,
     hierarchies: Mapping[str, Any] | None = None,
     numeric: Sequence[str] = (),
+    weight: str | None = None,
 ) -> Verification:
     """Re-check ``release`` independently of the search; raise if it fails.
 
@@ -159,6 +160,11 @@ def verify_release(
     population, hierarchies, numeric
         For models that read population counts (k-map, δ-presence): the population table,
         the quasi-identifiers' hierarchies and the quasi-identifiers released as numbers.
+    weight
+        A column holding how many records each row of ``release`` stands for: a release
+        too large for memory is checked on its tally (one row per distinct combination of
+        released quasi-identifiers and sensitive values, see
+        :meth:`anonkit.engines.base.Engine.tally`).
 
     Raises
     ------
@@ -169,7 +175,14 @@ def verify_release(
     sensitive = model_attributes(models)
     allowed = math.floor(suppression_limit * n_records + 1e-9)
     star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in qi])
-    n_star = int(release.select(star.fill_null(False).sum()).item())
+    rows = pl.len() if weight is None else pl.col(weight).sum()
+    starred = star.fill_null(False)
+    n_star = int(
+        release.select(
+            starred.sum() if weight is None else pl.col(weight).filter(starred).sum()
+        ).item()
+    )
+    height = release.height if weight is None else int(release[weight].sum())
     frame = release
     # more than the limit allows cannot all be suppressed: fully generalized records, judged
     # as one class (a release at the top of the lattice, a Mondrian box of roots)
@@ -179,8 +192,8 @@ def verify_release(
     if all(m.requires <= {CLASS_SIZE} for m in models):
         # class sizes are all these models read: one group-by over the released labels
         kept = frame.filter(~star.fill_null(False)) if n_star else frame
-        sizes = kept.group_by(qi).len()["len"].to_numpy().astype(np.int64)
-        summary = ClassSummary(sizes, frame.height)
+        sizes = kept.group_by(qi).agg(rows.alias("__n__"))["__n__"].to_numpy()
+        summary = ClassSummary(sizes.astype(np.int64), height)
         checks = [_size_check(summary, m) for m in models]
     else:
         specs: dict[str, Any] = dict(sensitive_hierarchies or {})
@@ -194,6 +207,7 @@ def verify_release(
             population=population,
             numeric=list(numeric),
             starred_suppressed=not top,
+            weight=weight,
         )
         summary = classes.summary
         checks = [c.to_dict() for c in check_models(classes, models, limit=0)]
@@ -203,9 +217,9 @@ def verify_release(
         for c in checks
         if not c["satisfied"]
     ]
-    missing = n_records - release.height
+    missing = n_records - height
     if missing < 0:
-        failures.append(f"the release has {release.height} records, the input {n_records}")
+        failures.append(f"the release has {height} records, the input {n_records}")
     suppressed = n_star + max(missing, 0)
     if suppressed > allowed:
         failures.append(f"{suppressed} records suppressed, the limit allows {allowed}")

@@ -12,7 +12,11 @@ to count them, once to write the release. An engine does both where the data liv
     the distinct (normalized) values of a column, for building hierarchies;
 ``apply``
     the release of a :class:`~anonkit.core.transform.ReleasePlan`, in the engine's own
-    frame type (a polars frame, a lazy query, a Spark DataFrame).
+    frame type (a polars frame, a lazy query, a Spark DataFrame);
+``columns``, ``head``, ``tally``, ``write``, ``read``
+    what the fit needs besides: the column names, a first slice of records for the leak
+    check, a release counted by its released values for the independent verification,
+    the release written to a file atomically, and a written release read back.
 
 Every engine reports the same errors for the same data (missing values, values outside
 a hierarchy, an empty table): :class:`GroupingEngine` derives ``count`` and
@@ -26,7 +30,9 @@ imported only when asked for.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import polars as pl
@@ -43,6 +49,8 @@ __all__ = [
     "GroupingEngine",
     "SensitiveSpec",
     "available_engines",
+    "choose_engine",
+    "memory_bytes",
     "get_engine",
 ]
 
@@ -88,6 +96,28 @@ class Engine(Protocol):
 
     def apply(self, source: Any, plan: ReleasePlan) -> Any:
         """The release of ``source`` under ``plan``, in the engine's frame type."""
+        ...
+
+    def columns(self, source: Any) -> list[str]:
+        """The column names of ``source``."""
+        ...
+
+    def head(self, source: Any, n: int) -> pl.DataFrame:
+        """The first ``n`` records of ``source``, in memory."""
+        ...
+
+    def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
+        """One row per distinct combination of ``columns`` of ``frame`` (values as they
+        are), with the number of records in ``COUNT``."""
+        ...
+
+    def write(self, release: Any, path: Path) -> None:
+        """Write ``release`` (what :meth:`apply` returned) to ``path``, in the format its
+        extension names; nothing is left at ``path`` if the write fails."""
+        ...
+
+    def read(self, path: Path) -> Any:
+        """A file :meth:`write` wrote, in the engine's frame type (lazily when it can)."""
         ...
 
 
@@ -162,6 +192,44 @@ _ENGINES: dict[str, str] = {
     "numpy": "anonkit.engines.numpy_engine:NumpyEngine",
     "spark": "anonkit.engines.spark_engine:SparkEngine",
 }
+
+
+def memory_bytes() -> int:
+    """This machine's physical memory, in bytes (0 when the system does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+#: How much larger than its file a table is in memory, roughly (Parquet is compressed).
+_EXPANSION = {".parquet": 4.0, ".pq": 4.0}
+
+
+def choose_engine(source: Any, memory_share: float = 0.25) -> tuple[str, str]:
+    """The engine ``engine="auto"`` runs on ``source``, and why.
+
+    A Spark DataFrame runs on Spark; a polars lazy query is streamed; a file is streamed
+    when the table it holds would take more than ``memory_share`` of this machine's
+    memory (estimated from its size), and read into memory otherwise; frames in memory
+    stay there.
+    """
+    if type(source).__module__.startswith("pyspark"):
+        return "spark", "the input is a Spark DataFrame"
+    if isinstance(source, pl.LazyFrame):
+        return "streaming", "the input is a lazy query"
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        estimate = path.stat().st_size * _EXPANSION.get(path.suffix.lower(), 1.5)
+        budget = memory_share * memory_bytes()
+        gib = estimate / 2**30
+        if budget and estimate > budget:
+            return "streaming", (
+                f"the file would take about {gib:.1f} GiB in memory, more than "
+                f"{memory_share:.0%} of this machine's"
+            )
+        return "polars", f"the file fits in memory (about {gib:.2f} GiB)"
+    return "polars", "the input is a table in memory"
 
 
 def available_engines() -> list[str]:

@@ -7,7 +7,9 @@ of column name to values.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -18,6 +20,8 @@ from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT
+from anonkit.io.tables import read_table
+from anonkit.io.write import write_table
 
 __all__ = ["NumpyEngine"]
 
@@ -33,6 +37,10 @@ def _text(value: Any) -> str | None:
     if isinstance(value, bool):
         return "True" if value else "False"
     return str(value).strip()
+
+
+def _frame(source: Any) -> pl.DataFrame:
+    return source if isinstance(source, pl.DataFrame) else pl.DataFrame(dict(source))
 
 
 def _texts(source: Any, column: str) -> list[str | None]:
@@ -94,8 +102,26 @@ class NumpyEngine(GroupingEngine):
     def distinct(self, source: Any, column: str) -> list[str]:
         return list(dict.fromkeys(v for v in _texts(source, column) if v is not None))
 
+    def columns(self, source: Any) -> list[str]:
+        return list(source.columns if isinstance(source, pl.DataFrame) else source)
+
+    def head(self, source: Any, n: int) -> pl.DataFrame:
+        return _frame(source).head(n)
+
+    def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
+        rows = Counter(zip(*(list(frame[c]) for c in columns), strict=True))
+        keys = list(rows)
+        data = {c: [k[j] for k in keys] for j, c in enumerate(columns)}
+        return pl.DataFrame({**data, COUNT: [rows[k] for k in keys]}).cast({COUNT: pl.Int64})
+
+    def read(self, path: Path) -> pl.DataFrame:
+        return read_table(path)
+
+    def write(self, release: Any, path: Path) -> None:
+        write_table(_frame(release), path)
+
     def apply(self, source: Any, plan: ReleasePlan) -> pl.DataFrame:
-        frame = source if isinstance(source, pl.DataFrame) else pl.DataFrame(dict(source))
+        frame = _frame(source)
         released: dict[str, list[str]] = {}
         for j, c in enumerate(plan.columns):
             to_label = dict(zip(plan.hierarchies[j].leaves, plan.leaf_labels(j), strict=True))

@@ -18,11 +18,13 @@ from typing import Any, Literal
 
 import polars as pl
 
+from anonkit._atomic import atomic_path
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import code_expr, missing_expr, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT
+from anonkit.io.write import escape_formulas_lazy, output_format
 
 __all__ = ["PolarsEngine", "StreamingEngine", "release_query"]
 
@@ -136,6 +138,29 @@ class PolarsEngine(GroupingEngine):
     def apply(self, source: Any, plan: ReleasePlan) -> Any:
         query = release_query(_lazy(source), plan)
         return query.collect() if isinstance(source, pl.DataFrame) else query
+
+    def columns(self, source: Any) -> list[str]:
+        return _lazy(source).collect_schema().names()
+
+    def head(self, source: Any, n: int) -> pl.DataFrame:
+        return _lazy(source).head(n).collect(engine=self._collect)
+
+    def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
+        grouped = _lazy(frame).group_by(list(columns)).agg(pl.len().alias(COUNT))
+        return grouped.collect(engine=self._collect).cast({COUNT: pl.Int64})
+
+    def read(self, path: Path) -> pl.LazyFrame:
+        return _lazy(path)
+
+    def write(self, release: Any, path: Path) -> None:
+        lazy = _lazy(release)
+        fmt = output_format(path)
+        with atomic_path(Path(path)) as tmp:
+            if fmt == "parquet":
+                lazy.sink_parquet(tmp, engine=self._collect)
+            else:
+                separator = "\t" if fmt == "tsv" else ","
+                escape_formulas_lazy(lazy).sink_csv(tmp, separator=separator, engine=self._collect)
 
 
 class StreamingEngine(PolarsEngine):

@@ -13,25 +13,37 @@ stable and optimal k-anonymity. PASSAT/SocialCom.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import polars as pl
 
-from anonkit._validation import Constraint, Options
+from anonkit._validation import Constraint, Interval, Options
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
-from anonkit.core.resolve import resolve_hierarchy
+from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
 from anonkit.core.values import as_text
-from anonkit.engines.base import Engine, SensitiveSpec, get_engine
+from anonkit.engines.base import (
+    Engine,
+    SensitiveSpec,
+    available_engines,
+    choose_engine,
+    get_engine,
+)
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import generalize_column
-from anonkit.io.frames import from_polars
+from anonkit.estimators.scaled import fit_out_of_core
+from anonkit.exceptions import ParameterError
+from anonkit.io.frames import from_polars, to_polars
+from anonkit.io.tables import read_table
+from anonkit.io.write import output_format, write_table
 from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
 from anonkit.metrics.generalization import METRICS, NodeSummary, all_metrics
 from anonkit.models import KAnonymity, PrivacyModel
@@ -71,7 +83,19 @@ class FullDomain(Estimator):
         Blank as few single cells as needed instead of suppressing whole records
         (``True``, or attribute importance weights).
     engine
-        Counting engine (``"polars"`` or ``"numpy"``).
+        Where the records are counted and released: ``"polars"`` (in memory, default),
+        ``"streaming"`` (a file or polars lazy query, streamed: tables larger than
+        memory), ``"spark"`` (a Spark DataFrame), ``"numpy"`` (a slow second path for
+        tests), or ``"auto"`` (chosen from the input's type and size, see
+        :func:`anonkit.engines.base.choose_engine`; the result's ``details["engine"]``
+        says which ran and why).
+    output
+        A file (``.parquet``, ``.csv``, ``.tsv``) to write the release to, atomically and
+        only once verified. With the streaming and Spark engines the result's ``release``
+        then reads that file lazily.
+    memory_share
+        With ``engine="auto"``: a file is streamed when its table would take more than
+        this share of the machine's memory.
     leak_check
         Check the columns released as is for leaks before searching.
     progress
@@ -105,6 +129,8 @@ class FullDomain(Estimator):
         "metric": Options(tuple(METRICS)),
         "suppressed": Options(SUPPRESSED_MODES),
         "local_suppression": _LocalSuppression(),
+        "engine": Options(("auto", *available_engines())),
+        "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
     }
 
     def __init__(
@@ -116,6 +142,8 @@ class FullDomain(Estimator):
         suppressed: str = "mask",
         local_suppression: bool | Mapping[str, float] = False,
         engine: str = "polars",
+        output: str | Path | None = None,
+        memory_share: float = 0.25,
         leak_check: bool = True,
         progress: Progress | None = None,
     ) -> None:
@@ -125,12 +153,82 @@ class FullDomain(Estimator):
         self.suppressed = suppressed
         self.local_suppression = local_suppression
         self.engine = engine
+        self.output = output
+        self.memory_share = memory_share
         self.leak_check = leak_check
         self.progress = progress
 
     @property
     def algorithm(self) -> str:
         return self.search
+
+    def fit(
+        self,
+        frame: Any,
+        *,
+        quasi_identifiers: str | Sequence[str],
+        hierarchies: Mapping[str, HierarchySpec] | None = None,
+        identifying: Sequence[str] = (),
+        sensitive: Sequence[str] = (),
+        insensitive: Sequence[str] = (),
+        others: str | None = None,
+        numeric: Sequence[str] = (),
+    ) -> Self:
+        """Anonymize ``frame``: a pandas or polars frame, a polars lazy query, a file path
+        or a Spark DataFrame, as the engine reads (see ``engine``); the result is in
+        ``result_``. See :meth:`Estimator.fit <anonkit.estimators.base.Estimator.fit>`.
+        """
+        self._validate()
+        if self.engine == "auto":
+            name, reason = choose_engine(frame, self.memory_share)
+        else:
+            name, reason = self.engine, "chosen by the caller"
+        engine = get_engine(name)
+        self._engine = engine
+        if self.output is not None:
+            output_format(self.output)  # an unknown extension fails before any work
+        qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+        if not engine.in_memory:
+            if self.local_suppression is not False:
+                raise ParameterError(
+                    "local_suppression",
+                    type(self).__name__,
+                    "False with an engine that does not hold the records in memory",
+                    self.local_suppression,
+                )
+            result, self._plan = fit_out_of_core(
+                self,
+                engine,
+                frame,
+                quasi_identifiers=qi,
+                specs=dict(hierarchies or {}),
+                roles=(identifying, sensitive, insensitive, others),
+                output=self.output,
+            )
+            self.result_ = _with_engine(result, name, reason)
+            self.transformation_ = result.transformation
+            self.quasi_identifiers_ = tuple(qi)
+            self.hierarchies_ = MappingProxyType(dict(zip(qi, self._plan.hierarchies, strict=True)))
+            self.__dict__.pop("_fitting", None)  # transform needs the records in memory
+            return self
+        if isinstance(frame, (str, Path)):
+            frame = read_table(frame)
+        elif isinstance(frame, pl.LazyFrame):
+            frame = frame.collect()
+        super().fit(
+            frame,
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            identifying=identifying,
+            sensitive=sensitive,
+            insensitive=insensitive,
+            others=others,
+            numeric=numeric,
+        )
+        if self.output is not None:
+            write_table(to_polars(self.result_.release)[0], self.output)
+        self.result_ = _with_engine(self.result_, name, reason)
+        return self
 
     def _encode(self, fitting: Fitting, engine: Engine) -> EncodedTable:
         """The encoded table, with the sensitive and population details models need."""
@@ -149,7 +247,10 @@ class FullDomain(Estimator):
         """Search the lattice and build the release; also the release with suppressed
         records masked (what the verification checks)."""
         data, qi, models, t0 = fitting.data, fitting.quasi_identifiers, fitting.models, fitting.t0
-        engine = get_engine(self.engine)
+        # fit() chose the engine; a subclass's own fit (a frame in memory) may not have
+        engine = getattr(self, "_engine", None) or get_engine(
+            "polars" if self.engine == "auto" else self.engine
+        )
         table = self._encode(fitting, engine)
         t1 = time.perf_counter()
 
@@ -316,6 +417,12 @@ class FullDomain(Estimator):
         return out.with_columns(
             [pl.when(hit_mask).then(star).otherwise(pl.col(c)).alias(c) for c in qi]
         )
+
+
+def _with_engine(result: AnonymizationResult, name: str, reason: str) -> AnonymizationResult:
+    """``result`` recording which engine ran and why."""
+    details = {**result.details, "engine": {"name": name, "reason": reason}}
+    return dataclasses.replace(result, details=MappingProxyType(details))
 
 
 def _all_star(qi: Sequence[str]) -> pl.Expr:

@@ -20,6 +20,7 @@ __all__ = [
     "OUTPUT_FORMATS",
     "WriteInfo",
     "escape_formulas",
+    "escape_formulas_lazy",
     "output_format",
     "write_table",
 ]
@@ -154,6 +155,25 @@ def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     if escaped:
         frame = frame.rename(dict(zip(frame.columns, names, strict=True)))
     return frame, escaped
+
+
+def escape_formulas_lazy(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """:func:`escape_formulas` as a lazy query, for releases streamed to CSV (the cells
+    escaped are not counted: that would take another pass over the data)."""
+    schema = frame.collect_schema()
+    names = {name: _escape_name(name) for name in schema.names()}
+    texts = [
+        name
+        for name, dtype in schema.items()
+        if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
+    ]
+    escaped = []
+    for n in texts:
+        text = pl.col(n).cast(pl.String)
+        flag = text.str.contains(_FORMULA_START) & ~text.str.contains(_NUMBER)
+        escaped.append(pl.when(flag).then("'" + text).otherwise(text).alias(n))
+    out = frame.with_columns(escaped) if escaped else frame
+    return out.rename(names) if any(k != v for k, v in names.items()) else out
 
 
 def _escape_name(name: str) -> str:

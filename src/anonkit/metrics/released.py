@@ -109,6 +109,7 @@ def released_classes(
     numeric: Sequence[str] = (),
     normalize: bool = False,
     starred_suppressed: bool = True,
+    weight: str | None = None,
 ) -> ReleasedClasses:
     """Group a released table into equivalence classes and count its sensitive values.
 
@@ -141,6 +142,9 @@ def released_classes(
     starred_suppressed
         Whether records whose every quasi-identifier is ``*`` are suppressed (the default)
         or form a class of fully generalized records like any other.
+    weight
+        A column holding how many records each row stands for (a release tallied by
+        :meth:`anonkit.engines.base.Engine.tally`); by default each row is one record.
 
     Raises
     ------
@@ -166,6 +170,12 @@ def released_classes(
     if frame.height == 0:
         raise EmptyDataError()
     specs = dict(hierarchies or {})
+    w = (
+        np.ones(frame.height, dtype=np.int64)
+        if weight is None
+        else frame[weight].to_numpy().astype(np.int64)
+    )
+    n_records = int(w.sum())
 
     # one code per distinct released value of each quasi-identifier (text order)
     codes: list[IntArray] = []
@@ -188,6 +198,8 @@ def released_classes(
             [col[kept] for col in codes], [len(lab) for lab in labels], with_inverse=True
         )
         assert inverse is not None
+        if weight is not None:
+            sizes = np.bincount(inverse, weights=w[kept], minlength=sizes.shape[0])
         key_codes = np.ascontiguousarray(uniq_codes.T).astype(np.int64)
     else:
         sizes = np.zeros(0, dtype=np.int64)
@@ -204,12 +216,14 @@ def released_classes(
             h = None
             value_labels, value_codes = _encode_values(frame[s], s)
         m = len(value_labels)
-        hist = np.bincount(inverse * m + value_codes[kept], minlength=n_classes * m)
+        hist = np.bincount(
+            inverse * m + value_codes[kept], weights=w[kept], minlength=n_classes * m
+        )
         columns[s] = SensitiveColumn(
             s,
             tuple(value_labels),
             hist.reshape(n_classes, m).astype(np.int64),
-            np.bincount(value_codes, minlength=m).astype(np.int64),
+            np.bincount(value_codes, weights=w, minlength=m).astype(np.int64),
             h,
         )
 
@@ -223,13 +237,13 @@ def released_classes(
         quasi_identifiers=tuple(qi),
         summary=ClassSummary(
             sizes.astype(np.int64),
-            frame.height,
+            n_records,
             MappingProxyType(columns),
             pop_counts,
             pop_size,
         ),
-        n_records=frame.height,
-        n_suppressed=int(star.sum()),
+        n_records=n_records,
+        n_suppressed=int(w[star].sum()),
         key_labels=tuple(labels),
         key_codes=key_codes,
     )

@@ -1,0 +1,217 @@
+"""Full-domain anonymization streamed from disk (engine="streaming") and engine="auto"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import anonkit
+from anonkit.exceptions import (
+    LeakError,
+    ParameterError,
+    ReleaseVerificationError,
+    ValuesNotInHierarchyError,
+)
+from anonkit.models import DistinctLDiversity, EqualDistanceTCloseness, KMap
+
+QI = ["age", "sex", "race", "marital-status", "education"]
+SENSITIVE = "occupation"
+
+
+@pytest.fixture(scope="module")
+def data(adult: tuple[pl.DataFrame, dict[str, Path]]) -> pl.DataFrame:
+    return adult[0].select([*QI, SENSITIVE]).head(6000)
+
+
+@pytest.fixture(scope="module")
+def hierarchies(adult: tuple[pl.DataFrame, dict[str, Path]]) -> dict[str, Path]:
+    return {c: adult[1][c] for c in QI}
+
+
+@pytest.fixture(scope="module")
+def parquet(data: pl.DataFrame, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("stream") / "adult.parquet"
+    data.write_parquet(path)
+    return path
+
+
+CASES: list[tuple[str, dict[str, Any]]] = [
+    ("k", {"k": 5, "suppression_limit": 0.02}),
+    ("k0", {"k": 10}),
+    ("l", {"k": 3, "privacy": [DistinctLDiversity(SENSITIVE, 3)], "suppression_limit": 0.05}),
+    (
+        "t",
+        {"k": 2, "privacy": [EqualDistanceTCloseness(SENSITIVE, 0.3)], "suppression_limit": 0.05},
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), CASES, ids=[c[0] for c in CASES])
+def test_streamed_release_equals_the_in_memory_one(
+    name: str, options: dict[str, Any], data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    keywords = {
+        "quasi_identifiers": QI,
+        "hierarchies": hierarchies,
+        "sensitive": [SENSITIVE],
+        **options,
+    }
+    memory = anonkit.anonymize(data, **keywords)
+    streamed = anonkit.anonymize(parquet, engine="streaming", **keywords)
+    assert isinstance(streamed.release, pl.LazyFrame)
+    assert streamed.transformation == memory.transformation
+    assert streamed.suppressed == memory.suppressed
+    assert streamed.verified
+    assert streamed.release.collect().equals(memory.release)
+    assert streamed.metrics["loss"] == pytest.approx(memory.metrics["loss"])
+    assert streamed.details["engine"]["name"] == "streaming"
+
+
+def test_lazy_frames_stream_and_drop_suppressed_records(
+    data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    keywords: dict[str, Any] = {
+        "quasi_identifiers": QI,
+        "hierarchies": hierarchies,
+        "sensitive": [SENSITIVE],
+        "k": 20,
+        "suppression_limit": 0.05,
+        "suppressed": "drop",
+    }
+    memory = anonkit.anonymize(data, **keywords)
+    streamed = anonkit.anonymize(pl.scan_parquet(parquet), engine="auto", **keywords)
+    assert streamed.details["engine"] == {
+        "name": "streaming",
+        "reason": "the input is a lazy query",
+    }
+    assert streamed.suppressed > 0
+    assert streamed.release.collect().equals(memory.release)
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_output_is_written_once_verified(
+    suffix: str, data: pl.DataFrame, parquet: Path, hierarchies: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / f"release{suffix}"
+    result = anonkit.anonymize(
+        parquet,
+        engine="streaming",
+        output=out,
+        quasi_identifiers=QI,
+        hierarchies=hierarchies,
+        sensitive=[SENSITIVE],
+        k=5,
+        suppression_limit=0.02,
+    )
+    assert out.is_file() and sorted(p.name for p in tmp_path.iterdir()) == [out.name]
+    memory = anonkit.anonymize(
+        data,
+        quasi_identifiers=QI,
+        hierarchies=hierarchies,
+        sensitive=[SENSITIVE],
+        k=5,
+        suppression_limit=0.02,
+    )
+    assert result.release.collect().equals(memory.release)
+
+
+def test_a_failed_verification_leaves_nothing(
+    parquet: Path, hierarchies: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anonkit.estimators.scaled as scaled
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise ReleaseVerificationError(["2-anonymity fails in 1 class(es) holding 1 records"])
+
+    monkeypatch.setattr(scaled, "verify_release", fail)
+    out = tmp_path / "release.parquet"
+    with pytest.raises(ReleaseVerificationError):
+        anonkit.anonymize(
+            parquet,
+            engine="streaming",
+            output=out,
+            quasi_identifiers=QI,
+            hierarchies=hierarchies,
+            others="drop",
+            k=2,
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_population_models_stream(data: pl.DataFrame, parquet: Path, hierarchies: Any) -> None:
+    sample = data.head(1500)
+    keywords: dict[str, Any] = {
+        "quasi_identifiers": QI,
+        "hierarchies": hierarchies,
+        "others": "drop",
+        "privacy": [KMap(3)],
+        "population": data,
+        "suppression_limit": 0.05,
+    }
+    memory = anonkit.anonymize(sample, **keywords)
+    streamed = anonkit.anonymize(sample.lazy(), engine="streaming", **keywords)
+    assert streamed.transformation == memory.transformation
+    assert streamed.release.collect().equals(memory.release)
+
+
+def test_streaming_errors_match_the_in_memory_ones(
+    data: pl.DataFrame, hierarchies: Any, tmp_path: Path
+) -> None:
+    bad = data.with_columns(
+        pl.when(pl.int_range(pl.len()) == 7)
+        .then(pl.lit("999"))
+        .otherwise(pl.col("age"))
+        .alias("age")
+    )
+    path = tmp_path / "bad.parquet"
+    bad.write_parquet(path)
+    keywords: dict[str, Any] = {
+        "quasi_identifiers": QI,
+        "hierarchies": hierarchies,
+        "others": "drop",
+        "k": 2,
+    }
+    with pytest.raises(ValuesNotInHierarchyError) as streamed:
+        anonkit.anonymize(path, engine="streaming", **keywords)
+    with pytest.raises(ValuesNotInHierarchyError) as memory:
+        anonkit.anonymize(bad, **keywords)
+    assert str(streamed.value) == str(memory.value)
+    with pytest.raises(ParameterError, match="local_suppression"):
+        anonkit.anonymize(path, engine="streaming", local_suppression=True, **keywords)
+    with pytest.raises(ParameterError, match="engine"):
+        anonkit.anonymize(path, engine="streaming", algorithm="mondrian", **keywords)
+
+
+def test_leak_check_reads_the_first_records(data: pl.DataFrame, hierarchies: Any) -> None:
+    leaky = data.with_columns(pl.col("education").alias("education-copy"))
+    with pytest.raises(LeakError, match="education-copy"):
+        anonkit.anonymize(
+            leaky.lazy(),
+            engine="streaming",
+            quasi_identifiers=QI,
+            hierarchies=hierarchies,
+            insensitive=["education-copy"],
+            others="drop",
+            k=2,
+        )
+
+
+def test_auto_keeps_small_files_in_memory_and_streams_big_ones(
+    data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    keywords: dict[str, Any] = {
+        "quasi_identifiers": QI,
+        "hierarchies": hierarchies,
+        "others": "drop",
+        "k": 5,
+    }
+    small = anonkit.anonymize(parquet, engine="auto", **keywords)
+    assert small.details["engine"]["name"] == "polars"
+    assert isinstance(small.release, pl.DataFrame)
+    big = anonkit.anonymize(parquet, engine="auto", memory_share=1e-9, **keywords)
+    assert big.details["engine"]["name"] == "streaming"
+    assert "memory" in big.details["engine"]["reason"]
+    assert big.release.collect().equals(small.release)
