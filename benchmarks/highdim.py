@@ -85,6 +85,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--adult-target", action="store_true", help="the Adult target instead")
     p.add_argument("--output", default=str(common.RESULTS_PATH), help="results file")
+    p.add_argument("--name", default="", help="suffix of the recorded section's name")
     args = p.parse_args(argv)
     if args.quick:
         args.k, args.seeds, args.budget = "5", 3, 10.0
@@ -284,8 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     command = common.command_line()
     info = common.machine_info()
     body_lines = adult_target(args) if args.adult_target else highdim(args)
-    name = SECTION + ("_adult" if args.adult_target else "")
+    name = (
+        SECTION + ("_adult" if args.adult_target else "") + (f"_{args.name}" if args.name else "")
+    )
     title = TITLE + (": the Adult target" if args.adult_target else "")
+    title += f" ({args.name})" if args.name else ""
     body = "\n".join([*common.section_preamble(title, command, info), "", *body_lines, ""])
     path = common.update_section(name, body, args.output)
     print(f"wrote section {name!r} of {path}", file=sys.stderr)

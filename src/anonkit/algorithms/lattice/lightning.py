@@ -21,7 +21,7 @@ bottom-up Lightning finds no solution within a second on the 24-column credit ta
    of 3 seeds, 5 % suppression).
 4. **Restarts.** When no swap helps, the next round climbs a new greedy path with
    randomly perturbed column prices (seeded), alternately from the bottom and from the
-   incumbent with two to four columns lowered (a kick, as in iterated local search).
+   incumbent with a few columns lowered (a kick, as in iterated local search).
    When the local minimum suppresses records, its successors are tried before the
    swaps: coarser levels suppress fewer records, which can cost less (on Adult with
    discernibility and 4 % suppression this finds the optimum within 1 s for k = 5, 10
@@ -146,11 +146,15 @@ class Lightning(AnytimeSearch):
         return res
 
     def _kick(self, levels: Levels) -> Levels:
-        """``levels`` with two to four random columns lowered to a random level (a restart
-        near the incumbent: the path from there climbs back with new prices)."""
+        """``levels`` with 2 to ``min(8, width / 3)`` random columns lowered to a random
+        level (a restart near the incumbent: the path from there climbs back with new
+        prices). Up to 8 rather than 4 columns lowers the loss reached on the credit table
+        (800 nodes, 5 % suppression, 3 seeds) from 0.691 to 0.684."""
         width = len(levels)
         kicked = list(levels)
-        for j in self._rng.sample(range(width), min(width, self._rng.randint(2, 4))):
+        for j in self._rng.sample(
+            range(width), min(width, self._rng.randint(2, max(2, min(8, width // 3))))
+        ):
             kicked[j] = self._rng.randint(0, kicked[j])
         return tuple(kicked)
 
