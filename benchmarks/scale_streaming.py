@@ -1,0 +1,169 @@
+"""Streaming anonymization of a table larger than memory, against the physical floor.
+
+The floor is what polars itself needs to touch the rows twice: scan the Parquet file and
+``group_by`` the quasi-identifiers once, plus scan it and write the same rows once. The
+script times, each in a fresh process (so that its peak RSS is its own):
+
+* ``floor_count``: ``scan_parquet(...).group_by(QI).len()`` (streaming engine);
+* ``floor_copy``: ``scan_parquet(...).sink_parquet(...)``;
+* ``streaming``: ``anonkit.anonymize(path, engine="streaming", output=...)`` end to end
+  (read, count, search, write, verify), k = 10, 4 % suppression, ``occupation``
+  sensitive (released as is) and ``salary-class`` insensitive;
+* ``memory`` (``--memory``): the same with the in-memory polars engine (reads the file).
+
+The table is :mod:`scale_data`'s (generated once and cached). Run from the repository
+root::
+
+    PYTHONPATH=src .venv/bin/python benchmarks/scale_streaming.py --rows 10000000 \\
+        [--memory] [--record]
+
+``--record`` writes the section ``scale_streaming_ROWS`` of ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as common  # noqa: E402
+import scale_data  # noqa: E402
+
+STEPS = ("floor_count", "floor_copy", "streaming", "memory")
+
+
+def run_step(step: str, data: Path, out: Path, k: int, suppression: float) -> dict[str, Any]:
+    """Run one step in this process; its wall time, peak RSS and anonkit's timings."""
+    import polars as pl
+
+    import anonkit
+
+    qi = scale_data.QUASI_IDENTIFIERS
+    t0 = time.perf_counter()
+    extra: dict[str, Any] = {}
+    if step == "floor_count":
+        pl.scan_parquet(data).group_by(qi).len().collect(engine="streaming")
+    elif step == "floor_copy":
+        pl.scan_parquet(data).sink_parquet(out)
+    else:
+        result = anonkit.anonymize(
+            data,
+            engine="streaming" if step == "streaming" else "polars",
+            output=out,
+            quasi_identifiers=qi,
+            hierarchies=scale_data.hierarchies(),
+            sensitive=[scale_data.SENSITIVE],
+            insensitive=[scale_data.INSENSITIVE],
+            k=k,
+            suppression_limit=suppression,
+        )
+        extra = {
+            "timing": dict(result.timing),
+            "suppressed": result.suppressed,
+            "transformation": dict(result.transformation),
+        }
+    wall = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"step": step, "wall": wall, "rss": rss, **extra}
+
+
+def measure(step: str, data: Path, k: int, suppression: float) -> dict[str, Any]:
+    """:func:`run_step` in a fresh process."""
+    with tempfile.TemporaryDirectory(dir=data.parent) as tmp:
+        out = Path(tmp) / "out.parquet"
+        cmd = [
+            sys.executable,
+            __file__,
+            "--step",
+            step,
+            "--data",
+            str(data),
+            "--out",
+            str(out),
+            "--k",
+            str(k),
+            "--suppression",
+            str(suppression),
+        ]
+        done = subprocess.run(cmd, capture_output=True, text=True, env=os.environ, check=False)
+        if done.returncode:
+            raise RuntimeError(f"{step} failed:\n{done.stderr[-3000:]}")
+        return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "anonkit-scale")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--suppression", type=float, default=0.04)
+    p.add_argument("--memory", action="store_true", help="also time the in-memory engine")
+    p.add_argument("--record", action="store_true", help="write the results to RESULTS.md")
+    p.add_argument("--step", choices=STEPS, help=argparse.SUPPRESS)
+    p.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.step:
+        print(json.dumps(run_step(args.step, args.data, args.out, args.k, args.suppression)))
+        return 0
+    command, info = common.command_line(), common.machine_info()
+    data = scale_data.write(args.rows, args.data_dir / f"scale_{args.rows}.parquet")
+    steps = [s for s in STEPS if s != "memory" or args.memory]
+    results = {}
+    for step in steps:
+        results[step] = measure(step, data, args.k, args.suppression)
+        r = results[step]
+        print(f"{step}: {r['wall']:.1f} s, peak RSS {r['rss'] / 2**30:.2f} GiB", flush=True)
+    floor = results["floor_count"]["wall"] + results["floor_copy"]["wall"]
+    rows = []
+    for step in steps:
+        r = results[step]
+        timing = r.get("timing", {})
+        stages = ", ".join(
+            f"{s} {timing[s]:.1f}" for s in ("encode", "search", "release") if s in timing
+        )
+        rows.append(
+            f"| {step} | {r['wall']:.1f} | {r['wall'] / floor:.2f} | {r['rss'] / 2**30:.2f} "
+            f"| {stages} |"
+        )
+    table = "\n".join(
+        [
+            "| step | wall s | ÷ floor | peak RSS GiB | anonkit stages (s) |",
+            "|---|---:|---:|---:|---|",
+            *rows,
+        ]
+    )
+    print(f"floor = {floor:.1f} s\n{table}")
+    if args.record:
+        lines = common.section_preamble(
+            f"## Streaming anonymization, {args.rows:,} rows", command, info
+        )
+        lines += [
+            "",
+            f"Table: `benchmarks/scale_data.py` ({args.rows:,} rows, 8 QIs, Parquet, "
+            f"{data.stat().st_size / 2**20:.0f} MiB); k = {args.k}, "
+            f"{args.suppression:.0%} suppression. Floor = floor_count + floor_copy = "
+            f"{floor:.1f} s. Each step in a fresh process.",
+            "",
+            table,
+            "",
+            f"Transformation: {results['streaming'].get('transformation')}; suppressed "
+            f"{results['streaming'].get('suppressed'):,} records.",
+            "",
+        ]
+        common.update_section(f"scale_streaming_{args.rows}", "\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
