@@ -26,9 +26,14 @@ from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.core.transform import ReleasePlan
-from anonkit.engines.base import SensitiveSpec, get_engine
+from anonkit.engines.base import COUNT, SensitiveSpec, get_engine
 from anonkit.engines.polars_engine import PolarsEngine
-from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+from anonkit.exceptions import (
+    EmptyDataError,
+    MissingValuesError,
+    UnknownColumnError,
+    ValuesNotInHierarchyError,
+)
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (the spark extra)")
 
@@ -328,11 +333,12 @@ def test_apply_releases_float_and_padded_values(spark: Any, mixed: pl.DataFrame)
 
 
 def test_large_hierarchies_are_joined(spark: Any, mixed: pl.DataFrame, monkeypatch) -> None:
-    """Hierarchies past ``MAP_LEAVES`` leaves are looked up by a broadcast join: the same
-    counts, errors and release."""
+    """Hierarchies past ``MAP_LEAVES`` leaves are looked up by a broadcast join, and codes
+    past ``PACK_LIMIT`` are grouped column by column: the same counts, errors and release."""
     from anonkit.engines import spark_engine
 
     monkeypatch.setattr(spark_engine, "MAP_LEAVES", 0)
+    monkeypatch.setattr(spark_engine, "PACK_LIMIT", 0)  # one column per code
     polars = PolarsEngine()
     columns = list(mixed.columns)
     hierarchies = [grouped(polars.distinct(mixed, c), c) for c in columns]
@@ -358,11 +364,57 @@ def test_large_hierarchies_are_joined(spark: Any, mixed: pl.DataFrame, monkeypat
     assert sorted_rows(got_release) == sorted_rows(expected_release)
 
 
+# ------------------------------------------------------- what the fit needs besides
+def test_columns_head_and_tally(spark: Any) -> None:
+    frame, _ = random_table(8)
+    source, engine = to_spark(spark, frame), SparkEngine()
+    assert engine.columns(source) == frame.columns
+    head = engine.head(source, 5)
+    assert head.schema == frame.schema and head.height == 5
+    tally = engine.tally(source, ["sex", "zip"])
+    expected = frame.group_by(["sex", "zip"]).len(name=COUNT).cast({COUNT: pl.Int64})
+    assert tally.schema == expected.schema
+    assert sorted_rows(tally) == sorted_rows(expected)
+
+
+def test_write_replaces_atomically_and_reads_back(spark: Any, tmp_path: Path) -> None:
+    frame = pl.DataFrame({"a": ["=cmd", "-3", "x", None], "@b": [1, 2, 3, 4]})
+    source, engine = to_spark(spark, frame), SparkEngine()
+    parquet, csv = tmp_path / "out.parquet", tmp_path / "out.csv"
+    engine.write(source, parquet)
+    engine.write(source.limit(2), parquet)  # replaces the first release
+    assert sorted_rows(pl.read_parquet(parquet / "*.parquet")) == sorted_rows(frame.head(2))
+    assert sorted_rows(engine.head(engine.read(parquet), 10)) == sorted_rows(frame.head(2))
+    engine.write(source, csv)
+    written = pl.read_csv(csv / "*.csv", infer_schema=False)
+    assert written.columns == ["a", "'@b"]
+    assert sorted(written["a"].to_list(), key=repr) == sorted(["'=cmd", "-3", "x", None], key=repr)
+    failing = source.select(F_col("a").cast("int").alias("a"))  # ANSI cast fails on "x"
+    with pytest.raises(Exception):  # noqa: B017 - Spark's own error
+        engine.write(failing, parquet)
+    assert sorted_rows(pl.read_parquet(parquet / "*.parquet")) == sorted_rows(frame.head(2))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.parquet"]
+
+
+def F_col(name: str) -> Any:  # noqa: N802 - pyspark's F.col
+    from pyspark.sql import functions as F
+
+    return F.col(name)
+
+
 # --------------------------------------------------------------------------- misc
 def test_registered_and_out_of_memory() -> None:
     engine = get_engine("spark")
     assert isinstance(engine, SparkEngine)
     assert engine.name == "spark" and engine.in_memory is False
+
+
+def test_unknown_column_named(spark: Any) -> None:
+    source = to_spark(spark, pl.DataFrame({"a": ["x"], "b": ["y"]}))
+    with pytest.raises(
+        UnknownColumnError, match="Unknown column\\(s\\) 'c'; the data has 'a', 'b'"
+    ):
+        SparkEngine().count(source, ["a", "c"], [flat(["x"], "a"), flat(["z"], "c")])
 
 
 def test_rejects_other_sources() -> None:

@@ -39,11 +39,14 @@ Choices and known differences
 
 from __future__ import annotations
 
+import math
 import re
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
@@ -51,6 +54,8 @@ from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT
+from anonkit.exceptions import UnknownColumnError
+from anonkit.io.write import FORMULA_PREFIXES, output_format
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -148,6 +153,9 @@ def _float_leaves(leaves: Sequence[str], dtype: DataType) -> list[tuple[int, flo
     ]
 
 
+#: Grouped counts key each combination of codes by one 64-bit integer when the product of
+#: the hierarchies' sizes stays at most this; otherwise they group by one column per code.
+PACK_LIMIT = 2**62
 #: Hierarchies with at most this many leaves are looked up in a map literal (each record
 #: scans it); larger ones by a broadcast hash join.
 MAP_LEAVES = 64
@@ -214,6 +222,54 @@ def _lookup(
     return joined.drop(join)
 
 
+_POLARS_TYPES: dict[str, pl.DataType] = {
+    "string": pl.String(),
+    "bigint": pl.Int64(),
+    "int": pl.Int32(),
+    "smallint": pl.Int16(),
+    "tinyint": pl.Int8(),
+    "double": pl.Float64(),
+    "float": pl.Float32(),
+    "boolean": pl.Boolean(),
+    "date": pl.Date(),
+}
+#: Text that a spreadsheet would run as a formula, and numbers, which it would not
+#: (:func:`anonkit.io.write.escape_formulas`, in Java's regular expressions).
+_FORMULA_START = "^[=+\\-@\t\r]"
+_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+
+
+def _to_polars(df: DataFrame) -> pl.DataFrame:
+    """A small Spark DataFrame collected into a polars frame (types other than numbers,
+    booleans, text and dates come as text)."""
+    from pyspark.sql import functions as F
+
+    schema = {f.name: _POLARS_TYPES.get(f.dataType.simpleString()) for f in df.schema.fields}
+    df = df.select(
+        *[F.col(c) if t is not None else F.col(c).cast("string") for c, t in schema.items()]
+    )
+    types = {c: t if t is not None else pl.String() for c, t in schema.items()}
+    return pl.DataFrame([tuple(r) for r in df.collect()], schema=types, orient="row")
+
+
+def _escape_formulas(df: DataFrame) -> DataFrame:
+    """:func:`anonkit.io.write.escape_formulas_lazy` in Spark: text cells and column names
+    a spreadsheet would run as formulas get a leading ``'`` (numbers are left alone)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    out = []
+    for field in df.schema.fields:
+        col, name = F.col(field.name), field.name
+        if isinstance(field.dataType, StringType):
+            flag = col.rlike(_FORMULA_START) & ~col.rlike(_NUMBER)
+            col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
+        if name.startswith(FORMULA_PREFIXES) and re.fullmatch(_NUMBER, name) is None:
+            name = "'" + name
+        out.append(col.alias(name))
+    return df.select(*out)
+
+
 def _polars_text(values: Sequence[Any], dtype: DataType) -> list[str | None]:
     """Floats brought to the driver, printed as polars prints them."""
     series = pl.Series("v", list(values), dtype=pl.Float64).cast(_polars_float(dtype))
@@ -245,8 +301,21 @@ class SparkEngine(GroupingEngine):
     def __init__(self, session: SparkSession | None = None) -> None:
         self.session = session
 
-    def frame(self, source: Any) -> DataFrame:
-        """``source`` as a Spark DataFrame (paths are read by the session)."""
+    def frame(self, source: Any, columns: Sequence[str] = ()) -> DataFrame:
+        """``source`` as a Spark DataFrame (paths are read by the session).
+
+        Raises
+        ------
+        UnknownColumnError
+            If the frame lacks one of ``columns``.
+        """
+        df = self._read(source)
+        lacking = [c for c in columns if c not in df.columns]
+        if lacking:
+            raise UnknownColumnError(lacking, df.columns)
+        return df
+
+    def _read(self, source: Any) -> DataFrame:
         from pyspark.sql import DataFrame
 
         if isinstance(source, DataFrame):
@@ -297,7 +366,7 @@ class SparkEngine(GroupingEngine):
     ) -> pl.DataFrame:
         from pyspark.sql import functions as F
 
-        df = self.frame(source)
+        df = self.frame(source, [*columns, *sensitive])
         types = {f.name: f.dataType for f in df.schema.fields}
         coded = self._codes(df, columns, hierarchies)
         sens = [
@@ -308,17 +377,37 @@ class SparkEngine(GroupingEngine):
             ).alias(f"{_PREFIX}s{i}__")
             for i, c in enumerate(sensitive)
         ]
-        keys = [F.col(c + _PREFIX).alias(c) for c in columns]
+        # one 64-bit key per combination when the codes fit (faster to shuffle and group)
+        radices = [len(h.leaves) + 2 for h in hierarchies]  # codes shifted past -2, -1
+        steps = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+        packed = math.prod(radices) <= PACK_LIMIT
+        if packed:
+            key = sum(
+                (
+                    (F.col(c + _PREFIX) + 2) * F.lit(step).cast("bigint")
+                    for c, step in zip(columns, steps, strict=True)
+                ),
+                F.lit(0).cast("bigint"),
+            )
+            keys = [key.alias(_ID)]
+        else:
+            keys = [F.col(c + _PREFIX).alias(c) for c in columns]
+        names = [f"{_PREFIX}s{i}__" for i in range(len(sensitive))]
         grouped = (
             coded.select(*keys, *sens)
-            .groupBy(*columns, *[f"{_PREFIX}s{i}__" for i in range(len(sensitive))])
+            .groupBy(*([_ID] if packed else columns), *names)
             .agg(F.count(F.lit(1)).alias(COUNT))
         )
         rows = grouped.collect()
         data: dict[str, Any] = {}
-        width = len(columns)
-        for j, c in enumerate(columns):
-            data[c] = pl.Series(c, [r[j] for r in rows], dtype=pl.Int64)
+        width = 1 if packed else len(columns)
+        if packed:
+            packed_keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            for c, step, radix in zip(columns, steps, radices, strict=True):
+                data[c] = pl.Series(c, (packed_keys // step) % radix - 2, dtype=pl.Int64)
+        else:
+            for j, c in enumerate(columns):
+                data[c] = pl.Series(c, [r[j] for r in rows], dtype=pl.Int64)
         for i, s in enumerate(sensitive):
             raw = [r[width + i] for r in rows]
             text = _polars_text(raw, types[s]) if _is_float(types[s]) else raw
@@ -345,7 +434,7 @@ class SparkEngine(GroupingEngine):
     ) -> tuple[list[str], int]:
         from pyspark.sql import functions as F
 
-        df = self.frame(source)
+        df = self.frame(source, [column])
         dtype = df.schema[column].dataType
         value = F.col(column) if _is_float(dtype) else _text(column, dtype)
         present = df.filter(~_missing(column, dtype)).select(F.col(column), value.alias(_ID))
@@ -360,7 +449,7 @@ class SparkEngine(GroupingEngine):
         return [str(v) for v in first], int(total)
 
     def distinct(self, source: Any, column: str) -> list[str]:
-        df = self.frame(source)
+        df = self.frame(source, [column])
         dtype = df.schema[column].dataType
         from pyspark.sql import functions as F
 
@@ -381,7 +470,7 @@ class SparkEngine(GroupingEngine):
         """
         from pyspark.sql import functions as F
 
-        df = self.frame(source)
+        df = self.frame(source, plan.columns)
         order = [c for c in df.columns if c not in set(plan.drop)]
         cols = list(plan.columns)
         out = df
@@ -409,3 +498,56 @@ class SparkEngine(GroupingEngine):
                     *[F.when(hit, star).otherwise(F.col(c)).alias(c) for c in cols],
                 )
         return out.select(*order)
+
+    def columns(self, source: Any) -> list[str]:
+        return list(self.frame(source).columns)
+
+    def head(self, source: Any, n: int) -> pl.DataFrame:
+        return _to_polars(self.frame(source).limit(n))
+
+    def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
+        from pyspark.sql import functions as F
+
+        df = self.frame(frame, columns)
+        grouped = df.groupBy(*columns).agg(F.count(F.lit(1)).alias(COUNT))
+        return _to_polars(grouped).cast({COUNT: pl.Int64})
+
+    def read(self, path: str | Path) -> DataFrame:
+        return self.frame(path)
+
+    def write(self, release: Any, path: str | Path) -> None:
+        """Write ``release`` as a Spark output directory at ``path`` (Parquet, or CSV/TSV
+        with a header line and formula-like cells escaped, as the extension says).
+
+        Spark writes to a hidden sibling directory, which is renamed to ``path`` once the
+        job has committed (an existing ``path`` is replaced); a failed job leaves
+        ``path`` as it was.
+
+        Raises
+        ------
+        OutputFormatError
+            If the extension names no supported format.
+        """
+        target = str(path)
+        fmt = output_format(target)
+        df = self.frame(release)
+        session = df.sparkSession
+        parent, _, name = target.rstrip("/").rpartition("/")
+        tmp = f"{parent}/.{name}.{uuid.uuid4().hex}.tmp" if parent else f".{name}.tmp"
+        jvm = session._jvm  # noqa: SLF001 - Hadoop's FileSystem has no Python API
+        assert jvm is not None
+        hadoop = jvm.org.apache.hadoop.fs.Path
+        fs = hadoop(target).getFileSystem(session._jsc.hadoopConfiguration())  # noqa: SLF001
+        try:
+            if fmt == "parquet":
+                df.write.mode("errorifexists").parquet(tmp)
+            else:
+                sep = "\t" if fmt == "tsv" else ","
+                _escape_formulas(df).write.mode("errorifexists").csv(tmp, header=True, sep=sep)
+            if fs.exists(hadoop(target)):
+                fs.delete(hadoop(target), True)
+            if not fs.rename(hadoop(tmp), hadoop(target)):
+                raise OSError(f"could not rename Spark's output to {target!r}")
+        finally:
+            if fs.exists(hadoop(tmp)):
+                fs.delete(hadoop(tmp), True)
