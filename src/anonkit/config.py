@@ -43,7 +43,9 @@ Format
     algorithm = "flash"            # flash, exhaustive, samarati, datafly, incognito,
                                    # mondrian, greedy_merge, microaggregation
     metric = "loss"                # see anonkit.metrics.generalization.METRICS
-    engine = "polars"              # or "numpy"
+    engine = "polars"              # in memory; "streaming" (larger than memory), "spark",
+                                   # "auto" (streams files above memory_share of RAM)
+    memory_share = 0.25            # engine "auto": stream above this share of memory
     mode = "strict"                # mondrian: strict or relaxed
     cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...
     method = "mdav"                # microaggregation: univariate, mdav, gmm
@@ -70,6 +72,7 @@ missing configuration file raises :class:`~anonkit.exceptions.InputFileError`.
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -80,6 +83,7 @@ from typing import TYPE_CHECKING, Any
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, anonymize
 from anonkit.core.resolve import resolve_hierarchy
+from anonkit.engines.base import choose_engine, get_engine
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
@@ -87,7 +91,7 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownNameError,
 )
-from anonkit.io.tables import read_table
+from anonkit.io.tables import read_table, scan_table
 from anonkit.metrics.generalization import METRICS
 from anonkit.models.registry import model_from_config
 
@@ -99,14 +103,29 @@ if TYPE_CHECKING:
     from anonkit.progress import Progress
     from anonkit.result import AnonymizationResult
 
-__all__ = ["AnonymizeConfig", "load_config", "prepare_inputs", "resolve_hierarchies", "run_config"]
+__all__ = [
+    "AnonymizeConfig",
+    "chosen_engine",
+    "load_config",
+    "prepare_inputs",
+    "resolve_hierarchies",
+    "run_config",
+]
 
 _TOP_KEYS = ("input", "output", "separator")
 #: Values of [attributes] others and [release] csv_formulas.
 OTHERS = ("error", "drop", "keep")
 CSV_FORMULAS = ("escape", "keep")
 #: Algorithm options of [search], passed to :func:`anonkit.anonymize` as they are.
-_SEARCH_OPTIONS = ("mode", "split", "numeric_release", "cost", "method", "aggregate")
+_SEARCH_OPTIONS = (
+    "mode",
+    "split",
+    "numeric_release",
+    "cost",
+    "method",
+    "aggregate",
+    "memory_share",
+)
 _SECTIONS: dict[str, tuple[str, ...]] = {
     "read": ("separator", "encoding", "missing", "strip"),
     "attributes": (
@@ -494,18 +513,49 @@ def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hie
     return frame, resolve_hierarchies(config, frame)
 
 
+def chosen_engine(config: AnonymizeConfig) -> tuple[str, str]:
+    """The engine a run of ``config`` uses, and why (``engine = "auto"`` looks at the
+    input file's size)."""
+    if config.engine != "auto":
+        return config.engine, "chosen in the configuration"
+    share = float(config.options.get("memory_share", 0.25))
+    return choose_engine(config.input, share)
+
+
 def run_config(
     config: AnonymizeConfig,
     *,
     progress: Progress | None = None,
     inputs: tuple[pl.DataFrame, Mapping[str, Any]] | None = None,
+    output: Path | None = None,
 ) -> AnonymizationResult:
-    """Read the input (unless ``inputs`` from :func:`prepare_inputs` is given) and anonymize."""
+    """Read the input (unless ``inputs`` from :func:`prepare_inputs` is given) and anonymize.
 
-    frame, hierarchies = inputs if inputs is not None else prepare_inputs(config)
+    When the engine does not hold the records in memory (``streaming``, ``spark``, or
+    ``auto`` choosing one of them), the input is not read but scanned, and the release is
+    written to ``output`` by the engine (required then); the result's ``release`` reads it.
+    """
     kwargs = config.anonymize_kwargs()
-    kwargs["hierarchies"] = {**kwargs["hierarchies"], **hierarchies}
     population = None
     if config.population is not None:
         population = read_table(config.population, **config.read_kwargs())
+    name, reason = chosen_engine(config)
+    if inputs is None and not get_engine(name).in_memory:
+        if output is None:
+            raise ConfigError(f"The {name} engine writes the release itself: give an output file.")
+        source = (
+            scan_table(config.input, **config.read_kwargs())
+            if name == "streaming"
+            else config.input
+        )
+        kwargs["engine"] = name
+        result = anonymize(
+            source, progress=progress, population=population, output=output, **kwargs
+        )
+        details = {**result.details, "engine": {"name": name, "reason": reason}}
+        return dataclasses.replace(result, details=MappingProxyType(details))
+    frame, hierarchies = inputs if inputs is not None else prepare_inputs(config)
+    kwargs["hierarchies"] = {**kwargs["hierarchies"], **hierarchies}
+    if kwargs["engine"] == "auto":
+        kwargs["engine"] = "polars"  # the table is in memory now
     return anonymize(frame, progress=progress, population=population, **kwargs)

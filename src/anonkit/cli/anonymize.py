@@ -27,7 +27,8 @@ from anonkit.cli.common import (
     stdout_console,
     summary_table,
 )
-from anonkit.config import load_config, resolve_hierarchies, run_config
+from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
+from anonkit.engines.base import get_engine
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.progress import start_stage
@@ -73,6 +74,16 @@ def anonymize_command(
             show_default=False,
         ),
     ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="Where the records are counted and released: polars (in memory), streaming "
+            "(tables larger than memory, read as they stream), spark, or auto (streams files "
+            "too large for memory); overrides 'engine' of \\[search].",
+            show_default=False,
+        ),
+    ] = None,
     progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -80,6 +91,8 @@ def anonymize_command(
     cfg = load_config(config)
     if leak_check is not None:
         cfg = dataclasses.replace(cfg, leak_check=leak_check)
+    if engine is not None:
+        cfg = dataclasses.replace(cfg, engine=engine)
     target = output if output is not None else cfg.output
     if target is None:
         raise ConfigError(f"No output file: set 'output' in {config} or pass -o/--output.")
@@ -90,6 +103,20 @@ def anonymize_command(
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
+    if not get_engine(chosen_engine(cfg)[0]).in_memory:
+        name = chosen_engine(cfg)[0]
+        if html is not None:
+            raise ConfigError(
+                "--html measures the release row by row against the input in memory; it is "
+                f"not available with the {name} engine."
+            )
+        if fmt != "parquet" and cfg.csv_formulas == "keep":
+            raise ConfigError(
+                f'The {name} engine always escapes formulas in CSV output; write Parquet or '
+                'drop csv_formulas = "keep".'
+            )
+        _anonymize_streamed(cfg, target, summary, report, progress, quiet, notes)
+        return
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {cfg.input.name}")
         frame, info = read_table_info(cfg.input, **cfg.read_kwargs())
@@ -168,6 +195,56 @@ def anonymize_command(
         console.print(f"report written to {report}")
     if html is not None:
         console.print(f"full report written to {html}")
+
+
+def _anonymize_streamed(
+    cfg: AnonymizeConfig,
+    target: Path,
+    summary: Path | None,
+    report: Path | None,
+    progress: bool | None,
+    quiet: bool,
+    notes: Console,
+) -> None:
+    """The run with an engine that does not read the table into memory: the engine writes
+    (and verifies) the release itself."""
+    with progress_reporter(progress, quiet=quiet) as bar:
+        start_stage(bar, f"Scanning {cfg.input.name}")
+        result = run_config(cfg, progress=bar, output=target)
+        html_text = None
+        if report is not None:
+            from anonkit.report.html import render_html
+
+            html_text = render_html(
+                result,
+                title=f"Anonymization of {cfg.input.name}",
+                config_summary={**cfg.summary(), "output": str(target)},
+            )
+        summary_data = {
+            **result.to_dict(),
+            "input": {"engine": dict(result.details["engine"])},
+            "output": {
+                "format": output_format(target),
+                "csv_formulas": "escape",
+                "escaped_cells": None,
+            },
+        }
+        if summary is not None:
+            atomic_write_text(summary, json.dumps(summary_data, indent=2) + "\n")
+        if report is not None and html_text is not None:
+            atomic_write_text(report, html_text)
+    for warning in result.checks.get("leak_warnings", ()):
+        notes.print(f"warning: {warning['reason']}")
+    console = stdout_console(quiet)
+    engine = result.details["engine"]
+    console.print(f"engine: {engine['name']} ({engine['reason']})")
+    console.print(summary_table(result))
+    console.print(risk_table(result))
+    console.print(f"release written to {target}")
+    if summary is not None:
+        console.print(f"summary written to {summary}")
+    if report is not None:
+        console.print(f"report written to {report}")
 
 
 def _full_report(

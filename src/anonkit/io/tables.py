@@ -43,6 +43,7 @@ __all__ = [
     "escape_formulas",
     "output_format",
     "read_table",
+    "scan_table",
     "read_table_info",
     "unknown_column_hint",
     "write_table",
@@ -108,6 +109,62 @@ def read_table(
     return read_table_info(
         path, separator=separator, encoding=encoding, missing=missing, strip=strip
     )[0]
+
+
+def scan_table(
+    path: str | Path,
+    *,
+    separator: str | None = None,
+    encoding: str = "utf-8",
+    missing: Sequence[str] = ("",),
+    strip: bool = False,
+) -> pl.LazyFrame:
+    """A CSV/TSV or Parquet file as a lazy query, for tables too large to read.
+
+    The same options as :func:`read_table`; the separator is sniffed from the first
+    records when not given, every CSV column is text, missing tokens become nulls.
+    :func:`read_table` checks the whole file before parsing it (encoding, quoting, ragged
+    rows, each with its line); a scan parses as it goes, so such faults surface as polars'
+    own parse errors, and only UTF-8 is read.
+
+    Raises
+    ------
+    ParameterError
+        If an option is invalid, or ``encoding`` is not UTF-8 for a CSV file.
+    InputEncodingError
+        If the first records are not UTF-8.
+    """
+    tokens = _check_read_parameters(separator, encoding, missing)
+    p = Path(path)
+    if not p.is_file():
+        raise InputFileError(p, "no such file")
+    if p.suffix.lower() in (".parquet", ".pq"):
+        lazy = pl.scan_parquet(p)
+        names = lazy.collect_schema().names()
+        _check_names(p, names)
+        return lazy
+    if codecs.lookup(encoding).name != "utf-8":
+        raise ParameterError(
+            "encoding", "scan_table", "'utf-8' when a CSV file is streamed", encoding
+        )
+    with p.open("rb") as f:
+        head = f.read(1 << 20)
+    text, whole = sample_text(p, head, complete=len(head) < (1 << 20))
+    sep = separator or sniff_separator(text, whole) or ","
+    _check_names(p, header_fields(text, sep))
+    lazy = pl.scan_csv(
+        p,
+        separator=sep,
+        infer_schema=False,
+        null_values=[t for t in tokens if t] or None,
+    )
+    if strip:
+        lazy = lazy.with_columns(pl.all().str.strip_chars())
+    if tokens:
+        lazy = lazy.with_columns(
+            pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
+        )
+    return lazy
 
 
 def read_table_info(

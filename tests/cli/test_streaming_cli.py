@@ -1,0 +1,82 @@
+"""``anonkit anonymize --engine streaming|auto``: a table scanned, not read (issue 17)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from anonkit.cli.main import app
+from anonkit.datasets import adult_path
+
+runner = CliRunner()
+QI = ["age", "sex", "race", "education", "marital-status"]
+
+
+def _config(folder: Path, data: Path, output: str, extra: str = "") -> Path:
+    hierarchies = "\n".join(f'"{c}" = "{adult_path() / f"adult_hierarchy_{c}.csv"}"' for c in QI)
+    text = (
+        f'input = "{data}"\noutput = "{output}"\n\n[attributes]\n'
+        f'quasi_identifiers = {json.dumps(QI)}\nothers = "drop"\n\n'
+        f"[hierarchies]\n{hierarchies}\n\n[privacy]\nk = 5\nsuppression_limit = 0.02\n"
+        f"{extra}"
+    )
+    path = folder / "run.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    res = runner.invoke(app, list(args))
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    return res.exit_code, res.stdout, res.stderr
+
+
+@pytest.fixture(scope="module")
+def adult_csv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    frame = pl.read_csv(adult_path() / "adult.csv", separator=";", infer_schema=False)
+    path = tmp_path_factory.mktemp("cli") / "adult.csv"
+    frame.head(8000).write_csv(path, separator=";")
+    return path
+
+
+def test_streamed_cli_release_equals_the_in_memory_one(adult_csv: Path, tmp_path: Path) -> None:
+    cfg = _config(tmp_path, adult_csv, "memory.parquet")
+    code, _, err = _run("anonymize", str(cfg), "--no-progress")
+    assert code == 0, err
+    summary = tmp_path / "summary.json"
+    code, out, err = _run(
+        "anonymize",
+        str(cfg),
+        "--engine",
+        "streaming",
+        "-o",
+        str(tmp_path / "streamed.parquet"),
+        "--summary",
+        str(summary),
+        "--no-progress",
+    )
+    assert code == 0, err
+    assert "engine: streaming" in out
+    streamed = pl.read_parquet(tmp_path / "streamed.parquet")
+    assert streamed.equals(pl.read_parquet(tmp_path / "memory.parquet"))
+    data = json.loads(summary.read_text())
+    assert data["verified"] is True and data["details"]["engine"]["name"] == "streaming"
+    assert not list(tmp_path.glob(".*staging*"))
+
+
+def test_auto_reads_a_small_file_and_refuses_html_when_streaming(
+    adult_csv: Path, tmp_path: Path
+) -> None:
+    cfg = _config(tmp_path, adult_csv, "release.csv", '\n[search]\nengine = "auto"\n')
+    code, _, err = _run("anonymize", str(cfg), "--no-progress")
+    assert code == 0, err
+    code, _, err = _run(
+        "anonymize", str(cfg), "--engine", "streaming", "--html", str(tmp_path / "r.html")
+    )
+    assert code == 2 and "--html" in err  # a configuration error
+    assert not (tmp_path / "r.html").exists()
