@@ -24,9 +24,8 @@ import numpy as np
 import polars as pl
 
 from anonkit._validation import Constraint, Interval, Options
-from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.encoding import EncodedTable
-from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
 from anonkit.core.values import as_text
@@ -40,12 +39,13 @@ from anonkit.engines.base import (
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
+from anonkit.estimators.searching import search
 from anonkit.exceptions import ParameterError
 from anonkit.io.frames import from_polars, to_polars
 from anonkit.io.tables import read_table
 from anonkit.io.write import output_format, write_table
-from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
-from anonkit.metrics.generalization import METRICS, NodeSummary, all_metrics
+from anonkit.metrics.classes import ClassProfile, class_profile
+from anonkit.metrics.generalization import METRICS
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.models.base import CLASS_SIZE
 from anonkit.progress import Progress, start_stage
@@ -253,59 +253,21 @@ class FullDomain(Estimator):
         )
         table = self._encode(fitting, engine)
         t1 = time.perf_counter()
-
-        lattice = Lattice(table.heights)
-        done = [0]
-        start_stage(self.progress, "Searching", "nodes")
-
-        def tick(n: int) -> None:
-            done[0] += n
-            if self.progress is not None:
-                self.progress(done[0], lattice.size)
-
-        evaluator = Evaluator(
+        outcome = search(
             table,
-            lattice,
             models,
             fitting.suppression_limit,
-            self.metric,
-            on_evaluate=tick if self.progress is not None else None,
+            algorithm=self.search,
+            metric=self.metric,
+            progress=self.progress,
         )
-        found = LATTICE_ALGORITHMS[self.search]().search(evaluator)
-        if self.progress is not None:
-            self.progress(lattice.size, lattice.size)
+        found, n_suppressed, classes = outcome.found, outcome.suppressed, outcome.classes
         t2 = time.perf_counter()
 
         start_stage(self.progress, "Releasing")
-        cls, class_summary, class_bad = evaluator.node_classes(found.node)
-        class_codes = cls.codes[: table.width]
-        n_suppressed = int(cls.counts[class_bad].sum())
-        if n_suppressed != found.suppressed:  # the search and its node's classes must agree
-            raise RuntimeError(
-                f"internal error: search suppressed {found.suppressed} records, "
-                f"the node's classes {n_suppressed}"
-            )
-        plan = ReleasePlan(
-            tuple(qi),
-            table.hierarchies,
-            found.levels,
-            np.ascontiguousarray(class_codes[:, class_bad]),
-            drop=tuple(fitting.dropped),
-        )
+        plan = outcome.plan(table, drop=fitting.dropped)
         masked = engine.apply(data, plan)
-        summary = NodeSummary(
-            levels=found.levels,
-            hierarchies=table.hierarchies,
-            codes=class_codes.T,
-            sizes=cls.counts,
-            suppressed=class_bad,
-            value_counts=table.value_counts,
-            k=evaluator.k,
-        )
-        metrics = all_metrics(summary)
-        metrics["precision_score"] = 1.0 - metrics["precision"]
         details: dict[str, Any] = {}
-        classes = profile_sizes(cls.counts[~class_bad], k=evaluator.k, suppressed=n_suppressed)
         if self.local_suppression is not False and n_suppressed:
             masked, n_suppressed, classes, details = self._suppress_cells(
                 fitting, engine, plan, table
@@ -326,9 +288,9 @@ class FullDomain(Estimator):
             suppressed=n_suppressed,
             suppression_limit=fitting.suppression_limit,
             classes=classes,
-            metrics=MappingProxyType(metrics),
+            metrics=MappingProxyType(outcome.metrics),
             nodes_evaluated=found.nodes_evaluated,
-            lattice_size=lattice.size,
+            lattice_size=outcome.lattice_size,
             timing=MappingProxyType(
                 {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
             ),

@@ -33,17 +33,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.base import Engine, SensitiveSpec
 from anonkit.engines.counting import COUNT
+from anonkit.estimators.searching import search
 from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
-from anonkit.metrics.classes import profile_sizes
-from anonkit.metrics.generalization import NodeSummary, all_metrics
 from anonkit.models import PrivacyModel
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
@@ -198,35 +195,20 @@ def fit_out_of_core(
                     )
     t1 = time.perf_counter()
 
-    lattice = Lattice(table.heights)
-    start_stage(progress, "Searching", "nodes")
-    done = [0]
-
-    def tick(k: int) -> None:
-        done[0] += k
-        if progress is not None:
-            progress(done[0], lattice.size)
-
     limit = float(privacy.suppression_limit)
-    evaluator = Evaluator(
-        table, lattice, models, limit, estimator.metric, on_evaluate=tick if progress else None
+    outcome = search(
+        table,
+        models,
+        limit,
+        algorithm=estimator.search,
+        metric=estimator.metric,
+        progress=progress,
     )
-    found = LATTICE_ALGORITHMS[estimator.search]().search(evaluator)
     t2 = time.perf_counter()
 
     start_stage(progress, "Releasing")
-    cls, _, class_bad = evaluator.node_classes(found.node)
-    class_codes = cls.codes[: table.width]
-    n_suppressed = int(cls.counts[class_bad].sum())
     dropped = [*schema.columns(AttributeRole.IDENTIFYING), *schema.dropped]
-    plan = ReleasePlan(
-        tuple(qi),
-        table.hierarchies,
-        found.levels,
-        np.ascontiguousarray(class_codes[:, class_bad]),
-        drop=tuple(dict.fromkeys(dropped)),
-        suppressed=estimator.suppressed,
-    )
+    plan = outcome.plan(table, drop=list(dict.fromkeys(dropped)), suppressed=estimator.suppressed)
     masked = plan.with_options(suppressed="mask")
     by_name = dict(zip(qi, table.hierarchies, strict=True))
     check = {
@@ -246,7 +228,7 @@ def fit_out_of_core(
             engine.write(engine.apply(source, masked), staging)
             start_stage(progress, "Verifying the release")
             verification = _verify(engine, staging, **check)  # type: ignore[arg-type]
-            if estimator.suppressed == "drop" and n_suppressed:
+            if estimator.suppressed == "drop" and outcome.suppressed:
                 engine.write(engine.apply(source, plan), out)
             else:
                 _publish(staging, out)
@@ -259,17 +241,7 @@ def fit_out_of_core(
         release = engine.apply(source, plan)
     t3 = time.perf_counter()
 
-    summary = NodeSummary(
-        levels=found.levels,
-        hierarchies=table.hierarchies,
-        codes=class_codes.T,
-        sizes=cls.counts,
-        suppressed=class_bad,
-        value_counts=table.value_counts,
-        k=evaluator.k,
-    )
-    metrics = all_metrics(summary)
-    metrics["precision_score"] = 1.0 - metrics["precision"]
+    found = outcome.found
     transformation = MappingProxyType(dict(zip(qi, found.levels, strict=True)))
     result = AnonymizationResult(
         release=release,
@@ -278,12 +250,12 @@ def fit_out_of_core(
         metric=estimator.metric,
         privacy=tuple(m.describe() for m in models),
         n_records=n,
-        suppressed=n_suppressed,
+        suppressed=outcome.suppressed,
         suppression_limit=limit,
-        classes=profile_sizes(cls.counts[~class_bad], k=evaluator.k, suppressed=n_suppressed),
-        metrics=MappingProxyType(metrics),
+        classes=outcome.classes,
+        metrics=MappingProxyType(outcome.metrics),
         nodes_evaluated=found.nodes_evaluated,
-        lattice_size=lattice.size,
+        lattice_size=outcome.lattice_size,
         timing=MappingProxyType(
             {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
         ),

@@ -1,0 +1,135 @@
+"""The full-domain search on an encoded table, and what the chosen node releases.
+
+Shared by the in-memory fit (:mod:`anonkit.estimators.full_domain`) and the fit through
+an engine that keeps the records where they are (:mod:`anonkit.estimators.scaled`): both
+count the table first, then run exactly this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, SearchResult
+from anonkit.core.encoding import EncodedTable
+from anonkit.core.lattice import Lattice
+from anonkit.core.transform import ReleasePlan
+from anonkit.metrics.classes import ClassProfile, profile_sizes
+from anonkit.metrics.generalization import NodeSummary, all_metrics
+from anonkit.models import PrivacyModel
+from anonkit.progress import Progress, start_stage
+
+__all__ = ["Outcome", "search"]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class Outcome:
+    """What a search found and what its node releases.
+
+    Attributes
+    ----------
+    found
+        The search's result.
+    lattice_size
+        Nodes of the lattice searched.
+    class_codes
+        ``(n_qi, n_classes)`` codes of the node's classes.
+    class_suppressed
+        Which classes the release suppresses.
+    metrics
+        Every generalization metric of the release (``*_loss`` and ``*_score`` names).
+    classes
+        The class-size profile of the records kept.
+    """
+
+    found: SearchResult
+    lattice_size: int
+    class_codes: IntArray = field(repr=False)
+    class_suppressed: BoolArray = field(repr=False)
+    metrics: dict[str, float]
+    classes: ClassProfile
+
+    @property
+    def suppressed(self) -> int:
+        """Records the release suppresses."""
+        return self.found.suppressed
+
+    def plan(
+        self, table: EncodedTable, drop: Sequence[str] = (), suppressed: str = "mask"
+    ) -> ReleasePlan:
+        """The release plan of the node."""
+        return ReleasePlan(
+            table.columns,
+            table.hierarchies,
+            self.found.levels,
+            np.ascontiguousarray(self.class_codes[:, self.class_suppressed]),
+            drop=tuple(drop),
+            suppressed=suppressed,
+        )
+
+
+def search(
+    table: EncodedTable,
+    models: Sequence[PrivacyModel],
+    suppression_limit: float,
+    *,
+    algorithm: str,
+    metric: str,
+    options: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Search ``table``'s lattice with ``algorithm`` and judge the node it chooses.
+
+    Raises
+    ------
+    PrivacyUnattainableError
+        If no node satisfies the models within the suppression limit.
+    """
+    lattice = Lattice(table.heights)
+    done = [0]
+    start_stage(progress, "Searching", "nodes")
+
+    def tick(n: int) -> None:
+        done[0] += n
+        if progress is not None:
+            progress(done[0], lattice.size)
+
+    evaluator = Evaluator(
+        table,
+        lattice,
+        models,
+        suppression_limit,
+        metric,
+        on_evaluate=tick if progress is not None else None,
+    )
+    found = LATTICE_ALGORITHMS[algorithm](**(options or {})).search(evaluator)
+    if progress is not None:
+        progress(lattice.size, lattice.size)
+    cls, _, class_bad = evaluator.node_classes(found.node)
+    class_codes = cls.codes[: table.width]
+    n_suppressed = int(cls.counts[class_bad].sum())
+    if n_suppressed != found.suppressed:  # the search and its node's classes must agree
+        raise RuntimeError(
+            f"internal error: search suppressed {found.suppressed} records, "
+            f"the node's classes {n_suppressed}"
+        )
+    summary = NodeSummary(
+        levels=found.levels,
+        hierarchies=table.hierarchies,
+        codes=class_codes.T,
+        sizes=cls.counts,
+        suppressed=class_bad,
+        value_counts=table.value_counts,
+        k=evaluator.k,
+    )
+    metrics = all_metrics(summary)
+    metrics["precision_score"] = 1.0 - metrics["precision"]
+    classes = profile_sizes(cls.counts[~class_bad], k=evaluator.k, suppressed=n_suppressed)
+    return Outcome(found, lattice.size, class_codes, class_bad, metrics, classes)
