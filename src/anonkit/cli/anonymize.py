@@ -188,13 +188,15 @@ def anonymize_command(
             f"{written.escaped_cells:,} cell(s) starting with = + - @ were prefixed with ' "
             'so spreadsheets do not run them as formulas (csv_formulas = "keep" writes them raw)'
         )
-    console.print(f"release written to {target}")
-    if summary is not None:
-        console.print(f"summary written to {summary}")
-    if report is not None:
-        console.print(f"report written to {report}")
-    if html is not None:
-        console.print(f"full report written to {html}")
+    _written(console, target, summary, report, html)
+
+
+def _written(console: Console, *files: Path | None) -> None:
+    """Say where the release, summary, report and full report went."""
+    what = ("release", "summary", "report", "full report")
+    for name, path in zip(what, files, strict=False):
+        if path is not None:
+            console.print(f"{name} written to {path}")
 
 
 def _anonymize_streamed(
@@ -240,11 +242,7 @@ def _anonymize_streamed(
     console.print(f"engine: {engine['name']} ({engine['reason']})")
     console.print(summary_table(result))
     console.print(risk_table(result))
-    console.print(f"release written to {target}")
-    if summary is not None:
-        console.print(f"summary written to {summary}")
-    if report is not None:
-        console.print(f"report written to {report}")
+    _written(console, target, summary, report)
 
 
 def _full_report(

@@ -84,12 +84,14 @@ def as_text(series: pl.Series) -> pl.Series:
     return series.to_frame().select(text_expr(series.name, series.dtype)).to_series()
 
 
-def _check_missing(series: pl.Series, column: str) -> None:
+def _text(series: pl.Series, column: str) -> pl.Series:
+    """``series`` as text, after refusing missing values."""
     nulls = series.null_count()
     if series.dtype.is_float():
         nulls += int(series.is_nan().sum())
     if nulls:
         raise MissingValuesError(column, nulls)
+    return as_text(series)
 
 
 def _unknown(text: pl.Series, codes: pl.Series, column: str) -> None:
@@ -108,8 +110,7 @@ def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Se
     ValuesNotInHierarchyError
         If a value is not a leaf of ``hierarchy``.
     """
-    _check_missing(series, column)
-    text = as_text(series)
+    text = _text(series, column)
     leaves = list(hierarchy.leaves)
     codes = text.replace_strict(leaves, list(range(len(leaves))), default=-1, return_dtype=pl.Int64)
     _unknown(text, codes, column)
@@ -155,8 +156,7 @@ def encode_sensitive(
     ValuesNotInHierarchyError
         If a value is not a leaf of ``hierarchy``.
     """
-    _check_missing(series, column)
-    text = as_text(series)
+    text = _text(series, column)
     labels = sensitive_labels(text.unique().to_list(), column, hierarchy)
     codes = text.replace_strict(labels, list(range(len(labels))), return_dtype=pl.Int64)
     return labels, codes.to_numpy().astype(np.int64)
