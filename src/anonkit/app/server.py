@@ -71,6 +71,15 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             ui.update_navset("step", selected=step)
 
         # ------------------------------------------------------------------ 1 load
+        def take_upload() -> None:
+            files = input.upload()
+            if files:
+                first = files[0]
+                target = workdir / "uploads" / Path(first["name"]).name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(first["datapath"], target)
+                source.set(("upload", target, Path(first["name"]).name))
+
         @reactive.effect
         @reactive.event(input.load)
         def _load() -> None:
@@ -81,13 +90,14 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
                 text = input.path().strip()
                 source.set(("path", Path(text).expanduser(), Path(text).name) if text else None)
             else:
-                files = input.upload()
-                if files:
-                    first = files[0]
-                    target = workdir / "uploads" / Path(first["name"]).name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(first["datapath"], target)
-                    source.set(("upload", target, Path(first["name"]).name))
+                take_upload()
+
+        @reactive.effect
+        @reactive.event(input.upload)
+        def _uploaded() -> None:
+            """A finished upload is loaded at once (the upload runs after the choice)."""
+            ui.update_radio_buttons("source", selected="upload")
+            take_upload()
 
         @reactive.calc
         def loaded_or_error() -> workflow.Loaded | BaseException | None:
