@@ -110,3 +110,12 @@ def test_progress_reports_both_phases() -> None:
     )
     assert "BANG grid" in stages and "Merging blocks" in stages
     assert calls and all(0 <= d <= t for d, t in calls)
+
+
+def test_anonymize_accepts_the_estimator() -> None:
+    from anonkit import anonymize
+
+    frame = pl.DataFrame({"a": [1, 2, 3, 4, 5, 6, 7, 8], "b": ["x", "y"] * 4})
+    res = anonymize(frame, quasi_identifiers=["a", "b"], numeric=["a"], k=2, algorithm=BangA())
+    assert res.verified and res.algorithm == BangA.name
+    assert res.classes.min_size >= 2

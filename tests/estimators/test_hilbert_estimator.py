@@ -119,3 +119,12 @@ def test_privacy_is_checked_and_parameters_stored() -> None:
         "leak_check": False,
         "progress": None,
     }
+
+
+def test_anonymize_accepts_the_estimator() -> None:
+    from anonkit import anonymize
+
+    frame = pl.DataFrame({"a": [1, 2, 3, 4, 5, 6, 7, 8], "b": ["x", "y"] * 4})
+    res = anonymize(frame, quasi_identifiers=["a", "b"], numeric=["a"], k=2, algorithm=Hilbert())
+    assert res.verified and res.algorithm == Hilbert.name
+    assert res.classes.min_size >= 2

@@ -124,3 +124,12 @@ def test_progress_reports_the_search() -> None:
         frame, quasi_identifiers=["a", "b"], numeric=["a", "b"]
     )
     assert "k-OPTIMIZE" in rec.stages and rec.calls > 0
+
+
+def test_anonymize_accepts_the_estimator() -> None:
+    from anonkit import anonymize
+
+    frame = pl.DataFrame({"a": [1, 2, 3, 4, 5, 6, 7, 8], "b": ["x", "y"] * 4})
+    res = anonymize(frame, quasi_identifiers=["a", "b"], numeric=["a"], k=2, algorithm=KOptimize())
+    assert res.verified and res.algorithm == KOptimize.name
+    assert res.classes.min_size >= 2
