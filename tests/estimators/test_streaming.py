@@ -215,3 +215,18 @@ def test_auto_keeps_small_files_in_memory_and_streams_big_ones(
     assert big.details["engine"]["name"] == "streaming"
     assert "memory" in big.details["engine"]["reason"]
     assert big.release.collect().equals(small.release)
+
+
+def test_transform_after_a_streamed_fit(
+    data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    from anonkit.estimators import FullDomain, Privacy
+    from anonkit.models import KAnonymity
+
+    est = FullDomain(engine="streaming", privacy=Privacy(KAnonymity(5), suppression_limit=0.02))
+    est.fit(parquet, quasi_identifiers=QI, hierarchies=hierarchies, others="drop")
+    again = est.transform(pl.scan_parquet(parquet)).collect()
+    assert again.equals(est.result_.release.collect())
+    bad = data.head(3).with_columns(pl.lit("999").alias("age")).lazy()
+    with pytest.raises(ValuesNotInHierarchyError):
+        est.transform(bad)

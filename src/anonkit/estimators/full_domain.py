@@ -341,6 +341,26 @@ class FullDomain(Estimator):
         return released, n_all_star, class_profile(released, list(qi), k=k), details
 
     # ------------------------------------------------------------------- transform
+    def transform(self, frame: Any) -> Any:
+        """Write new records the way the fitted release writes its own (see
+        :meth:`Estimator.transform <anonkit.estimators.base.Estimator.transform>`).
+
+        After a fit through an engine that keeps the records where they are (streaming,
+        Spark), ``frame`` is read by that engine too and the release comes back in its
+        type; every quasi-identifier value must then be in its hierarchy (a hierarchy
+        built from the training data is not rebuilt).
+
+        Raises
+        ------
+        ValuesNotInHierarchyError, MissingValuesError
+            After such a fit, if a value is outside its hierarchy or missing.
+        """
+        plan: ReleasePlan | None = getattr(self, "_plan", None)
+        if plan is None or hasattr(self, "_fitting"):
+            return super().transform(frame)
+        self._engine.count(frame, plan.columns, plan.hierarchies)  # clear errors first
+        return self._engine.apply(frame, plan)
+
     def _generalize(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """``data`` with each quasi-identifier at its learned level. A hierarchy built from a
         table (``{"type": "intervals", ...}``) is built again over the training and the new
