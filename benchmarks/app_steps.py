@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     print(table)
     if args.record:
         lines = common.section_preamble(TITLE, common.command_line(argv))
-        common.update_section(SECTION, "\n".join([*lines, table, ""]))
+        common.update_section(SECTION, "\n".join([*lines, "", table, ""]))
 
 
 if __name__ == "__main__":
