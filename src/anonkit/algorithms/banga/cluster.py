@@ -28,12 +28,47 @@ FloatArray = npt.NDArray[np.float64]
 __all__ = ["merge_blocks"]
 
 
-def _penalty(axes: Sequence[Axis], low: IntArray, high: IntArray, size: FloatArray) -> FloatArray:
-    total = np.zeros(low.shape[0])
-    for j, axis in enumerate(axes):
-        total += axis.width(low[:, j], high[:, j])
-    out: FloatArray = size * total
-    return out
+#: Largest axis whose widths are tabulated for every (low, high) pair of ranks.
+_TABLE_LIMIT = 1024
+
+
+class _Widths:
+    """Summed normalized widths of boxes, from per-axis tables where they fit.
+
+    An axis with at most ``_TABLE_LIMIT`` ranks gets a table of ``axis.width`` for every
+    pair of ranks (one gather per box instead of the hierarchy lookups); larger axes call
+    ``axis.width``.
+    """
+
+    def __init__(self, axes: Sequence[Axis]) -> None:
+        self.axes = list(axes)
+        tables: list[FloatArray] = []
+        self.tabled: list[int] = []
+        self.offsets: list[int] = []
+        at = 0
+        for j, axis in enumerate(self.axes):
+            size = max(axis.size, 1)
+            if size > _TABLE_LIMIT:
+                continue
+            lo, hi = np.divmod(np.arange(size * size, dtype=np.int64), size)
+            table = np.where(lo <= hi, axis.width(lo, np.maximum(lo, hi)), 0.0)
+            tables.append(table.astype(np.float64))
+            self.tabled.append(j)
+            self.offsets.append(at)
+            at += size * size
+        self.flat = np.concatenate(tables) if tables else np.zeros(0)
+        self.sizes = np.asarray([max(self.axes[j].size, 1) for j in self.tabled], dtype=np.int64)
+        self.others = [j for j in range(len(self.axes)) if j not in self.tabled]
+
+    def __call__(self, low: IntArray, high: IntArray) -> FloatArray:
+        total: FloatArray = np.zeros(low.shape[0])
+        if self.tabled:
+            cols = np.asarray(self.tabled)
+            index = low[:, cols] * self.sizes + high[:, cols] + np.asarray(self.offsets)
+            total += self.flat[index].sum(axis=1)
+        for j in self.others:
+            total += self.axes[j].width(low[:, j], high[:, j])
+        return total
 
 
 def merge_blocks(
@@ -61,31 +96,40 @@ def merge_blocks(
     extent = np.asarray([max(a.size, 1) for a in axes], dtype=np.float64)
     volume = np.prod((blocks.region_high - blocks.region_low + 1) / extent, axis=1)
     density = size / volume
-    penalty = _penalty(axes, low, high, size)
-    alive = np.ones(m, dtype=bool)
+    widths = _Widths(axes)
+    penalty = size * widths(low, high)
     parent = np.arange(m)
     small = int((size < k).sum())
     done = 0
+    # the open clusters, compacted by swap-remove so each merge scans only them; ``ids``
+    # keeps their numbers (ties go to the lower number, whatever the row)
+    ids = np.arange(m)
+    n_open = m
     while True:
-        under = alive & (size < k)
-        if not under.any():
+        under = np.flatnonzero(size[:n_open] < k)
+        if under.size == 0:
             break
-        core = int(np.flatnonzero(under)[np.argmax(density[under])])
-        others = np.flatnonzero(alive)
-        others = others[others != core]
-        new_low = np.minimum(low[others], low[core])
-        new_high = np.maximum(high[others], high[core])
-        grown = _penalty(axes, new_low, new_high, size[others] + size[core])
-        growth = grown - penalty[others] - penalty[core]
-        pick = int(np.argmin(growth))
-        into = int(others[pick])
-        low[into], high[into] = new_low[pick], new_high[pick]
-        size[into] += size[core]
-        penalty[into] = grown[pick]
+        dens = density[under]
+        ties = under[dens == dens.max()]
+        core = int(ties[np.argmin(ids[ties])])
+        new_low = np.minimum(low[:n_open], low[core])
+        new_high = np.maximum(high[:n_open], high[core])
+        grown = (size[:n_open] + size[core]) * widths(new_low, new_high)
+        growth = grown - penalty[:n_open] - penalty[core]
+        growth[core] = np.inf
+        best = np.flatnonzero(growth == growth.min())
+        into = int(best[np.argmin(ids[best])])
+        low[into], high[into] = new_low[into], new_high[into]
+        penalty[into] = grown[into]
         # the merged cluster's density: records over the union of the two volumes
-        density[into] = size[into] / (size[into] / density[into] + size[core] / density[core])
-        alive[core] = False
-        parent[core] = into
+        merged = size[into] + size[core]
+        density[into] = merged / (size[into] / density[into] + size[core] / density[core])
+        size[into] = merged
+        parent[ids[core]] = ids[into]
+        last = n_open - 1
+        for column in (low, high, size, penalty, density, ids):
+            column[core] = column[last]
+        n_open = last
         done += 1
         tick(progress, done, small)
     # follow the merges to each block's final cluster
@@ -97,4 +141,4 @@ def merge_blocks(
         root = nxt
     final = np.unique(root, return_inverse=True)[1].reshape(-1).astype(np.int64)
     cluster_of = final[blocks.block_of]
-    return cluster_of, float(penalty[alive].sum())
+    return cluster_of, float(penalty[:n_open].sum())
