@@ -1,11 +1,10 @@
 """The Spark engine on a jittered Adult-like table: count, search, release to Parquet.
 
-The table (issue 17): Adult rows resampled with replacement
-(``numpy.random.default_rng(--seed)``), age jittered by a uniform integer in -5..5 (clipped
-to the age hierarchy's leaves), and a skewed 5-digit zip code (Zipf-distributed rank over
-2,000 codes, generalized by dropping digits). Eight quasi-identifiers: age, sex, race,
-marital-status, education, native-country, workclass, zip; occupation and salary-class are
-carried along. The Parquet file is written once per row count and reused.
+The table is :mod:`scale_data`'s (issue 17: Adult rows resampled with replacement, age
+jittered by up to 5 years, a skewed 5-digit zip; eight quasi-identifiers), generated once
+and cached next to the streaming benchmark's copy. The hierarchies (Adult's files,
+intervals for age, masking for zip) are built once from the file's distinct values, outside
+the timings, and shared by both engines.
 
 Steps, each timed in the same process (Spark start-up timed separately, excluded):
 
@@ -44,76 +43,40 @@ sys.dont_write_bytecode = True  # keep benchmarks/ free of __pycache__
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common  # noqa: E402
+import scale_data  # noqa: E402
 
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator  # noqa: E402
 from anonkit.core.encoding import EncodedTable  # noqa: E402
 from anonkit.core.hierarchy import Hierarchy  # noqa: E402
 from anonkit.core.lattice import Lattice  # noqa: E402
+from anonkit.core.resolve import resolve_hierarchy  # noqa: E402
 from anonkit.core.transform import ReleasePlan  # noqa: E402
-from anonkit.datasets import load_adult  # noqa: E402
 from anonkit.engines.polars_engine import PolarsEngine  # noqa: E402
 from anonkit.models import KAnonymity  # noqa: E402
 
 SECTION = "spark_scale"
 TITLE = "## Spark engine: count, search and release of a jittered Adult-like table"
-QI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass", "zip"]
-ZIPS = 2_000
+QI = scale_data.QUASI_IDENTIFIERS
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=1_000_000, help="records (default 1,000,000)")
-    p.add_argument("--seed", type=int, default=17)
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--suppression", type=float, default=0.04)
     p.add_argument("--master", default="local[2]", help="Spark master (default local[2])")
     p.add_argument("--driver-memory", default="2g")
-    p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "anonkit_scale")
+    p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "anonkit-scale")
     p.add_argument("--skip-polars", action="store_true", help="time the Spark engine only")
     p.add_argument("--output", type=Path, default=common.RESULTS_PATH)
     return p.parse_args(argv)
 
 
-def zip_codes(seed: int) -> list[str]:
-    """The ``ZIPS`` distinct 5-digit codes the table draws from, most frequent first."""
-    rng = np.random.default_rng(seed + 1)
-    codes = rng.choice(np.arange(10_000, 100_000), size=ZIPS, replace=False)
-    return [str(int(c)) for c in codes]
-
-
-def zip_hierarchy(codes: list[str]) -> Hierarchy:
-    """5 digits, 4 + ``*``, 3 + ``**``, 2 + ``***``, 1 + ``****``, then ``*``."""
-    return Hierarchy(
-        [[c, *[c[:i] + "*" * (5 - i) for i in (4, 3, 2, 1)], "*"] for c in sorted(codes)],
-        name="zip",
-    )
-
-
-def generate(rows: int, seed: int, path: Path) -> dict[str, Hierarchy]:
-    """Write the jittered table to ``path`` (unless it is there) and return the QIs'
-    hierarchies."""
-    adult, paths = load_adult()
-    hierarchies = {c: Hierarchy.from_csv(paths[c], name=c) for c in QI if c != "zip"}
-    codes = zip_codes(seed)
-    hierarchies["zip"] = zip_hierarchy(codes)
-    if path.exists():
-        return hierarchies
-    rng = np.random.default_rng(seed)
-    picked = adult[rng.integers(0, adult.height, rows)]
-    ages = np.asarray([int(a) for a in hierarchies["age"].leaves])
-    jittered = picked["age"].cast(pl.Int64).to_numpy() + rng.integers(-5, 6, rows)
-    ranks = rng.zipf(1.3, rows) - 1  # the tail past ZIPS is spread evenly over all codes
-    tail = ranks >= ZIPS
-    ranks[tail] = rng.integers(0, ZIPS, int(tail.sum()))
-    frame = picked.with_columns(
-        pl.Series("age", np.clip(jittered, ages.min(), ages.max()).astype(str)),
-        pl.Series("zip", np.asarray(codes)[ranks]),
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    frame.write_parquet(tmp)
-    tmp.replace(path)
-    return hierarchies
+def build_hierarchies(path: Path) -> dict[str, Hierarchy]:
+    """Each quasi-identifier's hierarchy, built from the distinct values in ``path``."""
+    specs = scale_data.hierarchies()
+    distinct = pl.scan_parquet(path).select(pl.col(c).unique().implode() for c in QI).collect()
+    return {c: resolve_hierarchy(c, specs[c], distinct[c][0].sort()) for c in QI}
 
 
 def plan_for(table: EncodedTable, k: int, suppression: float) -> ReleasePlan:
@@ -226,9 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     command = common.command_line()
     info = common.machine_info()
-    path = args.data_dir / f"adult_jitter_{args.rows}_{args.seed}.parquet"
-    hierarchies, t_gen = timed(lambda: generate(args.rows, args.seed, path))
-    print(f"table {path} ready in {t_gen:.1f} s", flush=True)
+    path, t_gen = timed(
+        lambda: scale_data.write(args.rows, args.data_dir / f"scale_{args.rows}.parquet")
+    )
+    hierarchies, t_build = timed(lambda: build_hierarchies(path))
+    print(f"table {path} ready in {t_gen:.1f} s, hierarchies in {t_build:.1f} s", flush=True)
     spark = run_spark(args, path, hierarchies)
     driver_rss = python_peak_rss()
     polars = None if args.skip_polars else run_polars(args, path, hierarchies)
