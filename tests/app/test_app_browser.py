@@ -154,6 +154,10 @@ def test_adult_workflow_matches_the_cli(app_url: str, browser: Any, tmp_path: Pa
     # 6 Explore: alternatives, risk, distributions, loss
     _step(page, "Explore")
     sync_api.expect(page.locator("#alts tbody tr").first).to_contain_text("chosen")
+    page.locator("#alt").select_option("1")  # inspect another private node
+    sync_api.expect(page.locator("#alt_detail")).to_contain_text("An alternative")
+    sync_api.expect(page.locator("#alt-figures")).to_contain_text("records suppressed")
+    page.locator("#alt").select_option("0")
     sync_api.expect(page.locator("#risk")).to_contain_text("prosecutor")
     sync_api.expect(page.locator("#loss")).to_be_visible()
     _shot(page, "6-explore")

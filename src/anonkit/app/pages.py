@@ -371,3 +371,19 @@ def alternative_rows(alts: Sequence[Alternative]) -> list[dict[str, Any]]:
         }
         for i, a in enumerate(alts)
     ]
+
+
+def alternative_figures(alt: Alternative) -> list[dict[str, Any]]:
+    """One node's figures: levels, cost, suppressed records, classes and risk."""
+    rows: list[dict[str, Any]] = [
+        {"figure": f"level of {c}", "value": v} for c, v in alt.levels.items()
+    ]
+    rows += [
+        {"figure": "cost (the search's metric)", "value": alt.cost},
+        {"figure": "records suppressed", "value": alt.suppressed},
+        {"figure": "classes", "value": alt.classes},
+        {"figure": "highest prosecutor risk", "value": alt.risk.get("prosecutor_max")},
+        {"figure": "average prosecutor risk", "value": alt.risk.get("prosecutor_average")},
+        {"figure": "records at risk", "value": alt.risk.get("records_at_risk")},
+    ]
+    return rows

@@ -555,6 +555,7 @@ def create_app(data: Path | None = None, *, workdir: Path) -> App:
             )
             return ui.div(
                 ui.p(note),
+                _table(pages.alternative_figures(chosen), ["figure", "value"], id="alt-figures"),
                 ui.HTML(results.class_size_svg(chosen.histogram, title="Class sizes of this node")),
             )
 
