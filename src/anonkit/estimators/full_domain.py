@@ -32,7 +32,6 @@ from anonkit.core.values import as_text
 from anonkit.engines.base import (
     Engine,
     SensitiveSpec,
-    available_engines,
     choose_engine,
     get_engine,
 )
@@ -129,7 +128,6 @@ class FullDomain(Estimator):
         "metric": Options(tuple(METRICS)),
         "suppressed": Options(SUPPRESSED_MODES),
         "local_suppression": _LocalSuppression(),
-        "engine": Options(("auto", *available_engines())),
         "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
     }
 
