@@ -218,3 +218,23 @@ def price(costs: Sequence[npt.NDArray[np.float64]], levels: Sequence[int]) -> fl
     for c, lv in zip(costs, levels, strict=True):
         total += float(c[lv])
     return total
+
+
+def greedy_path(
+    heights: Sequence[int], prices: Sequence[npt.NDArray[np.float64]], start: Sequence[int]
+) -> list[tuple[int, ...]]:
+    """From ``start`` to the top, each step raising the column whose next level adds
+    least to ``prices`` (ties: the first column)."""
+    cur = list(start)
+    path = [tuple(cur)]
+    while True:
+        step, pick = math.inf, -1
+        for j, h in enumerate(heights):
+            if cur[j] + 1 < h:
+                d = float(prices[j][cur[j] + 1] - prices[j][cur[j]])
+                if d < step:
+                    step, pick = d, j
+        if pick < 0:
+            return path
+        cur[pick] += 1
+        path.append(tuple(cur))

@@ -53,6 +53,7 @@ import numpy.typing as npt
 
 from anonkit.algorithms.lattice.anytime import (
     AnytimeSearch,
+    greedy_path,
     level_costs,
     price,
     steering,
@@ -159,22 +160,7 @@ class Lightning(AnytimeSearch):
         return tuple(kicked)
 
     def _path(self, prices: list[npt.NDArray[np.float64]], start: Levels) -> list[Levels]:
-        """From ``start`` to the top, each step raising the column whose next level adds
-        least to ``prices`` (ties: the first column)."""
-        heights = self._lat.heights
-        cur = list(start)
-        path = [tuple(cur)]
-        while True:
-            step, pick = math.inf, -1
-            for j, h in enumerate(heights):
-                if cur[j] + 1 < h:
-                    d = float(prices[j][cur[j] + 1] - prices[j][cur[j]])
-                    if d < step:
-                        step, pick = d, j
-            if pick < 0:
-                return path
-            cur[pick] += 1
-            path.append(tuple(cur))
+        return greedy_path(self._lat.heights, prices, start)
 
     def _first_on_path(self, path: list[Levels]) -> Levels | None:
         """The lowest private node of ``path`` by binary search (exact when privacy is
