@@ -27,6 +27,7 @@ from anonkit.models import (
     HierarchicalTCloseness,
     KAnonymity,
     KMap,
+    MUniqueness,
     OrderedDistanceTCloseness,
     RecursiveCLDiversity,
 )
@@ -46,6 +47,7 @@ SENSITIVE_MODELS = [
     *(DeltaDisclosure("s", d) for d in (0.5, 2)),
     *(BasicBetaLikeness("s", b) for b in (0.5, 3)),
     *(EnhancedBetaLikeness("s", b) for b in (0.5, 3)),
+    *(MUniqueness("s", m) for m in (2, 3)),
 ]
 
 rows = st.lists(st.integers(0, 6), min_size=M, max_size=M).filter(lambda r: sum(r) > 0)

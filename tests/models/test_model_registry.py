@@ -36,6 +36,7 @@ EXAMPLES: dict[str, dict[str, object]] = {
     "k_map": {"k": 3},
     "delta_presence": {"delta_min": 0.1, "delta_max": 0.9},
     "average_risk": {"threshold": 0.4},
+    "m_uniqueness": {"attribute": "s", "m": 2},
 }
 
 

@@ -18,6 +18,7 @@ from anonkit.models.base import (
 from anonkit.models.disclosure import BasicBetaLikeness, DeltaDisclosure, EnhancedBetaLikeness
 from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
 from anonkit.models.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.models.measure import *  # noqa: F403 (the measures, named once in measure.__all__)
 from anonkit.models.population import DeltaPresence, KMap
 from anonkit.models.registry import MODELS, model_from_config
@@ -45,6 +46,7 @@ __all__ = [
     "HierarchicalTCloseness",
     "KAnonymity",
     "KMap",
+    "MUniqueness",
     "OrderedDistanceTCloseness",
     "PrivacyModel",
     "RecursiveCLDiversity",

@@ -17,6 +17,7 @@ from anonkit.models.base import PrivacyModel
 from anonkit.models.disclosure import BasicBetaLikeness, DeltaDisclosure, EnhancedBetaLikeness
 from anonkit.models.k_anonymity import KAnonymity
 from anonkit.models.l_diversity import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.models.population import DeltaPresence, KMap
 from anonkit.models.risk import AverageRisk
 from anonkit.models.t_closeness import (
@@ -40,6 +41,7 @@ MODELS: dict[str, type] = {
     "k_map": KMap,
     "delta_presence": DeltaPresence,
     "average_risk": AverageRisk,
+    "m_uniqueness": MUniqueness,
 }
 
 
