@@ -112,7 +112,7 @@ def anonymize_command(
             )
         if fmt != "parquet" and cfg.csv_formulas == "keep":
             raise ConfigError(
-                f'The {name} engine always escapes formulas in CSV output; write Parquet or '
+                f"The {name} engine always escapes formulas in CSV output; write Parquet or "
                 'drop csv_formulas = "keep".'
             )
         _anonymize_streamed(cfg, target, summary, report, progress, quiet, notes)
