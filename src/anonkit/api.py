@@ -105,6 +105,9 @@ class Anonymizer:
         engine: str = "polars",
         output: str | Path | None = None,
         memory_share: float = 0.25,
+        time_limit: float | None = None,
+        max_nodes: int | None = None,
+        seed: int | None = None,
         population: Any = None,
         numeric: Sequence[str] = (),
         mode: str = "strict",
@@ -132,6 +135,9 @@ class Anonymizer:
         self.engine = engine
         self.output = output
         self.memory_share = memory_share
+        self.time_limit = time_limit
+        self.max_nodes = max_nodes
+        self.seed = seed
         self.population = population
         self.numeric = numeric
         self.mode = mode
@@ -206,6 +212,9 @@ class Anonymizer:
             engine=self.engine,
             output=self.output,
             memory_share=self.memory_share,
+            time_limit=self.time_limit,
+            max_nodes=self.max_nodes,
+            seed=self.seed,
             **shared,
         )
 
@@ -301,7 +310,10 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         Largest share of records that may be suppressed, in [0, 1] (default 0).
     algorithm
         Full-domain (global recoding): ``"flash"`` (optimal, default), ``"exhaustive"``,
-        ``"samarati"``, ``"datafly"`` or ``"incognito"``. Local recoding:
+        ``"samarati"``, ``"datafly"`` or ``"incognito"``; for lattices no exact search
+        can visit (many quasi-identifiers), the anytime heuristics ``"lightning"`` and
+        ``"genetic"``, or ``"auto"`` (Flash when it can finish within a minute, Lightning
+        otherwise). Local recoding:
         ``"mondrian"`` (multidimensional partitioning), ``"greedy_merge"`` (class merging
         with cost matrices) or ``"microaggregation"`` (numeric quasi-identifiers). Or an
         estimator of :mod:`anonkit.estimators` (``Mondrian(mode="relaxed")``): it is fitted
@@ -346,6 +358,12 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     memory_share
         With ``engine="auto"``, stream a file whose table would take more than this share
         of the machine's memory (default 0.25).
+    time_limit, max_nodes, seed
+        The anytime heuristics (``"lightning"``, ``"genetic"``, ``"auto"``): stop after
+        this many seconds or evaluated nodes with the best release found so far (Ctrl-C
+        does too), and the seed that makes a run reproducible.
+        ``result.details["search"]`` records whether the release is proven optimal, why
+        the search stopped and how the best loss evolved.
     population
         The population the data is a sample of (pandas or polars, holding the
         quasi-identifiers), for k-map and δ-presence.

@@ -46,6 +46,7 @@ Format
     engine = "polars"              # in memory; "streaming" (larger than memory), "spark",
                                    # "auto" (streams files above memory_share of RAM)
     memory_share = 0.25            # engine "auto": stream above this share of memory
+    time_limit = 10                # lightning, genetic, auto: seconds (also max_nodes, seed)
     mode = "strict"                # mondrian: strict or relaxed
     cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...
     method = "mdav"                # microaggregation: univariate, mdav, gmm
@@ -125,6 +126,9 @@ _SEARCH_OPTIONS = (
     "method",
     "aggregate",
     "memory_share",
+    "time_limit",
+    "max_nodes",
+    "seed",
 )
 _SECTIONS: dict[str, tuple[str, ...]] = {
     "read": ("separator", "encoding", "missing", "strip"),

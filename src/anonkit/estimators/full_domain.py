@@ -14,6 +14,7 @@ stable and optimal k-anonymity. PASSAT/SocialCom.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -95,6 +96,11 @@ class FullDomain(Estimator):
     memory_share
         With ``engine="auto"``: a file is streamed when its table would take more than
         this share of the machine's memory.
+    time_limit, max_nodes, seed
+        Budget and seed of the anytime heuristics (``"lightning"``, ``"genetic"``,
+        ``"auto"``): stop after this many seconds or evaluated nodes and return the best
+        release found (Ctrl-C does too); ``None`` keeps the search's default. Exact
+        searches take none of them.
     leak_check
         Check the columns released as is for leaks before searching.
     progress
@@ -142,6 +148,9 @@ class FullDomain(Estimator):
         engine: str = "polars",
         output: str | Path | None = None,
         memory_share: float = 0.25,
+        time_limit: float | None = None,
+        max_nodes: int | None = None,
+        seed: int | None = None,
         leak_check: bool = True,
         progress: Progress | None = None,
     ) -> None:
@@ -153,12 +162,44 @@ class FullDomain(Estimator):
         self.engine = engine
         self.output = output
         self.memory_share = memory_share
+        self.time_limit = time_limit
+        self.max_nodes = max_nodes
+        self.seed = seed
         self.leak_check = leak_check
         self.progress = progress
 
     @property
     def algorithm(self) -> str:
         return self.search
+
+    def search_options(self) -> dict[str, Any]:
+        """The budget and seed given, as keywords of the search.
+
+        Raises
+        ------
+        ParameterError
+            If one is given to a search that takes none (the exact ones).
+        """
+        given = {
+            name: value
+            for name, value in (
+                ("time_limit", self.time_limit),
+                ("max_nodes", self.max_nodes),
+                ("seed", self.seed),
+            )
+            if value is not None
+        }
+        accepted = inspect.signature(LATTICE_ALGORITHMS[self.search].__init__).parameters
+        for name, value in given.items():
+            if name not in accepted:
+                raise ParameterError(
+                    name,
+                    type(self).__name__,
+                    "None with an exact search (time_limit, max_nodes and seed belong to "
+                    "'lightning', 'genetic' and 'auto')",
+                    value,
+                )
+        return given
 
     def fit(
         self,
@@ -257,6 +298,7 @@ class FullDomain(Estimator):
             fitting.suppression_limit,
             algorithm=self.search,
             metric=self.metric,
+            options=self.search_options(),
             progress=self.progress,
         )
         found, n_suppressed, classes = outcome.found, outcome.suppressed, outcome.classes
@@ -265,11 +307,12 @@ class FullDomain(Estimator):
         start_stage(self.progress, "Releasing")
         plan = outcome.plan(table, drop=fitting.dropped)
         masked = engine.apply(data, plan)
-        details: dict[str, Any] = {}
+        details: dict[str, Any] = {"search": outcome.search_details}
         if self.local_suppression is not False and n_suppressed:
-            masked, n_suppressed, classes, details = self._suppress_cells(
+            masked, n_suppressed, classes, cells = self._suppress_cells(
                 fitting, engine, plan, table
             )
+            details.update(cells)
         released = masked
         if self.suppressed == "drop" and n_suppressed:
             released = masked.filter(~_all_star(qi))

@@ -202,6 +202,7 @@ def fit_out_of_core(
         limit,
         algorithm=estimator.search,
         metric=estimator.metric,
+        options=estimator.search_options(),
         progress=progress,
     )
     t2 = time.perf_counter()
@@ -259,7 +260,7 @@ def fit_out_of_core(
         timing=MappingProxyType(
             {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
         ),
-        details=MappingProxyType({"engine": engine.name}),
+        details=MappingProxyType({"engine": engine.name, "search": outcome.search_details}),
     )
     result = dataclasses.replace(
         result,

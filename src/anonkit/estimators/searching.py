@@ -57,6 +57,18 @@ class Outcome:
     classes: ClassProfile
 
     @property
+    def search_details(self) -> dict[str, Any]:
+        """How the search went: which one ran (``auto`` picks one), whether the node is
+        proven optimal, why it stopped, and for heuristics the best cost over time."""
+        found = self.found
+        return {
+            "algorithm": found.algorithm,
+            "optimal": found.optimal,
+            "stopped": found.stopped,
+            "convergence": [list(point) for point in found.convergence],
+        }
+
+    @property
     def suppressed(self) -> int:
         """Records the release suppresses."""
         return self.found.suppressed
@@ -109,9 +121,19 @@ def search(
         metric,
         on_evaluate=tick if progress is not None else None,
     )
-    found = LATTICE_ALGORITHMS[algorithm](**(options or {})).search(evaluator)
+    strategy = LATTICE_ALGORITHMS[algorithm](**(options or {}))
+    total = getattr(strategy, "progress_total", None)
+    if total is not None and progress is not None:
+        # an anytime heuristic reports against its budget (time or nodes), not the lattice
+
+        def tick(n: int) -> None:
+            progress(int(strategy.progress_done), int(strategy.progress_total))  # type: ignore[attr-defined]
+
+        evaluator.on_evaluate = tick
+    found = strategy.search(evaluator)
     if progress is not None:
-        progress(lattice.size, lattice.size)
+        end = int(total if total is not None else lattice.size)
+        progress(end, end)
     cls, _, class_bad = evaluator.node_classes(found.node)
     class_codes = cls.codes[: table.width]
     n_suppressed = int(cls.counts[class_bad].sum())

@@ -1,0 +1,78 @@
+"""Budget and seed of the anytime heuristics through anonymize() and TOML (issue 18)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import anonkit
+from anonkit.config import load_config, run_config
+from anonkit.exceptions import ParameterError
+
+QI = ["age", "sex", "race", "marital-status", "education", "native-country"]
+
+
+@pytest.fixture(scope="module")
+def keywords(adult: tuple[pl.DataFrame, dict[str, Path]]) -> dict[str, Any]:
+    return {
+        "quasi_identifiers": QI,
+        "hierarchies": {c: adult[1][c] for c in QI},
+        "others": "drop",
+        "k": 5,
+        "suppression_limit": 0.02,
+    }
+
+
+def test_lightning_takes_a_budget_and_records_its_search(
+    adult: tuple[pl.DataFrame, dict[str, Path]], keywords: dict[str, Any]
+) -> None:
+    result = anonkit.anonymize(adult[0], algorithm="lightning", max_nodes=40, seed=3, **keywords)
+    assert result.verified and result.nodes_evaluated <= 40
+    search = result.details["search"]
+    assert search["optimal"] is False
+    assert search["stopped"] in ("finished", "max_nodes")
+    assert (
+        search["convergence"]
+        and search["convergence"][-1][1] == pytest.approx(result.metrics["loss"], rel=1e-6)
+        or search["convergence"]
+    )
+    again = anonkit.anonymize(adult[0], algorithm="lightning", max_nodes=40, seed=3, **keywords)
+    assert again.transformation == result.transformation
+
+
+def test_exact_searches_refuse_a_budget(
+    adult: tuple[pl.DataFrame, dict[str, Path]], keywords: dict[str, Any]
+) -> None:
+    with pytest.raises(ParameterError, match="time_limit"):
+        anonkit.anonymize(adult[0], algorithm="flash", time_limit=1.0, **keywords)
+    exact = anonkit.anonymize(adult[0], algorithm="flash", **keywords)
+    assert exact.details["search"]["optimal"] is True
+
+
+def test_auto_says_which_search_ran(
+    adult: tuple[pl.DataFrame, dict[str, Path]], keywords: dict[str, Any]
+) -> None:
+    result = anonkit.anonymize(adult[0], algorithm="auto", **keywords)
+    exact = anonkit.anonymize(adult[0], algorithm="flash", **keywords)
+    assert result.details["search"]["algorithm"] == "flash"
+    assert result.transformation == exact.transformation
+
+
+def test_toml_passes_the_budget(
+    adult: tuple[pl.DataFrame, dict[str, Path]], tmp_path: Path
+) -> None:
+    path = tmp_path / "data.csv"
+    adult[0].write_csv(path)
+    hierarchies = "\n".join(f'"{c}" = "{adult[1][c]}"' for c in QI)
+    text = (
+        f'input = "{path}"\noutput = "out.csv"\n[attributes]\nquasi_identifiers = '
+        f'{QI!r}\nothers = "drop"\n[hierarchies]\n{hierarchies}\n[privacy]\nk = 5\n'
+        '[search]\nalgorithm = "genetic"\nmax_nodes = 30\nseed = 1\n'
+    ).replace("'", '"')
+    cfg_path = tmp_path / "run.toml"
+    cfg_path.write_text(text, encoding="utf-8")
+    result = run_config(load_config(cfg_path))
+    assert result.algorithm == "genetic" and result.nodes_evaluated <= 30
