@@ -34,11 +34,8 @@ def test_lightning_takes_a_budget_and_records_its_search(
     search = result.details["search"]
     assert search["optimal"] is False
     assert search["stopped"] in ("finished", "max_nodes")
-    assert (
-        search["convergence"]
-        and search["convergence"][-1][1] == pytest.approx(result.metrics["loss"], rel=1e-6)
-        or search["convergence"]
-    )
+    costs = [cost for _, cost in search["convergence"]]
+    assert costs and costs == sorted(costs, reverse=True)  # the best loss only improves
     again = anonkit.anonymize(adult[0], algorithm="lightning", max_nodes=40, seed=3, **keywords)
     assert again.transformation == result.transformation
 
