@@ -24,7 +24,12 @@ from anonkit.estimators import (
     Mondrian,
     Privacy,
 )
+from anonkit.estimators.banga import BangA
 from anonkit.estimators.full_domain import SUPPRESSED_MODES
+from anonkit.estimators.hilbert import Hilbert
+from anonkit.estimators.k_epsilon import KEpsilon
+from anonkit.estimators.koptimize import KOptimize
+from anonkit.estimators.safepub import SafePub
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.frames import to_polars
 from anonkit.io.tables import read_table
@@ -46,8 +51,16 @@ _CONSTRAINTS: dict[str, Constraint] = {
 P = ParamSpec("P")
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
 LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
+#: Algorithms that are one estimator each, built with ``options`` (its own parameters).
+ESTIMATOR_ALGORITHMS: dict[str, type[Estimator]] = {
+    "hilbert": Hilbert,
+    "banga": BangA,
+    "koptimize": KOptimize,
+    "safepub": SafePub,
+    "k_epsilon": KEpsilon,
+}
 #: Every algorithm name :func:`anonymize` accepts.
-ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS)
+ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS, *ESTIMATOR_ALGORITHMS)
 
 
 class _Privacy(Privacy):
@@ -108,6 +121,7 @@ class Anonymizer:
         time_limit: float | None = None,
         max_nodes: int | None = None,
         seed: int | None = None,
+        options: Mapping[str, Any] | None = None,
         population: Any = None,
         numeric: Sequence[str] = (),
         mode: str = "strict",
@@ -138,6 +152,7 @@ class Anonymizer:
         self.time_limit = time_limit
         self.max_nodes = max_nodes
         self.seed = seed
+        self.options = options
         self.population = population
         self.numeric = numeric
         self.mode = mode
@@ -198,6 +213,16 @@ class Anonymizer:
             "leak_check": self.leak_check,
             "progress": self.progress,
         }
+        if self.algorithm in ESTIMATOR_ALGORITHMS:
+            return _from_options(ESTIMATOR_ALGORITHMS[self.algorithm], self.options, shared)
+        if self.options:
+            raise ParameterError(
+                "options",
+                "anonymize",
+                f"empty with algorithm={self.algorithm!r} (its parameters are keywords of "
+                f"anonymize); options are for {', '.join(ESTIMATOR_ALGORITHMS)}",
+                dict(self.options),
+            )
         if self.algorithm == "mondrian":
             return Mondrian(self.mode, self.split, self.numeric_release, **shared)
         if self.algorithm == "greedy_merge":
@@ -243,6 +268,20 @@ class Anonymizer:
         if self.output is not None and not isinstance(estimator, FullDomain):
             write_table(to_polars(result.release)[0], self.output)  # FullDomain writes its own
         return result
+
+
+def _from_options(
+    cls: type[Estimator], options: Mapping[str, Any] | None, shared: dict[str, Any]
+) -> Estimator:
+    """``cls`` built with ``options`` (its own parameters) and the shared keywords."""
+    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    unknown = [name for name in (options or {}) if name not in accepted or name in shared]
+    if unknown:
+        own = [p for p in accepted if p not in shared]
+        raise ParameterError(
+            "options", "anonymize", f"parameters of {cls.__name__}: {', '.join(own)}", unknown
+        )
+    return cls(**dict(options or {}), **shared)
 
 
 def _with_keywords(
@@ -358,6 +397,10 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     memory_share
         With ``engine="auto"``, stream a file whose table would take more than this share
         of the machine's memory (default 0.25).
+    options
+        With the algorithms that are one estimator each (``"hilbert"``, ``"banga"``,
+        ``"koptimize"``, ``"safepub"``, ``"k_epsilon"``): that estimator's own parameters
+        (``{"epsilon": 1.0}``); see its class in :mod:`anonkit.estimators`.
     time_limit, max_nodes, seed
         The anytime heuristics (``"lightning"``, ``"genetic"``, ``"auto"``): stop after
         this many seconds or evaluated nodes with the best release found so far (Ctrl-C

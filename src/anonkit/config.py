@@ -41,12 +41,17 @@ Format
 
     [search]
     algorithm = "flash"            # flash, exhaustive, samarati, datafly, incognito,
-                                   # mondrian, greedy_merge, microaggregation
+                                   # lightning, genetic, auto (wide tables), mondrian,
+                                   # greedy_merge, microaggregation, hilbert, banga,
+                                   # koptimize, safepub, k_epsilon
     metric = "loss"                # see anonkit.metrics.generalization.METRICS
     engine = "polars"              # in memory; "streaming" (larger than memory), "spark",
                                    # "auto" (streams files above memory_share of RAM)
     memory_share = 0.25            # engine "auto": stream above this share of memory
     time_limit = 10                # lightning, genetic, auto: seconds (also max_nodes, seed)
+
+    [search.options]               # hilbert, banga, koptimize, safepub, k_epsilon: the
+    epsilon = 1.0                  # estimator's own parameters (see anonkit.estimators)
     mode = "strict"                # mondrian: strict or relaxed
     cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...
     method = "mdav"                # microaggregation: univariate, mdav, gmm
@@ -129,6 +134,7 @@ _SEARCH_OPTIONS = (
     "time_limit",
     "max_nodes",
     "seed",
+    "options",
 )
 _SECTIONS: dict[str, tuple[str, ...]] = {
     "read": ("separator", "encoding", "missing", "strip"),
@@ -391,6 +397,8 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     if metric not in METRICS:
         raise UnknownNameError("metric", metric, list(METRICS))
     options = {key: search[key] for key in _SEARCH_OPTIONS if key in search}
+    if "options" in options and not isinstance(options["options"], dict):
+        raise _wrong("options", "a table of the algorithm's parameters", options["options"], where)
     local = _checked(
         release.get("local_suppression", False), Boolean(), "release.local_suppression", where
     )

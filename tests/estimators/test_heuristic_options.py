@@ -73,3 +73,19 @@ def test_toml_passes_the_budget(
     cfg_path.write_text(text, encoding="utf-8")
     result = run_config(load_config(cfg_path))
     assert result.algorithm == "genetic" and result.nodes_evaluated <= 30
+
+
+def test_estimator_algorithms_take_their_options(
+    adult: tuple[pl.DataFrame, dict[str, Path]], keywords: dict[str, Any]
+) -> None:
+    hilbert = anonkit.anonymize(adult[0], algorithm="hilbert", **keywords)
+    assert hilbert.verified and hilbert.classes.min_size >= 5
+    plain = {k: v for k, v in keywords.items() if k not in ("k", "suppression_limit")}
+    safepub = anonkit.anonymize(
+        adult[0], algorithm="safepub", options={"epsilon": 2.0, "steps": 20, "seed": 1}, **plain
+    )
+    assert safepub.verified
+    with pytest.raises(ParameterError, match="epsilon"):
+        anonkit.anonymize(adult[0], algorithm="safepub", options={"epsilom": 2.0}, **plain)
+    with pytest.raises(ParameterError, match="options"):
+        anonkit.anonymize(adult[0], algorithm="flash", options={"epsilon": 2.0}, **keywords)
