@@ -7,7 +7,10 @@ writes new records the way the release writes its own with ``transform``:
 * :class:`FullDomain` (``search="flash"``, ``metric=...``): one hierarchy level per
   quasi-identifier, found by a lattice search;
 * :class:`Mondrian` (``mode``, ``split``, ``numeric_release``), :class:`GreedyMerge`
-  (``cost``), :class:`Microaggregation` (``method``, ``aggregate``): local recoding.
+  (``cost``), :class:`Microaggregation` (``method``, ``aggregate``), :class:`Hilbert`,
+  :class:`BangA`, :class:`KOptimize`: local recoding;
+* :class:`SafePub` ((ε, δ)-differential privacy by sampling and generalization) and
+  :class:`KEpsilon` ((k, ε)-anonymity: generalization, then noise on numeric columns).
 
 What must hold is a :class:`Privacy` value (models, suppression limit, population).
 :func:`anonkit.anonymize` maps its flat keywords onto these classes and accepts one as
@@ -26,8 +29,25 @@ Examples
 ['[40-41]']
 """
 
+from anonkit.estimators.banga import BangA
 from anonkit.estimators.base import Estimator, Privacy
 from anonkit.estimators.full_domain import FullDomain
+from anonkit.estimators.hilbert import Hilbert
+from anonkit.estimators.k_epsilon import KEpsilon
+from anonkit.estimators.koptimize import KOptimize
 from anonkit.estimators.local import GreedyMerge, Microaggregation, Mondrian
+from anonkit.estimators.safepub import SafePub
 
-__all__ = ["Estimator", "FullDomain", "GreedyMerge", "Microaggregation", "Mondrian", "Privacy"]
+__all__ = [
+    "BangA",
+    "Estimator",
+    "FullDomain",
+    "GreedyMerge",
+    "Hilbert",
+    "KEpsilon",
+    "KOptimize",
+    "Microaggregation",
+    "Mondrian",
+    "Privacy",
+    "SafePub",
+]
