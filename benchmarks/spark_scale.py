@@ -244,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     ]
     body = "\n".join([*common.section_preamble(TITLE, command, info), "", table_md, "", *notes])
     print(body)
-    common.update_section(SECTION, body, args.output)
+    section = SECTION if args.rows == 1_000_000 else f"{SECTION}_{args.rows}"
+    common.update_section(section, body, args.output)
     return 0
 
 
