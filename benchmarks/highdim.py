@@ -86,6 +86,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--adult-target", action="store_true", help="the Adult target instead")
     p.add_argument("--output", default=str(common.RESULTS_PATH), help="results file")
     p.add_argument("--name", default="", help="suffix of the recorded section's name")
+    p.add_argument("--plot", default=None, help="write convergence curves to this SVG file")
     args = p.parse_args(argv)
     if args.quick:
         args.k, args.seeds, args.budget = "5", 3, 10.0
@@ -161,6 +162,7 @@ def run_one(encoded: Any, algorithm: str, k: int, supp: float, seed: int, budget
     out: dict[str, Any] = {"elapsed": elapsed, "nodes": len(ev.results), "at": {}}
     if res is not None:
         out["stopped"], out["optimal"] = res.stopped, res.optimal
+        out["convergence"] = res.convergence
     for t in [c for c in CHECKPOINTS if c <= budget + 1e-9] or [budget]:
         best = None
         for when, node in events:
@@ -198,6 +200,7 @@ def highdim(args: argparse.Namespace) -> list[str]:
     )
     head += " | ARX geo (1 / 10 / 100 s) | nodes | runs |"
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
+    curves: dict[tuple[str, float, int, str], list[Any]] = {}
     for table in args.tables:
         encoded, _ = load(table)
         print(f"{table}: {encoded.n_records} records, heights {encoded.heights}", file=sys.stderr)
@@ -217,6 +220,7 @@ def highdim(args: argparse.Namespace) -> list[str]:
                             file=sys.stderr,
                             flush=True,
                         )
+                    curves[(table, supp, k, algorithm)] = [r.get("convergence", ()) for r in runs]
                     cells = []
                     for c in checkpoints:
                         got = [r["at"][c] for r in runs if r["at"][c] is not None]
@@ -235,7 +239,51 @@ def highdim(args: argparse.Namespace) -> list[str]:
                         + " | ".join(cells)
                         + f" | {arx_text} | {nodes} | {len(runs)} |"
                     )
+    if args.plot:
+        plot(curves, args.budget, args.plot)
+        lines += ["", f"Convergence curves: `{Path(args.plot).name}` (median over seeds)."]
     return lines
+
+
+def plot(curves: dict[tuple[str, float, int, str], list[Any]], budget: float, path: str) -> None:
+    """Best loss against time, median over seeds, one panel per (table, supp, k)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = sorted({key[:3] for key in curves})
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(3.2 * len(panels), 3.0), squeeze=False, sharex=True
+    )
+    grid = np.geomspace(0.01, budget, 200)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        for (table, supp, k, algorithm), runs in sorted(curves.items()):
+            if (table, supp, k) != panel:
+                continue
+            ys = []
+            for conv in runs:
+                y = np.full(grid.size, np.nan)
+                for t, cost in conv:
+                    y[grid >= t] = cost
+                ys.append(y)
+            med = np.array(
+                [
+                    float(np.median(col[~np.isnan(col)]))
+                    if (~np.isnan(col)).sum() * 2 > len(col)
+                    else np.nan
+                    for col in np.array(ys).T
+                ]
+            )
+            ax.step(grid, med, where="post", label=algorithm)
+        ax.set_xscale("log")
+        ax.set_title(f"{panel[0]}, {panel[1]:.0%}, k={panel[2]}", fontsize=9)
+        ax.set_xlabel("seconds")
+    axes[0][0].set_ylabel("best loss (arithmetic)")
+    axes[0][0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="svg")
+    plt.close(fig)
 
 
 def adult_target(args: argparse.Namespace) -> list[str]:
