@@ -127,7 +127,10 @@ def _key(column: str, dtype: DataType) -> Column:
     if not _is_float(dtype):
         return _text(column, dtype)
     col = F.col(column)
-    whole = col.try_cast("long").cast("string")
+    # whole floats past 64-bit integers have no text (polars' non-strict cast gives null);
+    # the range test keeps the cast from overflowing (an error under ANSI) on pyspark 3.5
+    fits = (col >= F.lit(-(2.0**63))) & (col < F.lit(2.0**63))
+    whole = F.when(fits, col.cast("long").cast("string"))
     fraction = F.concat(F.lit(_FRACTION), col.cast("string"))
     return (
         F.when(_missing(column, dtype), F.lit(None))
