@@ -55,7 +55,7 @@ LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
 ESTIMATOR_ALGORITHMS: dict[str, type[Estimator]] = {
     "hilbert": Hilbert,
     "banga": BangA,
-    "koptimize": KOptimize,
+    "k_optimize": KOptimize,
     "safepub": SafePub,
     "k_epsilon": KEpsilon,
 }
@@ -399,7 +399,7 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         of the machine's memory (default 0.25).
     options
         With the algorithms that are one estimator each (``"hilbert"``, ``"banga"``,
-        ``"koptimize"``, ``"safepub"``, ``"k_epsilon"``): that estimator's own parameters
+        ``"k_optimize"``, ``"safepub"``, ``"k_epsilon"``): that estimator's own parameters
         (``{"epsilon": 1.0}``); see its class in :mod:`anonkit.estimators`.
     time_limit, max_nodes, seed
         The anytime heuristics (``"lightning"``, ``"genetic"``, ``"auto"``): stop after

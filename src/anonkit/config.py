@@ -43,14 +43,14 @@ Format
     algorithm = "flash"            # flash, exhaustive, samarati, datafly, incognito,
                                    # lightning, genetic, auto (wide tables), mondrian,
                                    # greedy_merge, microaggregation, hilbert, banga,
-                                   # koptimize, safepub, k_epsilon
+                                   # k_optimize, safepub, k_epsilon
     metric = "loss"                # see anonkit.metrics.generalization.METRICS
     engine = "polars"              # in memory; "streaming" (larger than memory), "spark",
                                    # "auto" (streams files above memory_share of RAM)
     memory_share = 0.25            # engine "auto": stream above this share of memory
     time_limit = 10                # lightning, genetic, auto: seconds (also max_nodes, seed)
 
-    [search.options]               # hilbert, banga, koptimize, safepub, k_epsilon: the
+    [search.options]               # hilbert, banga, k_optimize, safepub, k_epsilon: the
     epsilon = 1.0                  # estimator's own parameters (see anonkit.estimators)
     mode = "strict"                # mondrian: strict or relaxed
     cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...

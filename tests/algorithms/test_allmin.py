@@ -15,7 +15,7 @@ from anonkit.algorithms.lattice.allmin import AllMin
 from anonkit.algorithms.lattice.search import rank
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
-from anonkit.engines.base import get_engine
+from anonkit.engines.base import SensitiveSpec, get_engine
 from anonkit.estimators import FullDomain, Privacy
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.metrics.generalization import METRICS
@@ -51,27 +51,14 @@ def problems(draw):
 
 
 def encode(frame: pl.DataFrame, hs):
-    """The bottom snapshot of ``frame`` (the engine method is ``count``, formerly
-    ``encode``)."""
-    engine = get_engine("polars")
-    count = getattr(engine, "count", None) or engine.encode
-    return count(frame, [h.name for h in hs], hs)
+    """The bottom snapshot of ``frame``."""
+    return get_engine("polars").count(frame, [h.name for h in hs], hs)
 
 
 def encode_detail(frame: pl.DataFrame, hs):
     """The bottom snapshot with the detail the sensitive models read (column ``s``)."""
-    engine = get_engine("polars")
-    if hasattr(engine, "count_detail"):
-        from anonkit.engines.counting import SensitiveSpec
-
-        return engine.count_detail(frame, [h.name for h in hs], hs, [SensitiveSpec("s")])
-    from anonkit.core import encoding
-
-    labels = tuple(SENSITIVE)
-    codes = np.array([SENSITIVE.index(v) for v in frame["s"].to_list()], dtype=np.int64)
-    totals = np.bincount(codes, minlength=len(labels)).astype(np.int64)
-    sens = encoding.SensitiveCodes("s", labels, totals, None)
-    return encoding.with_details(encode(frame, hs), [(sens, codes)])
+    spec = [SensitiveSpec("s")]
+    return get_engine("polars").count_detail(frame, [h.name for h in hs], hs, spec)
 
 
 def _evaluator(frame, hs, models, limit, metric) -> Evaluator:
