@@ -5,7 +5,9 @@ Long work reports progress through one callable, ``progress(done, total)``, wher
 microaggregation groups, study cells). A run goes through several steps (read, encode,
 search, release, write, ...); a callback that also has a ``stage(name, unit)`` method is
 told when each step starts, so it can label what the following ``(done, total)`` calls
-count. A plain function works too: it just does not learn the step names.
+count, and one with a ``note(text)`` method is shown a short live note on the step (an
+anytime search's best loss so far). A plain function works too: it just does not learn
+the step names.
 
 The library never prints; the CLI's :class:`anonkit.cli.progress.ProgressReporter`
 implements both methods and draws on stderr.
@@ -34,7 +36,7 @@ from typing import Protocol, runtime_checkable
 #: Progress callback: ``(done, total)``; ``total`` is an upper bound on the work.
 Progress = Callable[[int, int], None]
 
-__all__ = ["Progress", "StagedProgress", "start_stage", "tick"]
+__all__ = ["Progress", "StagedProgress", "show_note", "start_stage", "tick"]
 
 
 @runtime_checkable
@@ -55,6 +57,13 @@ def start_stage(progress: object, name: str, unit: str = "") -> None:
     stage = getattr(progress, "stage", None)
     if callable(stage):
         stage(name, unit)
+
+
+def show_note(progress: object, text: str) -> None:
+    """Show ``text`` beside the current step, if ``progress`` takes notes."""
+    note = getattr(progress, "note", None)
+    if callable(note):
+        note(text)
 
 
 def tick(progress: Progress | None, done: int, total: int) -> None:

@@ -89,3 +89,38 @@ def test_estimator_algorithms_take_their_options(
         anonkit.anonymize(adult[0], algorithm="safepub", options={"epsilom": 2.0}, **plain)
     with pytest.raises(ParameterError, match="options"):
         anonkit.anonymize(adult[0], algorithm="flash", options={"epsilon": 2.0}, **keywords)
+
+
+def test_a_wide_table_runs_through_anonymize(shared_data: Path) -> None:
+    """creditcard: 24 quasi-identifiers, a lattice of 4.9e13 nodes no exact search lists."""
+    folder = shared_data / "highdim"
+    frame = pl.read_csv(folder / "creditcard_int.csv", separator=";", infer_schema=False)
+    frame = frame.head(5000)
+    qi = frame.columns
+    hierarchies = {c: folder / f"creditcard_int_hierarchy_{c}.csv" for c in qi}
+    notes: list[str] = []
+
+    class Recorder:
+        def __call__(self, done: int, total: int) -> None:
+            assert done <= total
+
+        def note(self, text: str) -> None:
+            notes.append(text)
+
+    result = anonkit.anonymize(
+        frame,
+        quasi_identifiers=qi,
+        hierarchies=hierarchies,
+        k=5,
+        suppression_limit=0.05,
+        algorithm="auto",
+        time_limit=2.0,
+        progress=Recorder(),
+    )
+    assert result.verified and result.classes.min_size >= 5
+    assert result.details["search"]["algorithm"] == "lightning"
+    assert result.details["search"]["optimal"] is False
+    assert result.lattice_size > 10**13
+    assert notes and notes[-1].startswith("best loss")
+    with pytest.raises(ParameterError, match="lightning"):
+        anonkit.anonymize(frame, quasi_identifiers=qi, hierarchies=hierarchies, k=5)

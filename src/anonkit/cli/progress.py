@@ -98,6 +98,7 @@ class ProgressReporter:
         self._timer: threading.Timer | None = None
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+        self._note = ""
 
     @property
     def shown(self) -> bool:
@@ -116,6 +117,18 @@ class ProgressReporter:
             elif self._task is not None:
                 self._progress.update(self._task, completed=min(done, total), total=total)
 
+    def note(self, text: str) -> None:
+        """Show ``text`` beside the current step's name (the best loss so far)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._note = text
+            if self._progress is not None and self._task is not None:
+                self._progress.update(self._task, description=self._label())
+
+    def _label(self) -> str:
+        return f"{self.description} ({self._note})" if self._note else self.description
+
     def stage(self, name: str, unit: str = "") -> None:
         """Start the step ``name``; ``unit`` names what its ``(done, total)`` calls count
         (empty: the step reports no counts and shows a spinner)."""
@@ -123,6 +136,7 @@ class ProgressReporter:
             return
         with self._lock:
             self.description, self.unit = name, unit
+            self._note = ""
             self._counts = None
             self._stage_start = time.monotonic()
             if self._progress is not None:
@@ -149,7 +163,7 @@ class ProgressReporter:
         completed = 0
         if self._counts is not None and self.unit:
             completed, total = min(self._counts[0], self._counts[1]), self._counts[1]
-        task = progress.add_task(self.description, total=total, completed=completed, unit=self.unit)
+        task = progress.add_task(self._label(), total=total, completed=completed, unit=self.unit)
         for t in progress.tasks:  # elapsed time counts from the step's start
             if t.id == task:
                 t.start_time = self._stage_start

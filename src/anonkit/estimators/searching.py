@@ -7,6 +7,7 @@ count the table first, then run exactly this.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,12 +17,12 @@ import numpy.typing as npt
 
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, SearchResult
 from anonkit.core.encoding import EncodedTable
-from anonkit.core.lattice import Lattice
+from anonkit.core.lattice import MAX_NODES, Lattice
 from anonkit.core.transform import ReleasePlan
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.generalization import NodeSummary, all_metrics
 from anonkit.models import PrivacyModel
-from anonkit.progress import Progress, start_stage
+from anonkit.progress import Progress, show_note, start_stage
 
 __all__ = ["Outcome", "search"]
 
@@ -104,14 +105,30 @@ def search(
     PrivacyUnattainableError
         If no node satisfies the models within the suppression limit.
     """
-    lattice = Lattice(table.heights)
-    done = [0]
+    strategy = LATTICE_ALGORITHMS[algorithm](**(options or {}))
+    # the anytime heuristics visit lattices far too large to list; the exact searches
+    # need the explicit one
+    anytime = hasattr(strategy, "progress_total")
+    lattice = Lattice(table.heights, max_nodes=None if anytime else MAX_NODES)
     start_stage(progress, "Searching", "nodes")
+    done = [0]
+    best = [math.inf]
 
     def tick(n: int) -> None:
+        # an anytime heuristic reports against its budget (time or nodes) with its best
+        # loss so far; an exact search (or auto choosing one) against the lattice
         done[0] += n
-        if progress is not None:
+        if progress is None:
+            return
+        budget = int(getattr(strategy, "progress_total", 0) or 0)
+        if not budget:
             progress(done[0], lattice.size)
+            return
+        cost = float(strategy.best_cost)  # type: ignore[attr-defined]
+        if cost < best[0]:
+            best[0] = cost
+            show_note(progress, f"best {metric} {cost:.4g}")
+        progress(int(strategy.progress_done()), budget)  # type: ignore[attr-defined]
 
     evaluator = Evaluator(
         table,
@@ -121,18 +138,9 @@ def search(
         metric,
         on_evaluate=tick if progress is not None else None,
     )
-    strategy = LATTICE_ALGORITHMS[algorithm](**(options or {}))
-    total = getattr(strategy, "progress_total", None)
-    if total is not None and progress is not None:
-        # an anytime heuristic reports against its budget (time or nodes), not the lattice
-
-        def tick(n: int) -> None:
-            progress(int(strategy.progress_done), int(strategy.progress_total))  # type: ignore[attr-defined]
-
-        evaluator.on_evaluate = tick
     found = strategy.search(evaluator)
     if progress is not None:
-        end = int(total if total is not None else lattice.size)
+        end = int(getattr(strategy, "progress_total", 0) or 0) or lattice.size
         progress(end, end)
     cls, _, class_bad = evaluator.node_classes(found.node)
     class_codes = cls.codes[: table.width]

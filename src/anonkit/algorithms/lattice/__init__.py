@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from anonkit.algorithms.lattice.allmin import AllMin
 from anonkit.algorithms.lattice.auto import Auto, choose_search
 from anonkit.algorithms.lattice.datafly import Datafly
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
@@ -31,6 +32,7 @@ LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
     "samarati": Samarati,
     "datafly": Datafly,
     "incognito": Incognito,
+    "allmin": AllMin,
     "lightning": Lightning,
     "genetic": Genetic,
     "auto": Auto,
@@ -39,6 +41,7 @@ LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
 __all__ = [
     "LATTICE_ALGORITHMS",
     "LatticeSearch",
+    "AllMin",
     "Auto",
     "Datafly",
     "Evaluator",

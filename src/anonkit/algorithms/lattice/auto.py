@@ -15,6 +15,7 @@ stay cached, so Flash does not evaluate them again).
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
@@ -128,6 +129,11 @@ class Auto:
     def progress_done(self) -> int:
         done = getattr(self.chosen, "progress_done", None)
         return int(done()) if done is not None else 0
+
+    @property
+    def best_cost(self) -> float:
+        """The chosen heuristic's best cost so far (``inf`` for Flash or before choosing)."""
+        return float(getattr(self.chosen, "best_cost", math.inf))
 
 
 __all__ = ["EXACT_SECONDS", "Auto", "choose_search"]
