@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -401,21 +402,30 @@ class SparkEngine(GroupingEngine):
             .groupBy(*([_ID] if packed else columns), *names)
             .agg(F.count(F.lit(1)).alias(COUNT))
         )
-        rows = grouped.collect()
-        data: dict[str, Any] = {}
+        # rows arrive partition by partition into compact buffers: the driver never holds
+        # every grouped row as a Python object at once
         width = 1 if packed else len(columns)
+        ints = [array("q") for _ in range(width + 1)]
+        texts: list[list[Any]] = [[] for _ in sensitive]
+        for row in grouped.toLocalIterator(prefetchPartitions=True):
+            for j in range(width):
+                ints[j].append(row[j])
+            for i in range(len(sensitive)):
+                texts[i].append(row[width + i])
+            ints[width].append(row[-1])
+        data: dict[str, Any] = {}
         if packed:
-            packed_keys = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+            packed_keys = np.array(ints[0], dtype=np.int64)
             for c, step, radix in zip(columns, steps, radices, strict=True):
                 data[c] = pl.Series(c, (packed_keys // step) % radix - 2, dtype=pl.Int64)
         else:
             for j, c in enumerate(columns):
-                data[c] = pl.Series(c, [r[j] for r in rows], dtype=pl.Int64)
+                data[c] = pl.Series(c, np.array(ints[j], dtype=np.int64), dtype=pl.Int64)
         for i, s in enumerate(sensitive):
-            raw = [r[width + i] for r in rows]
+            raw = texts[i]
             text = _polars_text(raw, types[s]) if _is_float(types[s]) else raw
             data[s] = pl.Series(s, text, dtype=pl.String)
-        data[COUNT] = pl.Series(COUNT, [r[-1] for r in rows], dtype=pl.Int64)
+        data[COUNT] = pl.Series(COUNT, np.array(ints[width], dtype=np.int64), dtype=pl.Int64)
         counts = pl.DataFrame(data)
         if any(_is_float(types[s]) for s in sensitive):
             # two floats never print alike, but regroup in case (whole floats past 2^63)
