@@ -143,6 +143,7 @@ def run_spark(
     # the first job of a fresh JVM pays for class loading, JIT and Python workers
     _, t_cold = timed(lambda: engine.count(str(path), QI, hs))
     table, t_count = timed(lambda: engine.count(str(path), QI, hs))
+    count_rss = python_peak_rss()  # before the floor, which collects Python rows
     raw = spark.read.parquet(str(path))
     _, t_floor = timed(lambda: raw.groupBy(*QI).count().collect())
     plan, t_search = timed(lambda: plan_for(table, args.k, args.suppression))
@@ -159,6 +160,7 @@ def run_spark(
         "cold": t_cold,
         "count": t_count,
         "floor": t_floor,
+        "count_rss": count_rss,
         "search": t_search,
         "release": t_release,
         "classes": table.snapshot.counts.size,
@@ -240,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         + ("" if same is None else f"; polars chose the same transformation: {same}"),
         f"- Spark master `{args.master}`, driver memory {args.driver_memory}; peak RSS of the "
         f"Spark JVM (driver and local executors) {gb(spark['jvm_rss'])}, of the Python "
-        f"driver {gb(driver_rss)} (measured before the polars run, which follows).",
+        f"driver {gb(spark['count_rss'])} after the two counts, {gb(driver_rss)} after "
+        "Spark's floor (which collects its groups as Python rows), before the polars run.",
     ]
     body = "\n".join([*common.section_preamble(TITLE, command, info), "", table_md, "", *notes])
     print(body)
