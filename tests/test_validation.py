@@ -142,6 +142,7 @@ def _models() -> list[tuple[object, tuple[str, ...], int]]:
         HierarchicalTCloseness,
         KAnonymity,
         KMap,
+        MUniqueness,
         OrderedDistanceTCloseness,
         RecursiveCLDiversity,
     )
@@ -159,6 +160,7 @@ def _models() -> list[tuple[object, tuple[str, ...], int]]:
         (BasicBetaLikeness("d", beta=1.0), ("d",), 1),
         (EnhancedBetaLikeness("d", beta=1.0), ("d",), 1),
         (KMap(5), (), 1),
+        (MUniqueness("d", m=3), ("d",), 3),
         (DeltaPresence(0.1, 0.9), (), 1),
         (AverageRisk(0.2), (), 1),
     ]

@@ -107,7 +107,7 @@ class Anonymizer:
         k: int | None = None,
         privacy: Iterable[PrivacyModel] = (),
         suppression_limit: float = 0.0,
-        algorithm: str | Estimator = "flash",
+        algorithm: str | Estimator = "auto",
         metric: str = "loss",
         identifying: Sequence[str] = (),
         sensitive: Sequence[str] = (),
@@ -348,7 +348,8 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     suppression_limit
         Largest share of records that may be suppressed, in [0, 1] (default 0).
     algorithm
-        Full-domain (global recoding): ``"flash"`` (optimal, default), ``"exhaustive"``,
+        Full-domain (global recoding): ``"auto"`` (the default: Flash, optimal, when it
+        can finish within a minute, else Lightning), ``"flash"``, ``"exhaustive"``,
         ``"samarati"``, ``"datafly"`` or ``"incognito"``; for lattices no exact search
         can visit (many quasi-identifiers), the anytime heuristics ``"lightning"`` and
         ``"genetic"``, or ``"auto"`` (Flash when it can finish within a minute, Lightning

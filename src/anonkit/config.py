@@ -40,10 +40,11 @@ Format
     ]
 
     [search]
-    algorithm = "flash"            # flash, exhaustive, samarati, datafly, incognito,
-                                   # lightning, genetic, auto (wide tables), mondrian,
-                                   # greedy_merge, microaggregation, hilbert, banga,
-                                   # k_optimize, safepub, k_epsilon
+    algorithm = "auto"             # auto (flash, or lightning on wide tables), flash,
+                                   # exhaustive, samarati, datafly, incognito, allmin,
+                                   # lightning, genetic, mondrian, greedy_merge,
+                                   # microaggregation, hilbert, banga, k_optimize,
+                                   # safepub, k_epsilon
     metric = "loss"                # see anonkit.metrics.generalization.METRICS
     engine = "polars"              # in memory; "streaming" (larger than memory), "spark",
                                    # "auto" (streams files above memory_share of RAM)
@@ -176,7 +177,7 @@ class AnonymizeConfig:
     csv_formulas: str = "escape"
     hierarchies: Mapping[str, HierarchyEntry] = field(default_factory=lambda: MappingProxyType({}))
     suppression_limit: float = 0.0
-    algorithm: str = "flash"
+    algorithm: str = "auto"
     metric: str = "loss"
     engine: str = "polars"
     suppressed: str = "mask"
@@ -388,7 +389,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         where,
     )
 
-    algorithm = _string(search.get("algorithm", "flash"), "search.algorithm", where)
+    algorithm = _string(search.get("algorithm", "auto"), "search.algorithm", where)
     metric = _string(search.get("metric", "loss"), "search.metric", where)
     engine = _string(search.get("engine", "polars"), "search.engine", where)
 

@@ -112,7 +112,8 @@ def test_release_is_private_and_truthful(algorithm: str, problem) -> None:
         metric=metric,
         others="keep",
     )
-    assert res.algorithm == algorithm and res.metric == metric
+    ran = ("flash", "lightning") if algorithm == "auto" else (algorithm,)  # auto names its pick
+    assert res.algorithm in ran and res.metric == metric
     _check_release(frame, hs, k, limit, res)
     # dropping suppressed records leaves exactly the others
     dropped = anonymize(

@@ -87,7 +87,7 @@ def test_defaults_and_qi_from_hierarchies(tmp_path: Path) -> None:
         )
     )
     assert cfg.quasi_identifiers == ("zip", "age")
-    assert (cfg.algorithm, cfg.metric, cfg.suppressed) == ("flash", "loss", "mask")
+    assert (cfg.algorithm, cfg.metric, cfg.suppressed) == ("auto", "loss", "mask")
     assert cfg.suppression_limit == 0.0
     assert cfg.hierarchies["age"]["widths"] == [5, 10]
 

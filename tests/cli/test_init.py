@@ -66,7 +66,7 @@ def test_init_on_raw_adult(adult_full_file: Path, tmp_path: Path) -> None:
     assert config["read"] == {"separator": ",", "encoding": "utf-8", "missing": [""],
                               "strip": False}  # fmt: skip
     assert config["privacy"] == {"k": 5, "suppression_limit": 0.05}
-    assert config["search"] == {"algorithm": "flash"}
+    assert config["search"] == {"algorithm": "auto"}
     assert config["hierarchies"]["age"] == {"type": "intervals", "widths": [5, 10, 20]}
     assert set(config["hierarchies"]) == set(config["attributes"]["quasi_identifiers"])
     assert (tmp_path / config["input"]).resolve() == adult_full_file.resolve()

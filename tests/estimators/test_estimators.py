@@ -247,7 +247,7 @@ def test_the_result_says_which_family_ran() -> None:
 def test_anonymize_declares_the_keywords_of_anonymizer() -> None:
     params = inspect.signature(anonkit.anonymize).parameters
     assert list(params)[:3] == ["frame", "quasi_identifiers", "hierarchies"]
-    assert params["algorithm"].default == "flash" and "mode" in params
+    assert params["algorithm"].default == "auto" and "mode" in params
     assert "Examples" in (anonkit.anonymize.__doc__ or "")
 
 

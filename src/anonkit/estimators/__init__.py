@@ -4,7 +4,7 @@ Each stores its parameters unchanged, checks them (declared as data) when :meth:
 runs, returns itself fitted (``result_``, ``transformation_``, ``hierarchies_``) and
 writes new records the way the release writes its own with ``transform``:
 
-* :class:`FullDomain` (``search="flash"``, ``metric=...``): one hierarchy level per
+* :class:`FullDomain` (``search="auto"``, ``metric=...``): one hierarchy level per
   quasi-identifier, found by a lattice search;
 * :class:`Mondrian` (``mode``, ``split``, ``numeric_release``), :class:`GreedyMerge`
   (``cost``), :class:`Microaggregation` (``method``, ``aggregate``), :class:`Hilbert`,

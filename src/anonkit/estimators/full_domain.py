@@ -70,7 +70,8 @@ class FullDomain(Estimator):
     Parameters
     ----------
     search
-        The lattice search: ``"flash"`` (optimal, default), ``"exhaustive"``,
+        The lattice search: ``"auto"`` (default: Flash when it can finish within a
+        minute, else Lightning), ``"flash"`` (optimal), ``"exhaustive"``,
         ``"samarati"``, ``"datafly"`` or ``"incognito"``.
     metric
         What to minimize (:data:`anonkit.metrics.generalization.METRICS`).
@@ -139,7 +140,7 @@ class FullDomain(Estimator):
 
     def __init__(
         self,
-        search: str = "flash",
+        search: str = "auto",
         metric: str = "loss",
         *,
         privacy: Privacy | None = None,
@@ -322,7 +323,7 @@ class FullDomain(Estimator):
         result = AnonymizationResult(
             release=from_polars(released, fitting.kind),
             transformation=self.transformation_,
-            algorithm=self.search,
+            algorithm=found.algorithm,
             metric=self.metric,
             privacy=tuple(m.describe() for m in models),
             n_records=data.height,

@@ -247,7 +247,7 @@ def fit_out_of_core(
     result = AnonymizationResult(
         release=release,
         transformation=transformation,
-        algorithm=estimator.search,
+        algorithm=found.algorithm,
         metric=estimator.metric,
         privacy=tuple(m.describe() for m in models),
         n_records=n,

@@ -506,7 +506,7 @@ def _render(
         "  # share of records that may be suppressed",
         "",
         "[search]",
-        'algorithm = "flash"',
+        'algorithm = "auto"  # Flash (optimal) when it can finish within a minute',
         "",
     ]
     return "\n".join(lines)

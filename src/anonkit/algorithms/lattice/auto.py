@@ -28,6 +28,11 @@ from anonkit.algorithms.lattice.search import SearchResult
 
 #: Seconds the exact search may be expected to take for ``auto`` to choose it.
 EXACT_SECONDS = 60.0
+#: A cost per node no table of up to :data:`SMALL_SNAPSHOT` classes exceeds: when the
+#: expected nodes fit the budget even at this cost, Flash is chosen without timing nodes
+#: (so a small table pays nothing for ``auto``).
+PESSIMISTIC_SECONDS_PER_NODE = 0.05
+SMALL_SNAPSHOT = 100_000
 
 
 def estimated_flash_nodes(size: int) -> float:
@@ -70,6 +75,9 @@ def choose_search(
     nodes = estimated_flash_nodes(lat.size)
     if max_nodes is not None and nodes > max_nodes:
         return "lightning"
+    small = evaluator.table.snapshot.n_classes <= SMALL_SNAPSHOT
+    if small and nodes * PESSIMISTIC_SECONDS_PER_NODE <= seconds:
+        return "flash"
     if nodes * seconds_per_node(evaluator) > seconds:
         return "lightning"
     return "flash"
