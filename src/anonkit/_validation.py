@@ -187,6 +187,19 @@ class Names:
         return "a column name or a list of column names"
 
 
+@dataclass(frozen=True)
+class OrNone:
+    """``None``, or a value ``inner`` accepts (an optional parameter)."""
+
+    inner: Constraint
+
+    def accepts(self, value: object) -> bool:
+        return value is None or self.inner.accepts(value)
+
+    def __str__(self) -> str:
+        return f"None or {self.inner}"
+
+
 def check(value: T, constraint: Constraint, name: str, owner: str) -> T:
     """``value`` unchanged if it satisfies ``constraint``.
 

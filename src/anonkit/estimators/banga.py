@@ -7,29 +7,15 @@ ancestor of the cluster's values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from anonkit._validation import Constraint, Interval
+from anonkit._validation import Constraint, Interval, OrNone
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.estimators.base import Privacy
 from anonkit.estimators.hilbert import _Grouped
 from anonkit.progress import Progress, start_stage
 
 __all__ = ["BangA"]
-
-
-@dataclass(frozen=True)
-class _OrNone:
-    """``None``, or a value ``inner`` accepts."""
-
-    inner: Constraint
-
-    def accepts(self, value: object) -> bool:
-        return value is None or self.inner.accepts(value)
-
-    def __str__(self) -> str:
-        return f"None or {self.inner}"
 
 
 class BangA(_Grouped):
@@ -67,7 +53,7 @@ class BangA(_Grouped):
     name = "banga"
     _metric = "gcp"
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
-        "capacity": _OrNone(Interval(int, 1)),
+        "capacity": OrNone(Interval(int, 1)),
     }
 
     def __init__(

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from anonkit._validation import Constraint, Interval, Name, Options
+from anonkit._validation import Constraint, Interval, Name, Options, OrNone
 from anonkit.algorithms.koptimize.search import METRICS
 from anonkit.estimators.base import Fitting, Privacy
 from anonkit.estimators.local import _Classes, _k_only
@@ -34,19 +34,6 @@ from anonkit.result import AnonymizationResult
 __all__ = ["KOptimize"]
 
 IntArray = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class _OrNone:
-    """``None``, or a value ``inner`` accepts."""
-
-    inner: Constraint
-
-    def accepts(self, value: object) -> bool:
-        return value is None or self.inner.accepts(value)
-
-    def __str__(self) -> str:
-        return f"None or {self.inner}"
 
 
 def _as_number(label: str) -> float | None:
@@ -136,8 +123,8 @@ class KOptimize(_Classes):
     name = "k_optimize"
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "metric": Options(METRICS),
-        "class_column": _OrNone(Name()),
-        "time_limit": _OrNone(Interval(float, 0, None, "neither")),
+        "class_column": OrNone(Name()),
+        "time_limit": OrNone(Interval(float, 0, None, "neither")),
     }
 
     def __init__(
