@@ -363,9 +363,14 @@ class Estimator:
         }
         if self.leak_check:
             start_stage(self.progress, "Checking for leaks")
-            warnings = check_leaks(data, quasi_identifiers=qi, released=schema.released_as_is())
+            released = self._released_as_is(schema)
+            warnings = check_leaks(data, quasi_identifiers=qi, released=released)
             out["leak_warnings"] = [w.to_dict() for w in warnings]
         return out
+
+    def _released_as_is(self, schema: Schema) -> list[str]:
+        """The columns the release publishes unchanged (what the leak check reads)."""
+        return list(schema.released_as_is())
 
     def _verify(self, released: pl.DataFrame, fitting: Fitting) -> Verification:
         start_stage(self.progress, "Verifying the release")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -26,7 +26,7 @@ import polars as pl
 from anonkit._validation import Constraint, Interval, Names, Options
 from anonkit.algorithms.dp.k_epsilon import laplace_within_classes
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
-from anonkit.core.schema import AttributeRole, Schema
+from anonkit.core.schema import Schema
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.full_domain import FullDomain
 from anonkit.estimators.safepub import Seed
@@ -35,7 +35,6 @@ from anonkit.io.frames import from_polars
 from anonkit.metrics.generalization import METRICS
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.safety.leaks import check_leaks
 
 __all__ = ["KEpsilon"]
 
@@ -107,20 +106,9 @@ class KEpsilon(Estimator):
     def _noisy(self) -> list[str]:
         return [self.noisy] if isinstance(self.noisy, str) else list(self.noisy)
 
-    def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
-        """The leak check of the columns released as is; the noisy columns are not."""
-        out: dict[str, Any] = {
-            "roles": {r.value: schema.columns(r) for r in AttributeRole},
-            "dropped_undeclared": list(schema.dropped),
-            "leak_check": self.leak_check,
-            "leak_warnings": [],
-        }
-        if self.leak_check:
-            start_stage(self.progress, "Checking for leaks")
-            kept = [c for c in schema.released_as_is() if c not in self._noisy()]
-            warnings = check_leaks(data, quasi_identifiers=qi, released=kept)
-            out["leak_warnings"] = [w.to_dict() for w in warnings]
-        return out
+    def _released_as_is(self, schema: Schema) -> list[str]:
+        """The columns released unchanged: the noisy ones are not."""
+        return [c for c in schema.released_as_is() if c not in self._noisy()]
 
     def _columns(self, fitting: Fitting) -> list[str]:
         noisy = self._noisy()

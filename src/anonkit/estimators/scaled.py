@@ -45,7 +45,6 @@ from anonkit.models import PrivacyModel
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.safety.leaks import check_leaks
 from anonkit.verify import Verification, verify_release
 
 if TYPE_CHECKING:
@@ -155,17 +154,9 @@ def fit_out_of_core(
         missing = [c for c in qi if c not in engine.columns(population)]
         if missing:
             raise UnknownColumnError(missing, engine.columns(population))
-    safety: dict[str, Any] = {
-        "roles": {r.value: schema.columns(r) for r in AttributeRole},
-        "dropped_undeclared": list(schema.dropped),
-        "leak_check": estimator.leak_check,
-        "leak_warnings": [],
-    }
+    sample = engine.head(source, LEAK_SAMPLE) if estimator.leak_check else pl.DataFrame()
+    safety = estimator._leak_check(sample, qi, schema)
     if estimator.leak_check:
-        start_stage(progress, "Checking for leaks")
-        sample = engine.head(source, LEAK_SAMPLE)
-        warnings = check_leaks(sample, quasi_identifiers=qi, released=schema.released_as_is())
-        safety["leak_warnings"] = [w.to_dict() for w in warnings]
         safety["leak_check_records"] = sample.height
 
     start_stage(progress, "Counting")
