@@ -4,7 +4,8 @@ Commands: ``anonymize`` (run a TOML configuration), ``check`` (measure a table's
 and privacy levels), ``evaluate`` (loss, risk and privacy of a release against its
 original, JSON and HTML), ``study`` (a utility study: metrics against classifier accuracy
 over a grid of k and algorithms), ``reproduce`` (a published experiment beside its
-numbers) and ``demo``.
+numbers), ``release`` (the next release of a changing table, m-invariant or τ-safe),
+``app`` (the local web application) and ``demo``.
 
 Errors raised on purpose (:class:`~anonkit.exceptions.AnonkitError`) are printed as one
 line ``error: <message>`` on stderr, and the process exits with the error's
@@ -28,6 +29,7 @@ from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
 from anonkit.cli.init import init_command
 from anonkit.cli.interrupt import exit_on_interrupt
+from anonkit.cli.release import release_command
 from anonkit.cli.reproduce import reproduce_command
 from anonkit.cli.study import study_command
 from anonkit.exceptions import AnonkitError
@@ -69,6 +71,7 @@ app.command("evaluate")(evaluate_command)
 app.command("init")(init_command)
 app.command("study")(study_command)
 app.command("reproduce")(reproduce_command)
+app.command("release")(release_command)
 
 
 def main(argv: list[str] | None = None) -> None:

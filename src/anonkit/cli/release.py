@@ -1,0 +1,95 @@
+"""``anonkit release DATA --history FILE ...``: one release of a table that changes.
+
+Each run publishes the table's current state under m-invariance (insertions and
+deletions) or τ-safety (any update) against what earlier releases published, kept in a
+history file (:mod:`anonkit.releases`). The release, its counterfeit table and the updated
+history are written only once the release passed its re-check; the history last, so that a
+failed run leaves the previous history in place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from anonkit.cli.common import QuietOption, guarded, stdout_console
+from anonkit.io.tables import output_format, read_table, write_table
+from anonkit.releases import ReleaseHistory, publish
+
+
+def _names(text: str) -> list[str]:
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+@guarded
+def release_command(
+    data: Annotated[Path, typer.Argument(help="The table now (CSV or Parquet).")],
+    history: Annotated[
+        Path,
+        typer.Option(
+            "--history",
+            help="What earlier releases published (JSON); created by the first release, "
+            "updated by each one.",
+        ),
+    ],
+    id_column: Annotated[
+        str, typer.Option("--id-column", help="The column identifying a record across releases.")
+    ],
+    quasi_identifiers: Annotated[
+        str, typer.Option("--qi", help="Quasi-identifiers, comma-separated.")
+    ],
+    sensitive: Annotated[str, typer.Option("--sensitive", help="The sensitive attribute.")],
+    m: Annotated[int, typer.Option("--m", help="Distinct sensitive values per class (>= 2).")],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The release (.csv, .tsv or .parquet).")
+    ],
+    model: Annotated[
+        str,
+        typer.Option("--model", help="m_invariance (insertions, deletions) or tau_safety."),
+    ] = "m_invariance",
+    tau: Annotated[int, typer.Option("--tau", help="tau_safety: the window of releases.")] = 2,
+    numeric: Annotated[
+        str, typer.Option("--numeric", help="Quasi-identifiers released as ranges.")
+    ] = "",
+    counterfeits: Annotated[
+        Path | None,
+        typer.Option(
+            "--counterfeits",
+            help="Where to write the counterfeit count per class (default: beside the "
+            "release, NAME.counterfeits.csv).",
+        ),
+    ] = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Publish DATA as the next release of a sequence, safe against linking the releases."""
+    output_format(output)  # an unsupported extension fails before any work
+    aux = counterfeits or output.with_name(f"{output.stem}.counterfeits.csv")
+    output_format(aux)
+    frame = read_table(data)
+    previous = ReleaseHistory.load(history) if history.exists() else None
+    result = publish(
+        frame,
+        id_column=id_column,
+        quasi_identifiers=_names(quasi_identifiers),
+        sensitive=sensitive,
+        m=m,
+        history=previous,
+        model=model,
+        tau=tau,
+        numeric=_names(numeric),
+    )
+    write_table(result.table, output)
+    write_table(result.counterfeits, aux)
+    result.history.save(history)
+    console = stdout_console(quiet)
+    console.print(result.guarantee)
+    n_fake = int(result.counterfeits["counterfeits"].sum()) if result.counterfeits.height else 0
+    console.print(
+        f"{result.table.height:,} rows in {result.table['class'].n_unique():,} classes "
+        f"({n_fake:,} counterfeit); {result.withheld:,} record(s) withheld"
+    )
+    console.print(f"release written to {output}")
+    console.print(f"counterfeits written to {aux}")
+    console.print(f"history written to {history}")

@@ -1,0 +1,79 @@
+"""``anonkit release``: successive releases of a changing table from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from typer.testing import CliRunner
+
+from anonkit.cli.main import app
+from anonkit.releases import ReleaseHistory, publish
+
+runner = CliRunner()
+DISEASES = ["flu", "hiv", "cancer", "gastritis", "asthma", "diabetes"]
+T1 = pl.DataFrame(
+    {
+        "pid": [f"p{i}" for i in range(1, 13)],
+        "age": [str(a) for a in range(21, 33)],
+        "zip": [str(10 + i % 3) for i in range(12)],
+        "disease": [DISEASES[i % 6] for i in range(12)],
+        "name": [f"person {i}" for i in range(12)],
+    }
+)
+T2 = pl.concat(
+    [
+        T1.slice(1),
+        pl.DataFrame(
+            {"pid": ["p13"], "age": ["33"], "zip": ["11"], "disease": ["flu"], "name": ["x"]}
+        ),
+    ]
+)
+ARGS = ["--id-column", "pid", "--qi", "age,zip", "--sensitive", "disease", "--m", "3",
+        "--numeric", "age,zip"]  # fmt: skip
+
+
+def _release(data: Path, out: Path, history: Path) -> tuple[int, str]:
+    res = runner.invoke(
+        app, ["release", str(data), "--history", str(history), "-o", str(out), *ARGS]
+    )
+    return res.exit_code, res.stdout + res.stderr
+
+
+def test_two_releases_keep_the_history_and_match_the_api(tmp_path: Path) -> None:
+    history = tmp_path / "history.json"
+    T1.write_csv(tmp_path / "t1.csv")
+    T2.write_csv(tmp_path / "t2.csv")
+    code, out = _release(tmp_path / "t1.csv", tmp_path / "r1.csv", history)
+    assert code == 0, out
+    assert history.is_file() and (tmp_path / "r1.counterfeits.csv").is_file()
+    code, out = _release(tmp_path / "t2.csv", tmp_path / "r2.csv", history)
+    assert code == 0, out
+    assert "invarian" in out
+    first = publish(T1, id_column="pid", quasi_identifiers=["age", "zip"], sensitive="disease",
+                    m=3, numeric=["age", "zip"])  # fmt: skip
+    second = publish(T2, id_column="pid", quasi_identifiers=["age", "zip"], sensitive="disease",
+                     m=3, numeric=["age", "zip"], history=first.history)  # fmt: skip
+    released = pl.read_csv(tmp_path / "r2.csv", infer_schema=False)
+    assert released.columns == second.table.columns
+    assert "name" not in released.columns and "pid" not in released.columns
+    assert released.height == second.table.height
+    assert ReleaseHistory.load(history).to_json() == second.history.to_json()
+
+
+def test_a_failed_release_keeps_the_previous_history(tmp_path: Path) -> None:
+    history = tmp_path / "history.json"
+    T1.write_csv(tmp_path / "t1.csv")
+    assert _release(tmp_path / "t1.csv", tmp_path / "r1.csv", history)[0] == 0
+    before = history.read_text()
+    # p5's value leaves the signature it was published with: m-invariance refuses
+    changed = T1.with_columns(
+        pl.when(pl.col("pid") == "p5")
+        .then(pl.lit("flu"))
+        .otherwise(pl.col("disease"))
+        .alias("disease")
+    )
+    changed.write_csv(tmp_path / "t2.csv")
+    code, out = _release(tmp_path / "t2.csv", tmp_path / "r2.csv", history)
+    assert code == 1 and "tau_safety" in out
+    assert history.read_text() == before and not (tmp_path / "r2.csv").exists()
