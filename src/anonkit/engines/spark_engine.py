@@ -56,7 +56,7 @@ from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT
 from anonkit.exceptions import UnknownColumnError
-from anonkit.io.write import FORMULA_PREFIXES, output_format
+from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER, output_format
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -239,8 +239,6 @@ _POLARS_TYPES: dict[str, pl.DataType] = {
 }
 #: Text that a spreadsheet would run as a formula, and numbers, which it would not
 #: (:func:`anonkit.io.write.escape_formulas`, in Java's regular expressions).
-_FORMULA_START = "^[=+\\-@\t\r]"
-_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 
 def _to_polars(df: DataFrame) -> pl.DataFrame:
@@ -266,9 +264,9 @@ def _escape_formulas(df: DataFrame) -> DataFrame:
     for field in df.schema.fields:
         col, name = F.col(field.name), field.name
         if isinstance(field.dataType, StringType):
-            flag = col.rlike(_FORMULA_START) & ~col.rlike(_NUMBER)
+            flag = col.rlike(FORMULA_START) & ~col.rlike(NUMBER)
             col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
-        if name.startswith(FORMULA_PREFIXES) and re.fullmatch(_NUMBER, name) is None:
+        if name.startswith(FORMULA_PREFIXES) and re.fullmatch(NUMBER, name) is None:
             name = "'" + name
         out.append(col.alias(name))
     return df.select(*out)

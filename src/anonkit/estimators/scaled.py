@@ -213,7 +213,14 @@ def fit_out_of_core(
         "population": population,
         "hierarchies": by_name,
     }
-    if output is not None:
+    if output is not None and "://" in str(output):
+        # a cluster file system (hdfs://, s3a://): the release plan is verified as a query,
+        # then the engine writes it (atomically, on that file system)
+        start_stage(progress, "Verifying the release")
+        verification = _verify(engine, engine.apply(source, masked), **check)  # type: ignore[arg-type]
+        engine.write(engine.apply(source, plan), output)  # type: ignore[arg-type]
+        release: Any = engine.read(output)  # type: ignore[arg-type]
+    elif output is not None:
         out = Path(output)
         staging = out.with_name(f".{out.stem}.staging{out.suffix}")
         try:
@@ -226,7 +233,7 @@ def fit_out_of_core(
                 _publish(staging, out)
         finally:
             _remove(staging)
-        release: Any = engine.read(out)
+        release = engine.read(out)
     else:
         start_stage(progress, "Verifying the release")
         verification = _verify(engine, engine.apply(source, masked), **check)  # type: ignore[arg-type]

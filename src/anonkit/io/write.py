@@ -34,8 +34,10 @@ OUTPUT_FORMATS: dict[str, str] = {
 }
 #: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-_FORMULA_START = r"^[=+\-@\t\r]"
-_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+#: A cell that starts like a spreadsheet formula (regular expression).
+FORMULA_START = r"^[=+\-@\t\r]"
+#: A number written as text (never escaped).
+NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 _CSV_FORMULAS = ("escape", "keep")
 
 
@@ -138,11 +140,11 @@ def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
         if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
     ]
     text = {name: pl.col(name).cast(pl.String) for name in texts}
-    starts = frame.select(text[n].str.contains(_FORMULA_START).any().alias(n) for n in texts)
+    starts = frame.select(text[n].str.contains(FORMULA_START).any().alias(n) for n in texts)
     suspects = [n for n, hit in zip(texts, starts.row(0) if texts else (), strict=True) if hit]
     if suspects:  # only these columns pay for the number test
         flags = {
-            n: text[n].str.contains(_FORMULA_START) & ~text[n].str.contains(_NUMBER)
+            n: text[n].str.contains(FORMULA_START) & ~text[n].str.contains(NUMBER)
             for n in suspects
         }
         counts = frame.select(f.sum().alias(n) for n, f in flags.items()).row(0)
@@ -170,7 +172,7 @@ def escape_formulas_lazy(frame: pl.LazyFrame) -> pl.LazyFrame:
     escaped = []
     for n in texts:
         text = pl.col(n).cast(pl.String)
-        flag = text.str.contains(_FORMULA_START) & ~text.str.contains(_NUMBER)
+        flag = text.str.contains(FORMULA_START) & ~text.str.contains(NUMBER)
         escaped.append(pl.when(flag).then("'" + text).otherwise(text).alias(n))
     out = frame.with_columns(escaped) if escaped else frame
     return out.rename(names) if any(k != v for k, v in names.items()) else out
@@ -183,4 +185,4 @@ def _escape_name(name: str) -> str:
 
 
 def _is_number(text: str) -> bool:
-    return re.fullmatch(_NUMBER, text) is not None
+    return re.fullmatch(NUMBER, text) is not None
