@@ -81,12 +81,31 @@ def release_query(source: pl.LazyFrame, plan: ReleasePlan) -> pl.LazyFrame:
 
 class PolarsEngine(GroupingEngine):
     """Count and release with polars, in memory (polars frames; pandas frames are
-    converted before they reach an engine)."""
+    converted before they reach an engine).
+
+    A frame in memory is encoded column by column once: the level-0 codes the count
+    groups are kept (as polars columns, for the engine's lifetime, which is one fit) and
+    the release gathers each column's labels from them instead of reading the text again.
+    Lazy queries and files run the same queries as the streaming engine.
+    """
 
     name = "polars"
     in_memory = True
     #: The polars engine that runs the queries.
     _collect: Literal["auto", "streaming"] = "auto"
+
+    def __init__(self) -> None:
+        self._codes: dict[tuple[int, str, int], pl.Series] = {}
+
+    def _column_codes(self, frame: pl.DataFrame, column: str, hierarchy: Hierarchy) -> pl.Series:
+        """Level-0 codes of ``column`` (``UNKNOWN_CODE`` / ``MISSING_CODE`` for values
+        outside the hierarchy / missing), computed once per frame, column and hierarchy."""
+        key = (id(frame), column, id(hierarchy))
+        codes = self._codes.get(key)
+        if codes is None or codes.len() != frame.height:
+            codes = frame.select(code_expr(column, frame.schema[column], hierarchy)).to_series()
+            self._codes[key] = codes
+        return codes
 
     def group_counts(
         self,
@@ -95,6 +114,20 @@ class PolarsEngine(GroupingEngine):
         hierarchies: Sequence[Hierarchy],
         sensitive: Sequence[str] = (),
     ) -> pl.DataFrame:
+        if isinstance(source, pl.DataFrame):
+            coded = [
+                self._column_codes(source, c, h) for c, h in zip(columns, hierarchies, strict=True)
+            ]
+            texts = source.select(
+                pl.when(missing_expr(s, source.schema[s]))
+                .then(None)
+                .otherwise(text_expr(s, source.schema[s]))
+                .alias(s)
+                for s in sensitive
+            )
+            table = pl.DataFrame(coded).hstack(texts) if sensitive else pl.DataFrame(coded)
+            grouped = table.group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
+            return grouped.cast({COUNT: pl.Int64})
         lf = _lazy(source)
         schema = lf.collect_schema()
         exprs = [code_expr(c, schema[c], h) for c, h in zip(columns, hierarchies, strict=True)]
@@ -105,8 +138,8 @@ class PolarsEngine(GroupingEngine):
             .alias(s)
             for s in sensitive
         ]
-        grouped = lf.select(exprs).group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
-        return grouped.collect(engine=self._collect).cast({COUNT: pl.Int64})
+        query = lf.select(exprs).group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
+        return query.collect(engine=self._collect).cast({COUNT: pl.Int64})
 
     def unknown_values(
         self, source: Any, column: str, hierarchy: Hierarchy
@@ -136,8 +169,44 @@ class PolarsEngine(GroupingEngine):
         return [str(v) for v in values.to_series().to_list()]
 
     def apply(self, source: Any, plan: ReleasePlan) -> Any:
-        query = release_query(_lazy(source), plan)
-        return query.collect() if isinstance(source, pl.DataFrame) else query
+        if isinstance(source, pl.DataFrame):
+            return self._apply_frame(source, plan)
+        return release_query(_lazy(source), plan)
+
+    def _apply_frame(self, frame: pl.DataFrame, plan: ReleasePlan) -> pl.DataFrame:
+        """:func:`release_query` on a frame in memory, from the codes the count kept."""
+        pairs = zip(plan.columns, plan.hierarchies, strict=True)
+        codes = [self._column_codes(frame, c, h) for c, h in pairs]
+        if any(bool((col < 0).any()) for col in codes):  # new values: the query says which
+            return release_query(frame.lazy(), plan).collect()
+        labels = [
+            pl.Series(c, plan.leaf_labels(j), dtype=pl.String).gather(codes[j])
+            for j, c in enumerate(plan.columns)
+        ]
+        out = frame.with_columns(labels)
+        if plan.suppresses:
+            keys = [f"__anonkit_key{j}__" for j in range(len(plan.columns))]
+            level = pl.DataFrame(
+                [
+                    pl.Series(k, plan.level_codes(j), dtype=pl.Int64).gather(codes[j])
+                    for j, k in enumerate(keys)
+                ]
+            )
+            bad = pl.DataFrame(
+                {k: plan.suppressed_classes[j] for j, k in enumerate(keys)},
+                schema=dict.fromkeys(keys, pl.Int64),
+            ).with_columns(pl.lit(True).alias(_FLAG))
+            hit = level.join(bad, on=keys, how="left", maintain_order="left")[_FLAG]
+            hit = hit.fill_null(False)
+            if plan.suppressed == "drop":
+                out = out.filter(~hit)
+            else:
+                star = pl.lit(SUPPRESSED, dtype=pl.String)
+                out = out.with_columns(
+                    pl.when(pl.lit(hit)).then(star).otherwise(pl.col(c)).alias(c)
+                    for c in plan.columns
+                )
+        return out.drop(list(plan.drop))
 
     def columns(self, source: Any) -> list[str]:
         return _lazy(source).collect_schema().names()
