@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
+from anonkit import estimators
 from anonkit._validation import Boolean, Constraint, Interval, Options, validate
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.resolve import HierarchySpec
@@ -24,12 +25,7 @@ from anonkit.estimators import (
     Mondrian,
     Privacy,
 )
-from anonkit.estimators.banga import BangA
 from anonkit.estimators.full_domain import SUPPRESSED_MODES
-from anonkit.estimators.hilbert import Hilbert
-from anonkit.estimators.k_epsilon import KEpsilon
-from anonkit.estimators.koptimize import KOptimize
-from anonkit.estimators.safepub import SafePub
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.frames import to_polars
 from anonkit.io.tables import read_table
@@ -51,13 +47,14 @@ _CONSTRAINTS: dict[str, Constraint] = {
 P = ParamSpec("P")
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).
 LOCAL_ALGORITHMS = ("mondrian", "greedy_merge", "microaggregation")
-#: Algorithms that are one estimator each, built with ``options`` (its own parameters).
-ESTIMATOR_ALGORITHMS: dict[str, type[Estimator]] = {
-    "hilbert": Hilbert,
-    "banga": BangA,
-    "k_optimize": KOptimize,
-    "safepub": SafePub,
-    "k_epsilon": KEpsilon,
+#: Algorithms that are one estimator each, built with ``options`` (its own parameters);
+#: the name of its class in :mod:`anonkit.estimators` (loaded on use).
+ESTIMATOR_ALGORITHMS: dict[str, str] = {
+    "hilbert": "Hilbert",
+    "banga": "BangA",
+    "k_optimize": "KOptimize",
+    "safepub": "SafePub",
+    "k_epsilon": "KEpsilon",
 }
 #: Every algorithm name :func:`anonymize` accepts.
 ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS, *ESTIMATOR_ALGORITHMS)
@@ -214,7 +211,8 @@ class Anonymizer:
             "progress": self.progress,
         }
         if self.algorithm in ESTIMATOR_ALGORITHMS:
-            return _from_options(ESTIMATOR_ALGORITHMS[self.algorithm], self.options, shared)
+            cls = getattr(estimators, ESTIMATOR_ALGORITHMS[self.algorithm])
+            return _from_options(cls, self.options, shared)
         if self.options:
             raise ParameterError(
                 "options",

@@ -11,15 +11,12 @@ directions from :mod:`anonkit.metric_info`), :func:`class_size_svg`,
 :func:`alternatives`: the private lattice nodes next to the chosen one, each with its cost,
 suppressed records and risk.
 
-Where the public API falls short
---------------------------------
-Evaluating a given lattice node (not the search's optimum) has no public function, so
-:func:`alternatives` is a thin adapter over the fitted :class:`~anonkit.estimators.FullDomain`:
-it re-encodes the fitted inputs and judges the nodes with the search's own
-:class:`~anonkit.algorithms.lattice.Evaluator` (the same verdicts, suppression and cost the
-search used), and takes the risk of each node's kept classes with
-:func:`anonkit.verify.release_risk`. A public ``FullDomain.evaluate_nodes(levels)`` would
-replace it.
+Alternatives
+------------
+:func:`alternatives` judges the lattice nodes near the chosen one with
+:meth:`FullDomain.evaluate_levels <anonkit.estimators.FullDomain.evaluate_levels>` (the
+same verdicts, suppression and cost the search used) and takes the risk of each node's kept
+classes with :func:`anonkit.verify.release_risk`.
 """
 
 from __future__ import annotations
@@ -30,14 +27,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import polars as pl
 
-from anonkit.algorithms.lattice import Evaluator
 from anonkit.api import Anonymizer
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec
-from anonkit.engines.base import get_engine
 from anonkit.estimators import Estimator, FullDomain
 from anonkit.metric_info import LOSS_INFO, RISK_INFO
 from anonkit.report.plots import bar_chart_svg
@@ -280,36 +274,31 @@ def alternatives(estimator: Estimator, *, radius: int = 2, limit: int = 30) -> l
     """The private nodes within ``radius`` steps of the chosen node, cheapest first.
 
     Empty for local recoding (Mondrian, greedy merging, microaggregation: no lattice).
-    See the module docstring: an adapter until the API can evaluate a given node.
+    Each is judged by :meth:`FullDomain.evaluate_levels`.
     """
-    if not isinstance(estimator, FullDomain) or not hasattr(estimator, "_fitting"):
+    if not isinstance(estimator, FullDomain) or not hasattr(estimator, "transformation_"):
         return []
     from anonkit.metrics.classes import size_histogram
 
-    fitting = estimator._fitting
-    table = estimator._encode(fitting, get_engine(estimator.engine))
-    lattice = Lattice(table.heights)
-    evaluator = Evaluator(
-        table, lattice, fitting.models, fitting.suppression_limit, estimator.metric
-    )
-    names = list(fitting.quasi_identifiers)
+    names = list(estimator.quasi_identifiers_)
+    heights = [estimator.hierarchies_[c].height for c in names]
+    lattice = Lattice(heights)
     chosen = lattice.index([estimator.transformation_[c] for c in names])
     out = []
     for node in _neighbours(lattice, chosen, radius):
-        found = evaluator.evaluate(node)
-        if not found.anonymous:
+        levels = dict(zip(names, (int(v) for v in lattice.node(node)), strict=True))
+        judged = estimator.evaluate_levels(levels)
+        if not judged.private:
             continue
-        cls, _, bad = evaluator.node_classes(node)
-        kept = np.asarray(cls.counts, dtype=np.int64)[~bad]
         out.append(
             Alternative(
-                levels=dict(zip(names, (int(v) for v in found.levels), strict=True)),
+                levels=dict(judged.levels),
                 chosen=node == chosen,
-                cost=float(found.cost),
-                suppressed=int(found.suppressed),
-                classes=int(kept.size),
-                risk=release_risk(kept),
-                histogram=size_histogram(kept),
+                cost=judged.cost,
+                suppressed=judged.suppressed,
+                classes=int(judged.class_sizes.size),
+                risk=release_risk(judged.class_sizes),
+                histogram=size_histogram(judged.class_sizes),
             )
         )
     out.sort(key=lambda a: (not a.chosen, a.cost, sum(a.levels.values())))

@@ -29,14 +29,39 @@ Examples
 ['[40-41]']
 """
 
-from anonkit.estimators.banga import BangA
+import importlib
+from typing import Any
+
 from anonkit.estimators.base import Estimator, Privacy
 from anonkit.estimators.full_domain import FullDomain
-from anonkit.estimators.hilbert import Hilbert
-from anonkit.estimators.k_epsilon import KEpsilon
-from anonkit.estimators.koptimize import KOptimize
 from anonkit.estimators.local import GreedyMerge, Microaggregation, Mondrian
-from anonkit.estimators.safepub import SafePub
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from anonkit.estimators.banga import BangA
+    from anonkit.estimators.hilbert import Hilbert
+    from anonkit.estimators.k_epsilon import KEpsilon
+    from anonkit.estimators.koptimize import KOptimize
+    from anonkit.estimators.safepub import SafePub
+
+#: Estimators loaded on first use (PEP 562): they pull in their algorithms' packages,
+#: which the everyday full-domain and local runs do not need.
+_LAZY = {
+    "BangA": "anonkit.estimators.banga",
+    "Hilbert": "anonkit.estimators.hilbert",
+    "KEpsilon": "anonkit.estimators.k_epsilon",
+    "KOptimize": "anonkit.estimators.koptimize",
+    "SafePub": "anonkit.estimators.safepub",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BangA",

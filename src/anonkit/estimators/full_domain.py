@@ -17,16 +17,19 @@ import dataclasses
 import inspect
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit._validation import Constraint, Interval, Options
-from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
+from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
 from anonkit.core.values import as_text
@@ -40,7 +43,7 @@ from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import search
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import NotFittedError, ParameterError
 from anonkit.io.frames import from_polars, to_polars
 from anonkit.io.tables import read_table
 from anonkit.io.write import output_format, write_table
@@ -51,7 +54,32 @@ from anonkit.models.base import CLASS_SIZE
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
 
-__all__ = ["SUPPRESSED_MODES", "FullDomain"]
+__all__ = ["SUPPRESSED_MODES", "FullDomain", "NodeEvaluation"]
+
+
+@dataclass(frozen=True, eq=False)
+class NodeEvaluation:
+    """Another transformation of a fitted table, judged (:meth:`FullDomain.evaluate_levels`).
+
+    Attributes
+    ----------
+    levels
+        The level of each quasi-identifier.
+    private
+        Whether it satisfies every model within the suppression limit.
+    cost
+        Its cost under the estimator's metric.
+    suppressed
+        Records it would suppress.
+    class_sizes
+        Sizes of the classes it keeps.
+    """
+
+    levels: Mapping[str, int]
+    private: bool
+    cost: float
+    suppressed: int
+    class_sizes: npt.NDArray[np.int64] = field(repr=False)
 
 
 class _LocalSuppression:
@@ -381,6 +409,56 @@ class FullDomain(Estimator):
             }
         }
         return released, n_all_star, class_profile(released, list(qi), k=k), details
+
+    # -------------------------------------------------------------- other transformations
+    def evaluate_levels(self, levels: Mapping[str, int]) -> NodeEvaluation:
+        """Judge another transformation of the fitted table: whether it satisfies the
+        privacy models within the suppression limit, its cost under the estimator's
+        metric, the records it would suppress and the sizes of the classes it keeps (what
+        the web app shows for the alternatives near the chosen node).
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator was not fitted on a table in memory.
+        ParameterError
+            If ``levels`` does not give every quasi-identifier a level of its hierarchy.
+        """
+        fitting: Fitting | None = getattr(self, "_fitting", None)
+        if fitting is None:
+            raise NotFittedError(type(self).__name__)
+        qi = fitting.quasi_identifiers
+        evaluator: Evaluator | None = getattr(self, "_node_evaluator", None)
+        if evaluator is None:
+            table = self._encode(fitting, get_engine("polars"))
+            evaluator = Evaluator(
+                table,
+                Lattice(table.heights),
+                fitting.models,
+                fitting.suppression_limit,
+                self.metric,
+                owner=type(self).__name__,
+            )
+            self._node_evaluator = evaluator
+        heights = evaluator.lattice.heights
+        given = [levels.get(c) for c in qi]
+        if set(levels) != set(qi) or not all(
+            isinstance(v, int) and 0 <= v < h for v, h in zip(given, heights, strict=True)
+        ):
+            expected = ", ".join(f"{c}: 0..{h - 1}" for c, h in zip(qi, heights, strict=True))
+            raise ParameterError(
+                "levels", "evaluate_levels", f"a level per column ({expected})", dict(levels)
+            )
+        node = evaluator.lattice.index([int(v) for v in given])  # type: ignore[arg-type]
+        found = evaluator.evaluate(node)
+        cls, _, bad = evaluator.node_classes(node)
+        return NodeEvaluation(
+            levels=MappingProxyType(dict(zip(qi, found.levels, strict=True))),
+            private=bool(found.anonymous),
+            cost=float(found.cost),
+            suppressed=int(found.suppressed),
+            class_sizes=np.asarray(cls.counts, dtype=np.int64)[~bad],
+        )
 
     # ------------------------------------------------------------------- transform
     def transform(self, frame: Any) -> Any:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import binom
 
 from anonkit._validation import check_real
 from anonkit.exceptions import ParameterError
@@ -88,6 +87,8 @@ def delta_for(k: int, epsilon: float, beta: float | None = None) -> float:
     gamma = gamma_for(epsilon, beta)
     n_m = max(int(math.ceil(k / gamma - 1.0)), 1)
     rate = gamma * math.log(gamma / beta) - (gamma - beta)
+    from scipy.stats import binom  # scipy loads slowly: only SafePub pays for it
+
     best = -math.inf
     start = n_m
     while True:
