@@ -144,8 +144,7 @@ def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     suspects = [n for n, hit in zip(texts, starts.row(0) if texts else (), strict=True) if hit]
     if suspects:  # only these columns pay for the number test
         flags = {
-            n: text[n].str.contains(FORMULA_START) & ~text[n].str.contains(NUMBER)
-            for n in suspects
+            n: text[n].str.contains(FORMULA_START) & ~text[n].str.contains(NUMBER) for n in suspects
         }
         counts = frame.select(f.sum().alias(n) for n, f in flags.items()).row(0)
         escaped += int(sum(counts))
