@@ -281,23 +281,27 @@ def test_values_not_in_hierarchy_named_alike(spark: Any) -> None:
 # ------------------------------------------------------------------------- release
 def plans(hierarchies: list[Hierarchy], table: EncodedTable) -> list[ReleasePlan]:
     """Plans with and without suppressed classes, masked and dropped, with a drop."""
-    levels = (1, 0, 1, 1)
+    levels, other = (1, 0, 1, 1), (0, 1, 2, 0)
     bottom = table.snapshot
-    # suppress the classes (at ``levels``) of the first three bottom rows
-    codes = np.stack(
-        [
-            np.asarray(h.level_map(0, lv))[bottom.codes[j][:3]]
-            for j, (h, lv) in enumerate(zip(hierarchies, levels, strict=True))
-        ]
-    )
-    codes = np.unique(codes, axis=1)
+
+    def classes_of_first_rows(at: tuple[int, ...]) -> np.ndarray:
+        """The classes (at ``at``) of the first three bottom rows."""
+        codes = np.stack(
+            [
+                np.asarray(h.level_map(0, lv))[bottom.codes[j][:3]]
+                for j, (h, lv) in enumerate(zip(hierarchies, at, strict=True))
+            ]
+        )
+        return np.unique(codes, axis=1)
+
+    codes = classes_of_first_rows(levels)
     none = np.zeros((len(QI), 0), dtype=np.int64)
     base = ReleasePlan(tuple(QI), tuple(hierarchies), levels, none, drop=("name",))
     return [
         base,
         ReleasePlan(tuple(QI), tuple(hierarchies), levels, codes, drop=("name",)),
         ReleasePlan(tuple(QI), tuple(hierarchies), levels, codes, suppressed="drop"),
-        ReleasePlan(tuple(QI), tuple(hierarchies), (0, 1, 2, 0), codes[:, :1]),
+        ReleasePlan(tuple(QI), tuple(hierarchies), other, classes_of_first_rows(other)[:, :1]),
     ]
 
 

@@ -57,6 +57,16 @@ class ReleasePlan:
     drop: tuple[str, ...] = ()
     suppressed: str = "mask"
 
+    def __post_init__(self) -> None:
+        for j, h in enumerate(self.hierarchies):
+            n = len(h.labels(self.levels[j]))
+            codes = self.suppressed_classes[j]
+            if codes.size and (int(codes.min()) < 0 or int(codes.max()) >= n):
+                raise ValueError(
+                    f"suppressed class codes of {self.columns[j]!r} must lie in 0..{n - 1} "
+                    f"(level {self.levels[j]})"
+                )
+
     @property
     def suppresses(self) -> bool:
         """Whether any class is suppressed."""
