@@ -163,7 +163,7 @@ def fit_out_of_core(
     hierarchies = _hierarchies(engine, source, population, qi, specs)
     if any(m.requires - {CLASS_SIZE} for m in models):
         sens = [
-            SensitiveSpec(c, resolve_hierarchy(c, specs[c], pl.Series(c, [], dtype=pl.String)))
+            SensitiveSpec(c, _hierarchies(engine, source, None, [c], specs)[0])
             if c in specs
             else SensitiveSpec(c)
             for c in wanted
