@@ -103,8 +103,8 @@ def anonymize_command(
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
-    if not get_engine(chosen_engine(cfg)[0]).in_memory:
-        name = chosen_engine(cfg)[0]
+    name = chosen_engine(cfg)[0]
+    if not get_engine(name).in_memory:
         if html is not None:
             raise ConfigError(
                 "--html measures the release row by row against the input in memory; it is "

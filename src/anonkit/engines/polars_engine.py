@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import polars as pl
 
@@ -29,6 +29,7 @@ from anonkit.io.write import escape_formulas_lazy, output_format
 __all__ = ["PolarsEngine", "StreamingEngine", "release_query"]
 
 _FLAG = "__anonkit_suppressed__"
+_Frame = TypeVar("_Frame", pl.DataFrame, pl.LazyFrame)
 
 
 def _lazy(source: Any) -> pl.LazyFrame:
@@ -67,16 +68,18 @@ def release_query(source: pl.LazyFrame, plan: ReleasePlan) -> pl.LazyFrame:
             schema=dict.fromkeys(cols, pl.String),
         ).with_columns(pl.lit(True).alias(_FLAG))
         out = out.join(bad, on=cols, how="left", maintain_order="left")
-        hit = pl.col(_FLAG).fill_null(False)
-        if plan.suppressed == "drop":
-            out = out.filter(~hit)
-        else:
-            star = pl.lit(SUPPRESSED, dtype=pl.String)
-            out = out.with_columns(
-                [pl.when(hit).then(star).otherwise(pl.col(c)).alias(c) for c in cols]
-            )
-        out = out.drop(_FLAG)
+        out = _suppress(out, pl.col(_FLAG).fill_null(False), plan).drop(_FLAG)
     return out.drop(list(plan.drop))
+
+
+def _suppress(out: _Frame, hit: pl.Expr, plan: ReleasePlan) -> _Frame:
+    """``out`` with the records ``hit`` marks masked (``*``) or left out, as ``plan`` says."""
+    if plan.suppressed == "drop":
+        return out.filter(~hit)
+    star = pl.lit(SUPPRESSED, dtype=pl.String)
+    return out.with_columns(
+        pl.when(hit).then(star).otherwise(pl.col(c)).alias(c) for c in plan.columns
+    )
 
 
 class PolarsEngine(GroupingEngine):
@@ -197,15 +200,7 @@ class PolarsEngine(GroupingEngine):
                 schema=dict.fromkeys(keys, pl.Int64),
             ).with_columns(pl.lit(True).alias(_FLAG))
             hit = level.join(bad, on=keys, how="left", maintain_order="left")[_FLAG]
-            hit = hit.fill_null(False)
-            if plan.suppressed == "drop":
-                out = out.filter(~hit)
-            else:
-                star = pl.lit(SUPPRESSED, dtype=pl.String)
-                out = out.with_columns(
-                    pl.when(pl.lit(hit)).then(star).otherwise(pl.col(c)).alias(c)
-                    for c in plan.columns
-                )
+            out = _suppress(out, pl.lit(hit.fill_null(False)), plan)
         return out.drop(list(plan.drop))
 
     def columns(self, source: Any) -> list[str]:
