@@ -238,3 +238,20 @@ def test_config_choices_and_booleans(tmp_path: Path) -> None:
     path.write_text(base + "[release]\nleak_check = 1\n")
     with pytest.raises(ConfigError, match=r"'release.leak_check' .* must be true or false"):
         load_config(path)
+
+
+@pytest.mark.parametrize("bad", [False, True, 1, "bar"])
+def test_progress_must_be_a_callback(bad: object) -> None:
+    """``progress=False`` (a natural guess for "no progress") is refused up front,
+    naming the parameter, instead of failing deep inside the search."""
+    import polars as pl
+
+    import anonkit
+    from anonkit.estimators import FullDomain, Privacy
+    from anonkit.models import KAnonymity
+
+    frame = pl.DataFrame({"a": ["1", "2"]})
+    with pytest.raises(ParameterError, match="progress"):
+        anonkit.anonymize(frame, quasi_identifiers=["a"], k=1, progress=bad)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="progress"):
+        FullDomain(privacy=Privacy([KAnonymity(2)]), progress=bad)._validate()  # type: ignore[arg-type]

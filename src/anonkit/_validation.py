@@ -35,6 +35,7 @@ from anonkit.exceptions import ParameterError
 
 __all__ = [
     "Boolean",
+    "Callback",
     "Constraint",
     "Interval",
     "Name",
@@ -185,6 +186,17 @@ class Names:
 
     def __str__(self) -> str:
         return "a column name or a list of column names"
+
+
+@dataclass(frozen=True)
+class Callback:
+    """A callable, such as a progress callback (``True``/``False`` are not)."""
+
+    def accepts(self, value: object) -> bool:
+        return callable(value)
+
+    def __str__(self) -> str:
+        return "a callable such as progress(done, total)"
 
 
 @dataclass(frozen=True)

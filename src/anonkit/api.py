@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
 from anonkit import estimators
-from anonkit._validation import Boolean, Constraint, Interval, Options, validate
+from anonkit._validation import Boolean, Callback, Constraint, Interval, Options, OrNone, validate
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.resolve import HierarchySpec
 from anonkit.estimators import (
@@ -43,6 +43,7 @@ _CONSTRAINTS: dict[str, Constraint] = {
     "suppressed": Options(SUPPRESSED_MODES),
     "suppression_limit": Interval(float, 0, 1, noun="a share"),
     "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
+    "progress": OrNone(Callback()),
 }
 P = ParamSpec("P")
 #: Local-recoding algorithms (besides the full-domain ones of ``LATTICE_ALGORITHMS``).

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Self
 
 import polars as pl
 
-from anonkit._validation import Boolean, Constraint, Interval, validate
+from anonkit._validation import Boolean, Callback, Constraint, Interval, OrNone, validate
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
@@ -204,6 +204,7 @@ class Estimator:
     _shared_constraints: ClassVar[dict[str, Constraint]] = {
         "privacy": _IsPrivacy(),
         "leak_check": Boolean(),
+        "progress": OrNone(Callback()),
     }
     #: Constraints of the family's own parameters.
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
