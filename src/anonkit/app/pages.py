@@ -1,43 +1,23 @@
 """The layout of ``anonkit app``: one page per step, with plain-language help.
 
-Also the small pieces the server renders (summary cards, progress bar, table cells) and
-:func:`settings_from`, which reads the privacy page's inputs into a
-:class:`~anonkit.app.workflow.Settings`.
+Only the static inputs and the places of the outputs; the outputs are rendered by the
+step modules of :mod:`anonkit.app.steps`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from shiny import ui
 
 from anonkit.app import workflow
-from anonkit.app.results import Alternative
 from anonkit.core.hierarchy_builders import BUILDERS
-from anonkit.exceptions import ConfigError, ParameterError
 from anonkit.metrics.generalization import METRICS
-from anonkit.result import AnonymizationResult
 
-__all__ = ["ALTERNATIVE_COLUMNS", "ROLE_LABELS", "page", "settings_from"]
+__all__ = ["STEPS", "page"]
 
-ROLE_LABELS: Final = {
-    "quasi_identifier": "quasi-identifier (generalize)",
-    "identifying": "identifying (remove)",
-    "sensitive": "sensitive (keep, protect)",
-    "insensitive": "insensitive (keep)",
-}
 STEPS: Final = ("Load", "Roles", "Hierarchies", "Privacy", "Run", "Explore", "Export")
-ALTERNATIVE_COLUMNS: Final = (
-    "node",
-    "levels",
-    "cost",
-    "suppressed",
-    "classes",
-    "highest risk",
-    "average risk",
-)
 _HIER_TYPES: Final = {
     "file": "hierarchy file",
     **{name: name for name in BUILDERS},
@@ -61,15 +41,6 @@ _METRIC_HELP: Final = (
     "for (Iyengar), a good default. height: generalization steps. discernibility and "
     "average_class_size: how large the groups are. precision: share of hierarchy steps used."
 )
-
-
-def cell(value: Any) -> str:
-    """A table cell: floats with 4 significant digits, None as a dash."""
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
 
 
 def _help(text: str) -> ui.Tag:
@@ -268,122 +239,3 @@ def page(preloaded: Path | None = None) -> ui.Tag:
         ui.nav_panel("Export", _export_page()),
     ]
     return ui.page_navbar(*panels, id="step", title="anonkit", window_title="anonkit app")
-
-
-def describe_spec(spec: Any) -> str:
-    """One line describing a hierarchy choice."""
-    if spec is None:
-        return "none: kept or suppressed"
-    if isinstance(spec, Mapping):
-        params = workflow.builder_text(spec)
-        return f"{spec.get('type')}" + (f" ({params})" if params else "")
-    return f"file {Path(str(spec)).name}"
-
-
-def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.Settings:
-    """The privacy page's inputs as :class:`~anonkit.app.workflow.Settings`.
-
-    Raises
-    ------
-    ConfigError, UnknownNameError, ParameterError
-        For a bad number or model line (naming the field).
-    """
-    k = values.k()
-    suppression = values.suppression()
-    models: list[workflow.ModelSpec] = []
-    attribute = values.model_attribute() if "model_attribute" in values else None
-    needs = [(values.l(), values.l_variant(), "l"), (values.t(), values.t_variant(), "t")]
-    for amount, name, key in needs:
-        if amount:
-            if not roles["sensitive"] or attribute not in roles["sensitive"]:
-                raise ParameterError(
-                    "attribute", name, "a sensitive column (mark one on Roles)", attribute
-                )
-            value = int(amount) if key == "l" else float(amount)
-            models.append(workflow.ModelSpec(name, {"attribute": attribute, key: value}))
-    for i, line in enumerate((values.more_models() or "").splitlines()):
-        if line.strip():
-            spec = workflow.parse_pairs(line, f"line {i + 1} of the other models")
-            name = spec.pop("name", None)
-            if not isinstance(name, str):
-                raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
-            models.append(workflow.ModelSpec(name, spec))
-    options = workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options")
-    return workflow.Settings(
-        options=options,
-        k=int(k) if k else None,
-        suppression_limit=float(suppression or 0) / 100,
-        models=tuple(models),
-        algorithm=values.algorithm(),
-        metric=values.metric(),
-    )
-
-
-def progress_bar(stage: str, share: float, done: int, total: int) -> ui.Tag:
-    """A Bootstrap progress bar with the stage name."""
-    counted = f" ({done:,} / {total:,})" if total else ""
-    return ui.div(
-        ui.p(f"{stage}{counted}", id="run-stage"),
-        ui.div(
-            ui.div(
-                class_="progress-bar progress-bar-striped progress-bar-animated",
-                role="progressbar",
-                style=f"width: {max(share, 0.02):.0%}",
-            ),
-            class_="progress",
-        ),
-    )
-
-
-def summary_cards(result: AnonymizationResult, seconds: float, *, id: str) -> ui.Tag:  # noqa: A002
-    """The run's headline figures (no record), in an element with the given ``id``."""
-    items = [
-        ("records", f"{result.n_records:,}"),
-        ("achieved k (smallest group)", f"{result.classes.min_size:,}"),
-        ("groups", f"{result.classes.n_classes:,}"),
-        ("suppressed", f"{result.suppressed:,} ({result.suppressed_share:.2%})"),
-        ("verified", "yes" if result.verified else "NO"),
-        ("time", f"{seconds:.2f} s"),
-    ]
-    levels = ", ".join(f"{c} {lv}" for c, lv in result.transformation.items())
-    return ui.div(
-        ui.layout_columns(*(ui.value_box(title, value) for title, value in items), col_widths=2),
-        ui.p(f"{result.algorithm}; levels: {levels or '(local recoding)'}"),
-        id=id,
-    )
-
-
-def alternative_label(alt: Alternative) -> str:
-    levels = "/".join(str(v) for v in alt.levels.values())
-    return f"{levels}{' (chosen)' if alt.chosen else ''}: cost {alt.cost:.4g}"
-
-
-def alternative_rows(alts: Sequence[Alternative]) -> list[dict[str, Any]]:
-    return [
-        {
-            "node": "chosen" if a.chosen else str(i),
-            "levels": ", ".join(f"{c} {v}" for c, v in a.levels.items()),
-            "cost": a.cost,
-            "suppressed": a.suppressed,
-            "classes": a.classes,
-            "highest risk": a.risk.get("prosecutor_max"),
-            "average risk": a.risk.get("prosecutor_average"),
-        }
-        for i, a in enumerate(alts)
-    ]
-
-
-def alternative_figures(alt: Alternative) -> list[dict[str, Any]]:
-    """One node's figures: levels, cost, suppressed records, classes and risk."""
-    rows: list[dict[str, Any]] = [
-        {"figure": f"level of {c}", "value": v} for c, v in alt.levels.items()
-    ]
-    rows += [
-        {"figure": "cost (the search's metric)", "value": alt.cost},
-        {"figure": "records suppressed", "value": alt.suppressed},
-        {"figure": "classes", "value": alt.classes},
-        {"figure": "highest prosecutor risk", "value": alt.risk.get("prosecutor_max")},
-        {"figure": "average prosecutor risk", "value": alt.risk.get("prosecutor_average")},
-        {"figure": "records at risk", "value": alt.risk.get("records_at_risk")},
-    ]
-    return rows

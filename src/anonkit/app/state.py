@@ -1,0 +1,73 @@
+"""What one browser session of ``anonkit app`` keeps while the user moves between pages.
+
+:class:`AppState` holds the reactive values (the chosen table, the hierarchies, the last
+run) and, once the step modules of :mod:`anonkit.app.steps` have wired themselves, the
+reactive calculations later steps read (the loaded table, the roles, whether the roles
+are ready). Each step module fills the attributes it owns; the server wires the steps in
+page order, so every step finds what the earlier ones provide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from shiny import reactive, ui
+
+from anonkit.app import results, workflow
+from anonkit.core.resolve import HierarchySpec
+
+__all__ = ["AppState", "go"]
+
+
+class AppState:
+    """The reactive state of one session.
+
+    Attributes set by the step modules
+    ----------------------------------
+    loaded
+        The loaded table (silent until one is loaded).
+    by_role
+        The columns of each role as the user chose them.
+    roles_ready
+        Whether the roles have a quasi-identifier and no blocking leak.
+    settings_or_error
+        The privacy page's settings, or the error that names the bad field.
+    population_or_error
+        The population table, None, or the error of reading it.
+    """
+
+    loaded: Callable[[], workflow.Loaded]
+    by_role: Callable[[], dict[str, list[str]]]
+    roles_ready: Callable[[], bool]
+    settings_or_error: Callable[[], workflow.Settings | BaseException]
+
+    def __init__(self, data: Path | None, workdir: Path) -> None:
+        self.workdir = workdir
+        self.source: reactive.Value[tuple[str, Path, str] | None] = reactive.value(
+            ("path", data, data.name) if data is not None else None
+        )
+        self.hier_specs: reactive.Value[dict[str, HierarchySpec]] = reactive.value({})
+        self.renamed: reactive.Value[dict[str, str]] = reactive.value({})
+        self.progress_box: reactive.Value[results.RunProgress | None] = reactive.value(None)
+        self.outcome: reactive.Value[results.RunOutcome | None] = reactive.value(None)
+        self.ran_with: reactive.Value[dict[str, Any] | None] = reactive.value(None)
+
+    def upload_target(self, files: Any, folder: str) -> tuple[Path, str] | None:
+        """Copy the first uploaded file into ``workdir/folder``; its path and own name."""
+        import shutil
+
+        if not files:
+            return None
+        first = files[0]
+        name = Path(first["name"]).name
+        target = self.workdir / folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(first["datapath"], target)
+        return target, name
+
+
+def go(step: str) -> None:
+    """Open the page of ``step``."""
+    ui.update_navset("step", selected=step)

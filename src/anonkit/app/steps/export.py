@@ -1,0 +1,97 @@
+"""Step 7, Export: the release (CSV, Parquet), the TOML configuration that reproduces it
+with ``anonkit anonymize`` and the HTML report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from shiny import Inputs, Outputs, render, ui
+
+from anonkit.app import export, results, workflow
+from anonkit.app.state import AppState
+from anonkit.app.widgets import ERRORS, error_box
+
+__all__ = ["wire"]
+
+
+def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
+    """Wire the Export page (reads ``state.outcome`` and ``state.ran_with``)."""
+
+    def finished() -> tuple[results.RunOutcome, dict[str, Any]]:
+        done, chosen = state.outcome(), state.ran_with()
+        if done is None or chosen is None:
+            raise ValueError("Run the anonymization first.")
+        return done, chosen
+
+    def release_name(ext: str) -> str:
+        stem = Path(state.loaded().name.split(" ")[0]).stem
+        return f"{stem}.anonymized.{ext}"
+
+    def config_text() -> str:
+        _, chosen = finished()
+        table = state.loaded()
+        s: workflow.Settings = chosen["settings"]
+        renamed = {**state.renamed(), **({str(table.path): table.name} if table.uploaded else {})}
+        return export.config_toml(
+            input=table.path,
+            read=table.read,
+            roles=chosen["roles"],
+            hierarchies=chosen["specs"],
+            k=s.k,
+            suppression_limit=s.suppression_limit,
+            models=[(m.name, m.params) for m in s.models],
+            algorithm=chosen["algorithm"],
+            metric=s.metric,
+            output=input.output_name() or release_name("csv"),
+            renamed=renamed,
+            options=s.options,
+        )
+
+    def write(name: str, writer: Callable[[Path], object]) -> str:
+        target = state.workdir / "exports" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        writer(target)
+        return str(target)
+
+    @render.download(filename=lambda: release_name("csv"))
+    def download_csv() -> str:
+        done, _ = finished()
+        sep = state.loaded().read.separator
+        return write(
+            release_name("csv"), lambda p: export.write_release(done.result, p, separator=sep)
+        )
+
+    @render.download(filename=lambda: release_name("parquet"))
+    def download_parquet() -> str:
+        done, _ = finished()
+        return write(
+            release_name("parquet"), lambda p: export.write_release(done.result, p, separator=None)
+        )
+
+    @render.download(filename="anonkit-config.toml")
+    def download_toml() -> str:
+        text = config_text()
+        return write("anonkit-config.toml", lambda p: p.write_text(text, encoding="utf-8"))
+
+    @render.download(filename="anonkit-report.html")
+    def download_report() -> str:
+        done, chosen = finished()
+        text = export.report_html(
+            done.result,
+            title=f"Anonymization of {state.loaded().name}",
+            settings={"input": state.loaded().name, "algorithm": chosen["algorithm"]},
+            heights=chosen["heights"],
+        )
+        return write("anonkit-report.html", lambda p: p.write_text(text, encoding="utf-8"))
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def export_state() -> ui.TagChild:
+        if state.outcome() is None:
+            return ui.p("Run the anonymization first.", class_="text-muted")
+        try:
+            return ui.tags.pre(config_text(), id="toml-preview")
+        except ERRORS as err:
+            return error_box(err)

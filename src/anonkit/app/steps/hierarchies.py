@@ -1,0 +1,118 @@
+"""Step 3, Hierarchies: per quasi-identifier a hierarchy file or a builder, previewed on
+the column's real values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from shiny import Inputs, Outputs, reactive, render, ui
+
+from anonkit.app import workflow
+from anonkit.app.state import AppState
+from anonkit.app.widgets import ERRORS, describe_spec, error_box, frame_table, table
+from anonkit.core.resolve import HierarchySpec
+
+__all__ = ["wire"]
+
+
+def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
+    """Wire the Hierarchies page (edits ``state.hier_specs``)."""
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def hier_gate() -> ui.TagChild:
+        if not state.roles_ready():
+            return error_box("Resolve the leaks and choose quasi-identifiers on Roles first.")
+        qi = state.by_role()["quasi_identifier"]
+        return ui.input_select("h_column", "Quasi-identifier", qi, selected=qi[0])
+
+    def spec_of(column: str) -> HierarchySpec | None:
+        return state.hier_specs().get(column)
+
+    @reactive.effect
+    @reactive.event(input.h_column)
+    def _show_spec() -> None:
+        spec = spec_of(input.h_column())
+        if isinstance(spec, Mapping):
+            ui.update_select("h_type", selected=str(spec.get("type", "suppression")))
+            ui.update_text("h_params", value=workflow.builder_text(spec))
+        elif spec is not None:
+            ui.update_select("h_type", selected="file")
+            ui.update_text("h_path", value=str(spec))
+        else:
+            ui.update_select("h_type", selected="suppression")
+            ui.update_text("h_params", value="")
+
+    @reactive.effect
+    @reactive.event(input.h_upload)
+    def _hier_upload() -> None:
+        got = state.upload_target(input.h_upload(), "hierarchies")
+        if got is not None:
+            target, name = got
+            state.renamed.set({**state.renamed(), str(target): name})
+            ui.update_text("h_path", value=str(target))
+
+    hier_message: reactive.Value[ui.TagChild] = reactive.value(None)
+
+    @reactive.effect
+    @reactive.event(input.h_apply)
+    def _apply_spec() -> None:
+        column = input.h_column() if "h_column" in input else None
+        if not column:
+            return
+        kind = input.h_type()
+        try:
+            spec: HierarchySpec
+            if kind == "file":
+                if not input.h_path().strip():
+                    raise ValueError("Give the path of a hierarchy file, or upload one.")
+                spec = Path(input.h_path().strip()).expanduser()
+            else:
+                spec = workflow.parse_builder(kind, input.h_params())
+            workflow.hierarchy_preview(state.loaded().frame, column, spec, rows=0)
+        except ERRORS as err:
+            hier_message.set(error_box(err))
+            return
+        hier_message.set(None)
+        state.hier_specs.set({**state.hier_specs(), column: spec})
+
+    @reactive.effect
+    @reactive.event(input.h_column)
+    def _clear_message() -> None:
+        hier_message.set(None)
+
+    @render.ui
+    def hier_error() -> ui.TagChild:
+        return hier_message()
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def hier_preview() -> ui.TagChild:
+        if "h_column" not in input or not input.h_column() or not state.roles_ready():
+            return None
+        column = input.h_column()
+        try:
+            hierarchy, frame = workflow.hierarchy_preview(
+                state.loaded().frame, column, spec_of(column)
+            )
+        except ERRORS as err:
+            return error_box(err)
+        return ui.div(
+            ui.p(
+                f"{column}: {describe_spec(spec_of(column))}, {hierarchy.height} "
+                "levels; the most frequent values at each level:"
+            ),
+            frame_table(frame, id="hier-preview-table"),
+        )
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def hier_summary() -> ui.TagChild:
+        if not state.roles_ready():
+            return None
+        rows = [
+            {"quasi-identifier": column, "hierarchy": describe_spec(spec_of(column))}
+            for column in state.by_role()["quasi_identifier"]
+        ]
+        return table(rows, ["quasi-identifier", "hierarchy"], id="hier-summary")

@@ -1,0 +1,132 @@
+"""Step 2, Roles: the profiler's proposals, the user's roles and the leak check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shiny import Inputs, Outputs, reactive, render, ui
+
+from anonkit.app import workflow
+from anonkit.app.state import AppState, go
+from anonkit.app.widgets import ERRORS, ROLE_LABELS, error_box
+
+__all__ = ["wire"]
+
+_COLUMNS = ("column", "type", "distinct", "unique", "role", "why")
+
+
+def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
+    """Wire the Roles page; sets ``state.by_role`` and ``state.roles_ready``, and resets
+    the hierarchies and the last run when another table is loaded."""
+
+    @reactive.calc
+    def starter() -> Any:
+        return workflow.propose(state.loaded())
+
+    @reactive.calc
+    def proposed() -> list[dict[str, Any]]:
+        return workflow.role_rows(starter())
+
+    @reactive.effect
+    def _reset_hierarchies() -> None:
+        table = state.loaded()
+        state.hier_specs.set(workflow.default_hierarchies(table, starter()))
+        state.outcome.set(None)
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def roles_table() -> ui.TagChild:
+        body = [_role_row(i, row) for i, row in enumerate(proposed())]
+        head = ui.tags.tr(*(ui.tags.th(c) for c in _COLUMNS))
+        return ui.tags.table(
+            ui.tags.thead(head), ui.tags.tbody(*body), class_="table table-sm", id="roles"
+        )
+
+    @reactive.calc
+    def roles() -> dict[str, str]:
+        out = {}
+        for i, row in enumerate(proposed()):
+            chosen = input[f"role_{i}"]() if f"role_{i}" in input else None
+            out[row["column"]] = chosen or row["role"]
+        return out
+
+    @reactive.calc
+    def by_role() -> dict[str, list[str]]:
+        return workflow.roles_by_kind(roles())
+
+    state.by_role = by_role
+
+    @reactive.calc
+    def leaks_or_error() -> list[Any] | BaseException:
+        try:
+            return workflow.role_leaks(state.loaded().frame, roles())
+        except ERRORS as err:
+            return err
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def leaks() -> ui.TagChild:
+        found = leaks_or_error()
+        if isinstance(found, BaseException):
+            return error_box(found)
+        if not by_role()["quasi_identifier"]:
+            return error_box("Mark at least one column as a quasi-identifier.")
+        if not found:
+            return ui.div(
+                "No leaks: no column released as is gives a quasi-identifier away.",
+                class_="alert alert-success py-1",
+                id="no-leaks",
+            )
+        items = [
+            ui.tags.li(
+                leak.reason,
+                class_="text-danger fw-bold" if leak.severity == "error" else "text-warning",
+            )
+            for leak in found
+        ]
+        return ui.div(ui.tags.ul(*items), id="leak-list")
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def leak_marks() -> ui.TagChild:
+        """Red column names for the columns whose leaks stop the run."""
+        found = leaks_or_error()
+        if isinstance(found, BaseException):
+            return None
+        bad = {leak.column for leak in workflow.blocking_leaks(found)}
+        rows = [
+            f"#role-row-{i} .app-column" for i, row in enumerate(proposed()) if row["column"] in bad
+        ]
+        if not rows:
+            return None
+        return ui.tags.style(", ".join(rows) + " { color: #c00; font-weight: bold; }")
+
+    def roles_ready() -> bool:
+        found = leaks_or_error()
+        return (
+            not isinstance(found, BaseException)
+            and not workflow.blocking_leaks(found)
+            and bool(by_role()["quasi_identifier"])
+        )
+
+    state.roles_ready = roles_ready
+
+    @reactive.effect
+    @reactive.event(input.to_hierarchies)
+    def _to_hierarchies() -> None:
+        if roles_ready():
+            go("Hierarchies")
+
+
+def _role_row(i: int, row: dict[str, Any]) -> ui.Tag:
+    """One column: name, type, distinct values, unique share, role selector, reason."""
+    select = ui.input_select(f"role_{i}", None, ROLE_LABELS, selected=row["role"], width="17em")
+    return ui.tags.tr(
+        ui.tags.td(row["column"], class_="app-column"),
+        ui.tags.td(row["kind"]),
+        ui.tags.td(f"{row['distinct']:,}"),
+        ui.tags.td(f"{row['unique']:.1%}"),
+        ui.tags.td(select),
+        ui.tags.td(row["why"], class_="small"),
+        id=f"role-row-{i}",
+    )

@@ -1,0 +1,128 @@
+"""Step 5, Run: the anonymization as a Shiny extended task in a worker thread, with a
+progress bar polled from :class:`~anonkit.app.results.RunProgress` and a cancel button."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from shiny import Inputs, Outputs, reactive, render, ui
+
+from anonkit.app import results, workflow
+from anonkit.app.state import AppState
+from anonkit.app.widgets import ERRORS, error_box, progress_bar, summary_cards
+
+__all__ = ["run_request", "wire"]
+
+
+def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
+    """Wire the Run page: sets ``state.outcome`` (and ``state.ran_with``, the choices the
+    export writes) when a run ends."""
+    run_message: reactive.Value[ui.TagChild] = reactive.value(None)
+
+    @ui.bind_task_button(button_id="run")
+    @reactive.extended_task
+    async def run_task(
+        request: results.RunRequest, progress: results.RunProgress
+    ) -> results.RunOutcome:
+        return await asyncio.to_thread(results.run, request, progress)
+
+    @reactive.effect
+    @reactive.event(input.run)
+    def _run() -> None:
+        try:
+            request, chosen = run_request(state)
+        except ERRORS as err:
+            run_message.set(error_box(err))
+            return
+        progress = results.RunProgress()
+        state.progress_box.set(progress)
+        state.ran_with.set(chosen)
+        run_message.set(None)
+        run_task(request, progress)
+
+    @reactive.effect
+    @reactive.event(input.cancel)
+    def _cancel() -> None:
+        progress = state.progress_box()
+        if progress is not None:
+            progress.cancel()
+
+    @reactive.effect
+    def _finished() -> None:
+        status = run_task.status()
+        if status == "success":
+            state.outcome.set(run_task.result())
+        elif status == "error":
+            with reactive.isolate():
+                progress = state.progress_box()
+            cancelled = progress is not None and progress.cancelled
+            run_message.set(
+                ui.div("The run was cancelled.", class_="alert alert-warning", id="cancelled")
+                if cancelled
+                else error_box(_task_error(run_task))
+            )
+
+    @render.ui
+    def run_status() -> ui.TagChild:
+        status = run_task.status()
+        progress = state.progress_box()
+        if status == "running" and progress is not None:
+            reactive.invalidate_later(0.25)
+            stage, done, total = progress.snapshot()
+            share = done / total if total else 0.0
+            return progress_bar(stage, share, done, total)
+        message = run_message()
+        if message is not None:
+            return message
+        result = state.outcome()
+        if result is not None:
+            return summary_cards(result.result, result.seconds, id="summary")
+        return ui.p("Not run yet.", class_="text-muted")
+
+
+def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
+    """The run the pages describe, and the choices the export writes.
+
+    Raises
+    ------
+    ValueError
+        If the roles are not ready (a blocking leak, no quasi-identifier).
+    AnonkitError
+        A bad setting or hierarchy, with the API's message.
+    """
+    if not state.roles_ready():
+        raise ValueError("Resolve the leaks on Roles before running.")
+    found = state.settings_or_error()
+    if isinstance(found, BaseException):
+        raise found
+    models = found.check()
+    by_role = state.by_role()
+    qi = by_role["quasi_identifier"]
+    specs = {c: s for c, s in state.hier_specs().items() if c in qi}
+    frame = state.loaded().frame
+    heights = [workflow.hierarchy_preview(frame, c, specs.get(c), rows=0)[0].height for c in qi]
+    algorithm = workflow.resolve_algorithm(found.algorithm, heights)
+    keywords = results.anonymizer_keywords(
+        by_role, specs, k=found.k, models=models, suppression_limit=found.suppression_limit,
+        algorithm=algorithm, metric=found.metric, options=found.options,
+    )  # fmt: skip
+    chosen = {
+        "settings": found,
+        "algorithm": algorithm,
+        "specs": specs,
+        "roles": by_role,
+        "heights": dict(zip(qi, heights, strict=True)),
+    }
+    return results.RunRequest(frame, keywords), chosen
+
+
+def _task_error(task: Any) -> BaseException | str:
+    """The error the run raised: the library's as is, others by their type only."""
+    try:
+        task.result()
+    except BaseException as err:  # noqa: BLE001 - the error the run raised, shown as is
+        if isinstance(err, ERRORS):
+            return err
+        return f"The run failed: {type(err).__name__}."
+    return "The run failed."
