@@ -180,10 +180,18 @@ def test_result_is_frozen_and_serializable() -> None:
 
 # ------------------------------------------------------------------ reference Algorithm 1
 def reference_algorithm(
-    codes: np.ndarray, hs: list[Hierarchy], k: int, cost: str, small_class: str
+    codes: np.ndarray,
+    hs: list[Hierarchy],
+    k: int,
+    cost: str,
+    small_class: str,
+    positions: list[int] | None = None,
+    fuse: bool = True,
 ) -> tuple[list[int], list[tuple[int, ...]]]:
     """Algorithm 1 read literally: lists of classes, MC from the cost matrices.
 
+    ``positions`` gives each distinct combination's position in C(T) (default: the
+    group-by order); ``fuse=False`` keeps classes that come to share their values apart.
     Returns, per record, a class key (the first distinct combination in the class) and,
     per record, the released node vector.
     """
@@ -192,7 +200,7 @@ def reference_algorithm(
     combos = sorted({tuple(int(v) for v in col) for col in codes.T})  # C(T), group-by order
     classes = [
         {
-            "order": i,
+            "order": i if positions is None else positions[i],
             "nodes": list(combo),  # leaves are the first nodes of each hierarchy
             "size": sum(1 for col in codes.T if tuple(col) == combo),
             "members": {i},
@@ -228,11 +236,20 @@ def reference_algorithm(
         cur["size"] += other["size"]
         cur["members"] |= other["members"]
         cur["order"] = min(cur["order"], other["order"])
-        for twin in [c for c in classes if c is not cur and c["nodes"] == v]:
+        for twin in [c for c in classes if fuse and c is not cur and c["nodes"] == v]:
             classes.remove(twin)
             cur["size"] += twin["size"]
             cur["members"] |= twin["members"]
             cur["order"] = min(cur["order"], twin["order"])
+    if not fuse:  # released classes are the sets of records with identical values
+        joined: dict[tuple[int, ...], dict] = {}  # type: ignore[type-arg]
+        for c in classes:
+            key = tuple(c["nodes"])
+            if key in joined:
+                joined[key]["members"] |= c["members"]
+            else:
+                joined[key] = c
+        classes = list(joined.values())
     key_of = {}
     nodes_of = {}
     for c in classes:
@@ -373,3 +390,103 @@ def test_adult_release_is_k_anonymous(adult_table, k: int) -> None:  # type: ign
     assert min(Counter(rows).values()) >= k
     assert r.effective_k >= k
     assert 0 < r.alteration["nllm"] < 100
+
+
+# ------------------------------------------------------------------ seeded random order
+def verify_k(r: GreedyMergeResult, k: int) -> None:
+    """The release passes anonkit.verify.verify_release for k-anonymity."""
+    from anonkit.models import KAnonymity
+    from anonkit.verify import verify_release
+
+    release = pl.DataFrame(r.released_values())
+    v = verify_release(
+        release,
+        quasi_identifiers=list(r.columns),
+        models=[KAnonymity(k)],
+        n_records=r.n_records,
+        suppression_limit=0.0,
+    )
+    assert v.verified and v.suppressed == 0
+
+
+@given(problems(), st.integers(0, 2**32 - 1), st.booleans())
+def test_random_order_is_algorithm_1_on_a_permuted_class_list(
+    problem: tuple,  # type: ignore[type-arg]
+    seed: int,
+    fuse: bool,
+) -> None:
+    codes, hs, k, cost, small_class = problem
+    r = GreedyMerge(k=k, cost=cost, small_class=small_class, order="random", seed=seed, fuse=fuse)
+    res = r.fit(codes, hs)
+    check_release(res, codes, hs, k)
+    verify_k(res, k)
+    n0 = len({tuple(col) for col in codes.T.tolist()})
+    positions = np.random.default_rng(seed).permutation(n0).tolist()
+    keys, nodes = reference_algorithm(codes, hs, k, cost, small_class, positions, fuse)
+    pairs = set(zip(res.class_of_record.tolist(), keys, strict=True))
+    assert len(pairs) == len(set(keys)) == res.n_classes
+    assert len(set(res.class_labels)) == res.n_classes  # released classes never share labels
+    assert res.tie_counts.shape == (res.n_merges,) and (res.tie_counts >= 1).all()
+
+
+def _spread_problem() -> tuple[np.ndarray, list[Hierarchy]]:
+    rng = np.random.default_rng(7)
+    h2 = Hierarchy([[f"v{i}", f"G{i // 3}", "*"] for i in range(9)], name="r")
+    return np.stack([rng.integers(0, 4, 300), rng.integers(0, 9, 300)]), [H, h2]
+
+
+def test_same_seed_same_release_other_seed_other_release() -> None:
+    codes, hs = _spread_problem()
+    runs = {
+        seed: GreedyMerge(k=7, cost="total", order="random", seed=seed).fit(codes, hs)
+        for seed in (1, 1, 2, 3, 4)
+    }
+    again = GreedyMerge(k=7, cost="total", order="random", seed=1).fit(codes, hs)
+    assert np.array_equal(again.class_of_record, runs[1].class_of_record)
+    assert np.array_equal(again.levels, runs[1].levels)
+    assert again.to_dict()["seed"] == 1 and again.to_dict()["order"] == "random"
+    releases = {r.levels.tobytes() + r.class_of_record.tobytes() for r in runs.values()}
+    assert len(releases) > 1  # the order decides ties, so some seed changes the release
+    for r in runs.values():
+        verify_k(r, 7)
+
+
+def test_default_order_ignores_the_seed() -> None:
+    codes, hs = _spread_problem()
+    a = GreedyMerge(k=5, cost="ncp").fit(codes, hs)
+    b = GreedyMerge(k=5, cost="ncp", seed=99).fit(codes, hs)
+    assert np.array_equal(a.levels, b.levels) and a.order == "codes"
+
+
+def test_tie_counts_on_the_hand_worked_case() -> None:
+    # test_first_small_class_keeps_growing: the second merge is a tie of c and d (2 ties);
+    # the first has one minimum (b), the last one candidate (the only other class).
+    r = GreedyMerge(k=3, cost="total").fit(np.array([[0, 1, 2, 3]]), [H])
+    assert r.tie_counts.tolist() == [1, 2, 1]
+    assert r.to_dict()["tied_merges"] == 1
+
+
+def test_without_fusion_classes_with_the_same_values_are_released_as_one() -> None:
+    codes, hs = _spread_problem()
+    for k in (2, 5, 11):
+        r = GreedyMerge(k=k, cost="ncp", fuse=False).fit(codes, hs)
+        assert r.n_fused == 0 and not r.fuse
+        assert len(set(r.class_labels)) == r.n_classes
+        check_release(r, codes, hs, k)
+        verify_k(r, k)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [({"order": "hash"}, "order"), ({"seed": -1}, "seed"), ({"fuse": 1}, "fuse")],
+)
+def test_bad_order_seed_fuse(kwargs: dict[str, object], name: str) -> None:
+    with pytest.raises(ParameterError, match=name):
+        GreedyMerge(k=2, **kwargs).fit(np.array([[0, 1, 2, 2, 3]]), [H])  # type: ignore[arg-type]
+
+
+def test_function_form_passes_order_and_seed() -> None:
+    codes, hs = _spread_problem()
+    a = greedy_merge(codes, hs, k=4, cost="llm", order="random", seed=5, fuse=False)
+    b = GreedyMerge(k=4, cost="llm", order="random", seed=5, fuse=False).fit(codes, hs)
+    assert np.array_equal(a.levels, b.levels)

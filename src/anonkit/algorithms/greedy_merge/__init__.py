@@ -22,9 +22,13 @@ Choices the paper leaves open, and what this implementation does:
   merge cost among all classes.
 * Ties of the merge cost (within a relative ``1e-9``) go to the class that comes first in
   ``C(T)``; a merged class takes the earlier position of the classes it joins.
+  ``order="random"`` (with ``seed``) lists ``C(T)`` in a seeded random order instead,
+  which changes both the first small class and every tie-break; the result records per
+  merge how many candidates tied (``tie_counts``).
 * Equivalence classes are sets of records with identical released values: when a merge
   yields the values of another existing class, the two become one class (counted in
-  ``n_fused``), so released classes never share their labels.
+  ``n_fused``), so released classes never share their labels. ``fuse=False`` keeps them
+  apart while merging and joins them only in the release.
 
 The classes are ordered as a group-by of the codes in column order, so the order of the
 quasi-identifiers matters (:data:`PAPER_ADULT_COLUMNS` is the paper's order for Adult).
@@ -44,6 +48,7 @@ PPAI workshop at AAAI 2020. hal-03236397.
 """
 
 from anonkit.algorithms.greedy_merge.estimator import (
+    ORDER_CHOICES,
     PAPER_ADULT_COLUMNS,
     PAPER_K_VALUES,
     SMALL_CLASS_CHOICES,
@@ -57,6 +62,7 @@ from anonkit.algorithms.greedy_merge.rows import JOINT_CACHE, JOINT_SPACE
 __all__ = [
     "JOINT_CACHE",
     "JOINT_SPACE",
+    "ORDER_CHOICES",
     "PAPER_ADULT_COLUMNS",
     "PAPER_K_VALUES",
     "SMALL_CLASS_CHOICES",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from anonkit._validation import check_choice, check_int
+from anonkit._validation import check_bool, check_choice, check_int
 from anonkit.algorithms.greedy_merge.fit import fit_codes
 from anonkit.algorithms.greedy_merge.inputs import as_codes
 from anonkit.algorithms.greedy_merge.result import GreedyMergeResult
@@ -30,6 +30,8 @@ PAPER_ADULT_COLUMNS: tuple[str, ...] = (
 )  # fmt: skip
 #: Ways to choose ``C_small``.
 SMALL_CLASS_CHOICES: tuple[str, ...] = ("first", "smallest")
+#: Ways to list ``C(T)``, the order that chooses ``C_small`` and breaks ties.
+ORDER_CHOICES: tuple[str, ...] = ("codes", "random")
 
 
 class GreedyMerge:
@@ -45,6 +47,22 @@ class GreedyMerge:
     small_class
         How ``C_small`` is chosen: ``"first"`` (the paper) or ``"smallest"``; see the
         module docstring.
+    order
+        How ``C(T)`` is listed, which decides both the "first" small class and the ties
+        of the merge cost: ``"codes"`` (default: the group-by order of the value codes,
+        lexicographic in column order) or ``"random"``: the distinct combinations in the
+        order ``numpy.random.default_rng(seed).permutation(n_initial_classes)`` gives
+        them. The paper says only that ``C(T)``'s order "is determined by the way the set
+        is computed"; a random order stands for any order unrelated to the values (a
+        hash set's, for instance), and repeated seeds show how much the release depends
+        on that arbitrary choice.
+    seed
+        Seed of the random order, an int >= 0 (ignored with ``order="codes"``).
+    fuse
+        When a merge yields the values of another existing class, the two become one
+        class (default ``True``; the paper does not say). With ``False`` the run keeps
+        them apart and the release joins them at the end (released classes are the sets
+        of records with identical values, so k-anonymity holds either way).
     progress
         Called as ``progress(done, total)`` while classes are merged: ``total`` is the
         number of classes smaller than ``k`` at the start, ``done`` those no longer
@@ -73,17 +91,26 @@ class GreedyMerge:
         k: int,
         cost: str = "nllm",
         small_class: str = "first",
+        order: str = "codes",
+        seed: int = 0,
+        fuse: bool = True,
         progress: Progress | None = None,
     ) -> None:
         self.k = k
         self.cost = cost
         self.small_class = small_class
+        self.order = order
+        self.seed = seed
+        self.fuse = fuse
         self.progress = progress
 
     def _validate(self) -> None:
         check_int(self.k, "k", "GreedyMerge", low=1)
         check_cost(self.cost)
         check_choice(self.small_class, "small_class", "GreedyMerge", SMALL_CLASS_CHOICES)
+        check_choice(self.order, "order", "GreedyMerge", ORDER_CHOICES)
+        check_int(self.seed, "seed", "GreedyMerge", low=0)
+        check_bool(self.fuse, "fuse", "GreedyMerge")
 
     def fit(
         self,
@@ -104,8 +131,8 @@ class GreedyMerge:
         Raises
         ------
         ParameterError
-            For an invalid ``k`` (including ``k`` above the number of records) or
-            ``small_class``.
+            For an invalid ``k`` (including ``k`` above the number of records),
+            ``small_class``, ``order``, ``seed`` or ``fuse``.
         UnknownNameError
             For an unknown ``cost``.
         DataError
@@ -124,7 +151,17 @@ class GreedyMerge:
         if self.k > n:
             raise ParameterError("k", "GreedyMerge", f"at most the number of records ({n})", self.k)
         return fit_codes(
-            codes, hs, columns, int(self.k), self.cost, self.small_class, t0, self.progress
+            codes,
+            hs,
+            columns,
+            int(self.k),
+            self.cost,
+            self.small_class,
+            t0,
+            self.progress,
+            order=self.order,
+            seed=int(self.seed),
+            fuse=bool(self.fuse),
         )
 
 
@@ -135,9 +172,18 @@ def greedy_merge(
     k: int,
     cost: str = "nllm",
     small_class: str = "first",
+    order: str = "codes",
+    seed: int = 0,
+    fuse: bool = True,
     progress: Progress | None = None,
 ) -> GreedyMergeResult:
     """Function form of :class:`GreedyMerge`: ``GreedyMerge(...).fit(data, hierarchies)``."""
-    return GreedyMerge(k=k, cost=cost, small_class=small_class, progress=progress).fit(
-        data, hierarchies
-    )
+    return GreedyMerge(
+        k=k,
+        cost=cost,
+        small_class=small_class,
+        order=order,
+        seed=seed,
+        fuse=fuse,
+        progress=progress,
+    ).fit(data, hierarchies)

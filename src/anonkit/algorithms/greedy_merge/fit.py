@@ -35,6 +35,9 @@ def fit_codes(
     small_class: str,
     t0: float,
     progress: Progress | None = None,
+    order: str = "codes",
+    seed: int = 0,
+    fuse: bool = True,
 ) -> GreedyMergeResult:
     all_nodes = [hierarchy_nodes(h) for h in hierarchies]
     rows = CostRows(all_nodes, node_costs(hierarchies, cost))
@@ -43,10 +46,13 @@ def fit_codes(
     )
     assert inverse is not None
     start = uniq + rows.offsets[:, None]  # leaves are nodes 0..n_leaves-1 of each hierarchy
+    positions = None
+    if order == "random":  # C(T) listed in a seeded random order
+        positions = np.random.default_rng(seed).permutation(uniq.shape[1]).astype(np.int64)
     t1 = time.perf_counter()
 
-    parent, final_nodes, final_size, n_merges, n_fused = merge_loop(
-        start, counts, rows, k, small_class, progress
+    parent, final_nodes, final_size, n_merges, n_fused, tie_counts = merge_loop(
+        start, counts, rows, k, small_class, progress, positions, fuse
     )
     t2 = time.perf_counter()
 
@@ -55,9 +61,19 @@ def fit_codes(
         if np.array_equal(up, parent):
             break
         parent = up
-    finals = np.flatnonzero(parent == np.arange(parent.shape[0]))  # in C(T) order
+    finals = np.flatnonzero(parent == np.arange(parent.shape[0]))  # in group-by order
     class_id = np.full(parent.shape[0], -1, dtype=np.int64)
     class_id[finals] = np.arange(finals.shape[0])
+    if not fuse:  # classes that share their values are one released class
+        _, first, joined = np.unique(
+            final_nodes[:, finals], axis=1, return_index=True, return_inverse=True
+        )
+        rank = np.empty(first.shape[0], dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(first.shape[0])
+        class_id[finals] = rank[joined.ravel()]
+        finals = finals[np.sort(first)]
+        final_size = final_size.copy()
+        final_size[finals] = np.bincount(class_id[parent], weights=counts).astype(np.int64)
     class_of_initial = class_id[parent]
     class_of_record = class_of_initial[inverse]
     local = final_nodes[:, finals] - rows.offsets[:, None]
@@ -76,7 +92,7 @@ def fit_codes(
             uniq, init_levels, hierarchies, cost=name, weights=w
         )
     levels = class_levels[:, class_of_record].astype(np.int8)
-    for arr in (class_of_record, class_sizes, class_levels, class_codes, levels):
+    for arr in (class_of_record, class_sizes, class_levels, class_codes, levels, tie_counts):
         arr.setflags(write=False)
     modified = modified_percentage(uniq, init_levels, hierarchies, weights=w)
     deleted = deleted_percentage(init_levels, hierarchies, weights=w)
@@ -106,4 +122,8 @@ def fit_codes(
         timing=MappingProxyType(
             {"group": t1 - t0, "merge": t2 - t1, "metrics": t3 - t2, "total": t3 - t0}
         ),
+        order=order,
+        seed=seed,
+        fuse=fuse,
+        tie_counts=tie_counts,
     )

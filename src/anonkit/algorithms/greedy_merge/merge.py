@@ -13,19 +13,19 @@ from anonkit.progress import Progress
 TIE_TOLERANCE = 1e-9
 
 
-def pick(costs: FloatArray, order: IntArray, shift: float = 0.0) -> int:
-    """Index of the minimal ``costs - shift``; ties go to the smallest ``order``.
+def pick(costs: FloatArray, order: IntArray, shift: float = 0.0) -> tuple[int, int]:
+    """Index of the minimal ``costs - shift`` and how many candidates tie for it.
 
-    Two costs tie when they differ by at most ``TIE_TOLERANCE`` relative to the larger of
-    1 and the magnitudes involved.
+    Ties go to the smallest ``order``. Two costs tie when they differ by at most
+    ``TIE_TOLERANCE`` relative to the larger of 1 and the magnitudes involved.
     """
     best = int(costs.argmin())
     low = float(costs[best])
     scale = max(1.0, abs(low), abs(shift))
     tied = (costs <= low + TIE_TOLERANCE * scale).nonzero()[0]
     if tied.shape[0] == 1:
-        return best
-    return int(tied[order[tied].argmin()])
+        return best, 1
+    return int(tied[order[tied].argmin()]), int(tied.shape[0])
 
 
 def merge_loop(
@@ -35,22 +35,30 @@ def merge_loop(
     k: int,
     small_class: str,
     progress: Progress | None = None,
-) -> tuple[IntArray, IntArray, IntArray, int, int]:
+    positions: IntArray | None = None,
+    fuse: bool = True,
+) -> tuple[IntArray, IntArray, IntArray, int, int, IntArray]:
     """Algorithm 1 on the distinct combinations ``start`` (global node ids, ``(m, n0)``).
 
     ``progress`` hears how many of the initial small classes are no longer small.
+    ``positions`` is each combination's position in ``C(T)`` (default: its index);
+    ``fuse=False`` keeps classes that come to share their values apart.
     Returns the parent of every initial class (a union-find forest whose roots are the
-    final classes), the final node vector and size of every slot, and the merge and fusion
-    counts.
+    final classes), the final node vector and size of every slot, the merge and fusion
+    counts, and per merge the number of candidates that tied for the minimal cost.
     """
     m, n0 = start.shape
     n_groups = len(rows.groups)
     nodes = start.copy()  # current node vector of every slot (valid while alive)
     size = sizes.astype(np.float64)
-    order = np.arange(n0, dtype=np.int64)  # position in C(T)
+    # position in C(T)
+    order = np.arange(n0, dtype=np.int64) if positions is None else positions.astype(np.int64)
+    ties: list[int] = []
     parent = np.arange(n0, dtype=np.int64)
     alive = np.ones(n0, dtype=bool)
-    by_label: dict[tuple[int, ...], int] = {tuple(col): i for i, col in enumerate(start.T.tolist())}
+    by_label: dict[tuple[int, ...], int] = (
+        {tuple(col): i for i, col in enumerate(start.T.tolist())} if fuse else {}
+    )
     phi = rows.phi
 
     # The small classes, kept compact (swap-remove) for the vectorized cost step.
@@ -109,7 +117,7 @@ def merge_loop(
             if small_class == "first":
                 p = int(y_order[:c].argmin())
             else:
-                p = pick(y_size[:c], y_order[:c])
+                p = pick(y_size[:c], y_order[:c])[0]
             cur = int(y_slot[p])
             remove(p)
             x = nodes[:, cur].copy()
@@ -132,7 +140,7 @@ def merge_loop(
             np.add(y_size[:c], s_x, out=costs)
             costs *= y_merged[:c]
             costs -= y_cost[:c]
-            p = pick(costs, y_order[:c], cost_x)
+            p, n_tied = pick(costs, y_order[:c], cost_x)
             other = int(y_slot[p])
             remove(p)
         else:  # C_small is the last small class: any class may absorb it
@@ -141,19 +149,23 @@ def merge_loop(
             joint = rows.joint(nodes[:, big])
             merged = sum((x_rows[gi][joint[gi]] for gi in range(n_groups)), np.zeros(big.size))
             costs = merged * (size[big] + s_x) - size[big] * phi[nodes[:, big]].sum(axis=0)
-            other = int(big[pick(costs, order[big], cost_x)])
+            p, n_tied = pick(costs, order[big], cost_x)
+            other = int(big[p])
+        ties.append(n_tied)
         n_merges += 1
         if not n_merges & 63:  # small classes left: the candidates and C_small
             ticker(ticker.total - c - 1)
         v = x_lca[nodes[:, other]]
-        del by_label[tuple(x.tolist())]
-        del by_label[tuple(nodes[:, other].tolist())]
         parent[other] = cur
         alive[other] = False
         size[cur] += size[other]
         order[cur] = min(order[cur], order[other])
         key = tuple(v.tolist())
-        twin = by_label.get(key)
+        twin = None
+        if fuse:
+            del by_label[tuple(x.tolist())]
+            del by_label[tuple(nodes[:, other].tolist())]
+            twin = by_label.get(key)
         if twin is not None:  # the merged values are another class's: one class now
             n_fused += 1
             if pos[twin] >= 0:
@@ -162,7 +174,8 @@ def merge_loop(
             alive[twin] = False
             size[cur] += size[twin]
             order[cur] = min(order[cur], order[twin])
-        by_label[key] = cur
+        if fuse:
+            by_label[key] = cur
         nodes[:, cur] = v
         if size[cur] >= k:
             cur = -1
@@ -175,4 +188,5 @@ def merge_loop(
             x_lca = rows.lca_row(x)
             merged_valid = False
     ticker.finish()
-    return parent, nodes, size.astype(np.int64), n_merges, n_fused
+    tie_counts = np.asarray(ties, dtype=np.int64)
+    return parent, nodes, size.astype(np.int64), n_merges, n_fused, tie_counts

@@ -52,6 +52,12 @@ class GreedyMergeResult:
         Merges that produced another class's values, so that class joined too.
     timing
         Seconds per stage: ``group``, ``merge``, ``metrics``, ``total``.
+    order, seed, fuse
+        How ``C(T)`` was listed (``"codes"`` or ``"random"``, with its ``seed``) and
+        whether classes that came to share their values were fused during the run.
+    tie_counts
+        ``(n_merges,)``: per merge, how many candidates tied for the minimal merge cost
+        (1: the cost alone chose the partner; more: the position in ``C(T)`` did).
     """
 
     k: int
@@ -74,6 +80,15 @@ class GreedyMergeResult:
     n_merges: int
     n_fused: int
     timing: Mapping[str, float]
+    order: str = "codes"
+    seed: int = 0
+    fuse: bool = True
+    tie_counts: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+
+    @property
+    def tied_merges(self) -> int:
+        """Merges whose partner was chosen among two or more candidates of minimal cost."""
+        return int((self.tie_counts > 1).sum())
 
     @property
     def n_records(self) -> int:
@@ -121,5 +136,9 @@ class GreedyMergeResult:
             "deleted_of_modified_percentage": self.deleted_of_modified_percentage,
             "n_merges": self.n_merges,
             "n_fused": self.n_fused,
+            "order": self.order,
+            "seed": self.seed,
+            "fuse": self.fuse,
+            "tied_merges": self.tied_merges,
             "timing": dict(self.timing),
         }
