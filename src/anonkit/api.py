@@ -107,6 +107,7 @@ class Anonymizer:
         suppression_limit: float = 0.0,
         algorithm: str | Estimator = "auto",
         metric: str = "loss",
+        metric_options: Mapping[str, Any] | None = None,
         identifying: Sequence[str] = (),
         sensitive: Sequence[str] = (),
         insensitive: Sequence[str] = (),
@@ -138,6 +139,7 @@ class Anonymizer:
         self.suppression_limit = suppression_limit
         self.algorithm = algorithm
         self.metric = metric
+        self.metric_options = metric_options
         self.identifying = identifying
         self.sensitive = sensitive
         self.insensitive = insensitive
@@ -231,6 +233,7 @@ class Anonymizer:
         return FullDomain(
             self.algorithm,
             self.metric,
+            metric_options=self.metric_options,
             suppressed=self.suppressed,
             local_suppression=self.local_suppression,
             engine=self.engine,
@@ -364,6 +367,12 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         What to minimize: ``"loss"`` (default), ``"height"``, ``"relative_distance"``,
         ``"precision"``, ``"discernibility"``, ``"average_class_size"`` or
         ``"nonuniform_entropy"``.
+    metric_options
+        Full-domain algorithms, ``metric="loss"``: ``{"aggregate": "arithmetic" |
+        "geometric", "weights": {column: weight}}``, how the per-attribute losses combine
+        (``"geometric"`` reproduces ARX's aggregate) and how much each quasi-identifier
+        counts; the optimized value is in ``result.details["objective"]``
+        (:class:`anonkit.metrics.node_metrics.Aggregation`).
     identifying
         Direct identifiers; removed from the release.
     sensitive

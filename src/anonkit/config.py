@@ -50,6 +50,8 @@ Format
                                    # "auto" (streams files above memory_share of RAM)
     memory_share = 0.25            # engine "auto": stream above this share of memory
     time_limit = 10                # lightning, genetic, auto: seconds (also max_nodes, seed)
+    metric_options = { aggregate = "geometric", weights = { age = 2.0 } }
+                                   # loss: arithmetic (default) or geometric (ARX) mean
 
     [search.options]               # hilbert, banga, k_optimize, safepub, k_epsilon: the
     epsilon = 1.0                  # estimator's own parameters (see anonkit.estimators)
@@ -136,6 +138,7 @@ _SEARCH_OPTIONS = (
     "max_nodes",
     "seed",
     "options",
+    "metric_options",
 )
 _SECTIONS: dict[str, tuple[str, ...]] = {
     "read": ("separator", "encoding", "missing", "strip"),

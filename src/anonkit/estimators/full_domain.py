@@ -49,6 +49,7 @@ from anonkit.io.tables import read_table
 from anonkit.io.write import output_format, write_table
 from anonkit.metrics.classes import ClassProfile, class_profile
 from anonkit.metrics.generalization import METRICS
+from anonkit.metrics.node_metrics import aggregation
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.models.base import CLASS_SIZE
 from anonkit.progress import Progress, start_stage
@@ -103,6 +104,14 @@ class FullDomain(Estimator):
         ``"samarati"``, ``"datafly"`` or ``"incognito"``.
     metric
         What to minimize (:data:`anonkit.metrics.generalization.METRICS`).
+    metric_options
+        Options of the metric: for ``"loss"``, ``{"aggregate": "arithmetic" |
+        "geometric", "weights": {column: weight}}``: how the per-attribute losses
+        combine (the arithmetic mean by default; ``"geometric"`` is ARX's
+        ``prod(1 + v_j) ** (1 / n) - 1``) and how much each quasi-identifier counts
+        (1 unless given); see :class:`anonkit.metrics.node_metrics.Aggregation`. The
+        optimized value is reported in ``result_.details["objective"]``; the result's
+        ``metrics["loss"]`` stays the plain mean.
     privacy
         What the release must satisfy (:class:`Privacy`).
     suppressed
@@ -171,6 +180,7 @@ class FullDomain(Estimator):
         search: str = "auto",
         metric: str = "loss",
         *,
+        metric_options: Mapping[str, Any] | None = None,
         privacy: Privacy | None = None,
         suppressed: str = "mask",
         local_suppression: bool | Mapping[str, float] = False,
@@ -185,6 +195,7 @@ class FullDomain(Estimator):
     ) -> None:
         self.search = search
         self.metric = metric
+        self.metric_options = metric_options
         self.privacy = privacy
         self.suppressed = suppressed
         self.local_suppression = local_suppression
@@ -256,7 +267,16 @@ class FullDomain(Estimator):
         if self.output is not None:
             output_format(self.output)  # an unknown extension fails before any work
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+        aggregation(self.metric, self.metric_options, qi, type(self).__name__)
         if not engine.in_memory:
+            if self.metric_options:
+                # the fit through such an engine (scaled.py) does not pass them on yet
+                raise ParameterError(
+                    "metric_options",
+                    type(self).__name__,
+                    "None with an engine that does not hold the records in memory (for now)",
+                    dict(self.metric_options),
+                )
             if self.local_suppression is not False:
                 raise ParameterError(
                     "local_suppression",
@@ -327,6 +347,7 @@ class FullDomain(Estimator):
             fitting.suppression_limit,
             algorithm=self.search,
             metric=self.metric,
+            metric_options=self.metric_options,
             options=self.search_options(),
             progress=self.progress,
         )
@@ -337,6 +358,14 @@ class FullDomain(Estimator):
         plan = outcome.plan(table, drop=fitting.dropped)
         masked = engine.apply(data, plan)
         details: dict[str, Any] = {"search": outcome.search_details}
+        chosen = aggregation(self.metric, self.metric_options, qi, type(self).__name__)
+        if chosen is not None:
+            details["objective"] = {
+                "metric": self.metric,
+                "aggregate": chosen.aggregate,
+                "weights": dict(zip(qi, chosen.weights, strict=True)),
+                "value": found.cost,
+            }
         if self.local_suppression is not False and n_suppressed:
             masked, n_suppressed, classes, cells = self._suppress_cells(
                 fitting, engine, plan, table
@@ -437,6 +466,7 @@ class FullDomain(Estimator):
                 fitting.models,
                 fitting.suppression_limit,
                 self.metric,
+                metric_options=self.metric_options,
                 owner=type(self).__name__,
             )
             self._node_evaluator = evaluator

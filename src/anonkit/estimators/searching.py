@@ -8,7 +8,7 @@ count the table first, then run exactly this.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +95,7 @@ def search(
     *,
     algorithm: str,
     metric: str,
+    metric_options: Mapping[str, Any] | None = None,
     options: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> Outcome:
@@ -136,6 +137,7 @@ def search(
         models,
         suppression_limit,
         metric,
+        metric_options=metric_options,
         on_evaluate=tick if progress is not None else None,
     )
     found = strategy.search(evaluator)

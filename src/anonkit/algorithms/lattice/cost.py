@@ -10,7 +10,7 @@ import numpy.typing as npt
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import FrequencySnapshot
-from anonkit.metrics.node_metrics import ColumnContext, get_node_metric
+from anonkit.metrics.node_metrics import Aggregation, ColumnContext, get_node_metric
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -26,6 +26,14 @@ class CostModel:
     lower bound for the node and everything above it. Class-based metrics read the
     definition's class cost and lower-bound rule.
 
+    An :class:`~anonkit.metrics.node_metrics.Aggregation` other than the plain mean
+    reweights the columns: a weighted arithmetic mean stays additive (each column's tables
+    scaled by its weight); the geometric mean ``F(v) = prod_j (1 + v_j) ** a_j - 1`` of the
+    per-column losses ``v_j`` is not additive (:attr:`additive` is False), but ``F``
+    increases in every ``v_j`` and suppression only adds to each ``v_j`` (its extras are
+    non-negative), so ``F`` of the no-suppression column losses is still a lower bound of
+    the node (:meth:`node_bounds`, :meth:`bound`), exact when nothing is suppressed.
+
     Parameters
     ----------
     table
@@ -36,25 +44,59 @@ class CostModel:
         The k of k-anonymity (1 when there is none), for the class-based metrics.
     size_only
         True when class sizes alone decide privacy (only k-anonymity).
+    aggregation
+        How the columns combine (``None``: the metric's own sum).
     """
 
-    def __init__(self, table: EncodedTable, metric: str, k: int, *, size_only: bool = True) -> None:
+    def __init__(
+        self,
+        table: EncodedTable,
+        metric: str,
+        k: int,
+        *,
+        size_only: bool = True,
+        aggregation: Aggregation | None = None,
+    ) -> None:
         self.definition = get_node_metric(metric)
         self.metric = metric
         self.k = k
         self.size_only = size_only
         self.n = table.n_records
+        if aggregation is not None and (aggregation.plain or not self.definition.additive):
+            aggregation = None
+        self.aggregation = aggregation
+        #: Geometric aggregate: the tables hold each column's own loss ``v_j``.
+        self.geometric = aggregation is not None and aggregation.aggregate == "geometric"
+        q = table.width
         self.table_cost: list[FloatArray] = []
         self.extra: list[tuple[FloatArray, ...]] = []
         for j, h in enumerate(table.hierarchies):
-            context = ColumnContext(table.value_counts[j].astype(np.float64), self.n, table.width)
+            context = ColumnContext(table.value_counts[j].astype(np.float64), self.n, q)
             costs = self.definition.column_costs(h, context)
-            self.table_cost.append(costs.level_cost)
-            self.extra.append(costs.extra)
-        self.additive = self.definition.additive
+            # the definitions divide by Q: times Q is the column's own loss, times Q * a_j
+            # its share of a weighted mean
+            scale = 1.0
+            if aggregation is not None:
+                scale = q * (1.0 if self.geometric else aggregation.weights[j])
+            self.table_cost.append(costs.level_cost * scale)
+            self.extra.append(tuple(e * scale for e in costs.extra))
+        self.additive = self.definition.additive and not self.geometric
+
+    @property
+    def levels_bound(self) -> bool:
+        """Whether a node's lower bound follows from its levels alone (no class sizes)."""
+        return self.additive or self.geometric
+
+    def _combine(self, per_column: FloatArray) -> FloatArray:
+        assert self.aggregation is not None
+        return self.aggregation.combine(per_column)
 
     def node_bounds(self, lattice: Lattice) -> FloatArray | None:
-        """For additive metrics, the no-suppression cost of every node (else ``None``)."""
+        """For additive metrics (and the geometric aggregate), the no-suppression cost of
+        every node (else ``None``)."""
+        if self.geometric:
+            per = np.stack([c[lattice.nodes[:, j]] for j, c in enumerate(self.table_cost)], axis=-1)
+            return self._combine(per)
         if not self.additive:
             return None
         total = np.zeros(lattice.size)
@@ -69,6 +111,9 @@ class CostModel:
         Additive metrics: the cost without suppression (monotone in the levels).
         Class-based metrics: the definition's ``class_bound``.
         """
+        if self.geometric:
+            base = np.array([self.table_cost[j][lv] for j, lv in enumerate(levels)])
+            return float(self._combine(base))
         if self.additive:
             total = 0.0
             for j, lv in enumerate(levels):
@@ -80,7 +125,9 @@ class CostModel:
 
     @property
     def suppression_priced(self) -> bool:
-        """Whether suppressing a record changes the cost (additive metrics with extras)."""
+        """Whether suppressing a record adds its extras to an additive cost (what the
+        suppression floors of the searches learn from; False for the geometric aggregate,
+        whose searches fall back on the no-suppression bound)."""
         return self.additive and self.definition.charges_suppression
 
     def min_extra(self, lattice: Lattice) -> FloatArray:
@@ -111,6 +158,16 @@ class CostModel:
     def price(self, snap: FrequencySnapshot, violating: BoolArray) -> tuple[float, float]:
         """``(cost, bound)`` of the node whose classes are ``snap``."""
         sizes = snap.counts
+        if self.geometric:
+            own: FloatArray = np.array([self.table_cost[j][lv] for j, lv in enumerate(snap.levels)])
+            per = own.copy()
+            rows = np.flatnonzero(violating)
+            if rows.size and self.definition.charges_suppression:
+                codes = snap.codes_of(rows)
+                weights = snap.counts[rows].astype(np.float64)
+                for j, lv in enumerate(snap.levels):
+                    per[j] += float(self.extra[j][lv][codes[j]] @ weights)
+            return float(self._combine(per)), float(self._combine(own))
         if self.additive:
             base = self.bound(snap.levels, sizes)
             return base + self.suppression_cost(snap, violating), base

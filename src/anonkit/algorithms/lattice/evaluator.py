@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +30,7 @@ from anonkit.core.snapshot import (
     roll_up_keys,
 )
 from anonkit.metrics.generalization import NodeSummary
+from anonkit.metrics.node_metrics import aggregation
 from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel
 from anonkit.models.judge import (
     SensitiveSource,
@@ -84,6 +86,9 @@ class Evaluator:
         Largest share of records that may be suppressed, in [0, 1].
     metric
         Name of the metric to minimize.
+    metric_options
+        The metric's options (``loss``: ``aggregate`` and ``weights``, see
+        :func:`anonkit.metrics.node_metrics.aggregation`).
     cache_rows
         Snapshot rows (summed over cached snapshots) to keep for roll-ups.
     on_evaluate
@@ -100,6 +105,7 @@ class Evaluator:
         suppression_limit: float,
         metric: str,
         *,
+        metric_options: Mapping[str, Any] | None = None,
         cache_rows: int = 6_000_000,
         on_evaluate: Callable[[int], None] | None = None,
         owner: str = "anonymize",
@@ -119,7 +125,13 @@ class Evaluator:
                 "the privacy models need sensitive or population data; "
                 "count the table with an engine's count_detail"
             )
-        self.cost_model = CostModel(table, metric, k, size_only=size_only)
+        self.cost_model = CostModel(
+            table,
+            metric,
+            k,
+            size_only=size_only,
+            aggregation=aggregation(metric, metric_options, table.columns, owner),
+        )
         self.k = k
         self.results: dict[int, NodeResult] = {}
         self._cache: OrderedDict[int, FrequencySnapshot] = OrderedDict()
@@ -519,7 +531,7 @@ class Evaluator:
         suppression is only known to exceed the limit (``suppressed`` is that lower bound)."""
         levels = snap.levels[: self.table.width]
         if sizes is None:  # additive metrics bound a node by its levels alone
-            if self.cost_model.additive:
+            if self.cost_model.levels_bound:
                 sizes = np.zeros(0, dtype=np.int64)
             else:
                 sizes = np.add.reduceat(snap.counts, starts)
