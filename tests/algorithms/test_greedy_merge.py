@@ -490,3 +490,19 @@ def test_function_form_passes_order_and_seed() -> None:
     a = greedy_merge(codes, hs, k=4, cost="llm", order="random", seed=5, fuse=False)
     b = GreedyMerge(k=4, cost="llm", order="random", seed=5, fuse=False).fit(codes, hs)
     assert np.array_equal(a.levels, b.levels)
+
+
+@given(problems(), st.integers(0, 1000))
+def test_compiled_and_numpy_steps_agree(problem: tuple, seed: int) -> None:  # type: ignore[type-arg]
+    from anonkit.algorithms.greedy_merge import merge
+
+    codes, hs, k, cost, small_class = problem
+    est = GreedyMerge(k=k, cost=cost, small_class=small_class, order="random", seed=seed)
+    assert merge.compiled_choose() is not None  # numba is a dependency
+    compiled = est.fit(codes, hs)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(merge, "compiled_choose", lambda: None)
+        plain = est.fit(codes, hs)
+    assert np.array_equal(compiled.levels, plain.levels)
+    assert np.array_equal(compiled.class_of_record, plain.class_of_record)
+    assert np.array_equal(compiled.tie_counts, plain.tie_counts)

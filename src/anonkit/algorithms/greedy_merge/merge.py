@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+import warnings
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from anonkit.algorithms._ticker import Ticker
@@ -28,6 +34,30 @@ def pick(costs: FloatArray, order: IntArray, shift: float = 0.0) -> tuple[int, i
     return int(tied[order[tied].argmin()]), int(tied.shape[0])
 
 
+@functools.cache
+def compiled_choose() -> Callable[..., tuple[int, int]] | None:
+    """The numba kernel that prices every candidate and picks one in a single pass, or
+    ``None`` where numba cannot be imported, its JIT is disabled or its cache cannot be
+    set up (the numpy path then runs; both give the same floats and choices)."""
+    try:
+        import numba  # noqa: PLC0415 (imported on first use: it takes a while)
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return None
+    if getattr(numba.config, "DISABLE_JIT", False):
+        return None
+    try:
+        kernels = importlib.import_module("anonkit.algorithms.greedy_merge._kernels")
+    except RuntimeError as exc:  # pragma: no cover - e.g. no writable cache directory
+        warnings.warn(
+            f"greedy merging's compiled step is unavailable ({exc}); using numpy.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    kernel: Callable[..., Any] = kernels.choose
+    return kernel
+
+
 def merge_loop(
     start: IntArray,
     sizes: IntArray,
@@ -37,12 +67,14 @@ def merge_loop(
     progress: Progress | None = None,
     positions: IntArray | None = None,
     fuse: bool = True,
+    compiled: bool = True,
 ) -> tuple[IntArray, IntArray, IntArray, int, int, IntArray]:
     """Algorithm 1 on the distinct combinations ``start`` (global node ids, ``(m, n0)``).
 
     ``progress`` hears how many of the initial small classes are no longer small.
     ``positions`` is each combination's position in ``C(T)`` (default: its index);
-    ``fuse=False`` keeps classes that come to share their values apart.
+    ``fuse=False`` keeps classes that come to share their values apart; ``compiled``
+    prices the candidates with the numba kernel when it is available.
     Returns the parent of every initial class (a union-find forest whose roots are the
     final classes), the final node vector and size of every slot, the merge and fusion
     counts, and per merge the number of candidates that tied for the minimal cost.
@@ -60,6 +92,7 @@ def merge_loop(
         {tuple(col): i for i, col in enumerate(start.T.tolist())} if fuse else {}
     )
     phi = rows.phi
+    kernel = compiled_choose() if compiled else None
 
     # The small classes, kept compact (swap-remove) for the vectorized cost step.
     small = np.flatnonzero(size < k)
@@ -136,11 +169,16 @@ def merge_loop(
                     y_merged[:c] += tmp
                 merged_valid = True
             # MC = (|C_small| + |C|) phi(merged) - |C| phi(C) - |C_small| phi(C_small)
-            costs = buf[:c]
-            np.add(y_size[:c], s_x, out=costs)
-            costs *= y_merged[:c]
-            costs -= y_cost[:c]
-            p, n_tied = pick(costs, y_order[:c], cost_x)
+            if kernel is not None:
+                p, n_tied = kernel(
+                    y_merged, y_size, y_cost, y_order, c, s_x, cost_x, TIE_TOLERANCE, buf
+                )
+            else:
+                costs = buf[:c]
+                np.add(y_size[:c], s_x, out=costs)
+                costs *= y_merged[:c]
+                costs -= y_cost[:c]
+                p, n_tied = pick(costs, y_order[:c], cost_x)
             other = int(y_slot[p])
             remove(p)
         else:  # C_small is the last small class: any class may absorb it
