@@ -107,7 +107,17 @@ STRUCTURE_METRICS: tuple[str, ...] = ("effective_k", "n_classes", "suppressed_sh
 FIELLER_FACTOR = 1.06
 
 _REQUIRED = ("fold", "k", "algorithm", "cell", "classifier", "evaluation", "accuracy")
-_TEXT_COLUMNS = ("dataset", "algorithm", "variant", "cell", "classifier", "evaluation", "status")
+_TEXT_COLUMNS = (
+    "dataset",
+    "algorithm",
+    "variant",
+    "cell",
+    "classifier",
+    "evaluation",
+    "status",
+    "release_id",
+)
+_BOOL_COLUMNS = ("single_class",)
 _OWNER = "correlations"
 
 _STRUCTURE_LABELS = {
@@ -143,6 +153,8 @@ def load_results(path: str | Path) -> pl.DataFrame:
             casts.append(pl.col(name).fill_null(""))
         elif name in ("fold", "k", "effective_k", "n_classes"):
             casts.append(pl.col(name).cast(pl.Int64, strict=False))
+        elif name in _BOOL_COLUMNS:
+            casts.append(pl.col(name).cast(pl.String).str.to_lowercase() == "true")
         else:
             casts.append(pl.col(name).cast(pl.Float64, strict=False))
     return frame.with_columns(casts)

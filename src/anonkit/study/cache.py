@@ -17,7 +17,7 @@ from typing import Any
 
 from anonkit._atomic import atomic_write_text
 
-__all__ = ["CellCache", "CellOutcome"]
+__all__ = ["CellCache", "CellOutcome", "decode_value", "encode_value"]
 
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -32,6 +32,16 @@ def _decode(value: Any) -> Any:
     if isinstance(value, str) and value in _SPECIAL:
         return _SPECIAL[value]
     return value
+
+
+def encode_value(value: Any) -> Any:
+    """A value for strict JSON: non-finite floats as ``"NaN"``, ``"Infinity"``..."""
+    return _encode(value)
+
+
+def decode_value(value: Any) -> Any:
+    """The inverse of :func:`encode_value`."""
+    return _decode(value)
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,13 @@ PPAI workshop at AAAI 2020 (seed 004: the percentage of alteration).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +28,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._atomic import atomic_write_text
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.api import anonymize
 from anonkit.core.values import encode_column
 from anonkit.evaluate import evaluate
@@ -32,9 +37,9 @@ from anonkit.exceptions import AnonkitError, DataError
 from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS, alteration_percentage
 from anonkit.study import ml
-from anonkit.study.cache import CellOutcome
+from anonkit.study.cache import CellOutcome, decode_value, encode_value
 from anonkit.study.config import StudyConfig
-from anonkit.study.grid import Cell, StudyData, load_study_data, split_indices
+from anonkit.study.grid import Cell, StudyData, cell_key, load_study_data, split_indices
 from anonkit.study.pool import run_in_processes
 from anonkit.study.recode import recode_test
 from anonkit.study.setup import EVALUATIONS, UtilitySetup
@@ -51,6 +56,17 @@ LOSS_NAMES: tuple[str, ...] = tuple(LOSS_INFO)
 STAGES: tuple[str, ...] = ("anonymize", "metrics", "utility")
 
 IntArray = npt.NDArray[np.int64]
+
+
+def _average_risk(n_classes: int, n_records: int, figures: Mapping[str, Any]) -> float:
+    """Average prosecutor re-identification risk of a release: the mean over released
+    records of 1 / (size of its class), i.e. released classes / released records
+    (El Emam 2013); suppressed records are not at risk. A release with no class (every
+    record suppressed or fully generalized into one block) has risk 1 / records."""
+    kept = n_records * (1.0 - float(figures.get("suppressed_share", 0.0)))
+    if n_classes == 0 or kept <= 0:
+        return 1.0 / max(n_records, 1)
+    return float(n_classes) / kept
 
 
 def _one_sentence(err: BaseException, *, with_type: bool = False) -> str:
@@ -82,7 +98,9 @@ class CellWorker:
             folds=config.folds,
             test_size=config.test_size,
             seed=config.seed,
+            repeats=config.repeats,
         )
+        self._scored: dict[str, list[ml.UtilityScore]] = {}
         self._folds: dict[int, _Fold] = {}
         self._leaf_codes: dict[int, IntArray] = {}
         self._setup: UtilitySetup | None = None
@@ -119,6 +137,7 @@ class CellWorker:
                 classifiers=tuple(self.config.classifiers),
                 seed=self.config.seed,
                 n_jobs=1,
+                tuning=self.config.tuning,
             )
         return self._setup
 
@@ -153,6 +172,7 @@ class CellWorker:
             "algorithm": algorithm,
             "variant": variant,
             "cell": name,
+            "suppression_limit": cell.suppression if cell.spec is not None else 0.0,
         }
 
     def _failed(
@@ -173,7 +193,7 @@ class CellWorker:
             spec = cell.spec
             rows = [
                 {
-                    **self._base_row(cell, spec.algorithm, spec.variant, spec.cell),
+                    **self._base_row(cell, spec.algorithm, spec.variant, cell.name),
                     "classifier": clf,
                     "evaluation": ev,
                 }
@@ -194,7 +214,7 @@ class CellWorker:
             hierarchies=hierarchies,
             k=cell.k,
             algorithm=spec.algorithm,
-            suppression_limit=self.config.suppression_limit,
+            suppression_limit=cell.suppression,
             numeric=list(numeric),
             # the release is measured here, never published: the class attribute and the
             # other columns stay, and the leak check (a publishing safeguard) is off
@@ -234,20 +254,71 @@ class CellWorker:
             algorithm=result.algorithm,
         )
         figures["uncovered_share"] = float(recoded.uncovered_share)
-        scores = ml.utility_scores(self.setup, fold.train, release, fold.test, recoded=recoded)
+        figures["average_risk"] = _average_risk(ev.classes.n_classes, release.height, figures)
+        figures["max_risk"] = 1.0 / figures["effective_k"] if figures["effective_k"] else math.nan
+        same = self._release_key(cell.fold, result.algorithm, result.transformation, release)
+        scores = self._scored_release(same)
+        figures["release_id"] = same[:16]
+        if scores is None:
+            scores = ml.utility_scores(self.setup, fold.train, release, fold.test, recoded=recoded)
+            self._store_scores(same, scores)
         seconds["utility"] = time.perf_counter() - t2
         rows = [
             {
-                **self._base_row(cell, spec.algorithm, spec.variant, spec.cell),
+                **self._base_row(cell, spec.algorithm, spec.variant, cell.name),
                 "classifier": score.classifier,
                 "evaluation": score.evaluation,
                 "accuracy": float(score.accuracy),
                 "balanced_accuracy": float(score.balanced_accuracy),
+                "roc_auc": float(score.roc_auc),
+                "single_class": bool(score.single_class),
                 **figures,
             }
             for score in scores
         ]
         return rows
+
+    def _release_key(
+        self,
+        fold: int,
+        algorithm: str,
+        transformation: Mapping[str, int],
+        release: pl.DataFrame,
+    ) -> str:
+        """A hash of a release and what recoding the test split reads (its split, the
+        algorithm family and the full-domain transformation): equal keys score equally,
+        so a release already scored in this process (Incognito's optimum equal to
+        Flash's, a suppression limit that suppresses nothing more) is not trained again."""
+        digest = hashlib.sha256()
+        # the study's settings that change a score (data, split, classifiers, tuning)
+        digest.update(cell_key(Cell(fold, 1, None), self.config, self.data.fingerprint).encode())
+        family = "full-domain" if algorithm in LATTICE_ALGORITHMS else algorithm
+        digest.update(repr((fold, family, sorted(transformation.items()))).encode())
+        digest.update(release.select(list(self.qi)).write_csv().encode())
+        return digest.hexdigest()
+
+    def _scores_path(self, key: str) -> Path:
+        return Path(self.config.cache_folder) / "releases" / f"{key}.json"
+
+    def _scored_release(self, key: str) -> list[ml.UtilityScore] | None:
+        """Scores of a release already trained on (this process, or the study's cache)."""
+        if key in self._scored:
+            return self._scored[key]
+        path = self._scores_path(key)
+        if not path.is_file():
+            return None
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            scores = [ml.UtilityScore(**{k: decode_value(v) for k, v in r.items()}) for r in rows]
+        except (OSError, ValueError, TypeError):
+            return None
+        self._scored[key] = scores
+        return scores
+
+    def _store_scores(self, key: str, scores: list[ml.UtilityScore]) -> None:
+        self._scored[key] = scores
+        rows = [{k: encode_value(v) for k, v in asdict(s).items()} for s in scores]
+        atomic_write_text(self._scores_path(key), json.dumps(rows, allow_nan=False))
 
     def _alteration(
         self,
@@ -306,6 +377,8 @@ class CellWorker:
             "n_classes": int(ev.classes.n_classes),
             "suppressed_share": 0.0,
             "uncovered_share": 0.0,
+            "average_risk": float(ev.classes.n_classes) / max(fold.train.height, 1),
+            "max_risk": 1.0 / max(int(ev.classes.min_size), 1),
             **{f"loss_{n}": float(ev.loss.get(n, math.nan)) for n in LOSS_NAMES},
             **{f"alteration_{c}": 0.0 for c in COST_FUNCTIONS},
         }
@@ -323,6 +396,8 @@ class CellWorker:
                     "evaluation": score.evaluation,
                     "accuracy": float(score.accuracy),
                     "balanced_accuracy": float(score.balanced_accuracy),
+                    "roc_auc": float(score.roc_auc),
+                    "single_class": bool(score.single_class),
                     **(original if algorithm == "original" else {}),
                 }
             )

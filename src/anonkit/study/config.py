@@ -17,6 +17,9 @@ TOML format
     suppression_limit = 0.0      # full-domain algorithms: share of records to suppress
     classifiers = ["logistic_regression", "random_forest", "hist_gradient_boosting"]
     folds = 1                    # 1: one stratified split; >= 2: stratified K-fold
+    repeats = 1                  # repeated K-fold (folds = 2, repeats = 5: 5x2 CV)
+    suppression_limits = [0.0, 0.01, 0.05]   # a grid dimension (full-domain algorithms)
+    tuning = false               # small hyper-parameter grid, CV inside the training split
     test_size = 0.2              # folds = 1 only
     seed = 0
     workers = 2                  # processes (default: the number of cores)
@@ -145,10 +148,22 @@ class StudyConfig:
         "cost": "all"}`` (default: :func:`default_algorithms`).
     suppression_limit
         Share of records full-domain searches may suppress, in [0, 1].
+    suppression_limits
+        Several suppression limits, a dimension of the grid: every full-domain algorithm
+        runs once per limit (cell label ``flash:loss@1%``); local-recoding algorithms,
+        which do not suppress, run once. Default: ``(suppression_limit,)``.
     classifiers
         Classifier names of :mod:`anonkit.study.ml`.
     folds
         1: one stratified train/test split; >= 2: stratified K-fold (fold f tests on part f).
+    repeats
+        With ``folds >= 2``: repeat the stratified K-fold this many times, each with its
+        own shuffle (Dietterich's 5x2 cross-validation is ``folds=2, repeats=5``). Split
+        ``r * folds + f`` is fold ``f`` of repeat ``r``.
+    tuning
+        Tune each classifier on a small grid by cross-validation inside the training
+        split (:func:`anonkit.study.ml.make_classifier`); off by default (3 to 5 times
+        the fitting time).
     test_size
         Share of records held out when ``folds == 1``, in (0, 1).
     seed
@@ -194,6 +209,9 @@ class StudyConfig:
     suppression_limit: float = 0.0
     classifiers: tuple[str, ...] = DEFAULT_CLASSIFIERS
     folds: int = 1
+    repeats: int = 1
+    suppression_limits: tuple[float, ...] | None = None
+    tuning: bool = False
     test_size: float = 0.2
     seed: int = 0
     workers: int | None = None
@@ -300,6 +318,25 @@ class StudyConfig:
             self.suppression_limit, "suppression_limit", OWNER, low=0, high=1, noun="a share"
         )
         setter(self, "suppression_limit", limit)
+        limits = self.suppression_limits if self.suppression_limits is not None else (limit,)
+        if isinstance(limits, (int, float)) and not isinstance(limits, bool):
+            limits = (limits,)
+        if not isinstance(limits, Sequence) or isinstance(limits, str) or not limits:
+            raise ParameterError(
+                "suppression_limits", OWNER, "a non-empty list of shares in [0, 1]", limits
+            )
+        setter(
+            self,
+            "suppression_limits",
+            tuple(
+                dict.fromkeys(
+                    check_real(v, "suppression_limits", OWNER, low=0, high=1, noun="a share")
+                    for v in limits
+                )
+            ),
+        )
+        if not isinstance(self.tuning, bool):
+            raise ParameterError("tuning", OWNER, "true or false", self.tuning)
         classifiers = _names(self.classifiers, "classifiers")
         if not classifiers:
             raise ParameterError("classifiers", OWNER, "at least one classifier name", classifiers)
@@ -309,6 +346,9 @@ class StudyConfig:
                 raise UnknownNameError("classifier", name, known)
         setter(self, "classifiers", classifiers)
         setter(self, "folds", check_int(self.folds, "folds", OWNER, low=1))
+        setter(self, "repeats", check_int(self.repeats, "repeats", OWNER, low=1))
+        if self.repeats > 1 and self.folds < 2:
+            raise ParameterError("repeats", OWNER, "1 unless folds >= 2", self.repeats)
         size = check_real(
             self.test_size, "test_size", OWNER, low=0, high=1, closed="neither", noun="a share"
         )
@@ -335,6 +375,11 @@ class StudyConfig:
     def name(self) -> str:
         """The dataset's name in the tidy table: ``adult``, ``synthetic`` or the file stem."""
         return self.dataset if self.dataset in BUILTIN_DATASETS else Path(self.dataset).stem
+
+    @property
+    def n_splits(self) -> int:
+        """Train/test splits of the study: ``folds * repeats``."""
+        return self.folds * self.repeats
 
     @property
     def cache_folder(self) -> Path:
@@ -375,6 +420,9 @@ class StudyConfig:
             "suppression_limit": self.suppression_limit,
             "classifiers": list(self.classifiers),
             "folds": self.folds,
+            "repeats": self.repeats,
+            "suppression_limits": list(self.suppression_limits or ()),
+            "tuning": self.tuning,
             "test_size": self.test_size,
             "seed": self.seed,
             "workers": self.n_workers,

@@ -23,6 +23,9 @@ _TOP: dict[str, str] = {
     "suppression_limit": "suppression_limit",
     "classifiers": "classifiers",
     "folds": "folds",
+    "repeats": "repeats",
+    "suppression_limits": "suppression_limits",
+    "tuning": "tuning",
     "test_size": "test_size",
     "seed": "seed",
     "workers": "workers",
@@ -99,6 +102,8 @@ def toml_settings(
                 )
         elif key == "classifiers":
             value = _toml_names(value, key, where)
+        elif key == "suppression_limits" and isinstance(value, list):
+            value = tuple(value)
         settings[name] = value
     if "output" not in settings:
         settings["output"] = base / path.stem

@@ -38,7 +38,7 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 #: Bumped when the figures of a cell change meaning, so old cache entries are not reused.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -191,14 +191,16 @@ def dataset_fingerprint(frame: pl.DataFrame, hierarchies: Mapping[str, Hierarchy
 
 
 def split_indices(
-    target: pl.Series, *, folds: int, test_size: float, seed: int
+    target: pl.Series, *, folds: int, test_size: float, seed: int, repeats: int = 1
 ) -> list[tuple[IntArray, IntArray]]:
     """Train and test row indices of every fold, stratified on ``target``.
 
     ``folds == 1``: one split holding out ``test_size`` of the rows
     (``sklearn.model_selection.train_test_split``); ``folds >= 2``: stratified K-fold
-    with shuffling, fold ``f`` testing on part ``f``. Indices are sorted, so the rows keep
-    the table's order.
+    with shuffling, fold ``f`` testing on part ``f``; ``repeats > 1`` repeats it with a
+    new shuffle each time (``RepeatedStratifiedKFold``; split ``r * folds + f``), e.g.
+    Dietterich's 5x2 cross-validation. Indices are sorted, so the rows keep the table's
+    order.
 
     Raises
     ------
@@ -212,8 +214,14 @@ def split_indices(
     [(16, 4)]
     >>> [len(te) for _, te in split_indices(y, folds=5, test_size=0.2, seed=0)]
     [4, 4, 4, 4, 4]
+    >>> len(split_indices(y, folds=2, test_size=0.2, seed=0, repeats=5))
+    10
     """
-    from sklearn.model_selection import StratifiedKFold, train_test_split
+    from sklearn.model_selection import (
+        RepeatedStratifiedKFold,
+        StratifiedKFold,
+        train_test_split,
+    )
 
     y = target.cast(pl.String).to_numpy()
     rows = np.arange(y.shape[0], dtype=np.int64)
@@ -228,6 +236,9 @@ def split_indices(
         if folds == 1:
             train, test = train_test_split(rows, test_size=test_size, random_state=seed, stratify=y)
             pairs = [(train, test)]
+        elif repeats > 1:
+            repeated = RepeatedStratifiedKFold(n_splits=folds, n_repeats=repeats, random_state=seed)
+            pairs = list(repeated.split(rows, y))
         else:
             splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
             pairs = list(splitter.split(rows, y))
@@ -245,15 +256,32 @@ def split_indices(
 class Cell:
     """One unit of work: the baselines of a fold (``spec is None``) or one grid cell.
 
+    ``suppression`` is the suppression limit of a full-domain cell; ``labelled`` says
+    whether the study varies it, so that the cell's name carries it (``flash:loss@1%``).
+
     Examples
     --------
     >>> Cell(0, 5, AlgorithmSpec("flash")).label, Cell(0, 1, None).label
     ('fold 0, k=5, flash:loss', 'fold 0, baselines')
+    >>> Cell(0, 5, AlgorithmSpec("flash"), 0.05, labelled=True).name
+    'flash:loss@5%'
     """
 
     fold: int
     k: int
     spec: AlgorithmSpec | None
+    suppression: float = 0.0
+    labelled: bool = False
+
+    @property
+    def name(self) -> str:
+        """The cell column of the tidy table: ``algorithm:variant`` (``@limit%`` when the
+        study varies the suppression limit of full-domain algorithms)."""
+        if self.spec is None:
+            return "baselines"
+        if self.labelled and self.spec.is_full_domain:
+            return f"{self.spec.cell}@{100 * self.suppression:g}%"
+        return self.spec.cell
 
     @property
     def is_baseline(self) -> bool:
@@ -264,11 +292,13 @@ class Cell:
         """A short description for messages."""
         if self.spec is None:
             return f"fold {self.fold}, baselines"
-        return f"fold {self.fold}, k={self.k}, {self.spec.cell}"
+        return f"fold {self.fold}, k={self.k}, {self.name}"
 
 
 def study_cells(config: StudyConfig) -> tuple[Cell, ...]:
-    """Every cell of the study: per fold, the baselines, then k x algorithm spec.
+    """Every cell of the study: per split, the baselines, then k x algorithm spec (x
+    suppression limit for full-domain algorithms; local recodings, which do not suppress,
+    once with limit 0).
 
     Examples
     --------
@@ -279,11 +309,16 @@ def study_cells(config: StudyConfig) -> tuple[Cell, ...]:
     6
     """
     cells: list[Cell] = []
-    for fold in range(config.folds):
+    limits = config.suppression_limits or (config.suppression_limit,)
+    labelled = len(limits) > 1
+    for fold in range(config.n_splits):
         cells.append(Cell(fold, 1, None))
         for k in config.k_values or ():
             for spec in config.algorithms or ():
-                cells.append(Cell(fold, k, spec))
+                if spec.is_full_domain:
+                    cells += [Cell(fold, k, spec, s, labelled) for s in limits]
+                else:
+                    cells.append(Cell(fold, k, spec, limits[0] if not labelled else 0.0, labelled))
     return tuple(cells)
 
 
@@ -305,7 +340,7 @@ def cell_key(cell: Cell, config: StudyConfig, fingerprint: str) -> str:
     """
     from anonkit import __version__
 
-    settings = {
+    settings: dict[str, Any] = {
         "format": CACHE_FORMAT,
         "anonkit": __version__,
         "dataset": fingerprint,
@@ -320,8 +355,16 @@ def cell_key(cell: Cell, config: StudyConfig, fingerprint: str) -> str:
         "fold": cell.fold,
         "k": cell.k,
         "spec": cell.spec.to_dict() if cell.spec is not None else "baselines",
-        "suppression_limit": config.suppression_limit,
+        "suppression_limit": (
+            cell.suppression
+            if cell.spec is not None and cell.spec.is_full_domain
+            else config.suppression_limit
+        ),
         "classifiers": list(config.classifiers),
     }
+    if config.repeats > 1:
+        settings["repeats"] = config.repeats
+    if config.tuning:
+        settings["tuning"] = True
     text = json.dumps(settings, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -70,6 +70,7 @@ __all__ = [
     "CLASSIFIERS",
     "EVALUATIONS",
     "LAYOUTS",
+    "TUNING_GRIDS",
     "UtilityScore",
     "UtilitySetup",
     "baseline_scores",
@@ -96,6 +97,14 @@ class UtilityScore:
     seconds_fit, seconds_predict
         Wall time of fitting (shared by both evaluations of a classifier) and of
         predicting this test set.
+    roc_auc
+        Area under the ROC curve of the predicted class probabilities (binary target:
+        of the second class in sort order; more classes: one-vs-rest macro average); NaN
+        when the test set holds one class or the classifier gives no probabilities.
+    single_class
+        Whether every test record got the same prediction (a *degenerate* release: the
+        classifier fell back on one class, usually the majority, and its accuracy says
+        nothing about which release kept more information).
     """
 
     classifier: str
@@ -104,6 +113,8 @@ class UtilityScore:
     balanced_accuracy: float
     seconds_fit: float
     seconds_predict: float
+    roc_auc: float = float("nan")
+    single_class: bool = False
 
 
 # ------------------------------------------------------------------------- classifiers
@@ -125,12 +136,25 @@ LAYOUTS: Mapping[str, str] = MappingProxyType(
 )
 
 
+#: The small grid each classifier is tuned on when a study sets ``tuning``.
+TUNING_GRIDS: Mapping[str, Mapping[str, tuple[float | int, ...]]] = MappingProxyType(
+    {
+        "logistic_regression": MappingProxyType({"C": (0.1, 1.0, 10.0)}),
+        "random_forest": MappingProxyType({"max_depth": (8, 16)}),
+        "hist_gradient_boosting": MappingProxyType({"max_leaf_nodes": (15, 63)}),
+    }
+)
+#: Inner folds of the tuning (cross-validation inside the training split).
+TUNING_FOLDS = 2
+
+
 def make_classifier(
     name: str,
     *,
     seed: int = 0,
     n_jobs: int = 1,
     categorical: Sequence[bool] | None = None,
+    tuned: bool = False,
 ) -> Any:
     """A fresh, unfitted scikit-learn classifier with the study's settings.
 
@@ -150,6 +174,13 @@ def make_classifier(
       on 10 % of the rows above 10,000 rows) on the codes layout, hierarchy levels as
       native categories (``categorical``, a mask over its columns).
 
+    With ``tuned=True`` the classifier is wrapped in a ``GridSearchCV`` over its grid of
+    :data:`TUNING_GRIDS` (stratified :data:`TUNING_FOLDS`-fold cross-validation inside
+    the training split, accuracy, refit on the whole split). The grids are small on
+    purpose (2 or 3 values of the one parameter that moved accuracy most in trial runs
+    on Adult): a study trains thousands of models, and tuning multiplies each fit by
+    about ``grid size + 1``.
+
     Raises
     ------
     UnknownNameError
@@ -165,6 +196,13 @@ def make_classifier(
     if name not in CLASSIFIERS:
         raise UnknownNameError("classifier", name, CLASSIFIERS)
     _sklearn()
+    if tuned:
+        from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+        base = make_classifier(name, seed=seed, n_jobs=n_jobs, categorical=categorical)
+        grid = {key: list(values) for key, values in TUNING_GRIDS[name].items()}
+        inner = StratifiedKFold(n_splits=TUNING_FOLDS, shuffle=True, random_state=seed)
+        return GridSearchCV(base, grid, cv=inner, scoring="accuracy", n_jobs=1, refit=True)
     if name == "logistic_regression":
         from sklearn.linear_model import LogisticRegression
 
@@ -251,7 +289,13 @@ def _fit_and_score(
         )
     for name in setup.classifiers:
         layout = LAYOUTS[name]
-        model = make_classifier(name, seed=setup.seed, n_jobs=setup.n_jobs, categorical=categorical)
+        model = make_classifier(
+            name,
+            seed=setup.seed,
+            n_jobs=setup.n_jobs,
+            categorical=categorical,
+            tuned=setup.tuning and _tunable(y_codes),
+        )
         with _threads(setup.n_jobs), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter; the scores tell
             t0 = time.perf_counter()
@@ -263,8 +307,32 @@ def _fit_and_score(
                 pred_s = time.perf_counter() - t1
                 pred = classes[np.asarray(predicted, dtype=np.int64)]
                 acc, bal = _scores(y_test, pred)
-                out.append(UtilityScore(name, evaluation, acc, bal, fit_s, pred_s))
+                auc = _roc_auc(model, _matrix(x_test, layout), y_test, classes)
+                single = bool(np.unique(predicted).size == 1)
+                out.append(UtilityScore(name, evaluation, acc, bal, fit_s, pred_s, auc, single))
     return out
+
+
+def _tunable(y_codes: npt.NDArray[Any]) -> bool:
+    """Whether every class has a member in each inner fold of the tuning."""
+    return int(np.bincount(y_codes).min()) >= TUNING_FOLDS
+
+
+def _roc_auc(
+    model: Any, x: npt.NDArray[np.float32], y_true: npt.NDArray[Any], classes: npt.NDArray[Any]
+) -> float:
+    """ROC AUC of ``model``'s class probabilities on ``x`` (NaN when undefined)."""
+    present = np.unique(y_true)
+    if present.size < 2 or not hasattr(model, "predict_proba"):
+        return float("nan")
+    from sklearn.metrics import roc_auc_score
+
+    proba = np.asarray(model.predict_proba(x), dtype=np.float64)
+    if classes.size == 2:
+        return float(roc_auc_score(y_true == classes[1], proba[:, 1]))
+    if not np.isin(classes, present).all() or not np.isin(present, classes).all():
+        return float("nan")  # one-vs-rest needs every trained class in the test set
+    return float(roc_auc_score(y_true, proba, multi_class="ovr", labels=classes))
 
 
 def utility_scores(
@@ -381,5 +449,6 @@ def baseline_scores(
     pred = np.full(y_test.shape[0], majority)
     pred_s = time.perf_counter() - t1
     acc, bal = _scores(y_test, pred)
-    out.append(UtilityScore("majority", "original_test", acc, bal, fit_s, pred_s))
+    auc = 0.5 if np.unique(y_test).size > 1 else float("nan")  # a constant score
+    out.append(UtilityScore("majority", "original_test", acc, bal, fit_s, pred_s, auc, True))
     return out

@@ -36,16 +36,22 @@ _FIRST: dict[str, type[pl.DataType]] = {
     "algorithm": pl.String,
     "variant": pl.String,
     "cell": pl.String,
+    "suppression_limit": pl.Float64,
     "classifier": pl.String,
     "evaluation": pl.String,
     "accuracy": pl.Float64,
     "balanced_accuracy": pl.Float64,
+    "roc_auc": pl.Float64,
+    "single_class": pl.Boolean,
     "baseline_accuracy": pl.Float64,
     "accuracy_drop": pl.Float64,
     "effective_k": pl.Int64,
     "n_classes": pl.Int64,
     "suppressed_share": pl.Float64,
     "uncovered_share": pl.Float64,
+    "average_risk": pl.Float64,
+    "max_risk": pl.Float64,
+    "release_id": pl.String,
 }
 #: The tidy table: column -> polars type, in order. One row per (fold, cell, classifier,
 #: evaluation); see ``docs/studies`` and the issue-6 design for each column's meaning.
@@ -61,7 +67,18 @@ COLUMNS: Mapping[str, type[pl.DataType]] = MappingProxyType(
 _FIGURES = tuple(
     c
     for c in COLUMNS
-    if c not in ("dataset", "fold", "k", "algorithm", "variant", "cell", "classifier", "evaluation")
+    if c
+    not in (
+        "dataset",
+        "fold",
+        "k",
+        "algorithm",
+        "variant",
+        "cell",
+        "suppression_limit",
+        "classifier",
+        "evaluation",
+    )
     and not c.startswith("seconds_")
     and c != "status"
 )
@@ -122,9 +139,11 @@ def report_settings(config: StudyConfig) -> dict[str, Any]:
         "numeric": ", ".join(config.numeric or ()) or "none",
         "k": ", ".join(str(k) for k in config.k_values or ()),
         "algorithms": ", ".join(s.cell for s in config.algorithms or ()),
-        "suppression limit": config.suppression_limit,
+        "suppression limit": ", ".join(f"{v:g}" for v in config.suppression_limits or ()),
         "classifiers": ", ".join(config.classifiers),
         "folds": config.folds,
+        "repeats": config.repeats,
+        "tuning": config.tuning,
         "test size": config.test_size if config.folds == 1 else f"1/{config.folds}",
         "seed": config.seed,
     }

@@ -196,6 +196,7 @@ def run_study(
         folds=config.folds,
         test_size=config.test_size,
         seed=config.seed,
+        repeats=config.repeats,
     )[0]
     timing["wall"] = time.perf_counter() - start
     summary = {

@@ -50,6 +50,9 @@ class UtilitySetup:
         Random state of every classifier.
     n_jobs
         Threads per classifier (the runner parallelizes cells over processes).
+    tuning
+        Tune each classifier on its small grid (:data:`anonkit.study.ml.TUNING_GRIDS`) by
+        cross-validation inside the training split before the final fit.
 
     Raises
     ------
@@ -76,6 +79,7 @@ class UtilitySetup:
     classifiers: tuple[str, ...] = CLASSIFIERS
     seed: int = 0
     n_jobs: int = 1
+    tuning: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.target, str) or not self.target:
@@ -107,3 +111,5 @@ class UtilitySetup:
                 raise UnknownNameError("classifier", c, CLASSIFIERS)
         check_int(self.seed, "seed", _OWNER, low=0)
         check_int(self.n_jobs, "n_jobs", _OWNER, low=1)
+        if not isinstance(self.tuning, bool):
+            raise ParameterError("tuning", _OWNER, "True or False", self.tuning)
