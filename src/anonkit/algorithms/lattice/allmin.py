@@ -38,10 +38,11 @@ class AllMin:
 
     ``SearchResult.minimal`` lists the minimal nodes (level vectors, sorted), and
     ``node`` is the best of them by the evaluator's metric (:func:`~.search.rank`: cost,
-    then height, then node number). For a metric that grows with generalization the
-    optimum is always minimal; for others, the best minimal node may cost more than the
-    global optimum (Flash finds that one). This is the choice the paper implies: its
-    preferences among minimal generalizations are left to the user.
+    then fewer suppressed records, lower loss, height, node number). For a metric that
+    grows with generalization the optimum is always minimal; for others, the best
+    minimal node may cost more than the global optimum (Flash finds that one). This is
+    the choice the paper implies: its preferences among minimal generalizations are
+    left to the user.
 
     Models that are not monotone (t-closeness with suppression, for instance): a private
     node may lie above a failing one and below another private one, so no tagging is

@@ -47,6 +47,7 @@ BoolArray = npt.NDArray[np.bool_]
 #: Largest box of finer nodes scanned for a roll-up source.
 _BOX_SCAN_LIMIT = 1 << 16
 _NOT_CACHED = np.iinfo(np.int64).max
+_NO_SIZES: IntArray = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,9 @@ class NodeResult:
     ``forced_below`` (computed when ``Evaluator.track_forced`` is set) is a lower bound on
     the records suppressed at every node below, see :mod:`.convex`. With ``track_forced``,
     a node whose size-only screens already force more suppression than allowed is not
-    judged further: its ``suppressed`` is then that lower bound.
+    judged further: its ``suppressed`` is then that lower bound. ``loss`` is the plain
+    ``loss`` metric of a private node's release (the tie-break of
+    :func:`~anonkit.algorithms.lattice.search.rank`; ``inf`` when not private).
     """
 
     index: int
@@ -69,6 +72,7 @@ class NodeResult:
     cost: float
     bound: float
     forced_below: float = 0.0
+    loss: float = math.inf
 
 
 class Evaluator:
@@ -132,6 +136,10 @@ class Evaluator:
             size_only=size_only,
             aggregation=aggregation(metric, metric_options, table.columns, owner),
         )
+        # the plain loss of a private node breaks ties (search.rank); the cost is that
+        # loss when the metric is the plain loss, else it is priced by a second model
+        self._loss_model: CostModel | None = None
+        self._cost_is_loss = metric == "loss" and self.cost_model.aggregation is None
         self.k = k
         self.results: dict[int, NodeResult] = {}
         self._cache: OrderedDict[int, FrequencySnapshot] = OrderedDict()
@@ -448,8 +456,10 @@ class Evaluator:
             bad, forced = self.violations(summary), 0.0
         suppressed = int(snap.counts[bad].sum())
         anonymous = suppressed <= self.max_suppressed
+        loss = math.inf
         if anonymous:
             cost, bound = self.cost_model.price(snap, bad)
+            loss = cost if self._cost_is_loss else self.loss_model.price(snap, bad)[0]
         else:  # a node that is not private is never released: only its bound matters
             cost, bound = math.inf, self.cost_model.bound(snap.levels, snap.counts)
         result = NodeResult(
@@ -461,8 +471,23 @@ class Evaluator:
             cost=cost,
             bound=bound,
             forced_below=forced,
+            loss=loss,
         )
         return self._record(result)
+
+    @property
+    def loss_model(self) -> CostModel:
+        """The plain ``loss`` metric's cost model (built on first use)."""
+        if self._loss_model is None:
+            self._loss_model = CostModel(self.table, "loss", self.k)
+        return self._loss_model
+
+    def unsuppressed_result(self, index: int, cost: float) -> NodeResult:
+        """The result of a node known to be private with nothing suppressed, whose cost
+        ``cost`` is its no-suppression bound, without rolling up its classes."""
+        levels = self.lattice.node(index)
+        loss = cost if self._cost_is_loss else self.loss_model.bound(levels, _NO_SIZES)
+        return NodeResult(index, levels, True, 0, -1, cost, cost, loss=loss)
 
     def _record(self, result: NodeResult) -> NodeResult:
         self.results[result.index] = result
