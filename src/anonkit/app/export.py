@@ -65,6 +65,8 @@ def config_toml(
     output: str | Path | None = None,
     renamed: Mapping[str, str] | None = None,
     options: Mapping[str, Any] | None = None,
+    numeric: Sequence[str] = (),
+    population: str | Path | None = None,
 ) -> str:
     """The TOML configuration that reproduces the app's run with ``anonkit anonymize``.
 
@@ -82,6 +84,10 @@ def config_toml(
     k, suppression_limit, models, algorithm, metric, options
         The privacy and search settings; ``models`` as (registry name, parameters),
         ``options`` the local-recoding algorithms' (``[search]`` keys).
+    numeric
+        Quasi-identifiers Mondrian and microaggregation read as numbers.
+    population
+        The population table's path (k-map, δ-presence, journalist risk).
     renamed
         Paths to write under another name (uploaded files: their temporary copy is
         written as the name the user uploaded, to be placed beside the configuration).
@@ -116,6 +122,7 @@ def config_toml(
         f"identifying = {toml_value(list(roles['identifying']))}",
         f"sensitive = {toml_value(list(roles['sensitive']))}",
         f"insensitive = {toml_value(list(roles['insensitive']))}",
+        *([f"numeric = {toml_value(list(numeric))}"] if numeric else []),
         "",
         "[hierarchies]",
     ]
@@ -131,6 +138,8 @@ def config_toml(
     if k is not None:
         lines.append(f"k = {k}")
     lines.append(f"suppression_limit = {toml_value(float(suppression_limit))}")
+    if population is not None:
+        lines.append(f"population = {toml_string(path(population))}")
     if models:
         entries = [toml_value({"name": name, **dict(params)}) for name, params in models]
         lines.append("models = [")

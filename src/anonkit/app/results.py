@@ -24,12 +24,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 from anonkit.api import Anonymizer
+from anonkit.app.population import population_risk
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec
 from anonkit.estimators import Estimator, FullDomain
@@ -100,7 +101,8 @@ class RunProgress:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Everything one run needs: the records and the keywords of :class:`anonkit.Anonymizer`."""
+    """Everything one run needs: the records and the keywords of :class:`anonkit.Anonymizer`
+    (``population`` among them when a population table was given)."""
 
     frame: pl.DataFrame
     keywords: Mapping[str, Any]
@@ -108,14 +110,16 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class RunOutcome:
-    """A finished run: the fitted estimator, its result, the wall time and the
-    alternatives next to the chosen node (:func:`alternatives`, empty for local
-    recoding)."""
+    """A finished run: the fitted estimator, its result, the wall time, the alternatives
+    next to the chosen node (:func:`alternatives`, empty for local recoding) and the
+    release's risk figures (the result's, with the journalist risk measured against the
+    population table when one was given and no model asked for it)."""
 
     estimator: Estimator
     result: AnonymizationResult
     seconds: float
     alternatives: tuple[Alternative, ...] = ()
+    risk: Mapping[str, float | None] = field(default_factory=dict)
 
 
 def anonymizer_keywords(
@@ -128,11 +132,17 @@ def anonymizer_keywords(
     algorithm: str,
     metric: str,
     options: Mapping[str, Any] | None = None,
+    numeric: Sequence[str] = (),
+    population: pl.DataFrame | None = None,
 ) -> dict[str, Any]:
     """The keywords of :class:`anonkit.Anonymizer` for the app's choices (``roles``: the
     columns of each role of :data:`anonkit.safety.starter.ROLES`; ``options``: the
-    local-recoding algorithms' options)."""
+    local-recoding algorithms' options; ``numeric``: the quasi-identifiers Mondrian and
+    microaggregation read as numbers; ``population``: the population table)."""
     qi = list(roles["quasi_identifier"])
+    extra: dict[str, Any] = {"numeric": list(numeric)} if numeric else {}
+    if population is not None:
+        extra["population"] = population
     return {
         "quasi_identifiers": qi,
         "hierarchies": {c: hierarchies[c] for c in qi if c in hierarchies},
@@ -144,6 +154,7 @@ def anonymizer_keywords(
         "identifying": list(roles["identifying"]),
         "sensitive": list(roles["sensitive"]),
         "insensitive": list(roles["insensitive"]),
+        **extra,
         **dict(options or {}),
     }
 
@@ -165,12 +176,25 @@ def run(
     anonymizer = Anonymizer(**request.keywords, progress=progress)
     estimator = anonymizer.estimator().fit(request.frame, **anonymizer.roles())
     seconds = time.perf_counter() - t0
+    result: AnonymizationResult = estimator.result_
     found: tuple[Alternative, ...] = ()
     if with_alternatives:
         if progress is not None:
             progress.stage("Evaluating the alternatives")
         found = tuple(alternatives(estimator))
-    return RunOutcome(estimator, estimator.result_, seconds, found)
+    risk = dict(result.risk)
+    population = request.keywords.get("population")
+    if population is not None and risk.get("journalist_max") is None:
+        if progress is not None:
+            progress.stage("Measuring the journalist risk")
+        risk = population_risk(
+            result.release,
+            population,
+            quasi_identifiers=request.keywords["quasi_identifiers"],
+            hierarchies=request.keywords.get("hierarchies") or {},
+            numeric=request.keywords.get("numeric", ()),
+        )
+    return RunOutcome(estimator, result, seconds, found, risk)
 
 
 # ---------------------------------------------------------------------------- explore
@@ -196,9 +220,12 @@ def loss_rows(result: AnonymizationResult) -> list[dict[str, Any]]:
     return _info_rows(result.metrics, LOSS_INFO)
 
 
-def risk_rows(result: AnonymizationResult) -> list[dict[str, Any]]:
-    """The re-identification risk table (prosecutor, journalist, marketer, records at risk)."""
-    shown = {k: v for k, v in result.risk.items() if k in RISK_INFO}
+def risk_rows(
+    result: AnonymizationResult, risk: Mapping[str, float | None] | None = None
+) -> list[dict[str, Any]]:
+    """The re-identification risk table (prosecutor, journalist, marketer, records at
+    risk): ``risk`` (:attr:`RunOutcome.risk`) or else the result's."""
+    shown = {k: v for k, v in (risk or result.risk).items() if k in RISK_INFO}
     return _info_rows(shown, RISK_INFO)
 
 

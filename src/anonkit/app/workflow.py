@@ -38,8 +38,8 @@ from anonkit._validation import check_int, check_real
 from anonkit.api import ALGORITHMS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import BUILDERS
-from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
-from anonkit.core.values import as_text, encode_column
+from anonkit.core.resolve import HierarchySpec
+from anonkit.core.values import as_text
 from anonkit.datasets import ADULT_COLUMNS, adult_path
 from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
 from anonkit.metrics.generalization import METRICS
@@ -54,9 +54,11 @@ __all__ = [
     "AUTO_LATTICE_LIMIT",
     "ROLES",
     "Loaded",
+    "NUMERIC_ALGORITHMS",
     "ModelSpec",
     "Settings",
     "blocking_leaks",
+    "check_numeric",
     "builder_text",
     "default_hierarchies",
     "hierarchy_preview",
@@ -79,6 +81,9 @@ AUTO_LATTICE_LIMIT: Final = 1_000_000
 #: Options of the local-recoding algorithms (keywords of :func:`anonkit.anonymize`, keys
 #: of the TOML ``[search]`` section).
 ALGORITHM_OPTIONS: Final = ("mode", "split", "numeric_release", "cost", "method", "aggregate")
+#: The algorithms that read quasi-identifiers as numbers (``numeric``): Mondrian splits
+#: them at the median and releases ranges or means; microaggregation aggregates them.
+NUMERIC_ALGORITHMS: Final = ("mondrian", "microaggregation")
 
 
 # ------------------------------------------------------------------------------ load
@@ -286,7 +291,8 @@ def parse_pairs(text: str, what: str) -> dict[str, Any]:
 def hierarchy_preview(
     frame: pl.DataFrame, column: str, spec: HierarchySpec | None, *, rows: int = 8
 ) -> tuple[Hierarchy, pl.DataFrame]:
-    """The hierarchy of ``column`` and a few of its values at every level.
+    """The hierarchy of ``column`` and a few of its values at every level
+    (:func:`anonkit.app.preview.preview_hierarchy`, whose ``values`` it returns).
 
     The values shown are the most frequent ones (ties by value), one column per level.
     The column is encoded against the hierarchy as the run will encode it, so a value the
@@ -297,22 +303,10 @@ def hierarchy_preview(
     HierarchyError, ValuesNotInHierarchyError, ParameterError
         What :func:`anonkit.anonymize` would raise for this hierarchy.
     """
-    values = frame.get_column(column)
-    hierarchy = resolve_hierarchy(column, spec, values)
-    encode_column(values, hierarchy, column)  # missing or uncovered values: the run's error
-    top = (
-        as_text(values.drop_nulls())
-        .value_counts(sort=True, name="count")
-        .sort(["count", column], descending=[True, False])
-        .head(rows)
-    )
-    shown = top.get_column(column).to_list()
-    data: dict[str, list[str]] = {"level 0": shown}
-    for level in range(1, hierarchy.height):
-        data[f"level {level}"] = [
-            hierarchy.generalize(v, level) if v in hierarchy else "?" for v in shown
-        ]
-    return hierarchy, pl.DataFrame(data, schema=dict.fromkeys(data, pl.String))
+    from anonkit.app.preview import preview_hierarchy
+
+    shown = preview_hierarchy(frame, column, spec, rows=rows)
+    return shown.hierarchy, shown.values
 
 
 # --------------------------------------------------------------------------- settings
@@ -332,9 +326,11 @@ class ModelSpec:
 class Settings:
     """Privacy and utility settings of step 4.
 
-    ``models`` are extra privacy models (ℓ-diversity, t-closeness, ...);
+    ``models`` are extra privacy models (ℓ-diversity, t-closeness, k-map, ...);
     ``algorithm`` may be ``"auto"`` (:func:`resolve_algorithm`); ``options`` are the
-    local-recoding algorithms' options (:data:`ALGORITHM_OPTIONS`).
+    local-recoding algorithms' options (:data:`ALGORITHM_OPTIONS`); ``numeric`` the
+    quasi-identifiers Mondrian and microaggregation treat as numbers
+    (:data:`NUMERIC_ALGORITHMS`, checked by :func:`check_numeric`).
     """
 
     k: int | None = 5
@@ -343,6 +339,7 @@ class Settings:
     algorithm: str = "auto"
     metric: str = "loss"
     options: Mapping[str, Any] = field(default_factory=dict)
+    numeric: tuple[str, ...] = ()
 
     def check(self) -> list[PrivacyModel]:
         """Validate and build the models (k first).
@@ -362,6 +359,12 @@ class Settings:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHM_CHOICES))
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
+        if self.numeric and self.algorithm not in NUMERIC_ALGORITHMS:
+            raise ParameterError(
+                "numeric", "the privacy settings",
+                f"empty with {self.algorithm} (numbers are split or aggregated by "
+                f"{' and '.join(NUMERIC_ALGORITHMS)} only)", list(self.numeric),
+            )  # fmt: skip
         unknown = [key for key in self.options if key not in ALGORITHM_OPTIONS]
         if unknown:
             raise UnknownNameError("algorithm option", unknown[0], list(ALGORITHM_OPTIONS))
@@ -369,6 +372,41 @@ class Settings:
         if self.k is None and not models:
             raise ParameterError("k", "the privacy settings", "given (or another model)", None)
         return models
+
+
+def check_numeric(
+    frame: pl.DataFrame, numeric: Sequence[str], quasi_identifiers: Sequence[str]
+) -> None:
+    """Refuse numeric columns that are not quasi-identifiers or hold non-numbers (counted,
+    never shown), before the run would.
+
+    Raises
+    ------
+    ParameterError
+        Naming the column.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_numeric(pl.DataFrame({"age": ["31", "x"]}), ["age"], ["age"])
+    ... except ValueError as err:
+    ...     print(str(err).split("only (")[1].split(";")[0])
+    'age' holds 1 value(s) that are not numbers
+    """
+    for column in numeric:
+        if column not in quasi_identifiers:
+            raise ParameterError(
+                "numeric", "the privacy settings", "quasi-identifiers only", list(numeric)
+            )
+        values = frame.get_column(column).drop_nulls()
+        text = as_text(values).str.strip_chars()
+        bad = int(text.cast(pl.Float64, strict=False).is_null().sum())
+        if bad:
+            raise ParameterError(
+                "numeric", "the privacy settings", "quasi-identifiers holding numbers only "
+                f"({column!r} holds {bad} value(s) that are not numbers; unmark it or give it "
+                "a hierarchy)", list(numeric),
+            )  # fmt: skip
 
 
 def model_names() -> list[str]:

@@ -1,0 +1,153 @@
+"""The population table of the privacy page: k-map, δ-presence and journalist risk.
+
+A sample's journalist risk, k-map and δ-presence compare each released class with the
+records of the population the sample was drawn from (Sweeney's k-map; El Emam and
+Dankar 2008). :func:`load_population` reads that table with the input's reading settings
+(as ``anonkit anonymize`` reads ``[privacy] population``), :func:`check_population` says
+what is wrong before the run (a model that needs one without it, quasi-identifiers the
+table lacks), and :func:`population_risk` measures the release's journalist risk against
+it with :func:`anonkit.metrics.released.released_classes` and
+:func:`anonkit.verify.release_risk` (the path :func:`anonkit.verify.verify_release` takes),
+also when no model asked for the population.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from anonkit.io.tables import read_table
+from anonkit.metrics.released import released_classes
+from anonkit.models.base import POPULATION_COUNT, PrivacyModel
+from anonkit.safety.starter import ReadSettings
+from anonkit.verify import release_risk
+
+__all__ = [
+    "Population",
+    "check_population",
+    "load_population",
+    "needs_population",
+    "population_risk",
+]
+
+_OWNER = "the privacy settings"
+
+
+@dataclass(frozen=True)
+class Population:
+    """A population table read for the app.
+
+    Attributes
+    ----------
+    frame
+        Its records (never shown or logged; only its size is).
+    path
+        The file read (the TOML's ``[privacy] population``).
+    name
+        The name shown (an upload's own name).
+    uploaded
+        True when the file was uploaded (its path is a temporary copy).
+    """
+
+    frame: pl.DataFrame
+    path: Path
+    name: str
+    uploaded: bool = False
+
+
+def load_population(
+    path: str | Path, read: ReadSettings, *, name: str | None = None, uploaded: bool = False
+) -> Population:
+    """Read the population table as the CLI reads it: with the input's ``[read]`` settings.
+
+    Raises
+    ------
+    InputFileError, InputEncodingError, InputFormatError
+        The reader's errors.
+    """
+    p = Path(path).expanduser().resolve()
+    frame = read_table(
+        p, separator=read.separator, encoding=read.encoding, missing=read.missing,
+        strip=read.strip,
+    )  # fmt: skip
+    return Population(frame, p, name or p.name, uploaded)
+
+
+def needs_population(models: Sequence[PrivacyModel]) -> list[PrivacyModel]:
+    """The models that read population counts (k-map, δ-presence)."""
+    return [m for m in models if POPULATION_COUNT in m.requires]
+
+
+def check_population(
+    population: Population | None,
+    quasi_identifiers: Sequence[str],
+    models: Sequence[PrivacyModel],
+) -> None:
+    """Refuse what the run would refuse, naming the fix.
+
+    Raises
+    ------
+    ParameterError
+        If a model needs a population table and none is given, if the table lacks a
+        quasi-identifier, or if it is empty.
+
+    Examples
+    --------
+    >>> from anonkit.models import KMap
+    >>> try:
+    ...     check_population(None, ["age"], [KMap(5)])
+    ... except ValueError as err:
+    ...     print(str(err)[:71])
+    The 'population' parameter of the privacy settings must be a population
+    """
+    from anonkit.exceptions import ParameterError
+
+    wanting = needs_population(models)
+    if population is None:
+        if wanting:
+            names = ", ".join(m.describe() for m in wanting)
+            raise ParameterError(
+                "population", _OWNER, f"a population table for {names} (give one on the "
+                "privacy page)", None,
+            )  # fmt: skip
+        return
+    missing = [c for c in quasi_identifiers if c not in population.frame.columns]
+    if missing:
+        raise ParameterError(
+            "population", _OWNER, "a table holding every quasi-identifier (it lacks "
+            f"{', '.join(repr(c) for c in missing)})", population.name,
+        )  # fmt: skip
+    if population.frame.height == 0:
+        raise ParameterError("population", _OWNER, "a table with records", population.name)
+
+
+def population_risk(
+    release: pl.DataFrame,
+    population: pl.DataFrame,
+    *,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Mapping[str, Any],
+    numeric: Sequence[str] = (),
+) -> dict[str, float | None]:
+    """The release's risk figures with the population's records per released class
+    (journalist risk included).
+
+    Suppressed records (``*`` in every quasi-identifier) are in no class; a class is taken
+    to match at least its own records in the population
+    (:func:`anonkit.metrics.risk.journalist_risk`), so a population lacking some sample
+    records makes the journalist risk no higher than the prosecutor risk.
+    """
+    qi = list(quasi_identifiers)
+    classes = released_classes(
+        release,
+        qi,
+        hierarchies={c: h for c, h in hierarchies.items() if c in qi and c not in numeric},
+        population=population.select(qi),
+        numeric=list(numeric),
+    )
+    summary = classes.summary
+    return release_risk(summary.sizes, summary.population)
