@@ -18,6 +18,14 @@ microaggregation), and otherwise those of the class
 The names repeat those of the algorithm classes (:class:`anonkit.algorithms.mondrian.Mondrian`
 works on encoded inputs and returns a partition); these take a frame and return themselves
 fitted.
+
+*Large tables.* Above :data:`LARGE_TABLE` records the steps that read every record as
+text are shortened: the leak check reads the first :data:`~anonkit.estimators.scaled.
+LEAK_SAMPLE` records (as the streamed full-domain fit does), the loss metrics are not
+measured (``details["loss"]`` says so; :func:`anonkit.evaluate.evaluate` measures them on
+the release), and Mondrian profiles and verifies its release on the release's tally (one
+row per class and sensitive value, :func:`anonkit.algorithms.mondrian.frame.release_tally`)
+instead of grouping the released text of every record.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import numpy as np
 import polars as pl
 
 from anonkit._validation import Constraint, Options
@@ -36,17 +45,27 @@ from anonkit.algorithms.mondrian.estimator import NUMERIC_RELEASES
 from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
+from anonkit.core.schema import Schema
+from anonkit.core.transform import SUPPRESSED
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import assign_classes, nearest_groups
+from anonkit.estimators.scaled import LEAK_SAMPLE
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import from_polars
-from anonkit.metrics.classes import class_profile
+from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
+from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.release import interpret_release
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
+from anonkit.verify import Verification, verify_release
 
-__all__ = ["GreedyMerge", "Microaggregation", "Mondrian"]
+__all__ = ["LARGE_TABLE", "GreedyMerge", "Microaggregation", "Mondrian"]
+
+#: Tables with more records than this are "large" (see the module docstring).
+LARGE_TABLE = 1_000_000
+#: The column of a tally holding how many records a row stands for.
+_WEIGHT = "__anonkit_records"
 
 
 def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
@@ -149,10 +168,14 @@ class _Local(Estimator):
         released, metrics, metric, k = self._outcome(fitting)
         t2 = time.perf_counter()
         released = released.drop(fitting.dropped)
-        qi = fitting.quasi_identifiers
-        classes = class_profile(released, qi, k=k if k is not None else 1)
+        classes = self._profile(released, fitting, k if k is not None else 1)
         loss_numeric = self._loss_numeric(fitting)
-        if loss_numeric is not None:
+        if loss_numeric is not None and fitting.data.height > LARGE_TABLE:
+            self.details_["loss"] = (
+                f"not measured on more than {LARGE_TABLE:,} records (anonkit.evaluate "
+                "measures it on the release)"
+            )
+        elif loss_numeric is not None:
             start_stage(self.progress, "Measuring loss")
             metrics.update(_loss_metrics(fitting.data, released, fitting, loss_numeric, k))
         t3 = time.perf_counter()
@@ -177,6 +200,17 @@ class _Local(Estimator):
             family="local",
         )
         return result, released
+
+    def _profile(self, released: pl.DataFrame, fitting: Fitting, k: int) -> ClassProfile:
+        """The class profile of the release (measured on the release itself)."""
+        return class_profile(released, fitting.quasi_identifiers, k=k)
+
+    def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
+        """The leak check of every estimator; on a large table, of its first
+        :data:`~anonkit.estimators.scaled.LEAK_SAMPLE` records."""
+        if data.height > LARGE_TABLE:
+            data = data.head(LEAK_SAMPLE)
+        return super()._leak_check(data, qi, schema)
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """Records seen in training take their release labels, the others
@@ -268,7 +302,7 @@ class Mondrian(_Classes):
         self.progress = progress
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
-        from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
+        from anonkit.algorithms.mondrian.frame import fit_frame, release_frame, release_tally
 
         data, models, numeric = fitting.data, fitting.models, fitting.numeric
         by_name = fitting.by_name
@@ -292,6 +326,11 @@ class Mondrian(_Classes):
             progress=self.progress,
         )
         start_stage(self.progress, "Releasing")
+        self._tally = None
+        if data.height > LARGE_TABLE:
+            self._tally = release_tally(
+                data, part, sensitive=model_attributes(models), weight=_WEIGHT
+            )
         self.details_ = {
             "mondrian": {
                 "mode": part.mode,
@@ -311,6 +350,36 @@ class Mondrian(_Classes):
 
     def _read_numeric(self, fitting: Fitting) -> list[str]:
         return fitting.numeric
+
+    def _profile(self, released: pl.DataFrame, fitting: Fitting, k: int) -> ClassProfile:
+        tally: pl.DataFrame | None = getattr(self, "_tally", None)
+        if tally is None:
+            return super()._profile(released, fitting, k)
+        qi = fitting.quasi_identifiers
+        star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
+        sizes = tally.filter(~star).group_by(qi).agg(pl.col(_WEIGHT).sum())[_WEIGHT]
+        suppressed = int(tally.filter(star)[_WEIGHT].sum())
+        return profile_sizes(sizes.to_numpy().astype(np.int64), k=k, suppressed=suppressed)
+
+    def _verify(self, released: pl.DataFrame, fitting: Fitting) -> Verification:
+        tally: pl.DataFrame | None = getattr(self, "_tally", None)
+        if tally is None:
+            return super()._verify(released, fitting)
+        start_stage(self.progress, "Verifying the release")
+        return verify_release(
+            tally,
+            quasi_identifiers=fitting.quasi_identifiers,
+            models=fitting.models,
+            n_records=fitting.data.height,
+            suppression_limit=fitting.suppression_limit,
+            sensitive_hierarchies={
+                c: fitting.specs[c] for c in fitting.wanted if c in fitting.specs
+            },
+            population=fitting.population,
+            hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
+            numeric=fitting.numeric,
+            weight=_WEIGHT,
+        )
 
 
 class GreedyMerge(_Classes):

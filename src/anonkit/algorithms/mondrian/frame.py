@@ -1,9 +1,21 @@
-"""Mondrian on a polars DataFrame: encode the columns, run, write the release back."""
+"""Mondrian on a polars DataFrame: encode the columns, run, write the release back.
+
+Built for tables of tens of millions of records: each column is encoded on its distinct
+values (text normalization and hierarchy lookups run once per distinct value, and every
+record gets an int32 index into them), and the release is one gather of a small table
+holding each class's labels by the records' class ids (:func:`release_frame`); no
+per-record Python object is made. :func:`release_tally` counts the release per class and
+sensitive value, so that it can be verified and profiled without grouping the released
+text of every record.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit.algorithms.mondrian.attributes import (
@@ -17,7 +29,7 @@ from anonkit.algorithms.mondrian.estimator import Mondrian, renamed_engine
 from anonkit.algorithms.mondrian.release import MondrianResult
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
-from anonkit.core.values import as_text, encode_column
+from anonkit.core.values import as_text, encode_column, missing_expr
 from anonkit.exceptions import (
     DataError,
     MissingValuesError,
@@ -42,18 +54,74 @@ def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
     return NumericQI(column, values)
 
 
+def distinct_index(series: pl.Series) -> tuple[pl.Series, npt.NDArray[Any]]:
+    """The distinct values of a column without missing values (in order of first
+    appearance), and each record's index into them (an unsigned or int32 array).
+
+    Text columns are cast to an enumeration of their distinct values (one hash lookup per
+    record), numbers are looked up in their sorted distinct values, other types go through
+    a join.
+
+    Examples
+    --------
+    >>> uniq, index = distinct_index(pl.Series(["b", "a", "b"]))
+    >>> uniq.gather(index.astype("int64")).to_list()
+    ['b', 'a', 'b']
+    """
+    uniq = series.unique(maintain_order=True)
+    if series.dtype == pl.String:
+        index: npt.NDArray[Any] = series.cast(pl.Enum(uniq)).to_physical().to_numpy()
+    elif series.dtype.is_numeric():
+        ordered = uniq.sort()
+        at = np.searchsorted(ordered.to_numpy(), series.to_numpy())
+        appearance = np.empty(ordered.len(), dtype=np.int32)  # sorted rank -> first seen
+        appearance[np.searchsorted(ordered.to_numpy(), uniq.to_numpy())] = np.arange(
+            uniq.len(), dtype=np.int32
+        )
+        index = appearance[at]
+    else:
+        key = pl.DataFrame({"v": uniq}).with_row_index("i")
+        index = (
+            pl.DataFrame({"v": series})
+            .join(key, on="v", how="left", maintain_order="left")["i"]
+            .to_numpy()
+            .astype(np.int32)
+        )
+    return uniq, index
+
+
+def _present(series: pl.Series, column: str) -> None:
+    """Refuse missing values (null, or NaN in a float column)."""
+    missing = series.to_frame(column).select(missing_expr(column, series.dtype).sum()).item()
+    if missing:
+        raise MissingValuesError(column, int(missing))
+
+
+def _hierarchical(series: pl.Series, hierarchy: Hierarchy, column: str) -> HierarchicalQI:
+    """A column's leaf codes, looked up once per distinct value."""
+    _present(series, column)
+    uniq, index = distinct_index(series.alias(column))
+    leaf = encode_column(uniq, hierarchy, column).to_numpy().astype(np.int32)
+    codes = leaf[index]
+    codes.setflags(write=False)
+    return HierarchicalQI(column, codes, hierarchy)
+
+
 def _ordered(frame: pl.DataFrame, column: str, order: Sequence[str]) -> OrderedQI:
     series = frame[column]
-    nulls = series.null_count()
-    if nulls:
-        raise MissingValuesError(column, nulls)
+    _present(series, column)
     labels = [str(x) for x in order]
-    text = as_text(series)
-    codes = text.replace_strict(labels, list(range(len(labels))), default=-1, return_dtype=pl.Int64)
-    if (codes < 0).any():
-        missing = text.filter(codes < 0).unique(maintain_order=True).head(5).to_list()
+    uniq, index = distinct_index(series)
+    text = as_text(uniq)
+    position = text.replace_strict(
+        labels, list(range(len(labels))), default=-1, return_dtype=pl.Int32
+    )
+    if (position < 0).any():
+        missing = text.filter(position < 0).head(5).to_list()
         raise DataError(f"Column {column!r} holds values missing from its order: {missing}.")
-    return OrderedQI(column, codes.to_numpy(), tuple(labels))
+    codes = position.to_numpy()[index]
+    codes.setflags(write=False)
+    return OrderedQI(column, codes, tuple(labels))
 
 
 def encode_frame(
@@ -98,13 +166,13 @@ def encode_frame(
         else:
             h = hierarchies.get(c)
             if h is None:
-                h = suppression(as_text(frame[c]).drop_nulls().unique(maintain_order=True), name=c)
+                distinct = frame[c].drop_nulls().unique(maintain_order=True)
+                h = suppression(as_text(distinct).unique(maintain_order=True), name=c)
             elif not isinstance(h, Hierarchy):
                 raise ParameterError(
                     "hierarchies", "Mondrian", "Hierarchy objects", type(h).__name__
                 )
-            codes = encode_column(frame[c], h, c).to_numpy()
-            out.append(HierarchicalQI(c, codes, h))
+            out.append(_hierarchical(frame[c], h, c))
     return out
 
 
@@ -123,11 +191,14 @@ def encode_sensitive(
         nulls = series.null_count()
         if nulls:
             raise MissingValuesError(c, nulls)
-        text = as_text(series)
-        labels = text.unique(maintain_order=True).to_list()
-        codes = text.replace_strict(labels, list(range(len(labels))), return_dtype=pl.Int64)
+        uniq, index = distinct_index(series)
+        text = as_text(uniq)
+        labels = text.unique(maintain_order=True)
+        position = text.replace_strict(labels, list(range(labels.len())), return_dtype=pl.Int32)
+        codes = position.to_numpy()[index]
+        codes.setflags(write=False)
         h = (hierarchies or {}).get(c)
-        out.append(SensitiveAttribute(c, codes.to_numpy(), tuple(labels), h))
+        out.append(SensitiveAttribute(c, codes, tuple(labels.to_list()), h))
     return out
 
 
@@ -209,16 +280,66 @@ def fit_frame(
     ).fit(qis, models, sensitive=sens, population=pop)
 
 
+def _class_labels(result: MondrianResult) -> pl.DataFrame:
+    """One row per class: its released label in every quasi-identifier."""
+    return pl.DataFrame(
+        [
+            pl.Series(a.name, a.table, dtype=pl.String).gather(pl.Series(a.codes))
+            for a in result.attributes
+        ]
+    )
+
+
 def release_frame(frame: pl.DataFrame, result: MondrianResult) -> pl.DataFrame:
-    """``frame`` with each quasi-identifier replaced by its released labels (strings)."""
+    """``frame`` with each quasi-identifier replaced by its released labels (strings).
+
+    The labels are gathered from a table with one row per class by each record's class
+    id, so no per-record text is formatted.
+    """
     if frame.height != result.n_records:
         raise DataError(
             f"The frame has {frame.height} rows but the result covers {result.n_records}."
         )
-    columns = {
-        a.name: pl.Series(a.name, list(a.table), dtype=pl.String).gather(
-            pl.Series(a.codes[result.class_of])
+    released = _class_labels(result).select(pl.all().gather(pl.Series(result.class_of)))
+    return frame.with_columns(released.get_columns())
+
+
+def release_tally(
+    frame: pl.DataFrame,
+    result: MondrianResult,
+    *,
+    sensitive: Sequence[str] = (),
+    weight: str = "__anonkit_records",
+) -> pl.DataFrame:
+    """The release of :func:`release_frame` counted: one row per class and combination of
+    ``sensitive`` values, with the released labels and the number of records (``weight``).
+
+    The counts are recounted from the records' class ids (not taken from
+    ``result.sizes``), and the labels are those :func:`release_frame` writes, so
+    :func:`anonkit.verify.verify_release` (``weight=``) judges the same classes as on
+    the release itself, after merging the rows with equal labels.
+
+    Raises
+    ------
+    DataError
+        If ``frame`` does not have the records of ``result``.
+    """
+    if frame.height != result.n_records:
+        raise DataError(
+            f"The frame has {frame.height} rows but the result covers {result.n_records}."
         )
-        for a in result.attributes
-    }
-    return frame.with_columns(**columns)
+    names = list(dict.fromkeys(sensitive))
+    labels = _class_labels(result)
+    cls = "__anonkit_class"
+    if not names:
+        counts = np.bincount(result.class_of, minlength=result.n_classes)
+        return labels.with_columns(pl.Series(weight, counts, dtype=pl.Int64)).filter(
+            pl.col(weight) > 0
+        )
+    ids = frame.select(names).with_columns(pl.Series(cls, result.class_of, dtype=pl.Int32))
+    counted = ids.group_by([cls, *names]).agg(pl.len().cast(pl.Int64).alias(weight))
+    return (
+        counted.join(labels.with_row_index(cls).cast({cls: pl.Int32}), on=cls, how="left")
+        .drop(cls)
+        .select([*labels.columns, *names, weight])
+    )

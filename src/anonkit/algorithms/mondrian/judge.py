@@ -155,7 +155,9 @@ class Judge:
         records per part; adds the sensitive histograms the models need."""
         n_parts = int(sizes.shape[0])
         hists = {
-            name: class_histograms(part, attr.codes[records], n_parts, len(attr.labels))
+            name: class_histograms(
+                part, attr.codes[records].astype(np.int64), n_parts, len(attr.labels)
+            )
             for name, attr in self.sensitive.items()
         }
         return PartStats(sizes, hists, population)
