@@ -36,6 +36,8 @@ _ALGORITHM_HELP: Final = (
     "incognito) generalize a whole column at once; mondrian, greedy_merge and "
     "microaggregation recode groups of records locally (less loss, less uniform labels)."
 )
+_COSTS: Final = ("nllm", "llm", "wllm", "wnllm", "ncp", "distortion", "total")
+_NUMERIC_RELEASE: Final = {"range": "ranges [lo-hi]", "mean": "the group's mean"}
 _METRIC_HELP: Final = (
     "What the search minimizes. loss: the share of a cell's possible values it could stand "
     "for (Iyengar), a good default. height: generalization steps. discernibility and "
@@ -116,6 +118,11 @@ def _hierarchies_page() -> ui.Tag:
         ),
         ui.card(
             ui.card_header("Preview on the real values"),
+            _help(
+                "The preview follows the editor as you type: each level's groups, the "
+                "records in the smallest group, and the most frequent values generalized. "
+                "Nothing changes until you press Use this hierarchy."
+            ),
             ui.output_ui("hier_preview"),
             ui.h5("All quasi-identifiers"),
             ui.output_ui("hier_summary"),
@@ -124,74 +131,127 @@ def _hierarchies_page() -> ui.Tag:
     )
 
 
-def _privacy_page() -> ui.Tag:
-    return ui.layout_columns(
-        ui.card(
-            ui.card_header("Privacy"),
-            ui.input_numeric(
-                "k",
-                "k (every record shares its quasi-identifiers with k-1 others; 0: off)",
-                value=5,
-                min=0,
-            ),  # fmt: skip
-            ui.input_numeric(
-                "suppression",
-                "Suppression limit (% of records that may be removed)",
-                value=5,
-                min=0,
-                max=100,
-            ),  # fmt: skip
-            _help(
-                "k = 5 means an attacker who knows someone's quasi-identifiers finds at "
-                "least 5 candidates. Suppressing a few outliers saves much generalization."
-            ),
-            ui.output_ui("privacy_attrs"),
-            ui.input_numeric(
-                "l", "l-diversity: distinct sensitive values per group (0: off)", value=0, min=0
-            ),  # fmt: skip
-            ui.input_select(
-                "l_variant", "l-diversity variant", ["distinct_l_diversity", "entropy_l_diversity"]
-            ),  # fmt: skip
-            ui.input_numeric(
-                "t",
-                "t-closeness: largest distance of a group's sensitive "
-                "values from the table's (0: off)",
-                value=0,
-                min=0,
-                max=1,
-                step=0.05,
-            ),  # fmt: skip
-            ui.input_select(
-                "t_variant", "t-closeness variant", ["equal_t_closeness", "ordered_t_closeness"]
-            ),  # fmt: skip
-            ui.input_text_area(
-                "more_models",
-                'Other models, one per line as key = value (e.g. name = "average_risk", '
-                "threshold = 0.05)",
-                width="100%",
-            ),
-            _help("Other model names: " + ", ".join(workflow.model_names()) + "."),
+def _numeric(label: str, name: str, *, high: float | None = None, step: float = 1) -> ui.Tag:
+    """A number field that is 0 (off) by default."""
+    return ui.input_numeric(name, label, value=0, min=0, max=high, step=step)
+
+
+def _privacy_card() -> ui.Tag:
+    return ui.card(
+        ui.card_header("Privacy"),
+        ui.input_numeric(
+            "k",
+            "k (every record shares its quasi-identifiers with k-1 others; 0: off)",
+            value=5,
+            min=0,
+        ),  # fmt: skip
+        ui.input_numeric(
+            "suppression",
+            "Suppression limit (% of records that may be removed)",
+            value=5,
+            min=0,
+            max=100,
+        ),  # fmt: skip
+        _help(
+            "k = 5 means an attacker who knows someone's quasi-identifiers finds at "
+            "least 5 candidates. Suppressing a few outliers saves much generalization."
         ),
-        ui.card(
-            ui.card_header("Utility"),
-            ui.input_select("algorithm", "Algorithm", list(workflow.ALGORITHM_CHOICES)),
-            _help(_ALGORITHM_HELP),
-            ui.input_text(
-                "algorithm_options",
-                "Options of the local algorithms (key = value, ...)",
-                width="100%",
-            ),
-            _help(
-                'e.g. mode = "relaxed" (mondrian), cost = "ncp" (greedy_merge), method = '
-                '"univariate" (microaggregation); keys: '
-                + ", ".join(workflow.ALGORITHM_OPTIONS)
-                + "."
-            ),
-            ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
-            _help(_METRIC_HELP),
-            ui.output_ui("settings_error"),
+        ui.output_ui("privacy_attrs"),
+        _numeric("l-diversity: distinct sensitive values per group (0: off)", "l"),
+        ui.input_select(
+            "l_variant", "l-diversity variant", ["distinct_l_diversity", "entropy_l_diversity"]
+        ),  # fmt: skip
+        _numeric(
+            "t-closeness: largest distance of a group's sensitive values from the table's (0: off)",
+            "t",
+            high=1,
+            step=0.05,
+        ),  # fmt: skip
+        ui.input_select(
+            "t_variant", "t-closeness variant", ["equal_t_closeness", "ordered_t_closeness"]
+        ),  # fmt: skip
+        ui.input_text_area(
+            "more_models",
+            'Other models, one per line as key = value (e.g. name = "average_risk", '
+            "threshold = 0.05)",
+            width="100%",
         ),
+        _help("Other model names: " + ", ".join(workflow.model_names()) + "."),
     )
+
+
+def _population_card() -> ui.Tag:
+    return ui.card(
+        ui.card_header("Population"),
+        _help(
+            "When the data is a sample of a known population (a register, a census), an "
+            "attacker may know someone is in the population without knowing they are in "
+            "the sample. Give the population table (holding the quasi-identifiers, read "
+            "like the data) to measure this journalist risk and to use k-map and "
+            "delta-presence."
+        ),
+        ui.input_text("population_path", "Population table path", width="100%"),
+        ui.input_file("population_upload", "or upload it", accept=[".csv", ".tsv", ".parquet"]),
+        ui.input_action_button("population_apply", "Use this population", class_="btn-primary"),
+        ui.input_action_button("population_clear", "No population", class_="ms-2"),
+        ui.output_ui("population_state"),
+        _numeric("k-map: population records every group must match (0: off)", "k_map"),
+        _help("k-map = 10: whoever an attacker picks in the population, 10 candidates match."),
+        _numeric(
+            "delta-presence, largest share of a group's population records in the data (0: off)",
+            "delta_max",
+            high=1,
+            step=0.05,
+        ),  # fmt: skip
+        _numeric("delta-presence, smallest share", "delta_min", high=1, step=0.05),
+        _help("Bounds how sure an attacker can be that someone is in the data at all."),
+    )
+
+
+_WHEN = "['{}'].includes(input.algorithm)"
+
+
+def _utility_card() -> ui.Tag:
+    return ui.card(
+        ui.card_header("Utility"),
+        ui.input_select("algorithm", "Algorithm", list(workflow.ALGORITHM_CHOICES)),
+        _help(_ALGORITHM_HELP),
+        ui.panel_conditional(
+            _WHEN.format("', '".join(workflow.NUMERIC_ALGORITHMS)),
+            ui.output_ui("numeric_choice"),
+            _help(
+                "Numeric quasi-identifiers are split at their median (Mondrian) or "
+                "replaced by their group's aggregate (microaggregation, which needs every "
+                "quasi-identifier numeric) instead of following a hierarchy."
+            ),
+        ),
+        ui.panel_conditional(
+            _WHEN.format("mondrian"),
+            ui.input_select("numeric_release", "Numbers released as", _NUMERIC_RELEASE),
+            ui.input_select("mode", "Partitioning", {"strict": "strict", "relaxed": "relaxed"}),
+            ui.input_select("split", "Split dimension", ["widest", "distinct", "round_robin"]),
+        ),
+        ui.panel_conditional(
+            _WHEN.format("microaggregation"),
+            ui.input_select("method", "Grouping", ["mdav", "univariate", "gmm"]),
+            ui.input_select("aggregate", "Groups released as their", ["mean", "median", "mode"]),
+        ),
+        ui.panel_conditional(
+            _WHEN.format("greedy_merge"),
+            ui.input_select("cost", "Cost", [*_COSTS]),
+        ),
+        ui.input_text(
+            "algorithm_options", "Other options (key = value, ...)", width="100%"
+        ),  # fmt: skip
+        _help("Keys: " + ", ".join(workflow.ALGORITHM_OPTIONS) + "."),
+        ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
+        _help(_METRIC_HELP),
+        ui.output_ui("settings_error"),
+    )
+
+
+def _privacy_page() -> ui.Tag:
+    return ui.layout_columns(_privacy_card(), _population_card(), _utility_card())
 
 
 def _run_page() -> ui.Tag:

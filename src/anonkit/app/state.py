@@ -16,6 +16,7 @@ from typing import Any
 from shiny import reactive, ui
 
 from anonkit.app import results, workflow
+from anonkit.app.population import Population
 from anonkit.core.resolve import HierarchySpec
 
 __all__ = ["AppState", "go"]
@@ -34,8 +35,9 @@ class AppState:
         Whether the roles have a quasi-identifier and no blocking leak.
     settings_or_error
         The privacy page's settings, or the error that names the bad field.
-    population_or_error
-        The population table, None, or the error of reading it.
+
+    The population table (or the error of reading it) is the reactive value
+    ``population``.
     """
 
     loaded: Callable[[], workflow.Loaded]
@@ -53,6 +55,7 @@ class AppState:
         self.progress_box: reactive.Value[results.RunProgress | None] = reactive.value(None)
         self.outcome: reactive.Value[results.RunOutcome | None] = reactive.value(None)
         self.ran_with: reactive.Value[dict[str, Any] | None] = reactive.value(None)
+        self.population: reactive.Value[Population | BaseException | None] = reactive.value(None)
 
     def upload_target(self, files: Any, folder: str) -> tuple[Path, str] | None:
         """Copy the first uploaded file into ``workdir/folder``; its path and own name."""

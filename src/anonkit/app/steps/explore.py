@@ -48,7 +48,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             ui.input_select("alt", "Inspect", choices) if alts else None,
             ui.output_ui("alt_detail"),
             ui.h4("Re-identification risk"),
-            table(results.risk_rows(result), _INFO_COLUMNS, id="risk"),
+            table(results.risk_rows(result, done.risk), _INFO_COLUMNS, id="risk"),
             ui.h4("Per-attribute distributions"),
             ui.input_select("dist_column", "Attribute", columns),
             ui.output_ui("distributions"),

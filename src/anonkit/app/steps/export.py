@@ -10,6 +10,7 @@ from typing import Any
 from shiny import Inputs, Outputs, render, ui
 
 from anonkit.app import export, results, workflow
+from anonkit.app.population import Population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
 
@@ -34,6 +35,9 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         table = state.loaded()
         s: workflow.Settings = chosen["settings"]
         renamed = {**state.renamed(), **({str(table.path): table.name} if table.uploaded else {})}
+        population: Population | None = chosen["population"]
+        if population is not None and population.uploaded:
+            renamed[str(population.path)] = population.name
         return export.config_toml(
             input=table.path,
             read=table.read,
@@ -47,6 +51,8 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             output=input.output_name() or release_name("csv"),
             renamed=renamed,
             options=s.options,
+            numeric=s.numeric,
+            population=None if population is None else population.path,
         )
 
     def write(name: str, writer: Callable[[Path], object]) -> str:

@@ -4,11 +4,11 @@ the column's real values."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
+from anonkit.app.preview import builder_example, draft_spec, preview_hierarchy
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, describe_spec, error_box, frame_table, table
 from anonkit.core.resolve import HierarchySpec
@@ -55,22 +55,40 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     hier_message: reactive.Value[ui.TagChild] = reactive.value(None)
 
+    @reactive.calc
+    def draft() -> HierarchySpec | BaseException:
+        """The hierarchy the editor's fields describe (not applied yet)."""
+        try:
+            return draft_spec(input.h_type(), input.h_params(), input.h_path())
+        except ERRORS as err:
+            return err
+
+    @reactive.effect
+    @reactive.event(input.h_type)
+    def _example() -> None:
+        """A builder chosen for a column that uses another: parameters to start from."""
+        column = input.h_column() if "h_column" in input else None
+        kind = input.h_type()
+        if not column or kind == "file":
+            return
+        with reactive.isolate():
+            stored = spec_of(column)
+            if isinstance(stored, Mapping) and stored.get("type") == kind:
+                return
+            example = builder_example(kind, state.loaded().frame.get_column(column))
+        ui.update_text("h_params", value=workflow.builder_text(example))
+
     @reactive.effect
     @reactive.event(input.h_apply)
     def _apply_spec() -> None:
         column = input.h_column() if "h_column" in input else None
         if not column:
             return
-        kind = input.h_type()
+        spec = draft()
         try:
-            spec: HierarchySpec
-            if kind == "file":
-                if not input.h_path().strip():
-                    raise ValueError("Give the path of a hierarchy file, or upload one.")
-                spec = Path(input.h_path().strip()).expanduser()
-            else:
-                spec = workflow.parse_builder(kind, input.h_params())
-            workflow.hierarchy_preview(state.loaded().frame, column, spec, rows=0)
+            if isinstance(spec, BaseException):
+                raise spec
+            preview_hierarchy(state.loaded().frame, column, spec, rows=0)
         except ERRORS as err:
             hier_message.set(error_box(err))
             return
@@ -92,18 +110,27 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         if "h_column" not in input or not input.h_column() or not state.roles_ready():
             return None
         column = input.h_column()
+        spec = draft()
         try:
-            hierarchy, frame = workflow.hierarchy_preview(
-                state.loaded().frame, column, spec_of(column)
-            )
+            if isinstance(spec, BaseException):
+                raise spec
+            shown = preview_hierarchy(state.loaded().frame, column, spec)
         except ERRORS as err:
-            return error_box(err)
+            return ui.div(ui.p("The hierarchy being edited:"), error_box(err), id="hier-draft")
+        applied = spec == spec_of(column)
+        state_note = (
+            ui.span("in use", class_="badge bg-success", id="hier-in-use")
+            if applied
+            else ui.span("not applied yet", class_="badge bg-warning text-dark", id="hier-draft")
+        )
         return ui.div(
             ui.p(
-                f"{column}: {describe_spec(spec_of(column))}, {hierarchy.height} "
-                "levels; the most frequent values at each level:"
+                f"{column}: {describe_spec(spec)}, {shown.hierarchy.height} levels ",
+                state_note,
             ),
-            frame_table(frame, id="hier-preview-table"),
+            frame_table(shown.levels, id="hier-levels-table"),
+            ui.p("The most frequent values at each level:"),
+            frame_table(shown.values, id="hier-preview-table"),
         )
 
     @output(suspend_when_hidden=False)  # ready before its page opens

@@ -1,23 +1,32 @@
 """Step 4, Privacy and utility: the settings read from the page, checked as the API
-checks them."""
+checks them; the population table; numeric quasi-identifiers of the local algorithms."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
+from anonkit.app.population import Population, check_population, load_population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
 from anonkit.exceptions import ConfigError, ParameterError
 
-__all__ = ["settings_from", "wire"]
+__all__ = ["ALGORITHM_FIELDS", "settings_from", "wire"]
+
+#: Per local algorithm, its option fields on the page and the API's defaults (a default
+#: is left out of the settings, so the TOML names only what the user changed).
+ALGORITHM_FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
+    "mondrian": {"numeric_release": "range", "mode": "strict", "split": "widest"},
+    "microaggregation": {"method": "mdav", "aggregate": "mean"},
+    "greedy_merge": {"cost": "nllm"},
+}
 
 
 def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
-    """Wire the Privacy page; sets ``state.settings_or_error``."""
+    """Wire the Privacy page; sets ``state.settings_or_error`` and ``state.population``."""
 
     @reactive.calc
     def settings_or_error() -> workflow.Settings | BaseException:
@@ -34,13 +43,75 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         sensitive = state.by_role()["sensitive"] or ["(no sensitive column)"]
         return ui.input_select("model_attribute", "Sensitive attribute", sensitive)
 
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    def numeric_choice() -> ui.TagChild:
+        qi = state.by_role()["quasi_identifier"]
+        with reactive.isolate():
+            kept = [c for c in (input.numeric() if "numeric" in input else ()) if c in qi]
+        return ui.input_selectize(
+            "numeric", "Numeric quasi-identifiers", qi, selected=kept, multiple=True
+        )
+
+    def use_population(path: Any, name: str | None, uploaded: bool) -> None:
+        try:
+            found: Population | BaseException = load_population(
+                path, state.loaded().read, name=name, uploaded=uploaded
+            )
+        except ERRORS as err:
+            found = err
+        state.population.set(found)
+
+    @reactive.effect
+    @reactive.event(input.population_apply)
+    def _population_path() -> None:
+        text = input.population_path().strip()
+        if not text:
+            state.population.set(
+                ParameterError("population", "the privacy settings", "a file path", "")
+            )
+            return
+        use_population(text, None, False)
+
+    @reactive.effect
+    @reactive.event(input.population_upload)
+    def _population_upload() -> None:
+        got = state.upload_target(input.population_upload(), "population")
+        if got is not None:
+            use_population(got[0], got[1], True)
+
+    @reactive.effect
+    @reactive.event(input.population_clear)
+    def _population_clear() -> None:
+        state.population.set(None)
+
+    @render.ui
+    def population_state() -> ui.TagChild:
+        found = state.population()
+        if isinstance(found, BaseException):
+            return error_box(found)
+        if found is None:
+            return ui.p("No population table.", class_="text-muted small", id="no-population")
+        try:
+            check_population(found, state.by_role()["quasi_identifier"], [])
+        except ERRORS as err:
+            return error_box(err)
+        return ui.p(
+            ui.strong(found.name), f": {found.frame.height:,} population records.",
+            id="population-summary",
+        )  # fmt: skip
+
     @render.ui
     def settings_error() -> ui.TagChild:
         found = settings_or_error()
         if isinstance(found, BaseException):
             return error_box(found)
         try:
-            found.check()
+            models = found.check()
+            qi = state.by_role()["quasi_identifier"]
+            workflow.check_numeric(state.loaded().frame, found.numeric, qi)
+            pop = state.population()
+            check_population(pop if isinstance(pop, Population) else None, qi, models)
         except ERRORS as err:
             return error_box(err)
         return None
@@ -56,6 +127,37 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
     """
     k = values.k()
     suppression = values.suppression()
+    models = _attribute_models(values, roles) + _population_models(values)
+    for i, line in enumerate((values.more_models() or "").splitlines()):
+        if line.strip():
+            spec = workflow.parse_pairs(line, f"line {i + 1} of the other models")
+            name = spec.pop("name", None)
+            if not isinstance(name, str):
+                raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
+            models.append(workflow.ModelSpec(name, spec))
+    algorithm = values.algorithm()
+    options: dict[str, Any] = {}
+    for key, default in ALGORITHM_FIELDS.get(algorithm, {}).items():
+        chosen = values[key]() if key in values else default
+        if chosen and chosen != default:
+            options[key] = chosen
+    options.update(workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options"))
+    numeric = ()
+    if algorithm in workflow.NUMERIC_ALGORITHMS and "numeric" in values:
+        numeric = tuple(values.numeric() or ())
+    return workflow.Settings(
+        options=options,
+        k=int(k) if k else None,
+        suppression_limit=float(suppression or 0) / 100,
+        models=tuple(models),
+        algorithm=algorithm,
+        metric=values.metric(),
+        numeric=numeric,
+    )
+
+
+def _attribute_models(values: Any, roles: Mapping[str, Sequence[str]]) -> list[workflow.ModelSpec]:
+    """ℓ-diversity and t-closeness on the chosen sensitive attribute."""
     models: list[workflow.ModelSpec] = []
     attribute = values.model_attribute() if "model_attribute" in values else None
     needs = [(values.l(), values.l_variant(), "l"), (values.t(), values.t_variant(), "t")]
@@ -67,19 +169,18 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
                 )
             value = int(amount) if key == "l" else float(amount)
             models.append(workflow.ModelSpec(name, {"attribute": attribute, key: value}))
-    for i, line in enumerate((values.more_models() or "").splitlines()):
-        if line.strip():
-            spec = workflow.parse_pairs(line, f"line {i + 1} of the other models")
-            name = spec.pop("name", None)
-            if not isinstance(name, str):
-                raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
-            models.append(workflow.ModelSpec(name, spec))
-    options = workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options")
-    return workflow.Settings(
-        options=options,
-        k=int(k) if k else None,
-        suppression_limit=float(suppression or 0) / 100,
-        models=tuple(models),
-        algorithm=values.algorithm(),
-        metric=values.metric(),
-    )
+    return models
+
+
+def _population_models(values: Any) -> list[workflow.ModelSpec]:
+    """k-map and δ-presence (they need the population table)."""
+    models: list[workflow.ModelSpec] = []
+    if values.k_map():
+        models.append(workflow.ModelSpec("k_map", {"k": int(values.k_map())}))
+    if values.delta_max():
+        bounds = {
+            "delta_min": float(values.delta_min() or 0),
+            "delta_max": float(values.delta_max()),
+        }
+        models.append(workflow.ModelSpec("delta_presence", bounds))
+    return models

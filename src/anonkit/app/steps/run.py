@@ -9,6 +9,7 @@ from typing import Any
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import results, workflow
+from anonkit.app.population import check_population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box, progress_bar, summary_cards
 
@@ -101,11 +102,17 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
     qi = by_role["quasi_identifier"]
     specs = {c: s for c, s in state.hier_specs().items() if c in qi}
     frame = state.loaded().frame
+    workflow.check_numeric(frame, found.numeric, qi)
+    population = state.population()
+    if isinstance(population, BaseException):
+        raise population
+    check_population(population, qi, models)
     heights = [workflow.hierarchy_preview(frame, c, specs.get(c), rows=0)[0].height for c in qi]
     algorithm = workflow.resolve_algorithm(found.algorithm, heights)
     keywords = results.anonymizer_keywords(
         by_role, specs, k=found.k, models=models, suppression_limit=found.suppression_limit,
-        algorithm=algorithm, metric=found.metric, options=found.options,
+        algorithm=algorithm, metric=found.metric, options=found.options, numeric=found.numeric,
+        population=None if population is None else population.frame,
     )  # fmt: skip
     chosen = {
         "settings": found,
@@ -113,6 +120,7 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
         "specs": specs,
         "roles": by_role,
         "heights": dict(zip(qi, heights, strict=True)),
+        "population": population,
     }
     return results.RunRequest(frame, keywords), chosen
 
