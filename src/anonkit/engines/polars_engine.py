@@ -1,4 +1,4 @@
-"""The polars engines: in memory (``polars``) and streamed from disk (``streaming``).
+"""The polars engine (``polars``): in memory; the streaming engine builds on it.
 
 Both run the same lazy queries. Counting is one ``select`` of code expressions
 (:func:`~anonkit.core.values.code_expr`) followed by a ``group_by(...).len()``; the release
@@ -26,7 +26,7 @@ from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT
 from anonkit.io.write import escape_formulas_lazy, output_format
 
-__all__ = ["PolarsEngine", "StreamingEngine", "release_query"]
+__all__ = ["PolarsEngine", "release_query"]
 
 _FLAG = "__anonkit_suppressed__"
 _Frame = TypeVar("_Frame", pl.DataFrame, pl.LazyFrame)
@@ -103,12 +103,25 @@ class PolarsEngine(GroupingEngine):
     def _column_codes(self, frame: pl.DataFrame, column: str, hierarchy: Hierarchy) -> pl.Series:
         """Level-0 codes of ``column`` (``UNKNOWN_CODE`` / ``MISSING_CODE`` for values
         outside the hierarchy / missing), computed once per frame, column and hierarchy."""
-        key = (id(frame), column, id(hierarchy))
-        codes = self._codes.get(key)
-        if codes is None or codes.len() != frame.height:
-            codes = frame.select(code_expr(column, frame.schema[column], hierarchy)).to_series()
-            self._codes[key] = codes
-        return codes
+        return self._frame_codes(frame, [column], [hierarchy])[0]
+
+    def _frame_codes(
+        self, frame: pl.DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
+    ) -> list[pl.Series]:
+        """:meth:`_column_codes` of several columns, the missing ones in one query (polars
+        runs the columns in parallel, and each query has a fixed cost)."""
+        keys = [(id(frame), c, id(h)) for c, h in zip(columns, hierarchies, strict=True)]
+        todo = [
+            j
+            for j, key in enumerate(keys)
+            if (known := self._codes.get(key)) is None or known.len() != frame.height
+        ]
+        if todo:
+            schema = frame.schema
+            exprs = [code_expr(columns[j], schema[columns[j]], hierarchies[j]) for j in todo]
+            for j, series in zip(todo, frame.select(exprs).get_columns(), strict=True):
+                self._codes[keys[j]] = series
+        return [self._codes[key] for key in keys]
 
     def group_counts(
         self,
@@ -118,19 +131,19 @@ class PolarsEngine(GroupingEngine):
         sensitive: Sequence[str] = (),
     ) -> pl.DataFrame:
         if isinstance(source, pl.DataFrame):
-            coded = [
-                self._column_codes(source, c, h) for c, h in zip(columns, hierarchies, strict=True)
-            ]
-            texts = source.select(
-                pl.when(missing_expr(s, source.schema[s]))
-                .then(None)
-                .otherwise(text_expr(s, source.schema[s]))
-                .alias(s)
-                for s in sensitive
-            )
-            table = pl.DataFrame(coded).hstack(texts) if sensitive else pl.DataFrame(coded)
-            grouped = table.group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
-            return grouped.cast({COUNT: pl.Int64})
+            coded = self._frame_codes(source, columns, hierarchies)
+            table = pl.DataFrame(coded)
+            if sensitive:
+                texts = source.select(
+                    pl.when(missing_expr(s, source.schema[s]))
+                    .then(None)
+                    .otherwise(text_expr(s, source.schema[s]))
+                    .alias(s)
+                    for s in sensitive
+                )
+                table = table.hstack(texts)
+            count = pl.len().cast(pl.Int64).alias(COUNT)
+            return table.group_by([*columns, *sensitive]).agg(count)
         lf = _lazy(source)
         schema = lf.collect_schema()
         exprs = [code_expr(c, schema[c], h) for c, h in zip(columns, hierarchies, strict=True)]
@@ -178,22 +191,21 @@ class PolarsEngine(GroupingEngine):
 
     def _apply_frame(self, frame: pl.DataFrame, plan: ReleasePlan) -> pl.DataFrame:
         """:func:`release_query` on a frame in memory, from the codes the count kept."""
-        pairs = zip(plan.columns, plan.hierarchies, strict=True)
-        codes = [self._column_codes(frame, c, h) for c, h in pairs]
+        codes = self._frame_codes(frame, plan.columns, plan.hierarchies)
         if any(bool((col < 0).any()) for col in codes):  # new values: the query says which
             return release_query(frame.lazy(), plan).collect()
-        labels = [
-            pl.Series(c, plan.leaf_labels(j), dtype=pl.String).gather(codes[j])
+        # every column's labels gathered in one query
+        coded = pl.DataFrame(codes)
+        labels = coded.select(
+            pl.lit(pl.Series(plan.leaf_labels(j), dtype=pl.String)).gather(pl.col(c)).alias(c)
             for j, c in enumerate(plan.columns)
-        ]
-        out = frame.with_columns(labels)
+        )
+        out = frame.with_columns(labels.get_columns())
         if plan.suppresses:
             keys = [f"__anonkit_key{j}__" for j in range(len(plan.columns))]
-            level = pl.DataFrame(
-                [
-                    pl.Series(k, plan.level_codes(j), dtype=pl.Int64).gather(codes[j])
-                    for j, k in enumerate(keys)
-                ]
+            level = coded.select(
+                pl.lit(pl.Series(plan.level_codes(j), dtype=pl.Int64)).gather(pl.col(c)).alias(k)
+                for j, (c, k) in enumerate(zip(plan.columns, keys, strict=True))
             )
             bad = pl.DataFrame(
                 {k: plan.suppressed_classes[j] for j, k in enumerate(keys)},
@@ -226,15 +238,3 @@ class PolarsEngine(GroupingEngine):
                 separator = "\t" if fmt == "tsv" else ","
                 escape_formulas_lazy(lazy).sink_csv(tmp, separator=separator, engine=self._collect)
 
-
-class StreamingEngine(PolarsEngine):
-    """Count with polars' streaming engine, for tables larger than memory: the source is
-    a lazy frame or a file path (Parquet, or CSV read as text); the release is a lazy
-    query to sink (``sink_parquet``/``sink_csv``)."""
-
-    name = "streaming"
-    in_memory = False
-    _collect: Literal["auto", "streaming"] = "streaming"
-
-    def apply(self, source: Any, plan: ReleasePlan) -> pl.LazyFrame:
-        return release_query(_lazy(source), plan)
