@@ -492,17 +492,23 @@ def test_function_form_passes_order_and_seed() -> None:
     assert np.array_equal(a.levels, b.levels)
 
 
-@given(problems(), st.integers(0, 1000))
-def test_compiled_and_numpy_steps_agree(problem: tuple, seed: int) -> None:  # type: ignore[type-arg]
+@given(problems(), st.integers(0, 1000), st.booleans())
+def test_compiled_and_numpy_paths_agree(problem: tuple, seed: int, fuse: bool) -> None:  # type: ignore[type-arg]
+    """The whole loop in numba, the Python loop with the numba pricing step, and plain
+    numpy give the same releases and tie counts."""
     from anonkit.algorithms.greedy_merge import merge
 
     codes, hs, k, cost, small_class = problem
-    est = GreedyMerge(k=k, cost=cost, small_class=small_class, order="random", seed=seed)
-    assert merge.compiled_choose() is not None  # numba is a dependency
-    compiled = est.fit(codes, hs)
+    est = GreedyMerge(k=k, cost=cost, small_class=small_class, order="random", seed=seed, fuse=fuse)
+    assert merge.compiled_loop() is not None  # numba is a dependency
+    results = [est.fit(codes, hs)]
     with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(merge, "compiled_loop", lambda: None)
+        results.append(est.fit(codes, hs))
         mp.setattr(merge, "compiled_choose", lambda: None)
-        plain = est.fit(codes, hs)
-    assert np.array_equal(compiled.levels, plain.levels)
-    assert np.array_equal(compiled.class_of_record, plain.class_of_record)
-    assert np.array_equal(compiled.tie_counts, plain.tie_counts)
+        results.append(est.fit(codes, hs))
+    for other in results[1:]:
+        assert np.array_equal(results[0].levels, other.levels)
+        assert np.array_equal(results[0].class_of_record, other.class_of_record)
+        assert np.array_equal(results[0].tie_counts, other.tie_counts)
+        assert (results[0].n_merges, results[0].n_fused) == (other.n_merges, other.n_fused)

@@ -58,6 +58,48 @@ def compiled_choose() -> Callable[..., tuple[int, int]] | None:
     return kernel
 
 
+@functools.cache
+def compiled_loop() -> Callable[..., Any] | None:
+    """The numba kernel running the whole of Algorithm 1, or ``None`` (see
+    :func:`compiled_choose`)."""
+    if compiled_choose() is None:
+        return None
+    kernels = importlib.import_module("anonkit.algorithms.greedy_merge._kernels")
+    kernel: Callable[..., Any] = kernels.merge_all
+    return kernel
+
+
+def _loop_tables(rows: CostRows) -> tuple[IntArray, ...] | None:
+    """The flat LCA tables, attribute order, group ends and key strides of the compiled
+    loop, or ``None`` when a node vector does not fit one int64 key."""
+    widths = [nd.n_nodes for nd in rows.nodes]
+    strides = []
+    stride = 1
+    for w in widths:
+        strides.append(stride)
+        stride *= w
+        if stride >= 2**62:
+            return None
+    tables = []
+    for a, w in enumerate(widths):
+        tables.append(np.stack([rows.row(a, x)[1] for x in range(w)]).ravel())
+    base = np.concatenate([[0], np.cumsum([t.shape[0] for t in tables])[:-1]]).astype(np.int64)
+    attr_order = np.array([a for g in rows.groups for a in g], dtype=np.int64)
+    group_end = np.cumsum([len(g) for g in rows.groups]).astype(np.int64)
+    spaces = [int(np.prod([widths[a] for a in g])) for g in rows.groups]
+    goff = np.concatenate([[0], np.cumsum(spaces)]).astype(np.int64)
+    return (
+        np.concatenate(tables).astype(np.int64),
+        base,
+        np.array(widths, dtype=np.int64),
+        attr_order,
+        group_end,
+        rows.strides.astype(np.int64),
+        goff,
+        np.array(strides, dtype=np.int64),
+    )
+
+
 def merge_loop(
     start: IntArray,
     sizes: IntArray,
@@ -74,12 +116,38 @@ def merge_loop(
     ``progress`` hears how many of the initial small classes are no longer small.
     ``positions`` is each combination's position in ``C(T)`` (default: its index);
     ``fuse=False`` keeps classes that come to share their values apart; ``compiled``
-    prices the candidates with the numba kernel when it is available.
+    runs the whole loop in the numba kernel when it is available and nobody listens to
+    ``progress`` (else it prices the candidates there, the rest in Python).
     Returns the parent of every initial class (a union-find forest whose roots are the
     final classes), the final node vector and size of every slot, the merge and fusion
     counts, and per merge the number of candidates that tied for the minimal cost.
     """
     m, n0 = start.shape
+    loop = compiled_loop() if compiled and progress is None else None
+    tables = _loop_tables(rows) if loop is not None else None
+    if loop is not None and tables is not None:
+        lca, base, width, attr_order, group_end, jstride, goff, strides = tables
+        pos0 = np.arange(n0, dtype=np.int64) if positions is None else positions.astype(np.int64)
+        parent, nodes, size, n_merges, n_fused, tie_counts = loop(
+            np.ascontiguousarray(start, dtype=np.int64),
+            np.asarray(sizes, dtype=np.int64),
+            pos0,
+            k,
+            small_class == "smallest",
+            fuse,
+            rows.phi.astype(np.float64),
+            lca,
+            base,
+            width,
+            rows.offsets.astype(np.int64),
+            attr_order,
+            group_end,
+            jstride,
+            goff,
+            strides,
+            TIE_TOLERANCE,
+        )
+        return parent, nodes, size.astype(np.int64), int(n_merges), int(n_fused), tie_counts
     n_groups = len(rows.groups)
     nodes = start.copy()  # current node vector of every slot (valid while alive)
     size = sizes.astype(np.float64)
