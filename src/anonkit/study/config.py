@@ -26,6 +26,7 @@ TOML format
     output = "study-adult"       # results.csv, study.json, report.html
     cache = "study-adult/cache"  # one JSON file per finished cell (default <output>/cache)
     separator = ";"              # CSV datasets only (detected if omitted)
+    missing = ["", "?"]          # CSV cells read as missing values (rows dropped)
     sample = 5000                # use a random sample of 5,000 complete records
 
     [attributes]
@@ -176,6 +177,9 @@ class StudyConfig:
         Folder of the finished cells (default ``<output>/cache``).
     separator
         CSV separator of a table dataset (detected when omitted).
+    missing
+        Cell texts of a table dataset read as missing values (rows holding one are left
+        out); default ``("",)``, ``("", "?")`` for the raw UCI Adult file.
     sample
         Use a random sample of this many complete records (drawn with ``seed``, kept in
         table order) instead of all of them; for quick studies and tests.
@@ -219,6 +223,7 @@ class StudyConfig:
     cache: Path | None = None
     separator: str | None = None
     sample: int | None = None
+    missing: tuple[str, ...] = ("",)
 
     def __post_init__(self) -> None:
         setter = object.__setattr__
@@ -369,6 +374,9 @@ class StudyConfig:
             raise ParameterError("separator", OWNER, "a single character", self.separator)
         if self.sample is not None:
             setter(self, "sample", check_int(self.sample, "sample", OWNER, low=2))
+        if isinstance(self.missing, str) or not all(isinstance(v, str) for v in self.missing):
+            raise ParameterError("missing", OWNER, "a list of cell texts", self.missing)
+        setter(self, "missing", tuple(self.missing))
 
     # ------------------------------------------------------------------ derived
     @property
@@ -430,6 +438,7 @@ class StudyConfig:
             "cache": str(self.cache_folder),
             "separator": self.separator,
             "sample": self.sample,
+            "missing": list(self.missing),
         }
 
     def __reduce__(self) -> tuple[Any, ...]:

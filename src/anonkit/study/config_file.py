@@ -33,6 +33,7 @@ _TOP: dict[str, str] = {
     "cache": "cache",
     "separator": "separator",
     "sample": "sample",
+    "missing": "missing",
     "algorithms": "algorithms",
 }
 _ATTRIBUTES = ("quasi_identifiers", "numeric", "features")
@@ -100,7 +101,7 @@ def toml_settings(
                     f"The key 'algorithms' in {where} must be a list of tables such as "
                     '{ algorithm = "flash", metric = "loss" }.'
                 )
-        elif key == "classifiers":
+        elif key in ("classifiers", "missing"):
             value = _toml_names(value, key, where)
         elif key == "suppression_limits" and isinstance(value, list):
             value = tuple(value)

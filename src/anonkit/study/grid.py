@@ -98,6 +98,7 @@ def _raw_dataset(config: StudyConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy
         k=1,
         separator=config.separator,
         hierarchies=config.hierarchies,
+        missing=config.missing,
     )
     frame, hierarchies = prepare_inputs(run)
     missing = [c for c in qi if c not in frame.columns]
@@ -351,6 +352,7 @@ def cell_key(cell: Cell, config: StudyConfig, fingerprint: str) -> str:
         "features": list(config.features),
         "folds": config.folds,
         "test_size": config.test_size if config.folds == 1 else None,
+        "missing": list(config.missing),
         "seed": config.seed,
         "fold": cell.fold,
         "k": cell.k,

@@ -1,0 +1,489 @@
+"""Statistics of a repeated-split study: which metric picks the better release at equal k?
+
+The replication unit is the train/test split (``fold`` of the tidy table: 5x2
+cross-validation gives 10). Every function works on the rows of
+:func:`release_rows`: successful cells of one evaluation, one row per (split, k,
+classifier, distinct release) (cells whose releases are identical, such as Incognito's
+optimum and Flash's, or a suppression limit that suppresses nothing more, count once), with
+the *degenerate* ones (the classifier predicted one class for every test record, see
+:attr:`anonkit.study.ml.UtilityScore.single_class`) kept out, kept alone or kept in, as
+asked: never pooled silently.
+
+* :func:`within_k` -- Spearman's ρ between a metric and an outcome among the releases of
+  one (split, k, classifier), averaged over k and the classifiers per split, then a
+  t-interval across splits;
+* :func:`partial_correlations` -- rank (Spearman) partial correlation of the outcome with a
+  metric controlling for k, algorithm and split (residuals of both ranks on their dummies,
+  by least squares in numpy), with a Fisher interval;
+* :func:`metric_differences` -- per split, the within-k ρ of each metric minus that of a
+  reference metric (conditional entropy), oriented so that positive favours the metric;
+  percentile bootstrap over splits and Holm's step-down correction of the p-values;
+* :func:`regret` -- the outcome lost by publishing, at each (split, k, classifier), the
+  release a metric ranks best instead of the best release (the oracle), with a random
+  choice (the mean release) as reference;
+* :func:`frontier` -- mean outcome against achieved risk per (k, cell) and the
+  privacy-utility Pareto front;
+* :func:`degenerate_summary` -- how many cells are degenerate, per classifier.
+
+The splits of repeated K-fold share records, so the t-intervals are narrower than exact
+coverage would give (Dietterich 1998; Nadeau & Bengio 2003): read them as the stability
+of a result over splits, and the Holm-corrected bootstrap tests as screening.
+
+References
+----------
+T. G. Dietterich. Approximate statistical tests for comparing supervised classification
+learning algorithms. Neural Computation 10 (1998).
+C. Nadeau, Y. Bengio. Inference for the generalization error. Machine Learning 52 (2003).
+S. Holm. A simple sequentially rejective multiple test procedure. Scand. J. Statist. 6
+(1979).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.exceptions import ParameterError
+from anonkit.study.analysis import cell_rows, metric_label
+from anonkit.study.stats import average_ranks, fisher_interval, pearson, spearman, t_quantile
+
+__all__ = [
+    "DEGENERATE",
+    "OUTCOMES",
+    "REFERENCE_METRIC",
+    "degenerate_summary",
+    "frontier",
+    "holm",
+    "metric_differences",
+    "partial_correlations",
+    "regret",
+    "release_rows",
+    "within_k",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Outcomes a study scores (columns of the tidy table).
+OUTCOMES: tuple[str, ...] = ("accuracy", "balanced_accuracy", "roc_auc")
+#: How :func:`release_rows` treats degenerate (single-class) cells.
+DEGENERATE: tuple[str, ...] = ("exclude", "include", "only")
+#: Seed 000's candidate, the reference of :func:`metric_differences`.
+REFERENCE_METRIC = "loss_conditional_entropy"
+#: Metrics where a larger value means *more* information kept.
+_MORE_IS_BETTER = frozenset({"n_classes"})
+_OWNER = "the study statistics"
+
+
+def _t_interval(values: Sequence[float]) -> tuple[float, float, float, int]:
+    finite = np.array([v for v in values if math.isfinite(v)], dtype=np.float64)
+    m = int(finite.size)
+    if m == 0:
+        return math.nan, math.nan, math.nan, 0
+    mean = float(finite.mean())
+    if m < 2:
+        return mean, math.nan, math.nan, m
+    half = t_quantile(0.95, m - 1) * float(finite.std(ddof=1)) / math.sqrt(m)
+    return mean, mean - half, mean + half, m
+
+
+def release_rows(
+    frame: pl.DataFrame, *, evaluation: str = "anonymized_test", degenerate: str = "exclude"
+) -> pl.DataFrame:
+    """Rows of successful cells, one per (split, k, classifier, distinct release).
+
+    Parameters
+    ----------
+    degenerate
+        ``"exclude"`` (drop single-class cells), ``"include"`` (keep them) or ``"only"``.
+
+    Examples
+    --------
+    >>> f = pl.DataFrame({"fold": [0, 0], "k": [2, 2], "algorithm": ["flash", "incognito"],
+    ...     "cell": ["flash:loss", "incognito:loss"], "classifier": ["lr", "lr"],
+    ...     "evaluation": ["anonymized_test"] * 2, "accuracy": [0.8, 0.8],
+    ...     "release_id": ["a", "a"], "single_class": [False, False]})
+    >>> release_rows(f)["cell"].to_list()
+    ['flash:loss']
+    """
+    if degenerate not in DEGENERATE:
+        raise ParameterError("degenerate", _OWNER, f"one of {DEGENERATE}", degenerate)
+    rows = cell_rows(frame, evaluation=evaluation)
+    if "release_id" in rows.columns:
+        rows = rows.with_columns(
+            pl.when(pl.col("release_id").is_null() | (pl.col("release_id") == ""))
+            .then(pl.col("cell"))
+            .otherwise(pl.col("release_id"))
+            .alias("_release")
+        )
+        rows = rows.unique(
+            ["fold", "k", "classifier", "_release"], keep="first", maintain_order=True
+        )
+        rows = rows.drop("_release")
+    if "single_class" in rows.columns and degenerate != "include":
+        flag = pl.col("single_class").fill_null(False)
+        rows = rows.filter(flag if degenerate == "only" else ~flag)
+    return rows
+
+
+def _groups(rows: pl.DataFrame) -> list[tuple[int, str, pl.DataFrame]]:
+    out = []
+    for key, part in rows.group_by(["fold", "classifier", "k"], maintain_order=True):
+        out.append((int(key[0]), str(key[1]), part))
+    return out
+
+
+def _per_split_within(rows: pl.DataFrame, metric: str, outcome: str) -> dict[int, float]:
+    """Per split: ρ(metric, outcome) within each (classifier, k), averaged."""
+    sums: dict[int, list[float]] = {}
+    for fold, _clf, part in _groups(rows):
+        sub = part.select(metric, outcome).drop_nans().drop_nulls()
+        if sub.height < 3:
+            continue
+        x = sub[metric].to_numpy().astype(np.float64)
+        y = sub[outcome].to_numpy().astype(np.float64)
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            continue
+        sums.setdefault(fold, []).append(spearman(x, y))
+    return {f: float(np.mean(v)) for f, v in sums.items() if v}
+
+
+def within_k(
+    rows: pl.DataFrame, metrics: Sequence[str], *, outcome: str = "accuracy"
+) -> pl.DataFrame:
+    """Within-k Spearman ρ of each metric with ``outcome``, interval across splits.
+
+    Columns ``metric, label, rho, low, high, n_splits, n_groups`` (groups: (split,
+    classifier, k) with at least 3 releases that vary in both), sorted by ρ.
+    """
+    records = []
+    for metric in metrics:
+        per = _per_split_within(rows, metric, outcome)
+        mean, low, high, m = _t_interval(list(per.values()))
+        groups = sum(
+            1
+            for _f, _c, part in _groups(rows)
+            if part.select(metric).drop_nans().height >= 3 and part[metric].n_unique() > 1
+        )
+        records.append(
+            {
+                "metric": metric,
+                "label": metric_label(metric),
+                "rho": mean,
+                "low": low,
+                "high": high,
+                "n_splits": m,
+                "n_groups": groups,
+            }
+        )
+    schema = {
+        "metric": pl.String,
+        "label": pl.String,
+        "rho": pl.Float64,
+        "low": pl.Float64,
+        "high": pl.Float64,
+        "n_splits": pl.Int64,
+        "n_groups": pl.Int64,
+    }
+    return pl.DataFrame(records, schema=schema).sort("rho", nulls_last=True)
+
+
+def _dummies(values: Sequence[object]) -> FloatArray:
+    levels = sorted(set(values), key=str)
+    index = {v: i for i, v in enumerate(levels)}
+    out = np.zeros((len(values), max(len(levels) - 1, 0)), dtype=np.float64)
+    for row, v in enumerate(values):
+        j = index[v]
+        if j > 0:
+            out[row, j - 1] = 1.0
+    return out
+
+
+def partial_correlations(
+    rows: pl.DataFrame,
+    metrics: Sequence[str],
+    *,
+    outcome: str = "accuracy",
+    controls: Sequence[str] = ("k", "algorithm", "fold"),
+) -> pl.DataFrame:
+    """Rank partial correlation of ``outcome`` with each metric given ``controls``.
+
+    Per classifier: the ranks of the metric and of the outcome are regressed (least
+    squares, numpy) on an intercept and the dummies of every control; the Pearson
+    correlation of the two residuals is the partial Spearman correlation. The interval is
+    Fisher's with ``n - q`` in place of ``n`` (``q`` controlled columns) and Fieller's
+    1.06 factor. The classifiers' coefficients are averaged (interval: the average of
+    their bounds). Columns ``metric, label, partial, low, high, n``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> k = np.repeat([2, 10], 20); m = rng.normal(size=40)
+    >>> f = pl.DataFrame({"k": k, "algorithm": ["a"] * 40, "fold": [0] * 40,
+    ...     "classifier": ["lr"] * 40, "m": m, "accuracy": -m - k + rng.normal(0, .1, 40)})
+    >>> round(partial_correlations(f, ["m"])["partial"][0], 1)
+    -1.0
+    """
+    records = []
+    for metric in metrics:
+        values: list[tuple[float, float, float, int]] = []
+        for _clf, part in rows.group_by("classifier", maintain_order=True):
+            sub = part.filter(
+                pl.col(metric).is_not_null()
+                & pl.col(metric).cast(pl.Float64).is_not_nan()
+                & pl.col(outcome).is_not_null()
+                & pl.col(outcome).cast(pl.Float64).is_not_nan()
+            )
+            n = sub.height
+            if n < 8:
+                continue
+            z = np.hstack(
+                [np.ones((n, 1))]
+                + [_dummies(sub[c].to_list()) for c in controls if c in sub.columns]
+            )
+            q = int(np.linalg.matrix_rank(z))
+            if n - q < 4:
+                continue
+            x = average_ranks(sub[metric].to_numpy().astype(np.float64))
+            y = average_ranks(sub[outcome].to_numpy().astype(np.float64))
+            rx = x - z @ np.linalg.lstsq(z, x, rcond=None)[0]
+            ry = y - z @ np.linalg.lstsq(z, y, rcond=None)[0]
+            if np.allclose(rx, 0) or np.allclose(ry, 0):
+                continue
+            r = pearson(rx, ry)
+            lo, hi = fisher_interval(r, n - q + 1, 1.06, 1.959964)
+            values.append((r, lo, hi, n))
+        arr = np.array([v[:3] for v in values], dtype=np.float64) if values else None
+        records.append(
+            {
+                "metric": metric,
+                "label": metric_label(metric),
+                "partial": float(arr[:, 0].mean()) if arr is not None else math.nan,
+                "low": float(arr[:, 1].mean()) if arr is not None else math.nan,
+                "high": float(arr[:, 2].mean()) if arr is not None else math.nan,
+                "n": int(sum(v[3] for v in values)),
+            }
+        )
+    schema = {
+        "metric": pl.String,
+        "label": pl.String,
+        "partial": pl.Float64,
+        "low": pl.Float64,
+        "high": pl.Float64,
+        "n": pl.Int64,
+    }
+    return pl.DataFrame(records, schema=schema).sort("partial", nulls_last=True)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (monotone, capped at 1; NaN stays NaN).
+
+    Examples
+    --------
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    finite = [(p, i) for i, p in enumerate(p_values) if math.isfinite(p)]
+    finite.sort()
+    m = len(finite)
+    out = [math.nan] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(finite):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = round(running, 12)
+    return out
+
+
+def metric_differences(
+    rows: pl.DataFrame,
+    metrics: Sequence[str],
+    *,
+    reference: str = REFERENCE_METRIC,
+    outcome: str = "accuracy",
+    n_boot: int = 4000,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Does a metric predict the outcome within k better than ``reference``?
+
+    Per split, ``d = s(metric) - s(reference)`` where ``s`` is the within-k ρ oriented so
+    that positive means "ranks releases the way the outcome does" (``-ρ`` for loss-like
+    metrics, ``+ρ`` for :data:`_MORE_IS_BETTER`). The mean ``d`` gets a percentile
+    bootstrap interval over splits (``n_boot`` resamples) and a two-sided bootstrap
+    p-value, Holm-corrected over the metrics. Columns ``metric, label, difference, low,
+    high, p, p_holm, n_splits``, best first.
+    """
+    ref = _per_split_within(rows, reference, outcome)
+    rng = np.random.default_rng(seed)
+    records = []
+    for metric in metrics:
+        if metric == reference:
+            continue
+        per = _per_split_within(rows, metric, outcome)
+        sign = 1.0 if metric in _MORE_IS_BETTER else -1.0
+        ref_sign = 1.0 if reference in _MORE_IS_BETTER else -1.0
+        folds = sorted(set(per) & set(ref))
+        d = np.array([sign * per[f] - ref_sign * ref[f] for f in folds], dtype=np.float64)
+        if d.size < 2:
+            records.append((metric, math.nan, math.nan, math.nan, math.nan, int(d.size)))
+            continue
+        boots = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
+        low, high = np.quantile(boots, [0.025, 0.975])
+        p = min(1.0, 2.0 * min(float((boots <= 0).mean()), float((boots >= 0).mean())))
+        p = max(p, 1.0 / n_boot)
+        records.append((metric, float(d.mean()), float(low), float(high), p, int(d.size)))
+    adjusted = holm([r[4] for r in records])
+    out = [
+        {
+            "metric": r[0],
+            "label": metric_label(r[0]),
+            "difference": r[1],
+            "low": r[2],
+            "high": r[3],
+            "p": r[4],
+            "p_holm": a,
+            "n_splits": r[5],
+        }
+        for r, a in zip(records, adjusted, strict=True)
+    ]
+    schema = {
+        "metric": pl.String,
+        "label": pl.String,
+        "difference": pl.Float64,
+        "low": pl.Float64,
+        "high": pl.Float64,
+        "p": pl.Float64,
+        "p_holm": pl.Float64,
+        "n_splits": pl.Int64,
+    }
+    return pl.DataFrame(out, schema=schema).sort("difference", descending=True, nulls_last=True)
+
+
+def regret(
+    rows: pl.DataFrame, metrics: Sequence[str], *, outcome: str = "accuracy"
+) -> pl.DataFrame:
+    """Outcome lost by publishing the release a metric ranks best, at each k.
+
+    For each (split, classifier, k) with at least two releases: the best release's
+    outcome minus that of the release the metric prefers (lowest value; highest for
+    :data:`_MORE_IS_BETTER`; ties: their mean outcome). Metrics undefined on some release
+    of a group skip it. ``"random"`` is the expected regret of picking a release at
+    random. Averaged over k and classifiers per split, then a t-interval across splits.
+    Columns ``metric, label, regret, low, high, n_splits, n_groups``, lowest regret first.
+
+    Examples
+    --------
+    >>> f = pl.DataFrame({"fold": [0] * 3, "classifier": ["lr"] * 3, "k": [2] * 3,
+    ...     "m": [1.0, 2.0, 3.0], "accuracy": [0.7, 0.8, 0.6]})
+    >>> r = regret(f, ["m"]).select("metric", "regret").rows()
+    >>> [(name, round(v, 2)) for name, v in r]
+    [('random', 0.1), ('m', 0.1)]
+    """
+    per: dict[str, dict[int, list[float]]] = {m: {} for m in [*metrics, "random"]}
+    counts = dict.fromkeys(per, 0)
+    for fold, _clf, part in _groups(rows):
+        y_all = part[outcome].cast(pl.Float64).to_numpy()
+        if part.height < 2 or not np.isfinite(y_all).all():
+            continue
+        best = float(y_all.max())
+        per["random"].setdefault(fold, []).append(best - float(y_all.mean()))
+        counts["random"] += 1
+        for metric in metrics:
+            x = part[metric].cast(pl.Float64).to_numpy()
+            if not np.isfinite(x).all():
+                continue
+            target = x.max() if metric in _MORE_IS_BETTER else x.min()
+            chosen = float(y_all[x == target].mean())
+            per[metric].setdefault(fold, []).append(best - chosen)
+            counts[metric] += 1
+    records = []
+    for metric, folds in per.items():
+        mean, low, high, m = _t_interval([float(np.mean(v)) for v in folds.values()])
+        records.append(
+            {
+                "metric": metric,
+                "label": "Random release (reference)"
+                if metric == "random"
+                else metric_label(metric),
+                "regret": mean,
+                "low": low,
+                "high": high,
+                "n_splits": m,
+                "n_groups": counts[metric],
+            }
+        )
+    schema = {
+        "metric": pl.String,
+        "label": pl.String,
+        "regret": pl.Float64,
+        "low": pl.Float64,
+        "high": pl.Float64,
+        "n_splits": pl.Int64,
+        "n_groups": pl.Int64,
+    }
+    return pl.DataFrame(records, schema=schema).sort("regret", nulls_last=True)
+
+
+def frontier(
+    rows: pl.DataFrame, *, risk: str = "average_risk", outcome: str = "accuracy"
+) -> pl.DataFrame:
+    """Mean ``outcome`` and ``risk`` per (classifier, k, cell) over splits, with the
+    privacy-utility Pareto front marked (``on_front``: no other point has lower or equal
+    risk and higher outcome).
+
+    Examples
+    --------
+    >>> f = pl.DataFrame({"classifier": ["lr"] * 3, "k": [2, 5, 10], "cell": ["a"] * 3,
+    ...     "average_risk": [0.3, 0.1, 0.05], "accuracy": [0.8, 0.82, 0.7]})
+    >>> frontier(f)["on_front"].to_list()
+    [False, True, True]
+    """
+    means = (
+        rows.group_by(["classifier", "k", "cell"], maintain_order=True)
+        .agg(pl.col(risk).cast(pl.Float64).mean(), pl.col(outcome).cast(pl.Float64).mean())
+        .sort(["classifier", risk])
+    )
+    flags: list[bool] = []
+    for _clf, part in means.group_by("classifier", maintain_order=True):
+        r = part[risk].to_numpy()
+        y = part[outcome].to_numpy()
+        for i in range(part.height):
+            dominated = bool(np.any((r <= r[i]) & (y > y[i])))
+            flags.append(not dominated)
+    return means.with_columns(pl.Series("on_front", flags, dtype=pl.Boolean)).sort(
+        ["classifier", risk], descending=[False, True]
+    )
+
+
+def degenerate_summary(frame: pl.DataFrame, *, evaluation: str = "anonymized_test") -> pl.DataFrame:
+    """Per classifier: cells, degenerate (single-class) cells, their share and the
+    algorithms that produced most of them. Columns ``classifier, cells, degenerate,
+    share, by_algorithm``."""
+    rows = cell_rows(frame, evaluation=evaluation)
+    if "single_class" not in rows.columns:
+        rows = rows.with_columns(pl.lit(False).alias("single_class"))
+    records = []
+    for clf, part in rows.group_by("classifier", maintain_order=True):
+        flag = part["single_class"].fill_null(False)
+        bad = part.filter(flag)
+        by_alg = bad.group_by("algorithm").len().sort("len", descending=True)
+        text = ", ".join(f"{a} {n}" for a, n in by_alg.iter_rows())
+        records.append(
+            {
+                "classifier": str(clf[0]),
+                "cells": part.height,
+                "degenerate": bad.height,
+                "share": bad.height / part.height if part.height else math.nan,
+                "by_algorithm": text or "none",
+            }
+        )
+    schema = {
+        "classifier": pl.String,
+        "cells": pl.Int64,
+        "degenerate": pl.Int64,
+        "share": pl.Float64,
+        "by_algorithm": pl.String,
+    }
+    return pl.DataFrame(records, schema=schema).sort("classifier")
