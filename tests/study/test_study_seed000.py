@@ -1,4 +1,4 @@
-"""The seed 000 write-up: studies, rankings, figures and the results block."""
+"""The seed 000 write-up: studies, statistics, figures and the marked blocks of the page."""
 
 from __future__ import annotations
 
@@ -16,61 +16,88 @@ from anonkit.study.runner import run_study
 
 @pytest.fixture(scope="module")
 def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
-    """Two tiny studies on an Adult sample, standing in for the real ones."""
+    """One tiny repeated-split study on an Adult sample, standing in for the three."""
     cfg = StudyConfig(
-        sample=1000,
-        k_values=[2, 10, 100],
+        sample=800,
+        k_values=[2, 10],
+        folds=2,
+        repeats=2,
+        suppression_limits=[0.0, 0.05],
         algorithms=[
-            {"algorithm": "flash", "metric": "loss"},
-            {"algorithm": "mondrian", "mode": "strict"},
-            {"algorithm": "greedy_merge", "cost": "nllm"},
+            {"algorithm": "flash", "metric": ["loss", "nonuniform_entropy"]},
+            {"algorithm": "datafly"},
+            {"algorithm": "mondrian", "mode": ["strict", "relaxed"]},
         ],
         classifiers=["logistic_regression"],
         workers=1,
         output=tmp_path_factory.mktemp("study"),
     )
     frame = run_study(cfg).frame
-    return {"adult": frame, "synthetic": frame, "adult-3fold": frame}
+    return {"adult": frame, "creditcard": frame, "synthetic": frame}
 
 
-def test_study_configs_cover_both_datasets(tmp_path: Path) -> None:
-    configs = seed000.study_configs(tmp_path, workers=1)
+def test_study_configs_follow_the_issue_21_design(tmp_path: Path, shared_data: Path) -> None:
+    configs = seed000.study_configs(tmp_path, workers=1, data=shared_data)
     assert list(configs) == list(seed000.DATASETS)
-    assert configs["adult"].output == tmp_path / "seed000" / "adult"
-    synthetic = configs["synthetic"]
-    assert synthetic.sample == 30_000 and synthetic.target == "income"
-    cells = [s.cell for s in synthetic.algorithms or ()]
-    assert cells[0] == "flash:loss" and cells[-1] == "microaggregation:mdav" and len(cells) == 10
-    assert configs["adult-3fold"].folds == 3 and configs["adult-3fold"].k_values == (
-        2,
-        10,
-        100,
-        1000,
-    )
+    adult = configs["adult"]
+    assert adult.output == tmp_path / "seed000" / "adult"
+    assert adult.n_splits == 10 and adult.k_values == (2, 3, 5, 10, 20, 50, 100)
+    assert adult.suppression_limits == (0.0, 0.01, 0.05)
+    assert "education-num" not in adult.features and "hours-per-week" in adult.features
+    cells = [s.cell for s in adult.algorithms or ()]
+    for cell in ("flash:discernibility", "datafly:loss", "incognito:loss", "mondrian:relaxed"):
+        assert cell in cells
+    assert sum(c.startswith("greedy_merge:") for c in cells) == 7
+    credit = configs["creditcard"]
+    assert credit.target == "default-payment-next-month" and len(credit.features) == 18
+    assert configs["synthetic"].algorithms[-1].cell == "microaggregation:mdav"  # type: ignore[index]
+    quick = seed000.study_configs(tmp_path, quick=True, data=shared_data)
+    assert quick["adult"].n_splits == 4 and quick["adult"].sample == 3000
+    assert quick["adult"].output == tmp_path / "seed000-quick" / "adult"
 
 
-def test_write_outputs_replaces_only_the_results_block(
+def test_quick_study_loads_every_dataset(tmp_path: Path, shared_data: Path) -> None:
+    from anonkit.study.grid import load_study_data
+
+    for name, cfg in seed000.study_configs(tmp_path, quick=True, data=shared_data).items():
+        data = load_study_data(cfg)
+        assert data.frame.height == 3000, name
+        assert data.frame.null_count().sum_horizontal()[0] == 0
+
+
+def test_write_outputs_replaces_only_the_marked_blocks(
     frames: dict[str, pl.DataFrame], tmp_path: Path
 ) -> None:
     page = tmp_path / "seed000.md"
     page.write_text(
-        f"# Title\n\nProse before.\n\n{seed000.RESULTS_START}\nSTALE-BLOCK\n"
+        f"# Title\n\n{seed000.ANSWER_START}\nOLD-ANSWER\n{seed000.ANSWER_END}\n\n"
+        f"Prose before.\n\n{seed000.RESULTS_START}\nSTALE-BLOCK\n"
         f"{seed000.RESULTS_END}\n\nProse after.\n",
         encoding="utf-8",
     )
     seed000.write_outputs(frames, tmp_path)
     text = page.read_text(encoding="utf-8")
-    assert text.startswith("# Title\n\nProse before.") and text.rstrip().endswith("Prose after.")
-    assert "STALE-BLOCK" not in text and text.count(seed000.RESULTS_START) == 1
-    assert "### Adult" in text and "### Synthetic" in text
-    assert "Conditional entropy" in text and "ρ within k" in text
-    for name in ("adult", "synthetic"):
-        svg = tmp_path / f"seed000_{name}_accuracy_vs_k.svg"
-        assert svg.read_text(encoding="utf-8").startswith("<svg")
-        assert f"({svg.name})" in text
-    # rerunning gives the same page (deterministic rendering)
-    seed000.write_outputs(frames, tmp_path)
+    assert text.startswith("# Title\n\n") and text.rstrip().endswith("Prose after.")
+    assert "STALE-BLOCK" not in text and "OLD-ANSWER" not in text
+    assert "**Answer.**" in text and "Holm" in text
+    for heading in ("Within k", "Tested differences", "Regret", "Degenerate cells"):
+        assert heading in text
+    assert "Conditional entropy" in text and "Random release" in text
+    for name in seed000.DATASETS:
+        for kind in ("accuracy_vs_k", "frontier"):
+            svg = tmp_path / f"seed000_{name}_{kind}.svg"
+            assert svg.read_text(encoding="utf-8").startswith("<svg")
+            assert f"({svg.name})" in text
+    seed000.write_outputs(frames, tmp_path)  # deterministic rendering
     assert page.read_text(encoding="utf-8") == text
+
+
+def test_main_redraws_from_results(frames: dict[str, pl.DataFrame], tmp_path: Path) -> None:
+    folder = tmp_path / "seed000-quick" / "adult"
+    folder.mkdir(parents=True)
+    frames["adult"].write_csv(folder / "results.csv")
+    assert seed000.main(["--output", str(tmp_path), "--quick", "--from-results"]) == 0
+    assert "### Adult" in (tmp_path / "seed000.md").read_text(encoding="utf-8")
 
 
 def test_cli_seed000_needs_an_output_folder() -> None:
