@@ -21,7 +21,13 @@ The package, one concern per module:
   against the paper's (:class:`AlterationTable`, :class:`FigureComparison`);
 * :mod:`~anonkit.study.mauger2020.render` (Markdown) and
   :mod:`~anonkit.study.mauger2020.plots` (the SVG of Figure 9);
-* :mod:`~anonkit.study.mauger2020.outputs`: the files (:func:`write_outputs`).
+* :mod:`~anonkit.study.mauger2020.orders` (the design of the study under many random
+  orders of ``C(T)`` and its cached runs), :mod:`~anonkit.study.mauger2020.spread` (each
+  claim of the paper checked under every order, spreads, ties, ablations) and
+  :mod:`~anonkit.study.mauger2020.study` (:func:`run_study`, :class:`MaugerStudy`: the
+  page's answer, results and plots);
+* :mod:`~anonkit.study.mauger2020.outputs`: the files (:func:`write_outputs` for one
+  grid, :func:`write_study_outputs` for the study).
 
 Conventions:
 
@@ -36,8 +42,9 @@ Conventions:
   of a row are those at rank 1, recomputed from the printed values for the paper, since a
   few printed ranks contradict their own values (:meth:`PaperTable.rank_inconsistencies`).
 
-Run it from the command line (``--output`` writes the SVG, a CSV of every run, and the
-results block of ``DIR/mauger2020.md``)::
+Run the study from the command line (``--output`` writes the plots, a CSV of every run,
+the answer and results blocks of ``DIR/mauger2020.md``, and keeps finished runs in
+``DIR/mauger2020/cache``; ``--quick`` runs a few orders only)::
 
     anonkit reproduce mauger2020 --workers 2 --output docs/studies
 
@@ -51,23 +58,37 @@ from __future__ import annotations
 
 from anonkit.study.mauger2020 import paper
 from anonkit.study.mauger2020.comparison import AlterationTable, FigureComparison
-from anonkit.study.mauger2020.outputs import RESULTS_END, RESULTS_START, write_outputs
+from anonkit.study.mauger2020.orders import FULL, QUICK, VARIANTS, Design
+from anonkit.study.mauger2020.outputs import (
+    RESULTS_END,
+    RESULTS_START,
+    write_outputs,
+    write_study_outputs,
+)
 from anonkit.study.mauger2020.paper import *  # noqa: F403 (the paper's numbers, named once in paper.__all__)
 from anonkit.study.mauger2020.ranks import competition_ranks, spearman
 from anonkit.study.mauger2020.results import Reproduction, Run
 from anonkit.study.mauger2020.runs import LEAVES_CHOICES, reproduce
+from anonkit.study.mauger2020.study import MaugerStudy, run_study
 
 __all__ = [
+    "FULL",
     "LEAVES_CHOICES",
+    "QUICK",
     "RESULTS_END",
     "RESULTS_START",
+    "VARIANTS",
     "AlterationTable",
+    "Design",
     "FigureComparison",
+    "MaugerStudy",
     "Reproduction",
     "Run",
     "competition_ranks",
     "reproduce",
+    "run_study",
     "spearman",
     "write_outputs",
+    "write_study_outputs",
 ]
 __all__ += paper.__all__

@@ -12,11 +12,54 @@ from pathlib import Path
 
 from anonkit._atomic import atomic_path, atomic_write_text, replace_marked_block
 from anonkit.study.mauger2020.results import Reproduction
+from anonkit.study.mauger2020.study import MaugerStudy
 
-__all__ = ["RESULTS_END", "RESULTS_START", "write_outputs"]
+__all__ = [
+    "ANSWER_END",
+    "ANSWER_START",
+    "RESULTS_END",
+    "RESULTS_START",
+    "TITLE",
+    "write_outputs",
+    "write_study_outputs",
+]
 
 RESULTS_START = "<!-- mauger2020:results:start -->"
 RESULTS_END = "<!-- mauger2020:results:end -->"
+ANSWER_START = "<!-- mauger2020:answer:start -->"
+ANSWER_END = "<!-- mauger2020:answer:end -->"
+TITLE = "# Mauger, Le Mahec & Dequen (2020): Figures 6 to 13 under many orders"
+
+
+def write_study_outputs(study: MaugerStudy, folder: str | os.PathLike[str]) -> dict[str, Path]:
+    """Write the study's page blocks, plots and CSV into ``folder``, each atomically.
+
+    ``mauger2020.md`` gets the opening answer between :data:`ANSWER_START` and
+    :data:`ANSWER_END` and the results between :data:`RESULTS_START` and
+    :data:`RESULTS_END` (the hand-written text around them is kept; a missing page is
+    created with both); ``mauger2020_<plot>.svg`` holds each plot of
+    :meth:`MaugerStudy.plots` and ``mauger2020_runs.csv`` one row per run.
+    """
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    images: dict[str, str] = {}
+    for name, svg in study.plots().items():
+        path = out / f"mauger2020_{name.lower().replace(' ', '')}.svg"
+        atomic_write_text(path, svg)
+        written[name] = path
+        images[name] = path.name
+    csv = out / "mauger2020_runs.csv"
+    with atomic_path(csv) as tmp:
+        study.to_polars().write_csv(tmp)
+    written["csv"] = csv
+    page = out / "mauger2020.md"
+    replace_marked_block(page, ANSWER_START, ANSWER_END, study.answer_markdown(), title=TITLE)
+    replace_marked_block(
+        page, RESULTS_START, RESULTS_END, study.to_markdown(images=images), title=TITLE
+    )
+    written["markdown"] = page
+    return written
 
 
 def write_outputs(rep: Reproduction, folder: str | os.PathLike[str]) -> dict[str, Path]:

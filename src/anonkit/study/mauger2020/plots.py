@@ -15,7 +15,7 @@ from html import escape
 
 from anonkit.study.mauger2020.paper import LABELS, PAPER_MINIMUM_K
 
-__all__ = ["figure9_svg", "loglog_svg"]
+__all__ = ["curves_svg", "figure9_svg", "loglog_svg", "strip_svg"]
 
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 
@@ -133,3 +133,169 @@ def figure9_svg(
         xlabel="requested k",
         ylabel="minimum k (smallest class)",
     )
+
+
+def strip_svg(
+    groups: Mapping[str, Sequence[float]],
+    marks: Mapping[str, Mapping[str, float]],
+    *,
+    title: str,
+    ylabel: str,
+) -> str:
+    """One column of dots per group (every random order), with marked reference values.
+
+    ``marks`` maps a mark's name (``"paper"``, ``"codes order"``) to its value per group;
+    the first mark is drawn as a black bar, the second as a hollow red diamond.
+    """
+    width, height = 760, 440
+    left, right, top, bottom = 70, 150, 40, 50
+    pw, ph = width - left - right, height - top - bottom
+    values = [v for vs in groups.values() for v in vs] + [
+        v for m in marks.values() for v in m.values()
+    ]
+    lo = math.floor(min(values) / 5) * 5 if values else 0.0
+    hi = math.ceil(max(values) / 5) * 5 if values else 1.0
+    hi = max(hi, lo + 5)
+    names = list(groups)
+    step = pw / max(len(names), 1)
+
+    def py(y: float) -> float:
+        return top + ph - (y - lo) / (hi - lo) * ph
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
+        'font-family="sans-serif" font-size="12">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="{left + pw / 2:.1f}" y="22" text-anchor="middle" font-size="14">'
+        f"{escape(title)}</text>",
+    ]
+    tick = 5 if hi - lo <= 40 else 10
+    y = lo
+    while y <= hi + 1e-9:
+        parts.append(
+            f'<line x1="{left}" y1="{py(y):.1f}" x2="{left + pw}" y2="{py(y):.1f}" '
+            'stroke="#e5e5e5"/>'
+        )
+        parts.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:g}</text>')
+        y += tick
+    parts += [
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#57606a"/>',
+        f'<text x="16" y="{top + ph / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 16 {top + ph / 2:.1f})">{escape(ylabel)}</text>',
+    ]
+    mark_names = list(marks)
+    for i, name in enumerate(names):
+        cx = left + step * (i + 0.5)
+        parts.append(
+            f'<text x="{cx:.1f}" y="{top + ph + 18}" text-anchor="middle">{escape(name)}</text>'
+        )
+        vs = list(groups[name])
+        for j, v in enumerate(vs):
+            jitter = ((j * 7919) % 97 / 96 - 0.5) * step * 0.4
+            parts.append(
+                f'<circle cx="{cx + jitter:.1f}" cy="{py(v):.1f}" r="3" fill="#1f77b4" '
+                'fill-opacity="0.55"/>'
+            )
+        for mi, m in enumerate(mark_names):
+            if name not in marks[m]:
+                continue
+            my = py(marks[m][name])
+            if mi == 0:
+                parts.append(
+                    f'<line x1="{cx - step * 0.35:.1f}" y1="{my:.1f}" x2="{cx + step * 0.35:.1f}" '
+                    f'y2="{my:.1f}" stroke="#000000" stroke-width="2.5"/>'
+                )
+            else:
+                parts.append(
+                    f'<path d="M{cx:.1f},{my - 6:.1f} L{cx + 6:.1f},{my:.1f} L{cx:.1f},'
+                    f'{my + 6:.1f} L{cx - 6:.1f},{my:.1f} Z" fill="none" stroke="#d62728" '
+                    'stroke-width="1.8"/>'
+                )
+    lx = left + pw + 14
+    parts += [
+        f'<circle cx="{lx + 13}" cy="{top + 14}" r="3" fill="#1f77b4"/>',
+        f'<text x="{lx + 32}" y="{top + 18}">random orders</text>',
+    ]
+    for mi, m in enumerate(mark_names[:2]):
+        ly = top + 34 + 20 * mi
+        if mi == 0:
+            parts.append(
+                f'<line x1="{lx}" y1="{ly}" x2="{lx + 26}" y2="{ly}" stroke="#000000" '
+                'stroke-width="2.5"/>'
+            )
+        else:
+            parts.append(
+                f'<path d="M{lx + 13},{ly - 6} L{lx + 19},{ly} L{lx + 13},{ly + 6} '
+                f'L{lx + 7},{ly} Z" fill="none" stroke="#d62728" stroke-width="1.8"/>'
+            )
+        parts.append(f'<text x="{lx + 32}" y="{ly + 4}">{escape(m)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def curves_svg(
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    title: str,
+    ylabel: str,
+    xlabel: str = "requested k",
+) -> str:
+    """Lines against a log x axis and a linear y axis from 0 to 100 (percentages)."""
+    width, height = 760, 440
+    left, right, top, bottom = 70, 150, 40, 55
+    pw, ph = width - left - right, height - top - bottom
+    xs = [x for pts in series.values() for x, _ in pts] or [1.0, 10.0]
+    lo_x, hi_x = math.floor(math.log10(min(xs))), math.ceil(math.log10(max(xs)))
+    hi_x = max(hi_x, lo_x + 1)
+
+    def px(x: float) -> float:
+        return left + (math.log10(x) - lo_x) / (hi_x - lo_x) * pw
+
+    def py(y: float) -> float:
+        return top + ph - y / 100.0 * ph
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
+        'font-family="sans-serif" font-size="12">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="{left + pw / 2:.1f}" y="22" text-anchor="middle" font-size="14">'
+        f"{escape(title)}</text>",
+    ]
+    for e in range(lo_x, hi_x + 1):
+        x = px(10.0**e)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ph}" stroke="#e5e5e5"/>'
+        )
+        parts.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{10**e:,}</text>')
+    for y in range(0, 101, 20):
+        parts.append(
+            f'<line x1="{left}" y1="{py(y):.1f}" x2="{left + pw}" y2="{py(y):.1f}" '
+            'stroke="#e5e5e5"/>'
+        )
+        parts.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y}</text>')
+    parts += [
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#57606a"/>',
+        f'<text x="{left + pw / 2:.1f}" y="{height - 12}" text-anchor="middle">'
+        f"{escape(xlabel)}</text>",
+        f'<text x="16" y="{top + ph / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 16 {top + ph / 2:.1f})">{escape(ylabel)}</text>',
+    ]
+    for i, (name, pts) in enumerate(series.items()):
+        color = _PALETTE[i % len(_PALETTE)]
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        parts.append(
+            f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2" '
+            f'stroke-opacity="0.85"><title>{escape(name)}</title></polyline>'
+        )
+        ly = top + 14 + 18 * i
+        parts.append(
+            f'<line x1="{left + pw + 14}" y1="{ly}" x2="{left + pw + 40}" y2="{ly}" '
+            f'stroke="{color}" stroke-width="3"/>'
+        )
+        parts.append(f'<text x="{left + pw + 46}" y="{ly + 4}">{escape(name)}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"

@@ -54,6 +54,14 @@ class Run:
         The paper's Figures 11-13 measures, in percent.
     seconds
         Wall time of ``GreedyMerge.fit``.
+    variant, seed
+        The setting of Algorithm 1 (a name of
+        :data:`~anonkit.study.mauger2020.orders.VARIANTS`) and the seed of the random
+        order of ``C(T)`` (``-1``: the group-by order of the codes).
+    tied_share, tied_median, tied_max
+        Share of merges whose partner was chosen among two or more candidates of minimal
+        cost (so by the order of ``C(T)``), and the median and largest number of tied
+        candidates over those merges (0 when there were none).
     """
 
     k: int
@@ -67,6 +75,11 @@ class Run:
     deleted_percentage: float
     deleted_of_modified_percentage: float
     seconds: float
+    variant: str = "paper"
+    seed: int = -1
+    tied_share: float = 0.0
+    tied_median: float = 0.0
+    tied_max: int = 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # MappingProxyType does not pickle; rebuild it (runs cross process boundaries).
@@ -94,7 +107,21 @@ class Run:
             "deleted_percentage": self.deleted_percentage,
             "deleted_of_modified_percentage": self.deleted_of_modified_percentage,
             "seconds": self.seconds,
+            "variant": self.variant,
+            "seed": self.seed,
+            "tied_share": self.tied_share,
+            "tied_median": self.tied_median,
+            "tied_max": self.tied_max,
         }
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any]) -> Run:
+        """The run of a :meth:`to_dict` row (``alteration_average`` is recomputed)."""
+        state = {f: row[f] for f in cls.__dataclass_fields__ if f in row and f != "alteration"}
+        state["alteration"] = MappingProxyType(
+            {m: float(row[f"alteration_{m}"]) for m in COST_FUNCTIONS}
+        )
+        return cls(**state)
 
 
 def _make_run(state: dict[str, Any]) -> Run:

@@ -23,8 +23,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from anonkit._validation import check_int
+from anonkit._validation import check_bool, check_choice, check_int
 from anonkit.algorithms.greedy_merge import (
+    ORDER_CHOICES,
     PAPER_ADULT_COLUMNS,
     PAPER_K_VALUES,
     SMALL_CLASS_CHOICES,
@@ -42,9 +43,12 @@ __all__ = ["LEAVES_CHOICES", "reproduce"]
 
 IntArray = npt.NDArray[np.int64]
 
-#: Which leaves the hierarchies keep: all rows of the hierarchy files, or only the values
-#: that occur in the data (closer to the "number of values" of the paper's Figure 5).
-LEAVES_CHOICES: tuple[str, ...] = ("hierarchy", "data")
+#: Which leaves the hierarchies keep: all rows of the hierarchy files; only the values
+#: that occur in the data (closer to the "number of values" of the paper's Figure 5); or,
+#: for integer-valued attributes only, the leaves between the smallest and the largest
+#: value of the data (Adult's age: 17 to 90, the paper's 74 values), every leaf of the
+#: others.
+LEAVES_CHOICES: tuple[str, ...] = ("hierarchy", "data", "range")
 
 _WORKER: tuple[IntArray, tuple[Hierarchy, ...]] | None = None
 
@@ -59,10 +63,25 @@ def _init_worker(codes: Path, hierarchies: tuple[Hierarchy, ...]) -> None:
     _WORKER = (np.load(codes), hierarchies)
 
 
-def _fit(codes: IntArray, hs: tuple[Hierarchy, ...], k: int, cost: str, small: str) -> Run:
+def _fit(
+    codes: IntArray,
+    hs: tuple[Hierarchy, ...],
+    k: int,
+    cost: str,
+    small: str,
+    *,
+    seed: int = -1,
+    fuse: bool = True,
+    variant: str = "paper",
+) -> Run:
+    """One run; ``seed >= 0`` lists ``C(T)`` in that seed's random order."""
     start = time.perf_counter()
-    r = GreedyMerge(k=k, cost=cost, small_class=small).fit(codes, hs)
+    order = "random" if seed >= 0 else "codes"
+    r = GreedyMerge(
+        k=k, cost=cost, small_class=small, order=order, seed=max(seed, 0), fuse=fuse
+    ).fit(codes, hs)
     seconds = time.perf_counter() - start
+    tied = r.tie_counts[r.tie_counts > 1]
     return Run(
         k=k,
         cost=cost,
@@ -75,14 +94,20 @@ def _fit(codes: IntArray, hs: tuple[Hierarchy, ...], k: int, cost: str, small: s
         deleted_percentage=float(r.deleted_percentage),
         deleted_of_modified_percentage=float(r.deleted_of_modified_percentage),
         seconds=seconds,
+        variant=variant,
+        seed=seed,
+        tied_share=float(tied.shape[0] / max(r.n_merges, 1)),
+        tied_median=float(np.median(tied)) if tied.shape[0] else 0.0,
+        tied_max=int(tied.max()) if tied.shape[0] else 0,
     )
 
 
-def _run_cell(cell: tuple[int, str, str]) -> Run:
-    """Worker task: one (k, cost, small_class) cell on the table set by the initializer."""
+def _run_cell(cell: tuple[int, str, str, int, bool]) -> Run:
+    """Worker task: one (k, cost, small_class, seed, fuse) cell on the initializer's table."""
     if _WORKER is None:  # pragma: no cover - only if the initializer did not run
         raise RuntimeError("the worker was started without its table")
-    return _fit(_WORKER[0], _WORKER[1], *cell)
+    k, cost, small, seed, fuse = cell
+    return _fit(_WORKER[0], _WORKER[1], k, cost, small, seed=seed, fuse=fuse)
 
 
 def _prepare(
@@ -115,8 +140,22 @@ def _prepare(
             Hierarchy([r for r in h.rows if r[0] in p], name=c)
             for h, p, c in zip(hs, present, columns, strict=True)
         ]
+    elif leaves == "range":
+        hs = [_integer_range(h, p, c) for h, p, c in zip(hs, present, columns, strict=True)]
     codes = np.ascontiguousarray(encode_records(data, columns, hs).codes, dtype=np.int64)
     return codes, tuple(hs), shapes
+
+
+def _integer_range(h: Hierarchy, present: set[str], name: str) -> Hierarchy:
+    """``h`` with only the leaves between the data's smallest and largest value, when
+    every leaf is an integer; ``h`` unchanged otherwise."""
+    try:
+        leaves = [int(r[0]) for r in h.rows]
+        values = [int(v) for v in present]
+    except ValueError:
+        return h
+    lo, hi = min(values), max(values)
+    return Hierarchy([r for r, v in zip(h.rows, leaves, strict=True) if lo <= v <= hi], name=name)
 
 
 def reproduce(
@@ -125,6 +164,9 @@ def reproduce(
     costs: Sequence[str] = COST_FUNCTIONS,
     small_class: str = "first",
     leaves: str = "hierarchy",
+    order: str = "codes",
+    seed: int = 0,
+    fuse: bool = True,
     data: pl.DataFrame | None = None,
     hierarchies: Mapping[str, Hierarchy | str | os.PathLike[str]] | None = None,
     workers: int | None = None,
@@ -151,7 +193,13 @@ def reproduce(
         How Algorithm 1 chooses ``C_small``: ``"first"`` (the paper) or ``"smallest"``.
     leaves
         ``"hierarchy"`` keeps every row of the hierarchy files; ``"data"`` keeps only the
-        values that occur in the data (changes the leaf counts of NCP and the LLM family).
+        values that occur in the data; ``"range"`` keeps, for integer-valued attributes,
+        the leaves between the data's smallest and largest value (Adult's age: 74
+        leaves, as in the paper). Leaf counts enter NCP and the LLM family.
+    order, seed, fuse
+        How ``C(T)`` is listed (``"codes"`` or ``"random"`` with ``seed``) and whether
+        classes that come to share their values are fused
+        (:class:`~anonkit.algorithms.greedy_merge.GreedyMerge`).
     data, hierarchies
         The table and an ordered mapping from quasi-identifier to hierarchy (or hierarchy
         file); the order of the mapping is the column order of ``C(T)``. Default: the
@@ -167,8 +215,8 @@ def reproduce(
     Raises
     ------
     ParameterError
-        For empty ``k_values``, a k outside 1..n, bad ``workers``, ``small_class`` or
-        ``leaves``.
+        For empty ``k_values``, a k outside 1..n, bad ``workers``, ``small_class``,
+        ``leaves``, ``order``, ``seed`` or ``fuse``.
     UnknownNameError
         For an unknown cost.
 
@@ -196,6 +244,10 @@ def reproduce(
         )
     if leaves not in LEAVES_CHOICES:
         raise ParameterError("leaves", owner, f"one of {list(LEAVES_CHOICES)}", leaves)
+    check_choice(order, "order", owner, ORDER_CHOICES)
+    check_int(seed, "seed", owner, low=0)
+    check_bool(fuse, "fuse", owner)
+    run_seed = int(seed) if order == "random" else -1
     if workers is not None:
         check_int(workers, "workers", owner, low=1)
 
@@ -204,14 +256,14 @@ def reproduce(
     if max(ks) > n:
         raise ParameterError("k_values", owner, f"at most the number of records ({n})", max(ks))
     n_initial = int(np.unique(codes, axis=1).shape[1])
-    cells = [(int(k), c, small_class) for k in ks for c in cost_list]
+    cells = [(int(k), c, small_class, run_seed, bool(fuse)) for k in ks for c in cost_list]
     n_workers = min(workers or os.cpu_count() or 1, len(cells))
 
     start = time.perf_counter()
     results: dict[tuple[int, str], Run] = {}
     if n_workers == 1:
-        for cell in cells:
-            results[cell[:2]] = _fit(codes, hs, *cell)
+        for k, c, small, cell_seed, cell_fuse in cells:
+            results[(k, c)] = _fit(codes, hs, k, c, small, seed=cell_seed, fuse=cell_fuse)
             if progress is not None:
                 progress(len(results), len(cells))
     else:
@@ -243,7 +295,7 @@ def reproduce(
         hierarchy_shapes=shapes,
         n_records=n,
         n_initial_classes=n_initial,
-        runs=tuple(results[(k, c)] for k, c, _ in cells),
+        runs=tuple(results[(k, c)] for k, c, *_ in cells),
         workers=n_workers,
         seconds=seconds,
     )
