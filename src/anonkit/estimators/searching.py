@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, SearchResult
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, SearchResult, SparseFlash
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import MAX_NODES, Lattice
 from anonkit.core.transform import ReleasePlan
@@ -107,10 +107,14 @@ def search(
         If no node satisfies the models within the suppression limit.
     """
     strategy = LATTICE_ALGORITHMS[algorithm](**(options or {}))
-    # the anytime heuristics visit lattices far too large to list; the exact searches
-    # need the explicit one
+    # the anytime heuristics visit lattices far too large to list, and so does Flash
+    # with sparse node state (SparseFlash, which runs for 'flash' beyond the explicit
+    # cap); the other exact searches need the explicit lattice
     anytime = hasattr(strategy, "progress_total")
-    lattice = Lattice(table.heights, max_nodes=None if anytime else MAX_NODES)
+    sparse = algorithm in ("flash", "sparse_flash")
+    lattice = Lattice(table.heights, max_nodes=None if anytime or sparse else MAX_NODES)
+    if algorithm == "flash" and not lattice.explicit:
+        strategy = SparseFlash()
     start_stage(progress, "Searching", "nodes")
     done = [0]
     best = [math.inf]

@@ -15,6 +15,7 @@ from anonkit.algorithms.lattice.incognito import Incognito
 from anonkit.algorithms.lattice.lightning import Lightning
 from anonkit.algorithms.lattice.samarati import Samarati
 from anonkit.algorithms.lattice.search import SearchResult
+from anonkit.algorithms.lattice.sparse_flash import SparseFlash
 
 
 class LatticeSearch(Protocol):
@@ -36,6 +37,7 @@ LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
     "lightning": Lightning,
     "genetic": Genetic,
     "auto": Auto,
+    "sparse_flash": SparseFlash,
 }
 
 __all__ = [
@@ -53,5 +55,6 @@ __all__ = [
     "NodeResult",
     "Samarati",
     "SearchResult",
+    "SparseFlash",
     "choose_search",
 ]
