@@ -99,3 +99,56 @@ def test_leaves_option_reaches_the_reproduction(
     result = runner.invoke(app, [*args, "--leaves", "nope"])
     assert result.exit_code == 2
     assert "leaves" in result.output
+
+
+def test_order_seed_and_fusion_options_reach_the_reproduction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: dict[str, object] = {}
+    real = mauger2020.reproduce
+
+    def spy(**options: object) -> mauger2020.Reproduction:
+        seen.update(options)
+        frame, _ = load_adult()
+        return real(data=frame.head(200), **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mauger2020, "reproduce", spy)
+    args = ["reproduce", "mauger2020", "--k", "2", "--costs", "ncp", "-w", "1", "-q"]
+    result = runner.invoke(app, [*args, "--order", "random", "--seed", "7", "--no-fusion"])
+    assert result.exit_code == 0, result.output
+    assert (seen["order"], seen["seed"], seen["fuse"]) == ("random", 7, False)
+    result = runner.invoke(app, [*args, "--order", "hash"])
+    assert result.exit_code == 2 and "order" in result.output
+    result = runner.invoke(app, [*args, "--quick"])
+    assert result.exit_code == 2 and "--quick" in result.output
+
+
+def test_study_mode_writes_the_page_and_keeps_its_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from anonkit.study.mauger2020.orders import Design
+
+    frame, _ = load_adult()
+    sample = frame.sample(1500, seed=2)
+    tiny = Design((100,), (100,), (), 1, (100,), 1, ("no-fusion",))
+    seen: dict[str, object] = {}
+    real = mauger2020.run_study
+
+    def small(design: object, **options: object) -> mauger2020.MaugerStudy:
+        seen["design"] = design
+        seen.update(options)
+        return real(tiny, data=sample, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mauger2020, "run_study", small)
+    out = tmp_path / "studies"
+    result = runner.invoke(app, ["reproduce", "mauger2020", "--quick", "-w", "1", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert seen["design"] is mauger2020.QUICK
+    assert seen["cache"] == out / "mauger2020" / "cache"
+    assert any((out / "mauger2020" / "cache").iterdir())
+    page = (out / "mauger2020.md").read_text(encoding="utf-8")
+    assert page.startswith("# Mauger") and "**Answer (1 random orders" in page
+    assert "### Every claim of the paper, under every order" in page
+    assert (out / "mauger2020_strip100.svg").exists()
+    result = runner.invoke(app, ["reproduce", "mauger2020", "-w", "1", "-q"])
+    assert result.exit_code == 0 and seen["design"] is mauger2020.FULL

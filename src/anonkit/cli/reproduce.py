@@ -1,9 +1,14 @@
 """``anonkit reproduce EXPERIMENT``: re-run an experiment of the seed papers.
 
-* ``mauger2020``: Figures 6 to 9 of Mauger, Le Mahec & Dequen (2020), seed 004
-  (:mod:`anonkit.study.mauger2020`). Runs the grid with a progress bar, prints the
-  side-by-side tables as Markdown and, with ``--output``, writes the Figure 9 plot, the
-  CSV of every run and the results block of ``mauger2020.md`` into that folder.
+* ``mauger2020``: Mauger, Le Mahec & Dequen (2020), seed 004
+  (:mod:`anonkit.study.mauger2020`). Without grid options it runs the study under many
+  random orders of ``C(T)`` (``--quick``: a few orders), prints the answer and results
+  and, with ``--output``, writes the plots, the CSV of every run and the answer and
+  results blocks of ``mauger2020.md`` into that folder, keeping finished runs in
+  ``OUTPUT/mauger2020/cache`` so an interrupted study resumes. With ``--k``, ``--costs``,
+  ``--order``, ``--seed``, ``--small-class``, ``--leaves`` or ``--no-fusion`` it runs
+  one grid instead and prints it beside the paper's tables (``--output`` then writes the
+  grid's plot and CSV and the results block of ``mauger2020.md``).
 * ``seed000``: seed 000's question, does a loss metric predict classifier accuracy
   (:mod:`anonkit.study.seed000`). Runs (or resumes) the Adult and synthetic studies into
   ``OUTPUT/seed000/`` and writes the figures and the results block of ``seed000.md``;
@@ -67,10 +72,25 @@ def reproduce_command(
         str,
         typer.Option(
             "--leaves",
-            help="Hierarchy leaves kept: hierarchy (every row of the files) or data (values "
-            "that occur).",
+            help="Hierarchy leaves kept: hierarchy (every row of the files), data (values "
+            "that occur) or range (integer leaves within the data's span: age 17-90).",
         ),
     ] = "hierarchy",
+    order: Annotated[
+        str,
+        typer.Option("--order", help="How C(T) is listed: codes (group-by order) or random."),
+    ] = "codes",
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of --order random (default 0).")
+    ] = 0,
+    no_fusion: Annotated[
+        bool,
+        typer.Option("--no-fusion", help="Do not fuse classes that come to share values."),
+    ] = False,
+    quick: Annotated[
+        bool,
+        typer.Option("--quick", help="Study with a few orders only (minutes, not half an hour)."),
+    ] = False,
     quiet: QuietOption = False,
     progress: StudyProgressOption = None,
 ) -> None:
@@ -82,9 +102,31 @@ def reproduce_command(
         return
     from anonkit.study import mauger2020
 
+    grid = (
+        k is not None
+        or costs is not None
+        or order != "codes"
+        or seed != 0
+        or small_class != "first"
+        or leaves != "hierarchy"
+        or no_fusion
+    )
+    if not grid:
+        _mauger_study(output, workers, quick, quiet, progress)
+        return
+    if quick:
+        raise ParameterError(
+            "--quick",
+            "anonkit reproduce mauger2020",
+            "no grid option (--k, --costs, --order, ...): --quick is for the study",
+            True,
+        )
     options: dict[str, object] = {
         "small_class": small_class,
         "leaves": leaves,
+        "order": order,
+        "seed": seed,
+        "fuse": not no_fusion,
         "workers": workers,
     }
     if k is not None:
@@ -100,6 +142,30 @@ def reproduce_command(
         console.print("wrote " + ", ".join(str(p) for p in written.values()), markup=False)
     else:
         console.print(rep.to_markdown(), markup=False, highlight=False, soft_wrap=True)
+
+
+def _mauger_study(
+    output: Path | None, workers: int | None, quick: bool, quiet: bool, shown: bool | None
+) -> None:
+    from anonkit.study import mauger2020
+
+    design = mauger2020.QUICK if quick else mauger2020.FULL
+    cache = None if output is None else output / "mauger2020" / "cache"
+    console = stdout_console(quiet)
+    bar = study_progress(shown, quiet)
+    with bar:
+        if cache is None:
+            study = mauger2020.run_study(design, workers=workers, progress=bar)
+        else:
+            folder = cache
+            with saying(lambda: interrupted_study(bar.done, folder)):
+                study = mauger2020.run_study(design, workers=workers, cache=cache, progress=bar)
+    if output is not None:
+        written = mauger2020.write_study_outputs(study, output)
+        console.print(f"wrote {written['markdown']} and {len(written) - 1} files", markup=False)
+    else:
+        text = study.answer_markdown() + "\n\n" + study.to_markdown()
+        console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _seed000(output: Path | None, workers: int | None, quiet: bool, shown: bool | None) -> None:
