@@ -12,11 +12,12 @@ message next to the field that caused them; nothing about the data is logged.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from shiny import App, Inputs, Outputs, Session
 
-from anonkit.app import pages
+from anonkit.app import pages, workflow
 from anonkit.app.state import AppState
 from anonkit.app.steps import explore, export, hierarchies, load, privacy, roles, run
 
@@ -26,8 +27,34 @@ __all__ = ["create_app"]
 _STEPS = (load, roles, hierarchies, privacy, run, explore, export)
 
 
-def create_app(data: Path | None = None, *, workdir: Path) -> App:
-    """The Shiny app; ``data`` is loaded at start; uploads are copied under ``workdir``."""
+def _skip_value_name_inference() -> None:
+    """Stop Shiny from naming each unnamed reactive value by reading the caller's source.
+
+    Shiny 1.5+ names reactive values for OpenTelemetry by calling ``inspect.stack()``,
+    which reads the source of every frame of the web server's deep stack: measured at
+    about 0.1 s per value, and every session makes a few (the extended task's own three
+    are unnamed), so opening the page took a second or two more. The app exports no
+    telemetry (nothing is logged), so the name is not needed; the app's own values are
+    named. Guarded: a Shiny without the method is left alone.
+    """
+    try:
+        from shiny.reactive import _reactives
+    except ImportError:  # pragma: no cover - another Shiny layout
+        return
+    value = getattr(_reactives, "Value", None)
+    if value is not None and hasattr(value, "_try_infer_name"):
+        value._try_infer_name = lambda self: None
+
+
+def create_app(data: Path | None = None, *, workdir: Path, warm: bool = True) -> App:
+    """The Shiny app; ``data`` is loaded at start; uploads are copied under ``workdir``.
+
+    With ``warm``, the bundled Adult (the default source) is read and profiled in a
+    background thread while the server starts, so that loading it answers at once.
+    """
+    _skip_value_name_inference()
+    if warm:
+        threading.Thread(target=workflow.warm_up, name="anonkit-app-warm-up", daemon=True).start()
 
     def server(input: Inputs, output: Outputs, session: Session) -> None:  # noqa: A002
         """Every page's outputs render as soon as their inputs change, also while the

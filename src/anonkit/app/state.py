@@ -47,15 +47,24 @@ class AppState:
 
     def __init__(self, data: Path | None, workdir: Path) -> None:
         self.workdir = workdir
+        # named: for an unnamed value Shiny reads the source of the whole call stack
         self.source: reactive.Value[tuple[str, Path, str] | None] = reactive.value(
-            ("path", data, data.name) if data is not None else None
+            ("path", data, data.name) if data is not None else None, name="source"
         )
-        self.hier_specs: reactive.Value[dict[str, HierarchySpec]] = reactive.value({})
-        self.renamed: reactive.Value[dict[str, str]] = reactive.value({})
-        self.progress_box: reactive.Value[results.RunProgress | None] = reactive.value(None)
-        self.outcome: reactive.Value[results.RunOutcome | None] = reactive.value(None)
-        self.ran_with: reactive.Value[dict[str, Any] | None] = reactive.value(None)
-        self.population: reactive.Value[Population | BaseException | None] = reactive.value(None)
+        self.hier_specs: reactive.Value[dict[str, HierarchySpec]] = reactive.value(
+            {}, name="hier_specs"
+        )
+        self.renamed: reactive.Value[dict[str, str]] = reactive.value({}, name="renamed")
+        self.progress_box: reactive.Value[results.RunProgress | None] = reactive.value(
+            None, name="progress_box"
+        )
+        self.outcome: reactive.Value[results.RunOutcome | None] = reactive.value(
+            None, name="outcome"
+        )
+        self.ran_with: reactive.Value[dict[str, Any] | None] = reactive.value(None, name="ran_with")
+        self.population: reactive.Value[Population | BaseException | None] = reactive.value(
+            None, name="population"
+        )
 
     def upload_target(self, files: Any, folder: str) -> tuple[Path, str] | None:
         """Copy the first uploaded file into ``workdir/folder``; its path and own name."""

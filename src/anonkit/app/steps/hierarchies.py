@@ -53,7 +53,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             state.renamed.set({**state.renamed(), str(target): name})
             ui.update_text("h_path", value=str(target))
 
-    hier_message: reactive.Value[ui.TagChild] = reactive.value(None)
+    hier_message: reactive.Value[ui.TagChild] = reactive.value(None, name="hier_message")
 
     @reactive.calc
     def draft() -> HierarchySpec | BaseException:

@@ -42,13 +42,23 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             ui.tags.thead(head), ui.tags.tbody(*body), class_="table table-sm", id="roles"
         )
 
-    @reactive.calc
-    def roles() -> dict[str, str]:
+    chosen: reactive.Value[dict[str, str]] = reactive.value({}, name="roles")
+
+    @reactive.effect
+    def _roles() -> None:
+        """The roles as chosen; set only when they change, so that the role selectors
+        reporting their first values (the proposals) recompute nothing."""
         out = {}
         for i, row in enumerate(proposed()):
-            chosen = input[f"role_{i}"]() if f"role_{i}" in input else None
-            out[row["column"]] = chosen or row["role"]
-        return out
+            picked = input[f"role_{i}"]() if f"role_{i}" in input else None
+            out[row["column"]] = picked or row["role"]
+        with reactive.isolate():
+            if out == chosen():
+                return
+        chosen.set(out)
+
+    def roles() -> dict[str, str]:
+        return chosen()
 
     @reactive.calc
     def by_role() -> dict[str, list[str]]:

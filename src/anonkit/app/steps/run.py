@@ -19,7 +19,7 @@ __all__ = ["run_request", "wire"]
 def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     """Wire the Run page: sets ``state.outcome`` (and ``state.ran_with``, the choices the
     export writes) when a run ends."""
-    run_message: reactive.Value[ui.TagChild] = reactive.value(None)
+    run_message: reactive.Value[ui.TagChild] = reactive.value(None, name="run_message")
 
     @ui.bind_task_button(button_id="run")
     @reactive.extended_task
