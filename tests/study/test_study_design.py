@@ -142,3 +142,11 @@ def test_equal_optima_share_a_release_and_its_scores(design: StudyResult) -> Non
         assert flash["accuracy"].to_list() == incognito["accuracy"].to_list()
     releases = Path(design.config.cache_folder) / "releases"
     assert len(list(releases.glob("*.json"))) < cells.select("fold", "cell").unique().height
+
+
+def test_cached_results_draw_the_finished_cells(design: StudyResult) -> None:
+    from anonkit.study.runner import cached_results
+
+    frame, found, total = cached_results(design.config)
+    assert found == total == design.cells_total
+    assert frame.equals(design.frame)

@@ -44,7 +44,7 @@ from anonkit.study.grid import cell_key, load_study_data, split_indices, study_c
 from anonkit.study.outputs import COLUMNS, assemble, machine, versions, write_outputs
 from anonkit.study.setup import EVALUATIONS
 
-__all__ = ["COLUMNS", "EVALUATIONS", "Progress", "StudyResult", "run_study"]
+__all__ = ["COLUMNS", "EVALUATIONS", "Progress", "StudyResult", "cached_results", "run_study"]
 
 #: Progress callback: ``(cells done, cells in the study)``; cached cells count as done.
 Progress = Callable[[int, int], None]
@@ -229,3 +229,19 @@ def run_study(
         paths=MappingProxyType(paths),
         config=config,
     )
+
+
+def cached_results(config: StudyConfig) -> tuple[pl.DataFrame, int, int]:
+    """The tidy table of the cells of ``config`` already in its cache (nothing computed).
+
+    For drawing results while a long study still runs, or after it was interrupted: only
+    splits whose baselines are cached contribute (a cell needs them for its
+    ``baseline_accuracy``). Returns ``(frame, cells found, cells in the study)``.
+    """
+    data = load_study_data(config)
+    cells = study_cells(config)
+    cache = CellCache(config.cache_folder)
+    found = [(cell, cache.read(cell_key(cell, config, data.fingerprint))) for cell in cells]
+    with_base = {c.fold for c, o in found if c.spec is None and o is not None}
+    outcomes = [o for c, o in found if o is not None and c.fold in with_base]
+    return assemble(outcomes), len(outcomes), len(cells)

@@ -74,7 +74,7 @@ K_VALUES: tuple[int, ...] = (2, 3, 5, 10, 20, 50, 100)
 #: Suppression limits of the full-domain searches.
 SUPPRESSION_LIMITS: tuple[float, ...] = (0.0, 0.01, 0.05)
 #: Records per dataset in the full study (a sample: the full tables do not fit the budget).
-FULL_SAMPLE = 10_000
+FULL_SAMPLE = 3_000
 #: Classifiers of the full study (random forests were cut for the time budget).
 CLASSIFIERS: tuple[str, ...] = ("logistic_regression", "hist_gradient_boosting")
 
@@ -563,9 +563,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="only redraw from the existing results.csv files (no study run)",
     )
+    p.add_argument(
+        "--from-cache",
+        action="store_true",
+        help="only redraw from the cells already cached (a study still running or cut)",
+    )
     args = p.parse_args(argv)
     start = time.perf_counter()
-    if args.from_results:
+    if args.from_cache:
+        from anonkit.study.runner import cached_results
+
+        frames = {}
+        configs = study_configs(args.output, quick=args.quick, data=args.data)
+        for name, config in configs.items():
+            frame, found, total = cached_results(config)
+            print(f"{name}: {found} of {total} cells cached")
+            if found:
+                frames[name] = frame
+    elif args.from_results:
         root = Path(args.output) / ("seed000-quick" if args.quick else "seed000")
         frames = {
             name: load_results(root / name / "results.csv")
