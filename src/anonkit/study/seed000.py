@@ -351,6 +351,24 @@ def _degenerate_table(frame: pl.DataFrame, a: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _front_line(rows: pl.DataFrame) -> str:
+    """The (k, setting) points on the privacy-utility front, lowest risk first."""
+    if rows.is_empty():
+        return ""
+    clf = "hist_gradient_boosting"
+    if clf not in rows["classifier"].to_list():
+        clf = str(rows["classifier"][0])
+    front = frontier(rows.filter(pl.col("classifier") == clf)).filter(pl.col("on_front"))
+    points = [
+        f"k = {r['k']} {r['cell']} (risk {r['average_risk']:.4f}, accuracy {r['accuracy']:.3f})"
+        for r in front.sort("average_risk").iter_rows(named=True)
+    ]
+    return (
+        f"**Privacy-utility front** ({clf}; mean over splits; average prosecutor risk = "
+        f"released classes / released records): {'; '.join(points)}."
+    )
+
+
 def _baseline_line(frame: pl.DataFrame) -> str:
     base = baseline_table(frame)
     parts = []
@@ -361,9 +379,12 @@ def _baseline_line(frame: pl.DataFrame) -> str:
     return f"Accuracy on the original data: {', '.join(parts)}; majority class {maj}."
 
 
-def render_markdown(frames: Mapping[str, pl.DataFrame], *, figures: Mapping[str, str]) -> str:
-    """The results block of ``seed000.md``: per dataset, its tables and figures."""
-    out: list[str] = []
+def render_markdown(
+    frames: Mapping[str, pl.DataFrame], *, figures: Mapping[str, str], note: str = ""
+) -> str:
+    """The results block of ``seed000.md``: per dataset, its tables and figures; ``note``
+    (which run drew them) first."""
+    out: list[str] = [f"*{note}*", ""] if note else []
     for name, frame in frames.items():
         a = _analysis(frame)
         ok = cell_rows(frame)
@@ -397,6 +418,8 @@ def render_markdown(frames: Mapping[str, pl.DataFrame], *, figures: Mapping[str,
             "**Degenerate cells** (every test record predicted as one class), reported apart:",
             "",
             *_degenerate_table(frame, a),
+            "",
+            _front_line(rows),
             "",
         ]
         for caption, file in figures.items():
@@ -532,9 +555,11 @@ def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]
     return written
 
 
-def write_outputs(frames: Mapping[str, pl.DataFrame], folder: str | os.PathLike[str]) -> Path:
+def write_outputs(
+    frames: Mapping[str, pl.DataFrame], folder: str | os.PathLike[str], *, note: str = ""
+) -> Path:
     """Write the figures and replace the answer and results blocks of
-    ``folder/seed000.md``."""
+    ``folder/seed000.md`` (``note``: which run drew them, shown above the results)."""
     from anonkit._atomic import replace_marked_block
 
     out = Path(folder)
@@ -544,7 +569,11 @@ def write_outputs(frames: Mapping[str, pl.DataFrame], folder: str | os.PathLike[
     title = "# Does a loss metric predict classifier accuracy?"
     replace_marked_block(page, ANSWER_START, ANSWER_END, render_answer(frames), title=title)
     replace_marked_block(
-        page, RESULTS_START, RESULTS_END, render_markdown(frames, figures=figures), title=title
+        page,
+        RESULTS_START,
+        RESULTS_END,
+        render_markdown(frames, figures=figures, note=note),
+        title=title,
     )
     return page
 
@@ -570,16 +599,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     start = time.perf_counter()
+    kind = "quick study (--quick)" if args.quick else "full study"
+    note = f"Results of the {kind}."
     if args.from_cache:
         from anonkit.study.runner import cached_results
 
         frames = {}
         configs = study_configs(args.output, quick=args.quick, data=args.data)
+        counts = []
         for name, config in configs.items():
             frame, found, total = cached_results(config)
-            print(f"{name}: {found} of {total} cells cached")
+            counts.append(f"{name} {found} of {total}")
             if found:
                 frames[name] = frame
+        done = ", ".join(counts)
+        note = f"Results of the {kind}, drawn from the cells cached so far ({done} cells)."
+        print(note)
     elif args.from_results:
         root = Path(args.output) / ("seed000-quick" if args.quick else "seed000")
         frames = {
@@ -589,7 +624,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
     else:
         frames = reproduce(args.output, workers=args.workers, quick=args.quick, data=args.data)
-    print(write_outputs(frames, args.output))
+    print(write_outputs(frames, args.output, note=note))
     print(f"wall: {time.perf_counter() - start:.0f} s")
     return 0
 
