@@ -213,11 +213,12 @@ def reference_algorithm(
         tied = [(o, i) for i, (c, o) in enumerate(items) if c <= low + 1e-7 * max(1.0, abs(low))]
         return min(tied)[1]
 
+    next_pos = max(c["order"] for c in classes) + 1
     while True:
         small = [c for c in classes if c["size"] < k]
         if not small:
             break
-        if small_class == "first":
+        if small_class in ("first", "queue"):
             cur = min(small, key=lambda c: c["order"])
         else:
             cur = min(small, key=lambda c: (c["size"], c["order"]))
@@ -241,6 +242,9 @@ def reference_algorithm(
             cur["size"] += twin["size"]
             cur["members"] |= twin["members"]
             cur["order"] = min(cur["order"], twin["order"])
+        if small_class == "queue" and cur["size"] < k:  # to the end of C(T)
+            cur["order"] = next_pos
+            next_pos += 1
     if not fuse:  # released classes are the sets of records with identical values
         joined: dict[tuple[int, ...], dict] = {}  # type: ignore[type-arg]
         for c in classes:
@@ -288,7 +292,7 @@ def problems(draw: st.DrawFn) -> tuple[np.ndarray, list[Hierarchy], int, str, st
         hs,
         k,
         draw(st.sampled_from(COST_FUNCTIONS)),
-        draw(st.sampled_from(["first", "smallest"])),
+        draw(st.sampled_from(["first", "smallest", "queue"])),
     )
 
 

@@ -17,6 +17,9 @@ Choices the paper leaves open, and what this implementation does:
   (the paper: "we simply use the first element of C(T)") takes the first small class and
   keeps merging into it, in place, until it reaches ``k``; then the next first small class
   is taken. ``small_class="smallest"`` takes a smallest small class instead (ties: first).
+  ``small_class="queue"`` reads ``C(T)`` as a queue: the first small class merges once and,
+  if still small, goes to the end of ``C(T)`` (so several classes grow in turn, as when a
+  merged class is re-inserted into a set that is iterated again).
 * Candidates ``C`` are the other small classes (``Cmk(T) \\ C_small``, as in the paper).
   When ``C_small`` is the only small class left, it merges with the class of minimal
   merge cost among all classes.

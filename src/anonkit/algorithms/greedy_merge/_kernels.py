@@ -143,7 +143,7 @@ def merge_all(
     sizes: Any,
     positions: Any,
     k: int,
-    smallest: bool,
+    mode: int,
     fuse: bool,
     phi: Any,
     lca: Any,
@@ -158,6 +158,9 @@ def merge_all(
     tolerance: float,
 ) -> tuple[Any, Any, Any, int, int, Any]:
     """Algorithm 1, the whole loop, as :func:`.merge.merge_loop` runs it in Python.
+
+    ``mode`` chooses ``C_small``: 0 the first small class (kept while small), 1 a
+    smallest one, 2 the first one, sent to the end of ``C(T)`` after each merge.
 
     ``start``: ``(m, n0)`` global node ids; ``lca[base[a] + x * width[a] + y]`` is the
     global id of the LCA of local nodes ``x`` and ``y`` of attribute ``a``; ``attr_order``
@@ -215,6 +218,9 @@ def merge_all(
     x = np.zeros(m, dtype=np.int64)
     v = np.zeros(m, dtype=np.int64)
     cur = -1
+    next_pos = n0 + 0
+    for i in range(n0):
+        next_pos = max(next_pos, order[i] + 1)
     merged_valid = False
     n_merges = 0
     n_fused = 0
@@ -223,7 +229,7 @@ def merge_all(
             if c == 0:
                 break
             p = 0
-            if not smallest:
+            if mode != 1:  # first, queue: the first small class of C(T)
                 for i in range(1, c):
                     if y_order[i] < y_order[p]:
                         p = i
@@ -382,7 +388,10 @@ def merge_all(
                 t0 = group_end[g]
         if size[cur] >= k:
             cur = -1
-        elif smallest:
+        elif mode >= 1:  # smallest, queue: back among the candidates
+            if mode == 2:  # queue: to the end of C(T)
+                order[cur] = next_pos
+                next_pos += 1
             y_slot[c] = cur
             for a in range(m):
                 vec[a] = phi[v[a]]

@@ -29,7 +29,7 @@ PAPER_ADULT_COLUMNS: tuple[str, ...] = (
     "native-country", "workclass", "occupation", "salary-class",
 )  # fmt: skip
 #: Ways to choose ``C_small``.
-SMALL_CLASS_CHOICES: tuple[str, ...] = ("first", "smallest")
+SMALL_CLASS_CHOICES: tuple[str, ...] = ("first", "smallest", "queue")
 #: Ways to list ``C(T)``, the order that chooses ``C_small`` and breaks ties.
 ORDER_CHOICES: tuple[str, ...] = ("codes", "random")
 
@@ -45,8 +45,8 @@ class GreedyMerge:
         The function to optimize: one of ``distortion``, ``ncp``, ``total``, ``llm``,
         ``nllm`` (the paper's recommendation), ``wllm``, ``wnllm``.
     small_class
-        How ``C_small`` is chosen: ``"first"`` (the paper) or ``"smallest"``; see the
-        module docstring.
+        How ``C_small`` is chosen: ``"first"`` (the paper), ``"smallest"`` or ``"queue"``;
+        see the module docstring.
     order
         How ``C(T)`` is listed, which decides both the "first" small class and the ties
         of the merge cost: ``"codes"`` (default: the group-by order of the value codes,

@@ -133,7 +133,7 @@ def merge_loop(
             np.asarray(sizes, dtype=np.int64),
             pos0,
             k,
-            small_class == "smallest",
+            {"first": 0, "smallest": 1, "queue": 2}[small_class],
             fuse,
             rows.phi.astype(np.float64),
             lca,
@@ -154,6 +154,7 @@ def merge_loop(
     # position in C(T)
     order = np.arange(n0, dtype=np.int64) if positions is None else positions.astype(np.int64)
     ties: list[int] = []
+    next_pos = int(order.max()) + 1 if n0 else 0  # the end of C(T)
     parent = np.arange(n0, dtype=np.int64)
     alive = np.ones(n0, dtype=bool)
     by_label: dict[tuple[int, ...], int] = (
@@ -215,7 +216,7 @@ def merge_loop(
         if cur < 0:
             if c == 0:
                 break
-            if small_class == "first":
+            if small_class != "smallest":  # first, queue: the first of C(T)
                 p = int(y_order[:c].argmin())
             else:
                 p = pick(y_size[:c], y_order[:c])[0]
@@ -286,6 +287,11 @@ def merge_loop(
         if size[cur] >= k:
             cur = -1
         elif small_class == "smallest":
+            add(cur, v, float(size[cur]))
+            cur = -1
+        elif small_class == "queue":  # to the end of C(T)
+            order[cur] = next_pos
+            next_pos += 1
             add(cur, v, float(size[cur]))
             cur = -1
         elif v.tolist() != x.tolist():

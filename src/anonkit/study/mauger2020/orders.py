@@ -71,6 +71,9 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
     {
         "paper": Variant("first", True, "hierarchy", "C_small first, fusion, ARX hierarchies"),
         "smallest": Variant("smallest", True, "hierarchy", "C_small a smallest small class"),
+        "queue": Variant(
+            "queue", True, "hierarchy", "C(T) a queue: C_small to its end after each merge"
+        ),
         "no-fusion": Variant("first", False, "hierarchy", "classes with equal values not fused"),
         "age-74": Variant("first", True, "range", "age hierarchy cut to 17-90 (74 leaves)"),
         "data-leaves": Variant("first", True, "data", "only values in the data (age 72 leaves)"),
@@ -151,7 +154,7 @@ FULL = Design(
     orders=30,
     ablation_k=(100, 1500),
     ablation_orders=5,
-    ablations=("smallest", "no-fusion", "age-74", "data-leaves"),
+    ablations=("smallest", "queue", "no-fusion", "age-74", "data-leaves"),
 )
 #: A check that the pipeline works, in a few minutes: same claims, far fewer orders.
 QUICK = Design(
@@ -161,7 +164,7 @@ QUICK = Design(
     orders=3,
     ablation_k=(1500,),
     ablation_orders=1,
-    ablations=("smallest", "no-fusion", "age-74", "data-leaves"),
+    ablations=("smallest", "queue", "no-fusion", "age-74", "data-leaves"),
 )
 
 _TABLES: dict[str, tuple[IntArray, tuple[Hierarchy, ...]]] = {}
