@@ -136,3 +136,40 @@ def test_population_table_k_map_and_journalist_risk(
     config = download(page, "#download_toml", tmp_path / "config.toml")
     page.close()
     assert cli_release(config, tmp_path / "cli.csv") == release.read_bytes()
+
+
+def test_masking_and_dates_previews_on_a_table_of_codes_and_dates(
+    app_url: str, chromium: Any, tmp_path: Path
+) -> None:
+    path = tmp_path / "visits.csv"
+    pl.DataFrame(
+        {
+            "zip": [f"021{i % 7}{i % 3}" for i in range(60)],
+            "visit": [f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}" for i in range(60)],
+            "outcome": ["a" if i % 2 else "b" for i in range(60)],
+        }
+    ).write_csv(path)
+    page = new_page(chromium, app_url)
+    page.get_by_role("radio", name="File path").check()
+    fill(page, "#path", str(path))
+    page.get_by_role("button", name="Load", exact=True).click()
+    api.expect(page.locator("#load-summary")).to_contain_text("60 records")
+    page.get_by_role("button", name="Next: roles").click()
+    page.locator("#role_0").select_option("quasi_identifier")
+    page.locator("#role_1").select_option("quasi_identifier")
+    api.expect(page.locator("#no-leaks")).to_be_visible()
+    page.get_by_role("button", name="Next: hierarchies").click()
+    page.locator("#h_column").select_option("zip")
+    page.locator("#h_type").select_option("masking")
+    levels = page.locator("#hier-levels-table tbody tr")
+    api.expect(levels).to_have_count(7)  # the codes, 5 characters masked one by one, root
+    api.expect(levels.first).to_contain_text("21")  # 7 x 3 distinct codes
+    api.expect(levels.nth(1)).to_contain_text("0210*")
+    api.expect(page.locator("#hier-preview-table tbody tr").first).to_contain_text("021**")
+    page.locator("#h_column").select_option("visit")
+    page.locator("#h_type").select_option("dates")
+    api.expect(page.locator("#h_params")).to_have_value('levels = ["month", "year"]')
+    api.expect(levels).to_have_count(4)  # day, month, year, root
+    api.expect(levels.nth(1)).to_contain_text("12")  # twelve months
+    api.expect(levels.nth(2)).to_contain_text("2024")
+    page.close()

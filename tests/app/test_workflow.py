@@ -144,3 +144,16 @@ def test_resolve_algorithm() -> None:
     assert workflow.resolve_algorithm("auto", [5, 5]) == "flash"
     assert workflow.resolve_algorithm("auto", [100, 100, 101]) == "mondrian"
     assert "k_anonymity" not in workflow.model_names()
+
+
+def test_adult_and_profiles_are_kept_once_read(leaky_csv: Path) -> None:
+    workflow.warm_up()
+    adult = workflow.load_adult()
+    assert workflow.load_adult() is adult  # read once per process
+    assert workflow.propose(adult) is workflow.propose(adult)  # profiled once
+    other = workflow.load_table(leaky_csv)
+    again = workflow.load_table(leaky_csv)  # a new read is profiled anew
+    assert workflow.propose(other) is not workflow.propose(again)
+    assert workflow.role_rows(workflow.propose(other)) == workflow.role_rows(
+        workflow.propose(again)
+    )

@@ -116,7 +116,9 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
                 raise spec
             shown = preview_hierarchy(state.loaded().frame, column, spec)
         except ERRORS as err:
-            return ui.div(ui.p("The hierarchy being edited:"), error_box(err), id="hier-draft")
+            return ui.div(
+                ui.p("The hierarchy being edited:"), error_box(err), id="hier-draft-error"
+            )
         applied = spec == spec_of(column)
         state_note = (
             ui.span("in use", class_="badge bg-success", id="hier-in-use")
