@@ -66,7 +66,7 @@ def reproduce_command(
         str | None, typer.Option("--costs", help="Optimizations, comma-separated (default: 7).")
     ] = None,
     small_class: Annotated[
-        str, typer.Option("--small-class", help="How C_small is chosen: first or smallest.")
+        str, typer.Option("--small-class", help="How C_small is chosen: first, smallest or queue.")
     ] = "first",
     leaves: Annotated[
         str,
