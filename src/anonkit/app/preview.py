@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from anonkit.app.fields import parse_builder
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.values import as_text, encode_column
@@ -64,15 +65,13 @@ def draft_spec(kind: str, params: str, path: str) -> HierarchySpec:
     ParameterError
         If ``kind`` is ``"file"`` and ``path`` is blank.
     UnknownNameError, ConfigError
-        From :func:`anonkit.app.workflow.parse_builder`.
+        From :func:`anonkit.app.fields.parse_builder`.
 
     Examples
     --------
     >>> draft_spec("masking", "levels = 2", "")
     {'type': 'masking', 'levels': 2}
     """
-    from anonkit.app.workflow import parse_builder
-
     if kind == "file":
         if not path.strip():
             raise ParameterError(

@@ -14,8 +14,9 @@ Roles
     (:func:`anonkit.safety.starter.starter_config`); :func:`role_leaks` runs the leak check
     (:func:`anonkit.safety.leaks.find_leaks`) on the roles the user chose.
 Hierarchies
-    :func:`parse_builder` reads the builder parameters typed in the page (a TOML inline
-    table body such as ``widths = [5, 10]``); :func:`hierarchy_preview` resolves the
+    :func:`parse_builder` (of :mod:`anonkit.app.fields`) reads the builder parameters
+    typed in the page (a TOML inline table body such as ``widths = [5, 10]``);
+    :func:`hierarchy_preview` (:mod:`anonkit.app.preview`) resolves the
     hierarchy on the column's values (:func:`anonkit.core.resolve.resolve_hierarchy`, the
     path ``anonymize`` takes) and shows a few values at every level.
 Privacy and utility
@@ -28,7 +29,6 @@ from __future__ import annotations
 import functools
 import math
 import threading
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,12 +38,13 @@ import polars as pl
 
 from anonkit._validation import check_int, check_real
 from anonkit.api import ALGORITHMS
+from anonkit.app.fields import builder_text, parse_builder, parse_pairs
+from anonkit.app.preview import preview_hierarchy
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.hierarchy_builders import BUILDERS
 from anonkit.core.resolve import HierarchySpec
 from anonkit.core.values import as_text
 from anonkit.datasets import ADULT_COLUMNS, adult_path
-from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
+from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.metrics.generalization import METRICS
 from anonkit.models.base import PrivacyModel
 from anonkit.models.registry import MODELS, model_from_config
@@ -267,64 +268,6 @@ def default_hierarchies(loaded: Loaded, starter: Starter) -> dict[str, Hierarchy
     return out
 
 
-def builder_text(spec: Mapping[str, Any]) -> str:
-    """The parameters of a builder table (without ``type``) as a TOML inline table body.
-
-    Examples
-    --------
-    >>> builder_text({"type": "intervals", "widths": [5, 10]})
-    'widths = [5, 10]'
-    """
-    from anonkit.app.export import toml_value
-
-    return ", ".join(f"{k} = {toml_value(v)}" for k, v in spec.items() if k != "type")
-
-
-def parse_builder(kind: str, text: str) -> dict[str, Any]:
-    """A builder table from its type and the parameters typed as ``key = value, ...``.
-
-    Raises
-    ------
-    UnknownNameError
-        If ``kind`` is not a builder.
-    ConfigError
-        If ``text`` is not a TOML inline table body.
-
-    Examples
-    --------
-    >>> parse_builder("intervals", "widths = [5, 10]")
-    {'type': 'intervals', 'widths': [5, 10]}
-    """
-    if kind not in BUILDERS:
-        raise UnknownNameError("hierarchy type", kind, list(BUILDERS))
-    return {"type": kind, **parse_pairs(text, f"the {kind} parameters")}
-
-
-def parse_pairs(text: str, what: str) -> dict[str, Any]:
-    """``key = value, ...`` typed in a field (a TOML inline table body) as a dict.
-
-    Raises
-    ------
-    ConfigError
-        Naming ``what`` when ``text`` does not read as TOML pairs.
-
-    Examples
-    --------
-    >>> parse_pairs('name = "average_risk", threshold = 0.05', "the models")
-    {'name': 'average_risk', 'threshold': 0.05}
-    """
-    if not text.strip():
-        return {}
-    try:
-        parsed: dict[str, Any] = tomllib.loads(f"p = {{ {text.strip()} }}")["p"]
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(
-            f"{what[0].upper()}{what[1:]} must read as TOML 'key = value' pairs separated by "
-            f"commas, e.g. widths = [5, 10]: {err}."
-        ) from None
-    return parsed
-
-
 def hierarchy_preview(
     frame: pl.DataFrame, column: str, spec: HierarchySpec | None, *, rows: int = 8
 ) -> tuple[Hierarchy, pl.DataFrame]:
@@ -340,8 +283,6 @@ def hierarchy_preview(
     HierarchyError, ValuesNotInHierarchyError, ParameterError
         What :func:`anonkit.anonymize` would raise for this hierarchy.
     """
-    from anonkit.app.preview import preview_hierarchy
-
     shown = preview_hierarchy(frame, column, spec, rows=rows)
     return shown.hierarchy, shown.values
 
