@@ -3,23 +3,28 @@
 The lattice benchmarks time the search on a table encoded once; users pay for the whole
 call: reading the frame, counting, searching, writing and verifying the release. This
 script times that call in one process (warm: the first call of each case is not timed)
-for the cases below, and reports per case the median wall time and the median of each
-stage of ``result.timing``:
+for the cells of issue 19's comparison with ARX, and reports per case the median wall
+time and the median of each stage of ``result.timing`` (``other`` is the rest of the
+call: roles, hierarchies, leak check, verification, risk):
 
-* 9 quasi-identifiers, k = 2, 10, 100, at 0 % and 4 % suppression;
-* 8 quasi-identifiers with ``occupation`` sensitive, k = 5 and entropy ℓ-diversity ℓ = 3,
-  at 5 % suppression.
+* 9 quasi-identifiers, metric ``loss``, k = 2, 5, 10, 50, 100, at 0 % and 4 % suppression;
+* 8 quasi-identifiers with ``occupation`` sensitive, k = 5, metric ``height``: entropy
+  ℓ = 3 and recursive (4, 3) ℓ-diversity at 5 % suppression; distinct ℓ = 3, entropy,
+  recursive, equal and hierarchical t = 0.2 at 0 %.
 
 Run from the repository root::
 
     PYTHONPATH=src .venv/bin/python benchmarks/anonymize_adult.py [--repeats 15] [--record]
 
-``--record`` writes the section ``anonymize_adult`` of ``benchmarks/RESULTS.md``.
+``--cases`` keeps the cases whose name contains one of the given texts; ``--json``
+prints one JSON object per case (for interleaved before/after runs); ``--record`` writes
+the section ``anonymize_adult`` of ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -33,68 +38,116 @@ import _common as common  # noqa: E402
 import polars as pl  # noqa: E402
 
 import anonkit  # noqa: E402
-from anonkit.models import EntropyLDiversity  # noqa: E402
+from anonkit.core.hierarchy import Hierarchy  # noqa: E402
+from anonkit.models import (  # noqa: E402
+    DistinctLDiversity,
+    EntropyLDiversity,
+    EqualDistanceTCloseness,
+    HierarchicalTCloseness,
+    RecursiveCLDiversity,
+)
 
 SENSITIVE = "occupation"
+STAGES = ("encode", "search", "release")
 
 
 def cases(columns: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Issue 19's cells: name and the keywords of :func:`anonkit.anonymize`."""
     out: list[tuple[str, dict[str, Any]]] = []
     for supp in (0.0, 0.04):
-        for k in (2, 10, 100):
-            out.append((f"k={k}, {supp:.0%}", {"k": k, "suppression_limit": supp}))
+        for k in (2, 5, 10, 50, 100):
+            out.append((f"9 QIs loss k={k} {supp:.0%}", {"k": k, "suppression_limit": supp}))
     qi = [c for c in columns if c != SENSITIVE]
-    out.append(
-        (
-            "k=5, entropy l=3, 5%",
-            {
-                "k": 5,
-                "suppression_limit": 0.05,
-                "quasi_identifiers": qi,
-                "sensitive": [SENSITIVE],
-                "privacy": [EntropyLDiversity(SENSITIVE, 3)],
-            },
+    tree = Hierarchy.from_csv(common.adult_hierarchy_path(SENSITIVE), name=SENSITIVE)
+    models = {
+        "distinct l=3": DistinctLDiversity(SENSITIVE, 3),
+        "entropy l=3": EntropyLDiversity(SENSITIVE, 3),
+        "recursive (4,3)": RecursiveCLDiversity(SENSITIVE, 4, 3),
+        "equal t=0.2": EqualDistanceTCloseness(SENSITIVE, 0.2),
+        "hierarchical t=0.2": HierarchicalTCloseness(SENSITIVE, 0.2, hierarchy=tree),
+    }
+    cells = [(name, 0.0) for name in models]
+    cells += [("entropy l=3", 0.05), ("recursive (4,3)", 0.05)]
+    for name, supp in cells:
+        out.append(
+            (
+                f"8 QIs k=5 height {name} {supp:.0%}",
+                {
+                    "k": 5,
+                    "suppression_limit": supp,
+                    "metric": "height",
+                    "quasi_identifiers": qi,
+                    "sensitive": [SENSITIVE],
+                    "privacy": [models[name]],
+                },
+            )
         )
-    )
+    return out
+
+
+def time_calls(frame: pl.DataFrame, kwargs: dict[str, Any], repeats: int) -> dict[str, Any]:
+    """Median wall time of ``repeats`` warm :func:`anonkit.anonymize` calls and of each
+    stage of their ``result.timing``, in ms; the last call's nodes and cost."""
+    anonkit.anonymize(frame, **kwargs)  # warm-up
+    walls: list[float] = []
+    stages: dict[str, list[float]] = {s: [] for s in (*STAGES, "other")}
+    result = None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = anonkit.anonymize(frame, **kwargs)
+        wall = time.perf_counter() - t0
+        walls.append(wall)
+        for stage in STAGES:
+            stages[stage].append(result.timing[stage])
+        stages["other"].append(wall - sum(result.timing[s] for s in STAGES))
+    assert result is not None
+    out: dict[str, Any] = {"wall": statistics.median(walls) * 1000}
+    out.update({s: statistics.median(v) * 1000 for s, v in stages.items()})
+    out["nodes"] = result.nodes_evaluated
+    out["suppressed"] = result.suppressed
+    out["levels"] = list(result.transformation.values())
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--cases", default="", help="comma-separated texts a case name contains")
+    p.add_argument("--json", action="store_true", help="one JSON object per case")
     p.add_argument("--record", action="store_true", help="write the results to RESULTS.md")
     args = p.parse_args(argv)
     command, info = common.command_line(), common.machine_info()
     frame = pl.read_csv(common.ADULT_CSV, separator=";", infer_schema=False)
     columns = list(common.ADULT_COLUMNS)
     paths = {c: common.adult_hierarchy_path(c) for c in columns}
+    wanted = [w.strip() for w in args.cases.split(",") if w.strip()]
     rows = []
     for name, options in cases(columns):
+        if wanted and not any(w in name for w in wanted):
+            continue
         kwargs: dict[str, Any] = {
             "quasi_identifiers": columns,
             "hierarchies": {c: paths[c] for c in columns},
             "others": "drop",
+            "algorithm": "flash",
             **options,
         }
-        anonkit.anonymize(frame, **kwargs)  # warm-up
-        walls: list[float] = []
-        stages: dict[str, list[float]] = {"encode": [], "search": [], "release": []}
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            result = anonkit.anonymize(frame, **kwargs)
-            walls.append(time.perf_counter() - t0)
-            for stage, values in stages.items():
-                values.append(result.timing[stage])
-        med = {s: statistics.median(v) * 1000 for s, v in stages.items()}
+        m = time_calls(frame, kwargs, args.repeats)
+        if args.json:
+            print(json.dumps({"case": name, **m}), flush=True)
+            continue
         rows.append(
-            f"| {name} | {statistics.median(walls) * 1000:.1f} | {med['encode']:.1f} "
-            f"| {med['search']:.1f} | {med['release']:.1f} |"
+            f"| {name} | {m['wall']:.1f} | {m['encode']:.1f} | {m['search']:.1f} "
+            f"| {m['release']:.1f} | {m['other']:.1f} | {m['nodes']} | {m['suppressed']} |"
         )
         print(rows[-1], flush=True)
+    if args.json:
+        return 0
     table = "\n".join(
         [
-            "| case | wall ms | encode ms | search ms | release ms |",
-            "|---|---:|---:|---:|---:|",
+            "| case | wall ms | encode ms | search ms | release ms | other ms | nodes "
+            "| suppressed |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
             *rows,
         ]
     )

@@ -73,7 +73,7 @@ class EncodedTable:
     detail: FrequencySnapshot | None = field(default=None, repr=False)
     population_size: int | None = None
 
-    @property
+    @cached_property
     def n_records(self) -> int:
         return self.snapshot.n_records
 

@@ -66,7 +66,7 @@ class Hierarchy:
     (3, '1306*')
     """
 
-    __slots__ = ("_codes", "_index", "_labels", "_leaf_counts", "_name", "_rows")
+    __slots__ = ("__weakref__", "_codes", "_index", "_labels", "_leaf_counts", "_name", "_rows")
 
     def __init__(self, rows: Iterable[Sequence[object]], *, name: str | None = None) -> None:
         self._name = name

@@ -9,6 +9,8 @@ any of them into a :class:`Hierarchy` named after the column.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,31 @@ __all__ = ["HierarchySpec", "resolve_hierarchy"]
 
 #: What may stand for a column's hierarchy.
 HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
+
+#: Hierarchy files read lately, by (path, column name, digest of the bytes): a
+#: :class:`Hierarchy` is immutable, so repeated runs on the same files share one object
+#: and skip parsing (reading and hashing a file costs far less); a changed file gets a
+#: new key.
+_FILES: OrderedDict[tuple[str, str, bytes], Hierarchy] = OrderedDict()
+_FILES_KEPT = 64
+
+
+def _from_file(path: str | Path, column: str) -> Hierarchy:
+    """``Hierarchy.from_csv(path, name=column)``, cached while the file is unchanged."""
+    try:
+        digest = hashlib.blake2b(Path(path).read_bytes(), digest_size=16).digest()
+    except OSError:  # from_csv reports it
+        return Hierarchy.from_csv(path, name=column)
+    key = (str(path), column, digest)
+    known = _FILES.get(key)
+    if known is None:
+        known = Hierarchy.from_csv(path, name=column)
+        _FILES[key] = known
+        while len(_FILES) > _FILES_KEPT:
+            _FILES.popitem(last=False)
+    else:
+        _FILES.move_to_end(key)
+    return known
 
 
 def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
@@ -54,7 +81,7 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
     if isinstance(spec, Hierarchy):
         return spec if spec.name == column else spec.with_name(column)
     if isinstance(spec, (str, Path)):
-        return Hierarchy.from_csv(spec, name=column)
+        return _from_file(spec, column)
     if isinstance(spec, Mapping):
         return build_hierarchy(
             spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column

@@ -12,6 +12,7 @@ query, for the caller to sink to a file.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -21,7 +22,7 @@ import polars as pl
 from anonkit._atomic import atomic_path
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
-from anonkit.core.values import code_expr, missing_expr, text_expr
+from anonkit.core.values import code_expr, missing_expr, string_codes, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT
 from anonkit.io.write import escape_formulas_lazy, output_format
@@ -98,7 +99,10 @@ class PolarsEngine(GroupingEngine):
     _collect: Literal["auto", "streaming"] = "auto"
 
     def __init__(self) -> None:
-        self._codes: dict[tuple[int, str, int], pl.Series] = {}
+        self._codes: dict[
+            tuple[int, str, int],
+            tuple[weakref.ref[pl.DataFrame], weakref.ref[Hierarchy], pl.Series],
+        ] = {}
 
     def _column_codes(self, frame: pl.DataFrame, column: str, hierarchy: Hierarchy) -> pl.Series:
         """Level-0 codes of ``column`` (``UNKNOWN_CODE`` / ``MISSING_CODE`` for values
@@ -111,17 +115,24 @@ class PolarsEngine(GroupingEngine):
         """:meth:`_column_codes` of several columns, the missing ones in one query (polars
         runs the columns in parallel, and each query has a fixed cost)."""
         keys = [(id(frame), c, id(h)) for c, h in zip(columns, hierarchies, strict=True)]
-        todo = [
-            j
-            for j, key in enumerate(keys)
-            if (known := self._codes.get(key)) is None or known.len() != frame.height
-        ]
+        todo = []
+        for j, key in enumerate(keys):
+            known = self._codes.get(key)
+            # ids are reused once an object is gone: the entry must name these objects
+            if known is None or known[0]() is not frame or known[1]() is not hierarchies[j]:
+                todo.append(j)
         if todo:
             schema = frame.schema
-            exprs = [code_expr(columns[j], schema[columns[j]], hierarchies[j]) for j in todo]
-            for j, series in zip(todo, frame.select(exprs).get_columns(), strict=True):
-                self._codes[keys[j]] = series
-        return [self._codes[key] for key in keys]
+            # text columns through their distinct values; the others in one query
+            texts = [j for j in todo if schema[columns[j]] == pl.String]
+            rest = [j for j in todo if schema[columns[j]] != pl.String]
+            found = {j: string_codes(frame[columns[j]], hierarchies[j]) for j in texts}
+            if rest:
+                exprs = [code_expr(columns[j], schema[columns[j]], hierarchies[j]) for j in rest]
+                found.update(zip(rest, frame.select(exprs).get_columns(), strict=True))
+            for j in todo:
+                self._codes[keys[j]] = (weakref.ref(frame), weakref.ref(hierarchies[j]), found[j])
+        return [self._codes[key][2] for key in keys]
 
     def group_counts(
         self,
@@ -237,4 +248,3 @@ class PolarsEngine(GroupingEngine):
             else:
                 separator = "\t" if fmt == "tsv" else ","
                 escape_formulas_lazy(lazy).sink_csv(tmp, separator=separator, engine=self._collect)
-

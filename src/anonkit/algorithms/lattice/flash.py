@@ -200,7 +200,28 @@ class Flash:
             if status[s0] == UNKNOWN:  # the path ended below the private region
                 visit(s0)
         if from_above:
-            while (probe := _probe_from_above(evaluator, status, lower, threshold)) is not None:
+            while True:
+                # Descend from the incumbent first: a cheaper private node just below it
+                # lowers the threshold, and with it the candidates the probes must settle.
+                while incumbent is not None:
+                    below = [
+                        p
+                        for p in lat.predecessors(incumbent.index)
+                        if status[p] == UNKNOWN and lower[p] <= threshold
+                    ]
+                    if not below:
+                        break
+                    before = incumbent
+                    for p in sorted(below, key=lambda n: (lower[n], n)):
+                        if status[p] == UNKNOWN and lower[p] <= threshold:
+                            visit(p)
+                        if incumbent is not before:
+                            break
+                    if incumbent is before:
+                        break
+                probe = _probe_from_above(evaluator, status, lower, threshold)
+                if probe is None:
+                    break
                 visit(probe)
         floor = lower if bounds is not None else None
         if monotone:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -64,6 +64,20 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     # with no suppression allowed a passing node suppresses nothing: no floor to learn
     priced = cost.suppression_priced and evaluator.max_suppressed > 0
     q = lat.width
+    shape = tuple(int(h) for h in lat.heights)
+
+    def grid(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """A per-node array as a view on the level grid."""
+        return values.reshape(shape)
+
+    def on_grid(values: npt.NDArray[Any], *axes: int) -> npt.NDArray[Any]:
+        """Values per level combination of ``axes`` (flat, C order), shaped to broadcast
+        over the level grid."""
+        dims = [1] * q
+        for ax in axes:
+            dims[ax] = shape[ax]
+        return values.reshape(dims)
+
     passes = np.ones(lat.size, dtype=bool)
     floor = np.zeros(lat.size)
     min_extra = cost.min_extra(lat) if priced else floor
@@ -79,10 +93,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            ha, hb = lat.heights[a], lat.heights[b]
             supp = _projected_classes(evaluator, a, b).supp_records
-            ok_sizes = (supp <= evaluator.max_suppressed).reshape(ha, hb)
-            open_nodes &= ok_sizes[lat.nodes[:, a], lat.nodes[:, b]]
+            grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
     names = [sc.name for sc in table.sensitive]
@@ -122,10 +134,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
                 partial_flat = np.bincount(combo, weights=some, minlength=ha * hb)
             partial = partial_flat.reshape(ha, hb)
             forced = supp_records + partial_flat
-        ok = (forced <= evaluator.max_suppressed).reshape(ha, hb)
-        supp_records = supp_records.reshape(ha, hb)
-        ia, ib = lat.nodes[:, a], lat.nodes[:, b]
-        passes &= ok[ia, ib]
+        # per node, through its levels of a and b: broadcast on the lattice's level grid
+        # (nodes are numbered in C order over it), no per-node gather
+        grid(passes)[...] &= on_grid(forced <= evaluator.max_suppressed, a, b)
         if priced:
             own = (
                 np.stack([cost.extra[a][la][pc.ca[la]] for la in range(ha)])[:, None, :]
@@ -134,11 +145,15 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
             per_class = np.bincount(pc.keys, weights=pc.weights * own, minlength=pc.n_keys)
             per_class = per_class[pc.present]
             supp_extra = np.bincount(combo[bad], weights=per_class[bad], minlength=ha * hb)
-            others = min_extra - _floor_at(cost, a, ia) - _floor_at(cost, b, ib)
-            learned = supp_extra.reshape(ha, hb)[ia, ib] + supp_records[ia, ib] * others
+            others = (
+                grid(min_extra)
+                - on_grid(_column_floor(cost, a), a)
+                - on_grid(_column_floor(cost, b), b)
+            )
+            learned = on_grid(supp_extra, a, b) + on_grid(supp_records, a, b) * others
             if partial is not None:
-                learned += partial[ia, ib] * min_extra
-            np.maximum(floor, learned, out=floor)
+                learned = learned + on_grid(partial, a, b) * grid(min_extra)
+            np.maximum(grid(floor), learned, out=grid(floor))
     return PairScreen(passes, floor)
 
 
@@ -370,6 +385,6 @@ def _forced_by_shares(
     return staged_forced(models, summary)
 
 
-def _floor_at(cost: CostModel, column: int, levels: npt.NDArray[np.int16]) -> FloatArray:
-    floor = np.array([float(e.min()) if e.size else 0.0 for e in cost.extra[column]])
-    return floor[levels]
+def _column_floor(cost: CostModel, column: int) -> FloatArray:
+    """Per level of ``column``, the least a suppressed record adds there."""
+    return np.array([float(e.min()) if e.size else 0.0 for e in cost.extra[column]])
