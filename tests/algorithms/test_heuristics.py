@@ -319,3 +319,28 @@ def test_auto_runs_lightning_on_implicit_lattices(wide) -> None:
     assert check_k_anonymous(frame, hs, res.levels, 5, 0.02) == res.suppressed
     with pytest.raises(ParameterError, match="time_limit"):
         Auto(time_limit=0)
+
+
+@pytest.mark.parametrize("cls", HEURISTICS)
+def test_geometric_aggregate(cls) -> None:
+    """With ``loss``'s geometric aggregate the heuristics steer by its exact level order
+    and Lightning prunes with its bound: the sweep then proves Flash's optimum."""
+    from anonkit.algorithms.lattice import Flash
+    from anonkit.algorithms.lattice.anytime import node_bound, price, steering
+
+    frame, hs = wide_table(200, 5, seed=7)
+    options = {"aggregate": "geometric"}
+    ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, metric_options=options)
+    prices = steering(ev)
+    lat = ev.lattice
+    for i in (0, 7, lat.size // 2, lat.size - 1):
+        for j in lat.successors(i):
+            assert price(prices, lat.node(j)) >= price(prices, lat.node(i))
+            assert node_bound(ev, lat.node(j)) >= node_bound(ev, lat.node(i))
+    res = cls(time_limit=None, max_nodes=None if cls is Lightning else 300).search(ev)
+    check_k_anonymous(frame, hs, res.levels, 3, 0.05)
+    flash_ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, metric_options=options)
+    flash = Flash().search(flash_ev)
+    if cls is Lightning:
+        assert res.optimal and res.cost == pytest.approx(flash.cost)
+    assert res.cost >= flash.cost - 1e-12

@@ -204,12 +204,28 @@ def steering(evaluator: Evaluator) -> list[npt.NDArray[np.float64]]:
     """Per column, a price of each level that steers the heuristics: the additive
     metric's level cost; for class-based metrics (which have no per-level price) the
     level cost of the ``loss`` metric, whose coarser levels merge more records, as class
-    sizes do."""
+    sizes do; for ``loss`` with the geometric aggregate the logarithms of the per-column
+    factors, whose sum orders nodes exactly as their no-suppression cost does."""
     costs = level_costs(evaluator)
     if costs is not None:
         return costs
+    model = evaluator.cost_model
+    if model.geometric and model.aggregation is not None:
+        # F = prod(1 + v_j)^a_j - 1 orders nodes as sum_j a_j log(1 + v_j) does
+        weights = model.aggregation.weights
+        return [weights[j] * np.log1p(np.asarray(c)) for j, c in enumerate(model.table_cost)]
     stand_in = CostModel(evaluator.table, "loss", evaluator.k)
     return [np.asarray(c, dtype=np.float64) for c in stand_in.table_cost]
+
+
+def node_bound(evaluator: Evaluator, levels: Sequence[int]) -> float:
+    """Lower bound on the cost of the node at ``levels`` and every node above it, from
+    its levels alone (the cost without suppression); ``-inf`` when the metric has none
+    (class-based metrics)."""
+    model = evaluator.cost_model
+    if not model.levels_bound:
+        return -math.inf
+    return float(model.bound(levels, np.zeros(0, dtype=np.int64)))
 
 
 def price(costs: Sequence[npt.NDArray[np.float64]], levels: Sequence[int]) -> float:

@@ -55,6 +55,7 @@ from anonkit.algorithms.lattice.anytime import (
     AnytimeSearch,
     greedy_path,
     level_costs,
+    node_bound,
     price,
     steering,
 )
@@ -96,6 +97,7 @@ class Lightning(AnytimeSearch):
         self._lat = lat
         self._rng = random.Random(0 if self.seed is None else self.seed)
         self._bound_costs = level_costs(evaluator)
+        self._levels_bound = evaluator.cost_model.levels_bound
         self._steer = steering(evaluator)
         self._monotone = evaluator.privacy_monotone
         self._fails = np.zeros((16, lat.width), dtype=np.int16)
@@ -127,7 +129,12 @@ class Lightning(AnytimeSearch):
 
     # ------------------------------------------------------------------ pieces
     def _lower_bound(self, levels: Levels) -> float:
-        return -math.inf if self._bound_costs is None else price(self._bound_costs, levels)
+        if self._bound_costs is None:
+            # the geometric aggregate bounds nodes by levels too, without a sum
+            if not self._levels_bound or self._evaluator is None:
+                return -math.inf
+            return node_bound(self._evaluator, levels)
+        return price(self._bound_costs, levels)
 
     def _hopeless(self, levels: Levels) -> bool:
         """Whether a node cannot beat the incumbent (bound) or cannot be private (below
@@ -264,13 +271,9 @@ class Lightning(AnytimeSearch):
         """Evaluate every node that could still beat the incumbent, cheapest bound first
         (explicit lattices): afterwards the incumbent is the optimum."""
         lat = self._lat
-        nodes = lat.nodes
-        if self._bound_costs is not None:
-            bounds = np.zeros(lat.size)
-            for j, c in enumerate(self._bound_costs):
-                bounds += c[nodes[:, j]]
-        else:
-            bounds = np.zeros(lat.size)
+        # the metric's no-suppression cost (additive metrics and the geometric aggregate)
+        known = evaluator.cost_model.node_bounds(lat)
+        bounds = np.zeros(lat.size) if known is None else known
         order = np.lexsort((np.arange(lat.size), lat.levels, bounds))
         for idx in order.tolist():
             best = self.best
