@@ -16,6 +16,7 @@ from anonkit.algorithms.lattice.lightning import Lightning
 from anonkit.algorithms.lattice.samarati import Samarati
 from anonkit.algorithms.lattice.search import SearchResult
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash
+from anonkit.algorithms.lattice.topdown import TopDown
 
 
 class LatticeSearch(Protocol):
@@ -38,6 +39,7 @@ LATTICE_ALGORITHMS: dict[str, type[LatticeSearch]] = {
     "genetic": Genetic,
     "auto": Auto,
     "sparse_flash": SparseFlash,
+    "topdown": TopDown,
 }
 
 __all__ = [
@@ -56,5 +58,6 @@ __all__ = [
     "Samarati",
     "SearchResult",
     "SparseFlash",
+    "TopDown",
     "choose_search",
 ]
