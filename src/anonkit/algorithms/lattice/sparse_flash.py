@@ -164,17 +164,28 @@ class _Tags:
             return False
         return bool((self.rows[: self.n] <= np.asarray(levels)).all(axis=1).any())
 
-    def below_any(self, block: LevelArray, prefix: Sequence[int], start: int = 0) -> BoolArray:
-        """Rows of ``block`` (suffix levels under ``prefix``) below some tag from ``start``."""
-        out = np.zeros(block.shape[0], dtype=bool)
+    def below_any(
+        self, shape: Sequence[int], rows: IntArray, prefix: Sequence[int], start: int = 0
+    ) -> BoolArray:
+        """Which of the block's ``rows`` (flat C-order positions in a block of ``shape``,
+        under ``prefix``) lie below some tag (from ``start``).
+
+        The tags whose prefix is at or above ``prefix`` are marked on the block's grid,
+        and a suffix-OR along every axis turns the marks into the union of their
+        down-sets: O(block size) whatever the number of tags.
+        """
         p = len(prefix)
-        rows = self.rows[start : self.n]
+        tags = self.rows[start : self.n]
         if p:
-            rows = rows[(rows[:, :p] >= np.asarray(prefix)).all(axis=1)]
-        step = max(1, 4_000_000 // max(1, block.shape[0]))
-        for i in range(0, rows.shape[0], step):
-            part = rows[i : i + step, p:]
-            out |= (block[:, None, :] <= part[None, :, :]).all(axis=2).any(axis=1)
+            tags = tags[(tags[:, :p] >= np.asarray(prefix)).all(axis=1)]
+        if not tags.shape[0]:
+            return np.zeros(rows.shape[0], dtype=bool)
+        grid = np.zeros(tuple(shape), dtype=bool)
+        grid[tuple(tags[:, p:].T.astype(np.intp))] = True
+        for axis in range(grid.ndim):
+            flipped = np.flip(grid, axis)
+            grid = np.flip(np.logical_or.accumulate(flipped, axis=axis), axis)
+        out: BoolArray = grid.reshape(-1)[rows]
         return out
 
 
@@ -437,7 +448,7 @@ class _Sweep:
         if not rows.size:
             return
         seen = self.failing.n
-        below = self.failing.below_any(self.block[rows], prefix)
+        below = self.failing.below_any(self.heights[p:], rows, prefix)
         rows, sub_lower = rows[~below], sub_lower[~below]
         base = sum(lv * s for lv, s in zip(prefix, self.strides, strict=False))
         order = np.lexsort((rows, self.block_height[rows], sub_lower))
