@@ -15,6 +15,13 @@ polars call (polars' thread pool does not survive ``fork``), which hung ``--work
 Run from the repository root (prints only; ``--record`` writes benchmarks/RESULTS.md)::
 
     PYTHONPATH=src .venv/bin/python benchmarks/greedy_merge_adult.py --workers 2 --record
+
+``--ab-loops`` instead times the compiled merge loop (numba, the default when no progress
+callback listens) against the Python loop, interleaved in one process on the same cells
+under random orders, and prints the per-cell ratios (issue 21: the study under 30 orders
+needs the runs to be cheap); it checks that both give the same release::
+
+    PYTHONPATH=src nice -n 15 .venv/bin/python benchmarks/greedy_merge_adult.py --ab-loops
 """
 
 from __future__ import annotations
@@ -56,6 +63,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="comma-separated optimization functions (default: all seven)",
     )
     p.add_argument("--small-class", default="first", choices=SMALL_CLASS_CHOICES)
+    p.add_argument(
+        "--ab-loops",
+        action="store_true",
+        help="time the compiled merge loop against the Python loop (print only)",
+    )
+    p.add_argument("--repeats", type=int, default=3, help="seeds per cell for --ab-loops")
     p.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
     p.add_argument(
         "--data", default=None, help="Adult CSV (';'-separated; default: the bundled copy)"
@@ -142,8 +155,61 @@ def render(args: argparse.Namespace, command: str, info: dict[str, str], rep: Re
     return "\n".join(parts)
 
 
+def ab_loops(args: argparse.Namespace) -> int:
+    """Interleaved timings of the compiled and the Python merge loop; same releases."""
+    import time
+
+    import numpy as np
+
+    from anonkit.algorithms.greedy_merge import GreedyMerge, merge
+    from anonkit.study.mauger2020.runs import _prepare
+
+    codes, hs, _ = _prepare(None, None, "hierarchy")
+    compiled = merge.compiled_loop
+    GreedyMerge(k=2, cost="ncp").fit(codes[:, :300], hs)  # compile (or load) first
+    rows = []
+    ratios = []
+    for k in args.k:
+        for cost in args.costs:
+            fast, slow = [], []
+            for seed in range(args.repeats):
+                est = GreedyMerge(k=k, cost=cost, order="random", seed=seed)
+                for use in (True, False) if seed % 2 == 0 else (False, True):
+                    merge.compiled_loop = compiled if use else (lambda: None)  # type: ignore[assignment]
+                    t0 = time.perf_counter()
+                    r = est.fit(codes, hs)
+                    (fast if use else slow).append((time.perf_counter() - t0, r))
+                merge.compiled_loop = compiled  # type: ignore[assignment]
+                a, b = fast[-1][1], slow[-1][1]
+                if not np.array_equal(a.levels, b.levels):
+                    print(f"k={k} {cost} seed={seed}: releases differ", file=sys.stderr)
+                    return 1
+            ratio = common.median([s for s, _ in slow]) / common.median([f for f, _ in fast])
+            ratios.append(ratio)
+            rows.append(
+                [
+                    k,
+                    LABELS[cost],
+                    common.fmt_seconds(common.median([f for f, _ in fast])),
+                    common.fmt_seconds(common.median([s for s, _ in slow])),
+                    f"{ratio:.2f}",
+                ]
+            )
+    print(
+        common.markdown_table(
+            ["k", "optimization", "compiled loop", "Python loop", "Python / compiled"],
+            rows,
+            "rlrrr",
+        )
+    )
+    print(f"\nmedian ratio {common.median(ratios):.2f} over {len(ratios)} cells; same releases")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.ab_loops:
+        return ab_loops(args)
     command = common.command_line()
     info = common.machine_info()
     data = None if args.data is None else pl.read_csv(args.data, separator=";", infer_schema=False)

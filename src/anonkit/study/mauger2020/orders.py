@@ -110,22 +110,32 @@ class Design:
     ablations: tuple[str, ...]
 
     def cells(self, costs: Sequence[str] = COST_FUNCTIONS) -> list[Cell]:
-        """Every run of the design, each once: seed by seed the random orders (so that an
-        interrupted study has whole seeds), the ablations, then the codes order."""
-        out = [
-            Cell("paper", k, c, s)
-            for s in range(self.orders)
-            for k in (*self.table_k, *self.collapse_k)
-            for c in costs
-        ]
-        out += [
-            Cell(v, k, c, s)
-            for v in self.ablations
-            for k in self.ablation_k
-            for s in range(self.ablation_orders)
-            for c in costs
-        ]
+        """Every run of the design, each once, in an order that leaves an interrupted study
+        with whole, usable parts: the first two thirds of the random orders seed by seed,
+        the first three orders of every ablation, the codes order, then the rest."""
+        ordered = (*self.table_k, *self.collapse_k)
+
+        def seeds(lo: int, hi: int) -> list[Cell]:
+            return [
+                Cell("paper", k, c, s)
+                for s in range(lo, min(hi, self.orders))
+                for k in ordered
+                for c in costs
+            ]
+
+        def ablations(lo: int, hi: int) -> list[Cell]:
+            return [
+                Cell(v, k, c, s)
+                for s in range(lo, min(hi, self.ablation_orders))
+                for v in self.ablations
+                for k in self.ablation_k
+                for c in costs
+            ]
+
+        first = (2 * self.orders + 2) // 3
+        out = seeds(0, first) + ablations(0, 3)
         out += [Cell("paper", k, c, -1) for k in self.curve_k for c in costs]
+        out += seeds(first, self.orders) + ablations(3, self.ablation_orders)
         return list(dict.fromkeys(out))
 
 
