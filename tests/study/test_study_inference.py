@@ -70,11 +70,12 @@ def test_partial_correlation_controls_for_k() -> None:
 
 
 def test_differences_are_holm_corrected_and_favour_the_informative_metric() -> None:
-    rows = inference.release_rows(table())
+    rows = inference.release_rows(table(splits=10))
     result = inference.metric_differences(rows, ["loss_good", "loss_noise"], n_boot=500)
     top = result.row(0, named=True)
     assert top["metric"] == "loss_good" and top["difference"] > 0.5 and top["low"] > 0
     assert top["p_holm"] >= top["p"] and top["p_holm"] < 0.05
+    assert inference.sign_flip_p(np.array([0.1, -0.1])) == 1.0
     assert inference.holm([0.01, math.nan, 0.02]) == [
         0.02,
         pytest.approx(math.nan, nan_ok=True),

@@ -364,8 +364,9 @@ def _front_line(rows: pl.DataFrame) -> str:
         for r in front.sort("average_risk").iter_rows(named=True)
     ]
     return (
-        f"**Privacy-utility front** ({clf}; mean over splits; average prosecutor risk = "
-        f"released classes / released records): {'; '.join(points)}."
+        f"**Privacy-utility front** ({clf}; mean over splits, degenerate cells included; "
+        "average prosecutor risk = released classes / released records): "
+        f"{'; '.join(points)}."
     )
 
 
@@ -406,7 +407,8 @@ def render_markdown(
             *_within_table(a),
             "",
             "**Tested differences** from conditional entropy (positive: the metric ranks "
-            "releases more like accuracy does; bootstrap over splits, Holm over metrics):",
+            "releases more like accuracy does; bootstrap interval over splits, sign-flip "
+            "test, Holm over metrics):",
             "",
             *_difference_table(a),
             "",
@@ -419,7 +421,7 @@ def render_markdown(
             "",
             *_degenerate_table(frame, a),
             "",
-            _front_line(rows),
+            _front_line(release_rows(frame, degenerate="include")),
             "",
         ]
         for caption, file in figures.items():
@@ -467,7 +469,7 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
     strength = sorted(strengths)[len(strengths) // 2]  # the median dataset's best metric
     verdict = "weak" if strength < 0.4 else "moderate" if strength < 0.7 else "good"
     return (
-        f"**Answer.** At equal k, the best information-loss metric is a {verdict} selector "
+        f"**Answer.** At equal k, the best information-loss metric is a {verdict} selector (median dataset) "
         "of the release that trains the most accurate classifier (within-k Spearman ρ "
         "with accuracy, mean over k and classifiers, 95 % interval over splits): "
         + "; ".join(parts)
@@ -527,7 +529,11 @@ def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]
             ),
         )
         written[f"{name}: accuracy vs k by algorithm ({clf})"] = file
-        front = frontier(release_rows(frame).filter(pl.col("classifier") == clf))
+        # every release is a point of the front, degenerate ones included: a release on
+        # which classifiers fall back on the majority class has that accuracy
+        front = frontier(
+            release_rows(frame, degenerate="include").filter(pl.col("classifier") == clf)
+        )
         if front.height:
             on = front.filter(pl.col("on_front"))
             off = front.filter(~pl.col("on_front"))
