@@ -12,11 +12,13 @@ query, for the caller to sink to a file.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+import numpy as np
 import polars as pl
 
 from anonkit._atomic import atomic_path
@@ -83,6 +85,33 @@ def _suppress(out: _Frame, hit: pl.Expr, plan: ReleasePlan) -> _Frame:
     )
 
 
+#: Codes run from MISSING_CODE (-2) up: shifted by this to pack them as digits.
+_SHIFT = 2
+
+
+def _packed_counts(
+    coded: Sequence[pl.Series], columns: Sequence[str], hierarchies: Sequence[Hierarchy]
+) -> pl.DataFrame | None:
+    """The grouped count of level-0 codes through one packed int64 key per record (a
+    mixed-radix number of the shifted codes): grouping one integer column is much faster
+    than grouping many (measured on 1,000,000 Adult rows). ``None`` when the key would
+    not fit in 62 bits."""
+    radices = [len(h.leaves) + _SHIFT for h in hierarchies]
+    if math.prod(radices) >= 1 << 62:
+        return None
+    key = np.zeros(coded[0].len() if coded else 0, dtype=np.int64)
+    for series, radix in zip(coded, radices, strict=True):
+        key *= radix
+        key += series.to_numpy() + _SHIFT
+    grouped = pl.DataFrame({"k": key}).group_by("k").agg(pl.len().cast(pl.Int64).alias(COUNT))
+    rest = grouped["k"].to_numpy().copy()
+    digits: dict[str, np.ndarray[Any, np.dtype[np.int64]]] = {}
+    for c, radix in zip(reversed(columns), reversed(radices), strict=True):
+        digits[c] = rest % radix - _SHIFT
+        rest //= radix
+    return pl.DataFrame({**{c: digits[c] for c in columns}, COUNT: grouped[COUNT]})
+
+
 class PolarsEngine(GroupingEngine):
     """Count and release with polars, in memory (polars frames; pandas frames are
     converted before they reach an engine).
@@ -143,6 +172,11 @@ class PolarsEngine(GroupingEngine):
     ) -> pl.DataFrame:
         if isinstance(source, pl.DataFrame):
             coded = self._frame_codes(source, columns, hierarchies)
+            if (
+                not sensitive
+                and (packed := _packed_counts(coded, columns, hierarchies)) is not None
+            ):
+                return packed
             table = pl.DataFrame(coded)
             if sensitive:
                 texts = source.select(
