@@ -469,9 +469,10 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
     strength = sorted(strengths)[len(strengths) // 2]  # the median dataset's best metric
     verdict = "weak" if strength < 0.4 else "moderate" if strength < 0.7 else "good"
     return (
-        f"**Answer.** At equal k, the best information-loss metric is a {verdict} selector (median dataset) "
-        "of the release that trains the most accurate classifier (within-k Spearman ρ "
-        "with accuracy, mean over k and classifiers, 95 % interval over splits): "
+        f"**Answer.** At equal k, the best information-loss metric is a {verdict} selector "
+        "(median dataset) of the release that trains the most accurate classifier "
+        "(within-k Spearman ρ with accuracy, mean over k and classifiers, 95 % interval "
+        "over splits): "
         + "; ".join(parts)
         + f". The best metric beats conditional entropy after Holm correction on {wins} of "
         f"{len(parts)} datasets. Uncertainty: the intervals come from {splits} splits of "
