@@ -70,6 +70,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=",".join(str(s) for s in DEFAULT_SUPPRESSION),
         help="comma-separated suppression limits as shares (default: %(default)s)",
     )
+    p.add_argument(
+        "--calls",
+        type=int,
+        default=5,
+        help="whole anonymize() calls per (k, suppression) cell for the per-call "
+        "encode / search / release breakdown; 0 skips it (default: %(default)s)",
+    )
     p.add_argument("--data", default=str(common.ADULT_CSV), help="Adult CSV (';'-separated)")
     p.add_argument(
         "--output",
@@ -226,9 +233,47 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
 
     body = render(args, command, info, encoded, lattice, prep, rows, summary, check_lines)
+    if args.calls > 0:
+        body += "\n" + per_call(args, frame, columns)
     path = common.update_section(SECTION, body, args.output)
     print(f"wrote section '{SECTION}' of {path}", file=sys.stderr)
     return 0 if ok else 1
+
+
+def per_call(args: argparse.Namespace, frame: pl.DataFrame, columns: list[str]) -> str:
+    """The median of ``args.calls`` whole ``anonymize()`` calls (Flash) per cell, with
+    their ``result.timing`` stages (issue 19: the fixed cost of a call)."""
+    from anonymize_adult import time_calls
+
+    lines = [
+        "",
+        f"Whole `anonymize()` calls (Flash, metric `{args.metric}`), medians of "
+        f"{args.calls} warm calls per cell; `other` is the call minus its three stages "
+        "(roles, hierarchy files, verification, risk).",
+        "",
+        "| k | suppression | wall | encode | search | release | other | nodes |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    hierarchies = {c: str(common.adult_hierarchy_path(c)) for c in columns}
+    for k in args.k:
+        for supp in args.suppression:
+            kwargs = {
+                "quasi_identifiers": columns,
+                "hierarchies": hierarchies,
+                "k": k,
+                "suppression_limit": supp,
+                "algorithm": "flash",
+                "metric": args.metric,
+            }
+            m = time_calls(frame, kwargs, args.calls)
+            line = (
+                f"| {k} | {pct(supp)} | {m['wall']:.1f} ms | {m['encode']:.1f} ms | "
+                f"{m['search']:.1f} ms | {m['release']:.1f} ms | {m['other']:.1f} ms | "
+                f"{m['nodes']} |"
+            )
+            print(line, file=sys.stderr, flush=True)
+            lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def render(

@@ -96,11 +96,58 @@ def paired_search(
     return common.median(times), common.median(base_times), nodes, cost, levels
 
 
+def per_call(
+    args: argparse.Namespace,
+    frame: object,
+    paths: dict[str, object],
+    qi: list[str],
+    supps: list[float],
+) -> str:
+    """Medians of ``args.calls`` whole ``anonymize()`` calls per configuration, with the
+    stages of ``result.timing`` (issue 19: the fixed cost of a call)."""
+    from anonymize_adult import time_calls
+
+    lines = [
+        "",
+        f"Whole `anonymize()` calls (Flash, metric `loss`), medians of {args.calls} warm "
+        "calls; `other` is the call minus its three stages.",
+        "",
+        "| models | suppression | wall | encode | search | release | other | nodes |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for supp in supps:
+        for name, models in configurations():
+            kwargs = {
+                "quasi_identifiers": qi,
+                "hierarchies": {c: paths[c] for c in [*qi, SENSITIVE]},
+                "sensitive": [SENSITIVE],
+                "privacy": models,
+                "suppression_limit": supp,
+                "algorithm": "flash",
+            }
+            m = time_calls(frame, kwargs, args.calls)  # type: ignore[arg-type]
+            line = (
+                f"| {name} | {supp * 100:g}% | {m['wall']:.1f} ms | {m['encode']:.1f} ms | "
+                f"{m['search']:.1f} ms | {m['release']:.1f} ms | {m['other']:.1f} ms | "
+                f"{m['nodes']} |"
+            )
+            print(line, file=sys.stderr, flush=True)
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--suppression", default="0,0.05")
     p.add_argument("--record", action="store_true", help="write the results to RESULTS.md")
+    p.add_argument(
+        "--calls",
+        type=int,
+        default=3,
+        help="whole anonymize() calls per cell for the encode / search / release "
+        "breakdown; 0 skips it (default: %(default)s)",
+    )
     args = p.parse_args(argv)
     supps = [float(x) for x in args.suppression.split(",") if x.strip()]
 
@@ -152,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
             *lines,
         ]
     )
+    if args.calls > 0:
+        body += "\n" + per_call(args, frame, paths, qi, supps)
     print(body)
     if args.record:
         common.update_section(SECTION, body)
