@@ -475,7 +475,9 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
         "over splits): "
         + "; ".join(parts)
         + f". The best metric beats conditional entropy after Holm correction on {wins} of "
-        f"{len(parts)} datasets. Uncertainty: the intervals come from {splits} splits of "
+        f"{len(parts)} datasets (sign-flip test over splits; its smallest possible p with "
+        f"{splits} splits is {2 / 2**splits:.3f}). Uncertainty: the intervals come from "
+        f"{splits} splits of "
         "repeated 2-fold cross-validation, which share records, so they are narrower than "
         "exact coverage would give, and the metric ranking changes between datasets; "
         "degenerate (single-class) cells are left out and reported apart. What would change "
