@@ -48,6 +48,8 @@ def spark() -> Iterator[Any]:
     """One local Spark session for the whole test run."""
     from pyspark.sql import SparkSession
 
+    # Python tasks (Mondrian's blocks) run in this interpreter, which imports anonkit
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     session = (
         SparkSession.builder.master("local[2]")
         .appName("anonkit-tests")
@@ -501,3 +503,77 @@ def test_anonkit_imports_without_pyspark() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------- Mondrian on Spark
+@pytest.mark.parametrize("mode", ["strict", "relaxed"])
+def test_mondrian_on_spark_is_k_anonymous_and_close_to_one_machine(
+    spark: Any, adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path], mode: str
+) -> None:
+    from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
+    from anonkit.algorithms.mondrian.spark import mondrian_spark
+    from anonkit.evaluate import evaluate
+    from anonkit.models import KAnonymity
+    from anonkit.verify import verify_release
+
+    qi = ["age", "education", "marital-status", "race", "sex", "workclass", "native-country"]
+    hierarchies = {c: Hierarchy.from_csv(adult_hierarchies[c]) for c in qi}
+    frame = adult_frame.select(qi).with_row_index("id").cast({"id": pl.Int64})
+    k = 10
+    single = release_frame(
+        frame,
+        fit_frame(frame, [KAnonymity(k)], quasi_identifiers=qi, hierarchies=hierarchies, mode=mode),
+    )
+    got = mondrian_spark(
+        to_spark(spark, frame),
+        quasi_identifiers=qi,
+        hierarchies=hierarchies,
+        k=k,
+        mode=mode,
+        max_block_records=5_000,
+    )
+    assert got.n_blocks >= 4 and got.verification.verified
+    released = _to_polars_rows(got.release, frame.schema).sort("id")
+    assert released.height == frame.height
+    assert released["id"].to_list() == frame["id"].to_list()
+    # independently: every class of the release holds k records
+    verify_release(
+        released,
+        quasi_identifiers=qi,
+        models=[KAnonymity(k)],
+        n_records=frame.height,
+        suppression_limit=0.0,
+    )
+    assert released.group_by(qi).len()["len"].min() >= k
+
+    def ncp(release: pl.DataFrame) -> float:
+        ev = evaluate(frame, release, quasi_identifiers=qi, hierarchies=hierarchies)
+        return float(ev.loss["ncp"])
+
+    assert ncp(released) <= 1.10 * ncp(single)
+
+
+def _to_polars_rows(df: Any, schema: Any) -> pl.DataFrame:
+    names = list(schema)
+    return pl.DataFrame(
+        [tuple(r) for r in df.select(*[f"`{c}`" for c in names]).collect()],
+        schema={c: (pl.Int64 if c == "id" else pl.String) for c in names},
+        orient="row",
+    )
+
+
+def test_mondrian_on_spark_refuses_bad_input(spark: Any) -> None:
+    from anonkit.algorithms.mondrian.spark import mondrian_spark
+    from anonkit.exceptions import ParameterError, PrivacyUnattainableError
+
+    h = flat(["a", "b"], "x")
+    df = to_spark(spark, pl.DataFrame({"x": ["a", "b", None]}))
+    with pytest.raises(MissingValuesError, match="'x'"):
+        mondrian_spark(df, quasi_identifiers=["x"], hierarchies={"x": h}, k=1)
+    with pytest.raises(UnknownColumnError):
+        mondrian_spark(df, quasi_identifiers=["y"], hierarchies={"y": h}, k=1)
+    with pytest.raises(ParameterError, match="hierarchies"):
+        mondrian_spark(df, quasi_identifiers=["x"], hierarchies={}, k=1)
+    ok = to_spark(spark, pl.DataFrame({"x": ["a", "b"]}))
+    with pytest.raises(PrivacyUnattainableError):
+        mondrian_spark(ok, quasi_identifiers=["x"], hierarchies={"x": h}, k=3)

@@ -63,7 +63,7 @@ from anonkit.verify import Verification, verify_release
 __all__ = ["LARGE_TABLE", "GreedyMerge", "Microaggregation", "Mondrian"]
 
 #: Tables with more records than this are "large" (see the module docstring).
-LARGE_TABLE = 1_000_000
+LARGE_TABLE = 500_000
 #: The column of a tally holding how many records a row stands for.
 _WEIGHT = "__anonkit_records"
 
