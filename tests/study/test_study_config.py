@@ -285,3 +285,18 @@ def test_cache_round_trip_and_corruption(tmp_path: Path) -> None:
     cache.write("key3", CellOutcome((), {}, status="error: bug", cacheable=False))
     assert cache.read("key3") is None
     assert CellCache(None).read("key1") is None
+
+
+def test_toml_reads_the_issue_21_design_keys(tmp_path: Path) -> None:
+    path = tmp_path / "study.toml"
+    path.write_text(
+        "folds = 2\nrepeats = 5\nsuppression_limits = [0.0, 0.01, 0.05]\ntuning = true\n"
+        'missing = ["", "?"]\nk = [2, 5]\n',
+        encoding="utf-8",
+    )
+    cfg = StudyConfig.from_toml(path)
+    assert (cfg.folds, cfg.repeats, cfg.n_splits) == (2, 5, 10)
+    assert cfg.suppression_limits == (0.0, 0.01, 0.05) and cfg.tuning
+    assert cfg.missing == ("", "?")
+    again = pickle.loads(pickle.dumps(cfg))
+    assert again == cfg and again.to_dict()["suppression_limits"] == [0.0, 0.01, 0.05]
