@@ -23,7 +23,7 @@ def test_hierarchy_preview_follows_the_editor_before_it_is_applied(
     load_adult(page, api)
     page.get_by_role("button", name="Next: hierarchies").click()
     page.locator("#h_column").select_option("age")
-    api.expect(page.locator("#h_type")).to_have_value("file")
+    api.expect(page.locator("#hier_preview")).to_contain_text("age: file adult_hierarchy_age")
     api.expect(page.locator("#hier-in-use")).to_be_visible()  # the bundled file
     api.expect(page.locator("#hier-levels-table tbody tr")).to_have_count(5)
 
@@ -47,7 +47,7 @@ def test_hierarchy_preview_follows_the_editor_before_it_is_applied(
 
     # ordered groups, masking and dates on the real values (race: neither codes nor dates)
     page.locator("#h_column").select_option("race")
-    api.expect(page.locator("#h_type")).to_have_value("file")  # the one in use
+    api.expect(page.locator("#hier_preview")).to_contain_text("race: file")  # the one in use
     page.locator("#h_type").select_option("ordered")
     api.expect(page.locator("#h_params")).to_have_value(
         'order = ["Amer-Indian-Eskimo", "Asian-Pac-Islander", "Black", "Other", "White"], '
@@ -62,7 +62,7 @@ def test_hierarchy_preview_follows_the_editor_before_it_is_applied(
 
     # applied: in use, and listed for the run
     page.locator("#h_column").select_option("age")
-    api.expect(page.locator("#h_type")).to_have_value("file")  # the one in use
+    api.expect(page.locator("#hier_preview")).to_contain_text("age: file")  # the one in use
     page.locator("#h_type").select_option("intervals")
     api.expect(page.locator("#h_params")).to_have_value("widths = [5, 10, 20]")
     fill(page, "#h_params", "widths = [10, 20]")
@@ -160,6 +160,7 @@ def test_masking_and_dates_previews_on_a_table_of_codes_and_dates(
     api.expect(page.locator("#no-leaks")).to_be_visible()
     page.get_by_role("button", name="Next: hierarchies").click()
     page.locator("#h_column").select_option("zip")
+    api.expect(page.locator("#hier_preview")).to_contain_text("zip:")
     page.locator("#h_type").select_option("masking")
     levels = page.locator("#hier-levels-table tbody tr")
     api.expect(levels).to_have_count(7)  # the codes, 5 characters masked one by one, root
@@ -167,6 +168,7 @@ def test_masking_and_dates_previews_on_a_table_of_codes_and_dates(
     api.expect(levels.nth(1)).to_contain_text("0210*")
     api.expect(page.locator("#hier-preview-table tbody tr").first).to_contain_text("021**")
     page.locator("#h_column").select_option("visit")
+    api.expect(page.locator("#hier_preview")).to_contain_text("visit:")
     page.locator("#h_type").select_option("dates")
     api.expect(page.locator("#h_params")).to_have_value('levels = ["month", "year"]')
     api.expect(levels).to_have_count(4)  # day, month, year, root
