@@ -142,7 +142,8 @@ def test_class_based_metrics() -> None:
     models = [KAnonymity(3)]
     explicit = Evaluator(table, Lattice(table.heights), models, 0.05, "discernibility")
     flash = Flash().search(Evaluator(table, Lattice(table.heights), models, 0.05, "discernibility"))
-    assert SparseFlash().search(explicit).levels == flash.levels
+    found = SparseFlash().search(explicit)
+    assert found.levels == flash.levels and found.algorithm == "sparse_flash" and found.optimal
     ev = Evaluator(table, _implicit(table.heights), models, 0.05, "discernibility")
     with pytest.raises(ParameterError, match="'metric'.*lightning"):
         SparseFlash().search(ev)

@@ -54,6 +54,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -218,8 +219,8 @@ class SparseFlash:
     def search(self, evaluator: Evaluator) -> SearchResult:
         lat = evaluator.lattice
         if not self.applies(evaluator):
-            if lat.explicit:
-                return Flash().search(evaluator)
+            if lat.explicit:  # Flash's dense bounds; the result keeps this search's name
+                return replace(Flash().search(evaluator), algorithm=self.name)
             raise ParameterError(
                 "metric",
                 "the exact search beyond 5,000,000 nodes",
