@@ -93,7 +93,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            supp = _projected_classes(evaluator, a, b).supp_records
+            supp = _pair_suppressed(evaluator, a, b)
+            if supp is None:
+                supp = _projected_classes(evaluator, a, b).supp_records
             grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
@@ -107,7 +109,12 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
             if n in names
         }
     )
+    # class sizes alone, nothing to learn about suppression cost: dense products suffice
+    sizes_only = not priced and detail is None
     for a, b in pairs:
+        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b)) is not None:
+            grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
+            continue
         pc = _projected_classes(evaluator, a, b)
         ha, hb = lat.heights[a], lat.heights[b]
         bad, combo, sizes, supp_records = pc.bad, pc.combo, pc.sizes, pc.supp_records
@@ -218,6 +225,53 @@ def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses:
         combo,
         supp_records,
     )
+
+
+#: Largest value-pair table (leaves of a times leaves of b) :func:`_pair_suppressed`
+#: builds densely.
+_DENSE_PAIRS = 1 << 16
+
+
+def _pair_suppressed(evaluator: Evaluator, a: int, b: int) -> FloatArray | None:
+    """Per level combination of columns ``a`` and ``b`` (``la * hb + lb``), the records
+    in projected classes the size-only screens reject, or ``None`` when the value-pair
+    table is too large to build densely.
+
+    The same figure as ``_projected_classes(...).supp_records``, computed as products
+    of dense matrices: the records per level-0 value pair ``M``, then per combination
+    ``A_la^T M B_lb`` with the 0/1 matrices mapping leaves to their level's labels
+    (record counts stay exact in float64 below 2**53).
+    """
+    table, lat = evaluator.table, evaluator.lattice
+    snap, cards, maps = table.snapshot, table.cardinalities, table.level_maps
+    ca0, cb0 = cards[a][0], cards[b][0]
+    if ca0 * cb0 > _DENSE_PAIRS:
+        return None
+    ha, hb = lat.heights[a], lat.heights[b]
+    pairs = np.bincount(
+        snap.codes[a] * cb0 + snap.codes[b], weights=snap.counts, minlength=ca0 * cb0
+    ).reshape(ca0, cb0)
+    up_b = [_one_hot(maps[b][0][lb], cards[b][lb]) for lb in range(hb)]
+    sizes: list[FloatArray] = []
+    combos: list[IntArray] = []
+    for la in range(ha):
+        rows = _one_hot(maps[a][0][la], cards[a][la]).T @ pairs
+        for lb in range(hb):
+            counts = (rows @ up_b[lb]).reshape(-1)
+            present = counts[counts > 0]
+            sizes.append(present)
+            combos.append(np.full(present.size, la * hb + lb, dtype=np.int64))
+    flat = np.rint(np.concatenate(sizes)).astype(np.int64)
+    combo = np.concatenate(combos)
+    bad = evaluator.screen_violations(flat)
+    return _records_per_combination(combo, flat, bad, ha * hb)
+
+
+def _one_hot(codes: IntArray, n: int) -> FloatArray:
+    """``(len(codes), n)`` with a 1 at each row's code."""
+    out = np.zeros((codes.size, n))
+    out[np.arange(codes.size), codes] = 1.0
+    return out
 
 
 def _records_per_combination(
