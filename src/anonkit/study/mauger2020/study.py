@@ -143,8 +143,9 @@ class MaugerStudy:
         return pl.DataFrame([r.to_dict() for r in self.runs])
 
     # ----------------------------------------------------------------- answer
-    def _claim(self, k: int, start: str) -> Claim | None:
-        for c in self.claims():
+    @staticmethod
+    def _claim(found: list[Claim], k: int, start: str) -> Claim | None:
+        for c in found:
             if c.k == k and c.statement.startswith(start):
                 return c
         return None
@@ -166,8 +167,9 @@ class MaugerStudy:
                 "the share of merges that are ties of the merge cost, broken by that order, "
                 f"is {'; '.join(spans)} (every optimization, NCP included)."
             )
-        five = self._claim(1500, "NLLM is at rank 1 for 5")
-        avg = self._claim(1500, "NLLM has the best average")
+        found = self.claims()
+        five = self._claim(found, 1500, "NLLM is at rank 1 for 5")
+        avg = self._claim(found, 1500, "NLLM has the best average")
         if five is not None and avg is not None:
             lo, hi = wilson(avg.holds, avg.orders)
             verdict = "survives it" if 2 * avg.holds > avg.orders else "does not survive it"
@@ -178,13 +180,13 @@ class MaugerStudy:
                 f"{avg.orders} (95 % interval {100 * lo:.0f}-{100 * hi:.0f} %; best averages "
                 f"seen: {avg.detail})."
             )
-        k100 = self._claim(100, "under the metric ncp, NLLM")
+        k100 = self._claim(found, 100, "under the metric ncp, NLLM")
         if k100 is not None:
             parts.append(
                 f"At k = 100 NLLM is at rank 1 under ncp in {k100.holds} of {k100.orders} orders."
             )
-        single = self._claim(15000, "every optimization gives a single class")
-        llm = self._claim(7500, "LLM's minimum k")
+        single = self._claim(found, 15000, "every optimization gives a single class")
+        llm = self._claim(found, 7500, "LLM's minimum k")
         if single is not None and llm is not None:
             parts.append(
                 "Figure 9's collapse: all seven optimizations give "
