@@ -124,3 +124,32 @@ def test_encoding_errors_name_the_column() -> None:
         fit_frame(frame, [KAnonymity(1)], quasi_identifiers=["x"], hierarchies={"x": h})
     with pytest.raises(ValuesNotInHierarchyError, match="'y'"):
         fit_frame(frame, [KAnonymity(1)], quasi_identifiers=["y"], hierarchies={"y": h})
+
+
+def test_greedy_merging_refuses_tables_beyond_its_size_limit(
+    adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anonkit
+    from anonkit.exceptions import ParameterError
+
+    frame = adult_frame.select(QI).head(500)
+    combinations = frame.n_unique()
+    monkeypatch.setattr(local, "GREEDY_MERGE_COMBINATIONS", combinations - 1)
+    with pytest.raises(ParameterError, match=f"{combinations:,}") as info:
+        anonkit.anonymize(
+            frame,
+            algorithm="greedy_merge",
+            quasi_identifiers=QI,
+            hierarchies={c: adult_hierarchies[c] for c in QI},
+            k=5,
+        )
+    assert str(info.value).count(". ") <= 1  # one sentence
+    monkeypatch.setattr(local, "GREEDY_MERGE_COMBINATIONS", combinations)
+    result = anonkit.anonymize(
+        frame,
+        algorithm="greedy_merge",
+        quasi_identifiers=QI,
+        hierarchies={c: adult_hierarchies[c] for c in QI},
+        k=5,
+    )
+    assert result.verified
