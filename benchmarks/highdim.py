@@ -77,7 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tables", default=",".join(TABLES), help="tables (%(default)s)")
     p.add_argument("--k", default="2,5,10", help="k values (%(default)s)")
     p.add_argument("--suppression", default="0,0.05", help="suppression limits (%(default)s)")
-    p.add_argument("--algorithms", default="lightning,genetic", help="(%(default)s)")
+    p.add_argument("--algorithms", default="lightning,genetic,topdown", help="(%(default)s)")
     p.add_argument("--seeds", type=int, default=5, help="seeds per cell (%(default)s)")
     p.add_argument("--budget", type=float, default=100.0, help="seconds per run (%(default)s)")
     p.add_argument(
