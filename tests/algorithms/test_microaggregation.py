@@ -569,3 +569,21 @@ def test_parameters_are_stored_unchanged() -> None:
     assert model.get_params()["k"] == 0
     assert model.get_params()["aggregate"] == {"a": "mode"}
     assert "method='nope'" in repr(model)
+
+
+@pytest.mark.parametrize("method", ["mdav", "gmm"])
+def test_methods_refuse_tables_beyond_their_size_limit(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anonkit.algorithms.microaggregation import estimator as module
+
+    values = np.arange(40, dtype=np.float64).reshape(20, 2)
+    monkeypatch.setitem(module.SIZE_LIMITS, method, 19)
+    with pytest.raises(ParameterError, match="'univariate' for a table of 20 records") as info:
+        Microaggregation(k=2, method=method, random_state=0).fit(values)
+    assert str(info.value).count(". ") <= 1  # one sentence
+    monkeypatch.setitem(module.SIZE_LIMITS, method, 20)
+    fitted = Microaggregation(k=2, method=method, random_state=0).fit(values)
+    assert np.bincount(fitted.groups).min() >= 2
+    univariate = Microaggregation(k=2, method="univariate").fit(values[:, :1])
+    assert np.bincount(univariate.groups).min() >= 2
