@@ -150,3 +150,19 @@ def test_cached_results_draw_the_finished_cells(design: StudyResult) -> None:
     frame, found, total = cached_results(design.config)
     assert found == total == design.cells_total
     assert frame.equals(design.frame)
+
+
+def test_cached_results_keep_complete_splits_only(design: StudyResult, tmp_path: Path) -> None:
+    import shutil
+
+    from anonkit.study.grid import cell_key, load_study_data, study_cells
+    from anonkit.study.runner import cached_results
+
+    cfg = design.config.replace(cache=tmp_path / "cache")
+    shutil.copytree(design.config.cache_folder, cfg.cache_folder)
+    data = load_study_data(cfg)
+    last = [c for c in study_cells(cfg) if c.fold == 3][-1]
+    (cfg.cache_folder / f"{cell_key(last, cfg, data.fingerprint)}.json").unlink()
+    frame, found, total = cached_results(cfg)
+    assert sorted(set(frame["fold"])) == [0, 1, 2]
+    assert found == total - 6

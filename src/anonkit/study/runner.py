@@ -235,13 +235,14 @@ def cached_results(config: StudyConfig) -> tuple[pl.DataFrame, int, int]:
     """The tidy table of the cells of ``config`` already in its cache (nothing computed).
 
     For drawing results while a long study still runs, or after it was interrupted: only
-    splits whose baselines are cached contribute (a cell needs them for its
-    ``baseline_accuracy``). Returns ``(frame, cells found, cells in the study)``.
+    splits whose every cell is cached contribute (a split cut halfway would weigh some k
+    and settings more than others). Returns ``(frame, cells of the complete splits,
+    cells in the study)``.
     """
     data = load_study_data(config)
     cells = study_cells(config)
     cache = CellCache(config.cache_folder)
     found = [(cell, cache.read(cell_key(cell, config, data.fingerprint))) for cell in cells]
-    with_base = {c.fold for c, o in found if c.spec is None and o is not None}
-    outcomes = [o for c, o in found if o is not None and c.fold in with_base]
+    incomplete = {c.fold for c, o in found if o is None}
+    outcomes = [o for c, o in found if o is not None and c.fold not in incomplete]
     return assemble(outcomes), len(outcomes), len(cells)

@@ -615,14 +615,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         frames = {}
         configs = study_configs(args.output, quick=args.quick, data=args.data)
-        counts = []
+        sources = []
         for name, config in configs.items():
             frame, found, total = cached_results(config)
-            counts.append(f"{name} {found} of {total}")
-            if found:
+            splits = frame["fold"].n_unique() if found else 0
+            quick_csv = Path(args.output) / "seed000-quick" / name / "results.csv"
+            if splits >= 2:
                 frames[name] = frame
-        done = ", ".join(counts)
-        note = f"Results of the {kind}, drawn from the cells cached so far ({done} cells)."
+                sources.append(f"{name}: {kind}, {splits} of {config.n_splits} splits")
+            elif not args.quick and quick_csv.is_file():
+                frames[name] = load_results(quick_csv)
+                sources.append(f"{name}: quick study ({kind} not cached yet)")
+        note = "Results drawn from cached cells; " + "; ".join(sources) + "."
         print(note)
     elif args.from_results:
         root = Path(args.output) / ("seed000-quick" if args.quick else "seed000")
