@@ -172,11 +172,13 @@ def load_adult() -> Loaded:
 
 
 def warm_up() -> None:
-    """Read the bundled Adult and profile it (both kept), so that the app's default
-    source loads and shows its roles at once; meant for a background thread at start.
-    A failure is left for the user's own load to report."""
+    """Read the bundled Adult, profile it and check the proposed roles for leaks (all
+    kept), so that the app's default source loads and shows its roles at once; meant for
+    a background thread at start. A failure is left for the user's own load to report."""
     try:
-        propose(load_adult())
+        adult = load_adult()
+        starter = propose(adult)
+        role_leaks(adult.frame, {p.column: p.role for p in starter.proposals})
     except Exception:  # noqa: BLE001, S110 - reported when the user loads Adult
         pass
 
@@ -240,14 +242,30 @@ def roles_by_kind(roles: Mapping[str, str]) -> dict[str, list[str]]:
     return out
 
 
+#: The last leak checks, by table identity and roles (going back to roles seen before, or
+#: a new session on the bundled Adult, checks nothing again).
+_LEAKS: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[pl.DataFrame, list[Leak]]] = {}
+_LEAKS_KEEP: Final = 16
+
+
 def role_leaks(frame: pl.DataFrame, roles: Mapping[str, str]) -> list[Leak]:
     """The leaks of the columns released as they are under ``roles`` (empty without a
-    quasi-identifier)."""
+    quasi-identifier); the last :data:`_LEAKS_KEEP` checks are kept."""
     by = roles_by_kind(roles)
     qi = by["quasi_identifier"]
     if not qi:
         return []
-    return find_leaks(frame, quasi_identifiers=qi, released=by["sensitive"] + by["insensitive"])
+    key = (id(frame), tuple(roles.items()))
+    with _PROPOSED_LOCK:
+        kept = _LEAKS.get(key)
+    if kept is not None and kept[0] is frame:
+        return list(kept[1])
+    found = find_leaks(frame, quasi_identifiers=qi, released=by["sensitive"] + by["insensitive"])
+    with _PROPOSED_LOCK:
+        _LEAKS[key] = (frame, found)
+        while len(_LEAKS) > _LEAKS_KEEP:
+            del _LEAKS[next(iter(_LEAKS))]
+    return list(found)
 
 
 def blocking_leaks(leaks: Sequence[Leak]) -> list[Leak]:
