@@ -166,7 +166,11 @@ def test_optimal_algorithms_agree_with_exhaustive(problem) -> None:
         best = oracle_ev.results[oracle.node]
         anonymous = {i for i, r in oracle_ev.results.items() if r.anonymous}
         assert oracle.node in anonymous
-        assert all(best.cost <= oracle_ev.results[i].cost for i in anonymous)
+        # equal costs up to float noise tie (search.rank), and fewer suppressed wins
+        assert all(
+            best.cost <= oracle_ev.results[i].cost + 1e-9 * max(1.0, abs(best.cost))
+            for i in anonymous
+        )
 
         flash_ev = _evaluator(frame, hs, k, limit, metric)
         flash = Flash().search(flash_ev)
