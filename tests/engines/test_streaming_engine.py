@@ -1,5 +1,5 @@
-"""The streaming engine's one counting pass: a prepared source (tallied once by raw
-values) counts, checks and lists values exactly as the records streamed again do."""
+"""The streaming engine's keyed count and Enum release give what the in-memory engine
+gives: the same snapshot, the same errors, the same rows."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.engines.base import SensitiveSpec
+from anonkit.engines.polars_engine import PolarsEngine
 from anonkit.engines.streaming_engine import StreamingEngine
 from anonkit.exceptions import MissingValuesError, ValuesNotInHierarchyError
 
@@ -43,14 +44,12 @@ def _rows(table: object) -> Counter[tuple[int, ...]]:
     return Counter(zip(*[c.tolist() for c in snap.codes], snap.counts.tolist(), strict=True))
 
 
-def test_prepared_count_equals_the_streamed_count(tmp_path: Path) -> None:
+def test_keyed_count_equals_the_in_memory_count(tmp_path: Path) -> None:
     path = _write(tmp_path, _frame())
-    plain, prepared = StreamingEngine(), StreamingEngine()
-    prepared.prepare(path, ["age", "sex", "disease"])
-    for engine in (plain, prepared):
-        assert sorted(engine.distinct(path, "sex")) == ["f", "m"]
-    a = plain.count_detail(path, ["age", "sex"], [AGE, SEX], [SensitiveSpec("disease")])
-    b = prepared.count_detail(path, ["age", "sex"], [AGE, SEX], [SensitiveSpec("disease")])
+    a = PolarsEngine().count_detail(
+        _frame(), ["age", "sex"], [AGE, SEX], [SensitiveSpec("disease")]
+    )
+    b = StreamingEngine().count_detail(path, ["age", "sex"], [AGE, SEX], [SensitiveSpec("disease")])
     assert _rows(a) == _rows(b)
     assert a.n_records == b.n_records == 500
     assert [(s.name, s.labels, s.totals.tolist()) for s in a.sensitive] == [
@@ -58,18 +57,23 @@ def test_prepared_count_equals_the_streamed_count(tmp_path: Path) -> None:
     ]
 
 
-def test_a_column_the_tally_lacks_is_streamed(tmp_path: Path) -> None:
-    path = _write(tmp_path, _frame())
-    engine = StreamingEngine()
-    engine.prepare(path, ["age"])
-    assert sorted(engine.distinct(path, "disease")) == ["cold", "flu", "ulcer"]
-    assert engine.count(path, ["age", "sex"], [AGE, SEX]).n_records == 500
+def test_keys_too_wide_for_64_bits_group_by_the_codes(tmp_path: Path) -> None:
+    """Twenty columns of 9,998 leaves (10,000 codes each) make a key of 10^80: the count
+    groups by the codes instead, with the same result."""
+    rng = np.random.default_rng(0)
+    wide = Hierarchy([[str(v), "*"] for v in range(9_998)], name="x")
+    names = [f"x{i}" for i in range(20)]
+    frame = pl.DataFrame({c: rng.integers(0, 9_998, 50).astype(str) for c in names})
+    hierarchies = [wide.with_name(c) for c in names]
+    a = PolarsEngine().count(frame, names, hierarchies)
+    b = StreamingEngine().count(frame.lazy(), names, hierarchies)
+    assert _rows(a) == _rows(b)
 
 
 @pytest.mark.parametrize(
     ("value", "error"), [(None, MissingValuesError), ("9", ValuesNotInHierarchyError)]
 )
-def test_prepared_counts_refuse_bad_values_like_streamed_ones(
+def test_keyed_counts_refuse_bad_values_like_the_in_memory_engine(
     tmp_path: Path, value: str | None, error: type[Exception]
 ) -> None:
     frame = _frame().with_columns(
@@ -77,12 +81,9 @@ def test_prepared_counts_refuse_bad_values_like_streamed_ones(
     )
     path = _write(tmp_path, frame)
     messages = []
-    for prepare in (False, True):
-        engine = StreamingEngine()
-        if prepare:
-            engine.prepare(path, ["age", "sex"])
+    for engine, source in ((PolarsEngine(), frame), (StreamingEngine(), path)):
         with pytest.raises(error) as caught:
-            engine.count(path, ["age", "sex"], [AGE, SEX])
+            engine.count(source, ["age", "sex"], [AGE, SEX])
         messages.append(str(caught.value))
     assert messages[0] == messages[1]
 

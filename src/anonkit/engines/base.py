@@ -13,9 +13,6 @@ to count them, once to write the release. An engine does both where the data liv
 ``apply``
     the release of a :class:`~anonkit.core.transform.ReleasePlan`, in the engine's own
     frame type (a polars frame, a lazy query, a Spark DataFrame);
-``prepare``
-    an optional first pass before several counts of the same columns (the streaming
-    engine tallies the raw values once);
 ``columns``, ``head``, ``tally``, ``write``, ``read``
     what the fit needs besides: the column names, a first slice of records for the leak
     check, a release counted by its released values for the independent verification,
@@ -93,11 +90,6 @@ class Engine(Protocol):
         sensitive attributes, with the population's counts when ``population`` is given."""
         ...
 
-    def prepare(self, source: Any, columns: Sequence[str]) -> None:
-        """Get ready to count ``columns`` of ``source`` (and take their distinct values)
-        several times; an engine may make one pass over the records here (or nothing)."""
-        ...
-
     def distinct(self, source: Any, column: str) -> list[str]:
         """The distinct normalized values of ``column`` (missing values left out)."""
         ...
@@ -159,9 +151,6 @@ class GroupingEngine:
         """Up to ten distinct values of ``column`` that ``hierarchy`` lacks, and how many
         distinct ones there are in all."""
         raise NotImplementedError
-
-    def prepare(self, source: Any, columns: Sequence[str]) -> None:
-        """Nothing: each count groups the records again."""
 
     def count(
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy]

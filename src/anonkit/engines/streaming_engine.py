@@ -3,14 +3,12 @@
 The records are read twice, as for any engine (:mod:`anonkit.engines.base`), and what
 those passes compute is kept as small as the data allows:
 
-* **One counting pass.** :meth:`StreamingEngine.prepare` tallies the records by the raw
-  values of every column the fit will count (quasi-identifiers and sensitive columns)
-  in one streamed ``group_by``, the cheapest pass polars can make over the file. The
-  tally holds one row per distinct combination, usually far fewer than the records.
-  The distinct values hierarchies are built from, and the encoded count the search
-  runs on, are then computed from the tally in memory. Without the tally each built
-  hierarchy took a pass of its own and the count normalized and coded every record
-  before grouping.
+* **One counting pass** (``group_counts``): each quasi-identifier's value is cast to a
+  polars ``Enum`` of its hierarchy's leaves; the leaf codes combine into one integer
+  key per record (mixed radix), and the records are grouped by that key (and the
+  sensitive values' text), which polars streams in far less memory and time than a
+  group-by on eight text columns. The key is split back into codes on the grouped
+  result, in numpy. Tables whose keys would not fit 64 bits group by the codes.
 * **One release pass** (``apply``, :func:`streaming_release_query`): each value is cast
   to a polars ``Enum`` of its hierarchy's leaves, whose physical code picks the label
   (a gather from the small table of labels) and the class's code at the chosen level;
@@ -20,8 +18,8 @@ those passes compute is kept as small as the data allows:
   query does, held most of the table in memory on the way (3.4 GB peak for 10M rows,
   against 0.3 GB this way; ``benchmarks/RESULTS.md``).
 
-A source that was not prepared (a population table, say) is counted by streaming its
-records, as before; the results are the same either way.
+Built hierarchies read their column's distinct values first (one pass over that column
+each, which Parquet reads alone).
 """
 
 from __future__ import annotations
@@ -110,39 +108,6 @@ class StreamingEngine(PolarsEngine):
     in_memory = False
     _collect: Literal["auto", "streaming"] = "streaming"
 
-    def __init__(self) -> None:
-        super().__init__()
-        #: The prepared tallies: the source they count (kept, so that its id stays its
-        #: own), the columns and the tally.
-        self._tallies: dict[int, tuple[Any, tuple[str, ...], pl.DataFrame]] = {}
-
-    def prepare(self, source: Any, columns: Sequence[str]) -> None:
-        """Tally ``source`` by the raw values of ``columns`` in one streamed pass; later
-        ``distinct`` and counts over those columns read the tally instead of the records."""
-        tally = self.tally(source, list(dict.fromkeys(columns)))
-        self._tallies[id(source)] = (source, tuple(tally.columns[:-1]), tally)
-
-    def _prepared(self, source: Any, columns: Sequence[str]) -> pl.DataFrame | None:
-        entry = self._tallies.get(id(source))
-        if entry is None or entry[0] is not source or not set(columns) <= set(entry[1]):
-            return None
-        return entry[2]
-
-    def distinct(self, source: Any, column: str) -> list[str]:
-        tally = self._prepared(source, [column])
-        if tally is None:
-            return super().distinct(source, column)
-        dtype = tally.schema[column]
-        values = (
-            tally.lazy()
-            .filter(~missing_expr(column, dtype))
-            .select(text_expr(column, dtype))
-            .unique()
-            .sort(column)
-            .collect()
-        )
-        return [str(v) for v in values.to_series().to_list()]
-
     def group_counts(
         self,
         source: Any,
@@ -150,26 +115,48 @@ class StreamingEngine(PolarsEngine):
         hierarchies: Sequence[Hierarchy],
         sensitive: Sequence[str] = (),
     ) -> pl.DataFrame:
-        tally = self._prepared(source, [*columns, *sensitive])
-        if tally is None:
+        # codes 0..n-1 for the n leaves, n for a value that is none, n + 1 for a missing one
+        sizes = [len(h.leaves) + 2 for h in hierarchies]
+        if math.prod(sizes) >= 2**63:
             return super().group_counts(source, columns, hierarchies, sensitive)
-        schema = tally.schema
-        del self._tallies[id(source)]  # counted once per fit; the tally can go
-        exprs = [enum_code_expr(c, schema[c], h) for c, h in zip(columns, hierarchies, strict=True)]
-        exprs += [
+        radix = [math.prod(sizes[:j]) for j in range(len(sizes))]
+        lf = _lazy(source)
+        schema = lf.collect_schema()
+        parts = []
+        for c, h, r in zip(columns, hierarchies, radix, strict=True):
+            n = len(h.leaves)
+            leaf = _leaf_codes(c, schema[c], h).cast(pl.UInt64)
+            code = (
+                pl.when(missing_expr(c, schema[c]))
+                .then(pl.lit(n + 1, dtype=pl.UInt64))
+                .when(leaf.is_null())
+                .then(pl.lit(n, dtype=pl.UInt64))
+                .otherwise(leaf)
+            )
+            parts.append(code * pl.lit(r, dtype=pl.UInt64))
+        texts = [
             pl.when(missing_expr(s, schema[s]))
             .then(None)
             .otherwise(text_expr(s, schema[s]))
             .alias(s)
             for s in sensitive
         ]
-        return (
-            tally.lazy()
-            .select([*exprs, pl.col(COUNT)])
-            .group_by([*columns, *sensitive])
-            .agg(pl.col(COUNT).sum())
-            .collect()
-            .cast({COUNT: pl.Int64})
+        grouped = (
+            lf.select(pl.sum_horizontal(parts).alias(_KEY), *texts)
+            .group_by([_KEY, *sensitive])
+            .agg(pl.len().alias(COUNT))
+            .collect(engine=self._collect)
+        )
+        keys = grouped[_KEY].to_numpy()
+        coded = {}
+        for c, h, r, size in zip(columns, hierarchies, radix, sizes, strict=True):
+            values = ((keys // np.uint64(r)) % np.uint64(size)).astype(np.int64)
+            n = len(h.leaves)
+            values[values == n + 1] = MISSING_CODE
+            values[values == n] = UNKNOWN_CODE
+            coded[c] = values
+        return pl.DataFrame(coded, schema=dict.fromkeys(columns, pl.Int64)).hstack(
+            [*grouped.select(sensitive), grouped[COUNT].cast(pl.Int64)]
         )
 
     def apply(self, source: Any, plan: ReleasePlan) -> pl.LazyFrame:

@@ -6,13 +6,11 @@ touches the records only through the engine (:mod:`anonkit.engines.base`):
 
 1. the column names give every column its role, as in memory;
 2. the first :data:`LEAK_SAMPLE` records are checked for leaks;
-3. the engine prepares (the streaming engine tallies the records by the raw values of the
-   columns to count, in one pass);
-4. hierarchies built from the data (``{"type": "intervals", ...}`` or none) read the
+3. hierarchies built from the data (``{"type": "intervals", ...}`` or none) read the
    column's distinct values;
-5. one grouped count gives the bottom snapshot (with the sensitive values and population
+4. one grouped count gives the bottom snapshot (with the sensitive values and population
    counts models need); the search runs on it, in memory, as for any table;
-6. the release is the engine's lazy query (or Spark plan) of the chosen transformation;
+5. the release is the engine's lazy query (or Spark plan) of the chosen transformation;
    with ``output`` it is written to a temporary file, verified by reading that file back
    (tallied by released values, so the check is as independent as in memory) and only
    then renamed to ``output``; without, the query itself is tallied and verified.
@@ -163,7 +161,6 @@ def fit_out_of_core(
 
     start_stage(progress, "Counting")
     detailed = any(m.requires - {CLASS_SIZE} for m in models)
-    engine.prepare(source, [*qi, *wanted] if detailed else qi)
     hierarchies = _hierarchies(engine, source, population, qi, specs)
     if detailed:
         sens = [
