@@ -212,15 +212,20 @@ def test_api_and_estimator_take_metric_options_and_report_the_objective() -> Non
     assert node.cost == pytest.approx(objective["value"])
 
 
-def test_streaming_engine_refuses_metric_options_until_it_passes_them_on() -> None:
-    est = FullDomain(
-        "flash",
-        privacy=Privacy(KAnonymity(2)),
-        engine="streaming",
-        metric_options={"aggregate": "geometric"},
-    )
-    with pytest.raises(ParameterError, match="metric_options"):
-        est.fit(ADULTISH.lazy(), quasi_identifiers=["age", "sex", "zip"], hierarchies=SPECS)
+def test_streaming_engine_minimizes_the_same_objective() -> None:
+    """The streamed fit passes ``metric_options`` to the search: same node, same value."""
+    opts = {"aggregate": "geometric", "weights": {"age": 2.0}}
+    fits = [
+        FullDomain("flash", privacy=Privacy(KAnonymity(2)), engine=engine, metric_options=opts).fit(
+            frame, quasi_identifiers=["age", "sex", "zip"], hierarchies=SPECS
+        )
+        for engine, frame in (("polars", ADULTISH), ("streaming", ADULTISH.lazy()))
+    ]
+    memory, streamed = (f.result_ for f in fits)
+    assert streamed.transformation == memory.transformation
+    a, b = memory.details["objective"], streamed.details["objective"]
+    assert b["value"] == pytest.approx(a["value"])
+    assert (b["aggregate"], b["weights"]) == (a["aggregate"], a["weights"])
 
 
 def test_toml_search_metric_options_reach_anonymize(tmp_path) -> None:

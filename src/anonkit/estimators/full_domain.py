@@ -42,7 +42,7 @@ from anonkit.engines.base import (
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
-from anonkit.estimators.searching import search
+from anonkit.estimators.searching import objective, search
 from anonkit.exceptions import NotFittedError, ParameterError
 from anonkit.io.frames import from_polars, to_polars
 from anonkit.io.tables import read_table
@@ -269,14 +269,6 @@ class FullDomain(Estimator):
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
         aggregation(self.metric, self.metric_options, qi, type(self).__name__)
         if not engine.in_memory:
-            if self.metric_options:
-                # the fit through such an engine (scaled.py) does not pass them on yet
-                raise ParameterError(
-                    "metric_options",
-                    type(self).__name__,
-                    "None with an engine that does not hold the records in memory (for now)",
-                    dict(self.metric_options),
-                )
             if self.local_suppression is not False:
                 raise ParameterError(
                     "local_suppression",
@@ -358,14 +350,9 @@ class FullDomain(Estimator):
         plan = outcome.plan(table, drop=fitting.dropped)
         masked = engine.apply(data, plan)
         details: dict[str, Any] = {"search": outcome.search_details}
-        chosen = aggregation(self.metric, self.metric_options, qi, type(self).__name__)
-        if chosen is not None:
-            details["objective"] = {
-                "metric": self.metric,
-                "aggregate": chosen.aggregate,
-                "weights": dict(zip(qi, chosen.weights, strict=True)),
-                "value": found.cost,
-            }
+        aim = objective(self.metric, self.metric_options, qi, type(self).__name__, found.cost)
+        if aim is not None:
+            details["objective"] = aim
         if self.local_suppression is not False and n_suppressed:
             masked, n_suppressed, classes, cells = self._suppress_cells(
                 fitting, engine, plan, table

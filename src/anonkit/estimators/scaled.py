@@ -39,7 +39,7 @@ from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.base import Engine, SensitiveSpec
 from anonkit.engines.counting import COUNT
-from anonkit.estimators.searching import search
+from anonkit.estimators.searching import objective, search
 from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
 from anonkit.models import PrivacyModel
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
@@ -194,6 +194,7 @@ def fit_out_of_core(
         limit,
         algorithm=estimator.search,
         metric=estimator.metric,
+        metric_options=estimator.metric_options,
         options=estimator.search_options(),
         progress=progress,
     )
@@ -242,6 +243,10 @@ def fit_out_of_core(
     t3 = time.perf_counter()
 
     found = outcome.found
+    details: dict[str, Any] = {"engine": engine.name, "search": outcome.search_details}
+    aim = objective(estimator.metric, estimator.metric_options, qi, "FullDomain", found.cost)
+    if aim is not None:
+        details["objective"] = aim
     transformation = MappingProxyType(dict(zip(qi, found.levels, strict=True)))
     result = AnonymizationResult(
         release=release,
@@ -259,7 +264,7 @@ def fit_out_of_core(
         timing=MappingProxyType(
             {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
         ),
-        details=MappingProxyType({"engine": engine.name, "search": outcome.search_details}),
+        details=MappingProxyType(details),
     )
     result = dataclasses.replace(
         result,

@@ -21,6 +21,7 @@ from anonkit.core.lattice import MAX_NODES, Lattice
 from anonkit.core.transform import ReleasePlan
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.generalization import NodeSummary, all_metrics
+from anonkit.metrics.node_metrics import aggregation
 from anonkit.models import PrivacyModel
 from anonkit.progress import Progress, show_note, start_stage
 
@@ -86,6 +87,26 @@ class Outcome:
             drop=tuple(drop),
             suppressed=suppressed,
         )
+
+
+def objective(
+    metric: str,
+    metric_options: Mapping[str, Any] | None,
+    columns: Sequence[str],
+    owner: str,
+    value: float,
+) -> dict[str, Any] | None:
+    """What the search minimized when ``metric_options`` change the metric (its
+    aggregate, weights and the optimum's value), for ``result.details["objective"]``."""
+    chosen = aggregation(metric, metric_options, list(columns), owner)
+    if chosen is None:
+        return None
+    return {
+        "metric": metric,
+        "aggregate": chosen.aggregate,
+        "weights": dict(zip(columns, chosen.weights, strict=True)),
+        "value": value,
+    }
 
 
 def search(
