@@ -93,6 +93,7 @@ from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, anonymize
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
+from anonkit.estimators.base import hierarchy_values
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
@@ -510,23 +511,32 @@ def load_config(path: str | Path) -> AnonymizeConfig:
 
 
 # ----------------------------------------------------------------------------- running
-def resolve_hierarchies(config: AnonymizeConfig, frame: pl.DataFrame) -> dict[str, Hierarchy]:
-    """The hierarchy of every quasi-identifier of ``config`` that ``frame`` holds.
+def resolve_hierarchies(
+    config: AnonymizeConfig, frame: pl.DataFrame, population: pl.DataFrame | None = None
+) -> dict[str, Hierarchy]:
+    """The hierarchy of every quasi-identifier of ``config`` that ``frame`` holds; a
+    built one covers the population's values too, as in :func:`anonkit.anonymize`.
 
     Quasi-identifiers missing from the table are left out (:func:`anonkit.anonymize`
     then reports them).
     """
-    return {
-        c: resolve_hierarchy(c, config.hierarchies.get(c), frame[c])
-        for c in config.quasi_identifiers
-        if c in frame.columns
-    }
+    out = {}
+    for c in config.quasi_identifiers:
+        if c not in frame.columns:
+            continue
+        pop = population if population is not None and c in population.columns else None
+        out[c] = resolve_hierarchy(c, config.hierarchies.get(c), hierarchy_values(frame, pop, c))
+    return out
 
 
 def prepare_inputs(config: AnonymizeConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
-    """Read the input table and resolve its hierarchies (:func:`resolve_hierarchies`)."""
+    """Read the input table (and the population table, if any) and resolve the
+    hierarchies (:func:`resolve_hierarchies`)."""
     frame = read_table(config.input, **config.read_kwargs())
-    return frame, resolve_hierarchies(config, frame)
+    population = None
+    if config.population is not None:
+        population = read_table(config.population, **config.read_kwargs())
+    return frame, resolve_hierarchies(config, frame, population)
 
 
 def chosen_engine(config: AnonymizeConfig) -> tuple[str, str]:

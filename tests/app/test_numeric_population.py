@@ -183,11 +183,6 @@ def test_population_lacking_a_quasi_identifier_is_named(
     assert 'population = "people-population.csv"' in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="anonkit.config.run_config builds builder hierarchies from the input's values "
-    "only, not the population's (anonymize() uses both): the CLI refuses what the API runs",
-)
 def test_builder_hierarchies_cover_the_population_in_the_cli(
     sample: tuple[workflow.Loaded, Path], tmp_path: Path
 ) -> None:

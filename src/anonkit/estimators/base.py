@@ -47,7 +47,7 @@ from anonkit.result import AnonymizationResult
 from anonkit.safety.leaks import check_leaks
 from anonkit.verify import Verification, verify_release
 
-__all__ = ["Estimator", "Fitting", "Privacy"]
+__all__ = ["Estimator", "Fitting", "Privacy", "hierarchy_values"]
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class Fitting:
         return list(self.schema.columns(AttributeRole.IDENTIFYING))
 
 
-def _values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:
+def hierarchy_values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:
     """Values a built hierarchy must cover: the data's and the population's."""
     values = data[column]
     if population is None:
@@ -320,7 +320,9 @@ class Estimator:
             raise UnknownColumnError(unknown, data.columns)
         population = self._population(models, qi)
         start_stage(self.progress, "Encoding")
-        hierarchies = [resolve_hierarchy(c, specs.get(c), _values(data, population, c)) for c in qi]
+        hierarchies = [
+            resolve_hierarchy(c, specs.get(c), hierarchy_values(data, population, c)) for c in qi
+        ]
         return Fitting(
             data=data,
             kind=kind,
