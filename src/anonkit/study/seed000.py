@@ -442,11 +442,18 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
         if within.is_empty():
             continue
         splits = max(splits, int(within["n_splits"].max()))
-        top = within.row(0, named=True)
+        reg = _by_metric(a["regret"])
+        # the best metric that can rank every release (alterations are undefined on
+        # Mondrian's ranges and on MDAV's means, so they have no regret)
+        ranked = [
+            r
+            for r in within.iter_rows(named=True)
+            if math.isfinite(reg.get(str(r["metric"]), {}).get("regret", math.nan))
+        ]
+        top = ranked[0] if ranked else within.row(0, named=True)
         strengths.append(abs(float(top["rho"])))
         names = within["metric"].to_list()
         ref = _by_metric(within).get(REFERENCE_METRIC)
-        reg = _by_metric(a["regret"])
         diff = _by_metric(a["differences"]).get(str(top["metric"]))
         if diff is not None and math.isfinite(diff["p_holm"]) and diff["p_holm"] < 0.05:
             wins += 1
@@ -460,7 +467,8 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
         ref_reg = reg.get(REFERENCE_METRIC, {}).get("regret", math.nan)
         rnd = reg.get("random", {}).get("regret", math.nan)
         parts.append(
-            f"on {name} the best is {top['label']}, ρ = {_ci(top, 'rho')}, against {ref_text}; "
+            f"on {name} the best metric defined on every release is {top['label']}, "
+            f"ρ = {_ci(top, 'rho')}, against {ref_text}; "
             f"choosing by it loses {100 * top_reg:.1f} accuracy points against the best "
             f"release, by entropy {100 * ref_reg:.1f}, by a random pick {100 * rnd:.1f}"
         )
