@@ -42,7 +42,9 @@ import scale_data  # noqa: E402
 STEPS = ("floor_count", "floor_copy", "streaming", "memory")
 
 
-def run_step(step: str, data: Path, out: Path, k: int, suppression: float) -> dict[str, Any]:
+def run_step(
+    step: str, data: Path, out: Path, k: int, suppression: float, algorithm: str
+) -> dict[str, Any]:
     """Run one step in this process; its wall time, peak RSS and anonkit's timings."""
     import polars as pl
 
@@ -66,18 +68,22 @@ def run_step(step: str, data: Path, out: Path, k: int, suppression: float) -> di
             insensitive=[scale_data.INSENSITIVE],
             k=k,
             suppression_limit=suppression,
+            algorithm=algorithm,
         )
         extra = {
             "timing": dict(result.timing),
             "suppressed": result.suppressed,
             "transformation": dict(result.transformation),
+            "algorithm": result.algorithm,
         }
     wall = time.perf_counter() - t0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return {"step": step, "wall": wall, "rss": rss, **extra}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    rss = usage.ru_maxrss * 1024
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"step": step, "wall": wall, "cpu": cpu, "rss": rss, **extra}
 
 
-def measure(step: str, data: Path, k: int, suppression: float) -> dict[str, Any]:
+def measure(step: str, data: Path, k: int, suppression: float, algorithm: str) -> dict[str, Any]:
     """:func:`run_step` in a fresh process."""
     with tempfile.TemporaryDirectory(dir=data.parent) as tmp:
         out = Path(tmp) / "out.parquet"
@@ -94,6 +100,8 @@ def measure(step: str, data: Path, k: int, suppression: float) -> dict[str, Any]
             str(k),
             "--suppression",
             str(suppression),
+            "--algorithm",
+            algorithm,
         ]
         done = subprocess.run(cmd, capture_output=True, text=True, env=os.environ, check=False)
         if done.returncode:
@@ -107,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "anonkit-scale")
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--suppression", type=float, default=0.04)
+    p.add_argument("--algorithm", default="flash", help="the search (default: flash, exact)")
+    p.add_argument("--label", default="", help="suffix of the RESULTS.md section's name")
     p.add_argument("--memory", action="store_true", help="also time the in-memory engine")
     p.add_argument("--record", action="store_true", help="write the results to RESULTS.md")
     p.add_argument("--step", choices=STEPS, help=argparse.SUPPRESS)
@@ -114,17 +124,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.step:
-        print(json.dumps(run_step(args.step, args.data, args.out, args.k, args.suppression)))
+        step = run_step(args.step, args.data, args.out, args.k, args.suppression, args.algorithm)
+        print(json.dumps(step))
         return 0
     command, info = common.command_line(), common.machine_info()
     data = scale_data.write(args.rows, args.data_dir / f"scale_{args.rows}.parquet")
     steps = [s for s in STEPS if s != "memory" or args.memory]
     results = {}
     for step in steps:
-        results[step] = measure(step, data, args.k, args.suppression)
+        results[step] = measure(step, data, args.k, args.suppression, args.algorithm)
         r = results[step]
-        print(f"{step}: {r['wall']:.1f} s, peak RSS {r['rss'] / 2**30:.2f} GiB", flush=True)
+        print(
+            f"{step}: {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, peak RSS {r['rss'] / 2**30:.2f} GiB",
+            flush=True,
+        )
     floor = results["floor_count"]["wall"] + results["floor_copy"]["wall"]
+    cpu_floor = results["floor_count"]["cpu"] + results["floor_copy"]["cpu"]
     rows = []
     for step in steps:
         r = results[step]
@@ -133,13 +148,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{s} {timing[s]:.1f}" for s in ("encode", "search", "release") if s in timing
         )
         rows.append(
-            f"| {step} | {r['wall']:.1f} | {r['wall'] / floor:.2f} | {r['rss'] / 2**30:.2f} "
-            f"| {stages} |"
+            f"| {step} | {r['wall']:.1f} | {r['wall'] / floor:.2f} | {r['cpu']:.1f} "
+            f"| {r['cpu'] / cpu_floor:.2f} | {r['rss'] / 2**30:.2f} | {stages} |"
         )
     table = "\n".join(
         [
-            "| step | wall s | ÷ floor | peak RSS GiB | anonkit stages (s) |",
-            "|---|---:|---:|---:|---|",
+            "| step | wall s | ÷ floor | CPU s | CPU ÷ floor's CPU | peak RSS GiB "
+            "| anonkit stages, wall (s) |",
+            "|---|---:|---:|---:|---:|---:|---|",
             *rows,
         ]
     )
@@ -152,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"Table: `benchmarks/scale_data.py` ({args.rows:,} rows, 8 QIs, Parquet, "
             f"{data.stat().st_size / 2**20:.0f} MiB); k = {args.k}, "
-            f"{args.suppression:.0%} suppression. Floor = floor_count + floor_copy = "
-            f"{floor:.1f} s. Each step in a fresh process.",
+            f"{args.suppression:.0%} suppression, algorithm {args.algorithm}. Floor = "
+            f"floor_count + floor_copy = {floor:.1f} s wall, {cpu_floor:.1f} s CPU. Each step "
+            "in a fresh process. CPU time (user + system, all threads) is what to compare "
+            "when the machine is loaded: wall time then mostly measures the other load.",
             "",
             table,
             "",
@@ -161,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{results['streaming'].get('suppressed'):,} records.",
             "",
         ]
-        common.update_section(f"scale_streaming_{args.rows}", "\n".join(lines))
+        name = f"scale_streaming_{args.rows}{'_' + args.label if args.label else ''}"
+        common.update_section(name, "\n".join(lines))
     return 0
 
 
