@@ -270,3 +270,19 @@ def test_transform_of_no_records_is_empty(estimator: Estimator) -> None:
         fitted = _fitted(estimator, frame)
     out = fitted.transform(frame.head(0))
     assert out.height == 0 and out.columns == fitted.result_.release.columns
+
+
+def test_greedy_merge_estimator_takes_a_seeded_random_order() -> None:
+    """The estimator passes ``order``, ``seed`` and ``fuse`` to the merging: the same seed
+    gives the same (verified) release; a bad order names the parameter."""
+    privacy = Privacy(KAnonymity(3))
+    runs = [
+        _fitted(GreedyMerge(order="random", seed=seed, privacy=privacy), _people()).result_
+        for seed in (7, 7)
+    ]
+    assert runs[0].verified and runs[0].release.equals(runs[1].release)
+    assert runs[0].details["greedy_merge"]["order"] == "random"
+    unfused = _fitted(GreedyMerge(fuse=False, privacy=privacy), _people()).result_
+    assert unfused.verified
+    with pytest.raises(ParameterError, match="The 'order' parameter of GreedyMerge"):
+        _fitted(GreedyMerge(order="shuffled", privacy=privacy), _people())

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 import numpy as np
 import polars as pl
 
-from anonkit._validation import Constraint, Options
+from anonkit._validation import Boolean, Constraint, Interval, Options
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES
 from anonkit.algorithms.microaggregation.estimator import METHODS
 from anonkit.algorithms.mondrian.estimator import NUMERIC_RELEASES
@@ -402,22 +402,42 @@ class GreedyMerge(_Classes):
     cost
         ``"distortion"``, ``"ncp"``, ``"total"``, ``"llm"``, ``"nllm"`` (default),
         ``"wllm"`` or ``"wnllm"``.
+    order
+        ``"codes"`` (default: the classes in the order of their codes, the historical
+        behaviour) or ``"random"``: the initial class order, which picks the small class
+        to merge and breaks ties, shuffled with ``seed`` (Mauger et al. leave this order
+        open; it decides most merges at large k).
+    seed
+        The seed of the random order (an int >= 0).
+    fuse
+        Whether a merged class is fused with an identical existing one (default ``True``,
+        as in the paper).
     privacy, leak_check, progress
         As for every estimator; the models must be k-anonymity only.
     """
 
     name = "greedy_merge"
-    _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "order": Options(("codes", "random")),
+        "seed": Interval(int, 0),
+        "fuse": Boolean(),
+    }
 
     def __init__(
         self,
         cost: str = "nllm",
         *,
+        order: str = "codes",
+        seed: int = 0,
+        fuse: bool = True,
         privacy: Privacy | None = None,
         leak_check: bool = True,
         progress: Progress | None = None,
     ) -> None:
         self.cost = cost
+        self.order = order
+        self.seed = seed
+        self.fuse = fuse
         self.privacy = privacy
         self.leak_check = leak_check
         self.progress = progress
@@ -438,9 +458,14 @@ class GreedyMerge(_Classes):
                 "greedy_merge",
             )
         start_stage(self.progress, "Greedy merging", "small classes")
-        merged = Merging(k=k, cost=self.cost, progress=self.progress).fit(
-            fitting.data.select(fitting.quasi_identifiers), fitting.by_name
-        )
+        merged = Merging(
+            k=k,
+            cost=self.cost,
+            order=self.order,
+            seed=self.seed,
+            fuse=self.fuse,
+            progress=self.progress,
+        ).fit(fitting.data.select(fitting.quasi_identifiers), fitting.by_name)
         start_stage(self.progress, "Releasing")
         released = fitting.data.with_columns(
             [pl.Series(c, v, dtype=pl.String) for c, v in merged.released_values().items()]
