@@ -152,3 +152,24 @@ def test_study_mode_writes_the_page_and_keeps_its_cache(
     assert (out / "mauger2020_strip100.svg").exists()
     result = runner.invoke(app, ["reproduce", "mauger2020", "-w", "1", "-q"])
     assert result.exit_code == 0 and seen["design"] is mauger2020.FULL
+
+
+def test_reproduce_seed000_passes_quick_and_data_to_the_study(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from anonkit.study import seed000
+
+    seen: dict[str, object] = {}
+
+    def fake_reproduce(folder: object, **kwargs: object) -> dict[str, object]:
+        seen.update(kwargs)
+        return {}
+
+    monkeypatch.setattr(seed000, "reproduce", fake_reproduce)
+    monkeypatch.setattr(seed000, "write_outputs", lambda frames, output: output / "seed000.md")
+    done = runner.invoke(
+        app,
+        ["reproduce", "seed000", "--output", str(tmp_path), "--quick", "--data", str(tmp_path)],
+    )
+    assert done.exit_code == 0, done.output
+    assert seen["quick"] is True and seen["data"] == tmp_path

@@ -89,8 +89,20 @@ def reproduce_command(
     ] = False,
     quick: Annotated[
         bool,
-        typer.Option("--quick", help="Study with a few orders only (minutes, not half an hour)."),
+        typer.Option(
+            "--quick",
+            help="The small version of the study (mauger2020: a few orders; seed000: fewer "
+            "splits and cells), minutes instead of an hour.",
+        ),
     ] = False,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="seed000: the folder holding the datasets (adult/, highdim/; default: "
+            "$ANONKIT_SHARED_DATA, else ../shared/data).",
+        ),
+    ] = None,
     quiet: QuietOption = False,
     progress: StudyProgressOption = None,
 ) -> None:
@@ -98,7 +110,7 @@ def reproduce_command(
     if experiment not in EXPERIMENTS:
         raise UnknownNameError("experiment", experiment, EXPERIMENTS)
     if experiment == "seed000":
-        _seed000(output, workers, quiet, progress)
+        _seed000(output, workers, quick, data, quiet, progress)
         return
     from anonkit.study import mauger2020
 
@@ -168,7 +180,14 @@ def _mauger_study(
         console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
-def _seed000(output: Path | None, workers: int | None, quiet: bool, shown: bool | None) -> None:
+def _seed000(
+    output: Path | None,
+    workers: int | None,
+    quick: bool,
+    data: Path | None,
+    quiet: bool,
+    shown: bool | None,
+) -> None:
     if output is None:
         raise ParameterError(
             "--output", "anonkit reproduce seed000", "the folder of seed000.md", None
@@ -190,7 +209,9 @@ def _seed000(output: Path | None, workers: int | None, quiet: bool, shown: bool 
 
     try:
         with saying(kept):
-            frames = seed000.reproduce(output, workers=workers, progress=progress)
+            frames = seed000.reproduce(
+                output, workers=workers, progress=progress, quick=quick, data=data
+            )
     finally:
         for bar in bars:
             bar.close()
