@@ -352,9 +352,12 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     algorithm
         Full-domain (global recoding): ``"auto"`` (the default: Flash, optimal, when it
         can finish within a minute, else Lightning), ``"flash"``, ``"exhaustive"``,
-        ``"samarati"``, ``"datafly"`` or ``"incognito"``; for lattices no exact search
-        can visit (many quasi-identifiers), the anytime heuristics ``"lightning"`` and
-        ``"genetic"``, or ``"auto"`` (Flash when it can finish within a minute, Lightning
+        ``"samarati"``, ``"datafly"``, ``"incognito"`` or ``"allmin"``; on lattices above
+        5,000,000 nodes ``"flash"`` runs ``"sparse_flash"`` (exact, node state kept
+        sparsely; refused up front when memory would run out); for lattices no exact
+        search can visit (many quasi-identifiers), the anytime heuristics
+        ``"lightning"``, ``"genetic"`` and ``"topdown"`` (top-down specialization), or
+        ``"auto"`` (the exact search when it can finish within a minute, Lightning
         otherwise). Local recoding:
         ``"mondrian"`` (multidimensional partitioning), ``"greedy_merge"`` (class merging
         with cost matrices) or ``"microaggregation"`` (numeric quasi-identifiers). Or an
@@ -411,7 +414,8 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         ``"k_optimize"``, ``"safepub"``, ``"k_epsilon"``): that estimator's own parameters
         (``{"epsilon": 1.0}``); see its class in :mod:`anonkit.estimators`.
     time_limit, max_nodes, seed
-        The anytime heuristics (``"lightning"``, ``"genetic"``, ``"auto"``): stop after
+        The anytime heuristics (``"lightning"``, ``"genetic"``, ``"topdown"``,
+        ``"auto"``): stop after
         this many seconds or evaluated nodes with the best release found so far (Ctrl-C
         does too), and the seed that makes a run reproducible.
         ``result.details["search"]`` records whether the release is proven optimal, why

@@ -41,15 +41,17 @@ Format
 
     [search]
     algorithm = "auto"             # auto (flash, or lightning on wide tables), flash,
-                                   # exhaustive, samarati, datafly, incognito, allmin,
-                                   # lightning, genetic, mondrian, greedy_merge,
+                                   # sparse_flash, exhaustive, samarati, datafly,
+                                   # incognito, allmin, lightning, genetic, topdown,
+                                   # mondrian, greedy_merge,
                                    # microaggregation, hilbert, banga, k_optimize,
                                    # safepub, k_epsilon
     metric = "loss"                # see anonkit.metrics.generalization.METRICS
     engine = "polars"              # in memory; "streaming" (larger than memory), "spark",
                                    # "auto" (streams files above memory_share of RAM)
     memory_share = 0.25            # engine "auto": stream above this share of memory
-    time_limit = 10                # lightning, genetic, auto: seconds (also max_nodes, seed)
+    time_limit = 10                # lightning, genetic, topdown, auto: seconds (also
+                                   # max_nodes, seed)
     metric_options = { aggregate = "geometric", weights = { age = 2.0 } }
                                    # loss: arithmetic (default) or geometric (ARX) mean
 

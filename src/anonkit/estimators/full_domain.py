@@ -236,7 +236,7 @@ class FullDomain(Estimator):
                     name,
                     type(self).__name__,
                     "None with an exact search (time_limit, max_nodes and seed belong to "
-                    "'lightning', 'genetic' and 'auto')",
+                    "'lightning', 'genetic', 'topdown' and 'auto')",
                     value,
                 )
         return given
