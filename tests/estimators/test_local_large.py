@@ -153,3 +153,19 @@ def test_greedy_merging_refuses_tables_beyond_its_size_limit(
         k=5,
     )
     assert result.verified
+
+
+def test_the_greedy_merging_class_refuses_tables_beyond_its_limit_too(
+    adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Called directly (not through anonymize), greedy merging checks the same limit."""
+    from anonkit.algorithms.greedy_merge import estimator as merging
+    from anonkit.algorithms.greedy_merge import greedy_merge
+    from anonkit.exceptions import ParameterError
+
+    assert merging.MAX_COMBINATIONS == local.GREEDY_MERGE_COMBINATIONS
+    frame = adult_frame.select(QI).head(300)
+    combinations = frame.n_unique()
+    monkeypatch.setattr(merging, "MAX_COMBINATIONS", combinations - 1)
+    with pytest.raises(ParameterError, match=f"{combinations:,} combinations"):
+        greedy_merge(frame, {c: adult_hierarchies[c] for c in QI}, k=5)

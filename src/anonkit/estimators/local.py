@@ -75,7 +75,7 @@ LARGE_TABLE = 500_000
 #: combinations 3.6 s CPU and 1.1 GB peak, 30,921 8.7 s and 2.1 GB, 56,536 21 s and 4.2 GB;
 #: memory grows by about 75 KB per combination (7.5 GB at this limit) and time faster
 #: than linearly.
-GREEDY_MERGE_COMBINATIONS = 100_000
+GREEDY_MERGE_COMBINATIONS = 100_000  # = algorithms.greedy_merge MAX_COMBINATIONS (tested)
 #: The column of a tally holding how many records a row stands for.
 _WEIGHT = "__anonkit_records"
 

@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from anonkit._validation import check_bool, check_choice, check_int
 from anonkit.algorithms.greedy_merge.fit import fit_codes
 from anonkit.algorithms.greedy_merge.inputs import as_codes
@@ -32,6 +34,9 @@ PAPER_ADULT_COLUMNS: tuple[str, ...] = (
 SMALL_CLASS_CHOICES: tuple[str, ...] = ("first", "smallest", "queue")
 #: Ways to list ``C(T)``, the order that chooses ``C_small`` and breaks ties.
 ORDER_CHOICES: tuple[str, ...] = ("codes", "random")
+#: The most distinct quasi-identifier combinations greedy merging takes: its cost rows
+#: take about 75 KB of memory per combination (56,500 took 4.2 GB; benchmarks/RESULTS.md).
+MAX_COMBINATIONS = 100_000
 
 
 class GreedyMerge:
@@ -150,6 +155,16 @@ class GreedyMerge:
             )
         if self.k > n:
             raise ParameterError("k", "GreedyMerge", f"at most the number of records ({n})", self.k)
+        combinations = int(np.unique(codes, axis=1).shape[1])
+        if combinations > MAX_COMBINATIONS:
+            raise ParameterError(
+                "data",
+                "GreedyMerge",
+                f"a table with at most {MAX_COMBINATIONS:,} distinct quasi-identifier "
+                f"combinations (about 75 KB of memory each; use Mondrian or a full-domain "
+                f"search for larger ones)",
+                f"{combinations:,} combinations",
+            )
         return fit_codes(
             codes,
             hs,
