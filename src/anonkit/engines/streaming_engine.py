@@ -37,7 +37,7 @@ from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, missing_expr, text_e
 from anonkit.engines.counting import COUNT
 from anonkit.engines.polars_engine import PolarsEngine, _lazy, _suppress, release_query
 
-__all__ = ["StreamingEngine", "enum_code_expr", "streaming_release_query"]
+__all__ = ["StreamingEngine", "streaming_release_query"]
 
 _KEY = "__anonkit_class_key__"
 
@@ -46,20 +46,6 @@ def _leaf_codes(column: str, dtype: pl.DataType, hierarchy: Hierarchy) -> pl.Exp
     """Each value's row among ``hierarchy``'s leaves (UInt32), null when it is none."""
     leaves = pl.Enum(list(hierarchy.leaves))
     return text_expr(column, dtype).cast(leaves, strict=False).to_physical()
-
-
-def enum_code_expr(column: str, dtype: pl.DataType, hierarchy: Hierarchy) -> pl.Expr:
-    """:func:`~anonkit.core.values.code_expr` through a cast to an ``Enum`` of the leaves
-    (the same codes; a lookup polars streams without holding the column)."""
-    codes = _leaf_codes(column, dtype, hierarchy).cast(pl.Int64)
-    return (
-        pl.when(missing_expr(column, dtype))
-        .then(MISSING_CODE)
-        .when(codes.is_null())
-        .then(UNKNOWN_CODE)
-        .otherwise(codes)
-        .alias(column)
-    )
 
 
 def streaming_release_query(source: pl.LazyFrame, plan: ReleasePlan) -> pl.LazyFrame:
