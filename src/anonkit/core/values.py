@@ -35,6 +35,7 @@ __all__ = [
     "encode_sensitive",
     "missing_expr",
     "sensitive_labels",
+    "sensitive_text_expr",
     "string_codes",
     "text_expr",
 ]
@@ -67,6 +68,17 @@ def missing_expr(column: str, dtype: pl.DataType) -> pl.Expr:
     """Whether each value of ``column`` is missing (null, or NaN in a float column)."""
     col = pl.col(column)
     return col.is_null() | col.is_nan() if dtype.is_float() else col.is_null()
+
+
+def sensitive_text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
+    """A sensitive column's values as normalized text (:func:`text_expr`), null where
+    missing, as the engines count them."""
+    return (
+        pl.when(missing_expr(column, dtype))
+        .then(None)
+        .otherwise(text_expr(column, dtype))
+        .alias(column)
+    )
 
 
 def code_expr(column: str, dtype: pl.DataType, hierarchy: Hierarchy) -> pl.Expr:

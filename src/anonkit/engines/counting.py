@@ -9,6 +9,7 @@ totals, the detail snapshot with population counts) happens here, once for every
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,16 @@ from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, sensitive_labels
 from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
 
-__all__ = ["COUNT", "POPULATION", "SensitiveSpec", "check_counts", "table_from_counts"]
+__all__ = [
+    "COUNT",
+    "KEY_SHIFT",
+    "POPULATION",
+    "SensitiveSpec",
+    "check_counts",
+    "key_digits",
+    "table_from_counts",
+    "unpack_keys",
+]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -39,6 +49,38 @@ class SensitiveSpec:
 
     name: str
     hierarchy: Hierarchy | None = None
+
+
+#: A packed key holds each level-0 code (from ``MISSING_CODE`` = -2 up) shifted by this.
+KEY_SHIFT = -MISSING_CODE
+#: Keys are packed only below this bound (an int64 with room to spare).
+_KEY_LIMIT = 1 << 62
+
+
+def key_digits(
+    hierarchies: Sequence[Hierarchy], limit: int = _KEY_LIMIT
+) -> tuple[list[int], list[int]] | None:
+    """The radix and the place value of each quasi-identifier's digit in a packed key
+    (one integer per combination of level-0 codes, the first column most significant),
+    or ``None`` when the keys would not all lie below ``limit`` (default: an int64 with
+    room to spare). Engines group one key column instead of many, which is much faster
+    (see :func:`unpack_keys`)."""
+    radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
+    if math.prod(radices) >= limit:
+        return None
+    return radices, [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+
+
+def unpack_keys(
+    keys: npt.NDArray[np.int64], columns: Sequence[str], digits: tuple[list[int], list[int]]
+) -> dict[str, npt.NDArray[np.int64]]:
+    """Each column's level-0 codes from packed ``keys`` (:func:`key_digits`)."""
+    keys = keys.astype(np.int64, copy=False)
+    radices, steps = digits
+    return {
+        c: (keys // step) % radix - KEY_SHIFT
+        for c, radix, step in zip(columns, radices, steps, strict=True)
+    }
 
 
 def check_counts(

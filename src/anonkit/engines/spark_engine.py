@@ -39,7 +39,6 @@ Choices and known differences
 
 from __future__ import annotations
 
-import math
 import re
 import uuid
 from array import array
@@ -54,7 +53,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
-from anonkit.engines.counting import COUNT
+from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, unpack_keys
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER, output_format
 
@@ -380,14 +379,13 @@ class SparkEngine(GroupingEngine):
             for i, c in enumerate(sensitive)
         ]
         # one 64-bit key per combination when the codes fit (faster to shuffle and group)
-        radices = [len(h.leaves) + 2 for h in hierarchies]  # codes shifted past -2, -1
-        steps = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
-        packed = math.prod(radices) <= PACK_LIMIT
-        if packed:
+        digits = key_digits(hierarchies, limit=PACK_LIMIT + 1)
+        packed = digits is not None
+        if digits is not None:
             key = sum(
                 (
-                    (F.col(c + _PREFIX) + 2) * F.lit(step).cast("bigint")
-                    for c, step in zip(columns, steps, strict=True)
+                    (F.col(c + _PREFIX) + KEY_SHIFT) * F.lit(step).cast("bigint")
+                    for c, step in zip(columns, digits[1], strict=True)
                 ),
                 F.lit(0).cast("bigint"),
             )
@@ -412,10 +410,10 @@ class SparkEngine(GroupingEngine):
                 texts[i].append(row[width + i])
             ints[width].append(row[-1])
         data: dict[str, Any] = {}
-        if packed:
-            packed_keys = np.array(ints[0], dtype=np.int64)
-            for c, step, radix in zip(columns, steps, radices, strict=True):
-                data[c] = pl.Series(c, (packed_keys // step) % radix - 2, dtype=pl.Int64)
+        if digits is not None:
+            codes = unpack_keys(np.array(ints[0], dtype=np.int64), columns, digits)
+            for c in columns:
+                data[c] = pl.Series(c, codes[c], dtype=pl.Int64)
         else:
             for j, c in enumerate(columns):
                 data[c] = pl.Series(c, np.array(ints[j], dtype=np.int64), dtype=pl.Int64)

@@ -7,8 +7,9 @@ those passes compute is kept as small as the data allows:
   polars ``Enum`` of its hierarchy's leaves; the leaf codes combine into one integer
   key per record (mixed radix), and the records are grouped by that key (and the
   sensitive values' text), which polars streams in far less memory and time than a
-  group-by on eight text columns. The key is split back into codes on the grouped
-  result, in numpy. Tables whose keys would not fit 64 bits group by the codes.
+  group-by on eight text columns. The key (:func:`~anonkit.engines.counting.key_digits`,
+  as the other engines pack theirs) is split back into codes on the grouped result.
+  Tables whose keys would not fit 64 bits group by the codes.
 * **One release pass** (``apply``, :func:`streaming_release_query`): each value is cast
   to a polars ``Enum`` of its hierarchy's leaves, whose physical code picks the label
   (a gather from the small table of labels) and the class's code at the chosen level;
@@ -33,8 +34,14 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import ReleasePlan
-from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, missing_expr, text_expr
-from anonkit.engines.counting import COUNT
+from anonkit.core.values import (
+    MISSING_CODE,
+    UNKNOWN_CODE,
+    missing_expr,
+    sensitive_text_expr,
+    text_expr,
+)
+from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, unpack_keys
 from anonkit.engines.polars_engine import PolarsEngine, _lazy, _suppress, release_query
 
 __all__ = ["StreamingEngine", "streaming_release_query"]
@@ -101,46 +108,30 @@ class StreamingEngine(PolarsEngine):
         hierarchies: Sequence[Hierarchy],
         sensitive: Sequence[str] = (),
     ) -> pl.DataFrame:
-        # codes 0..n-1 for the n leaves, n for a value that is none, n + 1 for a missing one
-        sizes = [len(h.leaves) + 2 for h in hierarchies]
-        if math.prod(sizes) >= 2**63:
+        digits = key_digits(hierarchies)
+        if digits is None:
             return super().group_counts(source, columns, hierarchies, sensitive)
-        radix = [math.prod(sizes[:j]) for j in range(len(sizes))]
         lf = _lazy(source)
         schema = lf.collect_schema()
         parts = []
-        for c, h, r in zip(columns, hierarchies, radix, strict=True):
-            n = len(h.leaves)
-            leaf = _leaf_codes(c, schema[c], h).cast(pl.UInt64)
+        for c, h, step in zip(columns, hierarchies, digits[1], strict=True):
+            leaf = _leaf_codes(c, schema[c], h).cast(pl.Int64)
             code = (
                 pl.when(missing_expr(c, schema[c]))
-                .then(pl.lit(n + 1, dtype=pl.UInt64))
+                .then(MISSING_CODE)
                 .when(leaf.is_null())
-                .then(pl.lit(n, dtype=pl.UInt64))
+                .then(UNKNOWN_CODE)
                 .otherwise(leaf)
             )
-            parts.append(code * pl.lit(r, dtype=pl.UInt64))
-        texts = [
-            pl.when(missing_expr(s, schema[s]))
-            .then(None)
-            .otherwise(text_expr(s, schema[s]))
-            .alias(s)
-            for s in sensitive
-        ]
+            parts.append((code + KEY_SHIFT) * step)
+        texts = [sensitive_text_expr(s, schema[s]) for s in sensitive]
         grouped = (
             lf.select(pl.sum_horizontal(parts).alias(_KEY), *texts)
             .group_by([_KEY, *sensitive])
             .agg(pl.len().alias(COUNT))
             .collect(engine=self._collect)
         )
-        keys = grouped[_KEY].to_numpy()
-        coded = {}
-        for c, h, r, size in zip(columns, hierarchies, radix, sizes, strict=True):
-            values = ((keys // np.uint64(r)) % np.uint64(size)).astype(np.int64)
-            n = len(h.leaves)
-            values[values == n + 1] = MISSING_CODE
-            values[values == n] = UNKNOWN_CODE
-            coded[c] = values
+        coded = unpack_keys(grouped[_KEY].to_numpy(), columns, digits)
         return pl.DataFrame(coded, schema=dict.fromkeys(columns, pl.Int64)).hstack(
             [*grouped.select(sensitive), grouped[COUNT].cast(pl.Int64)]
         )
