@@ -375,12 +375,15 @@ class Estimator:
         """The columns the release publishes unchanged (what the leak check reads)."""
         return list(schema.released_as_is())
 
-    def _verify(self, released: pl.DataFrame, fitting: Fitting) -> Verification:
+    def _verify(
+        self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None
+    ) -> Verification:
+        """The independent re-check of ``released`` (or of its tally, whose records each
+        row stands for are in the column ``weight``)."""
         start_stage(self.progress, "Verifying the release")
-        qi = fitting.quasi_identifiers
         return verify_release(
             released,
-            quasi_identifiers=qi,
+            quasi_identifiers=fitting.quasi_identifiers,
             models=fitting.models,
             n_records=fitting.data.height,
             suppression_limit=fitting.suppression_limit,
@@ -390,6 +393,7 @@ class Estimator:
             population=fitting.population,
             hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
             numeric=fitting.numeric,
+            weight=weight,
         )
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:

@@ -58,7 +58,7 @@ from anonkit.metrics.release import interpret_release
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.verify import Verification, verify_release
+from anonkit.verify import Verification
 
 __all__ = [
     "GREEDY_MERGE_COMBINATIONS",
@@ -373,25 +373,13 @@ class Mondrian(_Classes):
         suppressed = int(tally.filter(star)[_WEIGHT].sum())
         return profile_sizes(sizes.to_numpy().astype(np.int64), k=k, suppressed=suppressed)
 
-    def _verify(self, released: pl.DataFrame, fitting: Fitting) -> Verification:
+    def _verify(
+        self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None
+    ) -> Verification:
         tally: pl.DataFrame | None = getattr(self, "_tally", None)
         if tally is None:
-            return super()._verify(released, fitting)
-        start_stage(self.progress, "Verifying the release")
-        return verify_release(
-            tally,
-            quasi_identifiers=fitting.quasi_identifiers,
-            models=fitting.models,
-            n_records=fitting.data.height,
-            suppression_limit=fitting.suppression_limit,
-            sensitive_hierarchies={
-                c: fitting.specs[c] for c in fitting.wanted if c in fitting.specs
-            },
-            population=fitting.population,
-            hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
-            numeric=fitting.numeric,
-            weight=_WEIGHT,
-        )
+            return super()._verify(released, fitting, weight)
+        return super()._verify(tally, fitting, _WEIGHT)
 
 
 class GreedyMerge(_Classes):

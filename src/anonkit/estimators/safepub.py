@@ -313,7 +313,9 @@ class SafePub(Estimator):
         )
         return result, released
 
-    def _verify(self, released: pl.DataFrame, fitting: Fitting) -> Verification:
+    def _verify(
+        self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None
+    ) -> Verification:
         """The release is the sample: k-anonymity is checked over the sampled records."""
         start_stage(self.progress, "Verifying the release")
         return verify_release(
@@ -324,6 +326,7 @@ class SafePub(Estimator):
             suppression_limit=1.0,
             hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
             numeric=fitting.numeric,
+            weight=weight,
         )
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
