@@ -80,18 +80,22 @@ def test_reproduce_reports_an_unknown_cost() -> None:
     assert "Unknown cost function 'entropy'" in result.output
 
 
-def test_leaves_option_reaches_the_reproduction(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    seen: dict[str, object] = {}
+@pytest.fixture
+def seen(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """The options the CLI passes to ``mauger2020.reproduce`` (run on 200 records)."""
+    options_seen: dict[str, object] = {}
     real = mauger2020.reproduce
 
     def spy(**options: object) -> mauger2020.Reproduction:
-        seen.update(options)
+        options_seen.update(options)
         frame, _ = load_adult()
         return real(data=frame.head(200), **options)  # type: ignore[arg-type]
 
     monkeypatch.setattr(mauger2020, "reproduce", spy)
+    return options_seen
+
+
+def test_leaves_option_reaches_the_reproduction(seen: dict[str, object]) -> None:
     args = ["reproduce", "mauger2020", "--k", "2", "--costs", "ncp", "-w", "1", "-q"]
     result = runner.invoke(app, [*args, "--leaves", "data"])
     assert result.exit_code == 0, result.output
@@ -101,18 +105,7 @@ def test_leaves_option_reaches_the_reproduction(
     assert "leaves" in result.output
 
 
-def test_order_seed_and_fusion_options_reach_the_reproduction(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    seen: dict[str, object] = {}
-    real = mauger2020.reproduce
-
-    def spy(**options: object) -> mauger2020.Reproduction:
-        seen.update(options)
-        frame, _ = load_adult()
-        return real(data=frame.head(200), **options)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(mauger2020, "reproduce", spy)
+def test_order_seed_and_fusion_options_reach_the_reproduction(seen: dict[str, object]) -> None:
     args = ["reproduce", "mauger2020", "--k", "2", "--costs", "ncp", "-w", "1", "-q"]
     result = runner.invoke(app, [*args, "--order", "random", "--seed", "7", "--no-fusion"])
     assert result.exit_code == 0, result.output
