@@ -138,6 +138,48 @@ def _merged(jrow: Any, goff: Any, joint: Any, slot: int) -> float:
 
 
 @_jit
+def _remove(
+    p: int, c: int, pos: Any, y_slot: Any, y_size: Any, y_cost: Any, y_order: Any, y_merged: Any
+) -> int:
+    """Drop candidate ``p`` of the first ``c`` (the last one takes its place); returns the
+    new count."""
+    last = c - 1
+    pos[y_slot[p]] = -1
+    if p != last:
+        moved = y_slot[last]
+        y_slot[p] = moved
+        y_size[p] = y_size[last]
+        y_cost[p] = y_cost[last]
+        y_order[p] = y_order[last]
+        y_merged[p] = y_merged[last]
+        pos[moved] = p
+    return last
+
+
+@_jit
+def _key(vec: Any, offsets: Any, strides: Any) -> int:
+    """A node vector packed into one int64 (the fusion index's key)."""
+    key = 0
+    for a in range(vec.shape[0]):
+        key += (vec[a] - offsets[a]) * strides[a]
+    return key
+
+
+@_jit
+def _set_joint(
+    joint: Any, slot: int, vec: Any, offsets: Any, attr_order: Any, group_end: Any, jstride: Any
+) -> None:
+    """Per group, the joint id of node vector ``vec`` into ``joint[:, slot]``."""
+    t0 = 0
+    for g in range(group_end.shape[0]):
+        joint[g, slot] = 0
+        for t in range(t0, group_end[g]):
+            a = attr_order[t]
+            joint[g, slot] += (vec[a] - offsets[a]) * jstride[a]
+        t0 = group_end[g]
+
+
+@_jit
 def merge_all(
     start: Any,
     sizes: Any,
@@ -176,12 +218,7 @@ def merge_all(
     last_x = np.full(m, -1, dtype=np.int64)
     joint = np.zeros((n_groups, n0), dtype=np.int64)
     for i in range(n0):
-        t0 = 0
-        for g in range(n_groups):
-            for t in range(t0, group_end[g]):
-                a = attr_order[t]
-                joint[g, i] += (start[a, i] - offsets[a]) * jstride[a]
-            t0 = group_end[g]
+        _set_joint(joint, i, start[:, i], offsets, attr_order, group_end, jstride)
     nodes = start.copy()
     size = sizes.astype(np.float64)
     order = positions.copy()
@@ -191,10 +228,7 @@ def merge_all(
     labels = numba.typed.Dict.empty(key_type=numba.types.int64, value_type=numba.types.int64)
     if fuse:
         for i in range(n0):
-            key = 0
-            for a in range(m):
-                key += (nodes[a, i] - offsets[a]) * strides[a]
-            labels[key] = i
+            labels[_key(nodes[:, i], offsets, strides)] = i
     c = 0
     pos = np.full(n0, -1, dtype=np.int64)
     y_slot = np.empty(n0, dtype=np.int64)
@@ -246,18 +280,7 @@ def merge_all(
                         first = y_order[i]
                         p = i
             cur = y_slot[p]
-            # remove(p)
-            last = c - 1
-            pos[y_slot[p]] = -1
-            if p != last:
-                moved = y_slot[last]
-                y_slot[p] = moved
-                y_size[p] = y_size[last]
-                y_cost[p] = y_cost[last]
-                y_order[p] = y_order[last]
-                y_merged[p] = y_merged[last]
-                pos[moved] = p
-            c = last
+            c = _remove(p, c, pos, y_slot, y_size, y_cost, y_order, y_merged)
             for a in range(m):
                 x[a] = nodes[a, cur]
             merged_valid = False
@@ -273,37 +296,9 @@ def merge_all(
                     slot = y_slot[i]
                     y_merged[i] = _merged(jrow, goff, joint, slot)
                 merged_valid = True
-            best = 0
-            low = np.inf
-            for i in range(c):
-                val = (y_size[i] + s_x) * y_merged[i]
-                val = val - y_cost[i]
-                buf[i] = val
-                if val < low:
-                    low = val
-                    best = i
-            threshold = low + tolerance * max(1.0, abs(low), abs(cost_x))
-            n_tied = 0
-            p = best
-            first = y_order[best]
-            for i in range(c):
-                if buf[i] <= threshold:
-                    n_tied += 1
-                    if y_order[i] < first:
-                        first = y_order[i]
-                        p = i
+            p, n_tied = choose(y_merged, y_size, y_cost, y_order, c, s_x, cost_x, tolerance, buf)
             other = y_slot[p]
-            last = c - 1
-            pos[y_slot[p]] = -1
-            if p != last:
-                moved = y_slot[last]
-                y_slot[p] = moved
-                y_size[p] = y_size[last]
-                y_cost[p] = y_cost[last]
-                y_order[p] = y_order[last]
-                y_merged[p] = y_merged[last]
-                pos[moved] = p
-            c = last
+            c = _remove(p, c, pos, y_slot, y_size, y_cost, y_order, y_merged)
         else:  # the last small class: every other class is a candidate
             best = -1
             low = np.inf
@@ -341,33 +336,15 @@ def merge_all(
         alive[other] = False
         size[cur] += size[other]
         order[cur] = min(order[cur], order[other])
-        vkey = 0
-        for a in range(m):
-            vkey += (v[a] - offsets[a]) * strides[a]
         if fuse:
-            xkey = 0
-            okey = 0
-            for a in range(m):
-                xkey += (x[a] - offsets[a]) * strides[a]
-                okey += (nodes[a, other] - offsets[a]) * strides[a]
-            del labels[xkey]
-            del labels[okey]
+            vkey = _key(v, offsets, strides)
+            del labels[_key(x, offsets, strides)]
+            del labels[_key(nodes[:, other], offsets, strides)]
             twin = labels[vkey] if vkey in labels else -1
             if twin >= 0:
                 n_fused += 1
                 if pos[twin] >= 0:
-                    q = pos[twin]
-                    last = c - 1
-                    pos[twin] = -1
-                    if q != last:
-                        moved = y_slot[last]
-                        y_slot[q] = moved
-                        y_size[q] = y_size[last]
-                        y_cost[q] = y_cost[last]
-                        y_order[q] = y_order[last]
-                        y_merged[q] = y_merged[last]
-                        pos[moved] = q
-                    c = last
+                    c = _remove(pos[twin], c, pos, y_slot, y_size, y_cost, y_order, y_merged)
                 parent[twin] = cur
                 alive[twin] = False
                 size[cur] += size[twin]
@@ -379,13 +356,7 @@ def merge_all(
             if v[a] != x[a]:
                 changed = True
         if changed:
-            t0 = 0
-            for g in range(n_groups):
-                joint[g, cur] = 0
-                for t in range(t0, group_end[g]):
-                    a = attr_order[t]
-                    joint[g, cur] += (v[a] - offsets[a]) * jstride[a]
-                t0 = group_end[g]
+            _set_joint(joint, cur, v, offsets, attr_order, group_end, jstride)
         if size[cur] >= k:
             cur = -1
         elif mode >= 1:  # smallest, queue: back among the candidates
