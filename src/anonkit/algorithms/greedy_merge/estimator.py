@@ -183,22 +183,9 @@ class GreedyMerge:
 def greedy_merge(
     data: Any,
     hierarchies: Sequence[Hierarchy] | Mapping[str, Hierarchy | str | Path] | None = None,
-    *,
-    k: int,
-    cost: str = "nllm",
-    small_class: str = "first",
-    order: str = "codes",
-    seed: int = 0,
-    fuse: bool = True,
-    progress: Progress | None = None,
+    **params: Any,
 ) -> GreedyMergeResult:
-    """Function form of :class:`GreedyMerge`: ``GreedyMerge(...).fit(data, hierarchies)``."""
-    return GreedyMerge(
-        k=k,
-        cost=cost,
-        small_class=small_class,
-        order=order,
-        seed=seed,
-        fuse=fuse,
-        progress=progress,
-    ).fit(data, hierarchies)
+    """Function form of :class:`GreedyMerge`: ``GreedyMerge(**params).fit(data, hierarchies)``
+    (``params``: its keyword parameters ``k``, ``cost``, ``small_class``, ``order``,
+    ``seed``, ``fuse`` and ``progress``)."""
+    return GreedyMerge(**params).fit(data, hierarchies)
