@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from anonkit.algorithms._numba import load_kernels
 from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.greedy_merge.result import FloatArray, IntArray
 from anonkit.algorithms.greedy_merge.rows import CostRows
@@ -17,6 +17,8 @@ from anonkit.progress import Progress
 
 #: Relative tolerance under which two merge costs are a tie.
 TIE_TOLERANCE = 1e-9
+#: The module of the numba kernels, imported on first use.
+KERNELS = "anonkit.algorithms.greedy_merge._kernels"
 
 
 def pick(costs: FloatArray, order: IntArray, shift: float = 0.0) -> tuple[int, int]:
@@ -39,20 +41,8 @@ def compiled_choose() -> Callable[..., tuple[int, int]] | None:
     """The numba kernel that prices every candidate and picks one in a single pass, or
     ``None`` where numba cannot be imported, its JIT is disabled or its cache cannot be
     set up (the numpy path then runs; both give the same floats and choices)."""
-    try:
-        import numba  # noqa: PLC0415 (imported on first use: it takes a while)
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return None
-    if getattr(numba.config, "DISABLE_JIT", False):
-        return None
-    try:
-        kernels = importlib.import_module("anonkit.algorithms.greedy_merge._kernels")
-    except RuntimeError as exc:  # pragma: no cover - e.g. no writable cache directory
-        warnings.warn(
-            f"greedy merging's compiled step is unavailable ({exc}); using numpy.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+    kernels = load_kernels(KERNELS, "greedy merging's compiled step", "numpy")
+    if kernels is None:
         return None
     kernel: Callable[..., Any] = kernels.choose
     return kernel
@@ -64,8 +54,7 @@ def compiled_loop() -> Callable[..., Any] | None:
     :func:`compiled_choose`)."""
     if compiled_choose() is None:
         return None
-    kernels = importlib.import_module("anonkit.algorithms.greedy_merge._kernels")
-    kernel: Callable[..., Any] = kernels.merge_all
+    kernel: Callable[..., Any] = importlib.import_module(KERNELS).merge_all
     return kernel
 
 
