@@ -45,6 +45,7 @@ from anonkit.metrics.risk import (
     sample_uniqueness_risk,
 )
 from anonkit.progress import Progress, start_stage
+from anonkit.result import to_plain
 
 OWNER = "evaluate"
 
@@ -180,10 +181,11 @@ class Evaluation:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+    """:func:`~anonkit.result.to_plain` with numbers as strict JSON takes them."""
+    return to_plain(value, _number)
+
+
+def _number(value: Any) -> Any:
     if isinstance(value, (float, np.floating)):
         return _finite(float(value))
     if isinstance(value, np.integer):

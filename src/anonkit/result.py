@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -112,7 +112,7 @@ class AnonymizationResult:
             "details": dict(self.details),
             "verified": self.verified,
             "risk": dict(self.risk),
-            "checks": _plain(self.checks),
+            "checks": to_plain(self.checks),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -127,10 +127,11 @@ class AnonymizationResult:
         )
 
 
-def _plain(value: Any) -> Any:
-    """Mappings and tuples of ``value`` as dicts and lists (for JSON)."""
+def to_plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
+    """Mappings, lists and tuples of ``value`` as dicts and lists (for JSON); every other
+    value as it is, or through ``leaf``."""
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): to_plain(v, leaf) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+        return [to_plain(v, leaf) for v in value]
+    return value if leaf is None else leaf(value)
