@@ -218,3 +218,24 @@ def test_encoded_table_value_counts() -> None:
         assert table.n_records == 4
         assert table.cardinalities == ((3, 1),)
     assert encode_records(frame, ["x"], [h]).codes.tolist() == [[0, 2, 0, 0]]
+
+
+@given(
+    keys=st.lists(st.integers(0, (1 << 40) - 1), min_size=0, max_size=3000),
+    dup=st.integers(0, 3),
+    weighted=st.booleans(),
+)
+def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
+    """The compiled radix sort and the numpy sort merge keys alike (issue 19)."""
+    rng = np.random.default_rng(len(keys))
+    arr = np.asarray(keys * (dup + 1), dtype=np.int64)
+    counts = rng.integers(1, 9, arr.size).astype(np.int64)
+    pop = rng.integers(0, 9, arr.size).astype(np.int64) if weighted else None
+    space = 1 << 40
+    fast = snapshot_module._group_compiled(arr, counts, pop, space)
+    slow = snapshot_module._group_numpy(arr, counts, pop, space)
+    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+    assert np.array_equal(fast[0], np.unique(arr))
+    assert (fast[2] is None) == (slow[2] is None) == (pop is None)
+    if pop is not None:
+        assert np.array_equal(fast[2], slow[2])

@@ -362,17 +362,65 @@ def roll_up_keys(
             new = keys + delta[old]
         else:
             new += delta[old]
-    order, sorted_keys = _sort_keys(new, radix.space)
-    starts = np.flatnonzero(first_of_runs(sorted_keys))
-    counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
-    pop = None
-    if snapshot.population is not None:
-        pop = np.add.reduceat(snapshot.population[order], starts).astype(np.int64)
+    merged, counts, pop = group_sorted(new, snapshot.counts, snapshot.population, radix.space)
     return FrequencySnapshot(
         tuple(int(t) for t in target),
         None,
         counts,
-        keys=sorted_keys[starts],
+        keys=merged,
         radix=radix,
         population=pop,
     )
+
+
+#: From this many rows on, :func:`group_sorted` runs the compiled radix sort (below it,
+#: numba's first call would cost more than it saves).
+_COMPILED_ROWS = 1024
+
+
+def group_sorted(
+    keys: IntArray, counts: IntArray, population: IntArray | None, space: int
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """The distinct ``keys`` (all below ``space``), sorted, with the summed ``counts``
+    (and ``population``) of each.
+
+    Large inputs take a compiled radix sort (:func:`_group_compiled`), small ones a numpy
+    sort (:func:`_group_numpy`); both give the same arrays.
+    """
+    if keys.shape[0] >= _COMPILED_ROWS and space <= (1 << 62):
+        return _group_compiled(keys, counts, population, space)
+    return _group_numpy(keys, counts, population, space)
+
+
+def _group_compiled(
+    keys: IntArray, counts: IntArray, population: IntArray | None, space: int
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """:func:`group_sorted` by the radix sort of :mod:`anonkit.core._group_kernel` (numba,
+    imported on first use; keys below ``2**62``)."""
+    from anonkit.core._group_kernel import radix_group
+
+    empty = np.zeros(0, dtype=np.int64)
+    pop_in = empty if population is None else population.astype(np.int64, copy=False)
+    out_keys, out_counts, out_pop = radix_group(
+        keys.astype(np.int64, copy=False),
+        counts.astype(np.int64, copy=False),
+        pop_in,
+        max(space - 1, 1).bit_length(),
+    )
+    return out_keys, out_counts, None if population is None else out_pop
+
+
+def _group_numpy(
+    keys: IntArray, counts: IntArray, population: IntArray | None, space: int
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """:func:`group_sorted` by a numpy sort."""
+    if keys.shape[0] == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty.copy(), None if population is None else empty.copy()
+    order, sorted_keys = _sort_keys(keys, space)
+    starts = np.flatnonzero(first_of_runs(sorted_keys))
+    summed = np.add.reduceat(counts[order], starts).astype(np.int64)
+    pop = None
+    if population is not None:
+        pop = np.add.reduceat(population[order], starts).astype(np.int64)
+    return sorted_keys[starts], summed, pop

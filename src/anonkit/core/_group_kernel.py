@@ -1,0 +1,67 @@
+"""numba kernel of :func:`anonkit.core.snapshot.group_sorted`: merge equal keys by a
+least-significant-digit radix sort.
+
+This module imports numba, so :mod:`anonkit.core.snapshot` imports it on first use only.
+The kernel is compiled on its first call and cached on disk.
+
+A roll-up rewrites some bit fields of a snapshot's keys and merges the rows whose keys
+became equal. ``numpy.sort`` does that in ``O(n log n)`` comparisons; keys of at most 40
+bits sort in at most four counting passes of 11 bits each, which on Adult's bottom
+snapshot (19,502 rows) is about seven times faster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+
+_jit = numba.njit(cache=True, nogil=True)
+
+#: Bits sorted per counting pass (2,048 buckets: the histogram stays in L1).
+_DIGIT = 11
+
+
+@_jit
+def radix_group(keys: Any, counts: Any, population: Any, bits: int) -> Any:
+    """Sorted distinct ``keys`` (non-negative, below ``2**bits``) with the summed
+    ``counts`` and ``population`` (an empty array when there is none) of each."""
+    n = keys.shape[0]
+    order = np.arange(n)
+    spare = np.empty(n, dtype=np.int64)
+    a = keys.copy()
+    b = np.empty(n, dtype=np.int64)
+    mask = (1 << _DIGIT) - 1
+    hist = np.empty(mask + 2, dtype=np.int64)
+    shift = 0
+    while shift < bits:
+        hist[:] = 0
+        for i in range(n):
+            hist[((a[i] >> shift) & mask) + 1] += 1
+        if hist.max() < n:  # a pass where every key has the same digit changes nothing
+            for d in range(mask + 1):
+                hist[d + 1] += hist[d]
+            for i in range(n):
+                d = (a[i] >> shift) & mask
+                p = hist[d]
+                hist[d] = p + 1
+                b[p] = a[i]
+                spare[p] = order[i]
+            a, b = b, a
+            order, spare = spare, order
+        shift += _DIGIT
+    out_keys = np.empty(n, dtype=np.int64)
+    out_counts = np.zeros(n, dtype=np.int64)
+    weighted = population.shape[0] > 0
+    out_pop = np.zeros(n if weighted else 0, dtype=np.int64)
+    m = -1
+    for i in range(n):
+        if m < 0 or a[i] != out_keys[m]:
+            m += 1
+            out_keys[m] = a[i]
+        out_counts[m] += counts[order[i]]
+        if weighted:
+            out_pop[m] += population[order[i]]
+    m += 1
+    return out_keys[:m], out_counts[:m], out_pop[:m] if weighted else out_pop
