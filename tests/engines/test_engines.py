@@ -170,6 +170,30 @@ def test_errors_name_the_column_and_values(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", IN_MEMORY)
+def test_text_columns_take_the_same_codes_and_errors(name: str) -> None:
+    """Text columns whose values are all leaves are coded in one query (an Enum cast);
+    padded, missing or unknown values take the general path, with the same codes and
+    the same errors (issue 19)."""
+    engine = get_engine(name)
+    clean = pl.DataFrame({"age": ["1", "2", "4", "2"], "sex": ["m", "f", "m", "m"]})
+    padded = pl.DataFrame({"age": ["1", " 2", "4 ", "2"], "sex": ["m", "f", " m", "m"]})
+    facts = [_table_facts(engine.count(f, ["age", "sex"], [AGE, SEX])) for f in (clean, padded)]
+    assert facts[0] == facts[1]
+    with pytest.raises(ValuesNotInHierarchyError) as unknown:
+        engine.count(
+            pl.DataFrame({"age": ["1", "7", "x"], "sex": ["m", "f", "m"]}),
+            ["age", "sex"],
+            [AGE, SEX],
+        )
+    assert "7" in str(unknown.value) and "x" in str(unknown.value)
+    with pytest.raises(MissingValuesError) as missing:
+        engine.count(
+            pl.DataFrame({"age": ["1", "2"], "sex": ["m", None]}), ["age", "sex"], [AGE, SEX]
+        )
+    assert missing.value.column == "sex"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", IN_MEMORY)
 def test_distinct_values_are_normalized(name: str) -> None:
     frame = pl.DataFrame({"x": [" a", "b", None, "a "], "y": [2.0, 2.5, None, 2.0]})
     engine = get_engine(name)

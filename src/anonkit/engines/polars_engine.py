@@ -12,6 +12,7 @@ query, for the caller to sink to a file.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ import polars as pl
 
 from anonkit._atomic import atomic_path
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import group_sorted
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import (
     code_expr,
@@ -94,18 +96,43 @@ def _packed_counts(
     coded: Sequence[pl.Series], columns: Sequence[str], hierarchies: Sequence[Hierarchy]
 ) -> pl.DataFrame | None:
     """The grouped count of level-0 codes through one packed int64 key per record
-    (:func:`~anonkit.engines.counting.key_digits`): grouping one integer column is much
-    faster than grouping many (measured on 1,000,000 Adult rows). ``None`` when the key
-    would not fit."""
+    (:func:`~anonkit.engines.counting.key_digits`), merged by
+    :func:`~anonkit.core.snapshot.group_sorted`: grouping one integer column is much
+    faster than grouping many (measured on 1,000,000 Adult rows), and the compiled radix
+    sort beats a polars ``group_by`` of one column. ``None`` when the key would not fit."""
     digits = key_digits(hierarchies)
     if digits is None:
         return None
-    key = np.zeros(coded[0].len() if coded else 0, dtype=np.int64)
+    n = coded[0].len() if coded else 0
+    key = np.zeros(n, dtype=np.int64)
     for series, step in zip(coded, digits[1], strict=True):
         key += (series.to_numpy() + KEY_SHIFT) * step
-    grouped = pl.DataFrame({"k": key}).group_by("k").agg(pl.len().cast(pl.Int64).alias(COUNT))
-    codes = unpack_keys(grouped["k"].to_numpy(), columns, digits)
-    return pl.DataFrame({**codes, COUNT: grouped[COUNT]})
+    space = math.prod(digits[0])
+    keys, counts, _ = group_sorted(key, np.ones(n, dtype=np.int64), None, space)
+    codes = unpack_keys(keys, columns, digits)
+    return pl.DataFrame({**codes, COUNT: counts})
+
+
+def _leaf_codes(
+    frame: pl.DataFrame, columns: Sequence[tuple[str, Hierarchy]]
+) -> list[pl.Series | None]:
+    """Level-0 codes of String columns whose every value is a leaf, as they stand, in one
+    query (an ``Enum`` cast per column, run in parallel); ``None`` for a column with a
+    missing value or a value that is not exactly a leaf, which
+    :func:`~anonkit.core.values.string_codes` then codes (normalizing, and marking what
+    it cannot code). Leaves are stripped text (:class:`~anonkit.core.hierarchy.Hierarchy`),
+    so a value that is exactly a leaf gets the same code on either path."""
+    if not columns:
+        return []
+    casts = [
+        pl.col(c).cast(pl.Enum(list(h.leaves)), strict=False).to_physical().cast(pl.Int64)
+        for c, h in columns
+    ]
+    coded = frame.select(casts)
+    out: list[pl.Series | None] = []
+    for series in coded.get_columns():
+        out.append(series if series.null_count() == 0 else None)
+    return out
 
 
 class PolarsEngine(GroupingEngine):
@@ -151,7 +178,13 @@ class PolarsEngine(GroupingEngine):
             # text columns through their distinct values; the others in one query
             texts = [j for j in todo if schema[columns[j]] == pl.String]
             rest = [j for j in todo if schema[columns[j]] != pl.String]
-            found = {j: string_codes(frame[columns[j]], hierarchies[j]) for j in texts}
+            fast = _leaf_codes(frame, [(columns[j], hierarchies[j]) for j in texts])
+            found: dict[int, pl.Series] = {}
+            for j, codes in zip(texts, fast, strict=True):
+                # missing values, padding or values outside the hierarchy: the general path
+                found[j] = (
+                    codes if codes is not None else string_codes(frame[columns[j]], hierarchies[j])
+                )
             if rest:
                 exprs = [code_expr(columns[j], schema[columns[j]], hierarchies[j]) for j in rest]
                 found.update(zip(rest, frame.select(exprs).get_columns(), strict=True))
