@@ -20,35 +20,9 @@ from anonkit.io.tables import output_format, write_table
 from anonkit.io.write import WriteInfo
 from anonkit.report.html import render_html
 from anonkit.result import AnonymizationResult
-from anonkit.safety.starter import ReadSettings, toml_string
+from anonkit.safety.starter import ReadSettings, toml_key, toml_string, toml_value
 
 __all__ = ["config_toml", "report_html", "toml_value", "write_release"]
-
-
-def toml_value(value: Any) -> str:
-    """``value`` (bool, number, string, path, list, mapping) as a TOML value.
-
-    Examples
-    --------
-    >>> toml_value({"widths": [5, 10], "name": "a\\"b"})
-    '{ widths = [5, 10], name = "a\\\\"b" }'
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str | Path):
-        return toml_string(str(value))
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{_key(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, Sequence):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
-
-
-def _key(name: str) -> str:
-    bare = name and all(c.isascii() and (c.isalnum() or c in "_-") for c in name)
-    return name if bare else toml_string(name)
 
 
 def config_toml(
@@ -133,7 +107,7 @@ def config_toml(
         if isinstance(spec, Hierarchy):
             raise TypeError(f"the hierarchy of {column!r} must be a file or a builder table")
         value = toml_string(path(spec)) if isinstance(spec, str | Path) else toml_value(spec)
-        lines.append(f"{_key(column)} = {value}")
+        lines.append(f"{toml_key(column)} = {value}")
     lines += ["", "[privacy]"]
     if k is not None:
         lines.append(f"k = {k}")
@@ -150,7 +124,7 @@ def config_toml(
         "[search]",
         f"algorithm = {toml_string(algorithm)}",
         f"metric = {toml_string(metric)}",
-        *(f"{_key(key)} = {toml_value(value)}" for key, value in (options or {}).items()),
+        *(f"{toml_key(key)} = {toml_value(value)}" for key, value in (options or {}).items()),
         "",
         "[release]",
         'suppressed = "mask"',

@@ -56,7 +56,9 @@ __all__ = [
     "propose_roles",
     "read_for_starter",
     "starter_config",
+    "toml_key",
     "toml_string",
+    "toml_value",
 ]
 
 #: Roles, in the order the configuration lists them.
@@ -348,21 +350,30 @@ def toml_string(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _key(name: str) -> str:
-    return name if _BARE_KEY.match(name) else toml_string(name)
+def toml_key(name: str) -> str:
+    """``name`` as a TOML key: bare when it can be, else quoted."""
+    return name if _BARE_KEY.fullmatch(name) else toml_string(name)
 
 
-def _value(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """``value`` (bool, number, string, path, list, mapping) as a TOML value.
+
+    Examples
+    --------
+    >>> toml_value({"widths": [5, 10], "name": "a\\"b"})
+    '{ widths = [5, 10], name = "a\\\\"b" }'
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
-    if isinstance(value, str):
-        return toml_string(value)
+    if isinstance(value, str | Path):
+        return toml_string(str(value))
     if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
+        pairs = (f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())
+        return "{ " + ", ".join(pairs) + " }"
     if isinstance(value, Sequence):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} as TOML")
 
 
@@ -461,17 +472,17 @@ def _render(
             rows.append((f"separator = {toml_string(read.separator)}", note))
             rows.append((f"encoding = {toml_string(read.encoding)}", "e.g. latin-1 for old files"))
         note = "cells read as missing values" + (guessed if "missing" in read.detected else "")
-        rows.append((f"missing = {_value(list(read.missing))}", note))
+        rows.append((f"missing = {toml_value(list(read.missing))}", note))
         if read.found_missing:
             found = ", ".join(repr(t) for t in read.found_missing)
             rows.append(
                 (
-                    f"# missing = {_value(['', *read.found_missing])}",
+                    f"# missing = {toml_value(['', *read.found_missing])}",
                     f"{found} found: kept as a value (quasi-identifiers cannot be missing)",
                 )
             )
         note = "trim spaces around values and names" + (guessed if "strip" in read.detected else "")
-        rows.append((f"strip = {_value(read.strip)}", note))
+        rows.append((f"strip = {toml_value(read.strip)}", note))
         lines += _aligned(rows)
     lines += ["", "[attributes]"]
     for role in ROLES:
@@ -494,7 +505,7 @@ def _render(
     for p in qis:
         spec = p.hierarchy or {"type": "suppression"}
         column = profile[p.column]
-        rows.append((f"{_key(p.column)} = {_value(spec)}", _hierarchy_note(spec, column)))
+        rows.append((f"{toml_key(p.column)} = {toml_value(spec)}", _hierarchy_note(spec, column)))
     lines += _aligned(rows)
     if not qis:
         lines.append("# no quasi-identifier proposed: name at least one in [attributes]")
@@ -502,7 +513,7 @@ def _render(
         "",
         "[privacy]",
         f"k = {k}",
-        f"suppression_limit = {_value(float(suppression_limit))}"
+        f"suppression_limit = {toml_value(float(suppression_limit))}"
         "  # share of records that may be suppressed",
         "",
         "[search]",
