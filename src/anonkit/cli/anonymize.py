@@ -132,16 +132,7 @@ def anonymize_command(
             raise
 
         # Render everything first so that a failure writes nothing.
-        html_text = None
-        if report is not None:
-            from anonkit.report.html import render_html
-
-            html_text = render_html(
-                result,
-                title=f"Anonymization of {cfg.input.name}",
-                config_summary={**cfg.summary(), "output": str(target)},
-                heights=heights,
-            )
+        html_text = _report_page(cfg, result, target, heights) if report is not None else None
         full_text = None
         if html is not None:
             start_stage(bar, "Measuring the release")
@@ -167,15 +158,11 @@ def anonymize_command(
                 "escaped_cells": written.escaped_cells,
             },
         }
-        if summary is not None:
-            atomic_write_text(summary, json.dumps(summary_data, indent=2) + "\n")
-        if report is not None and html_text is not None:
-            atomic_write_text(report, html_text)
+        _write_texts(summary, summary_data, report, html_text)
         if html is not None and full_text is not None:
             atomic_write_text(html, full_text)
 
-    for warning in result.checks.get("leak_warnings", ()):
-        notes.print(f"warning: {warning['reason']}")
+    _leak_warnings(notes, result)
     if not cfg.leak_check:
         notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
@@ -189,6 +176,38 @@ def anonymize_command(
             'so spreadsheets do not run them as formulas (csv_formulas = "keep" writes them raw)'
         )
     _written(console, target, summary, report, html)
+
+
+def _report_page(
+    cfg: AnonymizeConfig,
+    result: AnonymizationResult,
+    target: Path,
+    heights: Mapping[str, int] | None = None,
+) -> str:
+    """The ``--report`` page of ``result``."""
+    from anonkit.report.html import render_html
+
+    return render_html(
+        result,
+        title=f"Anonymization of {cfg.input.name}",
+        config_summary={**cfg.summary(), "output": str(target)},
+        heights=heights,
+    )
+
+
+def _write_texts(
+    summary: Path | None, summary_data: Mapping[str, Any], report: Path | None, page: str | None
+) -> None:
+    """Write the summary JSON and the report page where they were asked for."""
+    if summary is not None:
+        atomic_write_text(summary, json.dumps(summary_data, indent=2) + "\n")
+    if report is not None and page is not None:
+        atomic_write_text(report, page)
+
+
+def _leak_warnings(notes: Console, result: AnonymizationResult) -> None:
+    for warning in result.checks.get("leak_warnings", ()):
+        notes.print(f"warning: {warning['reason']}")
 
 
 def _written(console: Console, *files: Path | None) -> None:
@@ -213,15 +232,7 @@ def _anonymize_streamed(
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Scanning {cfg.input.name}")
         result = run_config(cfg, progress=bar, output=target)
-        html_text = None
-        if report is not None:
-            from anonkit.report.html import render_html
-
-            html_text = render_html(
-                result,
-                title=f"Anonymization of {cfg.input.name}",
-                config_summary={**cfg.summary(), "output": str(target)},
-            )
+        html_text = _report_page(cfg, result, target) if report is not None else None
         summary_data = {
             **result.to_dict(),
             "input": {"engine": dict(result.details["engine"])},
@@ -231,12 +242,8 @@ def _anonymize_streamed(
                 "escaped_cells": None,
             },
         }
-        if summary is not None:
-            atomic_write_text(summary, json.dumps(summary_data, indent=2) + "\n")
-        if report is not None and html_text is not None:
-            atomic_write_text(report, html_text)
-    for warning in result.checks.get("leak_warnings", ()):
-        notes.print(f"warning: {warning['reason']}")
+        _write_texts(summary, summary_data, report, html_text)
+    _leak_warnings(notes, result)
     console = stdout_console(quiet)
     engine = result.details["engine"]
     console.print(f"engine: {engine['name']} ({engine['reason']})")
