@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -164,48 +165,40 @@ def run_one(
     aggregate: str = "arithmetic",
 ) -> dict:
     lattice = Lattice(encoded.heights, max_nodes=None)
-    events: list[tuple[float, int]] = []
-    start = [0.0]
-    ev: Evaluator
-
-    def tick(_: int) -> None:
-        node = next(reversed(ev.results))
-        events.append((time.perf_counter() - start[0], node))
-
     options = {"aggregate": aggregate} if aggregate != "arithmetic" else None
-    ev = Evaluator(
-        encoded, lattice, [KAnonymity(k)], supp, "loss", metric_options=options, on_evaluate=tick
-    )
+    ev = Evaluator(encoded, lattice, [KAnonymity(k)], supp, "loss", metric_options=options)
     search = LATTICE_ALGORITHMS[algorithm](time_limit=budget, seed=seed)  # type: ignore[call-arg]
-    start[0] = time.perf_counter()
+    cpu = time.process_time()
+    start = time.perf_counter()
     try:
         res = search.search(ev)
     except PrivacyUnattainableError:
         res = None
-    elapsed = time.perf_counter() - start[0]
-    out: dict[str, Any] = {"elapsed": elapsed, "nodes": len(ev.results), "at": {}}
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    nodes = res.nodes_evaluated if res is not None else 0
+    out: dict[str, Any] = {"elapsed": elapsed, "cpu": cpu, "nodes": nodes, "at": {}}
     if res is not None:
         out["stopped"], out["optimal"] = res.stopped, res.optimal
         out["convergence"] = res.convergence
+    # the incumbents with the time each was found (auto: those of the search it ran)
+    inner = getattr(search, "chosen", search)
+    history = list(getattr(inner, "history", ()))
+    seen = getattr(inner, "seen", {})
     for t in [c for c in CHECKPOINTS if c <= budget + 1e-9] or [budget]:
-        best = None
-        for when, node in events:
-            if when > t:
-                break
-            r = ev.results[node]
-            if r.anonymous and (best is None or (r.cost, sum(r.levels)) < best[0]):
-                best = ((r.cost, sum(r.levels)), node)
-        if best is None:
+        node = None
+        for when, incumbent in history:
+            if when <= t:
+                node = incumbent
+        if node is None:
             out["at"][t] = None
             continue
-        values, _ = per_attribute_loss(ev, best[1])
+        values, _ = per_attribute_loss(ev, node)
         loss, geo = sum(values) / len(values), geometric(values)
         # the search's cost, recomputed independently from the released classes
         minimized = geo if aggregate == "geometric" else loss
-        assert math.isclose(minimized, best[0][0], rel_tol=1e-6, abs_tol=1e-9), (
-            minimized,
-            best[0][0],
-        )
+        cost = seen[node].cost if node in seen else ev.evaluate(node).cost
+        assert math.isclose(minimized, cost, rel_tol=1e-6, abs_tol=1e-9), (minimized, cost)
         out["at"][t] = (loss, geo)
     return out
 
@@ -221,14 +214,17 @@ def highdim(args: argparse.Namespace) -> list[str]:
         "loss, arithmetic mean of the per-attribute Iyengar loss; `geo`: ARX's geometric "
         f"aggregate of the same losses; the searches minimize {aim}). `ARX`: ARX 3.9.2's "
         "figure quoted in issue 18 (k = 5, geometric; best of its heuristics). `–`: no "
-        "private release yet. Every release was re-checked (classes recounted).",
+        "private release yet. Every release was re-checked (classes recounted). `nodes`, "
+        "`cpu s`: median nodes evaluated and CPU seconds (user + sys) of a run; `load`: the "
+        "1-minute load average when the cell's last run ended (the budgets are wall-clock "
+        "seconds, so under load a run gets a share of a core).",
         "",
     ]
     checkpoints = [c for c in CHECKPOINTS if c <= args.budget + 1e-9] or [args.budget]
     head = "| table | supp. | k | algorithm | " + " | ".join(
         f"loss {c:g} s | geo {c:g} s" for c in checkpoints
     )
-    head += " | ARX geo (1 / 10 / 100 s) | nodes | runs |"
+    head += " | ARX geo (1 / 10 / 100 s) | nodes | cpu s | load | runs |"
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
     curves: dict[tuple[str, float, int, str], list[Any]] = {}
     for table in args.tables:
@@ -244,7 +240,8 @@ def highdim(args: argparse.Namespace) -> list[str]:
                         last = r["at"][checkpoints[-1]]
                         print(
                             f"  {table} supp={supp} k={k} {algorithm} seed={seed}: "
-                            f"{r['elapsed']:.2f} s, {r['nodes']} nodes, "
+                            f"{r['elapsed']:.2f} s (cpu {r['cpu']:.2f} s, load "
+                            f"{os.getloadavg()[0]:.1f}), {r['nodes']} nodes, "
                             f"loss/geo {fmt(last[0] if last else None)}/"
                             f"{fmt(last[1] if last else None)}",
                             file=sys.stderr,
@@ -264,10 +261,12 @@ def highdim(args: argparse.Namespace) -> list[str]:
                     arx = ARX.get((table, supp)) if k == 5 else None
                     arx_text = " / ".join(f"{x:.4f}" for x in arx) if arx else ""
                     nodes = int(common.median([r["nodes"] for r in runs]))
+                    cpu = common.median([r["cpu"] for r in runs])
+                    load_1 = os.getloadavg()[0]
                     lines.append(
                         f"| {table} | {supp:.0%} | {k} | {algorithm} | "
                         + " | ".join(cells)
-                        + f" | {arx_text} | {nodes} | {len(runs)} |"
+                        + f" | {arx_text} | {nodes} | {cpu:.1f} | {load_1:.1f} | {len(runs)} |"
                     )
     if args.plot:
         plot(curves, args.budget, args.plot, args.aggregate)
@@ -377,7 +376,6 @@ ADULT_FULL_WIDTHS = {
 
 def exact_adult_full(args: argparse.Namespace) -> list[str]:
     """SparseFlash on the first N columns of adult_full (k = 5, 5 % suppression, loss)."""
-    import os
     import resource
 
     from anonkit.algorithms.lattice.sparse_flash import SparseFlash

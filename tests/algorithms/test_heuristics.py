@@ -135,7 +135,11 @@ def test_seed_reproducible(cls, wide) -> None:
         for _ in range(2)
     ]
     assert runs[0].levels == runs[1].levels and runs[0].cost == runs[1].cost
-    assert [c for _, c in runs[0].convergence] == [c for _, c in runs[1].convergence]
+    # the same improvements (costs equal up to the float noise of a dot product, whose
+    # summation order can follow the arrays' memory alignment)
+    assert [c for _, c in runs[0].convergence] == pytest.approx(
+        [c for _, c in runs[1].convergence], rel=1e-12
+    )
 
 
 @pytest.mark.parametrize("cls", HEURISTICS)

@@ -10,7 +10,15 @@ is not private, however early it stops.
 The search runs until it has nothing left to try, its time or node budget runs out, or
 the user presses Ctrl-C; it then returns the best private node found so far. The budget
 is checked before each new node is evaluated, so a search overruns its time limit by at
-most one node's evaluation.
+most one node's evaluation (and the final check below).
+
+Nodes are evaluated through :class:`~anonkit.algorithms.lattice.quick_eval.QuickEvaluator`
+when the models read class sizes alone (hashed roll-ups from nearby nodes, several times
+cheaper than the evaluator's general path on wide tables), else through the evaluator.
+Either way the judging and pricing are the evaluator's; before the search returns, its
+incumbent is evaluated again through the evaluator's exact path, which must agree (a
+hash collision, about ``10^-11`` per node, could only make it disagree; the search then
+falls back on its previous incumbent).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import numpy.typing as npt
 from anonkit._validation import check_int, check_real
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.quick_eval import QuickEvaluator, kernel_loaded
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, to_result
 from anonkit.exceptions import PrivacyUnattainableError
 
@@ -32,6 +41,10 @@ from anonkit.exceptions import PrivacyUnattainableError
 DEFAULT_TIME_LIMIT = 10.0
 #: Progress units of a time budget (per mille of the time limit).
 TIME_STEPS = 1000
+#: Shortest time limit for which a search loads the quick evaluator's compiled roll-up
+#: (numba: about 0.4 s of CPU once per process); shorter searches use it only when it is
+#: loaded already.
+QUICK_MIN_SECONDS = 3.0
 
 
 class BudgetExhausted(Exception):
@@ -85,6 +98,9 @@ class AnytimeSearch:
         self._start = time.perf_counter()
         self._evaluated = 0
         self._trace: list[tuple[float, float]] = []
+        self._history: list[tuple[float, NodeResult]] = []
+        self._seen: dict[int, NodeResult] = {}
+        self._quick: QuickEvaluator | None = None
         self._evaluator: Evaluator | None = None
 
     # ------------------------------------------------------------------ progress hooks
@@ -108,6 +124,17 @@ class AnytimeSearch:
         """Cost of the best private node found so far (``inf`` before the first)."""
         return math.inf if self.best is None else self.best.cost
 
+    @property
+    def history(self) -> tuple[tuple[float, int], ...]:
+        """``(seconds since the search started, node)`` each time a better private node
+        was found (the nodes of :attr:`SearchResult.convergence`)."""
+        return tuple((t, res.index) for t, res in self._history)
+
+    @property
+    def seen(self) -> dict[int, NodeResult]:
+        """What the search learned about each node it evaluated (O(nodes visited))."""
+        return self._seen
+
     # ------------------------------------------------------------------ the search
     def search(self, evaluator: Evaluator) -> SearchResult:
         """Run the heuristic on ``evaluator``'s lattice and return the best private node.
@@ -122,8 +149,13 @@ class AnytimeSearch:
         self._evaluator = evaluator
         self.best = None
         self._trace = []
+        self._history = []
+        self._seen = {}
         self._evaluated = 0
         self._start = time.perf_counter()
+        self._quick = None
+        if self._quick_pays() and QuickEvaluator.applies(evaluator):
+            self._quick = QuickEvaluator(evaluator, seed=0 if self.seed is None else self.seed)
         stopped = "finished"
         try:
             self.run(evaluator)
@@ -133,7 +165,13 @@ class AnytimeSearch:
             if self.best is None:
                 raise
             stopped = "interrupted"
-        if self.best is None:
+        try:
+            confirmed = self._confirm(evaluator)
+        except KeyboardInterrupt:  # once more: the check is short and must finish
+            stopped = "interrupted"
+            confirmed = self._confirm(evaluator)
+        self._quick = None  # its snapshots are not needed any more
+        if confirmed is None:
             if stopped == "finished":
                 raise no_solution(evaluator)
             raise PrivacyUnattainableError(
@@ -142,13 +180,43 @@ class AnytimeSearch:
                 "suppression limit.",
                 requirement=", ".join(m.describe() for m in evaluator.models),
             )
+        self.best = confirmed
         return to_result(
             self.name,
-            self.best,
+            confirmed,
             self._evaluated,
             convergence=tuple(self._trace),
             stopped=stopped,
         )
+
+    def _quick_pays(self) -> bool:
+        """Whether to evaluate through the quick evaluator: when its compiled roll-up is
+        loaded already, or the budget leaves time to load it (:data:`QUICK_MIN_SECONDS`)."""
+        if kernel_loaded():
+            return True
+        return self.time_limit is None or self.time_limit >= QUICK_MIN_SECONDS
+
+    def _confirm(self, evaluator: Evaluator) -> NodeResult | None:
+        """The incumbent as the evaluator's exact path judges it.
+
+        Incumbents are taken newest first until the evaluator agrees with what the
+        search saw (private, the same suppression and cost); a node the evaluator finds
+        private but judged differently (a hash collision) is kept as a candidate, so the
+        result is the best node the evaluator itself found private.
+        """
+        found: NodeResult | None = None
+        for _, seen in reversed(self._history):
+            exact = evaluator.evaluate(seen.index)
+            if exact.anonymous and (found is None or rank(exact) < rank(found)):
+                found = exact
+            agrees = (
+                exact.anonymous
+                and exact.suppressed == seen.suppressed
+                and math.isclose(exact.cost, seen.cost, rel_tol=1e-9, abs_tol=1e-12)
+            )
+            if agrees:
+                return found
+        return found
 
     def run(self, evaluator: Evaluator) -> None:
         """The search proper: evaluate nodes through :meth:`evaluate` (subclasses)."""
@@ -173,21 +241,35 @@ class AnytimeSearch:
         """
         evaluator = self._evaluator
         assert evaluator is not None
-        known = evaluator.results.get(node)
+        known = self._seen.get(node)
         if known is not None:
+            return known
+        known = evaluator.results.get(node)  # e.g. the nodes auto timed before choosing
+        if known is not None:
+            self._keep(known)
             return known
         if self.max_nodes is not None and self._evaluated >= self.max_nodes:
             raise BudgetExhausted("max_nodes")
         if self.time_limit is not None and self.elapsed() >= self.time_limit:
             raise BudgetExhausted("time_limit")
-        res = evaluator.evaluate(node)
+        quick = self._quick
+        if quick is not None:
+            res = quick.evaluate(node, evaluator.lattice.node(node))
+        else:
+            res = evaluator.evaluate(node)
         self._evaluated += 1
+        self._keep(res)
+        return res
+
+    def _keep(self, res: NodeResult) -> None:
+        self._seen[res.index] = res
         if res.anonymous and (self.best is None or rank(res) < rank(self.best)):
             improved = self.best is None or res.cost < self.best.cost
             self.best = res
+            now = self.elapsed()
+            self._history.append((now, res))
             if improved:
-                self._trace.append((self.elapsed(), float(res.cost)))
-        return res
+                self._trace.append((now, float(res.cost)))
 
 
 def level_costs(evaluator: Evaluator) -> list[npt.NDArray[np.float64]] | None:

@@ -92,7 +92,7 @@ class Genetic(AnytimeSearch):
             before = self._evaluated
             populations = [self._next(pop) for pop in populations]
             idle = idle + 1 if self._evaluated == before else 0
-            if idle >= _PATIENCE or (lat.explicit and evaluator.evaluations >= lat.size):
+            if idle >= _PATIENCE or (lat.explicit and len(self.seen) >= lat.size):
                 return  # nothing new to try
             if generation % _MIGRATION_EVERY == 0:
                 a, b = populations

@@ -211,7 +211,7 @@ class Lightning(AnytimeSearch):
         lowering a column whose predecessor came closest to private first (fewest
         records suppressed), then by bound."""
         heights = self._lat.heights
-        results = self._evaluator_results()
+        results = self.seen
         lat = self._lat
         keyed: list[tuple[float, float, Levels]] = []
         if swaps and cur_res.suppressed:
@@ -244,10 +244,6 @@ class Lightning(AnytimeSearch):
             return price(self._bound_costs, levels)
         return price(self._steer, levels)
 
-    def _evaluator_results(self) -> dict[int, NodeResult]:
-        assert self._evaluator is not None
-        return self._evaluator.results
-
     def _better(self, res: NodeResult, than: NodeResult) -> bool:
         return res.anonymous and res.cost < than.cost - slack(than)
 
@@ -279,7 +275,7 @@ class Lightning(AnytimeSearch):
             best = self.best
             if best is not None and bounds[idx] > best.cost + slack(best):
                 break
-            if idx in evaluator.results:
+            if idx in self.seen:
                 continue
             levels = lat.node(idx)
             if self._monotone and self._hopeless_privacy(levels):
