@@ -19,12 +19,27 @@ from typing import Any, ClassVar
 import polars as pl
 
 from anonkit._validation import Constraint
-from anonkit.algorithms.mondrian.attributes import Axis
+from anonkit.algorithms.mondrian.attributes import Axis, QuasiIdentifier
 from anonkit.estimators.base import Fitting, Privacy
 from anonkit.estimators.local import _Classes, _k_only
 from anonkit.progress import Progress, start_stage
 
 __all__ = ["Hilbert"]
+
+
+def encode_quasi_identifiers(fitting: Fitting) -> list[QuasiIdentifier]:
+    """The quasi-identifiers of ``fitting`` encoded as Mondrian encodes them
+    (:func:`~anonkit.algorithms.mondrian.frame.encode_frame`): numeric columns by value,
+    the others on their hierarchies."""
+    from anonkit.algorithms.mondrian.frame import encode_frame
+
+    numeric = fitting.numeric
+    return encode_frame(
+        fitting.data,
+        quasi_identifiers=fitting.quasi_identifiers,
+        hierarchies={c: h for c, h in fitting.by_name.items() if c not in numeric},
+        numeric=numeric,
+    )
 
 
 class _Grouped(_Classes):
@@ -36,17 +51,10 @@ class _Grouped(_Classes):
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
         from anonkit.algorithms.hilbert.partition import groups_to_partitioning
-        from anonkit.algorithms.mondrian.frame import encode_frame
         from anonkit.algorithms.mondrian.release import build_release
 
         k = _k_only(fitting.models, self.name)
-        numeric = fitting.numeric
-        qis = encode_frame(
-            fitting.data,
-            quasi_identifiers=fitting.quasi_identifiers,
-            hierarchies={c: h for c, h in fitting.by_name.items() if c not in numeric},
-            numeric=numeric,
-        )
+        qis = encode_quasi_identifiers(fitting)
         axes = [Axis.of(q) for q in qis]
         group_of, details, metrics = self._group(axes, k)
         start_stage(self.progress, "Releasing")

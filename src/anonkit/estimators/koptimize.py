@@ -25,6 +25,7 @@ import polars as pl
 from anonkit._validation import Constraint, Interval, Name, Options, OrNone
 from anonkit.algorithms.koptimize.search import METRICS
 from anonkit.estimators.base import Fitting, Privacy
+from anonkit.estimators.hilbert import encode_quasi_identifiers
 from anonkit.estimators.local import _Classes, _k_only
 from anonkit.exceptions import MissingValuesError, UnknownColumnError
 from anonkit.metrics.labels import STAR
@@ -55,16 +56,9 @@ class _Domain:
 def _domains(fitting: Fitting) -> list[_Domain]:
     """The ordered domain of every quasi-identifier (values present in the data)."""
     from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI
-    from anonkit.algorithms.mondrian.frame import encode_frame
     from anonkit.algorithms.mondrian.release import format_number
 
-    numeric = fitting.numeric
-    qis = encode_frame(
-        fitting.data,
-        quasi_identifiers=fitting.quasi_identifiers,
-        hierarchies={c: h for c, h in fitting.by_name.items() if c not in numeric},
-        numeric=numeric,
-    )
+    qis = encode_quasi_identifiers(fitting)
     out: list[_Domain] = []
     for qi in qis:
         axis = Axis.of(qi)
