@@ -29,6 +29,7 @@ from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.io.frames import to_polars
 from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo
 from anonkit.metrics.classes import ClassProfile, profile_sizes
+from anonkit.metrics.levels import json_ready
 from anonkit.metrics.loss import all_losses, attribute_losses
 from anonkit.metrics.release import Release, interpret_release
 from anonkit.metrics.risk import (
@@ -45,7 +46,6 @@ from anonkit.metrics.risk import (
     sample_uniqueness_risk,
 )
 from anonkit.progress import Progress, start_stage
-from anonkit.result import to_plain
 
 OWNER = "evaluate"
 
@@ -158,12 +158,12 @@ class Evaluation:
                 "population_size": self.population_size,
                 "population_model": self.population_model,
             },
-            "privacy": _plain(self.privacy),
+            "privacy": json_ready(self.privacy),
             "classes": self.classes.to_dict(),
             "loss": self._figures(self.loss, LOSS_INFO),
             "risk": self._figures(self.risk, RISK_INFO),
             "risk_distribution": dict(self.risk_distribution),
-            "attributes": [{"name": name, **_plain(a)} for name, a in self.attributes.items()],
+            "attributes": [{"name": name, **json_ready(a)} for name, a in self.attributes.items()],
             "notes": list(self.notes),
             "timing_seconds": dict(self.timing),
         }
@@ -178,19 +178,6 @@ class Evaluation:
             f"achieved_k={self.classes.min_size}, loss={_finite(self.loss.get('loss'))}, "
             f"prosecutor_max={_finite(self.risk.get('prosecutor_max'))})"
         )
-
-
-def _plain(value: Any) -> Any:
-    """:func:`~anonkit.result.to_plain` with numbers as strict JSON takes them."""
-    return to_plain(value, _number)
-
-
-def _number(value: Any) -> Any:
-    if isinstance(value, (float, np.floating)):
-        return _finite(float(value))
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
 
 
 # ------------------------------------------------------------------------- evaluate

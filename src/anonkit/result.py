@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -112,7 +112,7 @@ class AnonymizationResult:
             "details": dict(self.details),
             "verified": self.verified,
             "risk": dict(self.risk),
-            "checks": to_plain(self.checks),
+            "checks": _plain(self.checks),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -127,11 +127,10 @@ class AnonymizationResult:
         )
 
 
-def to_plain(value: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
-    """Mappings, lists and tuples of ``value`` as dicts and lists (for JSON); every other
-    value as it is, or through ``leaf``."""
+def _plain(value: Any) -> Any:
+    """Mappings and tuples of ``value`` as dicts and lists (for JSON)."""
     if isinstance(value, Mapping):
-        return {str(k): to_plain(v, leaf) for k, v in value.items()}
+        return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [to_plain(v, leaf) for v in value]
-    return value if leaf is None else leaf(value)
+        return [_plain(v) for v in value]
+    return value
