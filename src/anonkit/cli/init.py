@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from anonkit._atomic import atomic_write_text
-from anonkit.cli.common import guarded, stdout_console
+from anonkit.cli.common import QuietOption, guarded, stdout_console
 from anonkit.exceptions import ConfigError
 from anonkit.safety.starter import Starter, read_for_starter, starter_config
 
@@ -88,7 +88,7 @@ def init_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Profile DATA and write a commented starter configuration for `anonkit anonymize`."""
     if output.exists() and not force:
