@@ -450,10 +450,14 @@ def modified_percentage(
     """
     leaves, lv, w = _cells(leaf_codes, levels, hierarchies, weights)
     assert leaves is not None
-    cells = float(w.sum()) * len(hierarchies)
-    if cells == 0:
+    return _percent(_modified_mask(leaves, lv, hierarchies), w, float(w.sum()) * len(hierarchies))
+
+
+def _percent(mask: IntArray, weights: FloatArray, whole: float) -> float:
+    """``100 * (weighted cells of mask) / whole``, 0 when ``whole`` is 0."""
+    if whole == 0:
         return 0.0
-    return 100.0 * float(np.sum(_modified_mask(leaves, lv, hierarchies) * w)) / cells
+    return 100.0 * float(np.sum(mask * weights)) / whole
 
 
 def _deleted_mask(lv: IntArray, hierarchies: Sequence[Hierarchy]) -> IntArray:
@@ -480,10 +484,7 @@ def deleted_percentage(
     50.0
     """
     _, lv, w = _cells(None, levels, hierarchies, weights)
-    cells = float(w.sum()) * len(hierarchies)
-    if cells == 0:
-        return 0.0
-    return 100.0 * float(np.sum(_deleted_mask(lv, hierarchies) * w)) / cells
+    return _percent(_deleted_mask(lv, hierarchies), w, float(w.sum()) * len(hierarchies))
 
 
 def deleted_of_modified_percentage(
@@ -506,9 +507,7 @@ def deleted_of_modified_percentage(
     leaves, lv, w = _cells(leaf_codes, levels, hierarchies, weights)
     assert leaves is not None
     modified = float(np.sum(_modified_mask(leaves, lv, hierarchies) * w))
-    if modified == 0:
-        return 0.0
-    return 100.0 * float(np.sum(_deleted_mask(lv, hierarchies) * w)) / modified
+    return _percent(_deleted_mask(lv, hierarchies), w, modified)
 
 
 def released_nodes(
