@@ -92,11 +92,11 @@ def _names(value: str | Sequence[str], parameter: str) -> list[str]:
     return list(value)
 
 
-def _normalized(series: pl.Series) -> pl.Series:
+def _normalized_expr(column: str) -> pl.Expr:
     """Released cells as text: stripped; null, empty and ``**`` cells read as ``*``."""
-    text = series.cast(pl.String).str.strip_chars()
+    text = pl.col(column).cast(pl.String).str.strip_chars()
     starish = text.is_null() | (text.str.replace_all(r"\*", "") == "")
-    return pl.select(pl.when(starish).then(pl.lit(STAR)).otherwise(text)).to_series()
+    return pl.when(starish).then(pl.lit(STAR)).otherwise(text).alias(column)
 
 
 def released_classes(
@@ -178,18 +178,24 @@ def released_classes(
     n_records = int(w.sum())
 
     # one code per distinct released value of each quasi-identifier (text order)
-    codes: list[IntArray] = []
-    labels: list[tuple[str, ...]] = []
-    star = np.ones(frame.height, dtype=bool)
-    text_columns: dict[str, pl.Series] = {}
-    for c in qi:
-        text = _normalized(frame[c]) if normalize else frame[c].cast(pl.String)
-        text_columns[c] = text
-        star &= (text == STAR).fill_null(False).to_numpy()
-        filled = text.fill_null(NULL_LABEL)
-        uniq = filled.unique().sort()
-        codes.append(filled.cast(pl.Enum(uniq.to_list())).to_physical().to_numpy().astype(np.int64))
-        labels.append(tuple(uniq.to_list()))
+    # every column in the same few queries (polars runs the columns in parallel)
+    texts = frame.select(
+        _normalized_expr(c) if normalize else pl.col(c).cast(pl.String) for c in qi
+    )
+    text_columns: dict[str, pl.Series] = {c: texts[c] for c in qi}
+    star = (
+        texts.select(pl.all_horizontal((pl.col(c) == STAR).fill_null(False) for c in qi))
+        .to_series()
+        .to_numpy()
+    )
+    filled = texts.select(pl.col(c).fill_null(NULL_LABEL) for c in qi)
+    uniques = filled.select(pl.col(c).unique().sort().implode() for c in qi).row(0)
+    labels: list[tuple[str, ...]] = [tuple(u) for u in uniques]
+    coded = filled.select(
+        pl.col(c).cast(pl.Enum(list(lab))).to_physical().cast(pl.Int64)
+        for c, lab in zip(qi, labels, strict=True)
+    )
+    codes: list[IntArray] = [col.to_numpy() for col in coded.get_columns()]
     if not starred_suppressed:
         star[:] = False
     kept = np.flatnonzero(~star)

@@ -160,7 +160,7 @@ class Dependency:
 class ColumnCodes:
     """Distinct counts and dense integer codes of a table's columns (null is a value too).
 
-    One parallel polars pass hashes every column and counts its distinct hashes; the codes
+    Two parallel polars passes hash every column and find its distinct hashes; the codes
     ``0..d-1`` of a column (equal values, equal codes) are made on first use by a binary
     search of its hashes among its ``d`` sorted distinct hashes, ``O(n log d)``.
 
@@ -175,13 +175,15 @@ class ColumnCodes:
         names = list(dict.fromkeys(frame.columns if columns is None else columns))
         self.records = frame.height
         self._hashes = frame.select([pl.col(c).hash(seed=0) for c in names])
-        counts = (
-            self._hashes.select([pl.col(c).n_unique().alias(c) for c in names])
-            if names
-            else pl.DataFrame()
+        uniques = (
+            self._hashes.select(pl.col(c).unique().implode() for c in names).row(0) if names else ()
         )
+        #: Each column's distinct hashes, sorted.
+        self._keys = {
+            c: np.sort(np.asarray(u, dtype=np.uint64)) for c, u in zip(names, uniques, strict=True)
+        }
         self.distinct: dict[str, int] = {
-            c: int(counts.get_column(c)[0]) if self.records else 0 for c in names
+            c: int(self._keys[c].size) if self.records else 0 for c in names
         }
         self._codes: dict[str, npt.NDArray[np.int64]] = {}
 
@@ -190,11 +192,12 @@ class ColumnCodes:
         return _near_unique(self.distinct[column], self.records)
 
     def codes(self, column: str) -> npt.NDArray[np.int64]:
-        """The dense codes of ``column``, one per record."""
+        """The dense codes of ``column``, one per record (every column's in one query,
+        on first use: the dense rank of its hashes)."""
         if column not in self._codes:
-            hashes = self._hashes.get_column(column)
-            keys = np.sort(hashes.unique().to_numpy())
-            self._codes[column] = np.searchsorted(keys, hashes.to_numpy()).astype(np.int64)
+            hashes = self._hashes.get_column(column).to_numpy()
+            codes = np.searchsorted(self._keys[column], hashes)
+            self._codes[column] = codes.astype(np.int64, copy=False)
         return self._codes[column]
 
     def singles(self, column: str) -> int:
@@ -345,13 +348,11 @@ def _matchers(col: pl.Expr) -> list[pl.Expr]:
     ]
 
 
-def _pattern_shares(values: pl.Series) -> list[float]:
-    if values.len() == 0:
-        return [0.0] * len(IDENTIFIER_KINDS)
-    text = values.cast(pl.String).str.strip_chars()
-    frame = text.to_frame("v").select(
-        [m.mean().alias(str(i)) for i, m in enumerate(_matchers(pl.col("v")))]
-    )
+def _pattern_shares(values: pl.LazyFrame) -> list[float]:
+    """The share of the values (the column ``v``, no nulls) matching each pattern, in
+    one query."""
+    text = pl.col("v").cast(pl.String).str.strip_chars()
+    frame = values.select([m.mean().alias(str(i)) for i, m in enumerate(_matchers(text))]).collect()
     return [float(v or 0.0) for v in frame.row(0)]
 
 
@@ -374,11 +375,12 @@ def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
     >>> identifier_kind(pl.Series(["77516", "83311", "2024-03-05"])) is None
     True
     """
-    present = values.drop_nulls()
-    if present.len() == 0:
+    n = values.len() - values.null_count()
+    if n == 0:
         return None
-    if present.len() > 2 * _SAMPLE:
-        sample = present.gather_every(present.len() // _SAMPLE)
+    present = values.to_frame("v").lazy().drop_nulls()
+    if n > 2 * _SAMPLE:
+        sample = present.gather_every(n // _SAMPLE)
         if max(_pattern_shares(sample)) < IDENTIFIER_SHARE / 2:
             return None
     shares = _pattern_shares(present)
