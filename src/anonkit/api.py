@@ -179,14 +179,17 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
+        on_spark = self.algorithm == "mondrian" and self.engine == "spark"
         if self.algorithm in LOCAL_ALGORITHMS and self.engine not in ("polars", "auto"):
-            raise ParameterError(
-                "engine",
-                "anonymize",
-                f"'polars' or 'auto' with {self.algorithm} (local recoding works record by "
-                "record, on a table in memory)",
-                self.engine,
-            )
+            if not on_spark:
+                raise ParameterError(
+                    "engine",
+                    "anonymize",
+                    f"'polars' or 'auto' with {self.algorithm} (local recoding works record "
+                    "by record, on a table in memory; of the local algorithms only "
+                    "'mondrian' also runs on 'spark')",
+                    self.engine,
+                )
 
     def estimator(self) -> Estimator:
         """The estimator these keywords map to (not fitted).
@@ -225,7 +228,15 @@ class Anonymizer:
                 dict(self.options),
             )
         if self.algorithm == "mondrian":
-            return Mondrian(self.mode, self.split, self.numeric_release, **shared)
+            engine = self.engine if self.engine in ("spark", "auto") else "polars"
+            return Mondrian(
+                self.mode,
+                self.split,
+                self.numeric_release,
+                engine=engine,
+                output=self.output,
+                **shared,
+            )
         if self.algorithm == "greedy_merge":
             return GreedyMerge(self.cost, **shared)
         if self.algorithm == "microaggregation":
@@ -264,11 +275,12 @@ class Anonymizer:
         returned; a failure raises :class:`~anonkit.exceptions.ReleaseVerificationError`.
         """
         estimator = self.estimator()
-        if isinstance(frame, (str, Path)) and not isinstance(estimator, FullDomain):
-            frame = read_table(frame)  # FullDomain may stream it instead
+        writes = isinstance(estimator, (FullDomain, Mondrian))  # they read and write their own
+        if isinstance(frame, (str, Path)) and not writes:
+            frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
         result = estimator.fit(frame, **self.roles()).result_
-        if self.output is not None and not isinstance(estimator, FullDomain):
-            write_table(to_polars(result.release)[0], self.output)  # FullDomain writes its own
+        if self.output is not None and not writes:
+            write_table(to_polars(result.release)[0], self.output)
         return result
 
 
@@ -397,12 +409,14 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         ``"mask"`` writes suppressed records with ``*`` in every quasi-identifier (row
         count preserved); ``"drop"`` leaves them out.
     engine
-        Where the records are counted and released (full-domain algorithms):
-        ``"polars"`` (in memory, default), ``"streaming"`` (``frame`` is a file path or a
-        polars ``LazyFrame``, streamed from disk: tables larger than memory; the release
-        is a ``LazyFrame``), ``"spark"`` (``frame`` is a Spark DataFrame; so is the
-        release), ``"numpy"`` (a slow second path), or ``"auto"`` (from the input's type
-        and size; ``result.details["engine"]`` says which ran and why).
+        Where the records are counted and released (full-domain algorithms and
+        Mondrian): ``"polars"`` (in memory, default), ``"streaming"`` (``frame`` is a file
+        path or a polars ``LazyFrame``, streamed from disk: tables larger than memory;
+        the release is a ``LazyFrame``), ``"spark"`` (``frame`` is a Spark DataFrame; so
+        is the release; Mondrian runs per block of the table, see
+        :mod:`anonkit.algorithms.mondrian.spark`), ``"numpy"`` (a slow second path), or
+        ``"auto"`` (from the input's type and size; ``result.details["engine"]`` says
+        which ran and why).
     output
         Write the release to this file (``.parquet``, ``.csv``, ``.tsv``) atomically, once
         verified (full-domain algorithms).

@@ -232,9 +232,11 @@ def evaluate(
     ----------
     original, release
         The original table and the release (pandas or polars), with the same rows in the
-        same order. Released quasi-identifiers may be hierarchy labels at any level,
-        ``[lo-hi]`` / ``[lo-hi[`` ranges, ``*`` or exact values (see
-        :mod:`anonkit.metrics.labels`).
+        same order; or two Spark DataFrames, measured by group-bys on the cluster (rows
+        need no order; the KL divergence, SSE, IL, untruthful cells and journalist risk
+        stay single-machine, see :mod:`anonkit.evaluate_spark`). Released
+        quasi-identifiers may be hierarchy labels at any level, ``[lo-hi]`` /
+        ``[lo-hi[`` ranges, ``*`` or exact values (see :mod:`anonkit.metrics.labels`).
     quasi_identifiers
         Columns an attacker could link on.
     hierarchies
@@ -312,6 +314,29 @@ def evaluate(
     check_choice(population_model, "population_model", OWNER, ("pitman", "zayatz"))
     if population_size is not None:
         check_int(population_size, "population_size", OWNER)
+    if any(type(t).__module__.startswith("pyspark") for t in (original, release)):
+        from anonkit.evaluate_spark import evaluate_spark  # the figures group-bys give
+
+        fields = evaluate_spark(
+            original,
+            release,
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            sensitive=sens,
+            class_attribute=class_attribute,
+            population=population,
+            population_size=population_size,
+            population_model=population_model,
+            numeric=num,
+            value_ranges=value_ranges,
+            k=k,
+            risk_threshold=risk_threshold,
+            levels=levels,
+            weights=weights,
+            progress=progress,
+            nan_reasons=_NAN_REASONS,
+        )
+        return Evaluation(**fields)
     orig, _ = to_polars(original)
     rel, _ = to_polars(release)
     named = [*qi, *sens, *([class_attribute] if class_attribute is not None else [])]

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,45 +40,9 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (the s
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Java is not installed (Spark needs a JVM)", allow_module_level=True)
 
+from spark_support import to_spark  # noqa: E402
+
 from anonkit.engines.spark_engine import SparkEngine  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """One local Spark session for the whole test run."""
-    from pyspark.sql import SparkSession
-
-    # Python tasks (Mondrian's blocks) run in this interpreter, which imports anonkit
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("anonkit-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.default.parallelism", "2")
-        .config("spark.driver.memory", "512m")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-_TYPES = {
-    pl.String: "string",
-    pl.Int64: "bigint",
-    pl.Int32: "int",
-    pl.Float64: "double",
-    pl.Float32: "float",
-    pl.Boolean: "boolean",
-}
-
-
-def to_spark(spark: Any, frame: pl.DataFrame) -> Any:
-    """The same table as a Spark DataFrame (same column types)."""
-    schema = ", ".join(f"`{c}` {_TYPES[type(t)]}" for c, t in frame.schema.items())
-    return spark.createDataFrame(frame.rows(), schema)
 
 
 def rows_of(snapshot: FrequencySnapshot) -> Counter[tuple[int, ...]]:
@@ -506,60 +470,7 @@ def test_anonkit_imports_without_pyspark() -> None:
 
 
 # ------------------------------------------------------------------- Mondrian on Spark
-@pytest.mark.parametrize("mode", ["strict", "relaxed"])
-def test_mondrian_on_spark_is_k_anonymous_and_close_to_one_machine(
-    spark: Any, adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path], mode: str
-) -> None:
-    from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
-    from anonkit.algorithms.mondrian.spark import mondrian_spark
-    from anonkit.evaluate import evaluate
-    from anonkit.models import KAnonymity
-    from anonkit.verify import verify_release
-
-    qi = ["age", "education", "marital-status", "race", "sex", "workclass", "native-country"]
-    hierarchies = {c: Hierarchy.from_csv(adult_hierarchies[c]) for c in qi}
-    frame = adult_frame.select(qi).with_row_index("id").cast({"id": pl.Int64})
-    k = 10
-    single = release_frame(
-        frame,
-        fit_frame(frame, [KAnonymity(k)], quasi_identifiers=qi, hierarchies=hierarchies, mode=mode),
-    )
-    got = mondrian_spark(
-        to_spark(spark, frame),
-        quasi_identifiers=qi,
-        hierarchies=hierarchies,
-        k=k,
-        mode=mode,
-        max_block_records=5_000,
-    )
-    assert got.n_blocks >= 4 and got.verification.verified
-    released = _to_polars_rows(got.release, frame.schema).sort("id")
-    assert released.height == frame.height
-    assert released["id"].to_list() == frame["id"].to_list()
-    # independently: every class of the release holds k records
-    verify_release(
-        released,
-        quasi_identifiers=qi,
-        models=[KAnonymity(k)],
-        n_records=frame.height,
-        suppression_limit=0.0,
-    )
-    assert released.group_by(qi).len()["len"].min() >= k
-
-    def ncp(release: pl.DataFrame) -> float:
-        ev = evaluate(frame, release, quasi_identifiers=qi, hierarchies=hierarchies)
-        return float(ev.loss["ncp"])
-
-    assert ncp(released) <= 1.10 * ncp(single)
-
-
-def _to_polars_rows(df: Any, schema: Any) -> pl.DataFrame:
-    names = list(schema)
-    return pl.DataFrame(
-        [tuple(r) for r in df.select(*[f"`{c}`" for c in names]).collect()],
-        schema={c: (pl.Int64 if c == "id" else pl.String) for c in names},
-        orient="row",
-    )
+# Mondrian on Spark's release and its target: test_spark_mondrian.py
 
 
 def test_mondrian_on_spark_refuses_bad_input(spark: Any) -> None:

@@ -102,7 +102,10 @@ def _local_rows(details: Mapping[str, Any]) -> list[tuple[str, str]] | None:
             ),
             (
                 "partitioning",
-                f"{_count(d['partitions'], 'partition')} from {_count(d['cuts'], 'cut')}{rounds}",
+                f"{_count(d['partitions'], 'partition')} from {_count(d['cuts'], 'cut')}{rounds}"
+                if "partitions" in d
+                else f"{_count(d['blocks'], 'block')} on Spark (largest {d['largest_block']:,} "
+                f"records, at most {d['max_block_records']:,} per task)",
             ),
         ]
     if "greedy_merge" in details:

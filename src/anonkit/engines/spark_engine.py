@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 import uuid
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
     from pyspark.sql.types import DataType
 
-__all__ = ["WHITESPACE", "SparkEngine"]
+__all__ = ["WHITESPACE", "SparkEngine", "collect_frame", "polars_types"]
 
 #: The characters polars' ``strip_chars()`` strips (Unicode ``White_Space``).
 WHITESPACE = (
@@ -240,7 +240,13 @@ _POLARS_TYPES: dict[str, pl.DataType] = {
 #: (:func:`anonkit.io.write.escape_formulas`, in Java's regular expressions).
 
 
-def _to_polars(df: DataFrame) -> pl.DataFrame:
+def polars_types(df: DataFrame) -> dict[str, pl.DataType | None]:
+    """Each column's polars type as :func:`collect_frame` reads it (``None``: left to polars
+    to infer from the Python values Spark gives)."""
+    return {f.name: _POLARS_TYPES.get(f.dataType.simpleString()) for f in df.schema.fields}
+
+
+def collect_frame(df: DataFrame) -> pl.DataFrame:
     """A small Spark DataFrame collected into a polars frame (types other than numbers,
     booleans, text and dates come as text)."""
     from pyspark.sql import functions as F
@@ -512,25 +518,29 @@ class SparkEngine(GroupingEngine):
         return list(self.frame(source).columns)
 
     def head(self, source: Any, n: int) -> pl.DataFrame:
-        return _to_polars(self.frame(source).limit(n))
+        return collect_frame(self.frame(source).limit(n))
 
     def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
         from pyspark.sql import functions as F
 
         df = self.frame(frame, columns)
         grouped = df.groupBy(*columns).agg(F.count(F.lit(1)).alias(COUNT))
-        return _to_polars(grouped).cast({COUNT: pl.Int64})
+        return collect_frame(grouped).cast({COUNT: pl.Int64})
 
     def read(self, path: str | Path) -> DataFrame:
         return self.frame(path)
 
-    def write(self, release: Any, path: str | Path) -> None:
+    def write(
+        self, release: Any, path: str | Path, check: Callable[[DataFrame], None] | None = None
+    ) -> None:
         """Write ``release`` as a Spark output directory at ``path`` (Parquet, or CSV/TSV
         with a header line and formula-like cells escaped, as the extension says).
 
         Spark writes to a hidden sibling directory, which is renamed to ``path`` once the
         job has committed (an existing ``path`` is replaced); a failed job leaves
-        ``path`` as it was.
+        ``path`` as it was. ``check``, when given, is called before the rename with what
+        was written, read back (Parquet, or CSV with every column as text), to verify it;
+        if it raises, nothing is renamed and the hidden directory is removed.
 
         Raises
         ------
@@ -547,12 +557,18 @@ class SparkEngine(GroupingEngine):
         assert jvm is not None
         hadoop = jvm.org.apache.hadoop.fs.Path
         fs = hadoop(target).getFileSystem(session._jsc.hadoopConfiguration())  # noqa: SLF001
+        sep = "\t" if fmt == "tsv" else ","
         try:
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)
             else:
-                sep = "\t" if fmt == "tsv" else ","
                 _escape_formulas(df).write.mode("errorifexists").csv(tmp, header=True, sep=sep)
+            if check is not None:
+                reader = session.read
+                if fmt == "parquet":
+                    check(reader.parquet(tmp))
+                else:
+                    check(reader.csv(tmp, header=True, sep=sep, inferSchema=False))
             if fs.exists(hadoop(target)):
                 fs.delete(hadoop(target), True)
             if not fs.rename(hadoop(tmp), hadoop(target)):

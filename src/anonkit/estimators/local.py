@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 import polars as pl
@@ -280,6 +281,17 @@ class Mondrian(_Classes):
     numeric_release
         Numeric quasi-identifiers (``numeric=`` of :meth:`fit`) released as ``"range"``
         or ``"mean"``.
+    engine
+        ``"polars"`` (default: the table in memory), ``"spark"`` (a Spark DataFrame, or a
+        path Spark reads; :mod:`anonkit.estimators.spark_mondrian`: the release is a
+        Spark DataFrame) or ``"auto"`` (Spark for a Spark DataFrame, else in memory;
+        ``result_.details["engine"]`` says which ran and why).
+    max_block_records
+        On Spark, the most records one task partitions (the driver cuts the table's
+        snapshot into blocks of at most this many records where a cut allows).
+    output
+        Write the release to this file once verified (on Spark: a folder of part files,
+        verified from what was written and then renamed into place).
     privacy, leak_check, progress
         As for every estimator (:class:`~anonkit.estimators.FullDomain`).
 
@@ -294,6 +306,8 @@ class Mondrian(_Classes):
         "mode": Options(MODES),
         "split": Options(SPLITS),
         "numeric_release": Options(NUMERIC_RELEASES),
+        "engine": Options(("polars", "spark", "auto")),
+        "max_block_records": Interval(int, 1),
     }
 
     def __init__(
@@ -302,6 +316,9 @@ class Mondrian(_Classes):
         split: str = "widest",
         numeric_release: str = "range",
         *,
+        engine: str = "polars",
+        max_block_records: int = 1_000_000,
+        output: str | Path | None = None,
         privacy: Privacy | None = None,
         leak_check: bool = True,
         progress: Progress | None = None,
@@ -309,9 +326,21 @@ class Mondrian(_Classes):
         self.mode = mode
         self.split = split
         self.numeric_release = numeric_release
+        self.engine = engine
+        self.max_block_records = max_block_records
+        self.output = output
         self.privacy = privacy
         self.leak_check = leak_check
         self.progress = progress
+
+    def fit(self, frame: Any, *, quasi_identifiers: str | Sequence[str], **roles: Any) -> Self:
+        """Anonymize ``frame`` in memory (pandas, polars, a file path) or on Spark
+        (``engine``); the keywords are :meth:`Estimator.fit
+        <anonkit.estimators.base.Estimator.fit>`'s."""
+        from anonkit.estimators.spark_mondrian import fit_routed
+
+        fit_routed(self, frame, super().fit, quasi_identifiers=quasi_identifiers, **roles)
+        return self
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
         from anonkit.algorithms.mondrian.frame import fit_frame, release_frame, release_tally

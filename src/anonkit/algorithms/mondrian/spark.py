@@ -1,51 +1,70 @@
 """Mondrian on Apache Spark: cut on the driver from the snapshot, partition per block.
 
-:func:`mondrian_spark` anonymizes a Spark DataFrame with Mondrian and k-anonymity:
+:func:`mondrian_spark` anonymizes a Spark DataFrame with Mondrian under k-anonymity,
+ℓ-diversity, t-closeness or any other class-local privacy model that is monotone under
+generalization:
 
-1. the Spark engine counts the distinct combinations of quasi-identifier codes (the
-   frequency snapshot; the records stay on the executors) and refuses missing values and
-   values outside a hierarchy with the default engine's errors;
+1. the Spark engine counts the distinct combinations of quasi-identifier codes, with the
+   sensitive values the models read (the detail snapshot; the records stay on the
+   executors), and refuses missing values and values outside a hierarchy with the
+   default engine's errors;
 2. the driver cuts the snapshot with Mondrian's rules until every block holds at most
-   ``max_block_records`` records (:func:`~anonkit.algorithms.mondrian.blocks.snapshot_blocks`;
-   each block holds at least k records);
+   ``max_block_records`` records (:func:`~anonkit.algorithms.mondrian.blocks.snapshot_blocks`
+   for k-anonymity alone; :func:`~anonkit.algorithms.mondrian.spark_blocks.judged_blocks`
+   when models read sensitive values: every part of a cut satisfies them as one class);
 3. each record gets its block by a broadcast join of its codes on the snapshot's block
    table; the records are repartitioned so that one task holds one block, and each task
    runs :class:`~anonkit.algorithms.mondrian.Mondrian` on its block (strict or relaxed)
-   with the table's hierarchies, so labels mean the same in every block;
-4. the release is verified on its tally (``groupBy`` of the released labels, counted in
-   Spark) by :func:`anonkit.verify.verify_release`.
+   with the table's hierarchies, so labels mean the same in every block, and with the
+   models judging against the *whole table's* sensitive distribution
+   (:class:`~anonkit.algorithms.mondrian.spark_blocks.AgainstTable`);
+4. the release is verified on its tally (``groupBy`` of the released labels and the
+   sensitive values, counted in Spark) by :func:`anonkit.verify.verify_release`.
 
-Every block's classes hold at least k records, and classes of different blocks that
-share their labels only grow, so the release is k-anonymous on the whole table.
+Every block's classes satisfy the models, and classes of different blocks that share
+their labels merge into classes that still satisfy them (the models are monotone under
+generalization), so the release satisfies them on the whole table; step 4 checks it.
 
 What stays single-machine: each block (its records are one task's memory), the snapshot
-and the block table (on the driver, one row per distinct combination). Where the
-implementation had to choose: only k-anonymity is supported (models that read a class's
-sensitive values against the whole table's, such as t-closeness, would be judged
-against a block's), quasi-identifiers are cut along hierarchies (numeric ranges would
-need the snapshot to carry the numbers), and the per-block runs use Spark's RDD
-``partitionBy`` + ``mapPartitions`` (pandas UDFs would need pyarrow, which the ``spark``
-extra does not install). The release is a Spark DataFrame with the quasi-identifiers as
-text; the order of the records is Spark's.
+and the block table (on the driver, one row per distinct combination of the
+quasi-identifiers and the sensitive values). Where the implementation had to choose:
+models that judge the whole set of classes, read a population table or are not monotone
+under merging are refused (:func:`~anonkit.algorithms.mondrian.spark_blocks.block_models`);
+quasi-identifiers are cut along hierarchies (numeric ranges would need the snapshot to
+carry the numbers); the per-block runs use Spark's RDD ``partitionBy`` +
+``mapPartitions`` (pandas UDFs would need pyarrow, which the ``spark`` extra does not
+install). The release is a Spark DataFrame with the quasi-identifiers as text; the order
+of the records is Spark's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
 from anonkit._validation import check_choice, check_int
-from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI
+from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI, SensitiveAttribute
 from anonkit.algorithms.mondrian.blocks import snapshot_blocks
 from anonkit.algorithms.mondrian.partition import MODES, SPLITS
+from anonkit.algorithms.mondrian.spark_blocks import (
+    AgainstTable,
+    SnapshotDetail,
+    block_models,
+    judged_blocks,
+)
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.values import sensitive_labels
 from anonkit.engines.counting import COUNT, check_counts
-from anonkit.exceptions import PrivacyUnattainableError
-from anonkit.models import KAnonymity
+from anonkit.exceptions import DataError, ParameterError, PrivacyUnattainableError
+from anonkit.models import KAnonymity, PrivacyModel, split_k_anonymity
+from anonkit.models.base import SENSITIVE_HISTOGRAM
+from anonkit.models.judge import SensitiveSource, first_violated, summarize_classes
+from anonkit.progress import Progress, start_stage
 from anonkit.verify import Verification, verify_release
 
 if TYPE_CHECKING:
@@ -55,6 +74,7 @@ __all__ = ["SparkMondrian", "mondrian_spark"]
 
 OWNER = "mondrian_spark"
 _BLOCK = "__anonkit_block__"
+_ROW = "__anonkit_row__"
 #: The suffix of the columns holding the codes (:meth:`SparkEngine._codes`).
 _CODED = "__anonkit_"
 
@@ -69,52 +89,106 @@ class SparkMondrian:
         The released Spark DataFrame (quasi-identifiers as text, other columns unchanged).
     verification
         The re-check of the release's tally (:func:`anonkit.verify.verify_release`).
+    tally
+        The release counted: one row per combination of released labels and sensitive
+        values, the records in ``COUNT`` (what the verification read).
+    counts
+        The table's snapshot: one row per distinct combination of the quasi-identifiers'
+        level-0 codes, the records in ``COUNT``.
     n_records, n_blocks, largest_block
         Records, blocks cut on the driver and the records of the largest block.
     details
-        JSON-ready figures (mode, split, k, blocks).
+        JSON-ready figures (mode, split, models, blocks).
     """
 
     release: DataFrame
     verification: Verification
+    tally: pl.DataFrame
+    counts: pl.DataFrame
     n_records: int
     n_blocks: int
     largest_block: int
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
-def _block_runner(
-    names: list[str],
-    qi: list[str],
-    hierarchies: dict[str, Hierarchy],
-    k: int,
-    mode: str,
-    split: str,
-) -> Any:
-    """The function each task runs on its block's rows (module-level state only, so
-    that Spark can pickle it)."""
+@dataclass(frozen=True, eq=False)
+class _BlockJob:
+    """What every task needs to partition its block (pickled to the executors)."""
 
-    def run(rows: Iterator[tuple[int, Any]]) -> Iterator[tuple[Any, ...]]:
-        from anonkit.algorithms.mondrian.frame import fit_frame, release_frame
+    names: list[str]
+    polars_types: dict[str, pl.DataType | None]
+    qi: list[str]
+    hierarchies: dict[str, Hierarchy]
+    models: list[Any]
+    sensitive: list[tuple[str, tuple[str, ...], Hierarchy | None]]
+    mode: str
+    split: str
+
+    def __call__(self, rows: Iterable[tuple[Any, tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+        from anonkit.algorithms.mondrian.estimator import Mondrian
+        from anonkit.algorithms.mondrian.frame import encode_frame, release_frame
+        from anonkit.core.values import as_text
 
         records = [tuple(r) for _, r in rows]
         if not records:
             return
-        frame = pl.DataFrame(records, schema=names, orient="row", infer_schema_length=None)
+        frame = pl.DataFrame(
+            records, schema=self.polars_types, orient="row", infer_schema_length=None
+        )
         # a block's release depends on its records only, not on the order Spark's
         # shuffle delivers them in (relaxed halves follow record order)
-        frame = frame.sort(names, nulls_last=True)
-        part = fit_frame(
-            frame,
-            [KAnonymity(k)],
-            quasi_identifiers=qi,
-            hierarchies=hierarchies,
-            mode=mode,
-            split=split,
-        )
+        frame = frame.sort(self.names, nulls_last=True)
+        qis = encode_frame(frame, quasi_identifiers=self.qi, hierarchies=self.hierarchies)
+        sens = []
+        for name, labels, h in self.sensitive:
+            text = as_text(frame[name])
+            codes = text.replace_strict(
+                list(labels), list(range(len(labels))), default=-1, return_dtype=pl.Int64
+            )
+            if int((codes < 0).sum()) or text.null_count():
+                raise DataError(
+                    f"Column {name!r}: a block holds values the table's count did not see "
+                    "(the input changed between two reads?)"
+                )
+            sens.append(SensitiveAttribute(name, codes.to_numpy(), labels, h))
+        part = Mondrian(mode=self.mode, split=self.split).fit(qis, self.models, sensitive=sens)
         yield from release_frame(frame, part).iter_rows()
 
-    return run
+
+def _models(k: int | None, models: Sequence[PrivacyModel]) -> list[PrivacyModel]:
+    if k is not None:
+        check_int(k, "k", OWNER, low=1)
+    out = ([KAnonymity(k)] if k is not None else []) + list(models)
+    if not out:
+        raise ParameterError("k", OWNER, "given (or a list of privacy models in 'models')", None)
+    for m in out:
+        if not isinstance(m, PrivacyModel):
+            raise ParameterError("models", OWNER, "privacy models", type(m).__name__)
+    return block_models(out)
+
+
+def _sensitive(
+    counts: pl.DataFrame,
+    snap: pl.DataFrame,
+    wanted: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy],
+) -> SnapshotDetail:
+    """The sensitive values of the snapshot's rows (``snap`` holds each distinct
+    combination's row index in :data:`_ROW`), with the table's labels and totals."""
+    sources, rows, codes, weights = [], [], [], []
+    qi = [c for c in snap.columns if c not in (COUNT, _ROW)]
+    keyed = counts.join(snap.select([*qi, _ROW]), on=qi) if wanted else counts
+    for s in wanted:
+        per = keyed.group_by([_ROW, s]).agg(pl.col(COUNT).sum())
+        labels = sensitive_labels(per[s].unique().to_list(), s, hierarchies.get(s))
+        code = per[s].replace_strict(list(labels), list(range(len(labels))), return_dtype=pl.Int64)
+        n = per[COUNT].to_numpy().astype(np.int64)
+        totals = np.bincount(code.to_numpy(), weights=n, minlength=len(labels)).astype(np.int64)
+        sources.append(SensitiveSource(s, labels, totals, hierarchies.get(s)))
+        rows.append(per[_ROW].to_numpy().astype(np.int64))
+        codes.append(code.to_numpy())
+        weights.append(n)
+    return SnapshotDetail.build(sources, rows, codes, weights, snap.height)
 
 
 def mondrian_spark(
@@ -122,13 +196,17 @@ def mondrian_spark(
     *,
     quasi_identifiers: Sequence[str],
     hierarchies: Mapping[str, Hierarchy],
-    k: int,
+    k: int | None = None,
+    models: Sequence[PrivacyModel] = (),
+    sensitive_hierarchies: Mapping[str, Hierarchy] | None = None,
     mode: str = "strict",
     split: str = "widest",
     max_block_records: int = 1_000_000,
     session: SparkSession | None = None,
+    progress: Progress | None = None,
+    output: str | Path | None = None,
 ) -> SparkMondrian:
-    """Mondrian with k-anonymity on a Spark DataFrame (see the module docstring).
+    """Mondrian on a Spark DataFrame (see the module docstring).
 
     Parameters
     ----------
@@ -139,7 +217,14 @@ def mondrian_spark(
     hierarchies
         One :class:`~anonkit.core.hierarchy.Hierarchy` per quasi-identifier.
     k
-        Every released class holds at least ``k`` records.
+        Shortcut for ``KAnonymity(k)`` among the models.
+    models
+        Privacy models the release must satisfy (with ``k``: all of them); class-local
+        and monotone under generalization (k-anonymity, ℓ-diversity, t-closeness,
+        β-likeness).
+    sensitive_hierarchies
+        Hierarchies of sensitive attributes (hierarchical t-closeness); their values must
+        be leaves.
     mode, split
         As for :class:`~anonkit.algorithms.mondrian.Mondrian` (``mode`` applies within
         the blocks; the driver's cuts are strict).
@@ -147,6 +232,12 @@ def mondrian_spark(
         The most records one task partitions (the driver cuts until blocks fit).
     session
         The Spark session (default: the source's).
+    progress
+        Told when each step starts (counting, cutting, partitioning and verifying).
+    output
+        Write the release there (:meth:`~anonkit.engines.spark_engine.SparkEngine.write`:
+        Parquet, CSV or TSV by the extension), verify what was written, and only then
+        rename it into place; the returned release reads it.
 
     Returns
     -------
@@ -155,56 +246,78 @@ def mondrian_spark(
     Raises
     ------
     ParameterError
-        For a bad ``k``, ``mode``, ``split`` or ``max_block_records``, or a
-        quasi-identifier without a hierarchy.
+        For a bad ``k``, ``mode``, ``split`` or ``max_block_records``, a
+        quasi-identifier without a hierarchy, or a model that cannot run per block.
     UnknownColumnError, MissingValuesError, ValuesNotInHierarchyError, EmptyDataError
         As the default engine raises them for the same data.
     PrivacyUnattainableError
-        If the table holds fewer than ``k`` records.
+        If the whole table, taken as one class, does not satisfy the models.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
-    from anonkit.engines.spark_engine import SparkEngine
+    from anonkit.engines.spark_engine import SparkEngine, polars_types
 
-    check_int(k, "k", OWNER, low=1)
+    all_models = _models(k, models)
     check_int(max_block_records, "max_block_records", OWNER, low=1)
     check_choice(mode, "mode", OWNER, MODES)
     check_choice(split, "split", OWNER, SPLITS)
     qi = list(quasi_identifiers)
     lacking = [c for c in qi if not isinstance(hierarchies.get(c), Hierarchy)]
     if lacking:
-        from anonkit.exceptions import ParameterError
-
         raise ParameterError(
             "hierarchies", OWNER, "a Hierarchy for every quasi-identifier", lacking
         )
+    wanted = list(dict.fromkeys(a for m in all_models for a in m.sensitive_attributes))
+    sens_h = dict(sensitive_hierarchies or {})
     hs = [hierarchies[c] for c in qi]
     engine = SparkEngine(session)
-    df = engine.frame(source, qi)
-    counts = engine.group_counts(df, qi, hs)
-    check_counts(counts, qi, (), lambda j: engine.unknown_values(df, qi[j], hs[j]))
-    weights = counts[COUNT].to_numpy().astype(np.int64)
+    df = engine.frame(source, [*qi, *wanted])
+    start_stage(progress, "Counting")
+    counts = engine.group_counts(df, qi, hs, wanted)
+    check_counts(counts, qi, wanted, lambda j: engine.unknown_values(df, qi[j], hs[j]))
+    snap = (
+        counts.group_by(qi, maintain_order=True)
+        .agg(pl.col(COUNT).sum())
+        .with_row_index(_ROW)
+        .select([*qi, COUNT, _ROW])
+        .cast({_ROW: pl.Int64})
+    )
+    weights = snap[COUNT].to_numpy().astype(np.int64)
     n_records = int(weights.sum())
-    if n_records < k:
+    detail = _sensitive(counts, snap, wanted, sens_h)
+    root = summarize_classes(
+        np.array([n_records], dtype=np.int64),
+        n_records,
+        detail.sources,
+        [s.totals[None, :] for s in detail.sources],
+    )
+    failed = first_violated(all_models, root)
+    if failed is not None:
         raise PrivacyUnattainableError(
-            f"The table holds {n_records} records, fewer than k = {k}; Mondrian never "
-            "suppresses records, so no release satisfies k-anonymity.",
-            requirement=KAnonymity(k).describe(),
+            f"The whole table ({n_records} records), taken as one equivalence class, does "
+            f"not satisfy {failed.describe()}; Mondrian never suppresses records, so no "
+            "release satisfies the privacy models.",
+            requirement=failed.describe(),
         )
-    axes = [
-        Axis.of(HierarchicalQI(c, counts[c].to_numpy(), h)) for c, h in zip(qi, hs, strict=True)
-    ]
-    block = snapshot_blocks(axes, weights, k=k, max_records=max_block_records)
+
+    start_stage(progress, "Cutting the snapshot into blocks")
+    axes = [Axis.of(HierarchicalQI(c, snap[c].to_numpy(), h)) for c, h in zip(qi, hs, strict=True)]
+    k_min, _ = split_k_anonymity(all_models)
+    if all(isinstance(m, KAnonymity) for m in all_models):
+        block = snapshot_blocks(axes, weights, k=int(k_min or 1), max_records=max_block_records)
+    else:
+        block = judged_blocks(axes, weights, all_models, detail, max_records=max_block_records)
     n_blocks = int(block.max()) + 1
     block_sizes = np.bincount(block, weights=weights, minlength=n_blocks)
 
     # each record's block: a broadcast join of its codes on the snapshot's block table
+    start_stage(progress, "Partitioning the blocks")
     coded_names = [c + _CODED for c in qi]
     table = df.sparkSession.createDataFrame(
         [
             (*row, int(b))
-            for row, b in zip(counts.select(qi).iter_rows(), block.tolist(), strict=True)
+            for row, b in zip(snap.select(qi).iter_rows(), block.tolist(), strict=True)
         ],
         ", ".join([*(f"`{c}` bigint" for c in coded_names), f"`{_BLOCK}` int"]),
     )
@@ -212,45 +325,65 @@ def mondrian_spark(
     blocked = coded.join(F.broadcast(table), on=coded_names, how="inner").select(
         *[F.col(f"`{c}`") for c in df.columns], F.col(_BLOCK)
     )
-
-    names = list(df.columns)
+    totals = {s.name: s.totals for s in detail.sources}
+    job = _BlockJob(
+        names=list(df.columns),
+        polars_types=polars_types(df),
+        qi=qi,
+        hierarchies=dict(zip(qi, hs, strict=True)),
+        models=[
+            AgainstTable(m, totals, n_records) if SENSITIVE_HISTOGRAM in m.requires else m
+            for m in all_models
+        ],
+        sensitive=[(s.name, s.labels, s.hierarchy) for s in detail.sources],
+        mode=mode,
+        split=split,
+    )
     released_schema = StructType(
         [StructField(f.name, StringType(), True) if f.name in qi else f for f in df.schema.fields]
     )
-    runner = _block_runner(names, qi, dict(zip(qi, hs, strict=True)), k, mode, split)
     rows = (
         blocked.rdd.map(lambda r: (r[-1], tuple(r[:-1])))
         .partitionBy(n_blocks, lambda b: b)
-        .mapPartitions(runner)
+        .mapPartitions(job)
     )
     release = df.sparkSession.createDataFrame(rows, released_schema)
 
-    tally_rows = release.groupBy(*qi).agg(F.count(F.lit(1)).alias(COUNT)).collect()
-    tally = pl.DataFrame(
-        [tuple(r) for r in tally_rows],
-        schema={**{c: pl.String for c in qi}, COUNT: pl.Int64},
-        orient="row",
-    )
-    verification = verify_release(
-        tally,
-        quasi_identifiers=qi,
-        models=[KAnonymity(k)],
-        n_records=n_records,
-        suppression_limit=0.0,
-        weight=COUNT,
-    )
+    def verify(written: DataFrame) -> tuple[pl.DataFrame, Verification]:
+        start_stage(progress, "Verifying the release")
+        tally = engine.tally(written, [*qi, *wanted])
+        return tally, verify_release(
+            tally,
+            quasi_identifiers=qi,
+            models=all_models,
+            n_records=n_records,
+            suppression_limit=0.0,
+            sensitive_hierarchies=sens_h or None,
+            weight=COUNT,
+        )
+
+    if output is None:
+        tally, verification = verify(release)
+    else:
+        checked: list[tuple[pl.DataFrame, Verification]] = []
+        start_stage(progress, "Writing the release")
+        engine.write(release, output, check=lambda written: checked.append(verify(written)))
+        (tally, verification), release = checked[0], engine.read(output)
+    largest = int(block_sizes.max())
     return SparkMondrian(
         release=release,
         verification=verification,
+        tally=tally,
+        counts=snap.select([*qi, COUNT]),
         n_records=n_records,
         n_blocks=n_blocks,
-        largest_block=int(block_sizes.max()),
+        largest_block=largest,
         details={
             "mode": mode,
             "split": split,
-            "k": k,
+            "privacy": [m.describe() for m in all_models],
             "blocks": n_blocks,
-            "largest_block": int(block_sizes.max()),
+            "largest_block": largest,
             "max_block_records": max_block_records,
         },
     )

@@ -1,0 +1,397 @@
+""":func:`anonkit.evaluate.evaluate` for Spark DataFrames: the figures group-bys give.
+
+A Spark DataFrame has no row order, so the release cannot be matched to the original
+table record by record as :func:`~anonkit.evaluate.evaluate` does in memory. Most
+figures do not need the pairing; they follow from group-bys that run on the executors,
+of which only small results come to the driver:
+
+* the original table's records per value of each quasi-identifier (the engine's count,
+  with the default engine's errors for missing values and values outside a hierarchy);
+* the release's classes (``groupBy`` of the released quasi-identifiers), and from them
+  the records per label of each column and the histogram of class sizes;
+* per sensitive attribute, each class's distinct values and entropy, reduced to the
+  smallest in Spark (achieved ℓ-diversity); with ``class_attribute``, each class's
+  majority value (the classification metric), both read from the release.
+
+From these, :mod:`anonkit.metrics.tallied` computes the loss metrics and
+:mod:`anonkit.metrics.risk` the risk measures, exactly as in memory. What stays
+single-machine (the figures are NaN, and ``notes`` says why): the KL divergence, SSE and
+IL, the count of untruthful cells (they need each record paired with its original), and
+journalist risk (a population table matched against the classes; give
+``population_size`` for the population-uniqueness estimate). The non-uniform entropy
+assumes that every released cell contains its record's value (see
+:mod:`anonkit.metrics.tallied`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
+from anonkit.engines.counting import COUNT, check_counts
+from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
+from anonkit.metric_info import LOSS_INFO
+from anonkit.metrics.classes import profile_sizes
+from anonkit.metrics.risk import (
+    PopulationModel,
+    average_prosecutor_risk,
+    marketer_risk,
+    population_uniqueness_risk,
+    prosecutor_risk,
+    records_at_risk,
+    risk_distribution,
+    sample_uniqueness_risk,
+)
+from anonkit.metrics.tallied import (
+    TalliedColumn,
+    star_labels,
+    tallied_attribute_losses,
+    tallied_column,
+    tallied_losses,
+)
+from anonkit.progress import Progress, start_stage
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+__all__ = ["SINGLE_MACHINE", "evaluate_spark"]
+
+OWNER = "evaluate"
+#: The figures that stay single-machine, and why (the notes of a Spark evaluation).
+SINGLE_MACHINE = {
+    "kl_divergence": "needs each record paired with its original, which Spark's unordered "
+    "rows do not give; evaluate the tables in memory for it",
+    "sse": "needs each record's original number (a pairing Spark does not give)",
+    "il": "needs each record's original number (a pairing Spark does not give)",
+}
+_SIZE = "__anonkit_size__"
+
+
+def _pairs(df: DataFrame, column: str) -> pl.DataFrame:
+    """``column``'s distinct values of ``df`` with their records (column ``COUNT``)."""
+    from pyspark.sql import functions as F
+
+    from anonkit.engines.spark_engine import collect_frame
+
+    grouped = df.groupBy(column).agg(F.sum(_SIZE).alias(COUNT))
+    return collect_frame(grouped).cast({COUNT: pl.Int64})
+
+
+def _label_counts(classes: DataFrame, qi: Sequence[str]) -> dict[str, pl.DataFrame]:
+    """Per quasi-identifier, the release's distinct labels and their records (``COUNT``):
+    the text columns in one job (stacked), the others one job each."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    from anonkit.engines.spark_engine import collect_frame
+
+    types = {f.name: f.dataType for f in classes.schema.fields}
+    text = [c for c in qi if isinstance(types[c], StringType)]
+    out = {c: _pairs(classes, c) for c in qi if c not in text}
+    if text:
+        cells = F.array(
+            *[
+                F.struct(F.lit(j).alias("j"), F.col(c).alias("v"), F.col(_SIZE).alias("n"))
+                for j, c in enumerate(text)
+            ]
+        )
+        stacked = classes.select(F.explode(cells).alias("cell")).select("cell.*")
+        grouped = collect_frame(stacked.groupBy("j", "v").agg(F.sum("n").alias(COUNT)))
+        for j, c in enumerate(text):
+            part = grouped.filter(pl.col("j") == j)
+            out[c] = pl.DataFrame({c: part["v"].cast(pl.String), COUNT: part[COUNT].cast(pl.Int64)})
+    return out
+
+
+def _original_counts(
+    orig: DataFrame, qi: Sequence[str], numeric: Sequence[str], hs: Mapping[str, Hierarchy]
+) -> dict[str, tuple[pl.Series, npt.NDArray[np.int64]]]:
+    """Per quasi-identifier, the original's distinct values and their records."""
+    from pyspark.sql import functions as F
+
+    from anonkit.engines.spark_engine import SparkEngine
+
+    engine = SparkEngine()
+    out: dict[str, tuple[pl.Series, npt.NDArray[np.int64]]] = {}
+    hier = [c for c in qi if c not in numeric]
+    if hier:
+        hlist = [hs[c] for c in hier]
+        counts = engine.group_counts(orig, hier, hlist)
+        check_counts(counts, hier, (), lambda j: engine.unknown_values(orig, hier[j], hlist[j]))
+        for c in hier:
+            per = counts.group_by(c).agg(pl.col(COUNT).sum())
+            leaves = pl.Series(c, hs[c].leaves, dtype=pl.String)
+            out[c] = (leaves.gather(per[c]), per[COUNT].to_numpy())
+    for c in numeric:
+        per = _pairs(orig.select(F.col(c), F.lit(1).alias(_SIZE)), c)
+        out[c] = (per[c], per[COUNT].to_numpy())
+    return out
+
+
+def _all_star(qi: Sequence[str], stars: Mapping[str, list[Any]]) -> Column:
+    """Whether a class of the release is suppressed: every label reads as ``*``."""
+    from pyspark.sql import functions as F
+
+    flag = F.lit(True)
+    for c in qi:
+        values = [v for v in stars[c] if v is not None]
+        cell = F.col(c).isNull()
+        if values:
+            cell = cell | F.col(c).isin(values)
+        flag = flag & cell
+    return flag
+
+
+def _diversity(rel: DataFrame, qi: Sequence[str], s: str, kept: Column) -> dict[str, float]:
+    """Smallest distinct and entropy ℓ over the classes not suppressed, in Spark."""
+    from pyspark.sql import functions as F
+
+    per = rel.filter(kept).groupBy(*qi, s).agg(F.count(F.lit(1)).alias("n"))
+    classes = per.groupBy(*qi).agg(
+        F.count(F.lit(1)).alias("d"),
+        F.sum("n").alias("size"),
+        F.sum(F.col("n") * F.log2("n")).alias("nlogn"),
+    )
+    row = classes.agg(
+        F.min("d").alias("d"),
+        F.min(F.log2("size") - F.col("nlogn") / F.col("size")).alias("h"),
+    ).collect()[0]
+    if row["d"] is None:
+        return {"distinct_l": 0.0, "entropy_l": 0.0}
+    return {"distinct_l": float(row["d"]), "entropy_l": float(2.0 ** max(float(row["h"]), 0.0))}
+
+
+def _classification(
+    rel: DataFrame, qi: Sequence[str], target: str, kept: Column, n: int, n_suppressed: int
+) -> float:
+    """Iyengar's CM from the release's class attribute: records not of their class's
+    majority value, plus the suppressed ones, over all records."""
+    from pyspark.sql import functions as F
+
+    per = rel.filter(kept).groupBy(*qi, target).agg(F.count(F.lit(1)).alias("n"))
+    wrong = (
+        per.groupBy(*qi)
+        .agg((F.sum("n") - F.max("n")).alias("w"))
+        .agg(F.sum("w").alias("w"))
+        .collect()[0]["w"]
+    )
+    return (float(wrong or 0) + n_suppressed) / n
+
+
+def evaluate_spark(
+    original: Any,
+    release: Any,
+    *,
+    quasi_identifiers: Sequence[str],
+    hierarchies: Mapping[str, Any] | None,
+    sensitive: Sequence[str],
+    class_attribute: str | None,
+    population: Any,
+    population_size: int | None,
+    population_model: str,
+    numeric: Sequence[str],
+    value_ranges: Mapping[str, tuple[float, float]] | None,
+    k: int | None,
+    risk_threshold: float,
+    levels: Mapping[str, int] | None,
+    weights: Mapping[str, float] | None,
+    progress: Progress | None,
+    nan_reasons: Mapping[str, str],
+) -> dict[str, Any]:
+    """The fields of :func:`anonkit.evaluate.evaluate`'s
+    :class:`~anonkit.evaluate.Evaluation` for Spark DataFrames (or paths Spark reads), its
+    parameters checked (see the module docstring for what is computed); ``nan_reasons``
+    says why a loss metric is undefined.
+
+    Raises
+    ------
+    ParameterError
+        If a population table is given (journalist risk stays single-machine).
+    UnknownColumnError, MissingValuesError, ValuesNotInHierarchyError, DataError
+        As :func:`~anonkit.evaluate.evaluate` for the same tables.
+    """
+    from pyspark.sql import functions as F
+
+    from anonkit.engines.spark_engine import SparkEngine, collect_frame
+
+    t0 = time.perf_counter()
+    if population is not None:
+        raise ParameterError(
+            "population",
+            OWNER,
+            "None with Spark DataFrames (journalist risk matches a population table against "
+            "the release's classes in memory; give population_size for the population-"
+            "uniqueness estimate, or evaluate the tables in memory)",
+            type(population).__name__,
+        )
+    qi, sens, num = list(quasi_identifiers), list(sensitive), list(numeric)
+    engine = SparkEngine()
+    orig = engine.frame(original)
+    named = [*qi, *([class_attribute] if class_attribute is not None else [])]
+    missing = [c for c in dict.fromkeys(named) if c not in orig.columns]
+    if missing:
+        raise UnknownColumnError(missing, orig.columns)
+    rel = engine.frame(release, qi)
+    specs = dict(hierarchies or {})
+    start_stage(progress, "Matching the release")
+    resolved: dict[str, Hierarchy] = {}
+    for c in qi:
+        if c in num:
+            continue
+        spec = specs.get(c)
+        values = engine.distinct(orig, c) if spec is None or isinstance(spec, Mapping) else []
+        resolved[c] = resolve_hierarchy(c, spec, pl.Series(c, values, dtype=pl.String))
+    originals = _original_counts(orig, qi, num, resolved)
+    n = int(originals[qi[0]][1].sum())
+    classes = rel.groupBy(*qi).agg(F.count(F.lit(1)).alias(_SIZE)).cache()
+    try:
+        columns: list[TalliedColumn] = []
+        stars: dict[str, list[Any]] = {}
+        labels = _label_counts(classes, qi)
+        for c in qi:
+            per = labels[c]
+            col = tallied_column(
+                c,
+                originals[c][0],
+                originals[c][1],
+                per[c],
+                per[COUNT].to_numpy(),
+                hierarchy=resolved.get(c),
+                value_range=(value_ranges or {}).get(c),
+                level=(levels or {}).get(c),
+            )
+            columns.append(col)
+            stars[c] = star_labels(col, per[c].to_list())
+        n_release = int(columns[0].label_counts.sum())
+        if n_release != n:
+            raise DataError(
+                f"The release has {n_release} rows but the original table {n}; rows are "
+                "matched by position, so the release must keep every row (write suppressed "
+                "records as '*' instead of dropping them)."
+            )
+        suppressed = _all_star(qi, stars)
+        hist = collect_frame(
+            classes.filter(~suppressed).groupBy(_SIZE).agg(F.count(F.lit(1)).alias(COUNT))
+        )
+        sizes = np.repeat(
+            hist[_SIZE].to_numpy().astype(np.int64), hist[COUNT].to_numpy().astype(np.int64)
+        )
+        n_suppressed = n - int(sizes.sum())
+    finally:
+        classes.unpersist()
+    t1 = time.perf_counter()
+
+    start_stage(progress, "Measuring loss")
+    notes: list[str] = []
+    loss = tallied_losses(columns, sizes, n_suppressed=n_suppressed, k=k, weights=weights)
+    kept = ~_all_star(qi, stars)
+    if class_attribute is not None:
+        if class_attribute in rel.columns:
+            loss["classification"] = _classification(
+                rel, qi, class_attribute, kept, n, n_suppressed
+            )
+        else:
+            loss["classification"] = math.nan
+            notes.append(
+                f"{LOSS_INFO['classification'].title}: the release has no column "
+                f"{class_attribute!r} (on Spark it is read from the release)."
+            )
+    loss["kl_divergence"] = math.nan
+    notes.append(f"{LOSS_INFO['kl_divergence'].title}: {SINGLE_MACHINE['kl_divergence']}.")
+    if num:
+        loss["sse"] = loss["il"] = math.nan
+        notes.append(f"SSE and IL: {SINGLE_MACHINE['sse']}.")
+    if len(num) == len(qi):
+        for name in ("height", "relative_distance", "precision"):
+            del loss[name]
+    per_attribute = tallied_attribute_losses(columns)
+    notes.append(
+        "Untruthful cells are not counted and the non-uniform entropy assumes every released "
+        "cell contains its record's value: checking either needs each record paired with "
+        "its original, which Spark's unordered rows do not give."
+    )
+    t2 = time.perf_counter()
+
+    start_stage(progress, "Measuring risk")
+    pop_n = population_size
+    if pop_n is not None and pop_n < n - n_suppressed:
+        raise ParameterError(
+            "population_size", OWNER, f"at least the released records ({n - n_suppressed})", pop_n
+        )
+    risk: dict[str, float] = {
+        "prosecutor_max": prosecutor_risk(sizes),
+        "prosecutor_average": average_prosecutor_risk(sizes),
+        "journalist_max": math.nan,
+        "journalist_average": math.nan,
+        "marketer": marketer_risk(sizes, None),
+        "sample_uniqueness": sample_uniqueness_risk(sizes),
+        "records_at_risk": records_at_risk(sizes, threshold=float(risk_threshold)),
+        "population_uniqueness": math.nan,
+    }
+    notes.append("Journalist risk needs a population table; none was given.")
+    if pop_n is not None and sizes.size:
+        risk["population_uniqueness"] = population_uniqueness_risk(
+            sizes, population_size=pop_n, model=cast(PopulationModel, population_model)
+        )
+    elif pop_n is None:
+        notes.append(
+            "Population uniqueness needs the population size (population_size) or a "
+            "population table; it was not estimated."
+        )
+    distribution = risk_distribution(sizes, None)
+    t3 = time.perf_counter()
+
+    privacy: dict[str, Any] = {"achieved_k": int(sizes.min()) if sizes.size else 0}
+    if sens:
+        start_stage(progress, "Measuring l-diversity")
+        diversity: dict[str, Any] = {}
+        for s in sens:
+            if s in rel.columns:
+                diversity[s] = _diversity(rel, qi, s, kept)
+            else:
+                notes.append(f"l-diversity of {s!r}: the release has no such column.")
+        privacy["l_diversity"] = diversity
+    for name, value in loss.items():
+        if name in SINGLE_MACHINE or name == "classification":
+            continue
+        if math.isnan(value):
+            notes.append(f"{LOSS_INFO[name].title}: {nan_reasons.get(name, 'not defined')}.")
+        elif math.isinf(value):
+            notes.append(
+                f"{LOSS_INFO[name].title}: infinite, some released labels hold more records "
+                "than the original values they cover (a perturbative release)."
+            )
+    t4 = time.perf_counter()
+    return dict(
+        n_records=n,
+        n_suppressed=n_suppressed,
+        quasi_identifiers=tuple(qi),
+        sensitive=tuple(sens),
+        numeric=tuple(num),
+        class_attribute=class_attribute,
+        k=k,
+        risk_threshold=float(risk_threshold),
+        population_size=pop_n,
+        population_model=population_model,
+        classes=profile_sizes(sizes, k=k or 1, suppressed=n_suppressed),
+        privacy=MappingProxyType(privacy),
+        loss=MappingProxyType(loss),
+        risk=MappingProxyType(risk),
+        attributes=MappingProxyType(
+            {name: MappingProxyType(a) for name, a in per_attribute.items()}
+        ),
+        risk_distribution=distribution,
+        notes=tuple(notes),
+        timing=MappingProxyType(
+            {"read": t1 - t0, "loss": t2 - t1, "risk": t3 - t2, "total": t4 - t0}
+        ),
+    )
