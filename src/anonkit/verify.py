@@ -125,6 +125,11 @@ def release_risk(
     return out
 
 
+#: Releases with more rows than this are tallied before their classes are re-counted.
+_TALLY_ROWS = 2_000
+_TALLY = "__anonkit_records__"
+
+
 def verify_release(
     release: pl.DataFrame,
     *,
@@ -199,6 +204,13 @@ def verify_release(
         specs: dict[str, Any] = dict(sensitive_hierarchies or {})
         if population is not None:
             specs.update(hierarchies or {})
+        if weight is None and frame.height > _TALLY_ROWS:
+            # the classes and histograms read only these columns: re-count them from one
+            # row per distinct combination (one group-by over the labels) instead of
+            # coding every record's labels column by column
+            keys = list(dict.fromkeys([*qi, *sensitive]))
+            frame = frame.group_by(keys).agg(pl.len().cast(pl.Int64).alias(_TALLY))
+            weight = _TALLY
         classes = released_classes(
             frame,
             qi,
