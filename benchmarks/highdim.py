@@ -92,6 +92,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="N",
         help="instead: the exact search (SparseFlash) on the first N columns of adult_full",
     )
+    p.add_argument(
+        "--node-cost",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: CPU per node of the evaluator and of the quick evaluator, replaying "
+        "the first N nodes of a Lightning run (k = 5, 5 %% suppression, geometric loss)",
+    )
+    p.add_argument(
+        "--wide",
+        type=int,
+        default=0,
+        metavar="Q",
+        help="instead: peak memory of each heuristic (10 s, a fresh process each) on a "
+        "synthetic table of Q columns and 20,000 records",
+    )
     p.add_argument("--output", default=str(common.RESULTS_PATH), help="results file")
     p.add_argument("--name", default="", help="suffix of the recorded section's name")
     p.add_argument("--plot", default=None, help="write convergence curves to this SVG file")
@@ -227,6 +243,11 @@ def highdim(args: argparse.Namespace) -> list[str]:
     head += " | ARX geo (1 / 10 / 100 s) | nodes | cpu s | load | runs |"
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
     curves: dict[tuple[str, float, int, str], list[Any]] = {}
+    # the quick evaluator's compiled roll-up is loaded before any run is timed (once per
+    # process: about 0.6 s of CPU; a search shorter than 3 s does not load it itself)
+    from anonkit.algorithms.lattice.quick_eval import load_kernel
+
+    load_kernel()
     for table in args.tables:
         encoded, _ = load(table)
         print(f"{table}: {encoded.n_records} records, heights {encoded.heights}", file=sys.stderr)
@@ -412,10 +433,129 @@ def exact_adult_full(args: argparse.Namespace) -> list[str]:
     ]
 
 
+def node_cost(args: argparse.Namespace) -> list[str]:
+    """The nodes a Lightning run evaluates, replayed through a fresh evaluator and a fresh
+    quick evaluator: CPU seconds per node of each, and whether every result agrees."""
+    from anonkit.algorithms.lattice.quick_eval import QuickEvaluator, load_kernel
+
+    load_kernel()
+    lines = [
+        f"The first {args.node_cost} nodes of a Lightning run (seed 0, `max_nodes`; k = 5, "
+        "5 % suppression, `loss` with the geometric aggregate), replayed in the same order "
+        "through a fresh `Evaluator.evaluate` and a fresh `QuickEvaluator.evaluate` (the "
+        "heuristics' path): CPU time (user + sys) per node, median of 3 replays each, "
+        "interleaved. `agree`: every node's verdict, suppression, classes, cost and loss "
+        "equal.",
+        "",
+        "| table | nodes | evaluator ms/node | quick ms/node | ratio | agree | load |",
+        "|---|---:|---:|---:|---:|---|---:|",
+    ]
+    options = {"aggregate": "geometric"}
+    for table in args.tables:
+        if table == "adult_int":
+            continue
+        encoded, _ = load(table)
+
+        def fresh(encoded: Any = encoded) -> Evaluator:
+            lattice = Lattice(encoded.heights, max_nodes=None)
+            models = [KAnonymity(5)]
+            return Evaluator(encoded, lattice, models, 0.05, "loss", metric_options=options)
+
+        search = LATTICE_ALGORITHMS["lightning"](  # type: ignore[call-arg]
+            time_limit=None, max_nodes=args.node_cost, seed=0
+        )
+        search.search(fresh())
+        nodes = list(search.seen)  # type: ignore[attr-defined]
+        exact_times, quick_times, agree = [], [], True
+        for _ in range(3):
+            ev = fresh()
+            start = time.process_time()
+            exact = [ev.evaluate(i) for i in nodes]
+            exact_times.append((time.process_time() - start) / len(nodes))
+            quick = QuickEvaluator(fresh())
+            start = time.process_time()
+            got = [quick.evaluate(i, quick.ev.lattice.node(i)) for i in nodes]
+            quick_times.append((time.process_time() - start) / len(nodes))
+            for a, b in zip(exact, got, strict=True):
+                same = (a.anonymous, a.suppressed, a.n_classes) == (
+                    b.anonymous,
+                    b.suppressed,
+                    b.n_classes,
+                )
+                if a.anonymous:
+                    same &= math.isclose(a.cost, b.cost, rel_tol=1e-9, abs_tol=1e-12)
+                    same &= math.isclose(a.loss, b.loss, rel_tol=1e-9, abs_tol=1e-12)
+                agree &= same
+        e, q = common.median(exact_times) * 1e3, common.median(quick_times) * 1e3
+        lines.append(
+            f"| {table} | {len(nodes)} | {e:.2f} | {q:.2f} | {e / q:.1f} | "
+            f"{'yes' if agree else 'NO'} | {os.getloadavg()[0]:.1f} |"
+        )
+        print(lines[-1], file=sys.stderr, flush=True)
+    return lines
+
+
+_WIDE = """
+import resource, sys, time
+sys.path.insert(0, {tests!r})
+from algorithms.test_heuristics import evaluator_for, wide_table
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
+from anonkit.models import KAnonymity
+frame, hs = wide_table(20000, {width}, seed=9)
+ev = evaluator_for(frame, hs, [KAnonymity(5)], 0.05)
+start = time.perf_counter()
+res = LATTICE_ALGORITHMS[{algorithm!r}](time_limit=10, seed=0).search(ev)
+elapsed = time.perf_counter() - start
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(ev.lattice.size, res.nodes_evaluated, peak, elapsed, res.cost)
+"""
+
+
+def wide(args: argparse.Namespace) -> list[str]:
+    """Peak memory of each heuristic on a synthetic table of ``args.wide`` columns."""
+    import subprocess
+
+    tests = str(Path(__file__).resolve().parent.parent / "tests")
+    lines = [
+        f"A synthetic table of {args.wide} correlated integer columns and 20,000 records "
+        "(`tests/algorithms/test_heuristics.py`'s `wide_table(20000, "
+        f"{args.wide}, seed=9)`), k = 5, 5 % suppression, `loss`; each heuristic with "
+        "`time_limit=10` in a fresh process: its peak resident memory (`ru_maxrss`, the "
+        "whole process: Python, numpy, polars, numba and the table).",
+        "",
+        "| algorithm | lattice nodes | nodes evaluated | seconds | loss | peak RSS MB | load |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for algorithm in args.algorithms:
+        code = _WIDE.format(tests=tests, width=args.wide, algorithm=algorithm)
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+        size, nodes, peak_kb, elapsed, cost = out
+        lines.append(
+            f"| {algorithm} | {float(size):.1e} | {nodes} | {float(elapsed):.1f} | "
+            f"{float(cost):.4f} | {int(peak_kb) / 1024:.0f} | {os.getloadavg()[0]:.1f} |"
+        )
+        print(lines[-1], file=sys.stderr, flush=True)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     command = common.command_line()
     info = common.machine_info()
+    if args.node_cost or args.wide:
+        body_lines = node_cost(args) if args.node_cost else wide(args)
+        name = f"{SECTION}_node_cost" if args.node_cost else f"{SECTION}_wide_{args.wide}"
+        title = TITLE + (
+            ": CPU per node, evaluator and quick evaluator"
+            if args.node_cost
+            else f": memory on {args.wide} columns"
+        )
+        body = "\n".join([*common.section_preamble(title, command, info), "", *body_lines, ""])
+        path = common.update_section(name, body, args.output)
+        print(f"wrote section {name!r} of {path}", file=sys.stderr)
+        return 0
     if args.exact_adult_full:
         body_lines = exact_adult_full(args)
         name = f"{SECTION}_exact_adult_full_{args.exact_adult_full}"

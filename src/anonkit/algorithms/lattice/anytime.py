@@ -9,8 +9,9 @@ is not private, however early it stops.
 
 The search runs until it has nothing left to try, its time or node budget runs out, or
 the user presses Ctrl-C; it then returns the best private node found so far. The budget
-is checked before each new node is evaluated, so a search overruns its time limit by at
-most one node's evaluation (and the final check below).
+is checked before each new node is evaluated, keeping back twice the longest of the last
+16 evaluations (for that node and the final check below), so a search ends within its
+time limit unless one evaluation takes far longer than those before it.
 
 Nodes are evaluated through :class:`~anonkit.algorithms.lattice.quick_eval.QuickEvaluator`
 when the models read class sizes alone (hashed roll-ups from nearby nodes, several times
@@ -42,7 +43,7 @@ DEFAULT_TIME_LIMIT = 10.0
 #: Progress units of a time budget (per mille of the time limit).
 TIME_STEPS = 1000
 #: Shortest time limit for which a search loads the quick evaluator's compiled roll-up
-#: (numba: about 0.4 s of CPU once per process); shorter searches use it only when it is
+#: (numba: about 0.6 s of CPU once per process); shorter searches use it only when it is
 #: loaded already.
 QUICK_MIN_SECONDS = 3.0
 
@@ -100,6 +101,8 @@ class AnytimeSearch:
         self._trace: list[tuple[float, float]] = []
         self._history: list[tuple[float, NodeResult]] = []
         self._seen: dict[int, NodeResult] = {}
+        self._recent = [0.0] * 16  # wall seconds of the last evaluations (a ring)
+        self._spent = False  # whether the budget ran out (the progress is then full)
         self._quick: QuickEvaluator | None = None
         self._evaluator: Evaluator | None = None
 
@@ -114,6 +117,8 @@ class AnytimeSearch:
 
     def progress_done(self) -> int:
         """Units of the budget used so far."""
+        if self._spent:
+            return self.progress_total
         if self.time_limit is not None:
             share = (time.perf_counter() - self._start) / self.time_limit
             return min(TIME_STEPS, int(share * TIME_STEPS))
@@ -152,6 +157,8 @@ class AnytimeSearch:
         self._history = []
         self._seen = {}
         self._evaluated = 0
+        self._recent = [0.0] * 16
+        self._spent = False
         self._start = time.perf_counter()
         self._quick = None
         if self._quick_pays() and QuickEvaluator.applies(evaluator):
@@ -161,6 +168,7 @@ class AnytimeSearch:
             self.run(evaluator)
         except BudgetExhausted as stop:
             stopped = stop.reason
+            self._spent = True
         except KeyboardInterrupt:
             if self.best is None:
                 raise
@@ -250,16 +258,23 @@ class AnytimeSearch:
             return known
         if self.max_nodes is not None and self._evaluated >= self.max_nodes:
             raise BudgetExhausted("max_nodes")
-        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+        started = self.elapsed()
+        if self.time_limit is not None and started + self._reserve() >= self.time_limit:
             raise BudgetExhausted("time_limit")
         quick = self._quick
         if quick is not None:
             res = quick.evaluate(node, evaluator.lattice.node(node))
         else:
             res = evaluator.evaluate(node)
+        self._recent[self._evaluated % len(self._recent)] = self.elapsed() - started
         self._evaluated += 1
         self._keep(res)
         return res
+
+    def _reserve(self) -> float:
+        """Seconds kept back at the end of a time limit: twice the longest of the last
+        evaluations (the next node's and the final check's)."""
+        return 2.0 * max(self._recent)
 
     def _keep(self, res: NodeResult) -> None:
         self._seen[res.index] = res
