@@ -24,13 +24,99 @@ _DIGIT = 11
 
 
 @_jit
+def remap_group(
+    keys: Any,
+    counts: Any,
+    population: Any,
+    shifts: Any,
+    masks: Any,
+    deltas: Any,
+    offsets: Any,
+    bits: int,
+) -> Any:
+    """:func:`radix_group` of ``keys`` after rewriting bit fields: field ``c`` (``(key >>
+    shifts[c]) & masks[c]``) of each key adds ``deltas[offsets[c] + field]`` to it, so a
+    roll-up's new keys are made in the same pass that starts the sort."""
+    n = keys.shape[0]
+    new = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key = keys[i]
+        out = key
+        for c in range(shifts.shape[0]):
+            out += deltas[offsets[c] + ((key >> shifts[c]) & masks[c])]
+        new[i] = out
+    return _sort_merge(new, counts, population, bits)
+
+
+@_jit
+def remap_count(
+    keys: Any,
+    counts: Any,
+    population: Any,
+    shifts: Any,
+    masks: Any,
+    deltas: Any,
+    offsets: Any,
+    all_shifts: Any,
+    all_masks: Any,
+    strides: Any,
+    space: int,
+) -> Any:
+    """:func:`remap_group` by counting instead of sorting, for targets whose label
+    combinations are few: each new key's fields (``all_shifts``, ``all_masks``) give its
+    place ``sum_j field_j * strides[j]`` in a dense table of ``space`` slots. With the
+    first column the most significant in both numberings, the slots hold the new keys in
+    sorted order."""
+    n = keys.shape[0]
+    q = all_shifts.shape[0]
+    seen = np.zeros(space, dtype=np.bool_)
+    slot_key = np.empty(space, dtype=np.int64)
+    slot_count = np.zeros(space, dtype=np.int64)
+    weighted = population.shape[0] > 0
+    slot_pop = np.zeros(space if weighted else 0, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        key = keys[i]
+        out = key
+        for c in range(shifts.shape[0]):
+            out += deltas[offsets[c] + ((key >> shifts[c]) & masks[c])]
+        slot = 0
+        for j in range(q):
+            slot += ((out >> all_shifts[j]) & all_masks[j]) * strides[j]
+        if not seen[slot]:
+            seen[slot] = True
+            slot_key[slot] = out
+            m += 1
+        slot_count[slot] += counts[i]
+        if weighted:
+            slot_pop[slot] += population[i]
+    out_keys = np.empty(m, dtype=np.int64)
+    out_counts = np.empty(m, dtype=np.int64)
+    out_pop = np.empty(m if weighted else 0, dtype=np.int64)
+    r = 0
+    for slot in range(space):
+        if seen[slot]:
+            out_keys[r] = slot_key[slot]
+            out_counts[r] = slot_count[slot]
+            if weighted:
+                out_pop[r] = slot_pop[slot]
+            r += 1
+    return out_keys, out_counts, out_pop
+
+
+@_jit
 def radix_group(keys: Any, counts: Any, population: Any, bits: int) -> Any:
     """Sorted distinct ``keys`` (non-negative, below ``2**bits``) with the summed
     ``counts`` and ``population`` (an empty array when there is none) of each."""
-    n = keys.shape[0]
+    return _sort_merge(keys.copy(), counts, population, bits)
+
+
+@_jit
+def _sort_merge(a: Any, counts: Any, population: Any, bits: int) -> Any:
+    """:func:`radix_group` of ``a``, which it sorts in place."""
+    n = a.shape[0]
     order = np.arange(n)
     spare = np.empty(n, dtype=np.int64)
-    a = keys.copy()
     b = np.empty(n, dtype=np.int64)
     mask = (1 << _DIGIT) - 1
     hist = np.empty(mask + 2, dtype=np.int64)

@@ -348,21 +348,27 @@ def roll_up_keys(
         raise ValueError("roll_up_keys needs a keyed snapshot; see FrequencySnapshot.with_keys")
     if deltas is None:
         deltas = {}
-    new = keys
+    changed: list[tuple[int, IntArray]] = []
     for j, (a, b) in enumerate(zip(snapshot.levels, target, strict=True)):
         if a == b:
             continue
-        old = digits[j] if digits is not None else radix.digit(keys, j)
         delta = deltas.get((j, a, b))
         if delta is None:
             mapping = level_maps[j][a][b]
             delta = (mapping - np.arange(mapping.shape[0], dtype=np.int64)) << radix.shifts[j]
             deltas[(j, a, b)] = delta
-        if new is keys:
-            new = keys + delta[old]
-        else:
-            new += delta[old]
-    merged, counts, pop = group_sorted(new, snapshot.counts, snapshot.population, radix.space)
+        changed.append((j, delta))
+    if keys.shape[0] >= _COMPILED_ROWS and changed:
+        merged, counts, pop = _remap_compiled(snapshot, target, level_maps, changed)
+    else:
+        new = keys
+        for j, delta in changed:
+            old = digits[j] if digits is not None else radix.digit(keys, j)
+            if new is keys:
+                new = keys + delta[old]
+            else:
+                new += delta[old]
+        merged, counts, pop = group_sorted(new, snapshot.counts, snapshot.population, radix.space)
     return FrequencySnapshot(
         tuple(int(t) for t in target),
         None,
@@ -407,6 +413,66 @@ def _group_compiled(
         pop_in,
         max(space - 1, 1).bit_length(),
     )
+    return out_keys, out_counts, None if population is None else out_pop
+
+
+def _remap_compiled(
+    snapshot: FrequencySnapshot,
+    target: Sequence[int],
+    level_maps: Sequence[Sequence[Sequence[IntArray]]],
+    changed: Sequence[tuple[int, IntArray]],
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """:func:`roll_up_keys`'s rewrite of the ``changed`` columns' fields (column, and per
+    code how its key changes) fused with the merge: by counting into a dense table when
+    the target's label combinations are at most :data:`_DENSE_FACTOR` times the rows
+    (a coarse node rolled up from a fine one, most of a search's large roll-ups), else by
+    :func:`_group_compiled`'s radix sort."""
+    from anonkit.core._group_kernel import remap_count, remap_group
+
+    keys, radix = snapshot.keys, snapshot.radix
+    assert keys is not None and radix is not None
+    shifts = np.array([radix.shifts[j] for j, _ in changed], dtype=np.int64)
+    masks = np.array([(1 << radix.bits[j]) - 1 for j, _ in changed], dtype=np.int64)
+    sizes = [d.shape[0] for _, d in changed]
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+    deltas = np.concatenate([d for _, d in changed]).astype(np.int64, copy=False)
+    population = snapshot.population
+    pop_in = np.zeros(0, dtype=np.int64) if population is None else population
+    counts = snapshot.counts.astype(np.int64, copy=False)
+    pop_in = pop_in.astype(np.int64, copy=False)
+    # labels per column at the target (columns never generalized: their field's range)
+    cards = [
+        len(level_maps[j][b][b]) if j < len(level_maps) else 1 << radix.bits[j]
+        for j, b in enumerate(target)
+    ]
+    space = 1
+    for c in cards:
+        space *= max(c, 1)
+    if space <= _DENSE_FACTOR * keys.shape[0]:
+        out_keys, out_counts, out_pop = remap_count(
+            keys,
+            counts,
+            pop_in,
+            shifts,
+            masks,
+            deltas,
+            offsets,
+            np.asarray(radix.shifts, dtype=np.int64),
+            np.asarray([(1 << b) - 1 for b in radix.bits], dtype=np.int64),
+            np.asarray(_strides(cards), dtype=np.int64),
+            space,
+        )
+    else:
+        out_keys, out_counts, out_pop = remap_group(
+            keys,
+            counts,
+            pop_in,
+            shifts,
+            masks,
+            deltas,
+            offsets,
+            max(radix.space - 1, 1).bit_length(),
+        )
     return out_keys, out_counts, None if population is None else out_pop
 
 

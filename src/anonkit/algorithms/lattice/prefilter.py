@@ -11,7 +11,7 @@ screened at the cost of a few hundred small array reductions.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -237,10 +237,12 @@ def _pair_suppressed(evaluator: Evaluator, a: int, b: int) -> FloatArray | None:
     in projected classes the size-only screens reject, or ``None`` when the value-pair
     table is too large to build densely.
 
-    The same figure as ``_projected_classes(...).supp_records``, computed as products
-    of dense matrices: the records per level-0 value pair ``M``, then per combination
-    ``A_la^T M B_lb`` with the 0/1 matrices mapping leaves to their level's labels
-    (record counts stay exact in float64 below 2**53).
+    The same figure as ``_projected_classes(...).supp_records``, computed as one product
+    of dense matrices: the records per level-0 value pair ``M``, then ``A^T M B`` with
+    the 0/1 matrices mapping leaves to the labels of every level of each column stacked
+    side by side, which holds every level combination's class sizes as one block (record
+    counts stay exact in float64 below 2**53). The blocks' rejected records are summed by
+    two segment reductions.
     """
     table, lat = evaluator.table, evaluator.lattice
     snap, cards, maps = table.snapshot, table.cardinalities, table.level_maps
@@ -251,27 +253,30 @@ def _pair_suppressed(evaluator: Evaluator, a: int, b: int) -> FloatArray | None:
     pairs = np.bincount(
         snap.codes[a] * cb0 + snap.codes[b], weights=snap.counts, minlength=ca0 * cb0
     ).reshape(ca0, cb0)
-    up_b = [_one_hot(maps[b][0][lb], cards[b][lb]) for lb in range(hb)]
-    sizes: list[FloatArray] = []
-    combos: list[IntArray] = []
-    for la in range(ha):
-        rows = _one_hot(maps[a][0][la], cards[a][la]).T @ pairs
-        for lb in range(hb):
-            counts = (rows @ up_b[lb]).reshape(-1)
-            present = counts[counts > 0]
-            sizes.append(present)
-            combos.append(np.full(present.size, la * hb + lb, dtype=np.int64))
-    flat = np.rint(np.concatenate(sizes)).astype(np.int64)
-    combo = np.concatenate(combos)
-    bad = evaluator.screen_violations(flat)
-    return _records_per_combination(combo, flat, bad, ha * hb)
-
-
-def _one_hot(codes: IntArray, n: int) -> FloatArray:
-    """``(len(codes), n)`` with a 1 at each row's code."""
-    out = np.zeros((codes.size, n))
-    out[np.arange(codes.size), codes] = 1.0
+    up_a, starts_a = _stacked_one_hot(maps[a][0], cards[a], ha)
+    up_b, starts_b = _stacked_one_hot(maps[b][0], cards[b], hb)
+    sizes = up_a.T @ pairs @ up_b
+    present = sizes > 0
+    flat = np.rint(sizes[present]).astype(np.int64)
+    rejected = np.zeros_like(sizes)
+    rejected[present] = np.where(evaluator.screen_violations(flat), flat, 0)
+    per_row = np.add.reduceat(rejected, starts_a, axis=0)
+    out: FloatArray = np.add.reduceat(per_row, starts_b, axis=1).reshape(-1)
     return out
+
+
+def _stacked_one_hot(
+    up: Sequence[IntArray], cards: Sequence[int], height: int
+) -> tuple[FloatArray, IntArray]:
+    """The 0/1 matrices mapping leaves to each level's labels (``up[level]`` holds the
+    leaves' codes there), side by side, and where each level's columns start."""
+    widths = [int(cards[level]) for level in range(height)]
+    starts = np.concatenate(([0], np.cumsum(widths)[:-1])).astype(np.int64)
+    out = np.zeros((up[0].size, sum(widths)))
+    rows = np.arange(up[0].size)
+    for level in range(height):
+        out[rows, starts[level] + up[level]] = 1.0
+    return out, starts
 
 
 def _records_per_combination(
