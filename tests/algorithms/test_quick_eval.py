@@ -59,7 +59,7 @@ def test_same_results_as_the_evaluator(metric: str, options, case: int) -> None:
     # a small cache makes the walk evict and roll up from the bottom rows often
     quick = QuickEvaluator(ev, seed=case, cache_rows=2000)
     rng = np.random.default_rng(case)
-    for node in _walk(ev.lattice, rng, 150):
+    for node in _walk(ev.lattice, rng, 100):
         got = quick.evaluate(node, ev.lattice.node(node))
         want = exact.evaluate(node)
         assert (got.levels, got.anonymous, got.suppressed, got.n_classes) == (

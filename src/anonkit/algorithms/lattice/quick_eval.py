@@ -36,7 +36,6 @@ without numba, the heuristics use the evaluator itself (:meth:`QuickEvaluator.ap
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -44,6 +43,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms._numba import load_kernels
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.base import ClassSummary
@@ -157,15 +157,12 @@ def kernel_loaded() -> bool:
 
 
 def _import_kernel() -> Callable[..., int] | None:
-    try:
-        import numba  # noqa: PLC0415 (imported on first use: it takes a while)
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return None
-    if getattr(numba.config, "DISABLE_JIT", False):
-        return None
-    try:
-        kernels = importlib.import_module("anonkit.algorithms.lattice._quick_kernels")
-    except RuntimeError:  # pragma: no cover - e.g. no writable directory for the cache
+    kernels = load_kernels(
+        "anonkit.algorithms.lattice._quick_kernels",
+        "the heuristics' quick evaluator",
+        "the evaluator's own roll-ups",
+    )
+    if kernels is None:
         return None
     kernel: Callable[..., int] = kernels.roll_up
     return kernel
