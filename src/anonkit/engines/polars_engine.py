@@ -12,6 +12,7 @@ query, for the caller to sink to a file.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit._atomic import atomic_path
@@ -103,14 +105,63 @@ def _packed_counts(
     digits = key_digits(hierarchies)
     if digits is None:
         return None
-    n = coded[0].len() if coded else 0
+    return _group_packed([s.to_numpy() for s in coded], columns, digits)
+
+
+def _group_packed(
+    coded: Sequence[npt.NDArray[np.int64]],
+    columns: Sequence[str],
+    digits: tuple[list[int], list[int]],
+) -> pl.DataFrame:
+    """The grouped count of the code columns ``coded`` (each code from ``MISSING_CODE``
+    up, below its radix in ``digits`` less ``KEY_SHIFT``) by one packed key each."""
+    n = coded[0].shape[0] if coded else 0
     key = np.zeros(n, dtype=np.int64)
-    for series, step in zip(coded, digits[1], strict=True):
-        key += (series.to_numpy() + KEY_SHIFT) * step
+    for codes, step in zip(coded, digits[1], strict=True):
+        key += (codes + KEY_SHIFT) * step
     space = math.prod(digits[0])
     keys, counts, _ = group_sorted(key, np.ones(n, dtype=np.int64), None, space)
-    codes = unpack_keys(keys, columns, digits)
-    return pl.DataFrame({**codes, COUNT: counts})
+    return pl.DataFrame({**unpack_keys(keys, columns, digits), COUNT: counts})
+
+
+def _packed_detail_counts(
+    frame: pl.DataFrame,
+    coded: Sequence[pl.Series],
+    columns: Sequence[str],
+    hierarchies: Sequence[Hierarchy],
+    sensitive: Sequence[str],
+) -> pl.DataFrame | None:
+    """:func:`_packed_counts` with the sensitive columns' normalized text (null where
+    missing) grouped too: each text is coded by its distinct values (two queries for all
+    of them) and packed into the key, then written back from the codes. ``None`` when
+    the key would not fit."""
+    schema = frame.schema
+    texts = [sensitive_text_expr(s, schema[s]) for s in sensitive]
+    distinct = frame.select(t.drop_nulls().unique().sort().implode() for t in texts).row(0)
+    values = [list(v) for v in distinct]
+    radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
+    radices += [len(v) + 1 + KEY_SHIFT for v in values]  # the last code: missing
+    if math.prod(radices) >= 1 << 62:
+        return None
+    steps = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+    sens = frame.select(
+        t.cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v))
+        for t, v in zip(texts, values, strict=True)
+    )
+    names = [*columns, *sensitive]
+    arrays = [s.to_numpy() for s in coded] + [c.to_numpy() for c in sens.get_columns()]
+    grouped = _group_packed(arrays, names, (radices, steps))
+    return grouped.with_columns(
+        pl.Series(s, [*v, None], dtype=pl.String).gather(grouped[s]).alias(s)
+        for s, v in zip(sensitive, values, strict=True)
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _leaf_enum(leaves: tuple[str, ...]) -> pl.Enum:
+    """The ``Enum`` of a hierarchy's leaves (building one costs about 0.3 ms for Adult's
+    74 ages; the same hierarchies come back call after call)."""
+    return pl.Enum(list(leaves))
 
 
 def _leaf_codes(
@@ -125,7 +176,7 @@ def _leaf_codes(
     if not columns:
         return []
     casts = [
-        pl.col(c).cast(pl.Enum(list(h.leaves)), strict=False).to_physical().cast(pl.Int64)
+        pl.col(c).cast(_leaf_enum(h.leaves), strict=False).to_physical().cast(pl.Int64)
         for c, h in columns
     ]
     coded = frame.select(casts)
@@ -201,10 +252,11 @@ class PolarsEngine(GroupingEngine):
     ) -> pl.DataFrame:
         if isinstance(source, pl.DataFrame):
             coded = self._frame_codes(source, columns, hierarchies)
-            if (
-                not sensitive
-                and (packed := _packed_counts(coded, columns, hierarchies)) is not None
-            ):
+            if sensitive:
+                packed = _packed_detail_counts(source, coded, columns, hierarchies, sensitive)
+            else:
+                packed = _packed_counts(coded, columns, hierarchies)
+            if packed is not None:
                 return packed
             table = pl.DataFrame(coded)
             if sensitive:
