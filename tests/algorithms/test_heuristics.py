@@ -276,7 +276,7 @@ print(ev.lattice.size, res.nodes_evaluated, resource.getrusage(resource.RUSAGE_S
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algorithm", ["lightning", "genetic"])
+@pytest.mark.parametrize("algorithm", ["lightning", "genetic", "topdown"])
 def test_fifty_columns_within_two_gigabytes(algorithm: str) -> None:
     """A 50-column table (lattice beyond 10^20 nodes) runs in a fresh process whose peak
     resident memory stays below 2 GB."""

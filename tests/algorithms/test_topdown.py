@@ -5,13 +5,14 @@ Releases are checked by plain Python over the records (test_heuristics.check_k_a
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
 from test_heuristics import check_k_anonymous, evaluator_for, wide_table
 
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Exhaustive
-from anonkit.algorithms.lattice.topdown import TopDown
+from anonkit.algorithms.lattice.topdown import Descent, TopDown
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.models import KAnonymity
 
@@ -72,3 +73,18 @@ def test_no_private_node() -> None:
     frame, hs = wide_table(10, 3, seed=3)
     with pytest.raises(PrivacyUnattainableError):
         TopDown(time_limit=5).search(evaluator_for(frame, hs, [KAnonymity(11)], 0.0))
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_descent_ends_at_a_minimal_private_node(case: int) -> None:
+    """A top-down descent (also Lightning's) only steps onto private nodes and stops where
+    no predecessor is private (checked against every predecessor's evaluation)."""
+    frame, hs = wide_table(150 + 50 * case, 5, seed=50 + case)
+    ev = evaluator_for(frame, hs, [KAnonymity(3)], [0.0, 0.05, 0.1][case])
+    search = TopDown(time_limit=None, seed=case)
+    search._evaluator = ev  # the search's evaluate() without running the search
+    lat = ev.lattice
+    end = Descent(search, ev, random.Random(case)).run(lat.top, 0.5 * case)
+    assert ev.evaluate(end).anonymous
+    assert check_k_anonymous(frame, hs, lat.node(end), 3, [0.0, 0.05, 0.1][case]) >= 0
+    assert not any(ev.evaluate(p).anonymous for p in lat.predecessors(end))

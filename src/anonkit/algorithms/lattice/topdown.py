@@ -81,10 +81,10 @@ class Descent:
         below = (cand[:, None, :] <= fails).all(axis=2).any(axis=1)
         return [c for c, b in zip(candidates, below.tolist(), strict=True) if not b]
 
-    def run(self, node: int, spread: float) -> None:
+    def run(self, node: int, spread: float) -> int:
         """Specialize from the private node ``node`` until no predecessor is private,
         trying predecessors by their gain (how much their bound falls below the current
-        node's) times a random factor ``exp(N(0, spread))``."""
+        node's) times a random factor ``exp(N(0, spread))``; returns the node reached."""
         lat, rng = self.lat, self.rng
         while True:
             here = self.key(lat.node(node))
@@ -107,7 +107,7 @@ class Descent:
                     self.failing[self.n_failing] = got.levels
                     self.n_failing += 1
             if not moved:
-                return
+                return node
 
     def kick_up(self, levels: tuple[int, ...]) -> tuple[int, ...]:
         """``levels`` with 2 to ``min(8, width / 3)`` random columns raised to a random
