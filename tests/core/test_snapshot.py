@@ -226,19 +226,23 @@ def test_encoded_table_value_counts() -> None:
     weighted=st.booleans(),
 )
 def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
-    """The compiled radix sort and the numpy sort merge keys alike (issue 19)."""
+    """The compiled radix sort, polars' hash aggregation and the numpy sort merge keys
+    alike (issue 19)."""
     rng = np.random.default_rng(len(keys))
     arr = np.asarray(keys * (dup + 1), dtype=np.int64)
     counts = rng.integers(1, 9, arr.size).astype(np.int64)
     pop = rng.integers(0, 9, arr.size).astype(np.int64) if weighted else None
     space = 1 << 40
-    fast = snapshot_module._group_compiled(arr, counts, pop, space)
     slow = snapshot_module._group_numpy(arr, counts, pop, space)
-    assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
-    assert np.array_equal(fast[0], np.unique(arr))
-    assert (fast[2] is None) == (slow[2] is None) == (pop is None)
-    if pop is not None:
-        assert np.array_equal(fast[2], slow[2])
+    assert np.array_equal(slow[0], np.unique(arr))
+    for fast in (
+        snapshot_module._group_compiled(arr, counts, pop, space),
+        snapshot_module._group_hashed(arr, counts, pop),
+    ):
+        assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
+        assert (fast[2] is None) == (slow[2] is None) == (pop is None)
+        if pop is not None:
+            assert np.array_equal(fast[2], slow[2])
 
 
 @pytest.mark.parametrize("dense", [True, False])
