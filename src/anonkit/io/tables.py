@@ -366,7 +366,8 @@ class _Source:
                 raise InputFileError(self.path, exc.strerror or str(exc)) from None
             if self.utf8:
                 self.skipped = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
-                self._data = raw[self.skipped :]
+                # (slicing copies the whole file: only when there is a mark to drop)
+                self._data = raw[self.skipped :] if self.skipped else raw
             else:
                 try:
                     text = raw.decode(self.encoding)
