@@ -57,8 +57,12 @@ def test_suppression_limits_are_a_grid_dimension_of_full_domain_cells() -> None:
 
 def test_tuned_classifier_is_a_small_cross_validated_grid() -> None:
     model = ml.make_classifier("logistic_regression", tuned=True)
-    assert type(model).__name__ == "GridSearchCV"
-    assert list(model.param_grid) == ["C"] and len(model.param_grid["C"]) == 3
+    assert type(model).__name__ == "LogisticRegressionCV"  # the C path, warm-started
+    assert list(model.Cs) == [0.1, 1.0, 10.0] and model.cv.get_n_splits() == ml.TUNING_FOLDS
+    boosting = ml.make_classifier("hist_gradient_boosting", tuned=True)
+    assert type(boosting).__name__ == "GridSearchCV"
+    assert list(boosting.param_grid) == ["max_leaf_nodes"]
+    assert boosting.estimator.early_stopping is True
     with pytest.raises(ParameterError, match="tuning"):
         UtilitySetup(target="y", quasi_identifiers=("x",), hierarchies={}, tuning="yes")  # type: ignore[arg-type]
 

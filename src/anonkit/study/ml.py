@@ -70,6 +70,7 @@ __all__ = [
     "CLASSIFIERS",
     "EVALUATIONS",
     "LAYOUTS",
+    "SPARSE",
     "TUNING_GRIDS",
     "UtilityScore",
     "UtilitySetup",
@@ -134,6 +135,11 @@ LAYOUTS: Mapping[str, str] = MappingProxyType(
         "hist_gradient_boosting": "codes",
     }
 )
+#: Classifiers that read their layout as a sparse (CSR) matrix: the one-hot blocks hold
+#: one set column per block, so lbfgs's products cost the set cells only (on Adult's
+#: 15,000-record halves about 18 of 394 columns per record: a tuned logistic regression
+#: 0.3 s of CPU instead of 1.6 s dense).
+SPARSE: frozenset[str] = frozenset({"logistic_regression"})
 
 
 #: The small grid each classifier is tuned on when a study sets ``tuning``.
@@ -174,12 +180,16 @@ def make_classifier(
       on 10 % of the rows above 10,000 rows) on the codes layout, hierarchy levels as
       native categories (``categorical``, a mask over its columns).
 
-    With ``tuned=True`` the classifier is wrapped in a ``GridSearchCV`` over its grid of
-    :data:`TUNING_GRIDS` (stratified :data:`TUNING_FOLDS`-fold cross-validation inside
-    the training split, accuracy, refit on the whole split). The grids are small on
-    purpose (2 or 3 values of the one parameter that moved accuracy most in trial runs
-    on Adult): a study trains thousands of models, and tuning multiplies each fit by
-    about ``grid size + 1``.
+    With ``tuned=True`` the classifier is chosen on its grid of :data:`TUNING_GRIDS` by
+    stratified :data:`TUNING_FOLDS`-fold cross-validation inside the training split
+    (accuracy), then refitted on the whole split: logistic regression as a
+    ``LogisticRegressionCV`` (the C path fitted with warm starts, the cheapest exact way
+    to cross-validate C), the others in a ``GridSearchCV``; the tuned boosting also stops
+    early on 10 % of its training rows (its number of iterations is tuned that way, and
+    each fit takes about half the time of the fixed 100 iterations on small tables). The
+    grids are small on purpose (2 or 3 values of the one parameter that moved accuracy
+    most in trial runs on Adult): a study trains thousands of models, and tuning
+    multiplies each fit by about ``grid size * folds + 1``.
 
     Raises
     ------
@@ -199,9 +209,17 @@ def make_classifier(
     if tuned:
         from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-        base = make_classifier(name, seed=seed, n_jobs=n_jobs, categorical=categorical)
-        grid = {key: list(values) for key, values in TUNING_GRIDS[name].items()}
         inner = StratifiedKFold(n_splits=TUNING_FOLDS, shuffle=True, random_state=seed)
+        grid = {key: list(values) for key, values in TUNING_GRIDS[name].items()}
+        if name == "logistic_regression":
+            from sklearn.linear_model import LogisticRegressionCV
+
+            return LogisticRegressionCV(
+                Cs=grid["C"], cv=inner, scoring="accuracy", max_iter=1000, random_state=seed
+            )
+        base = make_classifier(name, seed=seed, n_jobs=n_jobs, categorical=categorical)
+        if name == "hist_gradient_boosting":
+            base.set_params(early_stopping=True)
         return GridSearchCV(base, grid, cv=inner, scoring="accuracy", n_jobs=1, refit=True)
     if name == "logistic_regression":
         from sklearn.linear_model import LogisticRegression
@@ -263,12 +281,17 @@ def _scores(y_true: npt.NDArray[Any], y_pred: npt.NDArray[Any]) -> tuple[float, 
     return accuracy, balanced
 
 
-def _matrix(features: Features, layout: str) -> npt.NDArray[np.float32]:
-    """One layout of ``features``; a release that leaves no varying column (everything
-    ``*``) gets one zero column, on which every classifier predicts the majority."""
-    x: npt.NDArray[np.float32] = getattr(features, layout)
+def _matrix(features: Features, name: str) -> Any:
+    """The layout of ``features`` classifier ``name`` reads (:data:`LAYOUTS`; CSR for
+    :data:`SPARSE`); a release that leaves no varying column (everything ``*``) gets one
+    zero column, on which every classifier predicts the majority."""
+    x: npt.NDArray[np.float32] = getattr(features, LAYOUTS[name])
     if x.shape[1] == 0:
-        return np.zeros((x.shape[0], 1), dtype=np.float32)
+        x = np.zeros((x.shape[0], 1), dtype=np.float32)
+    if name in SPARSE:
+        from scipy.sparse import csr_matrix
+
+        return csr_matrix(x)
     return x
 
 
@@ -288,7 +311,6 @@ def _fit_and_score(
             "a classifier cannot be trained on it."
         )
     for name in setup.classifiers:
-        layout = LAYOUTS[name]
         model = make_classifier(
             name,
             seed=setup.seed,
@@ -299,15 +321,16 @@ def _fit_and_score(
         with _threads(setup.n_jobs), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # convergence chatter; the scores tell
             t0 = time.perf_counter()
-            model.fit(_matrix(x_train, layout), y_codes)
+            model.fit(_matrix(x_train, name), y_codes)
             fit_s = time.perf_counter() - t0
-            for evaluation, x_test, y_test in tests:
+            for evaluation, x_features, y_test in tests:
+                x_test = _matrix(x_features, name)
                 t1 = time.perf_counter()
-                predicted = model.predict(_matrix(x_test, layout))
+                predicted = model.predict(x_test)
                 pred_s = time.perf_counter() - t1
                 pred = classes[np.asarray(predicted, dtype=np.int64)]
                 acc, bal = _scores(y_test, pred)
-                auc = _roc_auc(model, _matrix(x_test, layout), y_test, classes)
+                auc = _roc_auc(model, x_test, y_test, classes)
                 single = bool(np.unique(predicted).size == 1)
                 out.append(UtilityScore(name, evaluation, acc, bal, fit_s, pred_s, auc, single))
     return out
@@ -318,9 +341,7 @@ def _tunable(y_codes: npt.NDArray[Any]) -> bool:
     return int(np.bincount(y_codes).min()) >= TUNING_FOLDS
 
 
-def _roc_auc(
-    model: Any, x: npt.NDArray[np.float32], y_true: npt.NDArray[Any], classes: npt.NDArray[Any]
-) -> float:
+def _roc_auc(model: Any, x: Any, y_true: npt.NDArray[Any], classes: npt.NDArray[Any]) -> float:
     """ROC AUC of ``model``'s class probabilities on ``x`` (NaN when undefined)."""
     present = np.unique(y_true)
     if present.size < 2 or not hasattr(model, "predict_proba"):
