@@ -121,7 +121,7 @@ def test_files(study: StudyResult) -> None:
     summary = json.loads(study.paths["study"].read_text())
     assert summary["cells"] == {"total": 10, "computed": 10, "cached": 0, "failed": 3}
     assert summary["dataset"]["records"] == 2000 and summary["dataset"]["test_records"] == 400
-    assert set(summary["timing_seconds"]) == {"anonymize", "metrics", "utility", "wall"}
+    assert set(summary["timing_seconds"]) == {"anonymize", "metrics", "utility", "cpu", "wall"}
     assert {"anonkit", "polars", "scikit-learn"} <= set(summary["versions"])
     assert summary["config"]["k_values"] == [5, 50, 5000]
     page = study.paths["report"].read_text()

@@ -48,12 +48,13 @@ from anonkit.study.specs import AlgorithmSpec
 if TYPE_CHECKING:
     from anonkit.result import AnonymizationResult
 
-__all__ = ["LOSS_NAMES", "STAGES", "CellWorker", "run_cells_in_processes"]
+__all__ = ["LOSS_NAMES", "STAGES", "CellWorker", "batches", "run_cells_in_processes"]
 
 #: Loss metrics of :func:`anonkit.evaluate.evaluate`, as ``loss_<name>`` columns.
 LOSS_NAMES: tuple[str, ...] = tuple(LOSS_INFO)
-#: The timed stages of a cell, as ``seconds_<stage>`` columns.
-STAGES: tuple[str, ...] = ("anonymize", "metrics", "utility")
+#: The timed stages of a cell (wall seconds), as ``seconds_<stage>`` columns, and ``cpu``:
+#: the CPU seconds of the whole cell in its process (what it cost, whatever the load).
+STAGES: tuple[str, ...] = ("anonymize", "metrics", "utility", "cpu")
 
 IntArray = npt.NDArray[np.int64]
 
@@ -67,6 +68,18 @@ def _average_risk(n_classes: int, n_records: int, figures: Mapping[str, Any]) ->
     if n_classes == 0 or kept <= 0:
         return 1.0 / max(n_records, 1)
     return float(n_classes) / kept
+
+
+def _score_fields(score: ml.UtilityScore) -> dict[str, Any]:
+    """The tidy table's columns of one classifier's score on one test set."""
+    return {
+        "classifier": score.classifier,
+        "evaluation": score.evaluation,
+        "accuracy": float(score.accuracy),
+        "balanced_accuracy": float(score.balanced_accuracy),
+        "roc_auc": float(score.roc_auc),
+        "single_class": bool(score.single_class),
+    }
 
 
 def _one_sentence(err: BaseException, *, with_type: bool = False) -> str:
@@ -152,16 +165,20 @@ class CellWorker:
     def run(self, cell: Cell) -> CellOutcome:
         """Compute ``cell``; failures become an outcome with ``status = "error: ..."``."""
         seconds = dict.fromkeys(STAGES, 0.0)
+        cpu = time.process_time()
         try:
             if cell.spec is None:
                 rows = self._baselines(cell, seconds)
             else:
                 rows = self._cell(cell, cell.spec, seconds)
         except AnonkitError as err:  # the inputs cannot make this cell: keep the failure
+            seconds["cpu"] = time.process_time() - cpu
             return self._failed(cell, seconds, "error: " + _one_sentence(err), cacheable=True)
         except Exception as err:  # unexpected: report it, retry on the next run
+            seconds["cpu"] = time.process_time() - cpu
             message = "error: " + _one_sentence(err, with_type=True)
             return self._failed(cell, seconds, message, cacheable=False)
+        seconds["cpu"] = time.process_time() - cpu
         return CellOutcome(tuple(rows), MappingProxyType(seconds))
 
     def _base_row(self, cell: Cell, algorithm: str, variant: str, name: str) -> dict[str, Any]:
@@ -263,20 +280,8 @@ class CellWorker:
             scores = ml.utility_scores(self.setup, fold.train, release, fold.test, recoded=recoded)
             self._store_scores(same, scores)
         seconds["utility"] = time.perf_counter() - t2
-        rows = [
-            {
-                **self._base_row(cell, spec.algorithm, spec.variant, cell.name),
-                "classifier": score.classifier,
-                "evaluation": score.evaluation,
-                "accuracy": float(score.accuracy),
-                "balanced_accuracy": float(score.balanced_accuracy),
-                "roc_auc": float(score.roc_auc),
-                "single_class": bool(score.single_class),
-                **figures,
-            }
-            for score in scores
-        ]
-        return rows
+        base = self._base_row(cell, spec.algorithm, spec.variant, cell.name)
+        return [{**base, **_score_fields(score), **figures} for score in scores]
 
     def _release_key(
         self,
@@ -389,18 +394,9 @@ class CellWorker:
         rows = []
         for score in scores:
             algorithm = "majority" if score.classifier == "majority" else "original"
-            rows.append(
-                {
-                    **self._base_row(cell, algorithm, "", algorithm),
-                    "classifier": score.classifier,
-                    "evaluation": score.evaluation,
-                    "accuracy": float(score.accuracy),
-                    "balanced_accuracy": float(score.balanced_accuracy),
-                    "roc_auc": float(score.roc_auc),
-                    "single_class": bool(score.single_class),
-                    **(original if algorithm == "original" else {}),
-                }
-            )
+            figures = original if algorithm == "original" else {}
+            base = self._base_row(cell, algorithm, "", algorithm)
+            rows.append({**base, **_score_fields(score), **figures})
         return rows
 
 
@@ -417,9 +413,31 @@ def _init_worker(config: StudyConfig, fingerprint: str) -> None:
     _WORKER = worker
 
 
-def _run_in_worker(cell: Cell) -> CellOutcome:
+def _run_in_worker(batch: tuple[Cell, ...]) -> tuple[CellOutcome, ...]:
     assert _WORKER is not None, "the pool initializer did not run"
-    return _WORKER.run(cell)
+    return tuple(_WORKER.run(cell) for cell in batch)
+
+
+def batches(cells: Sequence[Cell], todo: Sequence[int]) -> list[list[int]]:
+    """``todo`` cut into runs of cells that share their split and requested k.
+
+    Examples
+    --------
+    >>> spec = AlgorithmSpec("flash")
+    >>> cells = [Cell(0, 1, None), Cell(0, 2, spec), Cell(0, 2, spec, 0.05), Cell(0, 5, spec)]
+    >>> batches(cells, [0, 1, 2, 3])
+    [[0], [1, 2], [3]]
+    """
+    out: list[list[int]] = []
+    for i in todo:
+        c = cells[i]
+        if out:
+            head = cells[out[-1][0]]
+            if (head.fold, head.k, head.is_baseline) == (c.fold, c.k, c.is_baseline):
+                out[-1].append(i)
+                continue
+        out.append([i])
+    return out
 
 
 def run_cells_in_processes(
@@ -434,11 +452,22 @@ def run_cells_in_processes(
 
     Each process builds one :class:`CellWorker` (checking that the data still has
     ``fingerprint``); ``finished(i, outcome)`` runs in this process as each cell ends.
+    The cells of one split and requested k go to one process as one task
+    (:func:`batches`): a release that several settings share (a suppression limit that
+    suppresses nothing more, Incognito's optimum, which is Flash's) is then trained once
+    and read from that process's memory by the others, where single cells handed out in
+    turn would often train it in both processes at the same time.
     """
+    groups = batches(cells, todo)
+
+    def done(j: int, outcomes: tuple[CellOutcome, ...]) -> None:
+        for i, outcome in zip(groups[j], outcomes, strict=True):
+            finished(i, outcome)
+
     run_in_processes(
         _run_in_worker,
-        [cells[i] for i in todo],
-        lambda j, outcome: finished(todo[j], outcome),
+        [tuple(cells[i] for i in group) for group in groups],
+        done,
         workers=workers,
         initializer=_init_worker,
         initargs=(config, fingerprint),

@@ -38,7 +38,7 @@ __all__ = [
 IntArray = npt.NDArray[np.int64]
 
 #: Bumped when the figures of a cell change meaning, so old cache entries are not reused.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 @dataclass(frozen=True)

@@ -62,8 +62,9 @@ class StudyResult:
         evaluation), baselines first in each fold.
     timing
         Seconds per stage summed over the study's cells (``anonymize``, ``metrics``,
-        ``utility``; cells read from the cache count with the time they took when they
-        were computed) and ``wall``, this run's elapsed time.
+        ``utility``, and ``cpu``, the cells' CPU time; cells read from the cache count
+        with the time they took when they were computed) and ``wall``, this run's elapsed
+        time.
     cells_total, cells_computed, cells_cached, cells_failed
         Cells of the study; computed by this run; read from the cache; whose status is
         an error.
