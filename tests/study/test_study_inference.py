@@ -61,6 +61,16 @@ def test_within_k_finds_the_informative_metric() -> None:
     assert noise["n_splits"] == 6 and noise["low"] < noise["rho"] < noise["high"]
 
 
+def test_within_k_ranks_a_metric_of_kept_information_by_its_positive_rho() -> None:
+    # n_classes counts what a release keeps: its best case is ρ = +1, not the bottom row
+    rows = inference.release_rows(table()).with_columns(
+        (1 - pl.col("loss_good")).alias("n_classes")
+    )
+    result = inference.within_k(rows, ["loss_noise", "n_classes"])
+    assert result["metric"].to_list() == ["n_classes", "loss_noise"]
+    assert result["rho"][0] == pytest.approx(1.0)
+
+
 def test_partial_correlation_controls_for_k() -> None:
     rows = inference.release_rows(table())
     result = inference.partial_correlations(rows, ["loss_good", "loss_noise", "k"])

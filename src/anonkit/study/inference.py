@@ -158,7 +158,9 @@ def within_k(
     """Within-k Spearman ρ of each metric with ``outcome``, interval across splits.
 
     Columns ``metric, label, rho, low, high, n_splits, n_groups`` (groups: (split,
-    classifier, k) with at least 3 releases that vary in both), sorted by ρ.
+    classifier, k) with at least 3 releases that vary in both), the best predictor first:
+    by ρ, most negative first for a loss, most positive first for a metric of kept
+    information (:data:`_MORE_IS_BETTER`).
     """
     records = []
     for metric in metrics:
@@ -189,7 +191,13 @@ def within_k(
         "n_splits": pl.Int64,
         "n_groups": pl.Int64,
     }
-    return pl.DataFrame(records, schema=schema).sort("rho", nulls_last=True)
+    oriented = pl.when(pl.col("metric").is_in(list(_MORE_IS_BETTER)))
+    return (
+        pl.DataFrame(records, schema=schema)
+        .with_columns(oriented.then(-pl.col("rho")).otherwise(pl.col("rho")).alias("_key"))
+        .sort("_key", nulls_last=True)
+        .drop("_key")
+    )
 
 
 def _dummies(values: Sequence[object]) -> FloatArray:
