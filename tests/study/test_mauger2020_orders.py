@@ -45,6 +45,10 @@ def test_full_design_has_thirty_orders_per_claimed_cell() -> None:
             seeds = {c.seed for c in cells if c.variant == "paper" and (c.k, c.cost) == (k, cost)}
             assert len(seeds - {-1}) >= 30
     assert {c.k for c in cells if c.seed == -1} == set(PAPER_K_VALUES)
+    for variant in m.FULL.ablations:  # the ablations under as many orders (issue 21)
+        for k in m.FULL.ablation_k:
+            seeds = {c.seed for c in cells if (c.variant, c.k, c.cost) == (variant, k, "nllm")}
+            assert len(seeds) >= 30
     assert len(m.QUICK.cells()) < 150
     assert Cell("paper", 2, "ncp", 3).key() != Cell("paper", 2, "ncp", 3).key("abc")
 

@@ -10,7 +10,7 @@ The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 
 from anonkit.study.mauger2020.paper import LABELS, PAPER_MINIMUM_K
@@ -18,6 +18,79 @@ from anonkit.study.mauger2020.paper import LABELS, PAPER_MINIMUM_K
 __all__ = ["curves_svg", "figure9_svg", "loglog_svg", "strip_svg"]
 
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
+
+
+def _open(width: int, height: int, centre: float, title: str) -> list[str]:
+    """The document's opening: the ``<svg>`` element, its title, a white page and the
+    title written above the plot (centred at ``centre``)."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
+        'font-family="sans-serif" font-size="12">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="{centre:.1f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>',
+    ]
+
+
+def _frame(
+    box: tuple[int, int, int, int], height: int, xlabel: str | None, ylabel: str
+) -> list[str]:
+    """The plot's border (``box`` = left, top, width, height) and its axis labels."""
+    left, top, pw, ph = box
+    parts = [
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#57606a"/>'
+    ]
+    if xlabel is not None:
+        parts.append(
+            f'<text x="{left + pw / 2:.1f}" y="{height - 12}" text-anchor="middle">'
+            f"{escape(xlabel)}</text>"
+        )
+    parts.append(
+        f'<text x="16" y="{top + ph / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 16 {top + ph / 2:.1f})">{escape(ylabel)}</text>'
+    )
+    return parts
+
+
+def _log_x_grid(exponents: range, px: Callable[[float], float], top: int, ph: int) -> list[str]:
+    """A vertical grid line and a tick label at every power of ten of ``exponents``."""
+    parts = []
+    for e in exponents:
+        x = px(10.0**e)
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ph}" stroke="#e5e5e5"/>'
+        )
+        parts.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{10**e:,}</text>')
+    return parts
+
+
+def _lines(
+    series: Mapping[str, Sequence[tuple[float, float]]],
+    at: tuple[Callable[[float], float], Callable[[float], float]],
+    box: tuple[int, int, int, int],
+    widths: Sequence[float],
+) -> list[str]:
+    """One polyline per series (stroke ``widths[i]``) and its entry in the legend on
+    the right of the plot."""
+    px, py = at
+    left, top, pw, _ = box
+    parts = []
+    for i, (name, pts) in enumerate(series.items()):
+        color = _PALETTE[i % len(_PALETTE)]
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        parts.append(
+            f'<polyline points="{path}" fill="none" stroke="{color}" '
+            f'stroke-width="{widths[i]:g}" '
+            f'stroke-opacity="0.85"><title>{escape(name)}</title></polyline>'
+        )
+        ly = top + 14 + 18 * i
+        parts.append(
+            f'<line x1="{left + pw + 14}" y1="{ly}" x2="{left + pw + 40}" y2="{ly}" '
+            f'stroke="{color}" stroke-width="3"/>'
+        )
+        parts.append(f'<text x="{left + pw + 46}" y="{ly + 4}">{escape(name)}</text>')
+    return parts
 
 
 def loglog_svg(
@@ -37,6 +110,7 @@ def loglog_svg(
     lo_y, hi_y = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
     hi_x, hi_y = max(hi_x, lo_x + 1), max(hi_y, lo_y + 1)
     pw, ph = width - left - right, height - top - bottom
+    box = (left, top, pw, ph)
 
     def px(x: float) -> float:
         return left + (math.log10(x) - lo_x) / (hi_x - lo_x) * pw
@@ -44,55 +118,23 @@ def loglog_svg(
     def py(y: float) -> float:
         return top + ph - (math.log10(y) - lo_y) / (hi_y - lo_y) * ph
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
-        'font-family="sans-serif" font-size="12">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="{left + pw / 2:.1f}" y="22" text-anchor="middle" font-size="14">'
-        f"{escape(title)}</text>",
-    ]
-    for e in range(lo_x, hi_x + 1):
-        x = px(10.0**e)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ph}" stroke="#e5e5e5"/>'
-        )
-        parts.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{10**e:,}</text>')
+    parts = _open(width, height, left + pw / 2, title)
+    parts += _log_x_grid(range(lo_x, hi_x + 1), px, top, ph)
     for e in range(lo_y, hi_y + 1):
         y = py(10.0**e)
         parts.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#e5e5e5"/>'
         )
         parts.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{10**e:,}</text>')
-    parts += [
-        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#57606a"/>',
-        f'<text x="{left + pw / 2:.1f}" y="{height - 12}" text-anchor="middle">'
-        f"{escape(xlabel)}</text>",
-        f'<text x="16" y="{top + ph / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {top + ph / 2:.1f})">{escape(ylabel)}</text>',
-    ]
+    parts += _frame(box, height, xlabel, ylabel)
     d0, d1 = 10.0 ** max(lo_x, lo_y), 10.0 ** min(hi_x, hi_y)
     parts.append(
         f'<line x1="{px(d0):.1f}" y1="{py(d0):.1f}" x2="{px(d1):.1f}" y2="{py(d1):.1f}" '
         'stroke="#999999" stroke-dasharray="5,4"/>'
     )
     n = len(series)
-    for i, (name, pts) in enumerate(series.items()):
-        color = _PALETTE[i % len(_PALETTE)]
-        # Earlier lines are drawn wider so that lines lying on top of each other stay visible.
-        w = 1.5 + 1.2 * (n - 1 - i)
-        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
-        parts.append(
-            f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="{w:.1f}" '
-            f'stroke-opacity="0.85"><title>{escape(name)}</title></polyline>'
-        )
-        ly = top + 14 + 18 * i
-        parts.append(
-            f'<line x1="{left + pw + 14}" y1="{ly}" x2="{left + pw + 40}" y2="{ly}" '
-            f'stroke="{color}" stroke-width="3"/>'
-        )
-        parts.append(f'<text x="{left + pw + 46}" y="{ly + 4}">{escape(name)}</text>')
+    # Earlier lines are drawn wider so that lines lying on top of each other stay visible.
+    parts += _lines(series, (px, py), box, [1.5 + 1.2 * (n - 1 - i) for i in range(n)])
     for x, y in stated:
         parts.append(
             f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="6" fill="none" stroke="#000000" '
@@ -162,15 +204,7 @@ def strip_svg(
     def py(y: float) -> float:
         return top + ph - (y - lo) / (hi - lo) * ph
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
-        'font-family="sans-serif" font-size="12">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="{left + pw / 2:.1f}" y="22" text-anchor="middle" font-size="14">'
-        f"{escape(title)}</text>",
-    ]
+    parts = _open(width, height, left + pw / 2, title)
     tick = 5 if hi - lo <= 40 else 10
     y = lo
     while y <= hi + 1e-9:
@@ -180,11 +214,7 @@ def strip_svg(
         )
         parts.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:g}</text>')
         y += tick
-    parts += [
-        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#57606a"/>',
-        f'<text x="16" y="{top + ph / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {top + ph / 2:.1f})">{escape(ylabel)}</text>',
-    ]
+    parts += _frame((left, top, pw, ph), height, None, ylabel)
     mark_names = list(marks)
     for i, name in enumerate(names):
         cx = left + step * (i + 0.5)
@@ -256,46 +286,16 @@ def curves_svg(
     def py(y: float) -> float:
         return top + ph - y / 100.0 * ph
 
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{escape(title)}" '
-        'font-family="sans-serif" font-size="12">',
-        f"<title>{escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="{left + pw / 2:.1f}" y="22" text-anchor="middle" font-size="14">'
-        f"{escape(title)}</text>",
-    ]
-    for e in range(lo_x, hi_x + 1):
-        x = px(10.0**e)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + ph}" stroke="#e5e5e5"/>'
-        )
-        parts.append(f'<text x="{x:.1f}" y="{top + ph + 18}" text-anchor="middle">{10**e:,}</text>')
+    box = (left, top, pw, ph)
+    parts = _open(width, height, left + pw / 2, title)
+    parts += _log_x_grid(range(lo_x, hi_x + 1), px, top, ph)
     for y in range(0, 101, 20):
         parts.append(
             f'<line x1="{left}" y1="{py(y):.1f}" x2="{left + pw}" y2="{py(y):.1f}" '
             'stroke="#e5e5e5"/>'
         )
         parts.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y}</text>')
-    parts += [
-        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#57606a"/>',
-        f'<text x="{left + pw / 2:.1f}" y="{height - 12}" text-anchor="middle">'
-        f"{escape(xlabel)}</text>",
-        f'<text x="16" y="{top + ph / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {top + ph / 2:.1f})">{escape(ylabel)}</text>',
-    ]
-    for i, (name, pts) in enumerate(series.items()):
-        color = _PALETTE[i % len(_PALETTE)]
-        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
-        parts.append(
-            f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2" '
-            f'stroke-opacity="0.85"><title>{escape(name)}</title></polyline>'
-        )
-        ly = top + 14 + 18 * i
-        parts.append(
-            f'<line x1="{left + pw + 14}" y1="{ly}" x2="{left + pw + 40}" y2="{ly}" '
-            f'stroke="{color}" stroke-width="3"/>'
-        )
-        parts.append(f'<text x="{left + pw + 46}" y="{ly + 4}">{escape(name)}</text>')
+    parts += _frame(box, height, xlabel, ylabel)
+    parts += _lines(series, (px, py), box, [2] * len(series))
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

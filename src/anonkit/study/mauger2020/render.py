@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from anonkit.study.markdown import md_table
 from anonkit.study.mauger2020.comparison import FigureComparison
 from anonkit.study.mauger2020.paper import (
     LABELS,
@@ -33,21 +34,6 @@ __all__ = [
     "rank_notes_markdown",
     "setup_markdown",
 ]
-
-
-def md_table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str) -> list[str]:
-    """A Markdown table; ``align`` holds ``l`` or ``r`` per column (missing ones: ``r``).
-
-    Examples
-    --------
-    >>> md_table(["a", "b"], [[1, 2]], "l")
-    ['| a | b |', '| :--- | ---: |', '| 1 | 2 |']
-    """
-    align = align.ljust(len(header), "r")
-    sep = ["---:" if a == "r" else ":---" for a in align]
-    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return out
 
 
 def _names(opts: Sequence[str]) -> str:

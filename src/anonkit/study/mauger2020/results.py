@@ -13,6 +13,7 @@ The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -62,6 +63,9 @@ class Run:
         Share of merges whose partner was chosen among two or more candidates of minimal
         cost (so by the order of ``C(T)``), and the median and largest number of tied
         candidates over those merges (0 when there were none).
+    cpu_seconds
+        CPU time of ``GreedyMerge.fit`` in its process (NaN for runs cached before it was
+        recorded): what the run cost, whatever else the machine was doing.
     """
 
     k: int
@@ -80,6 +84,7 @@ class Run:
     tied_share: float = 0.0
     tied_median: float = 0.0
     tied_max: int = 0
+    cpu_seconds: float = math.nan
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # MappingProxyType does not pickle; rebuild it (runs cross process boundaries).
@@ -112,6 +117,7 @@ class Run:
             "tied_share": self.tied_share,
             "tied_median": self.tied_median,
             "tied_max": self.tied_max,
+            "cpu_seconds": self.cpu_seconds,
         }
 
     @classmethod

@@ -11,7 +11,6 @@ The paper's full reference is in :mod:`anonkit.study.mauger2020`.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
@@ -32,12 +32,14 @@ from anonkit.study.mauger2020.spread import (
     CLOSE,
     RELATIVELY_CLOSE,
     Claim,
+    ablation_figures,
     ablation_summary,
     cell_spread,
     claims,
     order_tables,
     rank1_shares,
     tie_summary,
+    wilson,
 )
 
 __all__ = ["PAPER_ERRORS", "MaugerStudy", "run_study", "wilson"]
@@ -66,24 +68,6 @@ PAPER_ERRORS: tuple[str, ...] = (
     "distinct ages (17-90 spans 74), and 7 for workclass where Adult's documentation lists "
     "8 (Never-worked has no complete record).",
 )
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95 % by default).
-
-    Examples
-    --------
-    >>> lo, hi = wilson(0, 30)
-    >>> round(lo, 3), round(hi, 3)
-    (0.0, 0.114)
-    """
-    if n == 0:
-        return (math.nan, math.nan)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass(frozen=True)
@@ -197,6 +181,9 @@ class MaugerStudy:
         gap = self._gap()
         if gap:
             parts.append(gap)
+        closest = self._closest_ablation()
+        if closest:
+            parts.append(closest)
         parts.append(
             f"With {n} orders a share is known to about +-{self._half_width(n):.0f} points "
             "(95 %, worst case); the orders are "
@@ -234,6 +221,35 @@ class MaugerStudy:
             + "), so the order does not explain the gap (see 'Why our levels are lower')."
         )
 
+    def _closest_ablation(self) -> str:
+        """The setting left open by the paper whose levels come closest to the paper's, and
+        the headline claim at k = 1500 under it."""
+        d = self.design
+        found = {}
+        for v in d.ablations:
+            figures = [ablation_figures(self.runs, v, k) for k in d.ablation_k]
+            if all(f is not None for f in figures):
+                found[v] = [f for f in figures if f is not None]
+        if not found:
+            return ""
+        v = min(found, key=lambda name: float(np.mean([abs(f["gap"]) for f in found[name]])))
+        gaps = " / ".join(f"{f['gap']:+.1f}" for f in found[v])
+        ks = " / ".join(str(k) for k in d.ablation_k)
+        text = (
+            f"Of the settings the paper leaves open, '{v}' ({VARIANTS[v].description}) "
+            f"comes closest to its levels: ours minus the paper's {gaps} points at "
+            f"k = {ks}"
+        )
+        if 1500 in d.ablation_k:
+            f = found[v][d.ablation_k.index(1500)]
+            n, best = int(f["orders"]), int(f["nllm_best"])
+            lo, hi = wilson(best, n)
+            text += (
+                f"; under it NLLM has the best average at k = 1500 in {best} of {n} orders "
+                f"({100 * lo:.0f}-{100 * hi:.0f} %)"
+            )
+        return text + "."
+
     # ----------------------------------------------------------------- results
     def to_markdown(self, *, images: Mapping[str, str] | None = None) -> str:
         """The generated results: design, claims, spreads, ties, ablations, codes order."""
@@ -250,7 +266,7 @@ class MaugerStudy:
             f"{len(d.curve_k)} requested k (the curves).",
             f"- {len(self.runs):,} runs: {f['computed']:,} computed, {f['cached']:,} read "
             f"from the cache; {float(f['seconds']):.0f} s wall with {f['workers']} worker "
-            "process(es).",
+            f"process(es). {self._cpu_line()}",
             f"- Thresholds for Figure 9's words: 'very close' <= {CLOSE:.2f} k, "
             f"'relatively close' <= {RELATIVELY_CLOSE:.2f} k, 'strongly above' beyond.",
             "",
@@ -282,6 +298,19 @@ class MaugerStudy:
             lines += [ln.replace("### ", "#### ", 1) if ln.startswith("### ") else ln
                       for ln in body.splitlines()]  # fmt: skip
         return "\n".join(lines)
+
+    def _cpu_line(self) -> str:
+        """CPU time summed over the runs, as recorded when each was computed."""
+        cpu = np.array([r.cpu_seconds for r in self.runs], dtype=np.float64)
+        known = np.isfinite(cpu)
+        if not known.any():
+            return "No CPU time recorded."
+        text = (
+            f"CPU time of the runs (each `GreedyMerge.fit`, recorded when it was computed): "
+            f"{cpu[known].sum():,.0f} s summed, {cpu[known].sum() / 2:,.0f} s over 2 cores"
+        )
+        missing = int((~known).sum())
+        return text + (f" ({missing} runs without a record)." if missing else ".")
 
     def _claims_markdown(self) -> list[str]:
         rows = []
@@ -398,7 +427,12 @@ class MaugerStudy:
             ]
         return out
 
-    def _figure9_markdown(self) -> list[str]:
+    def _spread_table(
+        self, cell: Callable[[npt.NDArray[np.float64]], str], measure: str
+    ) -> list[str]:
+        """Per requested k run under random orders (rows) and optimization (columns),
+        ``cell`` of the values of ``measure`` over the orders (a field of
+        :class:`~anonkit.study.mauger2020.results.Run`, or ``"average"``)."""
         rows = []
         for k in self.ordered_k():
             by = [r for r in self.runs if r.variant == "paper" and r.k == k and r.seed >= 0]
@@ -406,20 +440,29 @@ class MaugerStudy:
                 continue
             cells = []
             for o in COST_FUNCTIONS:
-                eff = np.array([r.effective_k for r in by if r.cost == o], dtype=np.float64)
-                one = int((eff == self.n_records).sum())
-                cells.append(
-                    f"{np.median(eff):,.0f} ({eff.min():,.0f}-{eff.max():,.0f})"
-                    + (f", 1 class in {one}" if one else "")
-                )
+                values = [
+                    r.average_alteration if measure == "average" else getattr(r, measure)
+                    for r in by
+                    if r.cost == o
+                ]
+                cells.append(cell(np.array(values, dtype=np.float64)))
             rows.append([f"{k:,}", *cells])
+        return md_table(["requested k", *[LABELS[o] for o in COST_FUNCTIONS]], rows, "r")
+
+    def _figure9_markdown(self) -> list[str]:
+        def cell(eff: npt.NDArray[np.float64]) -> str:
+            one = int((eff == self.n_records).sum())
+            return f"{np.median(eff):,.0f} ({eff.min():,.0f}-{eff.max():,.0f})" + (
+                f", 1 class in {one}" if one else ""
+            )
+
         return [
             "### Figure 9 under every order: minimum k",
             "",
             "Median (min-max) over the orders of the smallest released class, and in how "
             f"many orders the release is a single class of {self.n_records:,} records.",
             "",
-            *md_table(["requested k", *[LABELS[o] for o in COST_FUNCTIONS]], rows, "r"),
+            *self._spread_table(cell, "effective_k"),
             "",
         ]
 
@@ -440,26 +483,12 @@ class MaugerStudy:
             "",
         ]
         for fig, name, label in measures:
-            rows = []
-            for k in self.ordered_k():
-                by = [r for r in self.runs if r.variant == "paper" and r.k == k and r.seed >= 0]
-                if not by:
-                    continue
-                cells = []
-                for o in COST_FUNCTIONS:
-                    vals = np.array(
-                        [
-                            r.average_alteration if name == "average" else getattr(r, name)
-                            for r in by
-                            if r.cost == o
-                        ]
-                    )
-                    cells.append(f"{np.median(vals):.1f} ({vals.min():.1f}-{vals.max():.1f})")
-                rows.append([f"{k:,}", *cells])
             out += [
                 f"{fig}: {label}.",
                 "",
-                *md_table(["requested k", *[LABELS[o] for o in COST_FUNCTIONS]], rows, "r"),
+                *self._spread_table(
+                    lambda v: f"{np.median(v):.1f} ({v.min():.1f}-{v.max():.1f})", name
+                ),
                 "",
             ]
             if fig in images:
@@ -480,7 +509,8 @@ class MaugerStudy:
             f"{d.orders} of its orders, the others {d.ablation_orders}): "
             "the mean of ours minus the paper's over the 49 metric cells, the "
             "mean absolute difference, NLLM's median average alteration, how often NLLM has "
-            "the best average, and the median number of the 7 metrics with NLLM at rank 1.",
+            "the best average (95 % Wilson interval), and the median number of the 7 metrics "
+            "with NLLM at rank 1.",
             "",
             *md_table(
                 [
