@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from anonkit.cli.main import app
-from anonkit.study import seed000
+from anonkit.study import seed000, seed000_page
 from anonkit.study.config import StudyConfig
 from anonkit.study.runner import run_study
 
@@ -38,7 +38,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
 
 def test_study_configs_follow_the_issue_21_design(tmp_path: Path, shared_data: Path) -> None:
     configs = seed000.study_configs(tmp_path, workers=1, data=shared_data)
-    assert list(configs) == list(seed000.DATASETS)
+    assert list(configs) == list(seed000_page.DATASETS)
     adult = configs["adult"]
     assert adult.output == tmp_path / "seed000" / "adult"
     assert adult.n_splits == 10 and adult.k_values == (2, 3, 5, 10, 20, 50, 100)
@@ -70,9 +70,9 @@ def test_write_outputs_replaces_only_the_marked_blocks(
 ) -> None:
     page = tmp_path / "seed000.md"
     page.write_text(
-        f"# Title\n\n{seed000.ANSWER_START}\nOLD-ANSWER\n{seed000.ANSWER_END}\n\n"
-        f"Prose before.\n\n{seed000.RESULTS_START}\nSTALE-BLOCK\n"
-        f"{seed000.RESULTS_END}\n\nProse after.\n",
+        f"# Title\n\n{seed000_page.ANSWER_START}\nOLD-ANSWER\n{seed000_page.ANSWER_END}\n\n"
+        f"Prose before.\n\n{seed000_page.RESULTS_START}\nSTALE-BLOCK\n"
+        f"{seed000_page.RESULTS_END}\n\nProse after.\n",
         encoding="utf-8",
     )
     seed000.write_outputs(frames, tmp_path)
@@ -83,7 +83,7 @@ def test_write_outputs_replaces_only_the_marked_blocks(
     for heading in ("Within k", "Tested differences", "Regret", "Degenerate cells"):
         assert heading in text
     assert "Conditional entropy" in text and "Random release" in text
-    for name in seed000.DATASETS:
+    for name in seed000_page.DATASETS:
         for kind in ("accuracy_vs_k", "frontier"):
             svg = tmp_path / f"seed000_{name}_{kind}.svg"
             assert svg.read_text(encoding="utf-8").startswith("<svg")

@@ -10,9 +10,10 @@
   one grid instead and prints it beside the paper's tables (``--output`` then writes the
   grid's plot and CSV and the results block of ``mauger2020.md``).
 * ``seed000``: seed 000's question, does a loss metric predict classifier accuracy
-  (:mod:`anonkit.study.seed000`). Runs (or resumes) the Adult and synthetic studies into
-  ``OUTPUT/seed000/`` and writes the figures and the results block of ``seed000.md``;
-  ``--output`` is required.
+  (:mod:`anonkit.study.seed000`). Runs (or resumes) the Adult, credit-card and synthetic
+  studies into ``OUTPUT/seed000/`` (``OUTPUT/seed000-quick/`` with ``--quick``) and writes
+  the figures and the answer and results blocks of ``seed000.md``; ``--output`` is
+  required.
 """
 
 from __future__ import annotations

@@ -95,6 +95,21 @@ def _style(index: int) -> tuple[str, bool]:
     return PALETTE[index % len(PALETTE)], index >= len(PALETTE)
 
 
+def _grid_tick(at: float, vertical: bool, bottom: float, text: str) -> str:
+    """A grid line across the plot at ``at`` (an x when ``vertical``, else a y) and its
+    tick label below or left of the plot."""
+    if vertical:
+        line = f'<line x1="{at:.1f}" y1="{_TOP}" x2="{at:.1f}" y2="{bottom}" stroke="{_GRID}"/>'
+        label = f'<text x="{at:.1f}" y="{bottom + 15}" font-size="11" text-anchor="middle" '
+    else:
+        line = (
+            f'<line x1="{_PLOT_LEFT}" y1="{at:.1f}" x2="{_PLOT_RIGHT}" y2="{at:.1f}" '
+            f'stroke="{_GRID}"/>'
+        )
+        label = f'<text x="{_PLOT_LEFT - 6}" y="{at + 4:.1f}" font-size="11" text-anchor="end" '
+    return f'{line}{label}fill="{_MUTED}">{escape(text)}</text>'
+
+
 def line_chart_svg(
     series: Sequence[Series],
     *,
@@ -232,20 +247,8 @@ def _chart(
     y_axis = _Axis(ys, False, bottom, _TOP)
     parts = svg_open(_WIDTH, height, title)
     # grid, ticks and axes
-    for t in x_axis.ticks():
-        x = x_axis(t)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{_TOP}" x2="{x:.1f}" y2="{bottom}" stroke="{_GRID}"/>'
-            f'<text x="{x:.1f}" y="{bottom + 15}" font-size="11" text-anchor="middle" '
-            f'fill="{_MUTED}">{escape(_tick_text(t))}</text>'
-        )
-    for t in y_axis.ticks():
-        y = y_axis(t)
-        parts.append(
-            f'<line x1="{_PLOT_LEFT}" y1="{y:.1f}" x2="{_PLOT_RIGHT}" y2="{y:.1f}" '
-            f'stroke="{_GRID}"/><text x="{_PLOT_LEFT - 6}" y="{y + 4:.1f}" font-size="11" '
-            f'text-anchor="end" fill="{_MUTED}">{escape(_tick_text(t))}</text>'
-        )
+    parts += [_grid_tick(x_axis(t), True, bottom, _tick_text(t)) for t in x_axis.ticks()]
+    parts += [_grid_tick(y_axis(t), False, bottom, _tick_text(t)) for t in y_axis.ticks()]
     parts.append(
         f'<polyline points="{_PLOT_LEFT},{_TOP} {_PLOT_LEFT},{bottom} {_PLOT_RIGHT},{bottom}" '
         f'fill="none" stroke="{_MUTED}"/>'

@@ -4,7 +4,7 @@ tidy results (:mod:`anonkit.study.seed000` runs the studies and writes the page)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -20,6 +20,7 @@ from anonkit.study.inference import (
     release_rows,
     within_k,
 )
+from anonkit.study.markdown import md_table
 
 __all__ = [
     "ANSWER_END",
@@ -86,86 +87,92 @@ def _analysis(frame: pl.DataFrame) -> dict[str, Any]:
     }
 
 
+def _shown(ranked: pl.DataFrame, extra: Sequence[str]) -> list[str]:
+    """The :data:`_TOP` first metrics of ``ranked`` and the ``extra`` ones it holds."""
+    shown = ranked.head(_TOP)["metric"].to_list()
+    shown += [m for m in extra if m not in shown and m in ranked["metric"].to_list()]
+    return shown
+
+
 def _within_table(a: Mapping[str, Any]) -> list[str]:
-    within: pl.DataFrame = a["within"]
     others = {key: _by_metric(a[key]) for key in ("within_bal", "within_auc", "within_all")}
     partial = _by_metric(a["partial"])
-    ranked = within.filter(pl.col("n_splits") > 1)
-    shown = ranked.head(_TOP)["metric"].to_list()
-    if REFERENCE_METRIC not in shown and REFERENCE_METRIC in ranked["metric"].to_list():
-        shown.append(REFERENCE_METRIC)
-    w = _by_metric(within)
-    lines = [
-        "| metric | ρ accuracy (95 % CI over splits) | ρ balanced acc. | ρ ROC AUC | "
-        "ρ accuracy, degenerate cells in | partial ρ \\| k, algorithm, split (95 % CI) | groups |",
-        "| :--- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ]
-    for name in shown:
-        r = w[name]
-        bal = others["within_bal"].get(name, {})
-        auc = others["within_auc"].get(name, {})
-        inc = others["within_all"].get(name, {})
-        p = partial.get(name, {})
+    w = _by_metric(a["within"])
+    rows = []
+    for name in _shown(a["within"].filter(pl.col("n_splits") > 1), (REFERENCE_METRIC,)):
+        r, p = w[name], partial.get(name, {})
         p_text = (
             f"{_fmt(p.get('partial'))} ({_fmt(p.get('low'))} to {_fmt(p.get('high'))})"
             if p
             else "n/a"
         )
-        lines.append(
-            f"| {r['label']} (`{name}`) | {_ci(r, 'rho')} | {_fmt(bal.get('rho'))} | "
-            f"{_fmt(auc.get('rho'))} | {_fmt(inc.get('rho'))} | {p_text} | {r['n_groups']} |"
-        )
-    return lines
+        rest = [_fmt(others[key].get(name, {}).get("rho")) for key in others]
+        rows.append([f"{r['label']} (`{name}`)", _ci(r, "rho"), *rest, p_text, r["n_groups"]])
+    header = [
+        "metric",
+        "ρ accuracy (95 % CI over splits)",
+        "ρ balanced acc.",
+        "ρ ROC AUC",
+        "ρ accuracy, degenerate cells in",
+        "partial ρ \\| k, algorithm, split (95 % CI)",
+        "groups",
+    ]
+    return md_table(header, rows, "l")
 
 
 def _difference_table(a: Mapping[str, Any]) -> list[str]:
     diff: pl.DataFrame = a["differences"].filter(pl.col("n_splits") > 1)
-    lines = [
-        "| metric | Δ oriented ρ vs conditional entropy (95 % bootstrap CI) | p | p (Holm) |",
-        "| :--- | ---: | ---: | ---: |",
+    rows = [
+        [
+            f"{r['label']} (`{r['metric']}`)",
+            f"{_fmt(r['difference'])} ({_fmt(r['low'])} to {_fmt(r['high'])})",
+            f"{r['p']:.3f}",
+            f"{r['p_holm']:.3f}",
+        ]
+        for r in diff.head(_TOP).iter_rows(named=True)
     ]
-    for r in diff.head(_TOP).iter_rows(named=True):
-        lines.append(
-            f"| {r['label']} (`{r['metric']}`) | {_fmt(r['difference'])} "
-            f"({_fmt(r['low'])} to {_fmt(r['high'])}) | {r['p']:.3f} | {r['p_holm']:.3f} |"
-        )
-    return lines
+    header = ["metric", "Δ oriented ρ vs conditional entropy (95 % bootstrap CI)", "p", "p (Holm)"]
+    return md_table(header, rows, "l")
 
 
 def _regret_table(a: Mapping[str, Any]) -> list[str]:
     reg: pl.DataFrame = a["regret"].filter(pl.col("n_splits") > 1)
     bal = _by_metric(a["regret_bal"])
-    shown = reg.head(_TOP)["metric"].to_list()
-    for extra in ("random", REFERENCE_METRIC):
-        if extra not in shown and extra in reg["metric"].to_list():
-            shown.append(extra)
     r_by = _by_metric(reg)
-    lines = [
-        "| choose the release ranked best by | accuracy regret, points (95 % CI) | "
-        "balanced-accuracy regret, points | groups |",
-        "| :--- | ---: | ---: | ---: |",
-    ]
-    for name in shown:
+    rows = []
+    for name in _shown(reg, ("random", REFERENCE_METRIC)):
         r = r_by[name]
         b = bal.get(name, {}).get("regret", math.nan)
-        lines.append(
-            f"| {r['label']} (`{name}`) | {100 * r['regret']:.2f} "
-            f"({100 * r['low']:.2f} to {100 * r['high']:.2f}) | {100 * b:.2f} | {r['n_groups']} |"
+        rows.append(
+            [
+                f"{r['label']} (`{name}`)",
+                f"{100 * r['regret']:.2f} ({100 * r['low']:.2f} to {100 * r['high']:.2f})",
+                f"{100 * b:.2f}",
+                r["n_groups"],
+            ]
         )
-    return lines
+    header = [
+        "choose the release ranked best by",
+        "accuracy regret, points (95 % CI)",
+        "balanced-accuracy regret, points",
+        "groups",
+    ]
+    return md_table(header, rows, "l")
 
 
 def _degenerate_table(frame: pl.DataFrame, a: Mapping[str, Any]) -> list[str]:
-    lines = [
-        "| classifier | cells | single-class cells | share | by algorithm |",
-        "| :--- | ---: | ---: | ---: | :--- |",
+    rows = [
+        [
+            r["classifier"],
+            r["cells"],
+            r["degenerate"],
+            f"{100 * r['share']:.1f} %",
+            r["by_algorithm"],
+        ]
+        for r in a["degenerate"].iter_rows(named=True)
     ]
-    for r in a["degenerate"].iter_rows(named=True):
-        lines.append(
-            f"| {r['classifier']} | {r['cells']} | {r['degenerate']} | "
-            f"{100 * r['share']:.1f} % | {r['by_algorithm']} |"
-        )
-    return lines
+    header = ["classifier", "cells", "single-class cells", "share", "by algorithm"]
+    return md_table(header, rows, "lrrrl")
 
 
 def _front_line(rows: pl.DataFrame) -> str:
@@ -184,6 +191,23 @@ def _front_line(rows: pl.DataFrame) -> str:
         f"**Privacy-utility front** ({clf}; mean over splits, degenerate cells included; "
         "average prosecutor risk = released classes / released records): "
         f"{'; '.join(points)}."
+    )
+
+
+def _cpu_line(frame: pl.DataFrame) -> str:
+    """The CPU time of the study's cells, as recorded when each was computed."""
+    if "seconds_cpu" not in frame.columns:
+        return ""
+    cell = (
+        pl.when(pl.col("algorithm").is_in(["original", "majority"]))
+        .then(pl.lit("baselines"))
+        .otherwise(pl.col("cell"))
+    )
+    cells = frame.with_columns(cell.alias("_cell")).unique(["fold", "k", "_cell"])
+    cpu = float(cells["seconds_cpu"].fill_null(0.0).sum())
+    return (
+        f" The {cells.height:,} cells took {cpu / 60:.1f} min of CPU when they were computed "
+        f"({cpu / 120:.1f} min over 2 cores)."
     )
 
 
@@ -215,7 +239,9 @@ def render_markdown(
             f"{n_splits} train/test splits; {ok.select('k', 'cell').unique().height} "
             f"(k, algorithm setting) cells that reach their k; {releases} distinct releases "
             f"scored (identical releases of different settings count once); classifiers "
-            f"{', '.join(sorted(ok['classifier'].unique().to_list()))}. " + _baseline_line(frame),
+            f"{', '.join(sorted(ok['classifier'].unique().to_list()))}. "
+            + _baseline_line(frame)
+            + _cpu_line(frame),
             "",
             "**Within k** (which release of equal k keeps more accuracy; degenerate cells "
             "left out unless said; ρ averaged over k and classifiers per split, interval "
@@ -247,12 +273,14 @@ def render_markdown(
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
-    """The one-paragraph answer at the top of the page, from the numbers."""
+def render_answer(frames: Mapping[str, pl.DataFrame], *, cuts: str = "") -> str:
+    """The one-paragraph answer at the top of the page, from the numbers; ``cuts`` names
+    what the design left out (it would change the answer too)."""
     parts: list[str] = []
     wins = 0
     splits = 0
     strengths: list[float] = []
+    tops: list[str] = []
     for name, frame in frames.items():
         a = _analysis(frame)
         within = a["within"].filter(pl.col("n_splits") > 1)
@@ -269,6 +297,7 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
         ]
         top = ranked[0] if ranked else within.row(0, named=True)
         strengths.append(abs(float(top["rho"])))
+        tops.append(str(top["label"]))
         names = within["metric"].to_list()
         ref = _by_metric(within).get(REFERENCE_METRIC)
         diff = _by_metric(a["differences"]).get(str(top["metric"]))
@@ -293,6 +322,11 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
         return "No study results yet.\n"
     strength = sorted(strengths)[len(strengths) // 2]  # the median dataset's best metric
     verdict = "weak" if strength < 0.4 else "moderate" if strength < 0.7 else "good"
+    agree = (
+        f"the same metric ranks first on every dataset ({tops[0]})"
+        if len(set(tops)) == 1
+        else "the metric that ranks first differs between datasets"
+    )
     return (
         f"**Answer.** At equal k, the best information-loss metric is a {verdict} selector "
         "(median dataset) of the release that trains the most accurate classifier "
@@ -302,12 +336,12 @@ def render_answer(frames: Mapping[str, pl.DataFrame]) -> str:
         + f". The best metric beats conditional entropy after Holm correction on {wins} of "
         f"{len(parts)} datasets (sign-flip test over splits; its smallest possible p with "
         f"{splits} splits is {2 / 2**splits:.3f}). Uncertainty: the intervals come from "
-        f"{splits} splits of "
-        "repeated 2-fold cross-validation, which share records, so they are narrower than "
-        "exact coverage would give, and the metric ranking changes between datasets; "
-        "degenerate (single-class) cells are left out and reported apart. What would change "
-        "it: other quasi-identifier sets or hierarchies (few releases differ within k), "
-        "tuned or other classifiers (tuning and random forests were cut for time), larger k "
-        "(more releases collapse to the majority class), or a utility task other than "
-        "predicting the class column.\n"
+        f"{splits} splits of repeated 2-fold cross-validation, which share records, so they "
+        f"are narrower than exact coverage would give, and {agree}; degenerate "
+        "(single-class) cells are left out and reported apart. What would change it: other "
+        "quasi-identifier sets or hierarchies (few releases differ within k), other "
+        "classifiers"
+        + (f" or {cuts}" if cuts else "")
+        + ", larger k (more releases collapse to the majority class), or a utility task "
+        "other than predicting the class column.\n"
     )
