@@ -84,6 +84,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
     pairs = list(itertools.combinations(range(q), 2))
+    # each column's leaves-to-labels matrices, built once for all its pairs (on first use:
+    # a column with many leaves only takes part in pairs too large to build densely)
+    ups: dict[int, tuple[FloatArray, IntArray]] = {}
     sized = bool(evaluator.screen_models) or evaluator.implied_min_size > 1
     if detail is not None and not priced and sized:
         # Without a floor to learn, the histograms only rule nodes out. When the size-only
@@ -93,7 +96,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            supp = _pair_suppressed(evaluator, a, b)
+            supp = _pair_suppressed(evaluator, a, b, ups)
             if supp is None:
                 supp = _projected_classes(evaluator, a, b).supp_records
             grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
@@ -112,7 +115,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     # class sizes alone, nothing to learn about suppression cost: dense products suffice
     sizes_only = not priced and detail is None
     for a, b in pairs:
-        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b)) is not None:
+        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups)) is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
         pc = _projected_classes(evaluator, a, b)
@@ -232,7 +235,12 @@ def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses:
 _DENSE_PAIRS = 1 << 16
 
 
-def _pair_suppressed(evaluator: Evaluator, a: int, b: int) -> FloatArray | None:
+def _pair_suppressed(
+    evaluator: Evaluator,
+    a: int,
+    b: int,
+    ups: dict[int, tuple[FloatArray, IntArray]] | None = None,
+) -> FloatArray | None:
     """Per level combination of columns ``a`` and ``b`` (``la * hb + lb``), the records
     in projected classes the size-only screens reject, or ``None`` when the value-pair
     table is too large to build densely.
@@ -240,21 +248,24 @@ def _pair_suppressed(evaluator: Evaluator, a: int, b: int) -> FloatArray | None:
     The same figure as ``_projected_classes(...).supp_records``, computed as one product
     of dense matrices: the records per level-0 value pair ``M``, then ``A^T M B`` with
     the 0/1 matrices mapping leaves to the labels of every level of each column stacked
-    side by side, which holds every level combination's class sizes as one block (record
-    counts stay exact in float64 below 2**53). The blocks' rejected records are summed by
-    two segment reductions.
+    side by side (:func:`_stacked_one_hot`, kept per column in ``ups``), which holds every
+    level combination's class sizes as one block (record counts stay exact in float64
+    below 2**53). The blocks' rejected records are summed by two segment reductions.
     """
     table, lat = evaluator.table, evaluator.lattice
     snap, cards, maps = table.snapshot, table.cardinalities, table.level_maps
     ca0, cb0 = cards[a][0], cards[b][0]
     if ca0 * cb0 > _DENSE_PAIRS:
         return None
-    ha, hb = lat.heights[a], lat.heights[b]
+    if ups is None:
+        ups = {}
+    for j in (a, b):
+        if j not in ups:
+            ups[j] = _stacked_one_hot(maps[j][0], cards[j], lat.heights[j])
     pairs = np.bincount(
         snap.codes[a] * cb0 + snap.codes[b], weights=snap.counts, minlength=ca0 * cb0
     ).reshape(ca0, cb0)
-    up_a, starts_a = _stacked_one_hot(maps[a][0], cards[a], ha)
-    up_b, starts_b = _stacked_one_hot(maps[b][0], cards[b], hb)
+    (up_a, starts_a), (up_b, starts_b) = ups[a], ups[b]
     sizes = up_a.T @ pairs @ up_b
     present = sizes > 0
     flat = np.rint(sizes[present]).astype(np.int64)
