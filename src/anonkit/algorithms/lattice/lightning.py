@@ -21,7 +21,11 @@ bottom-up Lightning finds no solution within a second on the 24-column credit ta
    of 3 seeds, 5 % suppression).
 4. **Restarts.** When no swap helps, the next round climbs a new greedy path with
    randomly perturbed column prices (seeded), alternately from the bottom and from the
-   incumbent with a few columns lowered (a kick, as in iterated local search).
+   incumbent with a few columns lowered (a kick, as in iterated local search). The
+   spread of the perturbation grows with each round in a row that found no new node,
+   and the search ends after 8 such rounds (without the growth, one of five seeds ended
+   after 1.7 s on creditcard without suppression, at 0.7905 where the others reached
+   0.7631).
    When the local minimum suppresses records, its successors are tried before the
    swaps: coarser levels suppress fewer records, which can cost less (on Adult with
    discernibility and 4 % suppression this finds the optimum within 1 s for k = 5, 10
@@ -127,7 +131,7 @@ class Lightning(AnytimeSearch):
             return  # nothing is private (the top is the most private node)
         if top.anonymous:  # a first release from above
             self._descent.run(lat.top, 0.0)
-        stale = 0
+        stale = self._stale = 0
         prices = self._steer
         start: Levels = (0,) * lat.width
         rounds = 0
@@ -141,7 +145,11 @@ class Lightning(AnytimeSearch):
                 self._improve(self.best)
             stale = stale + 1 if self._evaluated == before else 0
             rounds += 1
-            prices = [c * math.exp(self._rng.gauss(0.0, _NOISE)) for c in self._steer]
+            # rounds that found nothing new perturb more (the search ends only when even
+            # widely perturbed rounds keep finding nothing)
+            self._stale = stale
+            noise = _NOISE * (1 + stale)
+            prices = [c * math.exp(self._rng.gauss(0.0, noise)) for c in self._steer]
             # alternate restarts from the bottom with kicks from the incumbent
             best = self.best
             start = (0,) * lat.width if best is None or rounds % 2 == 0 else self._kick(best.levels)
@@ -162,7 +170,7 @@ class Lightning(AnytimeSearch):
         if best is not None and (rounds // 3) % 2 == 1:
             node = lat.index(self._descent.kick_up(best.levels))
         if self.evaluate(node).anonymous:
-            self._descent.run(node, _DESCENT_NOISE)
+            self._descent.run(node, _DESCENT_NOISE * (1 + self._stale))
         return True
 
     def _bound_sum(self, levels: Levels) -> float:
