@@ -194,6 +194,36 @@ def _front_line(rows: pl.DataFrame) -> str:
     )
 
 
+def _checks_line(frame: pl.DataFrame) -> str:
+    """What the statistics leave out and why: failed cells, releases below their k, and
+    Incognito's releases against Flash's (both the optimum of the same metric)."""
+    cells = frame.filter(
+        (pl.col("evaluation") == "anonymized_test")
+        & ~pl.col("algorithm").is_in(["original", "majority"])
+    ).unique(["fold", "k", "cell"])
+    out = []
+    if "status" in cells.columns:
+        failed = cells.filter(pl.col("status") != "ok")
+        out.append(f"{failed.height} of {cells.height} cells failed")
+    below = cells.filter(pl.col("effective_k") < pl.col("k"))
+    if below.height:
+        by = below.group_by("algorithm").len().sort("algorithm")
+        names = ", ".join(f"{r['algorithm']} {r['len']}" for r in by.iter_rows(named=True))
+        out.append(f"{below.height} releases miss their k and are left out ({names})")
+    else:
+        out.append("every release reaches its k")
+    key = ["fold", "k", "suppression_limit"]
+    inc = cells.filter((pl.col("algorithm") == "incognito") & (pl.col("variant") == "loss"))
+    flash = cells.filter((pl.col("algorithm") == "flash") & (pl.col("variant") == "loss"))
+    pairs = inc.select(*key, "release_id").join(
+        flash.select(*key, pl.col("release_id").alias("flash_id")), on=key
+    )
+    if pairs.height:
+        same = int((pairs["release_id"] == pairs["flash_id"]).sum())
+        out.append(f"{same} of {pairs.height} Incognito releases are Flash's (loss)")
+    return " Checks: " + "; ".join(out) + "."
+
+
 def _cpu_line(frame: pl.DataFrame) -> str:
     """The CPU time of the study's cells, as recorded when each was computed."""
     if "seconds_cpu" not in frame.columns:
@@ -241,6 +271,7 @@ def render_markdown(
             f"scored (identical releases of different settings count once); classifiers "
             f"{', '.join(sorted(ok['classifier'].unique().to_list()))}. "
             + _baseline_line(frame)
+            + _checks_line(frame)
             + _cpu_line(frame),
             "",
             "**Within k** (which release of equal k keeps more accuracy; degenerate cells "
