@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
@@ -245,13 +247,15 @@ def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
             assert np.array_equal(fast[2], slow[2])
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("dense", [True, False])
-def test_compiled_keyed_roll_up_equals_roll_up(
-    adult_frame, adult_hierarchies, dense, monkeypatch
+def test_large_keyed_roll_up_equals_roll_up(
+    adult_frame, adult_hierarchies, dense, compiled, monkeypatch
 ) -> None:
     """On Adult (19,502 bottom classes, above the compiled path's threshold), keyed
     roll-ups in one and two steps give the classes of the plain roll-up, merged by
-    counting (coarse targets) or by the radix sort (issue 19)."""
+    counting (coarse targets) or by sorting, compiled or by numpy (issue 19)."""
+    monkeypatch.setattr(snapshot_module, "compiled_ready", lambda: compiled)
     if not dense:
         monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
     columns = list(adult_frame.columns)
@@ -274,3 +278,21 @@ def test_compiled_keyed_roll_up_equals_roll_up(
         middle = lat.node(int(rng.choice(below)))
         two = roll_up_keys(roll_up_keys(keyed, middle, table.level_maps), levels, table.level_maps)
         assert _as_counter(two.codes, two.counts) == expected
+
+
+def test_flash_on_adult_does_not_load_numba() -> None:
+    """One Flash run on Adult keeps to numpy: loading numba and its cached kernels costs
+    a fresh process about 0.7 s of CPU, more than the kernels save there (issue 19)."""
+    code = (
+        "import sys\n"
+        "from anonkit.datasets import load_adult\n"
+        "import anonkit\n"
+        "frame, h = load_adult()\n"
+        "anonkit.anonymize(frame, quasi_identifiers=list(frame.columns), hierarchies=h,\n"
+        "                  k=5, suppression_limit=0.04, algorithm='flash')\n"
+        "print('numba' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "False"
