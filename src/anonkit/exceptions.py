@@ -158,6 +158,28 @@ class ValuesNotInHierarchyError(HierarchyError):
         )
 
 
+class InputChangedError(DataError):
+    """The input changed between the pass that read it first and the pass that releases
+    it (a table streamed from disk is read twice): a quasi-identifier (``column``) holds
+    values that pass did not see, or records were added or removed (``column`` is then
+    ``None``). The message names the column, never a value."""
+
+    def __init__(self, column: str | None, count: int) -> None:
+        self.column = column
+        self.count = count
+        if column is None:
+            what = f"the release pass read {count} record(s) more or fewer than the first pass"
+        else:
+            what = (
+                f"column {column!r} holds {count} value(s) in the release pass that the "
+                "first pass did not read there (missing, outside its hierarchy, or changed)"
+            )
+        super().__init__(
+            f"The input changed while it was being anonymized: {what}, so nothing was "
+            "written. Run again on input that does not change during the run."
+        )
+
+
 class NotFittedError(AnonkitError, AttributeError):
     """An estimator was asked to ``transform`` before it was fitted."""
 

@@ -110,3 +110,57 @@ def test_streamed_release_equals_the_in_memory_query(
     got = streaming_release_query(frame.lazy(), plan).collect(engine="streaming")
     assert got.equals(expected)
     assert got.columns == ["age", "sex"]
+
+
+def _changed(frame: pl.DataFrame, value: str | None) -> pl.DataFrame:
+    """``frame`` with record 7's age replaced by ``value``."""
+    return frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == 7).then(pl.lit(value)).otherwise("age").alias("age")
+    )
+
+
+@pytest.mark.parametrize("value", ["9", None, " 1"])
+@pytest.mark.parametrize(("levels", "suppressed"), [((0, 0), 0), ((1, 0), 0), ((2, 1), 2)])
+def test_a_value_the_count_did_not_see_stops_the_release(
+    tmp_path: Path, value: str | None, levels: tuple[int, int], suppressed: int
+) -> None:
+    """The file changes between the counting pass and the release pass: a value that is
+    not a leaf (or missing) is an error naming its column, and nothing is written (the
+    release once gave such a value a null label)."""
+    from anonkit.core.transform import ReleasePlan
+    from anonkit.exceptions import InputChangedError
+
+    frame = _frame()
+    path = _write(tmp_path, frame)
+    engine = StreamingEngine()
+    engine.count(path, ["age", "sex"], [AGE, SEX])
+    classes = np.zeros((2, suppressed), dtype=np.int64)
+    plan = ReleasePlan(("age", "sex"), (AGE, SEX), levels, classes)
+    _changed(frame, value).write_parquet(path)
+    out = tmp_path / "release.parquet"
+    with pytest.raises(InputChangedError) as caught:
+        engine.write(engine.apply(path, plan), out)
+    assert caught.value.column == "age"
+    assert "'age'" in str(caught.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+    with pytest.raises(InputChangedError):  # the verification's tally of the query too
+        engine.tally(engine.apply(path, plan), ["age", "sex"])
+
+
+def test_blanks_around_values_are_stripped_only_where_the_count_found_them(
+    tmp_path: Path,
+) -> None:
+    """The count reads values as they are and strips blanks only in the columns where
+    some value is not a leaf as it is (``sex`` here: " m"); the release does the same,
+    and both equal the in-memory engine's."""
+    from anonkit.core.transform import ReleasePlan
+
+    frame = _frame()
+    path = _write(tmp_path, frame)
+    engine = StreamingEngine()
+    a = PolarsEngine().count(frame, ["age", "sex"], [AGE, SEX])
+    b = engine.count(path, ["age", "sex"], [AGE, SEX])
+    assert _rows(a) == _rows(b)
+    plan = ReleasePlan(("age", "sex"), (AGE, SEX), (1, 0), np.array([[0], [1]], dtype=np.int64))
+    expected = PolarsEngine().apply(frame, plan)
+    assert engine.apply(path, plan).collect(engine="streaming").equals(expected)

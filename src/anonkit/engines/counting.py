@@ -75,12 +75,15 @@ def unpack_keys(
     keys: npt.NDArray[np.int64], columns: Sequence[str], digits: tuple[list[int], list[int]]
 ) -> dict[str, npt.NDArray[np.int64]]:
     """Each column's level-0 codes from packed ``keys`` (:func:`key_digits`)."""
-    keys = keys.astype(np.int64, copy=False)
-    radices, steps = digits
-    return {
-        c: (keys // step) % radix - KEY_SHIFT
-        for c, radix, step in zip(columns, radices, steps, strict=True)
-    }
+    radices, _ = digits
+    rest = keys.astype(np.int64, copy=False)
+    out: dict[str, npt.NDArray[np.int64]] = {}
+    # from the least significant digit up: one division per column
+    for c, radix in zip(reversed(columns), reversed(radices), strict=True):
+        rest, digit = np.divmod(rest, radix)
+        digit -= KEY_SHIFT
+        out[c] = digit
+    return {c: out[c] for c in columns}
 
 
 def check_counts(
@@ -117,9 +120,10 @@ def check_counts(
 
 
 def _snapshot(frame: pl.DataFrame, columns: Sequence[str], population: bool) -> FrequencySnapshot:
-    codes = np.stack([frame[c].to_numpy().astype(np.int64) for c in columns])
-    counts = frame[COUNT].to_numpy().astype(np.int64)
-    pop = frame[POPULATION].to_numpy().astype(np.int64) if population else None
+    # one copy: the stack (the columns are int64 already when an engine packed keys)
+    codes = np.stack([frame[c].to_numpy() for c in columns]).astype(np.int64, copy=False)
+    counts = frame[COUNT].to_numpy().astype(np.int64, copy=False)
+    pop = frame[POPULATION].to_numpy().astype(np.int64, copy=False) if population else None
     return FrequencySnapshot(tuple(0 for _ in columns), codes, counts, population=pop)
 
 
