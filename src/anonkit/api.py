@@ -179,7 +179,7 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
-        on_spark = self.algorithm == "mondrian" and self.engine == "spark"
+        on_spark = self.algorithm == "mondrian" and self.engine in ("spark", "streaming")
         if self.algorithm in LOCAL_ALGORITHMS and self.engine not in ("polars", "auto"):
             if not on_spark:
                 raise ParameterError(
@@ -187,7 +187,7 @@ class Anonymizer:
                     "anonymize",
                     f"'polars' or 'auto' with {self.algorithm} (local recoding works record "
                     "by record, on a table in memory; of the local algorithms only "
-                    "'mondrian' also runs on 'spark')",
+                    "'mondrian' also runs on 'spark' and 'streaming')",
                     self.engine,
                 )
 
@@ -228,7 +228,7 @@ class Anonymizer:
                 dict(self.options),
             )
         if self.algorithm == "mondrian":
-            engine = self.engine if self.engine in ("spark", "auto") else "polars"
+            engine = self.engine if self.engine in ("spark", "streaming", "auto") else "polars"
             return Mondrian(
                 self.mode,
                 self.split,

@@ -182,7 +182,7 @@ def test_streaming_errors_match_the_in_memory_ones(
     with pytest.raises(ParameterError, match="local_suppression"):
         anonkit.anonymize(path, engine="streaming", local_suppression=True, **keywords)
     with pytest.raises(ParameterError, match="engine"):
-        anonkit.anonymize(path, engine="streaming", algorithm="mondrian", **keywords)
+        anonkit.anonymize(path, engine="streaming", algorithm="greedy_merge", **keywords)
 
 
 def test_leak_check_reads_the_first_records(data: pl.DataFrame, hierarchies: Any) -> None:

@@ -284,7 +284,10 @@ class Mondrian(_Classes):
     engine
         ``"polars"`` (default: the table in memory), ``"spark"`` (a Spark DataFrame, or a
         path Spark reads; :mod:`anonkit.estimators.spark_mondrian`: the release is a
-        Spark DataFrame) or ``"auto"`` (Spark for a Spark DataFrame, else in memory;
+        Spark DataFrame), ``"streaming"`` (a file path or a polars ``LazyFrame`` streamed
+        from disk, only the codes in memory; :mod:`anonkit.estimators.streaming_mondrian`:
+        the release is a ``LazyFrame``) or ``"auto"`` (Spark for a Spark DataFrame,
+        streaming for a lazy query or a file too large for memory, else in memory;
         ``result_.details["engine"]`` says which ran and why).
     max_block_records
         On Spark, the most records one task partitions (the driver cuts the table's
@@ -306,7 +309,7 @@ class Mondrian(_Classes):
         "mode": Options(MODES),
         "split": Options(SPLITS),
         "numeric_release": Options(NUMERIC_RELEASES),
-        "engine": Options(("polars", "spark", "auto")),
+        "engine": Options(("polars", "spark", "streaming", "auto")),
         "max_block_records": Interval(int, 1),
     }
 

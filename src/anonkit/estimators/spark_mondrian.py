@@ -237,12 +237,27 @@ def fit_routed(
     estimator._validate()
     if estimator.engine == "auto":
         name, reason = choose_engine(frame)
-        name = "spark" if name == "spark" else "polars"
+        name = name if name in ("spark", "streaming") else "polars"
     else:
         name, reason = estimator.engine, "chosen by the caller"
     qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
     if name == "spark":
         estimator.result_ = fit_mondrian_spark(
+            estimator,
+            frame,
+            quasi_identifiers=qi,
+            specs=dict(hierarchies or {}),
+            roles=(identifying, sensitive, insensitive, others),
+            numeric=list(numeric),
+            reason=reason,
+        )
+        estimator.quasi_identifiers_ = tuple(qi)
+        estimator.__dict__.pop("_fitting", None)  # transform needs the records in memory
+        return
+    if name == "streaming":
+        from anonkit.estimators.streaming_mondrian import fit_mondrian_streaming
+
+        estimator.result_ = fit_mondrian_streaming(
             estimator,
             frame,
             quasi_identifiers=qi,
