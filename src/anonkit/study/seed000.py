@@ -58,7 +58,7 @@ CLASSIFIERS: tuple[str, ...] = ("logistic_regression", "hist_gradient_boosting")
 #: What the design leaves out that could change the answer (the answer paragraph says so).
 CUTS = (
     "random forests or the whole tables instead of 3,000-record samples (both cut for the "
-    "time budget)"
+    "time budget, see 'Budget and what was cut')"
 )
 
 #: Adult's quasi-identifiers: the ARX Adult set's columns but the class.

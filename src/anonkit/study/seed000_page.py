@@ -312,6 +312,7 @@ def render_answer(frames: Mapping[str, pl.DataFrame], *, cuts: str = "") -> str:
     splits = 0
     strengths: list[float] = []
     tops: list[str] = []
+    per_k: list[float] = []  # distinct releases per (split, k), median per dataset
     for name, frame in frames.items():
         a = _analysis(frame)
         within = a["within"].filter(pl.col("n_splits") > 1)
@@ -329,6 +330,8 @@ def render_answer(frames: Mapping[str, pl.DataFrame], *, cuts: str = "") -> str:
         top = ranked[0] if ranked else within.row(0, named=True)
         strengths.append(abs(float(top["rho"])))
         tops.append(str(top["label"]))
+        counts = a["rows"].group_by("fold", "k").agg(pl.col("release_id").n_unique())
+        per_k.append(float(counts["release_id"].median() or 0.0))
         names = within["metric"].to_list()
         ref = _by_metric(within).get(REFERENCE_METRIC)
         diff = _by_metric(a["differences"]).get(str(top["metric"]))
@@ -370,9 +373,10 @@ def render_answer(frames: Mapping[str, pl.DataFrame], *, cuts: str = "") -> str:
         f"{splits} splits of repeated 2-fold cross-validation, which share records, so they "
         f"are narrower than exact coverage would give, and {agree}; degenerate "
         "(single-class) cells are left out and reported apart. What would change it: other "
-        "quasi-identifier sets or hierarchies (few releases differ within k), other "
+        "quasi-identifier sets or hierarchies (each k compares a median of "
+        f"{min(per_k):.0f} to {max(per_k):.0f} distinct releases per split), other "
         "classifiers"
-        + (f" or {cuts}" if cuts else "")
+        + (f", {cuts}" if cuts else "")
         + ", larger k (more releases collapse to the majority class), or a utility task "
         "other than predicting the class column.\n"
     )
