@@ -246,3 +246,23 @@ def test_streaming_engine_reads_files_and_returns_a_query(tmp_path: Any) -> None
     assert query.collect()["age"].to_list() == [
         "1-2" if a <= 2 else "3-4" for a in frame["age"].to_list()
     ]
+
+
+@pytest.mark.parametrize("rows", [0, 1 << 62])
+def test_packed_count_in_polars_and_numpy_agree(rows: int, monkeypatch: Any) -> None:
+    """Large tables pack and group their codes in one polars query, small ones in numpy:
+    both count like the numpy engine (issue 19)."""
+    from anonkit.engines import polars_engine
+
+    monkeypatch.setattr(polars_engine, "_POLARS_ROWS", rows)
+    frame = _frame(200, 3)
+    sensitive = [SensitiveSpec("disease", DISEASE), SensitiveSpec("income")]
+    for name in ("polars", "numpy"):
+        engine = get_engine(name)
+        facts = (
+            _table_facts(engine.count(frame, ["age", "sex"], [AGE, SEX])),
+            _table_facts(engine.count_detail(frame, ["age", "sex"], [AGE, SEX], sensitive)),
+        )
+        if name == "polars":
+            expected = facts
+    assert facts == expected

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from anonkit._atomic import atomic_path
@@ -98,29 +97,51 @@ def _packed_counts(
     coded: Sequence[pl.Series], columns: Sequence[str], hierarchies: Sequence[Hierarchy]
 ) -> pl.DataFrame | None:
     """The grouped count of level-0 codes through one packed int64 key per record
-    (:func:`~anonkit.engines.counting.key_digits`), merged by
-    :func:`~anonkit.core.snapshot.group_sorted`: grouping one integer column is much
-    faster than grouping many (measured on 1,000,000 Adult rows), and the compiled radix
-    sort beats a polars ``group_by`` of one column. ``None`` when the key would not fit."""
+    (:func:`~anonkit.engines.counting.key_digits`): grouping one integer column is much
+    faster than grouping many (measured on 1,000,000 Adult rows). ``None`` when the key
+    would not fit."""
     digits = key_digits(hierarchies)
     if digits is None:
         return None
-    return _group_packed([s.to_numpy() for s in coded], columns, digits)
+    return _group_packed(coded, columns, digits)
+
+
+#: From this many records on, :func:`_group_packed` packs and groups in one polars query
+#: (in parallel, without copying the codes into numpy); below it, numpy's fixed cost is
+#: lower.
+_POLARS_ROWS = 1 << 16
 
 
 def _group_packed(
-    coded: Sequence[npt.NDArray[np.int64]],
+    coded: Sequence[pl.Series],
     columns: Sequence[str],
     digits: tuple[list[int], list[int]],
 ) -> pl.DataFrame:
     """The grouped count of the code columns ``coded`` (each code from ``MISSING_CODE``
     up, below its radix in ``digits`` less ``KEY_SHIFT``) by one packed key each."""
-    n = coded[0].shape[0] if coded else 0
-    key = np.zeros(n, dtype=np.int64)
-    for codes, step in zip(coded, digits[1], strict=True):
-        key += (codes + KEY_SHIFT) * step
-    space = math.prod(digits[0])
-    keys, counts, _ = group_sorted(key, np.ones(n, dtype=np.int64), None, space)
+    n = coded[0].len() if coded else 0
+    if n >= _POLARS_ROWS:
+        frame = pl.DataFrame(dict(zip(columns, coded, strict=True)))
+        key = pl.sum_horizontal(
+            (pl.col(c).cast(pl.Int64) + KEY_SHIFT) * step
+            for c, step in zip(columns, digits[1], strict=True)
+        )
+        grouped = (
+            frame.lazy()
+            .select(key.alias("k"))
+            .group_by("k")
+            .agg(pl.len().cast(pl.Int64).alias(COUNT))
+            .sort("k")
+            .collect()
+        )
+        keys = grouped["k"].to_numpy()
+        counts = grouped[COUNT].to_numpy()
+    else:
+        packed = np.zeros(n, dtype=np.int64)
+        for series, step in zip(coded, digits[1], strict=True):
+            packed += (series.to_numpy() + KEY_SHIFT) * step
+        space = math.prod(digits[0])
+        keys, counts, _ = group_sorted(packed, np.ones(n, dtype=np.int64), None, space)
     return pl.DataFrame({**unpack_keys(keys, columns, digits), COUNT: counts})
 
 
@@ -149,8 +170,7 @@ def _packed_detail_counts(
         for t, v in zip(texts, values, strict=True)
     )
     names = [*columns, *sensitive]
-    arrays = [s.to_numpy() for s in coded] + [c.to_numpy() for c in sens.get_columns()]
-    grouped = _group_packed(arrays, names, (radices, steps))
+    grouped = _group_packed([*coded, *sens.get_columns()], names, (radices, steps))
     return grouped.with_columns(
         pl.Series(s, [*v, None], dtype=pl.String).gather(grouped[s]).alias(s)
         for s, v in zip(sensitive, values, strict=True)
