@@ -210,7 +210,8 @@ class Anonymizer:
                 or self.population is not None
                 or self.suppression_limit != 0.0
             )
-            return _with_keywords(self.algorithm, privacy, given, self.progress)
+            held = _with_keywords(self.algorithm, privacy, given, self.progress)
+            return _with_output(held, self.output)
         shared: dict[str, Any] = {
             "privacy": privacy,
             "leak_check": self.leak_check,
@@ -275,8 +276,8 @@ class Anonymizer:
         returned; a failure raises :class:`~anonkit.exceptions.ReleaseVerificationError`.
         """
         estimator = self.estimator()
-        writes = isinstance(estimator, (FullDomain, Mondrian))  # they read and write their own
-        if isinstance(frame, (str, Path)) and not writes:
+        writes = getattr(estimator, "output", None) is not None  # it writes its own release
+        if isinstance(frame, (str, Path)) and not isinstance(estimator, (FullDomain, Mondrian)):
             frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
         result = estimator.fit(frame, **self.roles()).result_
         if self.output is not None and not writes:
@@ -319,6 +320,26 @@ def _with_keywords(
     if estimator.progress is None and progress is not None:
         params["progress"] = progress
     return type(estimator)(**params)
+
+
+def _with_output(estimator: Estimator, output: str | Path | None) -> Estimator:
+    """``estimator``, or a copy writing ``output`` (the keyword) when it writes its own
+    release (an ``output`` parameter) and holds none; two different outputs are an
+    error."""
+    params = estimator.get_params()
+    if output is None or "output" not in params:
+        return estimator
+    if params["output"] is None:
+        params["output"] = output
+        return type(estimator)(**params)
+    if str(params["output"]) != str(output):
+        raise ParameterError(
+            "output",
+            "anonymize",
+            "left out when the estimator holds its output (give it in one place)",
+            str(output),
+        )
+    return estimator
 
 
 def _one_call(
@@ -419,7 +440,7 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         which ran and why).
     output
         Write the release to this file (``.parquet``, ``.csv``, ``.tsv``) atomically, once
-        verified (full-domain algorithms).
+        verified (full-domain algorithms and Mondrian; on Spark a folder of part files).
     memory_share
         With ``engine="auto"``, stream a file whose table would take more than this share
         of the machine's memory (default 0.25).
