@@ -40,6 +40,29 @@ import _common as common  # noqa: E402
 import scale_data  # noqa: E402
 
 STEPS = ("floor_count", "floor_copy", "streaming", "memory")
+#: Issue 17's targets by table size: (rows from, peak RSS bytes, time / floor's time).
+TARGETS = ((100_000_000, 6 * 10**9, 3.0), (10_000_000, 1.5 * 10**9, 2.0))
+
+
+class _StageClock:
+    """A progress callback that notes the process's CPU time as each stage starts."""
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[str, float]] = []
+
+    def __call__(self, done: int, total: int) -> None:
+        pass
+
+    def stage(self, name: str, unit: str = "") -> None:
+        self.marks.append((name, time.process_time()))
+
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds per stage (a stage's time runs to the next one's start)."""
+        ends = [t for _, t in self.marks[1:]] + [time.process_time()]
+        out: dict[str, float] = {}
+        for (name, start), end in zip(self.marks, ends, strict=True):
+            out[name] = out.get(name, 0.0) + end - start
+        return out
 
 
 def run_step(
@@ -58,9 +81,11 @@ def run_step(
     elif step == "floor_copy":
         pl.scan_parquet(data).sink_parquet(out)
     else:
+        clock = _StageClock()
         result = anonkit.anonymize(
             data,
             engine="streaming" if step == "streaming" else "polars",
+            progress=clock,
             output=out,
             quasi_identifiers=qi,
             hierarchies=scale_data.hierarchies(),
@@ -75,6 +100,7 @@ def run_step(
             "suppressed": result.suppressed,
             "transformation": dict(result.transformation),
             "algorithm": result.algorithm,
+            "stage_cpu": clock.cpu(),
         }
     wall = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -147,18 +173,38 @@ def main(argv: list[str] | None = None) -> int:
         stages = ", ".join(
             f"{s} {timing[s]:.1f}" for s in ("encode", "search", "release") if s in timing
         )
+        cpu_stages = ", ".join(f"{s} {t:.1f}" for s, t in r.get("stage_cpu", {}).items())
         rows.append(
             f"| {step} | {r['wall']:.1f} | {r['wall'] / floor:.2f} | {r['cpu']:.1f} "
-            f"| {r['cpu'] / cpu_floor:.2f} | {r['rss'] / 2**30:.2f} | {stages} |"
+            f"| {r['cpu'] / cpu_floor:.2f} | {r['rss'] / 2**30:.2f} | {stages} "
+            f"| {cpu_stages} |"
         )
     table = "\n".join(
         [
             "| step | wall s | ÷ floor | CPU s | CPU ÷ floor's CPU | peak RSS GiB "
-            "| anonkit stages, wall (s) |",
-            "|---|---:|---:|---:|---:|---:|---|",
+            "| anonkit stages, wall (s) | anonkit steps, CPU (s) |",
+            "|---|---:|---:|---:|---:|---:|---|---|",
             *rows,
         ]
     )
+    verdict = ""
+    target = next((t for t in TARGETS if args.rows >= t[0]), None)
+    if target is not None:
+        r = results["streaming"]
+        _, max_rss, ratio = target
+        met = {
+            "peak RSS": r["rss"] <= max_rss,
+            "wall": r["wall"] / floor <= ratio,
+            "CPU": r["cpu"] / cpu_floor <= ratio,
+        }
+        verdict = (
+            f"Targets (issue 17) at this size: peak RSS <= {max_rss / 1e9:g} GB and within "
+            f"{ratio:g}x the floor. Peak RSS {r['rss'] / 1e9:.2f} GB: "
+            f"{'met' if met['peak RSS'] else 'not met'}; wall {r['wall'] / floor:.2f}x: "
+            f"{'met' if met['wall'] else 'not met'}; CPU {r['cpu'] / cpu_floor:.2f}x: "
+            f"{'met' if met['CPU'] else 'not met'}."
+        )
+        print(verdict)
     print(f"floor = {floor:.1f} s\n{table}")
     if args.record:
         lines = common.section_preamble(
@@ -179,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{results['streaming'].get('suppressed'):,} records.",
             "",
         ]
+        if verdict:
+            lines += [verdict, ""]
         name = f"scale_streaming_{args.rows}{'_' + args.label if args.label else ''}"
         common.update_section(name, "\n".join(lines))
     return 0

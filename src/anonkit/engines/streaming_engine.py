@@ -47,7 +47,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.transform import ReleasePlan
+from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import (
     MISSING_CODE,
     UNKNOWN_CODE,
@@ -57,7 +57,7 @@ from anonkit.core.values import (
     text_expr,
 )
 from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, unpack_keys
-from anonkit.engines.polars_engine import PolarsEngine, _lazy, _suppress
+from anonkit.engines.polars_engine import PolarsEngine, _lazy
 from anonkit.exceptions import (
     EmptyDataError,
     InputChangedError,
@@ -130,11 +130,17 @@ def streaming_release_query(
         _strict_leaf_codes(c, schema[c], h, strip is None or c in strip).alias(name)
         for c, h, name in zip(plan.columns, plan.hierarchies, leaf, strict=True)
     )
-    # every label is gathered through the strict codes, so no value escapes the check
-    labels = [
-        pl.lit(pl.Series(plan.leaf_labels(j), dtype=pl.String)).gather(pl.col(name)).alias(c)
-        for j, (c, name) in enumerate(zip(plan.columns, leaf, strict=True))
-    ]
+    # every label is gathered through the strict codes, so no value escapes the check;
+    # a masked record gathers the label after the leaves' (``*``)
+    mask = plan.suppresses and plan.suppressed == "mask"
+    labels = []
+    for j, (c, h, name) in enumerate(zip(plan.columns, plan.hierarchies, leaf, strict=True)):
+        index = pl.col(name)
+        table = plan.leaf_labels(j)
+        if mask:
+            index = pl.when(pl.col(_KEY)).then(pl.lit(len(h.leaves), pl.UInt32)).otherwise(index)
+            table = [*table, SUPPRESSED]
+        labels.append(pl.lit(pl.Series(table, dtype=pl.String)).gather(index).alias(c))
     temporary = [*leaf]
     if plan.suppresses:
         sizes = [len(h.labels(b)) for h, b in zip(plan.hierarchies, plan.levels, strict=True)]
@@ -155,19 +161,22 @@ def streaming_release_query(
             out = out.join(bad, on=level, how="left", maintain_order="left")
             hit = pl.col(_FLAG).fill_null(False)
             temporary += [*level, _FLAG]
-        out = _suppress(out.with_columns(*labels, hit.alias(_KEY)), pl.col(_KEY), plan)
+        out = out.with_columns(hit.alias(_KEY))
+        if not mask:  # left out
+            out = out.filter(~pl.col(_KEY))
         temporary.append(_KEY)
-    else:
-        out = out.with_columns(labels)
+    out = out.with_columns(labels)
     return out.drop([*temporary, *plan.drop])
 
 
 def _key_hit(plan: ReleasePlan, leaf: Sequence[str], sizes: Sequence[int]) -> pl.Expr:
     """Whether each record's class (its level codes packed into one key) is suppressed."""
     radix = [math.prod(sizes[:j]) for j in range(len(sizes))]
+    # per leaf, its level code already in its place in the key: one gather per column
     parts = [
-        pl.lit(pl.Series(plan.level_codes(j), dtype=pl.UInt64)).gather(pl.col(name))
-        * pl.lit(radix[j], dtype=pl.UInt64)
+        pl.lit(pl.Series(np.asarray(plan.level_codes(j), np.uint64) * np.uint64(radix[j]))).gather(
+            pl.col(name)
+        )
         for j, name in enumerate(leaf)
         if sizes[j] > 1  # a column generalized to one label adds nothing to the key
     ]
