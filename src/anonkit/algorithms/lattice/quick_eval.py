@@ -54,7 +54,8 @@ HashArray = npt.NDArray[np.uint64]
 #: Rows (summed over cached snapshots) the quick evaluator keeps for roll-ups: 24 bytes a
 #: row (key, count, representative), so 72 MB at most.
 CACHE_ROWS = 3_000_000
-#: Largest table of random key shares (8 bytes per bottom row and level of a column).
+#: Largest table of random key shares (8 bytes per bottom row and level of a column; the
+#: bottom rows' codes at each level take as much again): beyond it the evaluator is used.
 MAX_SHARE_BYTES = 512 << 20
 _NONE = np.iinfo(np.int64).max
 
