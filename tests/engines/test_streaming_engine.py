@@ -164,3 +164,23 @@ def test_blanks_around_values_are_stripped_only_where_the_count_found_them(
     plan = ReleasePlan(("age", "sex"), (AGE, SEX), (1, 0), np.array([[0], [1]], dtype=np.int64))
     expected = PolarsEngine().apply(frame, plan)
     assert engine.apply(path, plan).collect(engine="streaming").equals(expected)
+
+
+def test_tallying_through_the_labels_equals_grouping_the_text(tmp_path: Path) -> None:
+    """The release's tally by label codes gives the text group-by's rows; a value outside
+    the labels falls back to grouping the text as it is."""
+    frame = pl.DataFrame(
+        {
+            "age": ["1-2", "3-4", "1-2", "*", "3-4", "1-2"],
+            "sex": ["m", "f", "m", "*", "f", "f"],
+            "disease": ["flu", "flu", "cold", "flu", "ulcer", "flu"],
+        }
+    )
+    path = _write(tmp_path, frame)
+    engine = StreamingEngine()
+    columns = ["age", "sex", "disease"]
+    expected = engine.tally(path, columns).sort(columns)
+    labels = {"age": ["1-2", "3-4", "*"], "sex": ["m", "f", "*"]}
+    assert engine.tally_labels(path, columns, labels).sort(columns).equals(expected)
+    fewer = {"age": ["1-2", "3-4"], "sex": ["m", "f", "*"]}  # '*' is not an age label
+    assert engine.tally_labels(path, columns, fewer).sort(columns).equals(expected)

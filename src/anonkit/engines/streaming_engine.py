@@ -484,6 +484,45 @@ class StreamingEngine(PolarsEngine):
                 raise
         raise changed from None  # polars' message would show the values
 
+    def tally_labels(
+        self, frame: Any, columns: Sequence[str], labels: Mapping[str, Sequence[str]]
+    ) -> pl.DataFrame:
+        """:meth:`tally` of a release whose columns in ``labels`` hold only those labels
+        (each its column's distinct released labels), grouped faster: each such value is
+        cast to an ``Enum`` of its column's labels (text to code, one to one), the codes
+        are packed into one integer and the records grouped by it and by the other
+        columns' text, and the key is unpacked to the labels again. The classes are still
+        those of the released text. A value outside the labels (or missing) falls back
+        to :meth:`tally`, which groups the text as it is.
+        """
+        coded = [c for c in columns if c in labels]
+        tables = [list(dict.fromkeys(labels[c])) for c in coded]
+        radices = [len(t) for t in tables]
+        if not coded or math.prod(radices) >= 2**62:
+            return self.tally(frame, columns)
+        steps = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+        stand_in = "\x00" * (max(len(v) for t in tables for v in t) + 1)
+        key = pl.sum_horizontal(
+            pl.col(c).fill_null(stand_in).cast(pl.Enum(t)).to_physical().cast(pl.Int64) * step
+            for c, t, step in zip(coded, tables, steps, strict=True)
+        )
+        rest = [c for c in columns if c not in labels]
+        try:
+            grouped = (
+                _lazy(frame)
+                .group_by(key.alias(_KEY), *rest)
+                .agg(pl.len().cast(pl.Int64).alias(COUNT))
+                .collect(engine=self._collect)
+            )
+        except _CHANGED:  # a value outside the labels, or a release query that failed
+            return self.tally(frame, columns)
+        keys = grouped[_KEY].to_numpy()
+        decoded = {
+            c: pl.Series(c, t, dtype=pl.String).gather((keys // step) % radix)
+            for c, t, radix, step in zip(coded, tables, radices, steps, strict=True)
+        }
+        return grouped.with_columns(decoded.values()).select([*columns, COUNT])
+
     def write(self, release: Any, path: Path) -> None:
         try:
             super().write(release, path)

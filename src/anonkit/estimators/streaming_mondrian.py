@@ -167,6 +167,7 @@ def fit_mondrian_streaming(
         tuple(pl.Series(a.name, a.table, dtype=pl.String).gather(a.codes) for a in part.attributes),
         drop=tuple(dict.fromkeys(dropped)),
     )
+    tables = {a.name: a.table for a in part.attributes}  # each column's released labels
     details: dict[str, Any] = {
         "engine": {"name": "streaming", "reason": reason},
         "mondrian": {
@@ -192,6 +193,7 @@ def fit_mondrian_streaming(
         "suppression_limit": float(privacy.suppression_limit),
         "specs": specs,
         "hierarchies": dict(zip(qi, hierarchies, strict=True)),
+        "labels": tables,
     }
     output = estimator.output
     if output is not None:
@@ -247,17 +249,20 @@ def _verify(
     suppression_limit: float,
     specs: Mapping[str, HierarchySpec],
     hierarchies: Mapping[str, Any],
+    labels: Mapping[str, Sequence[str]],
 ) -> tuple[Verification, np.ndarray[Any, Any], int]:
     """The independent re-check, on the release tallied by its released labels; the
     released classes' sizes and the records starred in every quasi-identifier (the class
-    profile, as the in-memory fit draws it from its tally).
+    profile, as the in-memory fit draws it from its tally). The tally groups the
+    released text through each column's label table (``labels``:
+    :meth:`~anonkit.engines.streaming_engine.StreamingEngine.tally_labels`).
 
     Raises
     ------
     InputChangedError
         If the release holds more or fewer records than were read (the input changed).
     """
-    tallied = engine.tally(release, [*qi, *wanted])
+    tallied = engine.tally_labels(release, [*qi, *wanted], labels)
     total = int(tallied[COUNT].sum())
     if total != n_records:
         raise InputChangedError(None, abs(total - n_records))
