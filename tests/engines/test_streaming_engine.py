@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -184,3 +185,11 @@ def test_tallying_through_the_labels_equals_grouping_the_text(tmp_path: Path) ->
     assert engine.tally_labels(path, columns, labels).sort(columns).equals(expected)
     fewer = {"age": ["1-2", "3-4"], "sex": ["m", "f", "*"]}  # '*' is not an age label
     assert engine.tally_labels(path, columns, fewer).sort(columns).equals(expected)
+
+
+@pytest.mark.parametrize(
+    "values", [["b", " a", None, "a", "b ", "c"], [3.0, None, 1.5, 3.0, float("nan"), 2.0]]
+)
+def test_distinct_values_equal_the_in_memory_engines(tmp_path: Path, values: list[Any]) -> None:
+    path = _write(tmp_path, pl.DataFrame({"x": values}))
+    assert StreamingEngine().distinct(path, "x") == PolarsEngine().distinct(path, "x")
