@@ -290,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         wall = time.perf_counter() - t
+        shutil.rmtree(work, ignore_errors=True)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    shutil.rmtree(work, ignore_errors=True)
     startup = lines[0]
     runs = [line for line in lines[1:] if "algorithm" in line]
     single = None if args.skip_single else single_machine_ncp(data, args.k)
