@@ -273,7 +273,9 @@ class FullDomain(Estimator):
                 raise ParameterError(
                     "local_suppression",
                     type(self).__name__,
-                    "False with an engine that does not hold the records in memory",
+                    "False with an engine that does not hold the records in memory (local "
+                    "suppression chooses cells to blank record by record, on a table held "
+                    "in memory: use engine='polars', or suppress whole records)",
                     self.local_suppression,
                 )
             result, self._plan = fit_out_of_core(
