@@ -161,7 +161,13 @@ def test_markdown_answer_and_plots(study: m.MaugerStudy) -> None:
     answer = study.answer_markdown()
     assert answer.startswith("**Answer (2 random orders of C(T) per cell).**")
     assert "ties of the merge cost" in answer and "What would change this answer" in answer
+    # the ablation nearest the paper's levels, and the headline under it, with its interval
+    assert "comes closest to its levels" in answer
+    assert "NLLM has the best average at k = 1500 in" in answer
     md = study.to_markdown(images={"strip100": "s.svg"})
+    # what the runs cost, whatever the load: each run's CPU time, summed
+    assert all(r.cpu_seconds > 0 for r in study.runs)
+    assert "CPU time of the runs" in md and "No CPU time recorded" not in md
     for title in (
         "### Every claim of the paper, under every order",
         "### Figure 7 (k = 100) under 2 orders",
@@ -175,6 +181,7 @@ def test_markdown_answer_and_plots(study: m.MaugerStudy) -> None:
         assert title in md, title
     assert "![Average alteration at k = 100 under every order](s.svg)" in md
     assert "| no-fusion | 1500 | 1 |" in md and "| age-74 | 1500 | 1 |" in md
+    assert " of 1 (" in md  # the Wilson interval of NLLM's best-average share
     plots = study.plots()
     assert {"strip100", "strip1500", "figure9", "Figure 10", "Figure 13"} <= set(plots)
     for svg in plots.values():

@@ -105,6 +105,7 @@ def test_rows_and_figures(study: StudyResult) -> None:
     mondrian = ok.filter(pl.col("algorithm") == "mondrian")
     assert mondrian["alteration_nllm"].is_nan().all()  # ranges are not hierarchy nodes
     assert (ok["seconds_anonymize"] > 0).all() and (ok["seconds_utility"] > 0).all()
+    assert (ok["seconds_cpu"] > 0).all()  # what each cell cost, whatever the load
 
 
 def test_huge_k_is_a_failed_cell(study: StudyResult) -> None:

@@ -26,6 +26,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
         algorithms=[
             {"algorithm": "flash", "metric": ["loss", "nonuniform_entropy"]},
             {"algorithm": "datafly"},
+            {"algorithm": "incognito"},
             {"algorithm": "mondrian", "mode": ["strict", "relaxed"]},
         ],
         classifiers=["logistic_regression"],
@@ -87,6 +88,9 @@ def test_write_outputs_replaces_only_the_marked_blocks(
     for heading in ("Within k", "Tested differences", "Regret", "Degenerate cells"):
         assert heading in text
     assert "Conditional entropy" in text and "Random release" in text
+    assert "Checks: 0 of" in text and "Incognito releases are Flash's" in text
+    assert "min of CPU when they were computed" in text
+    assert "What would change it" in text and "distinct releases per split" in text
     for name in seed000_page.DATASETS:
         for kind in ("accuracy_vs_k", "frontier"):
             svg = tmp_path / f"seed000_{name}_{kind}.svg"
