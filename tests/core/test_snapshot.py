@@ -185,7 +185,8 @@ def test_roll_up_equals_direct_generalization(table_data, data) -> None:
 
 
 def test_key_radix_overflow_and_missing_codes() -> None:
-    assert KeyRadix.for_cardinalities([2**20, 2**21]) is None
+    assert KeyRadix.for_cardinalities([2**31, 2**32]) is None
+    assert KeyRadix.for_cardinalities([2**20, 2**21]) is not None  # 41 bits
     radix = KeyRadix.for_cardinalities([3, 1, 5])
     assert radix is not None and radix.bits == (2, 1, 3)
     codes = np.array([[2, 0], [0, 0], [4, 1]])
@@ -296,3 +297,22 @@ def test_flash_on_adult_does_not_load_numba() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == "False"
+
+
+@given(
+    keys=st.lists(st.integers(0, (1 << 40) - 1), min_size=0, max_size=300),
+    weighted=st.booleans(),
+)
+def test_group_sorted_merges_ordered_keys_in_one_pass(keys, weighted) -> None:
+    """Keys already in order (roll-ups through order-keeping level maps) are merged
+    without sorting, with the same result as a sort (issue 17)."""
+    arr = np.sort(np.asarray(keys + keys[: len(keys) // 2], dtype=np.int64))
+    rng = np.random.default_rng(len(keys))
+    counts = rng.integers(1, 9, arr.size).astype(np.int64)
+    pop = rng.integers(0, 9, arr.size).astype(np.int64) if weighted else None
+    got = snapshot_module.group_sorted(arr, counts, pop, 1 << 40)
+    want = snapshot_module._group_numpy(arr, counts, pop, 1 << 40)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert (got[2] is None) == (want[2] is None)
+    if pop is not None:
+        assert np.array_equal(got[2], want[2])

@@ -39,12 +39,17 @@ def remap_group(
     roll-up's new keys are made in the same pass that starts the sort."""
     n = keys.shape[0]
     new = np.empty(n, dtype=np.int64)
+    ordered = True
     for i in range(n):
         key = keys[i]
         out = key
         for c in range(shifts.shape[0]):
             out += deltas[offsets[c] + ((key >> shifts[c]) & masks[c])]
         new[i] = out
+        if i > 0 and out < new[i - 1]:
+            ordered = False
+    if ordered:  # level maps that keep the codes' order: no sort needed
+        return _sort_merge(new, counts, population, 0)
     return _sort_merge(new, counts, population, bits)
 
 

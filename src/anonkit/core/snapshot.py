@@ -38,6 +38,10 @@ def first_of_runs(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     return flags
 
 
+#: The widest key a keyed snapshot uses; wider tables roll up their codes unkeyed.
+KEY_BITS = 62
+
+
 @dataclass(frozen=True)
 class KeyRadix:
     """Fixed bit-field numbering of code rows: ``key = sum_j code_j << shifts[j]``.
@@ -55,10 +59,12 @@ class KeyRadix:
     @classmethod
     def for_cardinalities(cls, radices: Sequence[int]) -> KeyRadix | None:
         """The bit fields for these column sizes, or ``None`` when keys would exceed
-        40 bits (room is kept for packing row numbers next to a key when sorting)."""
+        :data:`KEY_BITS` bits. (Keys of up to 62 bits sort by a counting pass per 11 bits
+        or, in numpy, by packing the row number beside the key while both fit in 62 bits
+        and by ``argsort`` beyond.)"""
         bits = tuple(max(int(r) - 1, 1).bit_length() for r in radices)
         total = sum(bits)
-        if total > 40:
+        if total > KEY_BITS:
             return None
         shifts = []
         acc = total
@@ -454,11 +460,15 @@ def group_sorted(
     """The distinct ``keys`` (all below ``space``), sorted, with the summed ``counts``
     (and ``population``) of each.
 
-    Small inputs take a numpy sort (:func:`_group_numpy`), larger ones a compiled radix
-    sort (:func:`_group_compiled`), the largest polars' hash aggregation
+    Keys that are sorted already (a roll-up whose level maps keep the order of the codes,
+    as interval, masking and date hierarchies do) are merged in one pass; otherwise small
+    inputs take a numpy sort (:func:`_group_numpy`), larger ones a compiled radix sort
+    (:func:`_group_compiled`), the largest polars' hash aggregation
     (:func:`_group_hashed`); all give the same arrays.
     """
     n = keys.shape[0]
+    if n > 1 and bool(np.all(keys[1:] >= keys[:-1])):
+        return _merge_sorted(keys, counts, population)
     if n > _HASHED_ROWS:
         return _group_hashed(keys, counts, population)
     _WORK[0] += n
@@ -561,6 +571,18 @@ def _remap_compiled(
             max(radix.space - 1, 1).bit_length(),
         )
     return out_keys, out_counts, None if population is None else out_pop
+
+
+def _merge_sorted(
+    keys: IntArray, counts: IntArray, population: IntArray | None
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """:func:`group_sorted` of keys in non-decreasing order: sum each run."""
+    starts = np.flatnonzero(first_of_runs(keys))
+    summed = np.add.reduceat(counts, starts).astype(np.int64, copy=False)
+    pop = None
+    if population is not None:
+        pop = np.add.reduceat(population, starts).astype(np.int64, copy=False)
+    return keys[starts].astype(np.int64, copy=False), summed, pop
 
 
 def _group_numpy(
