@@ -20,6 +20,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from anonkit.algorithms import _numba
 from anonkit.algorithms.mondrian import (
     HierarchicalQI,
     Mondrian,
@@ -990,7 +991,7 @@ def test_compiled_implementation_falls_back_without_numba() -> None:
         assert compiled._compiled.__wrapped__() is None  # no interpreted kernel
     failing = mock.Mock(side_effect=RuntimeError("cannot cache function: no locator"))
     with (
-        mock.patch.object(compiled.importlib, "import_module", failing),
+        mock.patch.object(_numba.importlib, "import_module", failing),
         pytest.warns(RuntimeWarning, match=r"no locator\); using the numpy implementation"),
     ):
         assert compiled._compiled.__wrapped__() is None

@@ -27,14 +27,13 @@ k-anonymity. ICDE 2006.
 from __future__ import annotations
 
 import functools
-import importlib
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms._numba import load_kernels
 from anonkit.algorithms.mondrian.attributes import Axis
 
 IntArray = npt.NDArray[np.int64]
@@ -45,23 +44,15 @@ SPLIT_CODES = {"widest": 0, "distinct": 1, "round_robin": 2}
 
 @functools.cache
 def _compiled() -> Callable[..., Any] | None:
-    """The compiled kernel, or ``None`` where numba cannot be imported (or its JIT is
-    disabled, which would run the kernel as slow Python)."""
-    try:
-        import numba  # noqa: PLC0415 (imported on first use: it takes a while)
-    except ImportError:  # pragma: no cover - numba is a dependency
-        return None
-    if getattr(numba.config, "DISABLE_JIT", False):
-        return None
-    try:
-        kernels = importlib.import_module("anonkit.algorithms.mondrian._kernels")
-    except RuntimeError as exc:  # e.g. no writable directory for numba's cache
-        warnings.warn(
-            f"Mondrian's compiled implementation is unavailable ({exc}); "
-            "using the numpy implementation.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+    """The compiled kernel, or ``None`` where numba cannot be imported, its JIT is
+    disabled (which would run the kernel as slow Python) or it cannot set up its cache
+    (:func:`anonkit.algorithms._numba.load_kernels`)."""
+    kernels = load_kernels(
+        "anonkit.algorithms.mondrian._kernels",
+        "Mondrian's compiled implementation",
+        "the numpy implementation",
+    )
+    if kernels is None:
         return None
     kernel: Callable[..., Any] = kernels.partition
     return kernel
