@@ -27,7 +27,7 @@ k-anonymity. ICDE 2006.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -35,13 +35,23 @@ import numpy.typing as npt
 from anonkit._validation import check_int
 from anonkit.algorithms.mondrian.attributes import Axis
 
-__all__ = ["snapshot_blocks"]
+__all__ = ["candidate_cuts", "cut_blocks", "snapshot_blocks"]
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 
-def _cut(axes: Sequence[Axis], rows: IntArray, counts: IntArray, k: int) -> list[IntArray] | None:
-    """The parts of the first allowable cut of the snapshot rows ``rows``, or ``None``."""
+def candidate_cuts(
+    axes: Sequence[Axis], rows: IntArray, weights: IntArray
+) -> Iterator[tuple[IntArray, FloatArray]]:
+    """Mondrian's candidate cuts of the snapshot rows ``rows``, in the order they are
+    tried: for each, the part of every row (``0 ..``) and the records of each part.
+
+    Axes come by decreasing normalized width (ties to the earlier axis; an axis with one
+    value is not cut); a hierarchical axis is cut into the children of the lowest common
+    ancestor, a numeric or ordered one at the lower weighted median (records equal to it
+    go left; when it is the largest value, the records below it go left).
+    """
     lo = np.array([int(a.ranks[rows].min()) for a in axes], dtype=np.int64)
     hi = np.array([int(a.ranks[rows].max()) for a in axes], dtype=np.int64)
     scores = [
@@ -49,7 +59,7 @@ def _cut(axes: Sequence[Axis], rows: IntArray, counts: IntArray, k: int) -> list
         for d, a in enumerate(axes)
     ]
     order = sorted(range(len(axes)), key=lambda d: -scores[d])  # stable: ties to the earlier
-    weights = counts[rows]
+    w = weights[rows]
     for d in order:
         if scores[d] == -np.inf:
             break
@@ -58,14 +68,43 @@ def _cut(axes: Sequence[Axis], rows: IntArray, counts: IntArray, k: int) -> list
         if axis.kind == "hierarchical":
             assert axis.sibling_of_rank is not None
             level = int(axis.lca_level(lo[d : d + 1], hi[d : d + 1])[0])
-            key = axis.sibling_of_rank[level - 1, ranks]
+            key = axis.sibling_of_rank[level - 1, ranks].astype(np.int64)
         else:
             by_rank = np.argsort(ranks, kind="stable")
-            cumulative = np.cumsum(weights[by_rank])
+            cumulative = np.cumsum(w[by_rank])
             at = (int(cumulative[-1]) - 1) // 2  # lower median, counted in records
             median = int(ranks[by_rank[np.searchsorted(cumulative, at, side="right")]])
             key = (ranks > (median if median < hi[d] else hi[d] - 1)).astype(np.int64)
-        sizes = np.bincount(key, weights=weights)
+        yield key, np.bincount(key, weights=w).astype(np.float64)
+
+
+def cut_blocks(
+    weights: IntArray,
+    max_records: int,
+    cut: Callable[[IntArray], list[IntArray] | None],
+) -> IntArray:
+    """The block of each snapshot row: the rows are cut by ``cut`` (the parts of its first
+    allowable cut, or ``None``) while a part holds more than ``max_records`` records,
+    depth-first, the first part first."""
+    n = int(weights.shape[0])
+    block = np.zeros(n, dtype=np.int64)
+    stack = [np.arange(n, dtype=np.int64)]
+    done: list[IntArray] = []
+    while stack:
+        rows = stack.pop()
+        parts = cut(rows) if int(weights[rows].sum()) > max_records else None
+        if parts is None:
+            done.append(rows)
+        else:
+            stack.extend(reversed(parts))  # the first part is cut first
+    for b, rows in enumerate(done):
+        block[rows] = b
+    return block
+
+
+def _cut(axes: Sequence[Axis], rows: IntArray, counts: IntArray, k: int) -> list[IntArray] | None:
+    """The parts of the first allowable cut of the snapshot rows ``rows``, or ``None``."""
+    for key, sizes in candidate_cuts(axes, rows, counts):
         if ((sizes == 0) | (sizes >= k)).all():
             return [rows[key == f] for f in np.flatnonzero(sizes)]
     return None
@@ -103,17 +142,4 @@ def snapshot_blocks(
     check_int(k, "k", "snapshot_blocks", low=1)
     check_int(max_records, "max_records", "snapshot_blocks", low=1)
     weights = np.asarray(counts, dtype=np.int64)
-    n = int(weights.shape[0])
-    block = np.zeros(n, dtype=np.int64)
-    stack = [np.arange(n, dtype=np.int64)]
-    done: list[IntArray] = []
-    while stack:
-        rows = stack.pop()
-        parts = _cut(axes, rows, weights, k) if int(weights[rows].sum()) > max_records else None
-        if parts is None:
-            done.append(rows)
-        else:
-            stack.extend(reversed(parts))  # the first part is cut first
-    for b, rows in enumerate(done):
-        block[rows] = b
-    return block
+    return cut_blocks(weights, max_records, lambda rows: _cut(axes, rows, weights, k))

@@ -45,6 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.algorithms.mondrian.attributes import Axis
+from anonkit.algorithms.mondrian.blocks import candidate_cuts, cut_blocks
 from anonkit.exceptions import ParameterError
 from anonkit.models.base import (
     CLASS_SIZE,
@@ -220,30 +221,7 @@ def _cut(
     the candidates and their order are those of
     :func:`~anonkit.algorithms.mondrian.blocks.snapshot_blocks`."""
     models, detail, n_records = judge
-    lo = np.array([int(a.ranks[rows].min()) for a in axes], dtype=np.int64)
-    hi = np.array([int(a.ranks[rows].max()) for a in axes], dtype=np.int64)
-    scores = [
-        float(a.width(lo[d : d + 1], hi[d : d + 1])[0]) if hi[d] > lo[d] else -np.inf
-        for d, a in enumerate(axes)
-    ]
-    order = sorted(range(len(axes)), key=lambda d: -scores[d])
-    w = weights[rows]
-    for d in order:
-        if scores[d] == -np.inf:
-            break
-        axis = axes[d]
-        ranks = axis.ranks[rows].astype(np.int64)
-        if axis.kind == "hierarchical":
-            assert axis.sibling_of_rank is not None
-            level = int(axis.lca_level(lo[d : d + 1], hi[d : d + 1])[0])
-            key = axis.sibling_of_rank[level - 1, ranks].astype(np.int64)
-        else:
-            by_rank = np.argsort(ranks, kind="stable")
-            cumulative = np.cumsum(w[by_rank])
-            at = (int(cumulative[-1]) - 1) // 2
-            median = int(ranks[by_rank[np.searchsorted(cumulative, at, side="right")]])
-            key = (ranks > (median if median < hi[d] else hi[d] - 1)).astype(np.int64)
-        sizes = np.bincount(key, weights=w).astype(np.float64)
+    for key, sizes in candidate_cuts(axes, rows, weights):
         if int((sizes > 0).sum()) < 2:
             continue
         if not _violated(models, detail, n_records, rows, key, sizes):
@@ -281,18 +259,5 @@ def judged_blocks(
         The block of each snapshot row, ``0 .. n_blocks - 1``.
     """
     weights = np.asarray(counts, dtype=np.int64)
-    n = int(weights.shape[0])
     judge = (list(models), detail, int(weights.sum()))
-    block = np.zeros(n, dtype=np.int64)
-    stack = [np.arange(n, dtype=np.int64)]
-    done: list[IntArray] = []
-    while stack:
-        rows = stack.pop()
-        parts = _cut(axes, rows, weights, judge) if int(weights[rows].sum()) > max_records else None
-        if parts is None:
-            done.append(rows)
-        else:
-            stack.extend(reversed(parts))
-    for b, rows in enumerate(done):
-        block[rows] = b
-    return block
+    return cut_blocks(weights, max_records, lambda rows: _cut(axes, rows, weights, judge))
