@@ -68,9 +68,10 @@ def _hierarchy_columns(release: Release) -> list[QIColumn]:
     return [c for c in release.columns if c.kind == "hierarchy"]
 
 
-def _cover_sums(col: QIColumn) -> tuple[FloatArray, FloatArray]:
-    """Per label: records whose value it covers ``C``, and ``sum c log2 c`` over its values."""
-    c = col.domain_counts.astype(np.float64)
+def cover_sums(col: QIColumn, domain_counts: npt.ArrayLike) -> tuple[FloatArray, FloatArray]:
+    """Per label of ``col``: the records whose value it covers ``C``, and ``sum c log2 c``
+    over its values, from the records of each domain position (``domain_counts``)."""
+    c = np.asarray(domain_counts, dtype=np.float64)
     clogc = np.where(c > 0, c * np.log2(np.where(c > 0, c, 1.0)), 0.0)
     cum = np.r_[0.0, np.cumsum(c)]
     cumlog = np.r_[0.0, np.cumsum(clogc)]
@@ -142,13 +143,21 @@ def precision_loss(release: Release) -> float:
 
 
 # ------------------------------------------------------------------- cell-size metrics
-def _generalized_cell_loss(col: QIColumn) -> FloatArray:
+def cell_losses(col: QIColumn) -> FloatArray:
+    """Per label of ``col``, what one cell of it costs in :func:`generalized_loss`."""
     if col.kind == "numeric":
         return col.relative_width
     a = col.domain_size
     if a <= 1:
         return np.zeros(len(col.labels))
     return (col.covered - 1) / (a - 1)
+
+
+def ncp_cells(col: QIColumn) -> FloatArray:
+    """Per label of ``col``, its attribute's ``NCP_j`` in :func:`ncp_loss`."""
+    if col.kind == "numeric":
+        return col.relative_width
+    return np.where(col.covered > 1, col.covered / max(col.domain_size, 1), 0.0)
 
 
 def generalized_loss(release: Release) -> float:
@@ -166,7 +175,7 @@ def generalized_loss(release: Release) -> float:
     """
     total = 0.0
     for col in release.columns:
-        total += float(_label_counts(col) @ _generalized_cell_loss(col))
+        total += float(_label_counts(col) @ cell_losses(col))
     return total / (release.n_records * len(release.columns))
 
 
@@ -199,11 +208,7 @@ def ncp_loss(release: Release, *, weights: Mapping[str, float] | None = None) ->
         wj = float(w.get(col.name, 1.0))
         if wj < 0 or not math.isfinite(wj):
             raise ParameterError("weights", "ncp_loss", "finite and >= 0", wj)
-        if col.kind == "numeric":
-            cell = col.relative_width
-        else:
-            cell = np.where(col.covered > 1, col.covered / max(col.domain_size, 1), 0.0)
-        total += wj * float(_label_counts(col) @ cell)
+        total += wj * float(_label_counts(col) @ ncp_cells(col))
         wsum += wj
     return total / (release.n_records * wsum) if wsum else 0.0
 
@@ -250,7 +255,7 @@ def conditional_entropy_loss(release: Release) -> float:
     total = 0.0
     for col in release.columns:
         counts = _label_counts(col)
-        c_sum, clogc = _cover_sums(col)
+        c_sum, clogc = cover_sums(col, col.domain_counts)
         used = counts > 0
         if (c_sum[used] <= 0).any():
             return math.nan
@@ -272,7 +277,7 @@ def nonuniform_entropy_loss(release: Release) -> float:
     for col in release.columns:
         if not col.truthful.all():
             return math.inf
-        c_sum, _ = _cover_sums(col)
+        c_sum, _ = cover_sums(col, col.domain_counts)
         counts = _label_counts(col)
         used = counts > 0
         c = col.domain_counts.astype(np.float64)
@@ -444,14 +449,10 @@ def attribute_losses(release: Release) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for col in release.columns:
         counts = _label_counts(col)
-        if col.kind == "numeric":
-            ncp_cell = col.relative_width
-        else:
-            ncp_cell = np.where(col.covered > 1, col.covered / max(col.domain_size, 1), 0.0)
         entry: dict[str, Any] = {
             "kind": col.kind,
-            "generalized_loss": float(counts @ _generalized_cell_loss(col)) / n,
-            "ncp": float(counts @ ncp_cell) / n,
+            "generalized_loss": float(counts @ cell_losses(col)) / n,
+            "ncp": float(counts @ ncp_cells(col)) / n,
             "precision_loss": None,
             "levels": None,
             "distinct_labels": len(col.labels),

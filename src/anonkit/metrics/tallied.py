@@ -47,6 +47,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 from anonkit.metrics.labels import STAR, is_star
+from anonkit.metrics.loss import cell_losses, cover_sums, ncp_cells
 
 __all__ = ["TalliedColumn", "tallied_attribute_losses", "tallied_column", "tallied_losses"]
 
@@ -158,30 +159,6 @@ def _kept(col: TalliedColumn, n_suppressed: int) -> FloatArray:
     return counts
 
 
-def _cover_sums(col: TalliedColumn) -> tuple[FloatArray, FloatArray]:
-    c = col.domain_counts
-    clogc = np.where(c > 0, c * np.log2(np.where(c > 0, c, 1.0)), 0.0)
-    cum = np.r_[0.0, np.cumsum(c)]
-    cumlog = np.r_[0.0, np.cumsum(clogc)]
-    q = col.column
-    return cum[q.stop] - cum[q.start], cumlog[q.stop] - cumlog[q.start]
-
-
-def _cell_loss(q: QIColumn) -> FloatArray:
-    if q.kind == "numeric":
-        return q.relative_width
-    a = q.domain_size
-    if a <= 1:
-        return np.zeros(len(q.labels))
-    return (q.covered - 1) / (a - 1)
-
-
-def _ncp_cell(q: QIColumn) -> FloatArray:
-    if q.kind == "numeric":
-        return q.relative_width
-    return np.where(q.covered > 1, q.covered / max(q.domain_size, 1), 0.0)
-
-
 def tallied_losses(
     columns: Sequence[TalliedColumn],
     class_sizes: npt.ArrayLike,
@@ -228,14 +205,14 @@ def tallied_losses(
     unknown = [name for name in w if name not in [c.name for c in cols]]
     if unknown:
         raise ParameterError("weights", "ncp_loss", "keyed by quasi-identifiers", unknown[0])
-    ncp = sum(float(w.get(c.name, 1.0)) * float(c.label_counts @ _ncp_cell(c.column)) for c in cols)
+    ncp = sum(float(w.get(c.name, 1.0)) * float(c.label_counts @ ncp_cells(c.column)) for c in cols)
     wsum = sum(float(w.get(c.name, 1.0)) for c in cols)
-    generalized = sum(float(c.label_counts @ _cell_loss(c.column)) for c in cols)
+    generalized = sum(float(c.label_counts @ cell_losses(c.column)) for c in cols)
     n_classes = int(sizes.shape[0]) + (1 if n_suppressed else 0)
     entropy = 0.0
     nonuniform = 0.0
     for c in cols:
-        c_sum, clogc = _cover_sums(c)
+        c_sum, clogc = cover_sums(c.column, c.domain_counts)
         used = c.label_counts > 0
         if math.isnan(entropy) or (c_sum[used] <= 0).any():
             entropy = math.nan
@@ -273,8 +250,8 @@ def tallied_attribute_losses(columns: Sequence[TalliedColumn]) -> dict[str, dict
         n = float(counts.sum())
         entry: dict[str, Any] = {
             "kind": q.kind,
-            "generalized_loss": float(counts @ _cell_loss(q)) / n,
-            "ncp": float(counts @ _ncp_cell(q)) / n,
+            "generalized_loss": float(counts @ cell_losses(q)) / n,
+            "ncp": float(counts @ ncp_cells(q)) / n,
             "precision_loss": None,
             "levels": None,
             "distinct_labels": int((counts > 0).sum()),
