@@ -14,11 +14,12 @@ import json
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, ClassVar, Protocol, cast
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit._validation import check_choice, check_int, check_names, check_real
@@ -48,6 +49,7 @@ from anonkit.metrics.risk import (
 from anonkit.progress import Progress, start_stage
 
 OWNER = "evaluate"
+IntArray = npt.NDArray[np.int64]
 
 
 def _finite(value: float | None) -> float | None:
@@ -315,28 +317,229 @@ def evaluate(
     if population_size is not None:
         check_int(population_size, "population_size", OWNER)
     if any(type(t).__module__.startswith("pyspark") for t in (original, release)):
-        from anonkit.evaluate_spark import evaluate_spark  # the figures group-bys give
+        from anonkit.evaluate_spark import measure_spark  # the figures group-bys give
 
-        fields = evaluate_spark(
+        measured: _Measured = measure_spark(
             original,
             release,
             quasi_identifiers=qi,
             hierarchies=hierarchies,
-            sensitive=sens,
             class_attribute=class_attribute,
             population=population,
-            population_size=population_size,
-            population_model=population_model,
             numeric=num,
             value_ranges=value_ranges,
             k=k,
-            risk_threshold=risk_threshold,
             levels=levels,
             weights=weights,
             progress=progress,
-            nan_reasons=_NAN_REASONS,
         )
-        return Evaluation(**fields)
+    else:
+        measured = _measure(
+            original,
+            release,
+            qi=qi,
+            sens=sens,
+            num=num,
+            hierarchies=hierarchies,
+            class_attribute=class_attribute,
+            value_ranges=value_ranges,
+            k=k,
+            levels=levels,
+            weights=weights,
+            progress=progress,
+        )
+
+    start_stage(progress, "Measuring risk")
+    notes = measured.notes
+    sizes = measured.sizes
+    pop_sizes = None
+    pop_n = population_size
+    if population is not None:  # in memory (the Spark path refuses a population table)
+        assert isinstance(measured, _InMemory)
+        r = measured.read
+        pop, _ = to_polars(population)
+        pop_sizes = population_class_sizes(r, pop)[~r.class_suppressed]
+        pop_n = pop.height if pop_n is None else pop_n
+        short = int((pop_sizes < sizes).sum())
+        if short:
+            notes.append(
+                f"{short} released group(s) match fewer population records than they hold; "
+                "they were counted as matching their own records."
+            )
+    n_released = measured.n_records - measured.n_suppressed
+    if pop_n is not None and pop_n < n_released:
+        raise ParameterError(
+            "population_size", OWNER, f"at least the released records ({n_released})", pop_n
+        )
+    risk: dict[str, float] = {
+        "prosecutor_max": prosecutor_risk(sizes),
+        "prosecutor_average": average_prosecutor_risk(sizes),
+        "journalist_max": math.nan,
+        "journalist_average": math.nan,
+        "marketer": marketer_risk(sizes, pop_sizes),
+        "sample_uniqueness": sample_uniqueness_risk(sizes),
+        "records_at_risk": records_at_risk(sizes, threshold=float(risk_threshold)),
+        "population_uniqueness": math.nan,
+    }
+    if pop_sizes is not None:
+        risk["journalist_max"] = journalist_risk(sizes, pop_sizes)
+        risk["journalist_average"] = average_journalist_risk(sizes, pop_sizes)
+    else:
+        notes.append("Journalist risk needs a population table; none was given.")
+    if pop_n is not None and sizes.size:
+        risk["population_uniqueness"] = population_uniqueness_risk(
+            sizes,
+            population_size=pop_n,
+            model=cast(PopulationModel, population_model),
+        )
+    elif pop_n is None:
+        notes.append(
+            "Population uniqueness needs the population size (population_size) or a "
+            "population table; it was not estimated."
+        )
+    distribution = risk_distribution(sizes, pop_sizes)
+    t3 = time.perf_counter()
+
+    privacy: dict[str, Any] = {"achieved_k": int(sizes.min()) if sizes.size else 0}
+    if sens:
+        start_stage(progress, "Measuring l-diversity")
+        diversity: dict[str, Any] = {}
+        for s in sens:
+            found = measured.l_diversity(s)
+            if found is None:
+                notes.append(f"l-diversity of {s!r}: the release has no such column.")
+            else:
+                diversity[s] = found
+        privacy["l_diversity"] = diversity
+    loss, per_attribute = measured.loss, measured.attributes
+    for name, value in loss.items():
+        if name in measured.explained:
+            continue
+        if math.isnan(value):
+            notes.append(f"{LOSS_INFO[name].title}: {_NAN_REASONS.get(name, 'not defined')}.")
+        elif math.isinf(value):
+            notes.append(f"{LOSS_INFO[name].title}: infinite, {measured.infinite}.")
+    untruthful = {
+        n: a["untruthful_cells"] for n, a in per_attribute.items() if a["untruthful_cells"]
+    }
+    if untruthful:
+        shown = ", ".join(f"{n} ({c})" for n, c in untruthful.items())
+        notes.append(
+            f"Released cells that do not contain the original value, per attribute: {shown}."
+        )
+    t4 = time.perf_counter()
+    return Evaluation(
+        n_records=measured.n_records,
+        n_suppressed=measured.n_suppressed,
+        quasi_identifiers=tuple(qi),
+        sensitive=tuple(sens),
+        numeric=tuple(num),
+        class_attribute=class_attribute,
+        k=k,
+        risk_threshold=float(risk_threshold),
+        population_size=pop_n,
+        population_model=population_model,
+        classes=profile_sizes(sizes, k=k or 1, suppressed=measured.n_suppressed),
+        privacy=MappingProxyType(privacy),
+        loss=MappingProxyType(loss),
+        risk=MappingProxyType(risk),
+        attributes=MappingProxyType({n: MappingProxyType(a) for n, a in per_attribute.items()}),
+        risk_distribution=distribution,
+        notes=tuple(notes),
+        timing=MappingProxyType(
+            {
+                "read": measured.matched - t0,
+                "loss": measured.measured - measured.matched,
+                "risk": t3 - measured.measured,
+                "total": t4 - t0,
+            }
+        ),
+    )
+
+
+class _Measured(Protocol):
+    """A release read against its original, and its loss: what :func:`evaluate` finishes
+    (risk, achieved privacy, notes) the same way in memory and on Spark
+    (:class:`~anonkit.evaluate_spark.SparkMeasures`)."""
+
+    @property
+    def n_records(self) -> int: ...
+    @property
+    def n_suppressed(self) -> int: ...
+    @property
+    def sizes(self) -> IntArray: ...
+    @property
+    def loss(self) -> dict[str, float]: ...
+    @property
+    def attributes(self) -> dict[str, dict[str, Any]]: ...
+    @property
+    def notes(self) -> list[str]: ...
+    @property
+    def explained(self) -> frozenset[str]: ...
+    @property
+    def infinite(self) -> str: ...
+    @property
+    def matched(self) -> float: ...
+    @property
+    def measured(self) -> float: ...
+    def l_diversity(self, attribute: str) -> dict[str, float] | None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class _InMemory:
+    """A release read against its original in memory (:class:`_Measured`).
+
+    ``matched`` and ``measured`` are the moments (``time.perf_counter``) the reading and
+    the loss metrics ended.
+    """
+
+    read: Release
+    original: pl.DataFrame
+    release: pl.DataFrame
+    loss: dict[str, float]
+    attributes: dict[str, dict[str, Any]]
+    matched: float
+    measured: float
+    notes: list[str] = field(default_factory=list)
+    explained: frozenset[str] = frozenset()
+    infinite: ClassVar[str] = (
+        "some released cells do not contain the original value (a perturbative release)"
+    )
+
+    @property
+    def n_records(self) -> int:
+        return self.read.n_records
+
+    @property
+    def n_suppressed(self) -> int:
+        return self.read.n_suppressed
+
+    @property
+    def sizes(self) -> IntArray:
+        return self.read.kept_sizes
+
+    def l_diversity(self, attribute: str) -> dict[str, float]:
+        """Read from the release when it has the column, else from the original."""
+        frame = self.release if attribute in self.release.columns else self.original
+        return _l_diversity(self.read, frame[attribute])
+
+
+def _measure(
+    original: Any,
+    release: Any,
+    *,
+    qi: list[str],
+    sens: list[str],
+    num: list[str],
+    hierarchies: Mapping[str, Hierarchy | str | Any] | None,
+    class_attribute: str | None,
+    value_ranges: Mapping[str, tuple[float, float]] | None,
+    k: int | None,
+    levels: Mapping[str, int] | None,
+    weights: Mapping[str, float] | None,
+    progress: Progress | None,
+) -> _InMemory:
+    """:func:`evaluate`'s reading of the release and its loss metrics, in memory."""
     orig, _ = to_polars(original)
     rel, _ = to_polars(release)
     named = [*qi, *sens, *([class_attribute] if class_attribute is not None else [])]
@@ -373,106 +576,7 @@ def evaluate(
     if len(num) == len(qi):  # the hierarchy-level metrics need hierarchies
         del loss["height"], loss["relative_distance"], loss["precision"]
     per_attribute = attribute_losses(r)
-    t2 = time.perf_counter()
-
-    start_stage(progress, "Measuring risk")
-    notes: list[str] = []
-    sizes = r.kept_sizes
-    pop_sizes = None
-    pop_n = population_size
-    if population is not None:
-        pop, _ = to_polars(population)
-        pop_sizes = population_class_sizes(r, pop)[~r.class_suppressed]
-        pop_n = pop.height if pop_n is None else pop_n
-        short = int((pop_sizes < sizes).sum())
-        if short:
-            notes.append(
-                f"{short} released group(s) match fewer population records than they hold; "
-                "they were counted as matching their own records."
-            )
-    if pop_n is not None and pop_n < r.n_released:
-        raise ParameterError(
-            "population_size", OWNER, f"at least the released records ({r.n_released})", pop_n
-        )
-    risk: dict[str, float] = {
-        "prosecutor_max": prosecutor_risk(sizes),
-        "prosecutor_average": average_prosecutor_risk(sizes),
-        "journalist_max": math.nan,
-        "journalist_average": math.nan,
-        "marketer": marketer_risk(sizes, pop_sizes),
-        "sample_uniqueness": sample_uniqueness_risk(sizes),
-        "records_at_risk": records_at_risk(sizes, threshold=float(risk_threshold)),
-        "population_uniqueness": math.nan,
-    }
-    if pop_sizes is not None:
-        risk["journalist_max"] = journalist_risk(sizes, pop_sizes)
-        risk["journalist_average"] = average_journalist_risk(sizes, pop_sizes)
-    else:
-        notes.append("Journalist risk needs a population table; none was given.")
-    if pop_n is not None and sizes.size:
-        risk["population_uniqueness"] = population_uniqueness_risk(
-            sizes,
-            population_size=pop_n,
-            model=cast(PopulationModel, population_model),
-        )
-    elif pop_n is None:
-        notes.append(
-            "Population uniqueness needs the population size (population_size) or a "
-            "population table; it was not estimated."
-        )
-    distribution = risk_distribution(sizes, pop_sizes)
-    t3 = time.perf_counter()
-
-    privacy: dict[str, Any] = {"achieved_k": int(sizes.min()) if sizes.size else 0}
-    if sens:
-        start_stage(progress, "Measuring l-diversity")
-        privacy["l_diversity"] = {
-            s: _l_diversity(r, rel[s] if s in rel.columns else orig[s]) for s in sens
-        }
-    for name, value in loss.items():
-        if math.isnan(value):
-            notes.append(f"{LOSS_INFO[name].title}: {_NAN_REASONS.get(name, 'not defined')}.")
-        elif math.isinf(value):
-            notes.append(
-                f"{LOSS_INFO[name].title}: infinite, some released cells do not contain the "
-                "original value (a perturbative release)."
-            )
-    untruthful = {
-        n: a["untruthful_cells"] for n, a in per_attribute.items() if a["untruthful_cells"]
-    }
-    if untruthful:
-        shown = ", ".join(f"{n} ({c})" for n, c in untruthful.items())
-        notes.append(
-            f"Released cells that do not contain the original value, per attribute: {shown}."
-        )
-    t4 = time.perf_counter()
-    return Evaluation(
-        n_records=r.n_records,
-        n_suppressed=r.n_suppressed,
-        quasi_identifiers=tuple(qi),
-        sensitive=tuple(sens),
-        numeric=tuple(num),
-        class_attribute=class_attribute,
-        k=k,
-        risk_threshold=float(risk_threshold),
-        population_size=pop_n,
-        population_model=population_model,
-        classes=profile_sizes(sizes, k=k or 1, suppressed=r.n_suppressed),
-        privacy=MappingProxyType(privacy),
-        loss=MappingProxyType(loss),
-        risk=MappingProxyType(risk),
-        attributes=MappingProxyType({n: MappingProxyType(a) for n, a in per_attribute.items()}),
-        risk_distribution=distribution,
-        notes=tuple(notes),
-        timing=MappingProxyType(
-            {
-                "read": t1 - t0,
-                "loss": t2 - t1,
-                "risk": t3 - t2,
-                "total": t4 - t0,
-            }
-        ),
-    )
+    return _InMemory(r, orig, rel, loss, per_attribute, t1, time.perf_counter())
 
 
 _NAN_REASONS = {

@@ -28,29 +28,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.resolve import resolve_hierarchy
+from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT, check_counts
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO
-from anonkit.metrics.classes import profile_sizes
-from anonkit.metrics.risk import (
-    PopulationModel,
-    average_prosecutor_risk,
-    marketer_risk,
-    population_uniqueness_risk,
-    prosecutor_risk,
-    records_at_risk,
-    risk_distribution,
-    sample_uniqueness_risk,
-)
 from anonkit.metrics.tallied import (
     TalliedColumn,
     star_labels,
@@ -63,7 +52,7 @@ from anonkit.progress import Progress, start_stage
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-__all__ = ["SINGLE_MACHINE", "evaluate_spark"]
+__all__ = ["SINGLE_MACHINE", "SparkMeasures", "measure_spark"]
 
 OWNER = "evaluate"
 #: The figures that stay single-machine, and why (the notes of a Spark evaluation).
@@ -187,30 +176,71 @@ def _classification(
     return (float(wrong or 0) + n_suppressed) / n
 
 
-def evaluate_spark(
+@dataclass(frozen=True, eq=False)
+class SparkMeasures:
+    """What :func:`measure_spark` read from the two tables: the release's size, classes
+    and loss, for :func:`anonkit.evaluate.evaluate` to finish (risk, notes) as in memory.
+
+    Attributes
+    ----------
+    n_records, n_suppressed, sizes
+        Records of the original table, those with every quasi-identifier ``*``, and the
+        sizes of the other classes.
+    loss, attributes
+        The loss metrics by name and per quasi-identifier.
+    notes
+        What could not be measured on Spark, and why.
+    explained
+        Loss metrics whose NaN a note explains already.
+    matched, measured
+        Seconds spent reading the release against the original, and measuring loss.
+    """
+
+    n_records: int
+    n_suppressed: int
+    sizes: npt.NDArray[np.int64]
+    loss: dict[str, float]
+    attributes: dict[str, dict[str, Any]]
+    notes: list[str]
+    explained: frozenset[str]
+    matched: float
+    measured: float
+    release: Any
+    quasi_identifiers: tuple[str, ...]
+    kept: Any
+
+    #: Why a loss metric is infinite here.
+    infinite: ClassVar[str] = (
+        "some released labels hold more records than the original values they cover "
+        "(a perturbative release)"
+    )
+
+    def l_diversity(self, attribute: str) -> dict[str, float] | None:
+        """Smallest distinct and entropy ℓ of ``attribute`` over the classes not
+        suppressed, in Spark; ``None`` when the release has no such column."""
+        if attribute not in self.release.columns:
+            return None
+        return _diversity(self.release, self.quasi_identifiers, attribute, self.kept)
+
+
+def measure_spark(
     original: Any,
     release: Any,
     *,
     quasi_identifiers: Sequence[str],
     hierarchies: Mapping[str, Any] | None,
-    sensitive: Sequence[str],
     class_attribute: str | None,
     population: Any,
-    population_size: int | None,
-    population_model: str,
     numeric: Sequence[str],
     value_ranges: Mapping[str, tuple[float, float]] | None,
     k: int | None,
-    risk_threshold: float,
     levels: Mapping[str, int] | None,
     weights: Mapping[str, float] | None,
     progress: Progress | None,
-    nan_reasons: Mapping[str, str],
-) -> dict[str, Any]:
-    """The fields of :func:`anonkit.evaluate.evaluate`'s
-    :class:`~anonkit.evaluate.Evaluation` for Spark DataFrames (or paths Spark reads), its
-    parameters checked (see the module docstring for what is computed); ``nan_reasons``
-    says why a loss metric is undefined.
+) -> SparkMeasures:
+    """Read a release on Spark (DataFrames or paths Spark reads) against its original and
+    measure its loss, for :func:`anonkit.evaluate.evaluate` (its parameters checked; see
+    the module docstring for what is computed).
 
     Raises
     ------
@@ -233,7 +263,7 @@ def evaluate_spark(
             "uniqueness estimate, or evaluate the tables in memory)",
             type(population).__name__,
         )
-    qi, sens, num = list(quasi_identifiers), list(sensitive), list(numeric)
+    qi, num = list(quasi_identifiers), list(numeric)
     engine = SparkEngine()
     orig = engine.frame(original)
     named = [*qi, *([class_attribute] if class_attribute is not None else [])]
@@ -241,15 +271,10 @@ def evaluate_spark(
     if missing:
         raise UnknownColumnError(missing, orig.columns)
     rel = engine.frame(release, qi)
-    specs = dict(hierarchies or {})
     start_stage(progress, "Matching the release")
-    resolved: dict[str, Hierarchy] = {}
-    for c in qi:
-        if c in num:
-            continue
-        spec = specs.get(c)
-        values = engine.distinct(orig, c) if spec is None or isinstance(spec, Mapping) else []
-        resolved[c] = resolve_hierarchy(c, spec, pl.Series(c, values, dtype=pl.String))
+    hier = [c for c in qi if c not in num]
+    specs = dict(hierarchies or {})
+    resolved = dict(zip(hier, resolve_hierarchies(engine, orig, hier, specs), strict=True))
     originals = _original_counts(orig, qi, num, resolved)
     n = int(originals[qi[0]][1].sum())
     classes = rel.groupBy(*qi).agg(F.count(F.lit(1)).alias(_SIZE)).cache()
@@ -313,85 +338,22 @@ def evaluate_spark(
     if len(num) == len(qi):
         for name in ("height", "relative_distance", "precision"):
             del loss[name]
-    per_attribute = tallied_attribute_losses(columns)
     notes.append(
         "Untruthful cells are not counted and the non-uniform entropy assumes every released "
         "cell contains its record's value: checking either needs each record paired with "
         "its original, which Spark's unordered rows do not give."
     )
-    t2 = time.perf_counter()
-
-    start_stage(progress, "Measuring risk")
-    pop_n = population_size
-    if pop_n is not None and pop_n < n - n_suppressed:
-        raise ParameterError(
-            "population_size", OWNER, f"at least the released records ({n - n_suppressed})", pop_n
-        )
-    risk: dict[str, float] = {
-        "prosecutor_max": prosecutor_risk(sizes),
-        "prosecutor_average": average_prosecutor_risk(sizes),
-        "journalist_max": math.nan,
-        "journalist_average": math.nan,
-        "marketer": marketer_risk(sizes, None),
-        "sample_uniqueness": sample_uniqueness_risk(sizes),
-        "records_at_risk": records_at_risk(sizes, threshold=float(risk_threshold)),
-        "population_uniqueness": math.nan,
-    }
-    notes.append("Journalist risk needs a population table; none was given.")
-    if pop_n is not None and sizes.size:
-        risk["population_uniqueness"] = population_uniqueness_risk(
-            sizes, population_size=pop_n, model=cast(PopulationModel, population_model)
-        )
-    elif pop_n is None:
-        notes.append(
-            "Population uniqueness needs the population size (population_size) or a "
-            "population table; it was not estimated."
-        )
-    distribution = risk_distribution(sizes, None)
-    t3 = time.perf_counter()
-
-    privacy: dict[str, Any] = {"achieved_k": int(sizes.min()) if sizes.size else 0}
-    if sens:
-        start_stage(progress, "Measuring l-diversity")
-        diversity: dict[str, Any] = {}
-        for s in sens:
-            if s in rel.columns:
-                diversity[s] = _diversity(rel, qi, s, kept)
-            else:
-                notes.append(f"l-diversity of {s!r}: the release has no such column.")
-        privacy["l_diversity"] = diversity
-    for name, value in loss.items():
-        if name in SINGLE_MACHINE or name == "classification":
-            continue
-        if math.isnan(value):
-            notes.append(f"{LOSS_INFO[name].title}: {nan_reasons.get(name, 'not defined')}.")
-        elif math.isinf(value):
-            notes.append(
-                f"{LOSS_INFO[name].title}: infinite, some released labels hold more records "
-                "than the original values they cover (a perturbative release)."
-            )
-    t4 = time.perf_counter()
-    return dict(
+    return SparkMeasures(
         n_records=n,
         n_suppressed=n_suppressed,
+        sizes=sizes,
+        loss=loss,
+        attributes=tallied_attribute_losses(columns),
+        notes=notes,
+        explained=frozenset({*SINGLE_MACHINE, "classification"}),
+        matched=t1 - t0,
+        measured=time.perf_counter() - t1,
+        release=rel,
         quasi_identifiers=tuple(qi),
-        sensitive=tuple(sens),
-        numeric=tuple(num),
-        class_attribute=class_attribute,
-        k=k,
-        risk_threshold=float(risk_threshold),
-        population_size=pop_n,
-        population_model=population_model,
-        classes=profile_sizes(sizes, k=k or 1, suppressed=n_suppressed),
-        privacy=MappingProxyType(privacy),
-        loss=MappingProxyType(loss),
-        risk=MappingProxyType(risk),
-        attributes=MappingProxyType(
-            {name: MappingProxyType(a) for name, a in per_attribute.items()}
-        ),
-        risk_distribution=distribution,
-        notes=tuple(notes),
-        timing=MappingProxyType(
-            {"read": t1 - t0, "loss": t2 - t1, "risk": t3 - t2, "total": t4 - t0}
-        ),
+        kept=kept,
     )

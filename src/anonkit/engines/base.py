@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,6 +39,7 @@ import polars as pl
 
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.counting import COUNT, SensitiveSpec, check_counts, table_from_counts
 from anonkit.exceptions import UnknownNameError
@@ -52,6 +53,7 @@ __all__ = [
     "choose_engine",
     "memory_bytes",
     "get_engine",
+    "resolve_hierarchies",
 ]
 
 
@@ -184,6 +186,28 @@ class GroupingEngine:
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy], j: int
     ) -> tuple[list[str], int]:
         return self.unknown_values(source, columns[j], hierarchies[j])
+
+
+def resolve_hierarchies(
+    engine: Engine,
+    source: Any,
+    columns: Sequence[str],
+    specs: Mapping[str, HierarchySpec],
+    population: Any = None,
+) -> list[Hierarchy]:
+    """Each column's hierarchy (:func:`~anonkit.core.resolve.resolve_hierarchy`) for data
+    ``engine`` reads: one built from the data (no spec, or a builder table) reads the
+    column's distinct values through the engine, and the population's too when given."""
+    out = []
+    for c in columns:
+        spec = specs.get(c)
+        values: list[str] = []
+        if spec is None or isinstance(spec, Mapping):
+            values = engine.distinct(source, c)
+            if population is not None:
+                values = list(dict.fromkeys([*values, *engine.distinct(population, c)]))
+        out.append(resolve_hierarchy(c, spec, pl.Series(c, values, dtype=pl.String)))
+    return out
 
 
 _ENGINES: dict[str, str] = {
