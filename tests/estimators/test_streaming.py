@@ -121,12 +121,12 @@ def test_output_is_written_once_verified(
 def test_a_failed_verification_leaves_nothing(
     parquet: Path, hierarchies: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import anonkit.estimators.scaled as scaled
+    import anonkit.estimators.steps as steps
 
     def fail(*args: Any, **kwargs: Any) -> Any:
         raise ReleaseVerificationError(["2-anonymity fails in 1 class(es) holding 1 records"])
 
-    monkeypatch.setattr(scaled, "verify_release", fail)
+    monkeypatch.setattr(steps, "verify_release", fail)
     out = tmp_path / "release.parquet"
     with pytest.raises(ReleaseVerificationError):
         anonkit.anonymize(

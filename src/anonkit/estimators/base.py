@@ -22,7 +22,8 @@ import dataclasses
 import inspect
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
@@ -32,6 +33,7 @@ from anonkit._validation import Boolean, Callback, Constraint, Interval, OrNone,
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
+from anonkit.engines.base import choose_engine
 from anonkit.exceptions import (
     EmptyDataError,
     NotFittedError,
@@ -40,6 +42,9 @@ from anonkit.exceptions import (
     UnknownColumnError,
 )
 from anonkit.io.frames import FrameKind, from_polars, to_polars
+from anonkit.io.tables import read_table
+from anonkit.io.write import write_table
+from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
@@ -47,7 +52,17 @@ from anonkit.result import AnonymizationResult
 from anonkit.safety.leaks import check_leaks
 from anonkit.verify import Verification, verify_release
 
-__all__ = ["Estimator", "Fitting", "Privacy", "hierarchy_values"]
+__all__ = [
+    "Columns",
+    "Estimator",
+    "Fitting",
+    "Placed",
+    "Privacy",
+    "hierarchy_values",
+    "stage_timing",
+    "verified_fields",
+    "with_engine",
+]
 
 
 @dataclass(frozen=True)
@@ -127,6 +142,37 @@ class _IsPrivacy:
         return "a Privacy(models, suppression_limit, population)"
 
 
+@dataclass(frozen=True)
+class Columns:
+    """What the keywords of :meth:`Estimator.fit` say the columns are."""
+
+    quasi_identifiers: list[str]
+    specs: dict[str, HierarchySpec]
+    identifying: Sequence[str] = ()
+    sensitive: Sequence[str] = ()
+    insensitive: Sequence[str] = ()
+    others: str | None = None
+    numeric: list[str] = field(default_factory=list)
+
+    def schema(self, names: Sequence[str], wanted: Sequence[str]) -> Schema:
+        """Every column's role among ``names``; the attributes the models protect
+        (``wanted``) are sensitive even when not declared so.
+
+        Raises
+        ------
+        UndeclaredColumnsError, ParameterError
+            As :meth:`Schema.build <anonkit.core.schema.Schema.build>`.
+        """
+        return Schema.build(
+            names,
+            quasi_identifiers=self.quasi_identifiers,
+            identifying=self.identifying,
+            sensitive=list(dict.fromkeys([*self.sensitive, *wanted])),
+            insensitive=[c for c in self.insensitive if c not in wanted],
+            others=self.others,
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class Fitting:
     """The prepared inputs of one fit, handed to the family's ``_run``."""
@@ -165,6 +211,30 @@ def hierarchy_values(data: pl.DataFrame, population: pl.DataFrame | None, column
     if other.dtype != values.dtype:
         other = other.cast(values.dtype, strict=False).drop_nulls()
     return pl.concat([values, other])
+
+
+def verified_fields(verification: Verification, safety: Mapping[str, Any]) -> dict[str, Any]:
+    """The result's fields the verification fills (``verified``, ``risk``, ``checks``:
+    the fit's safety checks and each model's verdict)."""
+    return {
+        "verified": verification.verified,
+        "risk": MappingProxyType(dict(verification.risk)),
+        "checks": MappingProxyType({**safety, "models": [dict(m) for m in verification.models]}),
+    }
+
+
+def stage_timing(t0: float, t1: float, t2: float, t3: float) -> MappingProxyType[str, float]:
+    """The result's ``timing`` of a fit whose stages ended at ``t1`` (encoding), ``t2``
+    (the search or partitioning) and ``t3`` (the release), from ``t0``."""
+    return MappingProxyType(
+        {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
+    )
+
+
+def with_engine(result: AnonymizationResult, name: str, reason: str) -> AnonymizationResult:
+    """``result`` recording which engine ran and why (``details["engine"]``)."""
+    details = {**result.details, "engine": {"name": name, "reason": reason}}
+    return dataclasses.replace(result, details=MappingProxyType(details))
 
 
 def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> None:
@@ -242,7 +312,8 @@ class Estimator:
         others: str | None = None,
         numeric: Sequence[str] = (),
     ) -> Self:
-        """Anonymize ``frame`` (pandas or polars); the result is in ``result_``.
+        """Anonymize ``frame`` (pandas or polars; estimators with an ``engine`` also read
+        what their engine reads); the result is in ``result_``.
 
         The keywords say what the columns are (see :func:`anonkit.anonymize`). The release
         is re-checked by :func:`anonkit.verify.verify_release`; a failure raises
@@ -253,64 +324,38 @@ class Estimator:
         Self
             The fitted estimator.
         """
-        t0 = time.perf_counter()
         self._validate()
+        qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+        roles = (identifying, sensitive, insensitive, others)
+        self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))
+        return self
+
+    def _fit(self, frame: Any, columns: Columns) -> None:
+        """The fit on a table held in memory (estimators that can fit through an engine
+        override it to choose where, see :class:`Placed`)."""
+        t0 = time.perf_counter()
         data, kind = to_polars(frame)
         if data.height == 0:
             raise EmptyDataError()
-        fitting = self._prepare(
-            data,
-            kind,
-            t0,
-            qi=[quasi_identifiers] if isinstance(quasi_identifiers, str) else quasi_identifiers,
-            specs=dict(hierarchies or {}),
-            roles=(identifying, sensitive, insensitive, others),
-            numeric=list(numeric),
-        )
+        fitting = self._prepare(data, kind, t0, columns)
         result, masked = self._run(fitting)
         verification = self._verify(masked, fitting)
         timing = {**result.timing, "total": time.perf_counter() - t0}
         self.result_ = dataclasses.replace(
-            result,
-            verified=verification.verified,
-            risk=MappingProxyType(dict(verification.risk)),
-            checks=MappingProxyType(
-                {**fitting.safety, "models": [dict(m) for m in verification.models]}
-            ),
-            timing=MappingProxyType(timing),
+            result, **verified_fields(verification, fitting.safety), timing=MappingProxyType(timing)
         )
         self.quasi_identifiers_ = tuple(fitting.quasi_identifiers)
         self.hierarchies_ = MappingProxyType(fitting.by_name)
         self._fitting = fitting
         self._masked = masked
-        return self
 
-    def _prepare(
-        self,
-        data: pl.DataFrame,
-        kind: FrameKind,
-        t0: float,
-        *,
-        qi: Sequence[str],
-        specs: dict[str, HierarchySpec],
-        roles: tuple[Sequence[str], Sequence[str], Sequence[str], str | None],
-        numeric: list[str],
-    ) -> Fitting:
+    def _prepare(self, data: pl.DataFrame, kind: FrameKind, t0: float, columns: Columns) -> Fitting:
         """Roles, attainability, leak check, population and hierarchies."""
         assert self.privacy is not None
-        identifying, sensitive, insensitive, others = roles
-        qi = list(qi)
+        qi, specs = columns.quasi_identifiers, columns.specs
         models = self.privacy.checked(data.height)
-        # attributes the models protect are sensitive even when not declared so
-        wanted = list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
-        schema = Schema.build(
-            data.columns,
-            quasi_identifiers=qi,
-            identifying=identifying,
-            sensitive=list(dict.fromkeys([*sensitive, *wanted])),
-            insensitive=[c for c in insensitive if c not in wanted],
-            others=others,
-        )
+        wanted = model_attributes(models)
+        schema = columns.schema(data.columns, wanted)
         _check_attainable(data, models)
         safety = self._leak_check(data, qi, schema)
         # hierarchies of other columns are not needed (a full set, as load_adult() gives,
@@ -333,7 +378,7 @@ class Estimator:
             wanted=wanted,
             schema=schema,
             population=population,
-            numeric=numeric,
+            numeric=columns.numeric,
             suppression_limit=float(self.privacy.suppression_limit),
             safety=safety,
             t0=t0,
@@ -458,3 +503,34 @@ class Estimator:
         )
         row = joined["_row"]
         return row.fill_null(0).cast(pl.Int64), row.is_not_null()
+
+
+class Placed(Estimator):
+    """An estimator whose ``engine`` says where the records are: held in memory, or read
+    through an engine (streamed from disk, on Spark). Its :meth:`_fit` chooses, fits
+    there and, in memory, writes ``output``."""
+
+    engine: str
+    output: str | Path | None
+
+    def _engine_choice(self, frame: Any, memory_share: float = 0.25) -> tuple[str, str]:
+        """The engine the fit runs on and why (``engine="auto"``:
+        :func:`~anonkit.engines.base.choose_engine` picks it from the input)."""
+        if self.engine == "auto":
+            return choose_engine(frame, memory_share)
+        return self.engine, "chosen by the caller"
+
+    def _fit_in_memory(self, frame: Any, columns: Columns) -> None:
+        """The in-memory fit of ``frame`` (a path read first), the release then written
+        to ``output`` when given."""
+        if isinstance(frame, (str, Path)):
+            frame = read_table(frame)
+        super()._fit(frame, columns)
+        if self.output is not None:
+            write_table(to_polars(self.result_.release)[0], self.output)
+
+    def _fitted_elsewhere(self, result: AnonymizationResult, columns: Columns) -> None:
+        """Keep the result of a fit through an engine that holds no records here."""
+        self.result_ = result
+        self.quasi_identifiers_ = tuple(columns.quasi_identifiers)
+        self.__dict__.pop("_fitting", None)  # transform needs the records in memory

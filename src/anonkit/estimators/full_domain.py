@@ -13,14 +13,13 @@ stable and optimal k-anonymity. PASSAT/SocialCom.
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,23 +29,21 @@ from anonkit._validation import Constraint, Interval, Options
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
-from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
+from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
 from anonkit.core.values import as_text
 from anonkit.engines.base import (
     Engine,
     SensitiveSpec,
-    choose_engine,
     get_engine,
 )
-from anonkit.estimators.base import Estimator, Fitting, Privacy
+from anonkit.estimators.base import Columns, Fitting, Placed, Privacy, stage_timing, with_engine
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import objective, search
 from anonkit.exceptions import NotFittedError, ParameterError
-from anonkit.io.frames import from_polars, to_polars
-from anonkit.io.tables import read_table
-from anonkit.io.write import output_format, write_table
+from anonkit.io.frames import from_polars
+from anonkit.io.write import output_format
 from anonkit.metrics.classes import ClassProfile, class_profile
 from anonkit.metrics.generalization import METRICS
 from anonkit.metrics.node_metrics import aggregation
@@ -93,7 +90,7 @@ class _LocalSuppression:
         return "True, False or a mapping of attribute importance weights"
 
 
-class FullDomain(Estimator):
+class FullDomain(Placed):
     """Full-domain generalization and record suppression (global recoding).
 
     Parameters
@@ -241,32 +238,16 @@ class FullDomain(Estimator):
                 )
         return given
 
-    def fit(
-        self,
-        frame: Any,
-        *,
-        quasi_identifiers: str | Sequence[str],
-        hierarchies: Mapping[str, HierarchySpec] | None = None,
-        identifying: Sequence[str] = (),
-        sensitive: Sequence[str] = (),
-        insensitive: Sequence[str] = (),
-        others: str | None = None,
-        numeric: Sequence[str] = (),
-    ) -> Self:
-        """Anonymize ``frame``: a pandas or polars frame, a polars lazy query, a file path
-        or a Spark DataFrame, as the engine reads (see ``engine``); the result is in
-        ``result_``. See :meth:`Estimator.fit <anonkit.estimators.base.Estimator.fit>`.
-        """
-        self._validate()
-        if self.engine == "auto":
-            name, reason = choose_engine(frame, self.memory_share)
-        else:
-            name, reason = self.engine, "chosen by the caller"
+    def _fit(self, frame: Any, columns: Columns) -> None:
+        """Fit where ``engine`` says: ``frame`` is a pandas or polars frame, a polars lazy
+        query, a file path or a Spark DataFrame, as the engine reads; see :meth:`Estimator.fit
+        <anonkit.estimators.base.Estimator.fit>`."""
+        name, reason = self._engine_choice(frame, self.memory_share)
         engine = get_engine(name)
         self._engine = engine
         if self.output is not None:
             output_format(self.output)  # an unknown extension fails before any work
-        qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
+        qi = columns.quasi_identifiers
         aggregation(self.metric, self.metric_options, qi, type(self).__name__)
         if not engine.in_memory:
             if self.local_suppression is not False:
@@ -278,39 +259,13 @@ class FullDomain(Estimator):
                     "in memory: use engine='polars', or suppress whole records)",
                     self.local_suppression,
                 )
-            result, self._plan = fit_out_of_core(
-                self,
-                engine,
-                frame,
-                quasi_identifiers=qi,
-                specs=dict(hierarchies or {}),
-                roles=(identifying, sensitive, insensitive, others),
-                output=self.output,
-            )
-            self.result_ = _with_engine(result, name, reason)
+            result, self._plan = fit_out_of_core(self, engine, frame, columns, output=self.output)
+            self._fitted_elsewhere(with_engine(result, name, reason), columns)
             self.transformation_ = result.transformation
-            self.quasi_identifiers_ = tuple(qi)
             self.hierarchies_ = MappingProxyType(dict(zip(qi, self._plan.hierarchies, strict=True)))
-            self.__dict__.pop("_fitting", None)  # transform needs the records in memory
-            return self
-        if isinstance(frame, (str, Path)):
-            frame = read_table(frame)
-        elif isinstance(frame, pl.LazyFrame):
-            frame = frame.collect()
-        super().fit(
-            frame,
-            quasi_identifiers=qi,
-            hierarchies=hierarchies,
-            identifying=identifying,
-            sensitive=sensitive,
-            insensitive=insensitive,
-            others=others,
-            numeric=numeric,
-        )
-        if self.output is not None:
-            write_table(to_polars(self.result_.release)[0], self.output)
-        self.result_ = _with_engine(self.result_, name, reason)
-        return self
+            return
+        self._fit_in_memory(frame, columns)
+        self.result_ = with_engine(self.result_, name, reason)
 
     def _encode(self, fitting: Fitting, engine: Engine) -> EncodedTable:
         """The encoded table, with the sensitive and population details models need."""
@@ -379,9 +334,7 @@ class FullDomain(Estimator):
             metrics=MappingProxyType(outcome.metrics),
             nodes_evaluated=found.nodes_evaluated,
             lattice_size=outcome.lattice_size,
-            timing=MappingProxyType(
-                {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
-            ),
+            timing=stage_timing(t0, t1, t2, t3),
             minimal_transformations=tuple(
                 MappingProxyType(dict(zip(names, m, strict=True))) for m in found.minimal
             ),
@@ -538,12 +491,6 @@ class FullDomain(Estimator):
         return out.with_columns(
             [pl.when(hit_mask).then(star).otherwise(pl.col(c)).alias(c) for c in qi]
         )
-
-
-def _with_engine(result: AnonymizationResult, name: str, reason: str) -> AnonymizationResult:
-    """``result`` recording which engine ran and why."""
-    details = {**result.details, "engine": {"name": name, "reason": reason}}
-    return dataclasses.replace(result, details=MappingProxyType(details))
 
 
 def _all_star(qi: Sequence[str]) -> pl.Expr:

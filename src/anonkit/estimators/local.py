@@ -20,7 +20,7 @@ works on encoded inputs and returns a partition); these take a frame and return 
 fitted.
 
 *Large tables.* Above :data:`LARGE_TABLE` records the steps that read every record as
-text are shortened: the leak check reads the first :data:`~anonkit.estimators.scaled.
+text are shortened: the leak check reads the first :data:`~anonkit.estimators.steps.
 LEAK_SAMPLE` records (as the streamed full-domain fit does), the loss metrics are not
 measured (``details["loss"]`` says so; :func:`anonkit.evaluate.evaluate` measures them on
 the release), and Mondrian profiles and verifies its release on the release's tally (one
@@ -33,10 +33,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
-import numpy as np
 import polars as pl
 
 from anonkit._validation import Boolean, Constraint, Interval, Options
@@ -47,13 +45,20 @@ from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.schema import Schema
-from anonkit.core.transform import SUPPRESSED
-from anonkit.estimators.base import Estimator, Fitting, Privacy
+from anonkit.estimators.base import (
+    Columns,
+    Estimator,
+    Fitting,
+    Placed,
+    Privacy,
+    stage_timing,
+    with_engine,
+)
 from anonkit.estimators.recoding import assign_classes, nearest_groups
-from anonkit.estimators.scaled import LEAK_SAMPLE
+from anonkit.estimators.steps import LEAK_SAMPLE, local_result
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import from_polars
-from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes
+from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes, tally_sizes
 from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.release import interpret_release
 from anonkit.models import PrivacyModel, split_k_anonymity
@@ -192,25 +197,17 @@ class _Local(Estimator):
             start_stage(self.progress, "Measuring loss")
             metrics.update(_loss_metrics(fitting.data, released, fitting, loss_numeric, k))
         t3 = time.perf_counter()
-        t0 = fitting.t0
-        result = AnonymizationResult(
-            release=from_polars(released, fitting.kind),
-            transformation=MappingProxyType({}),
+        result = local_result(
+            from_polars(released, fitting.kind),
             algorithm=self.name,
             metric=metric,
-            privacy=tuple(m.describe() for m in fitting.models),
+            models=fitting.models,
             n_records=fitting.data.height,
-            suppressed=0,
             suppression_limit=fitting.suppression_limit,
             classes=classes,
-            metrics=MappingProxyType(metrics),
-            nodes_evaluated=0,
-            lattice_size=0,
-            timing=MappingProxyType(
-                {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
-            ),
-            details=MappingProxyType(self.details_),
-            family="local",
+            metrics=metrics,
+            timing=stage_timing(fitting.t0, t1, t2, t3),
+            details=self.details_,
         )
         return result, released
 
@@ -220,7 +217,7 @@ class _Local(Estimator):
 
     def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
         """The leak check of every estimator; on a large table, of its first
-        :data:`~anonkit.estimators.scaled.LEAK_SAMPLE` records."""
+        :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records."""
         if data.height > LARGE_TABLE:
             data = data.head(LEAK_SAMPLE)
         return super()._leak_check(data, qi, schema)
@@ -269,7 +266,7 @@ class _Classes(_Local):
         return []
 
 
-class Mondrian(_Classes):
+class Mondrian(_Classes, Placed):
     """Mondrian multidimensional partitioning (LeFevre et al. 2006) as an estimator.
 
     Parameters
@@ -336,14 +333,23 @@ class Mondrian(_Classes):
         self.leak_check = leak_check
         self.progress = progress
 
-    def fit(self, frame: Any, *, quasi_identifiers: str | Sequence[str], **roles: Any) -> Self:
-        """Anonymize ``frame`` in memory (pandas, polars, a file path) or on Spark
-        (``engine``); the keywords are :meth:`Estimator.fit
-        <anonkit.estimators.base.Estimator.fit>`'s."""
-        from anonkit.estimators.spark_mondrian import fit_routed
+    def _fit(self, frame: Any, columns: Columns) -> None:
+        """Fit in memory (pandas, polars, a file path), streamed or on Spark, as ``engine``
+        says (:meth:`Estimator.fit <anonkit.estimators.base.Estimator.fit>`)."""
+        name, reason = self._engine_choice(frame)
+        if name == "spark":
+            from anonkit.estimators.spark_mondrian import fit_mondrian_spark
 
-        fit_routed(self, frame, super().fit, quasi_identifiers=quasi_identifiers, **roles)
-        return self
+            self._fitted_elsewhere(fit_mondrian_spark(self, frame, columns, reason=reason), columns)
+        elif name == "streaming":
+            from anonkit.estimators.streaming_mondrian import fit_mondrian_streaming
+
+            result = fit_mondrian_streaming(self, frame, columns, reason=reason)
+            self._fitted_elsewhere(result, columns)
+        else:
+            self._fit_in_memory(frame, columns)
+            if self.engine == "auto":
+                self.result_ = with_engine(self.result_, name, reason)
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
         from anonkit.algorithms.mondrian.frame import fit_frame, release_frame, release_tally
@@ -375,16 +381,7 @@ class Mondrian(_Classes):
             self._tally = release_tally(
                 data, part, sensitive=model_attributes(models), weight=_WEIGHT
             )
-        self.details_ = {
-            "mondrian": {
-                "mode": part.mode,
-                "split": part.split,
-                "numeric_release": part.numeric_release,
-                "partitions": part.n_partitions,
-                "cuts": part.n_cuts,
-                "rounds": part.rounds,
-            }
-        }
+        self.details_ = {"mondrian": part.figures()}
         k = split_k_anonymity(models)[0]
         # cuts follow a rule (``split``), not a metric: there is none to report
         return release_frame(data, part), {}, "none", k
@@ -399,11 +396,8 @@ class Mondrian(_Classes):
         tally: pl.DataFrame | None = getattr(self, "_tally", None)
         if tally is None:
             return super()._profile(released, fitting, k)
-        qi = fitting.quasi_identifiers
-        star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
-        sizes = tally.filter(~star).group_by(qi).agg(pl.col(_WEIGHT).sum())[_WEIGHT]
-        suppressed = int(tally.filter(star)[_WEIGHT].sum())
-        return profile_sizes(sizes.to_numpy().astype(np.int64), k=k, suppressed=suppressed)
+        sizes, suppressed = tally_sizes(tally, fitting.quasi_identifiers, _WEIGHT)
+        return profile_sizes(sizes, k=k, suppressed=suppressed)
 
     def _verify(
         self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None

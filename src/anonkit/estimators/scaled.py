@@ -5,7 +5,7 @@ file or a polars lazy query, streamed; ``engine="spark"``: a Spark DataFrame), t
 touches the records only through the engine (:mod:`anonkit.engines.base`):
 
 1. the column names give every column its role, as in memory;
-2. the first :data:`LEAK_SAMPLE` records are checked for leaks;
+2. the first :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records are checked for leaks;
 3. hierarchies built from the data (``{"type": "intervals", ...}`` or none) read the
    column's distinct values;
 4. one grouped count gives the bottom snapshot (with the sensitive values and population
@@ -22,104 +22,52 @@ when given) or a Spark DataFrame.
 from __future__ import annotations
 
 import dataclasses
-import os
-import shutil
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 
-from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
-from anonkit.core.schema import AttributeRole, Schema
+from anonkit.core.schema import AttributeRole
 from anonkit.core.transform import ReleasePlan
-from anonkit.engines.base import Engine, SensitiveSpec
+from anonkit.engines.base import Engine, SensitiveSpec, resolve_hierarchies
 from anonkit.engines.counting import COUNT
+from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.searching import objective, search
+from anonkit.estimators.steps import TallyCheck, engine_roles, head_leak_check, write_verified
 from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
-from anonkit.models import PrivacyModel
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.verify import Verification, verify_release
+from anonkit.verify import Verification
 
 if TYPE_CHECKING:
     from anonkit.estimators.full_domain import FullDomain
 
-__all__ = ["LEAK_SAMPLE", "fit_out_of_core"]
-
-#: Records the leak check reads from a table it cannot hold (the first ones).
-LEAK_SAMPLE = 200_000
+__all__ = ["fit_out_of_core"]
 
 
-def _hierarchies(
-    engine: Engine,
-    source: Any,
-    population: Any,
-    qi: Sequence[str],
-    specs: Mapping[str, HierarchySpec],
-) -> list[Hierarchy]:
-    """Each quasi-identifier's hierarchy; built ones read the distinct values (of the
-    data and the population) through the engine."""
-    out = []
-    for c in qi:
-        spec = specs.get(c)
-        values: list[str] = []
-        if spec is None or isinstance(spec, Mapping):
-            values = engine.distinct(source, c)
-            if population is not None:
-                values = list(dict.fromkeys([*values, *engine.distinct(population, c)]))
-        out.append(resolve_hierarchy(c, spec, pl.Series(c, values, dtype=pl.String)))
-    return out
-
-
-def _verify(
-    engine: Engine,
-    release: Any,
-    *,
-    qi: Sequence[str],
-    wanted: Sequence[str],
-    models: Sequence[PrivacyModel],
-    n_records: int,
-    suppression_limit: float,
-    specs: Mapping[str, HierarchySpec],
-    population: Any,
-    hierarchies: Mapping[str, Hierarchy],
-) -> Verification:
+def _verify(engine: Engine, release: Any, check: TallyCheck, population: Any) -> Verification:
     """The independent re-check, on the release tallied by its released values."""
-    tallied = engine.tally(release, [*qi, *wanted])
+    tallied = engine.tally(release, check.columns)
     pop = None
     if population is not None:
         # the population's records, rebuilt from its tally (k-map and delta-presence match
         # them against the released classes)
-        counts = engine.tally(population, list(qi))
+        qi = check.quasi_identifiers
+        counts = engine.tally(population, qi)
         rows = np.repeat(np.arange(counts.height), counts[COUNT].to_numpy())
         pop = counts.select(qi)[rows]
-    return verify_release(
-        tallied,
-        quasi_identifiers=qi,
-        models=models,
-        n_records=n_records,
-        suppression_limit=suppression_limit,
-        sensitive_hierarchies={c: specs[c] for c in wanted if c in specs},
-        population=pop,
-        hierarchies=dict(hierarchies),
-        weight=COUNT,
-    )
+    return check.verify(tallied, pop)
 
 
 def fit_out_of_core(
     estimator: FullDomain,
     engine: Engine,
     source: Any,
+    columns: Columns,
     *,
-    quasi_identifiers: Sequence[str],
-    specs: dict[str, HierarchySpec],
-    roles: tuple[Sequence[str], Sequence[str], Sequence[str], str | None],
     output: str | Path | None,
 ) -> tuple[AnonymizationResult, ReleasePlan]:
     """Fit ``estimator`` on ``source`` through ``engine``; see the module docstring.
@@ -133,38 +81,22 @@ def fit_out_of_core(
     privacy = estimator.privacy
     assert privacy is not None
     progress = estimator.progress
-    identifying, sensitive, insensitive, others = roles
-    qi = list(quasi_identifiers)
-    names = engine.columns(source)
+    qi, specs = columns.quasi_identifiers, columns.specs
     models = privacy.model_list
-    wanted = list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
-    schema = Schema.build(
-        names,
-        quasi_identifiers=qi,
-        identifying=identifying,
-        sensitive=list(dict.fromkeys([*sensitive, *wanted])),
-        insensitive=[c for c in insensitive if c not in wanted],
-        others=others,
-    )
-    unknown = [c for c in specs if c not in names]
-    if unknown:
-        raise UnknownColumnError(unknown, names)
+    schema, wanted = engine_roles(engine, source, columns, models)
     population = privacy.population if any(POPULATION_COUNT in m.requires for m in models) else None
     if population is not None:
         missing = [c for c in qi if c not in engine.columns(population)]
         if missing:
             raise UnknownColumnError(missing, engine.columns(population))
-    sample = engine.head(source, LEAK_SAMPLE) if estimator.leak_check else pl.DataFrame()
-    safety = estimator._leak_check(sample, qi, schema)
-    if estimator.leak_check:
-        safety["leak_check_records"] = sample.height
+    safety = head_leak_check(estimator, engine, source, qi, schema)
 
     start_stage(progress, "Counting")
     detailed = any(m.requires - {CLASS_SIZE} for m in models)
-    hierarchies = _hierarchies(engine, source, population, qi, specs)
+    hierarchies = resolve_hierarchies(engine, source, qi, specs, population)
     if detailed:
         sens = [
-            SensitiveSpec(c, _hierarchies(engine, source, None, [c], specs)[0])
+            SensitiveSpec(c, resolve_hierarchies(engine, source, [c], specs)[0])
             if c in specs
             else SensitiveSpec(c)
             for c in wanted
@@ -205,40 +137,32 @@ def fit_out_of_core(
     plan = outcome.plan(table, drop=list(dict.fromkeys(dropped)), suppressed=estimator.suppressed)
     masked = plan.with_options(suppressed="mask")
     by_name = dict(zip(qi, table.hierarchies, strict=True))
-    check = {
-        "qi": qi,
-        "wanted": wanted,
-        "models": models,
-        "n_records": n,
-        "suppression_limit": limit,
-        "specs": specs,
-        "population": population,
-        "hierarchies": by_name,
-    }
+
+    check = TallyCheck(qi, wanted, models, n, limit, specs, by_name)
+
+    def verify(release: Any) -> Verification:
+        return _verify(engine, release, check, population)
+
     if output is not None and "://" in str(output):
         # a cluster file system (hdfs://, s3a://): the release plan is verified as a query,
         # then the engine writes it (atomically, on that file system)
         start_stage(progress, "Verifying the release")
-        verification = _verify(engine, engine.apply(source, masked), **check)  # type: ignore[arg-type]
+        verification = verify(engine.apply(source, masked))
         engine.write(engine.apply(source, plan), output)  # type: ignore[arg-type]
         release: Any = engine.read(output)  # type: ignore[arg-type]
     elif output is not None:
-        out = Path(output)
-        staging = out.with_name(f".{out.stem}.staging{out.suffix}")
-        try:
-            engine.write(engine.apply(source, masked), staging)
-            start_stage(progress, "Verifying the release")
-            verification = _verify(engine, staging, **check)  # type: ignore[arg-type]
-            if estimator.suppressed == "drop" and outcome.suppressed:
-                engine.write(engine.apply(source, plan), out)
-            else:
-                _publish(staging, out)
-        finally:
-            _remove(staging)
-        release = engine.read(out)
+        dropping = estimator.suppressed == "drop" and outcome.suppressed
+        verification, release = write_verified(
+            engine,
+            engine.apply(source, masked),
+            output,
+            verify,
+            progress=progress,
+            final=(lambda: engine.apply(source, plan)) if dropping else None,
+        )
     else:
         start_stage(progress, "Verifying the release")
-        verification = _verify(engine, engine.apply(source, masked), **check)  # type: ignore[arg-type]
+        verification = verify(engine.apply(source, masked))
         release = engine.apply(source, plan)
     t3 = time.perf_counter()
 
@@ -261,30 +185,7 @@ def fit_out_of_core(
         metrics=MappingProxyType(outcome.metrics),
         nodes_evaluated=found.nodes_evaluated,
         lattice_size=outcome.lattice_size,
-        timing=MappingProxyType(
-            {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
-        ),
+        timing=stage_timing(t0, t1, t2, t3),
         details=MappingProxyType(details),
     )
-    result = dataclasses.replace(
-        result,
-        verified=verification.verified,
-        risk=MappingProxyType(dict(verification.risk)),
-        checks=MappingProxyType({**safety, "models": [dict(m) for m in verification.models]}),
-    )
-    return result, plan
-
-
-def _remove(path: Path) -> None:
-    """Remove a file or a folder of part files (Spark), if it exists."""
-    if path.is_dir():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def _publish(staging: Path, out: Path) -> None:
-    """Move the verified release over ``out`` (a file, or a folder of part files)."""
-    if out.is_dir():
-        shutil.rmtree(out)
-    os.replace(staging, out)
+    return dataclasses.replace(result, **verified_fields(verification, safety)), plan

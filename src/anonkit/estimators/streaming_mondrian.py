@@ -7,7 +7,7 @@ fit (:mod:`anonkit.estimators.scaled`), the records are touched through the
 on sits in memory:
 
 1. the column names give every column its role; the first
-   :data:`~anonkit.estimators.scaled.LEAK_SAMPLE` records are checked for leaks; built
+   :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records are checked for leaks; built
    hierarchies read their column's distinct values;
 2. one pass reads each record's leaf code of every quasi-identifier (int32, 4 bytes a
    cell) and of every sensitive attribute a model reads, with the default engine's
@@ -32,26 +32,32 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
-from anonkit.core.resolve import HierarchySpec
-from anonkit.core.schema import AttributeRole, Schema
-from anonkit.core.transform import SUPPRESSED
+from anonkit.core.schema import AttributeRole
+from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT
 from anonkit.engines.streaming_engine import RecordRelease, StreamingEngine, record_keys
-from anonkit.estimators.scaled import LEAK_SAMPLE, _hierarchies, _publish, _remove
-from anonkit.exceptions import InputChangedError, ParameterError, UnknownColumnError
-from anonkit.metrics.classes import profile_sizes
+from anonkit.estimators.base import Columns, stage_timing, verified_fields
+from anonkit.estimators.steps import (
+    TallyCheck,
+    engine_roles,
+    head_leak_check,
+    local_result,
+    refuse_numeric,
+    write_verified,
+)
+from anonkit.exceptions import InputChangedError, ParameterError
+from anonkit.metrics.classes import profile_sizes, tally_sizes
 from anonkit.models import split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.verify import Verification, verify_release
+from anonkit.verify import Verification
 
 if TYPE_CHECKING:
     from anonkit.estimators.local import Mondrian
@@ -60,14 +66,7 @@ __all__ = ["fit_mondrian_streaming"]
 
 
 def fit_mondrian_streaming(
-    estimator: Mondrian,
-    source: Any,
-    *,
-    quasi_identifiers: Sequence[str],
-    specs: Mapping[str, HierarchySpec],
-    roles: tuple[Sequence[str], Sequence[str], Sequence[str], str | None],
-    numeric: Sequence[str],
-    reason: str,
+    estimator: Mondrian, source: Any, columns: Columns, *, reason: str
 ) -> AnonymizationResult:
     """Fit ``estimator`` (Mondrian) on a file or a polars lazy query, streamed; see the
     module docstring.
@@ -77,12 +76,9 @@ def fit_mondrian_streaming(
     ParameterError
         For numeric quasi-identifiers (cut along hierarchies here) and models that read
         a population table.
-    UndeclaredColumnsError, UnknownColumnError, LeakError
-        As the in-memory fit raises them.
-    MissingValuesError, ValuesNotInHierarchyError, EmptyDataError
-        As the default engine raises them for the same data.
-    PrivacyUnattainableError
-        If the whole table, as one class, does not satisfy the models.
+    UndeclaredColumnsError, UnknownColumnError, LeakError, MissingValuesError,
+    ValuesNotInHierarchyError, EmptyDataError, PrivacyUnattainableError
+        As :func:`~anonkit.estimators.spark_mondrian.fit_mondrian_spark` raises them.
     InputChangedError
         If the input changed between the pass that read the codes and the release pass.
     """
@@ -93,14 +89,7 @@ def fit_mondrian_streaming(
     privacy = estimator.privacy
     assert privacy is not None
     progress = estimator.progress
-    if numeric:
-        raise ParameterError(
-            "numeric",
-            "Mondrian",
-            "empty with engine='streaming' (quasi-identifiers are cut along their "
-            "hierarchies; give the numeric columns an interval hierarchy)",
-            list(numeric),
-        )
+    refuse_numeric(columns.numeric, "streaming")
     models = privacy.model_list
     needs_population = [m.describe() for m in models if POPULATION_COUNT in m.requires]
     if needs_population:
@@ -110,32 +99,15 @@ def fit_mondrian_streaming(
             "models without a population table with engine='streaming' (or engine='polars')",
             needs_population,
         )
-    identifying, sensitive, insensitive, others = roles
-    qi = list(quasi_identifiers)
+    qi, specs = columns.quasi_identifiers, columns.specs
     engine = StreamingEngine()
-    names = engine.columns(source)
-    wanted = list(dict.fromkeys(a for m in models for a in m.sensitive_attributes))
-    schema = Schema.build(
-        names,
-        quasi_identifiers=qi,
-        identifying=identifying,
-        sensitive=list(dict.fromkeys([*sensitive, *wanted])),
-        insensitive=[c for c in insensitive if c not in wanted],
-        others=others,
-    )
-    unknown = [c for c in specs if c not in names]
-    if unknown:
-        raise UnknownColumnError(unknown, names)
-    sample = engine.head(source, LEAK_SAMPLE) if estimator.leak_check else pl.DataFrame()
-    safety = estimator._leak_check(sample, qi, schema)
-    if estimator.leak_check:
-        safety["leak_check_records"] = sample.height
-    del sample
+    schema, wanted = engine_roles(engine, source, columns, models)
+    safety = head_leak_check(estimator, engine, source, qi, schema)
 
     start_stage(progress, "Reading codes")
-    hierarchies = _hierarchies(engine, source, None, qi, specs)
+    hierarchies = resolve_hierarchies(engine, source, qi, specs)
     given = [c for c in wanted if c in specs]
-    sens_h = dict(zip(given, _hierarchies(engine, source, None, given, specs), strict=True))
+    sens_h = dict(zip(given, resolve_hierarchies(engine, source, given, specs), strict=True))
     codes = engine.record_codes(source, qi, hierarchies)
     n = int(codes[0].shape[0])
     models = privacy.checked(n)
@@ -170,14 +142,7 @@ def fit_mondrian_streaming(
     tables = {a.name: a.table for a in part.attributes}  # each column's released labels
     details: dict[str, Any] = {
         "engine": {"name": "streaming", "reason": reason},
-        "mondrian": {
-            "mode": part.mode,
-            "split": part.split,
-            "numeric_release": part.numeric_release,
-            "partitions": part.n_partitions,
-            "cuts": part.n_cuts,
-            "rounds": part.rounds,
-        },
+        "mondrian": part.figures(),
         "loss": "not measured on a streamed table (anonkit.evaluate measures it on the release)",
     }
     del part, keys
@@ -185,70 +150,44 @@ def fit_mondrian_streaming(
     t2 = time.perf_counter()
 
     start_stage(progress, "Releasing")
-    check = {
-        "qi": qi,
-        "wanted": wanted,
-        "models": models,
-        "n_records": n,
-        "suppression_limit": float(privacy.suppression_limit),
-        "specs": specs,
-        "hierarchies": dict(zip(qi, hierarchies, strict=True)),
-        "labels": tables,
-    }
+    limit = float(privacy.suppression_limit)
+
+    check = TallyCheck(qi, wanted, models, n, limit, specs, dict(zip(qi, hierarchies, strict=True)))
+
+    def verify(written: Any) -> tuple[Verification, npt.NDArray[np.int64], int]:
+        return _verify(engine, written, check, tables)
+
     output = estimator.output
     if output is not None:
-        out = Path(output)
-        staging = out.with_name(f".{out.stem}.staging{out.suffix}")
-        try:
-            engine.write(engine.apply_records(source, release), staging)
-            start_stage(progress, "Verifying the release")
-            verification, sizes, starred = _verify(engine, staging, **check)  # type: ignore[arg-type]
-            _publish(staging, out)
-        finally:
-            _remove(staging)
-        released: Any = engine.read(out)
+        (verification, sizes, starred), released = write_verified(
+            engine, engine.apply_records(source, release), output, verify, progress=progress
+        )
     else:
         released = engine.apply_records(source, release)
         start_stage(progress, "Verifying the release")
-        verification, sizes, starred = _verify(engine, released, **check)  # type: ignore[arg-type]
+        verification, sizes, starred = verify(released)
     t3 = time.perf_counter()
 
     k, _ = split_k_anonymity(models)
-    return AnonymizationResult(
-        release=released,
-        transformation=MappingProxyType({}),
+    return local_result(
+        released,
         algorithm="mondrian",
         metric="none",
-        privacy=tuple(m.describe() for m in models),
+        models=models,
         n_records=n,
-        suppressed=0,
-        suppression_limit=float(privacy.suppression_limit),
+        suppression_limit=limit,
         classes=profile_sizes(sizes, k=k or 1, suppressed=starred),
-        metrics=MappingProxyType({}),
-        nodes_evaluated=0,
-        lattice_size=0,
-        timing=MappingProxyType(
-            {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
-        ),
-        details=MappingProxyType(details),
-        family="local",
-        verified=verification.verified,
-        risk=MappingProxyType(dict(verification.risk)),
-        checks=MappingProxyType({**safety, "models": [dict(m) for m in verification.models]}),
+        metrics={},
+        timing=stage_timing(t0, t1, t2, t3),
+        details=details,
+        **verified_fields(verification, safety),
     )
 
 
 def _verify(
     engine: StreamingEngine,
     release: Any,
-    *,
-    qi: Sequence[str],
-    wanted: Sequence[str],
-    models: Sequence[Any],
-    n_records: int,
-    suppression_limit: float,
-    specs: Mapping[str, HierarchySpec],
-    hierarchies: Mapping[str, Any],
+    check: TallyCheck,
     labels: Mapping[str, Sequence[str]],
 ) -> tuple[Verification, np.ndarray[Any, Any], int]:
     """The independent re-check, on the release tallied by its released labels; the
@@ -262,20 +201,10 @@ def _verify(
     InputChangedError
         If the release holds more or fewer records than were read (the input changed).
     """
-    tallied = engine.tally_labels(release, [*qi, *wanted], labels)
+    tallied = engine.tally_labels(release, check.columns, labels)
     total = int(tallied[COUNT].sum())
-    if total != n_records:
-        raise InputChangedError(None, abs(total - n_records))
-    verification = verify_release(
-        tallied,
-        quasi_identifiers=qi,
-        models=models,
-        n_records=n_records,
-        suppression_limit=suppression_limit,
-        sensitive_hierarchies={c: specs[c] for c in wanted if c in specs},
-        hierarchies=dict(hierarchies),
-        weight=COUNT,
-    )
-    star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
-    sizes = tallied.filter(~star).group_by(qi).agg(pl.col(COUNT).sum())[COUNT].to_numpy()
-    return verification, sizes.astype(np.int64), int(tallied.filter(star)[COUNT].sum())
+    if total != check.n_records:
+        raise InputChangedError(None, abs(total - check.n_records))
+    verification = check.verify(tallied)
+    sizes, starred = tally_sizes(tallied, check.quasi_identifiers, COUNT)
+    return verification, sizes, starred

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit.core.transform import SUPPRESSED
 from anonkit.exceptions import EmptyDataError, UnknownColumnError
 
 IntArray = npt.NDArray[np.int64]
@@ -86,6 +87,17 @@ def profile_sizes(sizes: IntArray, *, k: int = 1, suppressed: int = 0) -> ClassP
         classes_below_k=int(small.sum()),
         histogram=size_histogram(sizes),
     )
+
+
+def tally_sizes(
+    tally: pl.DataFrame, quasi_identifiers: Sequence[str], weight: str
+) -> tuple[IntArray, int]:
+    """The class sizes of a release's tally (a row per released combination, the records
+    it stands for in ``weight``), and the records suppressed (``*`` in every
+    quasi-identifier), which form no class."""
+    star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in quasi_identifiers])
+    sizes = tally.filter(~star).group_by(quasi_identifiers).agg(pl.col(weight).sum())[weight]
+    return sizes.to_numpy().astype(np.int64), int(tally.filter(star)[weight].sum())
 
 
 def class_profile(

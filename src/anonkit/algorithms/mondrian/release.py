@@ -183,6 +183,18 @@ class MondrianResult:
         out: ObjectArray = table[attribute.codes[self.class_of]]
         return out
 
+    def figures(self) -> dict[str, Any]:
+        """How the partitioning ran (an estimator's ``details["mondrian"]``): mode, split,
+        numeric release, partitions, cuts and rounds."""
+        return {
+            "mode": self.mode,
+            "split": self.split,
+            "numeric_release": self.numeric_release,
+            "partitions": self.n_partitions,
+            "cuts": self.n_cuts,
+            "rounds": self.rounds,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary; never contains records or labels."""
         return {
