@@ -23,28 +23,28 @@ _jit = numba.njit(cache=True, nogil=True)
 _DIGIT = 11
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _rewritten(key: Any, rewrite: Any) -> Any:
+    """``key`` with its bit fields rewritten: field ``c`` (``(key >> shifts[c]) &
+    masks[c]``) adds ``deltas[offsets[c] + field]``, where ``rewrite`` is ``(shifts,
+    masks, deltas, offsets)``."""
+    shifts, masks, deltas, offsets = rewrite
+    out = key
+    for c in range(shifts.shape[0]):
+        out += deltas[offsets[c] + ((key >> shifts[c]) & masks[c])]
+    return out
+
+
 @_jit
-def remap_group(
-    keys: Any,
-    counts: Any,
-    population: Any,
-    shifts: Any,
-    masks: Any,
-    deltas: Any,
-    offsets: Any,
-    bits: int,
-) -> Any:
-    """:func:`radix_group` of ``keys`` after rewriting bit fields: field ``c`` (``(key >>
-    shifts[c]) & masks[c]``) of each key adds ``deltas[offsets[c] + field]`` to it, so a
-    roll-up's new keys are made in the same pass that starts the sort."""
+def remap_group(keys: Any, counts: Any, population: Any, rewrite: Any, bits: int) -> Any:
+    """:func:`radix_group` of ``keys`` after rewriting their bit fields
+    (:func:`_rewritten`), so a roll-up's new keys are made in the same pass that starts
+    the sort."""
     n = keys.shape[0]
     new = np.empty(n, dtype=np.int64)
     ordered = True
     for i in range(n):
-        key = keys[i]
-        out = key
-        for c in range(shifts.shape[0]):
-            out += deltas[offsets[c] + ((key >> shifts[c]) & masks[c])]
+        out = _rewritten(keys[i], rewrite)
         new[i] = out
         if i > 0 and out < new[i - 1]:
             ordered = False
@@ -58,10 +58,7 @@ def remap_count(
     keys: Any,
     counts: Any,
     population: Any,
-    shifts: Any,
-    masks: Any,
-    deltas: Any,
-    offsets: Any,
+    rewrite: Any,
     all_shifts: Any,
     all_masks: Any,
     strides: Any,
@@ -81,10 +78,7 @@ def remap_count(
     slot_pop = np.zeros(space if weighted else 0, dtype=np.int64)
     m = 0
     for i in range(n):
-        key = keys[i]
-        out = key
-        for c in range(shifts.shape[0]):
-            out += deltas[offsets[c] + ((key >> shifts[c]) & masks[c])]
+        out = _rewritten(keys[i], rewrite)
         slot = 0
         for j in range(q):
             slot += ((out >> all_shifts[j]) & all_masks[j]) * strides[j]

@@ -536,11 +536,13 @@ def _remap_compiled(
 
     keys, radix = snapshot.keys, snapshot.radix
     assert keys is not None and radix is not None
-    shifts = np.array([radix.shifts[j] for j, _ in changed], dtype=np.int64)
-    masks = np.array([(1 << radix.bits[j]) - 1 for j, _ in changed], dtype=np.int64)
     sizes = [d.shape[0] for _, d in changed]
-    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
-    deltas = np.concatenate([d for _, d in changed]).astype(np.int64, copy=False)
+    rewrite = (  # per changed column: its field's shift and mask, its deltas' offset
+        np.array([radix.shifts[j] for j, _ in changed], dtype=np.int64),
+        np.array([(1 << radix.bits[j]) - 1 for j, _ in changed], dtype=np.int64),
+        np.ascontiguousarray(np.concatenate([d for _, d in changed]), dtype=np.int64),
+        np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64),
+    )
     population = snapshot.population
     pop_in = np.zeros(0, dtype=np.int64) if population is None else population
     counts = snapshot.counts.astype(np.int64, copy=False)
@@ -550,10 +552,7 @@ def _remap_compiled(
             keys,
             counts,
             pop_in,
-            shifts,
-            masks,
-            deltas,
-            offsets,
+            rewrite,
             np.asarray(radix.shifts, dtype=np.int64),
             np.asarray([(1 << b) - 1 for b in radix.bits], dtype=np.int64),
             np.asarray(_strides(cards), dtype=np.int64),
@@ -561,14 +560,7 @@ def _remap_compiled(
         )
     else:
         out_keys, out_counts, out_pop = remap_group(
-            keys,
-            counts,
-            pop_in,
-            shifts,
-            masks,
-            deltas,
-            offsets,
-            max(radix.space - 1, 1).bit_length(),
+            keys, counts, pop_in, rewrite, max(radix.space - 1, 1).bit_length()
         )
     return out_keys, out_counts, None if population is None else out_pop
 
@@ -593,9 +585,6 @@ def _group_numpy(
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty.copy(), None if population is None else empty.copy()
     order, sorted_keys = _sort_keys(keys, space)
-    starts = np.flatnonzero(first_of_runs(sorted_keys))
-    summed = np.add.reduceat(counts[order], starts).astype(np.int64)
-    pop = None
-    if population is not None:
-        pop = np.add.reduceat(population[order], starts).astype(np.int64)
-    return sorted_keys[starts], summed, pop
+    return _merge_sorted(
+        sorted_keys, counts[order], None if population is None else population[order]
+    )
