@@ -75,6 +75,51 @@ class NodeResult:
     loss: float = math.inf
 
 
+class _CachedLevels:
+    """The levels and class counts of the cached nodes of an implicit lattice, one row per
+    node, so that finding the finer cached node with the fewest classes is one vectorized
+    comparison (scanning the cache in Python took about half of a node's time on wide
+    tables)."""
+
+    def __init__(self, width: int) -> None:
+        self._levels = np.zeros((8, width), dtype=np.int64)
+        self._classes = np.full(8, _NOT_CACHED, dtype=np.int64)
+        self._slot_of: dict[int, int] = {}
+        self._node_in_slot: list[int] = [-1] * 8
+        self._free: list[int] = list(range(7, -1, -1))
+
+    def add(self, index: int, levels: Sequence[int], n_classes: int) -> None:
+        if not self._free:  # double the rows
+            size = self._classes.shape[0]
+            self._levels = np.concatenate([self._levels, np.zeros_like(self._levels)])
+            self._classes = np.concatenate([self._classes, np.full(size, _NOT_CACHED)])
+            self._node_in_slot += [-1] * size
+            self._free = list(range(2 * size - 1, size - 1, -1))
+        slot = self._free.pop()
+        self._levels[slot] = levels
+        self._classes[slot] = n_classes
+        self._slot_of[index] = slot
+        self._node_in_slot[slot] = index
+
+    def remove(self, index: int) -> None:
+        slot = self._slot_of.pop(index)
+        self._classes[slot] = _NOT_CACHED
+        self._node_in_slot[slot] = -1
+        self._free.append(slot)
+
+    def smallest_finer(self, target: Sequence[int], below: int) -> int | None:
+        """The cached node at or below ``target`` with the fewest classes, if fewer than
+        ``below``."""
+        if not self._slot_of:
+            return None
+        finer = np.all(self._levels <= np.asarray(target, dtype=np.int64), axis=1)
+        classes = np.where(finer, self._classes, _NOT_CACHED)
+        slot = int(classes.argmin())
+        if classes[slot] >= below:
+            return None
+        return self._node_in_slot[slot]
+
+
 class Evaluator:
     """Judge and price lattice nodes, caching snapshots for roll-up.
 
@@ -149,6 +194,8 @@ class Evaluator:
         self._classes_grid: IntArray | None = None
         if lattice.explicit:
             self._classes_grid = np.full(lattice.heights, _NOT_CACHED, dtype=np.int64)
+        # implicit lattices keep the cached nodes' levels in rows of an array instead
+        self._slots = _CachedLevels(lattice.width)
         self._cache_budget = cache_rows
         q = table.width
         bottom = table.detail if self.detailed and table.detail is not None else table.snapshot
@@ -265,11 +312,15 @@ class Evaluator:
         grid = self._classes_grid
         if grid is not None:
             grid.flat[index] = snap.n_classes
+        else:
+            self._slots.add(index, target, snap.n_classes)
         self._cache_rows += snap.n_classes
         while self._cache_rows > self._cache_budget and len(self._cache) > 1:
             gone, old = self._cache.popitem(last=False)
             if grid is not None:
                 grid.flat[gone] = _NOT_CACHED
+            else:
+                self._slots.remove(gone)
             self._cache_rows -= old.n_classes
         return snap
 
@@ -316,14 +367,9 @@ class Evaluator:
         if target is None:
             target = self.lattice.node(index)
         if self._classes_grid is None:
-            # implicit lattice: the cache holds few snapshots, scan them all
-            q = len(target)
-            for snap in self._cache.values():
-                if snap.n_classes < source.n_classes and all(
-                    a <= b for a, b in zip(snap.levels[:q], target, strict=True)
-                ):
-                    source = snap
-            return source
+            # implicit lattice: one vectorized comparison over the cached nodes' levels
+            finer = self._slots.smallest_finer(target, source.n_classes)
+            return source if finer is None else self._cache[finer]
         box = self._classes_grid[tuple(slice(0, v + 1) for v in target)]
         if box.size <= _BOX_SCAN_LIMIT:
             # the finer cached snapshot with the fewest classes is the cheapest source
