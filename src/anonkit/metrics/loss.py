@@ -446,28 +446,44 @@ def attribute_losses(release: Release) -> dict[str, dict[str, Any]]:
     ``untruthful_cells`` (cells not containing their record's original value).
     """
     n = release.n_records
-    out: dict[str, dict[str, Any]] = {}
-    for col in release.columns:
-        counts = _label_counts(col)
-        entry: dict[str, Any] = {
-            "kind": col.kind,
-            "generalized_loss": float(counts @ cell_losses(col)) / n,
-            "ncp": float(counts @ ncp_cells(col)) / n,
-            "precision_loss": None,
-            "levels": None,
-            "distinct_labels": len(col.labels),
-            "suppressed_cells": int(counts[col.star].sum()),
-            "untruthful_cells": int((~col.truthful).sum()),
-        }
-        if col.kind == "hierarchy":
-            if col.max_level:
-                entry["precision_loss"] = float(counts @ col.level) / (n * col.max_level)
-            else:
-                entry["precision_loss"] = 0.0
-            per_level = np.bincount(col.level, weights=counts, minlength=col.max_level + 1)
-            entry["levels"] = {str(lv): int(c) for lv, c in enumerate(per_level) if c}
-        out[col.name] = entry
-    return out
+    return {
+        col.name: attribute_loss(
+            col,
+            _label_counts(col),
+            n,
+            distinct_labels=len(col.labels),
+            untruthful_cells=int((~col.truthful).sum()),
+        )
+        for col in release.columns
+    }
+
+
+def attribute_loss(
+    col: QIColumn,
+    counts: FloatArray,
+    n: float,
+    *,
+    distinct_labels: int,
+    untruthful_cells: int | None,
+) -> dict[str, Any]:
+    """One entry of :func:`attribute_losses`: the column's loss figures from the records
+    released with each of its labels (``counts``, ``n`` in all)."""
+    entry: dict[str, Any] = {
+        "kind": col.kind,
+        "generalized_loss": float(counts @ cell_losses(col)) / n,
+        "ncp": float(counts @ ncp_cells(col)) / n,
+        "precision_loss": None,
+        "levels": None,
+        "distinct_labels": distinct_labels,
+        "suppressed_cells": int(counts[np.asarray(col.star)].sum()),
+        "untruthful_cells": untruthful_cells,
+    }
+    if col.kind == "hierarchy":
+        top = col.max_level
+        entry["precision_loss"] = float(counts @ col.level) / (n * top) if top else 0.0
+        per_level = np.bincount(col.level, weights=counts, minlength=top + 1)
+        entry["levels"] = {str(lv): int(c) for lv, c in enumerate(per_level) if c}
+    return entry
 
 
 def all_losses(

@@ -47,7 +47,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 from anonkit.metrics.labels import STAR, is_star
-from anonkit.metrics.loss import cell_losses, cover_sums, ncp_cells
+from anonkit.metrics.loss import attribute_loss, cell_losses, cover_sums, ncp_cells
 
 __all__ = ["TalliedColumn", "tallied_attribute_losses", "tallied_column", "tallied_losses"]
 
@@ -243,28 +243,16 @@ def tallied_losses(
 def tallied_attribute_losses(columns: Sequence[TalliedColumn]) -> dict[str, dict[str, Any]]:
     """Per quasi-identifier, :func:`anonkit.metrics.loss.attribute_losses` from counts
     (``untruthful_cells`` is ``None``: it needs the paired records)."""
-    out: dict[str, dict[str, Any]] = {}
-    for c in columns:
-        q = c.column
-        counts = c.label_counts
-        n = float(counts.sum())
-        entry: dict[str, Any] = {
-            "kind": q.kind,
-            "generalized_loss": float(counts @ cell_losses(q)) / n,
-            "ncp": float(counts @ ncp_cells(q)) / n,
-            "precision_loss": None,
-            "levels": None,
-            "distinct_labels": int((counts > 0).sum()),
-            "suppressed_cells": int(counts[np.asarray(q.star)].sum()),
-            "untruthful_cells": None,
-        }
-        if q.kind == "hierarchy":
-            top = q.max_level
-            entry["precision_loss"] = float(counts @ q.level) / (n * top) if top else 0.0
-            per_level = np.bincount(q.level, weights=counts, minlength=top + 1)
-            entry["levels"] = {str(lv): int(v) for lv, v in enumerate(per_level) if v}
-        out[q.name] = entry
-    return out
+    return {
+        c.name: attribute_loss(
+            c.column,
+            c.label_counts,
+            float(c.label_counts.sum()),
+            distinct_labels=int((c.label_counts > 0).sum()),
+            untruthful_cells=None,
+        )
+        for c in columns
+    }
 
 
 def star_labels(col: TalliedColumn, released_values: Sequence[Any]) -> list[Any]:
