@@ -196,6 +196,7 @@ def test_evaluate_on_spark_equals_evaluate_in_memory(
             want.pop("kl_divergence", None)
             assert have == pytest.approx(want), section
         assert got["risk_distribution"] == expected["risk_distribution"]
+        assert all(seconds >= 0 for seconds in got["timing_seconds"].values())
         for a, b in zip(got["attributes"], expected["attributes"], strict=True):
             assert a.pop("untruthful_cells") is None
             b.pop("untruthful_cells")
