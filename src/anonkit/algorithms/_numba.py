@@ -2,18 +2,20 @@
 
 numba takes a while to import and compiles each kernel on its first call (caching the
 machine code on disk), so an algorithm imports its kernels module only when it first runs
-it. :func:`load_kernels` returns that module, or ``None`` where the compiled path cannot
-run well: numba is not importable, its JIT is disabled (``NUMBA_DISABLE_JIT=1``, which
-would run the kernels as slow Python) or it cannot set up its cache (a
-:class:`RuntimeWarning` says why). The caller then runs its numpy implementation, which
-gives the same results (its tests compare both).
+it. :func:`load_kernels` returns that module (:func:`load_kernel` one kernel of it), or
+``None`` where the compiled path cannot run well: numba is not importable, its JIT is
+disabled (``NUMBA_DISABLE_JIT=1``, which would run the kernels as slow Python) or it
+cannot set up its cache (a :class:`RuntimeWarning` says why). The caller then runs its
+numpy implementation, which gives the same results (its tests compare both).
 """
 
 from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 
 def load_kernels(module: str, what: str, fallback: str) -> ModuleType | None:
@@ -36,3 +38,13 @@ def load_kernels(module: str, what: str, fallback: str) -> ModuleType | None:
             f"{what} is unavailable ({exc}); using {fallback}.", RuntimeWarning, stacklevel=3
         )
         return None
+
+
+def load_kernel(module: str, name: str, what: str, fallback: str) -> Callable[..., Any] | None:
+    """The kernel ``name`` of the kernels module ``module`` (:func:`load_kernels`), or
+    ``None`` where the compiled path cannot run."""
+    kernels = load_kernels(module, what, fallback)
+    if kernels is None:
+        return None
+    kernel: Callable[..., Any] = getattr(kernels, name)
+    return kernel

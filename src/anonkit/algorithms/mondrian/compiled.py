@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms._numba import load_kernels
+from anonkit.algorithms._numba import load_kernel
 from anonkit.algorithms.mondrian.attributes import Axis
 
 IntArray = npt.NDArray[np.int64]
@@ -46,16 +46,13 @@ SPLIT_CODES = {"widest": 0, "distinct": 1, "round_robin": 2}
 def _compiled() -> Callable[..., Any] | None:
     """The compiled kernel, or ``None`` where numba cannot be imported, its JIT is
     disabled (which would run the kernel as slow Python) or it cannot set up its cache
-    (:func:`anonkit.algorithms._numba.load_kernels`)."""
-    kernels = load_kernels(
+    (:func:`anonkit.algorithms._numba.load_kernel`)."""
+    return load_kernel(
         "anonkit.algorithms.mondrian._kernels",
+        "partition",
         "Mondrian's compiled implementation",
         "the numpy implementation",
     )
-    if kernels is None:
-        return None
-    kernel: Callable[..., Any] = kernels.partition
-    return kernel
 
 
 def available() -> bool:
