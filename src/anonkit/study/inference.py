@@ -130,26 +130,67 @@ def release_rows(
     return rows
 
 
-def _groups(rows: pl.DataFrame) -> list[tuple[int, str, pl.DataFrame]]:
-    out = []
-    for key, part in rows.group_by(["fold", "classifier", "k"], maintain_order=True):
-        out.append((int(key[0]), str(key[1]), part))
-    return out
+def _groups(rows: pl.DataFrame) -> list[tuple[int, npt.NDArray[np.int64]]]:
+    """The split and the row indices of every (split, classifier, k) group, in order of
+    first appearance (one group-by; the statistics then work on numpy columns)."""
+    if rows.is_empty():
+        return []
+    found = (
+        rows.with_row_index("_row")
+        .group_by(["fold", "classifier", "k"], maintain_order=True)
+        .agg(pl.col("_row"))
+    )
+    return [
+        (int(fold), np.asarray(index, dtype=np.int64))
+        for fold, index in zip(found["fold"].to_list(), found["_row"].to_list(), strict=True)
+    ]
 
 
-def _per_split_within(rows: pl.DataFrame, metric: str, outcome: str) -> dict[int, float]:
-    """Per split: ρ(metric, outcome) within each (classifier, k), averaged."""
+def _values(rows: pl.DataFrame, column: str) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
+    """A column as floats (missing values NaN) and which of its values are null."""
+    series = rows[column].cast(pl.Float64)
+    return series.fill_null(math.nan).to_numpy(), series.is_null().to_numpy()
+
+
+def _per_split_within(
+    rows: pl.DataFrame,
+    metric: str,
+    outcome: str,
+    groups: list[tuple[int, npt.NDArray[np.int64]]] | None = None,
+) -> dict[int, float]:
+    """Per split: ρ(metric, outcome) within each (classifier, k), averaged (releases where
+    either is missing are left out; a group needs 3 releases varying in both)."""
+    x_all, _ = _values(rows, metric)
+    y_all, _ = _values(rows, outcome)
     sums: dict[int, list[float]] = {}
-    for fold, _clf, part in _groups(rows):
-        sub = part.select(metric, outcome).drop_nans().drop_nulls()
-        if sub.height < 3:
+    for fold, index in groups if groups is not None else _groups(rows):
+        x, y = x_all[index], y_all[index]
+        keep = ~(np.isnan(x) | np.isnan(y))
+        if int(keep.sum()) < 3:
             continue
-        x = sub[metric].to_numpy().astype(np.float64)
-        y = sub[outcome].to_numpy().astype(np.float64)
+        x, y = x[keep], y[keep]
         if np.ptp(x) == 0 or np.ptp(y) == 0:
             continue
         sums.setdefault(fold, []).append(spearman(x, y))
     return {f: float(np.mean(v)) for f, v in sums.items() if v}
+
+
+def _varying_groups(
+    rows: pl.DataFrame, metric: str, groups: list[tuple[int, npt.NDArray[np.int64]]]
+) -> int:
+    """Groups with at least 3 releases where ``metric`` is not NaN and where it takes more
+    than one value (NaN and null count as values)."""
+    values, null = _values(rows, metric)
+    nan = np.isnan(values) & ~null
+    count = 0
+    for _fold, index in groups:
+        v, is_nan, is_null = values[index], nan[index], null[index]
+        if int((~is_nan).sum()) < 3:
+            continue
+        present = v[~(is_nan | is_null)]
+        distinct = np.unique(present).size + int(is_nan.any()) + int(is_null.any())
+        count += distinct > 1
+    return count
 
 
 def within_k(
@@ -163,14 +204,11 @@ def within_k(
     information (:data:`_MORE_IS_BETTER`).
     """
     records = []
+    index = _groups(rows)
     for metric in metrics:
-        per = _per_split_within(rows, metric, outcome)
+        per = _per_split_within(rows, metric, outcome, index)
         mean, low, high, m = _t_interval(list(per.values()))
-        groups = sum(
-            1
-            for _f, _c, part in _groups(rows)
-            if part.select(metric).drop_nans().height >= 3 and part[metric].n_unique() > 1
-        )
+        groups = _varying_groups(rows, metric, index)
         records.append(
             {
                 "metric": metric,
@@ -346,13 +384,14 @@ def metric_differences(
     anti-conservative with 4 or 10 splits), Holm-corrected over the metrics. Columns
     ``metric, label, difference, low, high, p, p_holm, n_splits``, best first.
     """
-    ref = _per_split_within(rows, reference, outcome)
+    index = _groups(rows)
+    ref = _per_split_within(rows, reference, outcome, index)
     rng = np.random.default_rng(seed)
     records = []
     for metric in metrics:
         if metric == reference:
             continue
-        per = _per_split_within(rows, metric, outcome)
+        per = _per_split_within(rows, metric, outcome, index)
         sign = 1.0 if metric in _MORE_IS_BETTER else -1.0
         ref_sign = 1.0 if reference in _MORE_IS_BETTER else -1.0
         folds = sorted(set(per) & set(ref))
@@ -413,15 +452,17 @@ def regret(
     """
     per: dict[str, dict[int, list[float]]] = {m: {} for m in [*metrics, "random"]}
     counts = dict.fromkeys(per, 0)
-    for fold, _clf, part in _groups(rows):
-        y_all = part[outcome].cast(pl.Float64).to_numpy()
-        if part.height < 2 or not np.isfinite(y_all).all():
+    y_column = _values(rows, outcome)[0]
+    x_columns = {metric: _values(rows, metric)[0] for metric in metrics}
+    for fold, index in _groups(rows):
+        y_all = y_column[index]
+        if index.size < 2 or not np.isfinite(y_all).all():
             continue
         best = float(y_all.max())
         per["random"].setdefault(fold, []).append(best - float(y_all.mean()))
         counts["random"] += 1
         for metric in metrics:
-            x = part[metric].cast(pl.Float64).to_numpy()
+            x = x_columns[metric][index]
             if not np.isfinite(x).all():
                 continue
             target = x.max() if metric in _MORE_IS_BETTER else x.min()
