@@ -98,7 +98,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         for a, b in pairs:
             supp = _pair_suppressed(evaluator, a, b, ups)
             if supp is None:
-                supp = _projected_classes(evaluator, a, b).supp_records
+                if (pc := _projected_classes(evaluator, a, b)) is None:
+                    continue
+                supp = pc.supp_records
             grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
@@ -118,7 +120,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups)) is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
-        pc = _projected_classes(evaluator, a, b)
+        if (pc := _projected_classes(evaluator, a, b)) is None:
+            continue
         ha, hb = lat.heights[a], lat.heights[b]
         bad, combo, sizes, supp_records = pc.bad, pc.combo, pc.sizes, pc.supp_records
         hists = {}
@@ -190,17 +193,28 @@ class _PairClasses(NamedTuple):
     supp_records: FloatArray  # per combination, records in rejected classes
 
 
-def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses:
-    """:class:`_PairClasses` of columns ``a`` and ``b`` from the table's snapshot."""
+#: Largest table of (level combination, value pair) entries :func:`_projected_classes`
+#: builds (about 8M: some hundreds of MB of temporary arrays, more time than a few node
+#: evaluations of the same snapshot). A pair above it is left out of the screen: each pair
+#: only adds a necessary condition and a lower bound, so the screen stays valid without it
+#: (it meets this on very large snapshots, e.g. a 5-digit zip against age at 10M records).
+_PAIR_KEYS = 1 << 23
+
+
+def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses | None:
+    """:class:`_PairClasses` of columns ``a`` and ``b`` from the table's snapshot, or
+    ``None`` when their table would exceed :data:`_PAIR_KEYS` entries."""
     table, lat = evaluator.table, evaluator.lattice
     snap, cards = table.snapshot, table.cardinalities
     # distinct (a, b) value pairs with their record counts: at most the snapshot size
     cb0 = cards[b][0]
     raw = snap.codes[a] * cb0 + snap.codes[b]
     pair_keys, pair_counts = _distinct_keys(raw, snap.counts, cards[a][0] * cb0)
+    ha, hb = lat.heights[a], lat.heights[b]
+    if ha * hb * pair_keys.size > _PAIR_KEYS:
+        return None
     # All level combinations at once: combination c = la * hb + lb owns the key range
     # [offset[c], offset[c] + |labels_a(la)| * |labels_b(lb)|).
-    ha, hb = lat.heights[a], lat.heights[b]
     card_b = np.asarray(cards[b][:hb], dtype=np.int64)
     spans = np.outer(np.asarray(cards[a][:ha], dtype=np.int64), card_b).reshape(-1)
     offset = np.concatenate(([0], np.cumsum(spans)[:-1]))

@@ -305,7 +305,8 @@ class _Sweep:
         ]
         out: list[tuple[int, int, BoolArray, FloatArray | None]] = []
         for a, b in itertools.combinations(range(self.width), 2):
-            pc = _projected_classes(ev, a, b)
+            if (pc := _projected_classes(ev, a, b)) is None:
+                continue  # too large to build: one bound less (prefilter._PAIR_KEYS)
             ha, hb = self.heights[a], self.heights[b]
             ok = (pc.supp_records <= ev.max_suppressed).reshape(ha, hb)
             floor = None
