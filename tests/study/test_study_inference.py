@@ -109,3 +109,15 @@ def test_frontier_and_degenerate_summary() -> None:
     summary = inference.degenerate_summary(frame).row(0, named=True)
     assert summary["degenerate"] == 18 and summary["cells"] == 108
     assert summary["by_algorithm"] == "mondrian 18"
+
+
+def test_degenerate_summary_lists_tied_algorithms_by_name() -> None:
+    """Algorithms with as many degenerate cells are listed by name, whatever order the
+    rows come in (polars' group_by order varies; the page must not change with it)."""
+    frame = table()
+    # two algorithms with 18 degenerate cells each, in both row orders
+    twin = frame.filter(pl.col("single_class")).with_columns(pl.lit("datafly").alias("algorithm"))
+    for rows in (pl.concat([frame, twin]), pl.concat([twin, frame])):
+        for _ in range(5):
+            summary = inference.degenerate_summary(rows).row(0, named=True)
+            assert summary["by_algorithm"] == "datafly 18, mondrian 18"

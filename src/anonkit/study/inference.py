@@ -539,7 +539,10 @@ def degenerate_summary(frame: pl.DataFrame, *, evaluation: str = "anonymized_tes
     for clf, part in rows.group_by("classifier", maintain_order=True):
         flag = part["single_class"].fill_null(False)
         bad = part.filter(flag)
-        by_alg = bad.group_by("algorithm").len().sort("len", descending=True)
+        # most first; ties by name, so the text does not follow group_by's row order
+        by_alg = (
+            bad.group_by("algorithm").len().sort(["len", "algorithm"], descending=[True, False])
+        )
         text = ", ".join(f"{a} {n}" for a, n in by_alg.iter_rows())
         records.append(
             {
