@@ -129,3 +129,16 @@ def test_bottom_layers_do_not_import_upwards() -> None:
                     if not t.startswith(allowed) and t not in BOTTOM
                 ]
     assert upward == []
+
+
+#: Longest module (issue 16: modules that do one thing stay short enough to read).
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_over_600_lines() -> None:
+    long = {
+        str(path.relative_to(SRC)): n
+        for path in sorted(SRC.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit._validation import check_real
+from anonkit.algorithms.lattice.cached_levels import NOT_CACHED, CachedLevels
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.core.encoding import EncodedTable
@@ -46,7 +47,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: Largest box of finer nodes scanned for a roll-up source.
 _BOX_SCAN_LIMIT = 1 << 16
-_NOT_CACHED = np.iinfo(np.int64).max
 _NO_SIZES: IntArray = np.zeros(0, dtype=np.int64)
 
 
@@ -73,51 +73,6 @@ class NodeResult:
     bound: float
     forced_below: float = 0.0
     loss: float = math.inf
-
-
-class _CachedLevels:
-    """The levels and class counts of the cached nodes of an implicit lattice, one row per
-    node, so that finding the finer cached node with the fewest classes is one vectorized
-    comparison (scanning the cache in Python took about half of a node's time on wide
-    tables)."""
-
-    def __init__(self, width: int) -> None:
-        self._levels = np.zeros((8, width), dtype=np.int64)
-        self._classes = np.full(8, _NOT_CACHED, dtype=np.int64)
-        self._slot_of: dict[int, int] = {}
-        self._node_in_slot: list[int] = [-1] * 8
-        self._free: list[int] = list(range(7, -1, -1))
-
-    def add(self, index: int, levels: Sequence[int], n_classes: int) -> None:
-        if not self._free:  # double the rows
-            size = self._classes.shape[0]
-            self._levels = np.concatenate([self._levels, np.zeros_like(self._levels)])
-            self._classes = np.concatenate([self._classes, np.full(size, _NOT_CACHED)])
-            self._node_in_slot += [-1] * size
-            self._free = list(range(2 * size - 1, size - 1, -1))
-        slot = self._free.pop()
-        self._levels[slot] = levels
-        self._classes[slot] = n_classes
-        self._slot_of[index] = slot
-        self._node_in_slot[slot] = index
-
-    def remove(self, index: int) -> None:
-        slot = self._slot_of.pop(index)
-        self._classes[slot] = _NOT_CACHED
-        self._node_in_slot[slot] = -1
-        self._free.append(slot)
-
-    def smallest_finer(self, target: Sequence[int], below: int) -> int | None:
-        """The cached node at or below ``target`` with the fewest classes, if fewer than
-        ``below``."""
-        if not self._slot_of:
-            return None
-        finer = np.all(self._levels <= np.asarray(target, dtype=np.int64), axis=1)
-        classes = np.where(finer, self._classes, _NOT_CACHED)
-        slot = int(classes.argmin())
-        if classes[slot] >= below:
-            return None
-        return self._node_in_slot[slot]
 
 
 class Evaluator:
@@ -193,9 +148,9 @@ class Evaluator:
         # implicit lattices (too large for a grid) scan the cached nodes' levels instead
         self._classes_grid: IntArray | None = None
         if lattice.explicit:
-            self._classes_grid = np.full(lattice.heights, _NOT_CACHED, dtype=np.int64)
+            self._classes_grid = np.full(lattice.heights, NOT_CACHED, dtype=np.int64)
         # implicit lattices keep the cached nodes' levels in rows of an array instead
-        self._slots = _CachedLevels(lattice.width)
+        self._slots = CachedLevels(lattice.width)
         self._cache_budget = cache_rows
         q = table.width
         bottom = table.detail if self.detailed and table.detail is not None else table.snapshot
@@ -318,7 +273,7 @@ class Evaluator:
         while self._cache_rows > self._cache_budget and len(self._cache) > 1:
             gone, old = self._cache.popitem(last=False)
             if grid is not None:
-                grid.flat[gone] = _NOT_CACHED
+                grid.flat[gone] = NOT_CACHED
             else:
                 self._slots.remove(gone)
             self._cache_rows -= old.n_classes

@@ -23,9 +23,9 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
+from anonkit.study.mauger2020.figures import study_plots
 from anonkit.study.mauger2020.orders import FULL, VARIANTS, Cell, Design, run_cells
 from anonkit.study.mauger2020.paper import LABELS, METRIC_ROWS, PAPER_TABLES
-from anonkit.study.mauger2020.plots import curves_svg, strip_svg
 from anonkit.study.mauger2020.render import md_table
 from anonkit.study.mauger2020.results import Reproduction, Run
 from anonkit.study.mauger2020.spread import (
@@ -531,52 +531,9 @@ class MaugerStudy:
 
     # ----------------------------------------------------------------- plots
     def plots(self) -> dict[str, str]:
-        """SVG documents by name: ``strip<k>`` per table k, ``figure9``, ``Figure 10``-13."""
-        out: dict[str, str] = {}
-        rep = self.reproduction()
-        for k in self.design.table_k:
-            tables = order_tables(self.runs, k)
-            if tables.shape[0] == 0:
-                continue
-            row = METRIC_ROWS.index("average")
-            groups = {LABELS[o]: tables[:, row, j].tolist() for j, o in enumerate(COST_FUNCTIONS)}
-            marks: dict[str, dict[str, float]] = {
-                "paper": {
-                    LABELS[o]: float(PAPER_TABLES[k].value("average", o)) for o in COST_FUNCTIONS
-                }
-            }
-            if k in rep.k_values:
-                marks["codes order"] = {
-                    LABELS[o]: rep.run(k, o).average_alteration for o in COST_FUNCTIONS
-                }
-            out[f"strip{k}"] = strip_svg(
-                groups,
-                marks,
-                title=f"Average alteration at requested k = {k:,}: {tables.shape[0]} orders",
-                ylabel="average percentage of alteration",
-            )
-        if rep.k_values:
-            out["figure9"] = rep.figure9_svg()
-            for fig, name, label in (
-                ("Figure 10", "average", "average alteration (%)"),
-                ("Figure 11", "modified_percentage", "modified values (%)"),
-                ("Figure 12", "deleted_percentage", "deleted values (%)"),
-                ("Figure 13", "deleted_of_modified_percentage", "deleted among modified (%)"),
-            ):
-                series = {
-                    LABELS[o]: [
-                        (
-                            float(k),
-                            rep.run(k, o).average_alteration
-                            if name == "average"
-                            else float(getattr(rep.run(k, o), name)),
-                        )
-                        for k in rep.k_values
-                    ]
-                    for o in COST_FUNCTIONS
-                }
-                out[fig] = curves_svg(series, title=f"{fig} (codes order): {label}", ylabel=label)
-        return out
+        """SVG documents by name: ``strip<k>`` per table k, ``figure9``, ``Figure 10``-13
+        (:func:`~anonkit.study.mauger2020.figures.study_plots`)."""
+        return study_plots(self.runs, self.design.table_k, self.reproduction())
 
 
 def run_study(
