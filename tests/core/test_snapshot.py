@@ -316,3 +316,26 @@ def test_group_sorted_merges_ordered_keys_in_one_pass(keys, weighted) -> None:
     assert (got[2] is None) == (want[2] is None)
     if pop is not None:
         assert np.array_equal(got[2], want[2])
+
+
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_roll_up_counts_its_rows_once(
+    adult_frame, adult_hierarchies, dense, compiled, monkeypatch
+) -> None:
+    """The work that decides when the compiled kernels repay loading numba counts each
+    rolled-up row once, whichever way the roll-up merges its keys (counting, the compiled
+    kernels, or group_sorted, which counts the rows it groups)."""
+    monkeypatch.setattr(snapshot_module, "compiled_ready", lambda: compiled)
+    if not dense:
+        monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
+    columns = list(adult_frame.columns)
+    hierarchies = [Hierarchy.from_csv(adult_hierarchies[c], name=c) for c in columns]
+    table = get_engine("polars").count(adult_frame, columns, hierarchies)
+    radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
+    assert radix is not None
+    keyed = table.snapshot.with_keys(radix)
+    target = [1] * len(columns)
+    monkeypatch.setattr(snapshot_module, "_WORK", [0])  # the count above grouped rows too
+    roll_up_keys(keyed, target, table.level_maps)
+    assert snapshot_module._WORK[0] == keyed.n_classes

@@ -367,24 +367,23 @@ def roll_up_keys(
             deltas[(j, a, b)] = delta
         changed.append((j, delta))
     n = keys.shape[0]
-    _WORK[0] += n
     cards = _target_cards(target, level_maps, radix)
     space = math.prod(cards)
     if n >= _COMPILED_ROWS and changed and compiled_ready():
+        _WORK[0] += n
         merged, counts, pop = _remap_compiled(snapshot, cards, space, changed)
     else:
         new = keys
-        mapped: dict[int, IntArray] = {}
         for j, delta in changed:
             old = digits[j] if digits is not None else radix.digit(keys, j)
-            mapped[j] = old
             if new is keys:
                 new = keys + delta[old]
             else:
                 new += delta[old]
         if n >= _COMPILED_ROWS and space <= _DENSE_FACTOR * n:
+            _WORK[0] += n
             merged, counts, pop = _count_numpy(new, snapshot, cards, space)
-        else:
+        else:  # counts its rows in _WORK itself
             merged, counts, pop = group_sorted(
                 new, snapshot.counts, snapshot.population, radix.space
             )
@@ -467,11 +466,11 @@ def group_sorted(
     (:func:`_group_hashed`); all give the same arrays.
     """
     n = keys.shape[0]
+    _WORK[0] += n
     if n > 1 and bool(np.all(keys[1:] >= keys[:-1])):
         return _merge_sorted(keys, counts, population)
     if n > _HASHED_ROWS:
         return _group_hashed(keys, counts, population)
-    _WORK[0] += n
     if n >= _COMPILED_ROWS and space <= (1 << 62) and compiled_ready():
         return _group_compiled(keys, counts, population, space)
     return _group_numpy(keys, counts, population, space)
