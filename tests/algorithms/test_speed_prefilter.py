@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_sparse_flash import _implicit
+from test_sparse_flash import _implicit, problems
 
 from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, prefilter
 from anonkit.algorithms.lattice.prefilter import _pair_suppressed, _projected_classes
@@ -44,20 +44,12 @@ def test_dense_pair_screen_matches_projected_classes(data) -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(data=st.data())
-def test_pairs_left_out_keep_the_searches_exact(data) -> None:
+@given(problem=problems(), cap=st.integers(0, 60))
+def test_pairs_left_out_keep_the_searches_exact(problem, cap: int) -> None:
     """A pair whose table would exceed ``_PAIR_KEYS`` is left out of the screen (its
     necessary condition and floor dropped, the others kept): Flash and SparseFlash still
     find the exhaustive search's optimum."""
-    q = data.draw(st.integers(2, 4))
-    hs = [data.draw(random_hierarchy(f"q{j}", max_leaves=6)) for j in range(q)]
-    n = data.draw(st.integers(1, 40))
-    frame = pl.DataFrame(
-        {h.name: data.draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
-    )
-    k = data.draw(st.integers(1, 5))
-    limit = data.draw(st.sampled_from([0.0, 0.1, 0.3]))
-    cap = data.draw(st.integers(0, 60))
+    frame, hs, k, limit, slab = problem
     table = get_engine("polars").count(frame, [h.name for h in hs], hs)
 
     def search(algorithm: Any, lattice: Lattice) -> Any:
@@ -71,7 +63,7 @@ def test_pairs_left_out_keep_the_searches_exact(data) -> None:
     with mock.patch.object(prefilter, "_PAIR_KEYS", cap):
         found = [
             search(Flash(), Lattice(table.heights)),
-            search(SparseFlash(slab_nodes=4), _implicit(table.heights)),
+            search(SparseFlash(slab_nodes=slab), _implicit(table.heights)),
         ]
     for result in found:
         if oracle is None:
