@@ -179,17 +179,21 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
-        on_spark = self.algorithm == "mondrian" and self.engine in ("spark", "streaming")
-        if self.algorithm in LOCAL_ALGORITHMS and self.engine not in ("polars", "auto"):
-            if not on_spark:
-                raise ParameterError(
-                    "engine",
-                    "anonymize",
-                    f"'polars' or 'auto' with {self.algorithm} (local recoding works record "
-                    "by record, on a table in memory; of the local algorithms only "
-                    "'mondrian' also runs on 'spark' and 'streaming')",
-                    self.engine,
-                )
+        # local recoding runs in memory; Mondrian also on Spark and streamed from disk
+        engines = (
+            "polars",
+            "auto",
+            *(("spark", "streaming") if self.algorithm == "mondrian" else ()),
+        )
+        if self.algorithm in LOCAL_ALGORITHMS and self.engine not in engines:
+            raise ParameterError(
+                "engine",
+                "anonymize",
+                f"'polars' or 'auto' with {self.algorithm} (local recoding works record "
+                "by record, on a table in memory; of the local algorithms only "
+                "'mondrian' also runs on 'spark' and 'streaming')",
+                self.engine,
+            )
 
     def estimator(self) -> Estimator:
         """The estimator these keywords map to (not fitted).
