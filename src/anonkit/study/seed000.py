@@ -38,6 +38,7 @@ from anonkit.study.seed000_page import (
     DATASETS,
     RESULTS_END,
     RESULTS_START,
+    analyse,
     render_answer,
     render_markdown,
 )
@@ -287,13 +288,14 @@ def write_outputs(
     figures = _figures(frames, out)
     page = out / "seed000.md"
     title = "# Does a loss metric predict classifier accuracy?"
-    answer = render_answer(frames, cuts=cuts)
+    analysed = analyse(frames)  # the answer and the results read the same statistics
+    answer = render_answer(frames, cuts=cuts, analyses=analysed)
     replace_marked_block(page, ANSWER_START, ANSWER_END, answer, title=title)
     replace_marked_block(
         page,
         RESULTS_START,
         RESULTS_END,
-        render_markdown(frames, figures=figures, note=note),
+        render_markdown(frames, figures=figures, note=note, analyses=analysed),
         title=title,
     )
     return page

@@ -28,6 +28,8 @@ __all__ = [
     "DATASETS",
     "RESULTS_END",
     "RESULTS_START",
+    "Analysis",
+    "analyse",
     "render_answer",
     "render_markdown",
 ]
@@ -67,21 +69,23 @@ def _by_metric(table: pl.DataFrame) -> dict[str, dict[str, Any]]:
     return {str(r["metric"]): r for r in table.iter_rows(named=True)}
 
 
-#: The analyses of the frames seen last (the answer and the results read the same ones).
-_ANALYSES: dict[int, tuple[pl.DataFrame, dict[str, Any]]] = {}
+#: Every table of one dataset's section, by name (see :func:`analyse`).
+Analysis = dict[str, Any]
 
 
-def _analysis(frame: pl.DataFrame) -> dict[str, Any]:
-    """Every table of one dataset's section (computed once per frame object)."""
-    seen = _ANALYSES.get(id(frame))
-    if seen is not None and seen[0] is frame:
-        return seen[1]
-    if len(_ANALYSES) >= 8:
-        _ANALYSES.clear()
+def analyse(frames: Mapping[str, pl.DataFrame]) -> dict[str, Analysis]:
+    """Per dataset, the statistics its answer sentence and its results section read;
+    compute them once and pass them to :func:`render_answer` and
+    :func:`render_markdown`."""
+    return {name: _analysis(frame) for name, frame in frames.items()}
+
+
+def _analysis(frame: pl.DataFrame) -> Analysis:
+    """Every table of one dataset's section."""
     metrics = _metrics(frame)
     rows = release_rows(frame)
     with_degenerate = release_rows(frame, degenerate="include")
-    out = {
+    return {
         "rows": rows,
         "metrics": metrics,
         "within": within_k(rows, metrics),
@@ -94,8 +98,6 @@ def _analysis(frame: pl.DataFrame) -> dict[str, Any]:
         "regret_bal": regret(rows, metrics, outcome="balanced_accuracy"),
         "degenerate": degenerate_summary(frame),
     }
-    _ANALYSES[id(frame)] = (frame, out)
-    return out
 
 
 def _shown(ranked: pl.DataFrame, extra: Sequence[str]) -> list[str]:
@@ -263,13 +265,19 @@ def _baseline_line(frame: pl.DataFrame) -> str:
 
 
 def render_markdown(
-    frames: Mapping[str, pl.DataFrame], *, figures: Mapping[str, str], note: str = ""
+    frames: Mapping[str, pl.DataFrame],
+    *,
+    figures: Mapping[str, str],
+    note: str = "",
+    analyses: Mapping[str, Analysis] | None = None,
 ) -> str:
     """The results block of ``seed000.md``: per dataset, its tables and figures; ``note``
-    (which run drew them) first."""
+    (which run drew them) first; ``analyses`` from :func:`analyse` (computed here when not
+    given)."""
     out: list[str] = [f"*{note}*", ""] if note else []
+    analysed = analyses if analyses is not None else analyse(frames)
     for name, frame in frames.items():
-        a = _analysis(frame)
+        a = analysed[name]
         ok = cell_rows(frame)
         n_splits = ok["fold"].n_unique()
         rows: pl.DataFrame = a["rows"]
@@ -315,17 +323,24 @@ def render_markdown(
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_answer(frames: Mapping[str, pl.DataFrame], *, cuts: str = "") -> str:
+def render_answer(
+    frames: Mapping[str, pl.DataFrame],
+    *,
+    cuts: str = "",
+    analyses: Mapping[str, Analysis] | None = None,
+) -> str:
     """The one-paragraph answer at the top of the page, from the numbers; ``cuts`` names
-    what the design left out (it would change the answer too)."""
+    what the design left out (it would change the answer too); ``analyses`` from
+    :func:`analyse` (computed here when not given)."""
+    analysed = analyses if analyses is not None else analyse(frames)
     parts: list[str] = []
     wins = 0
     splits = 0
     strengths: list[float] = []
     tops: list[str] = []
     per_k: list[float] = []  # distinct releases per (split, k), median per dataset
-    for name, frame in frames.items():
-        a = _analysis(frame)
+    for name in frames:
+        a = analysed[name]
         within = a["within"].filter(pl.col("n_splits") > 1)
         if within.is_empty():
             continue
