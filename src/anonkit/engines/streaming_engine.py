@@ -91,6 +91,21 @@ def _leaf_codes(column: str, dtype: pl.DataType, hierarchy: Hierarchy, strip: bo
     return _value_text(column, dtype, strip).cast(leaves, strict=False).to_physical()
 
 
+def _marked_leaf_codes(
+    column: str, dtype: pl.DataType, hierarchy: Hierarchy, strip: bool, out: pl.DataType
+) -> pl.Expr:
+    """:func:`_leaf_codes` as ``out`` integers, with ``MISSING_CODE`` for a missing value
+    and ``UNKNOWN_CODE`` for one that is not a leaf (the codes a count checks)."""
+    leaf = _leaf_codes(column, dtype, hierarchy, strip).cast(out)
+    return (
+        pl.when(missing_expr(column, dtype))
+        .then(pl.lit(MISSING_CODE, dtype=out))
+        .when(leaf.is_null())
+        .then(pl.lit(UNKNOWN_CODE, dtype=out))
+        .otherwise(leaf)
+    )
+
+
 def _strict_leaf_codes(
     column: str, dtype: pl.DataType, hierarchy: Hierarchy, strip: bool
 ) -> pl.Expr:
@@ -362,14 +377,7 @@ class StreamingEngine(PolarsEngine):
         """One counting pass: records grouped by their packed key (and sensitive text)."""
         parts = []
         for c, h, step in zip(columns, hierarchies, digits[1], strict=True):
-            leaf = _leaf_codes(c, schema[c], h, c in strip).cast(pl.Int64)
-            code = (
-                pl.when(missing_expr(c, schema[c]))
-                .then(MISSING_CODE)
-                .when(leaf.is_null())
-                .then(UNKNOWN_CODE)
-                .otherwise(leaf)
-            )
+            code = _marked_leaf_codes(c, schema[c], h, c in strip, pl.Int64())
             parts.append((code + KEY_SHIFT) * step)
         texts = [sensitive_text_expr(s, schema[s]) for s in sensitive]
         return (
@@ -419,17 +427,10 @@ class StreamingEngine(PolarsEngine):
         by_name = dict(zip(columns, hierarchies, strict=True))
 
         def read(names: Sequence[str], strip: bool) -> pl.DataFrame:
-            exprs = []
-            for c in names:
-                leaf = _leaf_codes(c, schema[c], by_name[c], strip).cast(pl.Int32)
-                exprs.append(
-                    pl.when(missing_expr(c, schema[c]))
-                    .then(pl.lit(MISSING_CODE, dtype=pl.Int32))
-                    .when(leaf.is_null())
-                    .then(pl.lit(UNKNOWN_CODE, dtype=pl.Int32))
-                    .otherwise(leaf)
-                    .alias(c)
-                )
+            exprs = [
+                _marked_leaf_codes(c, schema[c], by_name[c], strip, pl.Int32()).alias(c)
+                for c in names
+            ]
             return lf.select(exprs).collect(engine=self._collect)
 
         frame = read(columns, False)
