@@ -151,13 +151,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # (nodes are numbered in C order over it), no per-node gather
         grid(passes)[...] &= on_grid(forced <= evaluator.max_suppressed, a, b)
         if priced:
-            own = (
-                np.stack([cost.extra[a][la][pc.ca[la]] for la in range(ha)])[:, None, :]
-                + np.stack([cost.extra[b][lb][pc.cb[lb]] for lb in range(hb)])[None, :, :]
-            ).reshape(-1)
-            per_class = np.bincount(pc.keys, weights=pc.weights * own, minlength=pc.n_keys)
-            per_class = per_class[pc.present]
-            supp_extra = np.bincount(combo[bad], weights=per_class[bad], minlength=ha * hb)
+            supp_extra = _suppression_extra(pc, cost.extra, a, b, bad)
             others = (
                 grid(min_extra)
                 - on_grid(_column_floor(cost, a), a)
@@ -191,6 +185,28 @@ class _PairClasses(NamedTuple):
     bad: BoolArray  # projected classes the size-only screens reject
     combo: IntArray  # combination of each projected class (la * hb + lb)
     supp_records: FloatArray  # per combination, records in rejected classes
+
+
+def _suppression_extra(
+    pc: _PairClasses,
+    extra: Sequence[Sequence[FloatArray]],
+    a: int,
+    b: int,
+    bad: BoolArray,
+) -> FloatArray:
+    """Per level combination of columns ``a`` and ``b`` (flat, ``la * hb + lb``), what
+    suppressing the records of the projected classes ``bad`` adds to the cost on these two
+    columns (``extra[column][level][code]``: :attr:`CostModel.extra`)."""
+    ha, hb = pc.ca.shape[0], pc.cb.shape[0]
+    own = (
+        np.stack([extra[a][la][pc.ca[la]] for la in range(ha)])[:, None, :]
+        + np.stack([extra[b][lb][pc.cb[lb]] for lb in range(hb)])[None, :, :]
+    ).reshape(-1)
+    per_class = np.bincount(pc.keys, weights=pc.weights * own, minlength=pc.n_keys)
+    per_class = per_class[pc.present]
+    return np.bincount(pc.combo[bad], weights=per_class[bad], minlength=ha * hb).astype(
+        np.float64, copy=False
+    )
 
 
 #: Largest table of (level combination, value pair) entries :func:`_projected_classes`

@@ -62,7 +62,7 @@ import numpy.typing as npt
 from anonkit._validation import check_int
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.flash import Flash
-from anonkit.algorithms.lattice.prefilter import _projected_classes
+from anonkit.algorithms.lattice.prefilter import _projected_classes, _suppression_extra
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, slack, to_result
 from anonkit.exceptions import ParameterError
 
@@ -311,15 +311,7 @@ class _Sweep:
             ok = (pc.supp_records <= ev.max_suppressed).reshape(ha, hb)
             floor = None
             if priced:
-                own = (
-                    np.stack([model.extra[a][la][pc.ca[la]] for la in range(ha)])[:, None, :]
-                    + np.stack([model.extra[b][lb][pc.cb[lb]] for lb in range(hb)])[None, :, :]
-                ).reshape(-1)
-                per_class = np.bincount(pc.keys, weights=pc.weights * own, minlength=pc.n_keys)
-                per_class = per_class[pc.present]
-                supp_extra = np.bincount(
-                    pc.combo[pc.bad], weights=per_class[pc.bad], minlength=ha * hb
-                ).reshape(ha, hb)
+                supp_extra = _suppression_extra(pc, model.extra, a, b, pc.bad).reshape(ha, hb)
                 records = pc.supp_records.reshape(ha, hb)
                 # floor = extra on the pair + records * (least extra elsewhere); keep both
                 floor = np.stack([supp_extra, records])
