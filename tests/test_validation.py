@@ -18,6 +18,7 @@ from anonkit._validation import (
     check_bool,
     check_choice,
     check_int,
+    check_items,
     check_name,
     check_names,
     check_real,
@@ -112,6 +113,19 @@ def test_names() -> None:
     with pytest.raises(ParameterError, match="a column name or a list of column names"):
         check_names(["age", 3], "quasi_identifiers", "X")
     assert not Names().accepts(b"age") and not Name().accepts(b"age")
+
+
+def test_items() -> None:
+    assert check_items((1, 2), "sizes", "X", int, "ints") == [1, 2]
+    assert check_items([], "sizes", "X", int, "ints", allow_empty=True) == []
+    with pytest.raises(ParameterError) as info:
+        check_items([], "sizes", "X", int, "ints")
+    assert info.value.expected == "a non-empty sequence of ints" and info.value.got == []
+    with pytest.raises(ParameterError) as info:
+        check_items([1, "2"], "sizes", "X", (int, float), "numbers", allow_empty=True)
+    assert str(info.value) == (
+        "The 'sizes' parameter of X must be a sequence of numbers. Got ['int', 'str'] instead."
+    )
 
 
 def test_validate_checks_the_named_parameters_in_order() -> None:

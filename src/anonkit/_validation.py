@@ -6,7 +6,8 @@ Constraints are small declarative objects (after scikit-learn's
 bounds), :class:`Options` (one of a few values), :class:`Boolean`, :class:`Name` (a
 non-empty column name) and :class:`Names` (a column name or a list of them). :func:`check`
 tests one value, :func:`validate` a mapping of them; ``check_int``, ``check_real``,
-``check_choice``, ``check_bool``, ``check_name`` and ``check_names`` are the one-line forms.
+``check_choice``, ``check_bool``, ``check_name`` and ``check_names`` are the one-line forms,
+and :func:`check_items` checks a sequence of objects of given types.
 Every failure raises :class:`~anonkit.exceptions.ParameterError`, whose ``expected`` is the
 constraint's description, so the TOML loader can reword it with the key and the file.
 
@@ -25,7 +26,7 @@ The 'k' parameter of KAnonymity must be an int >= 1. Got 0 instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
@@ -45,6 +46,7 @@ __all__ = [
     "check_bool",
     "check_choice",
     "check_int",
+    "check_items",
     "check_name",
     "check_names",
     "check_real",
@@ -291,3 +293,37 @@ def check_names(value: object, name: str, owner: str) -> tuple[str, ...]:
         return (value,)
     assert isinstance(value, Sequence)
     return tuple(str(v) for v in value)
+
+
+def check_items(
+    items: Iterable[T],
+    name: str,
+    owner: str,
+    kinds: type | tuple[type, ...],
+    noun: str,
+    *,
+    allow_empty: bool = False,
+) -> list[T]:
+    """``items`` as a list, if every item is an instance of ``kinds`` (and, unless
+    ``allow_empty``, there is at least one).
+
+    Raises
+    ------
+    ParameterError
+        Expecting "a (non-empty) sequence of ``noun``" and showing the items' type names.
+
+    Examples
+    --------
+    >>> check_items([1, 2], "sizes", "X", int, "ints")
+    [1, 2]
+    >>> try:
+    ...     check_items([1, "2"], "sizes", "X", int, "ints")
+    ... except ParameterError as exc:
+    ...     print(exc)
+    The 'sizes' parameter of X must be a non-empty sequence of ints. Got ['int', 'str'] instead.
+    """
+    values = list(items)
+    if (values or allow_empty) and all(isinstance(v, kinds) for v in values):
+        return values
+    expected = f"a sequence of {noun}" if allow_empty else f"a non-empty sequence of {noun}"
+    raise ParameterError(name, owner, expected, [type(v).__name__ for v in values])

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._validation import check_items
 from anonkit.algorithms.mondrian.attributes import (
     Axis,
     HierarchicalQI,
@@ -309,34 +310,27 @@ class Mondrian:
     ) -> list[QuasiIdentifier]:
         if isinstance(quasi_identifiers, _QI_TYPES):
             quasi_identifiers = [quasi_identifiers]
-        qis = list(quasi_identifiers)
-        if not qis or not all(isinstance(q, _QI_TYPES) for q in qis):
-            raise ParameterError(
-                "quasi_identifiers",
-                "Mondrian",
-                "a non-empty sequence of NumericQI, HierarchicalQI or OrderedQI",
-                [type(q).__name__ for q in qis],
-            )
+        qis: list[QuasiIdentifier] = check_items(
+            quasi_identifiers,
+            "quasi_identifiers",
+            "Mondrian",
+            _QI_TYPES,
+            "NumericQI, HierarchicalQI or OrderedQI",
+        )
         names = [q.name for q in qis] + [s.name for s in sensitive]
         if len(set(names)) != len(names):
             raise ParameterError("quasi_identifiers", "Mondrian", "distinct column names", names)
         if isinstance(models, PrivacyModel):
             raise ParameterError("models", "Mondrian", "a sequence of privacy models", models)
-        model_list = list(models)
-        if not model_list or not all(isinstance(m, PrivacyModel) for m in model_list):
-            raise ParameterError(
-                "models",
-                "Mondrian",
-                "a non-empty sequence of privacy models",
-                [type(m).__name__ for m in model_list],
-            )
-        if not all(isinstance(s, SensitiveAttribute) for s in sensitive):
-            raise ParameterError(
-                "sensitive",
-                "Mondrian",
-                "a sequence of SensitiveAttribute",
-                [type(s).__name__ for s in sensitive],
-            )
+        check_items(models, "models", "Mondrian", PrivacyModel, "privacy models")
+        check_items(
+            sensitive,
+            "sensitive",
+            "Mondrian",
+            SensitiveAttribute,
+            "SensitiveAttribute",
+            allow_empty=True,
+        )
         if population is not None:
             if not isinstance(population, Mapping):
                 raise ParameterError(
