@@ -48,6 +48,25 @@ TIME_STEPS = 1000
 QUICK_MIN_SECONDS = 3.0
 
 
+def check_budget(
+    owner: str, time_limit: float | None, max_nodes: int | None, seed: int | None
+) -> None:
+    """Check a search's budget and seed, each optional: seconds > 0, an int >= 1, an
+    int >= 0.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``owner`` and the first parameter out of range.
+    """
+    if time_limit is not None:
+        check_real(time_limit, "time_limit", owner, low=0, closed="neither", noun="seconds")
+    if max_nodes is not None:
+        check_int(max_nodes, "max_nodes", owner, low=1)
+    if seed is not None:
+        check_int(seed, "seed", owner, low=0)
+
+
 class BudgetExhausted(Exception):
     """Raised inside a search when its time or node budget runs out (never escapes)."""
 
@@ -85,13 +104,7 @@ class AnytimeSearch:
         max_nodes: int | None = None,
         seed: int | None = None,
     ) -> None:
-        owner = type(self).__name__
-        if time_limit is not None:
-            check_real(time_limit, "time_limit", owner, low=0, closed="neither", noun="seconds")
-        if max_nodes is not None:
-            check_int(max_nodes, "max_nodes", owner, low=1)
-        if seed is not None:
-            check_int(seed, "seed", owner, low=0)
+        check_budget(type(self).__name__, time_limit, max_nodes, seed)
         self.time_limit = None if time_limit is None else float(time_limit)
         self.max_nodes = None if max_nodes is None else int(max_nodes)
         self.seed = seed

@@ -23,8 +23,7 @@ import math
 import time
 from typing import Any
 
-from anonkit._validation import check_int, check_real
-from anonkit.algorithms.lattice.anytime import DEFAULT_TIME_LIMIT
+from anonkit.algorithms.lattice.anytime import DEFAULT_TIME_LIMIT, check_budget
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.algorithms.lattice.flash import Flash
 from anonkit.algorithms.lattice.lightning import Lightning
@@ -132,12 +131,7 @@ class Auto:
         max_nodes: int | None = None,
         seed: int | None = None,
     ) -> None:
-        if time_limit is not None:
-            check_real(time_limit, "time_limit", "Auto", low=0, closed="neither", noun="seconds")
-        if max_nodes is not None:
-            check_int(max_nodes, "max_nodes", "Auto", low=1)
-        if seed is not None:
-            check_int(seed, "seed", "Auto", low=0)
+        check_budget("Auto", time_limit, max_nodes, seed)
         self.time_limit = time_limit
         self.max_nodes = max_nodes
         self.seed = seed
