@@ -22,9 +22,10 @@ from anonkit._validation import (
     check_name,
     check_names,
     check_real,
+    lookup,
     validate,
 )
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import ParameterError, UnknownNameError
 
 
 def test_int_message_has_the_sklearn_shape() -> None:
@@ -126,6 +127,15 @@ def test_items() -> None:
     assert str(info.value) == (
         "The 'sizes' parameter of X must be a sequence of numbers. Got ['int', 'str'] instead."
     )
+
+
+def test_lookup() -> None:
+    registry = {"loss": 1, "height": 2}
+    assert lookup(registry, "height", "metric") == 2
+    with pytest.raises(UnknownNameError) as info:
+        lookup(registry, "los", "metric")
+    assert str(info.value) == "Unknown metric 'los'; choose one of: height, loss."
+    assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
 def test_validate_checks_the_named_parameters_in_order() -> None:

@@ -7,7 +7,9 @@ bounds), :class:`Options` (one of a few values), :class:`Boolean`, :class:`Name`
 non-empty column name) and :class:`Names` (a column name or a list of them). :func:`check`
 tests one value, :func:`validate` a mapping of them; ``check_int``, ``check_real``,
 ``check_choice``, ``check_bool``, ``check_name`` and ``check_names`` are the one-line forms,
-and :func:`check_items` checks a sequence of objects of given types.
+and :func:`check_items` checks a sequence of objects of given types. :func:`lookup` takes
+a name out of a registry; an unknown name raises
+:class:`~anonkit.exceptions.UnknownNameError`, which lists the known ones.
 Every failure raises :class:`~anonkit.exceptions.ParameterError`, whose ``expected`` is the
 constraint's description, so the TOML loader can reword it with the key and the file.
 
@@ -32,7 +34,7 @@ from typing import Literal, Protocol, TypeVar
 
 import numpy as np
 
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import ParameterError, UnknownNameError
 
 __all__ = [
     "Boolean",
@@ -50,6 +52,7 @@ __all__ = [
     "check_name",
     "check_names",
     "check_real",
+    "lookup",
     "validate",
 ]
 
@@ -242,6 +245,21 @@ def validate(
     for name, constraint in constraints.items():
         if name in params:
             check(params[name], constraint, name, owner)
+
+
+def lookup(registry: Mapping[str, T], name: str, kind: str) -> T:
+    """``registry[name]``.
+
+    Raises
+    ------
+    UnknownNameError
+        If ``name`` is not in ``registry``, listing its names (``kind``: what it holds,
+        e.g. ``"metric"``).
+    """
+    try:
+        return registry[name]
+    except KeyError:
+        raise UnknownNameError(kind, name, list(registry)) from None
 
 
 def check_int(

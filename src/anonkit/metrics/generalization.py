@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._validation import lookup
 from anonkit.core.hierarchy import Hierarchy
 
 IntArray = npt.NDArray[np.int64]
@@ -187,12 +188,7 @@ METRICS: dict[str, MetricFunction] = {
 
 def get_metric(name: str) -> MetricFunction:
     """Look up a metric by name; the error lists the known names."""
-    from anonkit.exceptions import UnknownNameError
-
-    try:
-        return METRICS[name]
-    except KeyError:
-        raise UnknownNameError("metric", name, list(METRICS)) from None
+    return lookup(METRICS, name, "metric")
 
 
 def all_metrics(s: NodeSummary) -> dict[str, float]:

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from anonkit._validation import check_choice, check_real
+from anonkit._validation import check_choice, check_real, lookup
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.exceptions import ParameterError, UnknownNameError
+from anonkit.exceptions import ParameterError
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -219,10 +219,7 @@ NODE_METRICS: dict[str, NodeMetric] = {
 
 def get_node_metric(name: str) -> NodeMetric:
     """The definition of the metric ``name``; the error lists the known names."""
-    try:
-        return NODE_METRICS[name]
-    except KeyError:
-        raise UnknownNameError("metric", name, list(NODE_METRICS)) from None
+    return lookup(NODE_METRICS, name, "metric")
 
 
 # ------------------------------------------------------------ aggregating attributes

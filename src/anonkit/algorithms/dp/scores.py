@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._validation import lookup
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import UnknownNameError
 
@@ -142,10 +143,7 @@ SCORES: dict[str, ScoreFunction] = {
 
 def get_score(name: str) -> ScoreFunction:
     """The score function called ``name``."""
-    try:
-        return SCORES[name]
-    except KeyError:
-        raise UnknownNameError("score", name, tuple(SCORES)) from None
+    return lookup(SCORES, name, "score")
 
 
 def names() -> Sequence[str]:
