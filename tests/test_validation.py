@@ -14,6 +14,7 @@ from anonkit._validation import (
     Name,
     Names,
     Options,
+    Parameters,
     check,
     check_bool,
     check_choice,
@@ -136,6 +137,16 @@ def test_lookup() -> None:
         lookup(registry, "los", "metric")
     assert str(info.value) == "Unknown metric 'los'; choose one of: height, loss."
     assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
+def test_parameters_come_from_the_signature() -> None:
+    class Search(Parameters):
+        def __init__(self, k: int = 2, *, seed: int | None = None) -> None:
+            self.k = k
+            self.seed = seed
+
+    assert Search(5).get_params() == {"k": 5, "seed": None}
+    assert repr(Search(seed=1)) == "Search(k=2, seed=1)"
 
 
 def test_validate_checks_the_named_parameters_in_order() -> None:

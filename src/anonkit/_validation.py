@@ -7,11 +7,15 @@ bounds), :class:`Options` (one of a few values), :class:`Boolean`, :class:`Name`
 non-empty column name) and :class:`Names` (a column name or a list of them). :func:`check`
 tests one value, :func:`validate` a mapping of them; ``check_int``, ``check_real``,
 ``check_choice``, ``check_bool``, ``check_name`` and ``check_names`` are the one-line forms,
-and :func:`check_items` checks a sequence of objects of given types. :func:`lookup` takes
-a name out of a registry; an unknown name raises
-:class:`~anonkit.exceptions.UnknownNameError`, which lists the known ones.
-Every failure raises :class:`~anonkit.exceptions.ParameterError`, whose ``expected`` is the
-constraint's description, so the TOML loader can reword it with the key and the file.
+and :func:`check_items` checks a sequence of objects of given types. Every failed check
+raises :class:`~anonkit.exceptions.ParameterError`, whose ``expected`` is the constraint's
+description, so the TOML loader can reword it with the key and the file.
+
+:func:`lookup` takes a name out of a registry (an unknown name raises
+:class:`~anonkit.exceptions.UnknownNameError`, listing the known ones).
+:class:`Parameters` is the base of classes whose ``__init__`` stores each parameter
+unchanged (scikit-learn's convention): it gives them ``get_params`` and a ``repr`` that
+shows the parameters.
 
 Examples
 --------
@@ -27,10 +31,11 @@ The 'k' parameter of KAnonymity must be an int >= 1. Got 0 instead.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
@@ -44,6 +49,7 @@ __all__ = [
     "Name",
     "Names",
     "Options",
+    "Parameters",
     "check",
     "check_bool",
     "check_choice",
@@ -215,6 +221,20 @@ class OrNone:
 
     def __str__(self) -> str:
         return f"None or {self.inner}"
+
+
+class Parameters:
+    """``get_params`` and ``repr`` of a class whose ``__init__`` stores every parameter
+    unchanged under its own name (scikit-learn's convention)."""
+
+    def get_params(self) -> dict[str, Any]:
+        """The parameters of ``__init__`` and their values."""
+        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
+        return {p: getattr(self, p) for p in names}
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({shown})"
 
 
 def check(value: T, constraint: Constraint, name: str, owner: str) -> T:

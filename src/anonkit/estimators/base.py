@@ -19,7 +19,6 @@ before it is returned.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +28,15 @@ from typing import Any, ClassVar, Self
 
 import polars as pl
 
-from anonkit._validation import Boolean, Callback, Constraint, Interval, OrNone, validate
+from anonkit._validation import (
+    Boolean,
+    Callback,
+    Constraint,
+    Interval,
+    OrNone,
+    Parameters,
+    validate,
+)
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
@@ -257,7 +264,7 @@ def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> Non
                 )
 
 
-class Estimator:
+class Estimator(Parameters):
     """The base of the estimators: parameters, the shared fit pipeline, ``transform``.
 
     Subclasses list their parameters in ``__init__`` (stored unchanged), declare their
@@ -283,15 +290,6 @@ class Estimator:
     def algorithm(self) -> str:
         """The name recorded as the result's ``algorithm``."""
         raise NotImplementedError
-
-    def get_params(self) -> dict[str, Any]:
-        """The parameters of ``__init__`` and their values."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {p: getattr(self, p) for p in names}
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({shown})"
 
     def _validate(self) -> None:
         params = self.get_params()

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from anonkit._validation import check_int
+from anonkit._validation import Parameters, check_int
 from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES, group_aggregates
 from anonkit.algorithms.microaggregation.gmm import COVARIANCE_TYPES, gmm_groups
@@ -161,7 +161,7 @@ class MicroaggregationResult:
         return out
 
 
-class Microaggregation:
+class Microaggregation(Parameters):
     """Microaggregation to k-anonymity, with scikit-learn-style parameters.
 
     Records are partitioned into groups of at least ``k`` and each group's aggregate is
@@ -240,23 +240,6 @@ class Microaggregation:
         self.n_components = n_components
         self.covariance_type = covariance_type
         self.progress = progress
-
-    def get_params(self) -> dict[str, Any]:
-        """The parameters, as given (scikit-learn style)."""
-        return {
-            "k": self.k,
-            "method": self.method,
-            "aggregate": self.aggregate,
-            "standardize": self.standardize,
-            "random_state": self.random_state,
-            "n_components": self.n_components,
-            "covariance_type": self.covariance_type,
-            "progress": self.progress,
-        }
-
-    def __repr__(self) -> str:
-        params = ", ".join(f"{key}={value!r}" for key, value in self.get_params().items())
-        return f"Microaggregation({params})"
 
     def fit(self, data: Any, columns: Sequence[str] | None = None) -> MicroaggregationResult:
         """Microaggregate ``data``; return the partition, the released values and the loss.
