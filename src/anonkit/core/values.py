@@ -184,10 +184,8 @@ def encode_sensitive(
 
     Raises
     ------
-    MissingValuesError
-        If the column holds nulls (or NaN).
-    ValuesNotInHierarchyError
-        If a value is not a leaf of ``hierarchy``.
+    MissingValuesError, ValuesNotInHierarchyError
+        As :func:`encode_column`.
     """
     text = _text(series, column)
     labels = sensitive_labels(text.unique().to_list(), column, hierarchy)
