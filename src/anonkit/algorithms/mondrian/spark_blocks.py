@@ -237,26 +237,16 @@ def judged_blocks(
     *,
     max_records: int,
 ) -> IntArray:
-    """Cut a snapshot into blocks of at most ``max_records`` records (where a cut allows),
-    every part of a cut satisfying ``models`` as one class.
+    """The blocks of :func:`~anonkit.algorithms.mondrian.blocks.snapshot_blocks` (same
+    ``axes``, ``counts``, ``max_records`` and return value), cut so that every part of a
+    cut satisfies ``models`` as one class rather than holding ``k`` records.
 
     Parameters
     ----------
-    axes
-        One axis per quasi-identifier, built on the snapshot's rows.
-    counts
-        Records per snapshot row.
     models
         The privacy models (k-anonymity among them, or not).
     detail
         The sensitive values of the snapshot's rows, with the table's totals.
-    max_records
-        Blocks larger than this are cut further.
-
-    Returns
-    -------
-    numpy.ndarray
-        The block of each snapshot row, ``0 .. n_blocks - 1``.
     """
     weights = np.asarray(counts, dtype=np.int64)
     judge = (list(models), detail, int(weights.sum()))
