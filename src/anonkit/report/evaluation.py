@@ -161,12 +161,10 @@ def render_evaluation_html(
     transformation, heights
         Generalization level chosen per quasi-identifier and each hierarchy's number of
         levels (from an anonymization), shown next to the per-attribute loss.
-    renderer
-        Kept for compatibility: every chart is plain SVG (``"auto"`` or ``"svg"``; see
-        :func:`anonkit.report.plots.check_renderer`).
-    plots
-        Deprecated name of ``renderer`` (a :class:`DeprecationWarning`; passing both is a
-        :class:`~anonkit.exceptions.ParameterError`).
+    renderer, plots
+        Kept for compatibility: every chart is plain SVG (``"auto"`` or ``"svg"``);
+        ``plots`` is the deprecated name of ``renderer``, read by
+        :func:`anonkit.report.plots.renamed_renderer`.
 
     Examples
     --------
