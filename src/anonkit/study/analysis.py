@@ -230,7 +230,8 @@ def cell_rows(frame: pl.DataFrame, *, evaluation: str = "anonymized_test") -> pl
     A row counts when its ``algorithm`` is not a baseline, its ``status`` (if the frame
     has one) is ``ok``, its ``accuracy`` is a number and its release reaches the requested
     k (``effective_k >= k`` where both are known): a release that is not k-anonymous over
-    all quasi-identifiers (microaggregation of the numeric ones only) is not comparable.
+    all quasi-identifiers (e.g. numeric ones microaggregated and categorical ones left as
+    they are) is not comparable.
     """
     _check_frame(frame, "cell_rows")
     _check_evaluation(evaluation)

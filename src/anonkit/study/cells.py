@@ -14,6 +14,7 @@ PPAI workshop at AAAI 2020 (seed 004: the percentage of alteration).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -33,13 +34,14 @@ from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.api import anonymize
 from anonkit.core.values import encode_column
 from anonkit.evaluate import evaluate
-from anonkit.exceptions import AnonkitError, DataError
+from anonkit.exceptions import AnonkitError, DataError, ParameterError
 from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS, alteration_percentage
 from anonkit.study import ml
 from anonkit.study.cache import CellOutcome, decode_value, encode_value
 from anonkit.study.config import StudyConfig
 from anonkit.study.grid import Cell, StudyData, cell_key, load_study_data, split_indices
+from anonkit.study.microaggregation import group_spans, microaggregate
 from anonkit.study.pool import run_in_processes
 from anonkit.study.recode import recode_test
 from anonkit.study.setup import EVALUATIONS, UtilitySetup
@@ -57,6 +59,8 @@ LOSS_NAMES: tuple[str, ...] = tuple(LOSS_INFO)
 STAGES: tuple[str, ...] = ("anonymize", "metrics", "utility", "cpu")
 
 IntArray = npt.NDArray[np.int64]
+#: Losses measured on a microaggregated release's means, not on its groups' ranges.
+_ON_MEANS = ("sse", "il")
 
 
 def _average_risk(n_classes: int, n_records: int, figures: Mapping[str, Any]) -> float:
@@ -221,12 +225,29 @@ class CellWorker:
             tuple(rows), MappingProxyType(dict(seconds)), status=status, cacheable=cacheable
         )
 
-    def _cell(self, cell: Cell, spec: AlgorithmSpec, seconds: dict[str, float]) -> list[Any]:
-        fold = self.fold(cell.fold)
+    def anonymized(self, cell: Cell) -> AnonymizationResult:
+        """The anonymization of the training split of ``cell`` (a grid cell).
+
+        Microaggregation releases the categorical quasi-identifiers at the root of their
+        hierarchy and microaggregates the numeric ones
+        (:func:`anonkit.study.microaggregation.microaggregate`).
+        """
+        spec = cell.spec
+        if spec is None:
+            raise ParameterError("cell", "CellWorker.anonymized", "a grid cell", cell.label)
+        train = self.fold(cell.fold).train
+        if spec.algorithm == "microaggregation":
+            return microaggregate(
+                train,
+                quasi_identifiers=self.qi,
+                numeric=self.numeric,
+                hierarchies=self.data.hierarchies,
+                k=cell.k,
+                options=spec.anonymize_options(),
+            )
         hierarchies, numeric = self._hierarchies(spec)
-        t0 = time.perf_counter()
-        result = anonymize(
-            fold.train,
+        return anonymize(
+            train,
             quasi_identifiers=list(self.qi),
             hierarchies=hierarchies,
             k=cell.k,
@@ -239,12 +260,18 @@ class CellWorker:
             leak_check=False,
             **spec.anonymize_options(),
         )
+
+    def _cell(self, cell: Cell, spec: AlgorithmSpec, seconds: dict[str, float]) -> list[Any]:
+        fold = self.fold(cell.fold)
+        hierarchies, numeric = self._hierarchies(spec)
+        t0 = time.perf_counter()
+        result = self.anonymized(cell)
         release: pl.DataFrame = result.release
         t1 = time.perf_counter()
         seconds["anonymize"] = t1 - t0
-        ev = evaluate(
+        measure = functools.partial(
+            evaluate,
             fold.train,
-            release,
             quasi_identifiers=list(self.qi),
             hierarchies=hierarchies,
             numeric=list(numeric),
@@ -252,13 +279,19 @@ class CellWorker:
             class_attribute=self.target,
             levels=dict(result.transformation) or None,
         )
+        ev = measure(release)
         figures: dict[str, Any] = {
             # every record fully generalized or suppressed: one indistinguishable block
             "effective_k": int(ev.classes.min_size) if ev.classes.n_classes else fold.train.height,
             "n_classes": int(ev.classes.n_classes),
             "suppressed_share": float(ev.suppressed_share),
         }
-        figures.update({f"loss_{n}": float(ev.loss.get(n, math.nan)) for n in LOSS_NAMES})
+        losses = ev.loss
+        if spec.algorithm == "microaggregation":
+            # group means read as their groups' ranges; SSE and IL stay on the means
+            spans = group_spans(fold.train, release, quasi_identifiers=self.qi, numeric=numeric)
+            losses = {**measure(spans).loss, **{n: ev.loss[n] for n in _ON_MEANS if n in ev.loss}}
+        figures.update({f"loss_{n}": float(losses.get(n, math.nan)) for n in LOSS_NAMES})
         figures.update(self._alteration(cell.fold, spec, result, release))
         t2 = time.perf_counter()
         seconds["metrics"] = t2 - t1

@@ -134,7 +134,9 @@ class StudyConfig:
     numeric
         Quasi-identifiers Mondrian and microaggregation read as numbers (Adult: ``age``);
         full-domain searches and greedy merging use their hierarchy. Cast to numbers when
-        the data is loaded.
+        the data is loaded. Microaggregation needs at least one and releases the other
+        quasi-identifiers at the root of their hierarchy
+        (:mod:`anonkit.study.microaggregation`).
     features
         Extra (non-quasi-identifier) feature columns, used as they are.
     hierarchies
@@ -314,7 +316,9 @@ class StudyConfig:
             raise ParameterError(
                 "algorithms",
                 OWNER,
-                "microaggregation only with numeric quasi-identifiers",
+                "microaggregation only with numeric quasi-identifiers (declared in "
+                "'numeric'; it aggregates those and the categorical ones are released at the "
+                "root of their hierarchy)",
                 "microaggregation",
             )
         setter(self, "algorithms", specs)

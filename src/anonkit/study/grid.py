@@ -364,6 +364,10 @@ def cell_key(cell: Cell, config: StudyConfig, fingerprint: str) -> str:
         ),
         "classifiers": list(config.classifiers),
     }
+    if cell.spec is not None and cell.spec.algorithm == "microaggregation":
+        # categorical quasi-identifiers released at their root; such cells failed before,
+        # and a cached failure must not stand in for them
+        settings["categorical_release"] = "root"
     if config.repeats > 1:
         settings["repeats"] = config.repeats
     if config.tuning:

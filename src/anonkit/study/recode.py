@@ -10,7 +10,9 @@ anonkit release:
 * **local recoding** (Mondrian, greedy class merging): each test record takes the labels of
   the most specific release class containing it, else of the nearest class; the share of
   such uncovered records is reported as ``uncovered_share``;
-* **microaggregation**: each test record takes the aggregates of the nearest group.
+* **microaggregation**: each test record takes the aggregates of the nearest group on the
+  numeric quasi-identifiers, and its other quasi-identifiers the level the release writes
+  them at (the study releases them at the root: :mod:`anonkit.study.microaggregation`).
 
 The recodings themselves live in :mod:`anonkit.estimators.recoding` (the estimators'
 ``transform`` uses them too); this module reads the release against the train split and
@@ -30,6 +32,7 @@ from anonkit._validation import check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.estimators.recoding import apply_levels, assign_classes, nearest_groups
 from anonkit.exceptions import DataError, UnknownColumnError
+from anonkit.metrics.release import Release
 from anonkit.study.features import read_release, setup_hierarchies
 from anonkit.study.setup import UtilitySetup
 
@@ -137,13 +140,13 @@ def recode_test(
     if levels:
         return _full_domain(setup, hierarchies, test, levels)
     if algorithm == "microaggregation":
-        return _microaggregation(setup, train, release, test)
+        return _microaggregation(setup, hierarchies, train, release, test)
     if algorithm is None:
         method, inferred = _infer(setup, hierarchies, train, release)
         if method == "full_domain":
             return _full_domain(setup, hierarchies, test, inferred)
         if method == "microaggregation":
-            return _microaggregation(setup, train, release, test)
+            return _microaggregation(setup, hierarchies, train, release, test)
     return _local(setup, hierarchies, train, release, test)
 
 
@@ -175,32 +178,40 @@ def _infer(
     """Guess how ``release`` was made: full-domain (with its levels), microaggregation or
     local recoding (see :func:`recode_test`)."""
     read = read_release(setup, hierarchies, train, release)
-    levels: dict[str, int] = {}
-    one_level = True
+    levels, mixed = _column_levels(read)
     numbers_kept = True
     numbers_exact = True
+    kept = ~read.suppressed
     for col in read.columns:
-        kept = ~read.suppressed
-        if col.kind == "hierarchy":
-            assert col.hierarchy is not None
-            lv = np.unique(col.level[col.cell[kept]])
-            if lv.size > 1:
-                one_level = False
-            else:
-                levels[col.name] = int(lv[0]) if lv.size else col.hierarchy.max_level
-                # a node label at that level, equal to the value's ancestor
-                if not bool(col.truthful[kept].all()):
-                    one_level = False
-        else:
+        if col.kind != "hierarchy":
             assert col.original is not None
             value = col.value[col.cell]
             numbers_exact &= bool(np.isfinite(value[kept]).all())
             numbers_kept &= bool((value[kept] == col.original[kept]).all())
-    if one_level and numbers_kept:
+    if not mixed and numbers_kept:
         return "full_domain", levels
-    if numbers_exact and setup.numeric and all(v == 0 for v in levels.values()) and one_level:
+    if numbers_exact and setup.numeric and not mixed:
         return "microaggregation", {}
     return "local", {}
+
+
+def _column_levels(read: Release) -> tuple[dict[str, int], list[str]]:
+    """The one level each hierarchy column of ``read`` is released at, and the columns
+    that have none (several levels, or labels that are not the values' ancestors)."""
+    levels: dict[str, int] = {}
+    mixed: list[str] = []
+    kept = ~read.suppressed
+    for col in read.columns:
+        if col.kind != "hierarchy":
+            continue
+        assert col.hierarchy is not None
+        lv = np.unique(col.level[col.cell[kept]])
+        # a node label at that level, equal to the value's ancestor
+        if lv.size > 1 or not bool(col.truthful[kept].all()):
+            mixed.append(col.name)
+        else:
+            levels[col.name] = int(lv[0]) if lv.size else col.hierarchy.max_level
+    return levels, mixed
 
 
 # ---------------------------------------------------------------------- local recoding
@@ -218,9 +229,31 @@ def _local(
 
 
 def _microaggregation(
-    setup: UtilitySetup, train: pl.DataFrame, release: pl.DataFrame, test: pl.DataFrame
+    setup: UtilitySetup,
+    hierarchies: Mapping[str, Hierarchy],
+    train: pl.DataFrame,
+    release: pl.DataFrame,
+    test: pl.DataFrame,
 ) -> RecodedTest:
+    """Numeric quasi-identifiers to the nearest group's aggregates, the others (read
+    through a hierarchy) to the one level the release writes each at (the root, for the
+    study's microaggregation); without declared numeric columns every quasi-identifier is
+    microaggregated."""
     qi = list(setup.quasi_identifiers)
-    columns = [c for c in qi if c in setup.numeric] or qi
-    frame = nearest_groups(train, release, test, columns)
+    numbers = [c for c in qi if c in setup.numeric and c not in hierarchies]
+    if not numbers:
+        return RecodedTest(
+            nearest_groups(train, release, test, qi), 0.0, "microaggregation", MappingProxyType({})
+        )
+    frame = test
+    if any(c in hierarchies for c in qi):
+        levels, mixed = _column_levels(read_release(setup, hierarchies, train, release))
+        if mixed:
+            raise DataError(
+                f"The microaggregation release writes column {mixed[0]!r} at several levels "
+                "of its hierarchy (or with labels that are not its values' ancestors); "
+                "its test records cannot be recoded the same way."
+            )
+        frame, _ = apply_levels(test, levels, hierarchies)
+    frame = nearest_groups(train, release, frame, numbers)
     return RecodedTest(frame, 0.0, "microaggregation", MappingProxyType({}))

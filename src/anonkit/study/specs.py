@@ -193,10 +193,11 @@ def default_algorithms(
 ) -> tuple[AlgorithmSpec, ...]:
     """The default algorithm set (the issue's): ``flash`` minimizing ``loss``, strict
     Mondrian, greedy merging under each of the 7 costs and, when every quasi-identifier is
-    numeric, MDAV microaggregation. (Microaggregation aggregates the numeric attributes
-    only; with categorical quasi-identifiers left as they are its release is not
-    k-anonymous, so it is only in the default where it protects the whole record. List it
-    explicitly to study it anyway: the analysis leaves out releases below their k.)
+    numeric, MDAV microaggregation. (With categorical quasi-identifiers a study's
+    microaggregation releases them at the root of their hierarchy, one value per column,
+    and aggregates the numeric ones (:mod:`anonkit.study.microaggregation`); that setting
+    stays out of the default, so that default grids do not grow: list it explicitly, as
+    the seed000 study does.)
 
     Examples
     --------
