@@ -131,3 +131,18 @@ def test_config_accepts_mdav_with_a_numeric_quasi_identifier_and_refuses_it_with
     with pytest.raises(ParameterError, match="microaggregation only with numeric") as err:
         StudyConfig(numeric=(), algorithms=[{"algorithm": "microaggregation"}])
     assert "released at the root" in str(err.value)
+
+
+def test_seed000_grid_has_mdav_where_a_quasi_identifier_is_numeric(
+    tmp_path: Path, shared_data: Path
+) -> None:
+    from anonkit.study import seed000
+
+    for quick in (False, True):
+        configs = seed000.study_configs(tmp_path, quick=quick, data=shared_data)
+        for name in ("adult", "synthetic"):
+            assert "microaggregation:mdav" in [s.cell for s in configs[name].algorithms or ()]
+        # the credit-card codes of AGE and LIMIT_BAL are random integers, not numbers
+        credit = configs["creditcard"]
+        assert credit.numeric == ()
+        assert "microaggregation" not in [s.algorithm for s in credit.algorithms or ()]

@@ -28,6 +28,7 @@ def frames(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pl.DataFrame]:
             {"algorithm": "datafly"},
             {"algorithm": "incognito"},
             {"algorithm": "mondrian", "mode": ["strict", "relaxed"]},
+            {"algorithm": "microaggregation"},  # age aggregated, the other QIs at the root
         ],
         classifiers=["logistic_regression"],
         workers=1,
@@ -52,10 +53,11 @@ def test_study_configs_follow_the_issue_21_design(tmp_path: Path, shared_data: P
     assert "topdown:loss" in cells and "lightning:loss" in cells
     credit = configs["creditcard"]
     assert credit.target == "default-payment-next-month" and len(credit.features) == 18
-    # the same settings everywhere (greedy merging too); MDAV refuses categorical QIs
+    # the same settings everywhere (greedy merging too), but MDAV where no QI is numeric
+    assert cells[-1] == "microaggregation:mdav"
     for config in configs.values():
-        assert config.algorithms == adult.algorithms and config.tuning
-        assert "microaggregation:mdav" not in [s.cell for s in config.algorithms or ()]
+        assert config.tuning
+        assert config.algorithms == (adult.algorithms if config.numeric else adult.algorithms[:-1])
     quick = seed000.study_configs(tmp_path, quick=True, data=shared_data)
     assert quick["adult"].n_splits == 4 and quick["adult"].sample == 3000
     assert quick["adult"].output == tmp_path / "seed000-quick" / "adult"
@@ -89,6 +91,9 @@ def test_write_outputs_replaces_only_the_marked_blocks(
         assert heading in text
     assert "Conditional entropy" in text and "Random release" in text
     assert "Checks: 0 of" in text and "Incognito releases are Flash's" in text
+    # MDAV's line: 2 k x 4 splits, each k-anonymous over all quasi-identifiers
+    assert "**MDAV**" in text and "all 8 of its cells reach their k" in text
+    assert "k = 2: 0." in text and "k = 10: 0." in text
     assert "min of CPU when they were computed" in text
     assert "What would change it" in text and "distinct releases per split" in text
     for name in seed000_page.DATASETS:

@@ -237,6 +237,60 @@ def _checks_line(frame: pl.DataFrame) -> str:
     return " Checks: " + "; ".join(out) + "."
 
 
+#: The cell label of the study's MDAV setting (:mod:`anonkit.study.microaggregation`).
+_MDAV = "microaggregation:mdav"
+
+
+def _mdav_line(frame: pl.DataFrame) -> str:
+    """MDAV's cells: how many reach their k, and their accuracy per k against the other
+    settings (mean over splits, degenerate cells in); empty without MDAV cells."""
+    mine = frame.filter(
+        (pl.col("cell") == _MDAV) & (pl.col("evaluation") == "anonymized_test")
+    ).unique(["fold", "k"])
+    if mine.is_empty():
+        return ""
+    ok = mine.filter(pl.col("status") == "ok") if "status" in mine.columns else mine
+    below = ok.filter(pl.col("effective_k") < pl.col("k")).height
+    reached = ok.height - below
+    reach = (
+        f"all {reached} of its cells reach their k"
+        if reached == mine.height
+        else f"{reached} of its {mine.height} cells reach their k"
+    )
+    if ok.height < mine.height:
+        reach += f" ({mine.height - ok.height} failed)"
+    if ok.height:
+        ratio = float(ok.select((pl.col("effective_k") / pl.col("k")).min()).item())
+        reach += f" (smallest class over k: {ratio:.2f})"
+    rows = cell_rows(frame)
+    clf = "hist_gradient_boosting"
+    if clf not in rows["classifier"].to_list() and rows.height:
+        clf = str(rows["classifier"][0])
+    means = (
+        rows.filter(pl.col("classifier") == clf)
+        .group_by("k", "cell")
+        .agg(pl.col("accuracy").mean())
+        .sort("k", "cell")
+    )
+    parts = []
+    for (k,), at in means.partition_by("k", as_dict=True, maintain_order=True).items():
+        own = at.filter(pl.col("cell") == _MDAV)["accuracy"]
+        if own.is_empty():
+            continue
+        acc = float(own[0])
+        rank = 1 + int((at["accuracy"] > acc).sum())
+        best = float(at.select(pl.col("accuracy").max()).item())
+        parts.append(f"k = {k}: {acc:.3f} (rank {rank} of {at.height}, best {best:.3f})")
+    return (
+        "**MDAV** (the numeric quasi-identifiers microaggregated, the categorical ones "
+        f"released at the root of their hierarchy): {reach}. "
+        f"Its {clf} accuracy on the recoded test half, mean over splits, rank among the "
+        "settings of the same k (degenerate cells in): "
+        + ("; ".join(parts) if parts else "none scored")
+        + "."
+    )
+
+
 def _cpu_line(frame: pl.DataFrame) -> str:
     """The CPU time of the study's cells, as recorded when each was computed."""
     if "seconds_cpu" not in frame.columns:
@@ -293,6 +347,10 @@ def render_markdown(
             + _checks_line(frame)
             + _cpu_line(frame),
             "",
+        ]
+        mdav = _mdav_line(frame)
+        out += [mdav, ""] if mdav else []
+        out += [
             "**Within k** (which release of equal k keeps more accuracy; degenerate cells "
             "left out unless said; ρ averaged over k and classifiers per split, interval "
             "across splits):",
