@@ -152,6 +152,17 @@ def measure(
         return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run of median wall time (the lower middle one of an even count), with the
+    median CPU time and the largest peak RSS of all runs."""
+    chosen = dict(sorted(runs, key=lambda r: r["wall"])[(len(runs) - 1) // 2])
+    cpus = sorted(r["cpu"] for r in runs)
+    chosen["cpu"] = cpus[(len(cpus) - 1) // 2]
+    chosen["rss"] = max(r["rss"] for r in runs)
+    chosen["walls"] = [r["wall"] for r in runs]
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=1_000_000)
@@ -161,6 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--algorithm", default="flash", help="the search (default: flash, exact)")
     p.add_argument("--label", default="", help="suffix of the RESULTS.md section's name")
     p.add_argument("--memory", action="store_true", help="also time the in-memory engine")
+    p.add_argument(
+        "--repeats", type=int, default=1, help="rounds of every step; the medians are kept"
+    )
     p.add_argument("--record", action="store_true", help="write the results to RESULTS.md")
     p.add_argument("--step", choices=STEPS, help=argparse.SUPPRESS)
     p.add_argument("--data", type=Path, help=argparse.SUPPRESS)
@@ -174,14 +188,17 @@ def main(argv: list[str] | None = None) -> int:
     data = scale_data.write(args.rows, args.data_dir / f"scale_{args.rows}.parquet")
     steps = [s for s in STEPS if s != "memory" or args.memory]
     env = installed_env(args.data_dir / "pycache")
-    results = {}
-    for step in steps:
-        results[step] = measure(step, data, args.k, args.suppression, args.algorithm, env)
-        r = results[step]
-        print(
-            f"{step}: {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, peak RSS {r['rss'] / 2**30:.2f} GiB",
-            flush=True,
-        )
+    runs: dict[str, list[dict[str, Any]]] = {step: [] for step in steps}
+    for round_ in range(args.repeats):
+        for step in steps:  # round-robin, so that a burst of other load hits every step
+            r = measure(step, data, args.k, args.suppression, args.algorithm, env)
+            runs[step].append(r)
+            print(
+                f"round {round_ + 1}, {step}: {r['wall']:.1f} s, CPU {r['cpu']:.1f} s, "
+                f"peak RSS {r['rss'] / 2**30:.2f} GiB",
+                flush=True,
+            )
+    results = {step: median_run(rs) for step, rs in runs.items()}
     floor = results["floor_count"]["wall"] + results["floor_copy"]["wall"]
     cpu_floor = results["floor_count"]["cpu"] + results["floor_copy"]["cpu"]
     rows = []
@@ -234,7 +251,12 @@ def main(argv: list[str] | None = None) -> int:
             f"{data.stat().st_size / 2**20:.0f} MiB); k = {args.k}, "
             f"{args.suppression:.0%} suppression, algorithm {args.algorithm}. Floor = "
             f"floor_count + floor_copy = {floor:.1f} s wall, {cpu_floor:.1f} s CPU. Each step "
-            "in a fresh process. CPU time (user + system, all threads) is what to compare "
+            f"in a fresh process, {args.repeats} round(s) of all steps in turn, the median "
+            "run of each kept (every wall time: "
+            + "; ".join(
+                f"{step} " + ", ".join(f"{w:.1f}" for w in results[step]["walls"]) for step in steps
+            )
+            + "). CPU time (user + system, all threads) is what to compare "
             "when the machine is loaded: wall time then mostly measures the other load.",
             "",
             table,
