@@ -66,6 +66,14 @@ def test_registry_lists_every_engine() -> None:
         get_engine("duckdb")
 
 
+def test_unknown_engine_lists_the_registered_ones() -> None:
+    with pytest.raises(UnknownNameError) as info:
+        get_engine("duckdb")
+    error = info.value
+    assert (error.kind, error.name, error.available) == ("engine", "duckdb", available_engines())
+    assert str(error) == "Unknown engine 'duckdb'; choose one of: numpy, polars, spark, streaming."
+
+
 @settings(max_examples=25, deadline=None)
 @given(n=st.integers(1, 40), seed=st.integers(0, 10_000))
 def test_engines_count_the_same(n: int, seed: int) -> None:

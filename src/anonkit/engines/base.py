@@ -37,12 +37,12 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from anonkit._validation import lookup
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.counting import COUNT, SensitiveSpec, check_counts, table_from_counts
-from anonkit.exceptions import UnknownNameError
 
 __all__ = [
     "COUNT",
@@ -262,12 +262,14 @@ def available_engines() -> list[str]:
 
 
 def get_engine(name: str = "polars") -> Engine:
-    """Instantiate the engine registered under ``name``."""
-    try:
-        target = _ENGINES[name]
-    except KeyError:
-        raise UnknownNameError("engine", name, list(_ENGINES)) from None
-    module_name, _, attr = target.partition(":")
+    """Instantiate the engine registered under ``name`` (its module imported now).
+
+    Raises
+    ------
+    UnknownNameError
+        If no engine is registered under ``name``; it lists the registered ones.
+    """
+    module_name, _, attr = lookup(_ENGINES, name, "engine").partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
     engine: Engine = cls()
     return engine
