@@ -455,6 +455,16 @@ class Evaluator:
             bad, forced = judge_classes(self.models, summary, self.max_suppressed)
         else:
             bad, forced = self.violations(summary), 0.0
+        return self._record(self.node_result(index, snap, bad, forced))
+
+    def node_result(
+        self, index: int, snap: FrequencySnapshot, bad: BoolArray, forced_below: float = 0.0
+    ) -> NodeResult:
+        """The result of node ``index`` whose classes ``snap`` are judged: the records of
+        the classes ``bad`` flags are suppressed, the node is private when they are within
+        the limit, and a private node is priced by the cost model (and the tie-break loss);
+        one that is not gets only its bound. :meth:`evaluate` and the quick evaluator both
+        end here, so a node means the same on either path."""
         suppressed = int(snap.counts[bad].sum())
         anonymous = suppressed <= self.max_suppressed
         loss = math.inf
@@ -463,7 +473,7 @@ class Evaluator:
             loss = cost if self._cost_is_loss else self.loss_model.price(snap, bad)[0]
         else:  # a node that is not private is never released: only its bound matters
             cost, bound = math.inf, self.cost_model.bound(snap.levels, snap.counts)
-        result = NodeResult(
+        return NodeResult(
             index=index,
             levels=snap.levels,
             anonymous=anonymous,
@@ -471,10 +481,9 @@ class Evaluator:
             n_classes=snap.n_classes,
             cost=cost,
             bound=bound,
-            forced_below=forced,
+            forced_below=forced_below,
             loss=loss,
         )
-        return self._record(result)
 
     @property
     def loss_model(self) -> CostModel:

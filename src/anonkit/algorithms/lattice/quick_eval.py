@@ -19,8 +19,9 @@ public pieces:
   cost of a source is its rows times (2 + the columns that change), compared over all
   cached nodes by one vectorized test of their level vectors;
 * **judging and pricing** go through the evaluator's models (``Evaluator.violations``)
-  and cost models (``Evaluator.cost_model``, ``Evaluator.loss_model``), so every model
-  and metric means the same as in the exact searches.
+  and the step that ends its own evaluations (``Evaluator.node_result``: suppression,
+  verdict, cost models), so every model and metric means the same as in the exact
+  searches.
 
 Two different classes share a key only by a collision of the hash, with probability
 about ``n^2 / 2^65`` per roll-up of ``n`` classes (about ``10^-11`` for 30,000 classes). A
@@ -36,7 +37,6 @@ without numba, the heuristics use the evaluator itself (:meth:`QuickEvaluator.ap
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -232,9 +232,6 @@ class QuickEvaluator:
         self._slot_levels = np.zeros((64, self.width), dtype=np.int16)
         self._slot_classes = np.full(64, _NONE, dtype=np.int64)
         self._free: list[int] = list(range(63, -1, -1))
-        self._cost_is_loss = (
-            evaluator.cost_model.metric == "loss" and evaluator.cost_model.aggregation is None
-        )
         #: Nodes evaluated here.
         self.evaluations = 0
 
@@ -347,32 +344,15 @@ class QuickEvaluator:
 
     # ------------------------------------------------------------------ judging
     def evaluate(self, index: int, levels: tuple[int, ...]) -> NodeResult:
-        """Judge and price node ``index`` as :meth:`Evaluator.evaluate` does (the same
-        models, suppression rule and cost models), from its hashed classes."""
+        """Judge and price node ``index`` as :meth:`Evaluator.evaluate` does (its models
+        and :meth:`Evaluator.node_result`), from its hashed classes."""
         ev = self.ev
         snap = self.snapshot(index, levels)
         self.evaluations += 1
-        bad = ev.violations(ClassSummary(snap.counts, self.n))
-        suppressed = int(snap.counts[bad].sum())
-        anonymous = suppressed <= ev.max_suppressed
-        loss = math.inf
-        if anonymous:
-            cost, bound = ev.cost_model.price(snap, bad)
-            loss = cost if self._cost_is_loss else ev.loss_model.price(snap, bad)[0]
-        else:
-            cost, bound = math.inf, ev.cost_model.bound(levels, snap.counts)
+        result = ev.node_result(index, snap, ev.violations(ClassSummary(snap.counts, self.n)))
         if ev.on_evaluate is not None:
             ev.on_evaluate(1)
-        return NodeResult(
-            index=index,
-            levels=levels,
-            anonymous=anonymous,
-            suppressed=suppressed,
-            n_classes=snap.n_classes,
-            cost=cost,
-            bound=bound,
-            loss=loss,
-        )
+        return result
 
 
 __all__ = ["CACHE_ROWS", "HashedSnapshot", "QuickEvaluator", "kernel_loaded", "load_kernel"]

@@ -1,0 +1,55 @@
+"""The evaluator's last step, :meth:`Evaluator.node_result`, which the exact path
+(:meth:`Evaluator.evaluate`) and the heuristics' quick evaluator both end with."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from test_heuristics import evaluator_for, wide_table
+
+from anonkit.models import KAnonymity
+
+
+@pytest.mark.parametrize(("metric", "options"), [("loss", None), ("precision", None)])
+def test_node_result_of_a_nodes_own_verdicts_is_evaluate(metric: str, options) -> None:
+    frame, hs = wide_table(300, 6, seed=43)
+    ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, metric, metric_options=options)
+    exact = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, metric, metric_options=options)
+    rng = np.random.default_rng(0)
+    nodes = [int(i) for i in rng.integers(0, ev.lattice.size, 40)]
+    seen = {True: 0, False: 0}
+    for node in nodes:
+        cls, _, bad = ev.node_classes(node)
+        got = ev.node_result(node, cls, bad)
+        want = exact.evaluate(node)
+        seen[want.anonymous] += 1
+        assert (got.index, got.levels, got.anonymous, got.suppressed, got.n_classes) == (
+            want.index,
+            want.levels,
+            want.anonymous,
+            want.suppressed,
+            want.n_classes,
+        )
+        assert got.cost == pytest.approx(want.cost, rel=1e-9, abs=1e-12)
+        assert got.bound == pytest.approx(want.bound, rel=1e-9, abs=1e-12)
+        assert got.loss == pytest.approx(want.loss, rel=1e-9, abs=1e-12)
+        assert got.forced_below == 0.0
+    assert seen[True] and seen[False]  # both branches (priced, bound only) were compared
+    assert not ev.results  # node_result records nothing; evaluate does
+
+
+def test_node_result_suppresses_the_flagged_classes() -> None:
+    frame, hs = wide_table(300, 6, seed=44)
+    ev = evaluator_for(frame, hs, [KAnonymity(2)], 0.1)
+    top = ev.lattice.size - 1
+    cls, _, _ = ev.node_classes(top)
+    none = np.zeros(cls.n_classes, dtype=bool)
+    kept = ev.node_result(top, cls, none)
+    assert (kept.anonymous, kept.suppressed) == (True, 0)
+    assert math.isfinite(kept.cost) and math.isfinite(kept.loss)
+    every = ev.node_result(top, cls, ~none, forced_below=7.0)
+    assert (every.anonymous, every.suppressed, every.forced_below) == (False, 300, 7.0)
+    assert every.cost == math.inf and every.loss == math.inf
+    assert every.bound == ev.cost_model.bound(cls.levels, cls.counts)
