@@ -20,7 +20,7 @@ every thread of the process, polars' workers included), which a loaded machine d
 far less than wall time. ``--kernels compiled`` loads numba before timing, so that
 roll-ups run the compiled kernels from the first call (the steady state of a long-running
 process; a fresh process runs numpy until enough work repays loading numba, see
-:func:`anonkit.core.snapshot.compiled_ready`).
+:func:`anonkit.core.grouping.compiled_ready`).
 
 Run from the repository root::
 

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from anonkit.core import grouping as grouping_module
 from anonkit.core import snapshot as snapshot_module
 from anonkit.core.encoding import subset_snapshot
 from anonkit.core.hierarchy import Hierarchy
@@ -236,12 +237,12 @@ def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
     counts = rng.integers(1, 9, arr.size).astype(np.int64)
     pop = rng.integers(0, 9, arr.size).astype(np.int64) if weighted else None
     space = 1 << 40
-    slow = snapshot_module._group_numpy(arr, counts, pop, space)
+    slow = grouping_module._group_numpy(arr, counts, pop, space)
     assert np.array_equal(slow[0], np.unique(arr))
     for fast in (
-        snapshot_module._group_compiled(arr, counts, pop, space),
-        snapshot_module._group_hashed(arr, counts, pop),
-        snapshot_module._group_sorting(arr, counts, pop),
+        grouping_module._group_compiled(arr, counts, pop, space),
+        grouping_module._group_hashed(arr, counts, pop),
+        grouping_module._group_sorting(arr, counts, pop),
     ):
         assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
         assert (fast[2] is None) == (slow[2] is None) == (pop is None)
@@ -257,13 +258,13 @@ def test_large_keyed_roll_up_equals_roll_up(
     """On Adult (19,502 bottom classes, above the compiled path's threshold), keyed
     roll-ups in one and two steps give the classes of the plain roll-up, merged by
     counting (coarse targets) or by sorting, compiled or by numpy (issue 19)."""
-    monkeypatch.setattr(snapshot_module, "compiled_ready", lambda: compiled)
+    monkeypatch.setattr(grouping_module, "compiled_ready", lambda: compiled)
     if not dense:
         monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
     columns = list(adult_frame.columns)
     hierarchies = [Hierarchy.from_csv(adult_hierarchies[c], name=c) for c in columns]
     table = get_engine("polars").count(adult_frame, columns, hierarchies)
-    assert table.snapshot.n_classes >= snapshot_module._COMPILED_ROWS
+    assert table.snapshot.n_classes >= grouping_module.COMPILED_ROWS
     radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
     assert radix is not None
     keyed = table.snapshot.with_keys(radix)
@@ -311,8 +312,8 @@ def test_group_sorted_merges_ordered_keys_in_one_pass(keys, weighted) -> None:
     rng = np.random.default_rng(len(keys))
     counts = rng.integers(1, 9, arr.size).astype(np.int64)
     pop = rng.integers(0, 9, arr.size).astype(np.int64) if weighted else None
-    got = snapshot_module.group_sorted(arr, counts, pop, 1 << 40)
-    want = snapshot_module._group_numpy(arr, counts, pop, 1 << 40)
+    got = grouping_module.group_sorted(arr, counts, pop, 1 << 40)
+    want = grouping_module._group_numpy(arr, counts, pop, 1 << 40)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
     assert (got[2] is None) == (want[2] is None)
     if pop is not None:
@@ -327,7 +328,7 @@ def test_a_roll_up_counts_its_rows_once(
     """The work that decides when the compiled kernels repay loading numba counts each
     rolled-up row once, whichever way the roll-up merges its keys (counting, the compiled
     kernels, or group_sorted, which counts the rows it groups)."""
-    monkeypatch.setattr(snapshot_module, "compiled_ready", lambda: compiled)
+    monkeypatch.setattr(grouping_module, "compiled_ready", lambda: compiled)
     if not dense:
         monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
     columns = list(adult_frame.columns)
@@ -337,9 +338,9 @@ def test_a_roll_up_counts_its_rows_once(
     assert radix is not None
     keyed = table.snapshot.with_keys(radix)
     target = [1] * len(columns)
-    monkeypatch.setattr(snapshot_module, "_WORK", [0])  # the count above grouped rows too
+    monkeypatch.setattr(grouping_module, "WORK", [0])  # the count above grouped rows too
     roll_up_keys(keyed, target, table.level_maps)
-    assert snapshot_module._WORK[0] == keyed.n_classes
+    assert grouping_module.WORK[0] == keyed.n_classes
 
 
 @pytest.mark.parametrize(
@@ -351,18 +352,18 @@ def test_many_distinct_keys_are_sorted_then_merged(bound, expected, monkeypatch)
     builds a table as large as its input and still has to sort it (a roll-up of the
     10M-row table, 1.8M distinct keys of 2.6M: 0.57 s against 0.26 s). Few possible keys
     keep the hash path."""
-    monkeypatch.setattr(snapshot_module, "_HASHED_ROWS", 4)
-    monkeypatch.setattr(snapshot_module, "_SORTED_ROWS", 4)
+    monkeypatch.setattr(grouping_module, "_HASHED_ROWS", 4)
+    monkeypatch.setattr(grouping_module, "_SORTED_ROWS", 4)
     taken = []
     for name in ("hashed", "sorting"):
-        real = getattr(snapshot_module, f"_group_{name}")
+        real = getattr(grouping_module, f"_group_{name}")
         monkeypatch.setattr(
-            snapshot_module,
+            grouping_module,
             f"_group_{name}",
             lambda *a, _real=real, _name=name: taken.append(_name) or _real(*a),
         )
     keys = np.array([9, 3, 9, 1, 3, 7], dtype=np.int64)
     counts = np.arange(1, 7, dtype=np.int64)
-    out = snapshot_module.group_sorted(keys, counts, None, 1 << 40, distinct_bound=bound)
+    out = grouping_module.group_sorted(keys, counts, None, 1 << 40, distinct_bound=bound)
     assert taken == [expected]
     assert out[0].tolist() == [1, 3, 7, 9] and out[1].tolist() == [4, 7, 6, 4]

@@ -1,4 +1,4 @@
-"""numba kernel of :func:`anonkit.core.snapshot.group_sorted`: merge equal keys by a
+"""numba kernel of :func:`anonkit.core.grouping.group_sorted`: merge equal keys by a
 least-significant-digit radix sort.
 
 This module imports numba, so :mod:`anonkit.core.snapshot` imports it on first use only.

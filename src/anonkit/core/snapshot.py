@@ -9,7 +9,6 @@ one by mapping each column's codes upwards and merging equal rows.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,25 +16,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.core import grouping
+from anonkit.core.grouping import first_of_runs, group_sorted, sort_keys
+
 IntArray = npt.NDArray[np.int64]
 
 # Dense counting (bincount over the whole key space) beats sorting while the key space is
 # at most this many times the number of rows.
 _DENSE_FACTOR = 8
-
-
-def first_of_runs(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-    """Flags of the first element of every run of equal values (of sorted ``values``).
-
-    Examples
-    --------
-    >>> first_of_runs(np.array([3, 3, 5, 7, 7])).tolist()
-    [True, False, True, True, False]
-    """
-    flags = np.empty(values.shape[0], dtype=bool)
-    flags[:1] = True
-    np.not_equal(values[1:], values[:-1], out=flags[1:])
-    return flags
 
 
 #: The widest key a keyed snapshot uses; wider tables roll up their codes unkeyed.
@@ -231,7 +219,7 @@ def group_codes(
             dense[uniq_keys] = np.arange(uniq_keys.size)
             inverse = dense[keys]
     else:
-        order, sorted_keys = _sort_keys(keys, space)
+        order, sorted_keys = sort_keys(keys, space)
         first = first_of_runs(sorted_keys)  # first row of each distinct key, sorted
         starts = np.flatnonzero(first)
         reps = order[starts]
@@ -248,21 +236,6 @@ def group_codes(
     return unique_codes, counts, inverse
 
 
-def _sort_keys(keys: IntArray, space: int) -> tuple[IntArray, IntArray]:
-    """``(order, sorted_keys)`` of ``keys``, all below ``space``.
-
-    When the key and the row number fit in 63 bits together, they are packed into one
-    int64 and sorted by value, which is about three times faster than ``argsort``.
-    """
-    n = keys.shape[0]
-    bits = max(n - 1, 1).bit_length()
-    if space <= (1 << (62 - bits)):
-        packed = np.sort((keys << bits) | np.arange(n, dtype=np.int64))
-        return packed & ((1 << bits) - 1), packed >> bits
-    order = np.argsort(keys)
-    return order, keys[order]
-
-
 def _representatives(keys: IntArray, space: int, weights: IntArray) -> tuple[IntArray, IntArray]:
     """For distinct ``keys``: one row index holding each and the summed weights."""
     n = keys.shape[0]
@@ -272,7 +245,7 @@ def _representatives(keys: IntArray, space: int, weights: IntArray) -> tuple[Int
         rep_of_key = np.empty(space, dtype=np.int64)
         rep_of_key[keys] = np.arange(n)
         return rep_of_key[uniq_keys], totals[uniq_keys].astype(np.int64)
-    order, sorted_keys = _sort_keys(keys, space)
+    order, sorted_keys = sort_keys(keys, space)
     starts = np.flatnonzero(first_of_runs(sorted_keys))
     return order[starts], np.add.reduceat(weights[order], starts).astype(np.int64)
 
@@ -320,7 +293,7 @@ def roll_up(
         else:
             keys += col * stride
     if snapshot.population is not None:  # two weights: group once, sum both
-        order, sorted_keys = _sort_keys(keys, space)
+        order, sorted_keys = sort_keys(keys, space)
         starts = np.flatnonzero(first_of_runs(sorted_keys))
         reps = order[starts]
         counts = np.add.reduceat(snapshot.counts[order], starts).astype(np.int64)
@@ -369,8 +342,8 @@ def roll_up_keys(
     n = keys.shape[0]
     cards = _target_cards(target, level_maps, radix)
     space = math.prod(cards)
-    if n >= _COMPILED_ROWS and changed and compiled_ready():
-        _WORK[0] += n
+    if n >= grouping.COMPILED_ROWS and changed and grouping.compiled_ready():
+        grouping.WORK[0] += n
         merged, counts, pop = _remap_compiled(snapshot, cards, space, changed)
     else:
         new = keys
@@ -380,8 +353,8 @@ def roll_up_keys(
                 new = keys + delta[old]
             else:
                 new += delta[old]
-        if n >= _COMPILED_ROWS and space <= _DENSE_FACTOR * n:
-            _WORK[0] += n
+        if n >= grouping.COMPILED_ROWS and space <= _DENSE_FACTOR * n:
+            grouping.WORK[0] += n
             merged, counts, pop = _count_numpy(new, snapshot, cards, space)
         else:  # counts its rows in _WORK itself
             merged, counts, pop = group_sorted(
@@ -395,28 +368,6 @@ def roll_up_keys(
         radix=radix,
         population=pop,
     )
-
-
-#: From this many rows on, :func:`group_sorted` and :func:`roll_up_keys` may run the
-#: compiled kernels (below it, calling numba costs more than it saves).
-_COMPILED_ROWS = 1024
-
-#: Rows rolled up or grouped by this process so far (see :func:`compiled_ready`).
-_WORK = [0]
-
-#: After this many rows of roll-ups, loading numba repays itself: importing it and loading
-#: the cached kernels costs about 0.7 s of CPU once per process, and the kernels save about
-#: 30 ns per row (Adult's bottom snapshot: 19,502 rows, 0.6 ms by numpy, 0.15 compiled).
-_LOAD_AFTER_ROWS = 25_000_000
-
-
-def compiled_ready() -> bool:
-    """Whether to run the compiled kernels (:mod:`anonkit.core._group_kernel`): when numba
-    is loaded already (Mondrian, greedy merging and the heuristics load it), or once this
-    process has done enough roll-ups to repay loading it (a long study, the app, a
-    benchmark). A one-shot run of Flash on an Adult-sized table never loads it: that would
-    cost it about 0.7 s to save about 10 ms."""
-    return "numba" in sys.modules or _WORK[0] >= _LOAD_AFTER_ROWS
 
 
 def _target_cards(
@@ -451,105 +402,6 @@ def _count_numpy(
         pop = np.bincount(slot, weights=snapshot.population, minlength=space)[present]
         pop = pop.astype(np.int64)
     return new[rep[present]], counts.astype(np.int64), pop
-
-
-def group_sorted(
-    keys: IntArray,
-    counts: IntArray,
-    population: IntArray | None,
-    space: int,
-    *,
-    distinct_bound: int | None = None,
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """The distinct ``keys`` (all below ``space``), sorted, with the summed ``counts``
-    (and ``population``) of each.
-
-    Keys that are sorted already (a roll-up whose level maps keep the order of the codes,
-    as interval, masking and date hierarchies do) are merged in one pass; otherwise small
-    inputs take a numpy sort (:func:`_group_numpy`), larger ones a compiled radix sort
-    (:func:`_group_compiled`), the largest polars' hash aggregation
-    (:func:`_group_hashed`), or polars' sort and a merge of its runs
-    (:func:`_group_sorting`) when there may be more distinct keys than rows
-    (``distinct_bound``: the most distinct keys there can be, e.g. the product of a
-    roll-up's label counts; unknown by default); all give the same arrays.
-    """
-    n = keys.shape[0]
-    _WORK[0] += n
-    if n > 1 and bool(np.all(keys[1:] >= keys[:-1])):
-        return _merge_sorted(keys, counts, population)
-    if n > _HASHED_ROWS:
-        if n >= _SORTED_ROWS and distinct_bound is not None and distinct_bound > n:
-            return _group_sorting(keys, counts, population)
-        return _group_hashed(keys, counts, population)
-    if n >= _COMPILED_ROWS and space <= (1 << 62) and compiled_ready():
-        return _group_compiled(keys, counts, population, space)
-    return _group_numpy(keys, counts, population, space)
-
-
-#: Above this many rows :func:`group_sorted` groups with polars' parallel hash
-#: aggregation (1,000,000 keys: about 22 ms of CPU, against 59 for the radix sort, which
-#: moves every row four times).
-_HASHED_ROWS = 1 << 16
-
-
-def _group_hashed(
-    keys: IntArray, counts: IntArray, population: IntArray | None
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """:func:`group_sorted` by a polars ``group_by``, then a sort of the distinct keys."""
-    import polars as pl
-
-    data = {"k": keys, "c": counts}
-    aggs = [pl.col("c").sum()]
-    if population is not None:
-        data["p"] = population
-        aggs.append(pl.col("p").sum())
-    out = pl.DataFrame(data).group_by("k").agg(aggs).sort("k")
-    pop = None if population is None else out["p"].to_numpy().astype(np.int64, copy=False)
-    return (
-        out["k"].to_numpy().astype(np.int64, copy=False),
-        out["c"].to_numpy().astype(np.int64, copy=False),
-        pop,
-    )
-
-
-#: From this many rows on, keys that may mostly stay distinct are grouped by
-#: :func:`_group_sorting`: the roll-ups of a 10M-row table's 2.6M classes to 0.6M-1.8M
-#: took 0.23-0.26 s so, against 0.30-0.57 s by hashing, which builds a table as large as
-#: the output and then sorts it too (to 0.3M classes both took about 0.2 s).
-_SORTED_ROWS = 1 << 20
-
-
-def _group_sorting(
-    keys: IntArray, counts: IntArray, population: IntArray | None
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """:func:`group_sorted` by polars' parallel sort of the rows, then one pass that sums
-    each run of equal keys."""
-    import polars as pl
-
-    data = {"k": keys, "c": counts}
-    if population is not None:
-        data["p"] = population
-    out = pl.DataFrame(data).sort("k")
-    pop = None if population is None else out["p"].to_numpy()
-    return _merge_sorted(out["k"].to_numpy(), out["c"].to_numpy(), pop)
-
-
-def _group_compiled(
-    keys: IntArray, counts: IntArray, population: IntArray | None, space: int
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """:func:`group_sorted` by the radix sort of :mod:`anonkit.core._group_kernel` (numba,
-    imported on first use; keys below ``2**62``)."""
-    from anonkit.core._group_kernel import radix_group
-
-    empty = np.zeros(0, dtype=np.int64)
-    pop_in = empty if population is None else population.astype(np.int64, copy=False)
-    out_keys, out_counts, out_pop = radix_group(
-        keys.astype(np.int64, copy=False),
-        counts.astype(np.int64, copy=False),
-        pop_in,
-        max(space - 1, 1).bit_length(),
-    )
-    return out_keys, out_counts, None if population is None else out_pop
 
 
 def _remap_compiled(
@@ -594,28 +446,3 @@ def _remap_compiled(
             keys, counts, pop_in, rewrite, max(radix.space - 1, 1).bit_length()
         )
     return out_keys, out_counts, None if population is None else out_pop
-
-
-def _merge_sorted(
-    keys: IntArray, counts: IntArray, population: IntArray | None
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """:func:`group_sorted` of keys in non-decreasing order: sum each run."""
-    starts = np.flatnonzero(first_of_runs(keys))
-    summed = np.add.reduceat(counts, starts).astype(np.int64, copy=False)
-    pop = None
-    if population is not None:
-        pop = np.add.reduceat(population, starts).astype(np.int64, copy=False)
-    return keys[starts].astype(np.int64, copy=False), summed, pop
-
-
-def _group_numpy(
-    keys: IntArray, counts: IntArray, population: IntArray | None, space: int
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """:func:`group_sorted` by a numpy sort."""
-    if keys.shape[0] == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty.copy(), None if population is None else empty.copy()
-    order, sorted_keys = _sort_keys(keys, space)
-    return _merge_sorted(
-        sorted_keys, counts[order], None if population is None else population[order]
-    )

@@ -23,8 +23,8 @@ import numpy as np
 import polars as pl
 
 from anonkit._atomic import atomic_path
+from anonkit.core.grouping import group_sorted
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import group_sorted
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import (
     code_expr,

@@ -36,8 +36,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit.core.grouping import first_of_runs
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import first_of_runs
 from anonkit.core.values import as_text
 from anonkit.exceptions import DataError, MissingValuesError, ValuesNotInHierarchyError
 from anonkit.metrics.columns import QIColumn

@@ -21,15 +21,9 @@ from anonkit.algorithms.lattice.cached_levels import NOT_CACHED, CachedLevels
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.core.encoding import EncodedTable
+from anonkit.core.grouping import first_of_runs
 from anonkit.core.lattice import Lattice
-from anonkit.core.snapshot import (
-    FrequencySnapshot,
-    KeyRadix,
-    first_of_runs,
-    group_codes,
-    roll_up,
-    roll_up_keys,
-)
+from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
 from anonkit.metrics.generalization import NodeSummary
 from anonkit.metrics.node_metrics import aggregation
 from anonkit.models.base import CLASS_SIZE, ClassSummary, PrivacyModel

@@ -21,7 +21,8 @@ import numpy.typing as npt
 from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator
-from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_sorted
+from anonkit.core.grouping import group_sorted
+from anonkit.core.snapshot import FrequencySnapshot, KeyRadix
 from anonkit.models.judge import summarize_classes
 
 BoolArray = npt.NDArray[np.bool_]

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.algorithms.local_suppression.result import BoolArray, IntArray
-from anonkit.core.snapshot import first_of_runs
+from anonkit.core.grouping import first_of_runs
 
 #: Attribute sets tried per class at most (all sets of up to D attributes).
 _COMBO_BUDGET = 256

@@ -23,8 +23,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.core.grouping import first_of_runs
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import first_of_runs
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError
 
 IntArray = npt.NDArray[np.int64]
