@@ -16,7 +16,6 @@ from test_sparse_flash import _implicit, problems
 from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, prefilter
 from anonkit.algorithms.lattice.prefilter import _pair_suppressed, _projected_classes
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash
-from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
 from anonkit.engines.base import get_engine
 from anonkit.exceptions import PrivacyUnattainableError
@@ -72,43 +71,3 @@ def test_pairs_left_out_keep_the_searches_exact(problem, cap: int) -> None:
             continue
         assert result is not None and result.levels == oracle.levels
         assert math.isclose(result.cost, oracle.cost, rel_tol=1e-9, abs_tol=1e-12)
-
-
-@settings(max_examples=40, deadline=None)
-@given(problem=problems(), metric=st.sampled_from(["loss", "height", "discernibility"]))
-def test_pairs_read_from_the_projected_snapshot_screen_the_same(problem, metric: str) -> None:
-    """On large snapshots the pairs without the widest column read the snapshot merged
-    over it (:class:`prefilter.PairSources`): the screen's passes and floors are the same
-    as from the full snapshot, here with the projection forced on small tables."""
-    frame, hs, k, limit, _ = problem
-    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
-    ev = Evaluator(table, Lattice(table.heights), [KAnonymity(k)], limit, metric)
-    full = prefilter.pair_screen(ev)
-    with mock.patch.object(prefilter, "_PROJECT_ROWS", 0):
-        source = prefilter.PairSources(table.snapshot, [c[0] for c in table.cardinalities])
-        projected = prefilter.pair_screen(ev)
-    assert np.array_equal(projected.passes, full.passes)
-    assert np.allclose(projected.suppression_floor, full.suppression_floor, rtol=1e-12, atol=0)
-    if source.dropped >= 0:
-        assert source.reduced.n_records == table.snapshot.n_records
-        assert source.reduced.n_classes * 2 <= table.snapshot.n_classes
-
-
-def test_the_projection_merges_the_widest_column_away() -> None:
-    leaves = {"a": ["x", "y"], "b": ["u", "v"], "z": [f"{i:03d}" for i in range(40)]}
-    rows = 400
-    frame = pl.DataFrame(
-        {
-            "a": [leaves["a"][i % 2] for i in range(rows)],
-            "b": [leaves["b"][(i // 2) % 2] for i in range(rows)],
-            "z": [leaves["z"][i % 40] for i in range(rows)],
-        }
-    )
-    hs = [Hierarchy([[v, "*"] for v in leaves[c]], name=c) for c in ("a", "b", "z")]
-    table = get_engine("polars").count(frame, ["a", "b", "z"], hs)
-    with mock.patch.object(prefilter, "_PROJECT_ROWS", 0):
-        source = prefilter.PairSources(table.snapshot, [c[0] for c in table.cardinalities])
-    assert source.dropped == 2
-    assert source(0, 1) is source.reduced and source(0, 2) is source.full
-    assert source.reduced.n_classes == 4
-    assert sorted(source.reduced.counts.tolist()) == [100, 100, 100, 100]

@@ -230,8 +230,8 @@ def test_encoded_table_value_counts() -> None:
     weighted=st.booleans(),
 )
 def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
-    """The compiled radix sort, polars' hash aggregation, polars' sort and the numpy sort
-    merge keys alike (issue 19)."""
+    """The compiled radix sort, polars' hash aggregation and the numpy sort merge keys
+    alike (issue 19)."""
     rng = np.random.default_rng(len(keys))
     arr = np.asarray(keys * (dup + 1), dtype=np.int64)
     counts = rng.integers(1, 9, arr.size).astype(np.int64)
@@ -242,7 +242,6 @@ def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
     for fast in (
         grouping_module._group_compiled(arr, counts, pop, space),
         grouping_module._group_hashed(arr, counts, pop),
-        grouping_module._group_sorting(arr, counts, pop),
     ):
         assert np.array_equal(fast[0], slow[0]) and np.array_equal(fast[1], slow[1])
         assert (fast[2] is None) == (slow[2] is None) == (pop is None)
@@ -341,29 +340,3 @@ def test_a_roll_up_counts_its_rows_once(
     monkeypatch.setattr(grouping_module, "WORK", [0])  # the count above grouped rows too
     roll_up_keys(keyed, target, table.level_maps)
     assert grouping_module.WORK[0] == keyed.n_classes
-
-
-@pytest.mark.parametrize(
-    ("bound", "expected"), [(None, "hashed"), (5, "hashed"), (1 << 40, "sorting")]
-)
-def test_many_distinct_keys_are_sorted_then_merged(bound, expected, monkeypatch) -> None:
-    """Above _SORTED_ROWS keys, group_sorted sorts and merges runs when the keys may
-    mostly stay distinct (their bound exceeds the rows): polars' hash aggregation then
-    builds a table as large as its input and still has to sort it (a roll-up of the
-    10M-row table, 1.8M distinct keys of 2.6M: 0.57 s against 0.26 s). Few possible keys
-    keep the hash path."""
-    monkeypatch.setattr(grouping_module, "_HASHED_ROWS", 4)
-    monkeypatch.setattr(grouping_module, "_SORTED_ROWS", 4)
-    taken = []
-    for name in ("hashed", "sorting"):
-        real = getattr(grouping_module, f"_group_{name}")
-        monkeypatch.setattr(
-            grouping_module,
-            f"_group_{name}",
-            lambda *a, _real=real, _name=name: taken.append(_name) or _real(*a),
-        )
-    keys = np.array([9, 3, 9, 1, 3, 7], dtype=np.int64)
-    counts = np.arange(1, 7, dtype=np.int64)
-    out = grouping_module.group_sorted(keys, counts, None, 1 << 40, distinct_bound=bound)
-    assert taken == [expected]
-    assert out[0].tolist() == [1, 3, 7, 9] and out[1].tolist() == [4, 7, 6, 4]

@@ -74,8 +74,6 @@ def group_sorted(
     counts: IntArray,
     population: IntArray | None,
     space: int,
-    *,
-    distinct_bound: int | None = None,
 ) -> tuple[IntArray, IntArray, IntArray | None]:
     """The distinct ``keys`` (all below ``space``), sorted, with the summed ``counts``
     (and ``population``) of each.
@@ -84,18 +82,13 @@ def group_sorted(
     as interval, masking and date hierarchies do) are merged in one pass; otherwise small
     inputs take a numpy sort (:func:`_group_numpy`), larger ones a compiled radix sort
     (:func:`_group_compiled`), the largest polars' hash aggregation
-    (:func:`_group_hashed`), or polars' sort and a merge of its runs
-    (:func:`_group_sorting`) when there may be more distinct keys than rows
-    (``distinct_bound``: the most distinct keys there can be, e.g. the product of a
-    roll-up's label counts; unknown by default); all give the same arrays.
+    (:func:`_group_hashed`); all give the same arrays.
     """
     n = keys.shape[0]
     WORK[0] += n
     if n > 1 and bool(np.all(keys[1:] >= keys[:-1])):
         return _merge_sorted(keys, counts, population)
     if n > _HASHED_ROWS:
-        if n >= _SORTED_ROWS and distinct_bound is not None and distinct_bound > n:
-            return _group_sorting(keys, counts, population)
         return _group_hashed(keys, counts, population)
     if n >= COMPILED_ROWS and space <= (1 << 62) and compiled_ready():
         return _group_compiled(keys, counts, population, space)
@@ -126,28 +119,6 @@ def _group_hashed(
         out["c"].to_numpy().astype(np.int64, copy=False),
         pop,
     )
-
-
-#: From this many rows on, keys that may mostly stay distinct are grouped by
-#: :func:`_group_sorting`: the roll-ups of a 10M-row table's 2.6M classes to 0.6M-1.8M
-#: took 0.23-0.26 s so, against 0.30-0.57 s by hashing, which builds a table as large as
-#: the output and then sorts it too (to 0.3M classes both took about 0.2 s).
-_SORTED_ROWS = 1 << 20
-
-
-def _group_sorting(
-    keys: IntArray, counts: IntArray, population: IntArray | None
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """:func:`group_sorted` by polars' parallel sort of the rows, then one pass that sums
-    each run of equal keys."""
-    import polars as pl
-
-    data = {"k": keys, "c": counts}
-    if population is not None:
-        data["p"] = population
-    out = pl.DataFrame(data).sort("k")
-    pop = None if population is None else out["p"].to_numpy()
-    return _merge_sorted(out["k"].to_numpy(), out["c"].to_numpy(), pop)
 
 
 def _group_compiled(

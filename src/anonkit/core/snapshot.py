@@ -358,7 +358,7 @@ def roll_up_keys(
             merged, counts, pop = _count_numpy(new, snapshot, cards, space)
         else:  # counts its rows in _WORK itself
             merged, counts, pop = group_sorted(
-                new, snapshot.counts, snapshot.population, radix.space, distinct_bound=space
+                new, snapshot.counts, snapshot.population, radix.space
             )
     return FrequencySnapshot(
         tuple(int(t) for t in target),

@@ -21,8 +21,7 @@ import numpy.typing as npt
 from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator
-from anonkit.core.grouping import group_sorted
-from anonkit.core.snapshot import FrequencySnapshot, KeyRadix
+from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.judge import summarize_classes
 
 BoolArray = npt.NDArray[np.bool_]
@@ -85,7 +84,6 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
     pairs = list(itertools.combinations(range(q), 2))
-    source = PairSources(table.snapshot, [c[0] for c in table.cardinalities])
     # each column's leaves-to-labels matrices, built once for all its pairs (on first use:
     # a column with many leaves only takes part in pairs too large to build densely)
     ups: dict[int, tuple[FloatArray, IntArray]] = {}
@@ -98,9 +96,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            supp = _pair_suppressed(evaluator, a, b, ups, source(a, b))
+            supp = _pair_suppressed(evaluator, a, b, ups)
             if supp is None:
-                if (pc := _projected_classes(evaluator, a, b, source(a, b))) is None:
+                if (pc := _projected_classes(evaluator, a, b)) is None:
                     continue
                 supp = pc.supp_records
             grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
@@ -119,13 +117,10 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     # class sizes alone, nothing to learn about suppression cost: dense products suffice
     sizes_only = not priced and detail is None
     for a, b in pairs:
-        if (
-            sizes_only
-            and (rejected := _pair_suppressed(evaluator, a, b, ups, source(a, b))) is not None
-        ):
+        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups)) is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
-        if (pc := _projected_classes(evaluator, a, b, source(a, b))) is None:
+        if (pc := _projected_classes(evaluator, a, b)) is None:
             continue
         ha, hb = lat.heights[a], lat.heights[b]
         bad, combo, sizes, supp_records = pc.bad, pc.combo, pc.sizes, pc.supp_records
@@ -222,17 +217,11 @@ def _suppression_extra(
 _PAIR_KEYS = 1 << 23
 
 
-def _projected_classes(
-    evaluator: Evaluator, a: int, b: int, snap: FrequencySnapshot | None = None
-) -> _PairClasses | None:
-    """:class:`_PairClasses` of columns ``a`` and ``b`` from ``snap`` (default: the
-    table's snapshot; any snapshot of the same records at level 0 in both columns, see
-    :class:`PairSources`), or ``None`` when their table would exceed :data:`_PAIR_KEYS`
-    entries."""
+def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses | None:
+    """:class:`_PairClasses` of columns ``a`` and ``b`` from the table's snapshot, or
+    ``None`` when their table would exceed :data:`_PAIR_KEYS` entries."""
     table, lat = evaluator.table, evaluator.lattice
-    cards = table.cardinalities
-    if snap is None:
-        snap = table.snapshot
+    snap, cards = table.snapshot, table.cardinalities
     # distinct (a, b) value pairs with their record counts: at most the snapshot size
     cb0 = cards[b][0]
     raw = snap.codes[a] * cb0 + snap.codes[b]
@@ -271,48 +260,6 @@ def _projected_classes(
     )
 
 
-#: From this many classes on, :class:`PairSources` projects the snapshot for the pairs.
-_PROJECT_ROWS = 1 << 18
-
-
-class PairSources:
-    """The snapshot to read each pair of columns from.
-
-    Every pair's value-pair counts are the same from any snapshot that keeps both columns
-    at level 0, and most pairs do not need the column with the most leaves (a 5-digit zip
-    code). On a large snapshot (from :data:`_PROJECT_ROWS` classes) that column is merged
-    away once, and when that at least halves the snapshot the pairs without it read the
-    smaller one (10M records: 2.6M classes, 0.2M without the zip code, for 21 of the 28
-    pairs). The screen's figures do not change.
-    """
-
-    def __init__(self, snapshot: FrequencySnapshot, leaves: Sequence[int]) -> None:
-        self.full = snapshot
-        self.dropped = -1
-        self.reduced = snapshot
-        if snapshot.n_classes < _PROJECT_ROWS or len(leaves) < 3:
-            return
-        widest = int(np.argmax(leaves))
-        kept = [j for j in range(len(leaves)) if j != widest]
-        radix = KeyRadix.for_cardinalities([leaves[j] for j in kept])
-        if radix is None:
-            return
-        codes = snapshot.codes
-        keys = radix.encode(codes[kept])
-        merged, counts, _ = group_sorted(keys, snapshot.counts, None, radix.space)
-        if 2 * merged.shape[0] > snapshot.n_classes:
-            return
-        reduced = np.zeros((len(leaves), merged.shape[0]), dtype=np.int64)
-        for i, j in enumerate(kept):
-            reduced[j] = radix.digit(merged, i)
-        self.dropped = widest
-        self.reduced = FrequencySnapshot(snapshot.levels, reduced, counts)
-
-    def __call__(self, a: int, b: int) -> FrequencySnapshot:
-        """The snapshot to read columns ``a`` and ``b`` from."""
-        return self.full if self.dropped in (a, b) else self.reduced
-
-
 #: Largest value-pair table (leaves of a times leaves of b) :func:`_pair_suppressed`
 #: builds densely.
 _DENSE_PAIRS = 1 << 16
@@ -323,7 +270,6 @@ def _pair_suppressed(
     a: int,
     b: int,
     ups: dict[int, tuple[FloatArray, IntArray]] | None = None,
-    snap: FrequencySnapshot | None = None,
 ) -> FloatArray | None:
     """Per level combination of columns ``a`` and ``b`` (``la * hb + lb``), the records
     in projected classes the size-only screens reject, or ``None`` when the value-pair
@@ -335,12 +281,9 @@ def _pair_suppressed(
     side by side (:func:`_stacked_one_hot`, kept per column in ``ups``), which holds every
     level combination's class sizes as one block (record counts stay exact in float64
     below 2**53). The blocks' rejected records are summed by two segment reductions.
-    ``snap`` is as for :func:`_projected_classes`.
     """
     table, lat = evaluator.table, evaluator.lattice
-    cards, maps = table.cardinalities, table.level_maps
-    if snap is None:
-        snap = table.snapshot
+    snap, cards, maps = table.snapshot, table.cardinalities, table.level_maps
     ca0, cb0 = cards[a][0], cards[b][0]
     if ca0 * cb0 > _DENSE_PAIRS:
         return None
