@@ -34,6 +34,20 @@ METRICS = [
 ]
 
 
+def assert_same_verdict(got, want) -> None:
+    """Two evaluations of one node agree: levels, verdict, suppression, classes, and the
+    cost, bound and loss up to float rounding."""
+    assert (got.levels, got.anonymous, got.suppressed, got.n_classes) == (
+        want.levels,
+        want.anonymous,
+        want.suppressed,
+        want.n_classes,
+    )
+    assert got.cost == pytest.approx(want.cost, rel=1e-9, abs=1e-12)
+    assert got.bound == pytest.approx(want.bound, rel=1e-9, abs=1e-12)
+    assert got.loss == pytest.approx(want.loss, rel=1e-9, abs=1e-12)
+
+
 def _walk(lat, rng, steps: int) -> list[int]:
     """Nodes of a random walk (one column up or down a level), with random jumps."""
     cur = [0] * lat.width
@@ -62,15 +76,7 @@ def test_same_results_as_the_evaluator(metric: str, options, case: int) -> None:
     for node in _walk(ev.lattice, rng, 100):
         got = quick.evaluate(node, ev.lattice.node(node))
         want = exact.evaluate(node)
-        assert (got.levels, got.anonymous, got.suppressed, got.n_classes) == (
-            want.levels,
-            want.anonymous,
-            want.suppressed,
-            want.n_classes,
-        )
-        assert got.cost == pytest.approx(want.cost, rel=1e-9, abs=1e-12)
-        assert got.bound == pytest.approx(want.bound, rel=1e-9, abs=1e-12)
-        assert got.loss == pytest.approx(want.loss, rel=1e-9, abs=1e-12)
+        assert_same_verdict(got, want)
     assert not ev.results  # the quick evaluator never wrote into the evaluator's results
 
 
