@@ -46,3 +46,18 @@ def test_node_result_suppresses_the_flagged_classes() -> None:
     assert (every.anonymous, every.suppressed, every.forced_below) == (False, 300, 7.0)
     assert every.cost == math.inf and every.loss == math.inf
     assert every.bound == ev.cost_model.bound(cls.levels, cls.counts)
+
+
+def test_bottom_digits_are_the_bottom_codes_without_a_copy() -> None:
+    """Roll-ups from the bottom read each column's codes; the evaluator hands them the
+    rows of the codes the bottom was keyed from (its keys' digits) instead of decoding a
+    second copy."""
+    frame, hs = wide_table(300, 6, seed=7)
+    ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, "loss")
+    bottom = ev._bottom
+    assert bottom.keys is not None and bottom.radix is not None
+    digits = ev._bottom_digits()
+    assert len(digits) == ev.table.width
+    for j, row in enumerate(digits):
+        np.testing.assert_array_equal(row, bottom.radix.digit(bottom.keys, j))
+        assert np.shares_memory(row, bottom.codes)
