@@ -84,6 +84,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
     pairs = list(itertools.combinations(range(q), 2))
+    weights = _float_counts(evaluator)
     # each column's leaves-to-labels matrices, built once for all its pairs (on first use:
     # a column with many leaves only takes part in pairs too large to build densely)
     ups: dict[int, tuple[FloatArray, IntArray]] = {}
@@ -96,9 +97,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            supp = _pair_suppressed(evaluator, a, b, ups)
+            supp = _pair_suppressed(evaluator, a, b, ups, weights)
             if supp is None:
-                if (pc := _projected_classes(evaluator, a, b)) is None:
+                if (pc := _projected_classes(evaluator, a, b, weights)) is None:
                     continue
                 supp = pc.supp_records
             grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
@@ -117,10 +118,10 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     # class sizes alone, nothing to learn about suppression cost: dense products suffice
     sizes_only = not priced and detail is None
     for a, b in pairs:
-        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups)) is not None:
+        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups, weights)) is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
-        if (pc := _projected_classes(evaluator, a, b)) is None:
+        if (pc := _projected_classes(evaluator, a, b, weights)) is None:
             continue
         ha, hb = lat.heights[a], lat.heights[b]
         bad, combo, sizes, supp_records = pc.bad, pc.combo, pc.sizes, pc.supp_records
@@ -209,6 +210,14 @@ def _suppression_extra(
     )
 
 
+def _float_counts(evaluator: Evaluator) -> FloatArray:
+    """The table snapshot's class counts as float64, the weights every pair's ``bincount``
+    takes: converted once per screen instead of once per pair (28 pairs of 2.6M classes
+    on a 10M-row table); counts are exact in float64 below 2**53."""
+    out: FloatArray = evaluator.table.snapshot.counts.astype(np.float64)
+    return out
+
+
 #: Largest table of (level combination, value pair) entries :func:`_projected_classes`
 #: builds (about 8M: some hundreds of MB of temporary arrays, more time than a few node
 #: evaluations of the same snapshot). A pair above it is left out of the screen: each pair
@@ -217,15 +226,20 @@ def _suppression_extra(
 _PAIR_KEYS = 1 << 23
 
 
-def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses | None:
+def _projected_classes(
+    evaluator: Evaluator, a: int, b: int, weights: FloatArray | None = None
+) -> _PairClasses | None:
     """:class:`_PairClasses` of columns ``a`` and ``b`` from the table's snapshot, or
-    ``None`` when their table would exceed :data:`_PAIR_KEYS` entries."""
+    ``None`` when their table would exceed :data:`_PAIR_KEYS` entries. ``weights`` is the
+    snapshot's counts as floats (:func:`_float_counts`), when the caller has them."""
     table, lat = evaluator.table, evaluator.lattice
     snap, cards = table.snapshot, table.cardinalities
+    if weights is None:
+        weights = _float_counts(evaluator)
     # distinct (a, b) value pairs with their record counts: at most the snapshot size
     cb0 = cards[b][0]
     raw = snap.codes[a] * cb0 + snap.codes[b]
-    pair_keys, pair_counts = _distinct_keys(raw, snap.counts, cards[a][0] * cb0)
+    pair_keys, pair_counts = _distinct_keys(raw, weights, cards[a][0] * cb0)
     ha, hb = lat.heights[a], lat.heights[b]
     if ha * hb * pair_keys.size > _PAIR_KEYS:
         return None
@@ -235,9 +249,9 @@ def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses | N
     spans = np.outer(np.asarray(cards[a][:ha], dtype=np.int64), card_b).reshape(-1)
     offset = np.concatenate(([0], np.cumsum(spans)[:-1]))
     keys, ca, cb = _combination_keys(evaluator, a, b, offset, pair_keys)
-    weights = np.broadcast_to(pair_counts, (ha * hb, pair_counts.size)).reshape(-1)
+    per_key = np.broadcast_to(pair_counts, (ha * hb, pair_counts.size)).reshape(-1)
     n_keys = int(spans.sum())
-    counts = np.bincount(keys, weights=weights, minlength=n_keys)
+    counts = np.bincount(keys, weights=per_key, minlength=n_keys)
     present = np.flatnonzero(counts > 0)
     sizes = np.rint(counts[present]).astype(np.int64)
     # class-local models judge each class alone, so one call covers every combination
@@ -248,7 +262,7 @@ def _projected_classes(evaluator: Evaluator, a: int, b: int) -> _PairClasses | N
         keys,
         ca,
         cb,
-        weights,
+        per_key,
         n_keys,
         offset,
         spans,
@@ -270,6 +284,7 @@ def _pair_suppressed(
     a: int,
     b: int,
     ups: dict[int, tuple[FloatArray, IntArray]] | None = None,
+    weights: FloatArray | None = None,
 ) -> FloatArray | None:
     """Per level combination of columns ``a`` and ``b`` (``la * hb + lb``), the records
     in projected classes the size-only screens reject, or ``None`` when the value-pair
@@ -292,8 +307,10 @@ def _pair_suppressed(
     for j in (a, b):
         if j not in ups:
             ups[j] = _stacked_one_hot(maps[j][0], cards[j], lat.heights[j])
+    if weights is None:
+        weights = _float_counts(evaluator)
     pairs = np.bincount(
-        snap.codes[a] * cb0 + snap.codes[b], weights=snap.counts, minlength=ca0 * cb0
+        snap.codes[a] * cb0 + snap.codes[b], weights=weights, minlength=ca0 * cb0
     ).reshape(ca0, cb0)
     (up_a, starts_a), (up_b, starts_b) = ups[a], ups[b]
     sizes = up_a.T @ pairs @ up_b
@@ -330,7 +347,9 @@ def _records_per_combination(
     return out
 
 
-def _distinct_keys(raw: IntArray, counts: IntArray, span: int) -> tuple[IntArray, FloatArray]:
+def _distinct_keys(
+    raw: IntArray, counts: FloatArray | IntArray, span: int
+) -> tuple[IntArray, FloatArray]:
     """The distinct values of ``raw`` (ints below ``span``) and their summed ``counts``:
     a dense ``bincount`` while ``span`` is small, a sort otherwise."""
     keys: IntArray

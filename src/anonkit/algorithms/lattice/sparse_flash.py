@@ -62,7 +62,11 @@ import numpy.typing as npt
 from anonkit._validation import check_int
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.flash import Flash
-from anonkit.algorithms.lattice.prefilter import _projected_classes, _suppression_extra
+from anonkit.algorithms.lattice.prefilter import (
+    _float_counts,
+    _projected_classes,
+    _suppression_extra,
+)
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, slack, to_result
 from anonkit.exceptions import ParameterError
 
@@ -304,8 +308,9 @@ class _Sweep:
             np.array([float(e.min()) if e.size else 0.0 for e in extras]) for extras in model.extra
         ]
         out: list[tuple[int, int, BoolArray, FloatArray | None]] = []
+        weights = _float_counts(ev)
         for a, b in itertools.combinations(range(self.width), 2):
-            if (pc := _projected_classes(ev, a, b)) is None:
+            if (pc := _projected_classes(ev, a, b, weights)) is None:
                 continue  # too large to build: one bound less (prefilter._PAIR_KEYS)
             ha, hb = self.heights[a], self.heights[b]
             ok = (pc.supp_records <= ev.max_suppressed).reshape(ha, hb)
