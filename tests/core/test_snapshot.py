@@ -249,6 +249,20 @@ def test_group_sorted_compiled_equals_numpy(keys, dup, weighted) -> None:
             assert np.array_equal(fast[2], slow[2])
 
 
+def _keyed_adult(adult_frame, adult_hierarchies, dense, compiled, monkeypatch):
+    """Adult's encoded table and its bottom snapshot keyed, with the compiled kernels on
+    or off and dense counting allowed or not."""
+    monkeypatch.setattr(grouping_module, "compiled_ready", lambda: compiled)
+    if not dense:
+        monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
+    columns = list(adult_frame.columns)
+    hierarchies = [Hierarchy.from_csv(adult_hierarchies[c], name=c) for c in columns]
+    table = get_engine("polars").count(adult_frame, columns, hierarchies)
+    radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
+    assert radix is not None
+    return table, table.snapshot.with_keys(radix)
+
+
 @pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("dense", [True, False])
 def test_large_keyed_roll_up_equals_roll_up(
@@ -257,16 +271,8 @@ def test_large_keyed_roll_up_equals_roll_up(
     """On Adult (19,502 bottom classes, above the compiled path's threshold), keyed
     roll-ups in one and two steps give the classes of the plain roll-up, merged by
     counting (coarse targets) or by sorting, compiled or by numpy (issue 19)."""
-    monkeypatch.setattr(grouping_module, "compiled_ready", lambda: compiled)
-    if not dense:
-        monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
-    columns = list(adult_frame.columns)
-    hierarchies = [Hierarchy.from_csv(adult_hierarchies[c], name=c) for c in columns]
-    table = get_engine("polars").count(adult_frame, columns, hierarchies)
+    table, keyed = _keyed_adult(adult_frame, adult_hierarchies, dense, compiled, monkeypatch)
     assert table.snapshot.n_classes >= grouping_module.COMPILED_ROWS
-    radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
-    assert radix is not None
-    keyed = table.snapshot.with_keys(radix)
     lat = Lattice(table.heights)
     rng = np.random.default_rng(7)
     for target in rng.choice(lat.size, 12, replace=False).tolist():
@@ -327,16 +333,8 @@ def test_a_roll_up_counts_its_rows_once(
     """The work that decides when the compiled kernels repay loading numba counts each
     rolled-up row once, whichever way the roll-up merges its keys (counting, the compiled
     kernels, or group_sorted, which counts the rows it groups)."""
-    monkeypatch.setattr(grouping_module, "compiled_ready", lambda: compiled)
-    if not dense:
-        monkeypatch.setattr(snapshot_module, "_DENSE_FACTOR", 0)
-    columns = list(adult_frame.columns)
-    hierarchies = [Hierarchy.from_csv(adult_hierarchies[c], name=c) for c in columns]
-    table = get_engine("polars").count(adult_frame, columns, hierarchies)
-    radix = KeyRadix.for_cardinalities([c[0] for c in table.cardinalities])
-    assert radix is not None
-    keyed = table.snapshot.with_keys(radix)
-    target = [1] * len(columns)
+    table, keyed = _keyed_adult(adult_frame, adult_hierarchies, dense, compiled, monkeypatch)
+    target = [1] * table.width
     monkeypatch.setattr(grouping_module, "WORK", [0])  # the count above grouped rows too
     roll_up_keys(keyed, target, table.level_maps)
     assert grouping_module.WORK[0] == keyed.n_classes

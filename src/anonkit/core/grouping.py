@@ -1,9 +1,9 @@
 """Merging equal integer keys: the grouping step under every roll-up and count.
 
 :func:`group_sorted` returns the distinct keys, sorted, with their summed counts; it picks
-a numpy sort, numba's radix sort, polars' hash aggregation or polars' sort by the input's
-size (all give the same arrays). :func:`compiled_ready` says when the numba kernels are
-worth loading, from the rows this process has grouped so far (``WORK``).
+one pass over keys already in order, a numpy sort, numba's radix sort or polars' hash
+aggregation by the input (all give the same arrays). :func:`compiled_ready` says when the
+numba kernels are worth loading, from the rows this process has grouped so far (``WORK``).
 """
 
 from __future__ import annotations
