@@ -42,7 +42,15 @@ from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.transform import ReleasePlan
-from anonkit.engines.counting import COUNT, SensitiveSpec, check_counts, table_from_counts
+from anonkit.engines.counting import (
+    COUNT,
+    Hierarchies,
+    Names,
+    SensitiveSpec,
+    Specs,
+    check_counts,
+    table_from_counts,
+)
 
 __all__ = [
     "COUNT",
@@ -83,9 +91,9 @@ class Engine(Protocol):
     def count_detail(
         self,
         source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[SensitiveSpec] = (),
+        columns: Names,
+        hierarchies: Hierarchies,
+        sensitive: Specs = (),
         population: Any = None,
     ) -> EncodedTable:
         """:meth:`count`, plus the detail snapshot over the quasi-identifiers and the
@@ -135,11 +143,7 @@ class GroupingEngine:
     in_memory = True
 
     def group_counts(
-        self,
-        source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[str] = (),
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()
     ) -> pl.DataFrame:
         """One row per distinct combination: the quasi-identifiers' level-0 codes (Int64;
         :data:`~anonkit.core.values.UNKNOWN_CODE` / :data:`~anonkit.core.values.MISSING_CODE`
@@ -164,9 +168,9 @@ class GroupingEngine:
     def count_detail(
         self,
         source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[SensitiveSpec] = (),
+        columns: Names,
+        hierarchies: Hierarchies,
+        sensitive: Specs = (),
         population: Any = None,
     ) -> EncodedTable:
         names = [s.name for s in sensitive]

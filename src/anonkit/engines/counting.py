@@ -29,7 +29,10 @@ __all__ = [
     "COUNT",
     "KEY_SHIFT",
     "POPULATION",
+    "Hierarchies",
+    "Names",
     "SensitiveSpec",
+    "Specs",
     "check_counts",
     "key_digits",
     "table_from_counts",
@@ -51,6 +54,13 @@ class SensitiveSpec:
 
     name: str
     hierarchy: Hierarchy | None = None
+
+
+#: The type aliases of the engines' signatures: column names, one hierarchy per
+#: quasi-identifier, the sensitive attributes to count.
+Names = Sequence[str]
+Hierarchies = Sequence[Hierarchy]
+Specs = Sequence[SensitiveSpec]
 
 
 #: A packed key holds each level-0 code (from ``MISSING_CODE`` = -2 up) shifted by this.

@@ -19,7 +19,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE
 from anonkit.engines.base import GroupingEngine
-from anonkit.engines.counting import COUNT
+from anonkit.engines.counting import COUNT, Hierarchies, Names
 from anonkit.io.tables import read_table
 from anonkit.io.write import write_table
 
@@ -54,11 +54,7 @@ class NumpyEngine(GroupingEngine):
     in_memory = True
 
     def group_counts(
-        self,
-        source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[str] = (),
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()
     ) -> pl.DataFrame:
         cols: list[np.ndarray[Any, Any]] = []
         for c, h in zip(columns, hierarchies, strict=True):

@@ -34,7 +34,7 @@ from anonkit.core.values import (
     text_expr,
 )
 from anonkit.engines.base import GroupingEngine
-from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, unpack_keys
+from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.io.write import escape_formulas_lazy, output_format
 
 __all__ = ["PolarsEngine", "release_query"]
@@ -264,11 +264,7 @@ class PolarsEngine(GroupingEngine):
         return [self._codes[key][2] for key in keys]
 
     def group_counts(
-        self,
-        source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[str] = (),
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()
     ) -> pl.DataFrame:
         if isinstance(source, pl.DataFrame):
             coded = self._frame_codes(source, columns, hierarchies)

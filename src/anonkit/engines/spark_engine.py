@@ -53,7 +53,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
-from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, unpack_keys
+from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER, output_format
 
@@ -365,11 +365,7 @@ class SparkEngine(GroupingEngine):
         )
 
     def group_counts(
-        self,
-        source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[str] = (),
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()
     ) -> pl.DataFrame:
         from pyspark.sql import functions as F
 

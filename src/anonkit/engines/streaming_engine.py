@@ -56,7 +56,7 @@ from anonkit.core.values import (
     sensitive_text_expr,
     text_expr,
 )
-from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, unpack_keys
+from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.engines.polars_engine import PolarsEngine, _lazy
 from anonkit.exceptions import (
     EmptyDataError,
@@ -335,11 +335,7 @@ class StreamingEngine(PolarsEngine):
         ] = {}
 
     def group_counts(
-        self,
-        source: Any,
-        columns: Sequence[str],
-        hierarchies: Sequence[Hierarchy],
-        sensitive: Sequence[str] = (),
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()
     ) -> pl.DataFrame:
         digits = key_digits(hierarchies)
         if digits is None:
