@@ -356,7 +356,7 @@ def roll_up_keys(
         if n >= grouping.COMPILED_ROWS and space <= _DENSE_FACTOR * n:
             grouping.WORK[0] += n
             merged, counts, pop = _count_numpy(new, snapshot, cards, space)
-        else:  # counts its rows in _WORK itself
+        else:  # group_sorted adds its rows to grouping.WORK itself
             merged, counts, pop = group_sorted(
                 new, snapshot.counts, snapshot.population, radix.space
             )

@@ -44,7 +44,9 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from anonkit.algorithms.mondrian.release import format_number, range_label
+from anonkit.api import anonymize
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.exceptions import ParameterError
 
 if TYPE_CHECKING:
     from anonkit.result import AnonymizationResult
@@ -100,9 +102,6 @@ def microaggregate(
     ParameterError
         If no quasi-identifier is numeric (there would be nothing to microaggregate).
     """
-    from anonkit.api import anonymize
-    from anonkit.exceptions import ParameterError
-
     numbers = [c for c in quasi_identifiers if c in numeric]
     if not numbers:
         raise ParameterError(
