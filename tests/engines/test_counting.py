@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 from hypothesis import given, settings
@@ -21,12 +23,24 @@ def _flat(n_leaves: int) -> Hierarchy:
     sizes=st.lists(st.integers(1, 40), min_size=1, max_size=6),
     rows=st.integers(0, 60),
     seed=st.integers(0, 2**16),
+    whole=st.booleans(),
 )
-def test_unpack_keys_inverts_the_packing(sizes: list[int], rows: int, seed: int) -> None:
+def test_unpack_keys_inverts_the_packing(
+    sizes: list[int], rows: int, seed: int, whole: bool
+) -> None:
+    """Whole-bit digits (shifts) while the keys fit, else the tightest mixed radix
+    (divisions): unpacking gives back every code either way."""
     hierarchies = [_flat(s) for s in sizes]
-    digits = key_digits(hierarchies)
+    if whole:
+        digits = key_digits(hierarchies)
+    else:  # a bound the tight radices fit under and whole bits (mostly) do not
+        digits = key_digits(hierarchies, limit=math.prod(s + KEY_SHIFT for s in sizes) + 1)
     assert digits is not None
     radices, steps = digits
+    if whole:
+        assert all(r & (r - 1) == 0 for r in radices)
+    else:
+        assert radices == [s + KEY_SHIFT for s in sizes] or all(r & (r - 1) == 0 for r in radices)
     rng = np.random.default_rng(seed)
     # every code a column can hold: the markers, then the leaves
     codes = [rng.integers(MISSING_CODE, s, rows) for s in sizes]

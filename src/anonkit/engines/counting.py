@@ -76,10 +76,14 @@ def key_digits(
     (one integer per combination of level-0 codes, the first column most significant),
     or ``None`` when the keys would not all lie below ``limit`` (default: an int64 with
     room to spare). Engines group one key column instead of many, which is much faster
-    (see :func:`unpack_keys`)."""
+    (see :func:`unpack_keys`). Each radix is rounded up to a power of two while the keys
+    still fit, so that unpacking them takes shifts instead of divisions."""
     radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
     if math.prod(radices) >= limit:
         return None
+    whole = [1 << (r - 1).bit_length() for r in radices]
+    if math.prod(whole) < limit:
+        radices = whole
     return radices, [math.prod(radices[j + 1 :]) for j in range(len(radices))]
 
 
@@ -98,11 +102,19 @@ def unpack_keys(
     :func:`table_from_counts` takes as the snapshot's codes without a copy (on a 10M-row
     table the distinct combinations' codes are some 170 MB, and touching that much new
     memory twice cost 0.4 s)."""
-    radices, _ = digits
+    radices, places = digits
+    block = np.empty((len(columns), keys.shape[0]), dtype=np.int64)
+    if all(r & (r - 1) == 0 for r in radices):
+        # whole-bit digits: a shift and a mask per column (on a 10M-row table's 2.6M
+        # combinations about 0.05 s, against 0.35 s for the divisions below)
+        for j, (size, place) in enumerate(zip(radices, places, strict=True)):
+            np.right_shift(keys, place.bit_length() - 1, out=block[j])
+            np.bitwise_and(block[j], size - 1, out=block[j])
+            block[j] -= KEY_SHIFT
+        return _blocked(block, columns)
     # keys are non-negative: unsigned division is 2-3x faster than numpy's floored one
     rest = keys.astype(np.uint64)
     quotient = np.empty_like(rest)
-    block = np.empty((len(columns), keys.shape[0]), dtype=np.int64)
     # from the least significant digit up: one division per column
     for j in range(len(columns) - 1, -1, -1):
         radix = np.uint64(radices[j])
@@ -112,6 +124,11 @@ def unpack_keys(
         np.subtract(rest, digit, out=digit)
         block[j] -= KEY_SHIFT
         rest, quotient = quotient, rest
+    return _blocked(block, columns)
+
+
+def _blocked(block: IntArray, columns: Sequence[str]) -> dict[str, npt.NDArray[np.int64]]:
+    """``block``'s rows by column, the block registered in :data:`_BLOCKS`."""
     if block.size:
         _BLOCKS[block.__array_interface__["data"][0]] = block
     return {c: block[j] for j, c in enumerate(columns)}
