@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -10,6 +11,11 @@ import pytest
 from test_heuristics import evaluator_for, wide_table
 from test_quick_eval import assert_same_verdict
 
+from anonkit.algorithms.lattice import evaluator as evaluator_module
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.core.lattice import Lattice
+from anonkit.core.snapshot import FrequencySnapshot
+from anonkit.engines.base import get_engine
 from anonkit.models import KAnonymity
 
 
@@ -56,8 +62,40 @@ def test_bottom_digits_are_the_bottom_codes_without_a_copy() -> None:
     ev = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, "loss")
     bottom = ev._bottom
     assert bottom.keys is not None and bottom.radix is not None
-    digits = ev._bottom_digits()
-    assert len(digits) == ev.table.width
-    for j, row in enumerate(digits):
+    for j in range(ev.table.width):
+        row = ev._bottom_digit(j)
         np.testing.assert_array_equal(row, bottom.radix.digit(bottom.keys, j))
         assert np.shares_memory(row, bottom.codes)
+        assert ev._bottom_digit(j) is row
+
+
+def test_a_large_bottom_is_put_in_key_order(monkeypatch) -> None:
+    """A large bottom snapshot out of key order (a streaming count's) is sorted by key
+    once, so its roll-ups sort faster; its digits are then decoded from the sorted keys,
+    column by column, and no node's evaluation changes. One in order already keeps its
+    codes."""
+    frame, hs = wide_table(300, 6, seed=7)
+    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
+    snap = table.snapshot
+    shuffled = np.random.default_rng(0).permutation(snap.n_classes)
+    table = dataclasses.replace(
+        table,
+        snapshot=FrequencySnapshot(snap.levels, snap.codes[:, shuffled], snap.counts[shuffled]),
+    )
+    lattice = Lattice(table.heights, max_nodes=None)
+    plain = Evaluator(table, lattice, [KAnonymity(3)], 0.05, "loss")
+    assert plain._bottom.has_codes
+    monkeypatch.setattr(evaluator_module, "_SORTED_BOTTOM_ROWS", 0)
+    ev = Evaluator(table, lattice, [KAnonymity(3)], 0.05, "loss")
+    bottom = ev._bottom
+    assert bottom.keys is not None and bottom.radix is not None
+    assert np.all(np.diff(bottom.keys) > 0)
+    assert not bottom.has_codes
+    assert bottom.n_records == plain._bottom.n_records
+    for j in range(ev.table.width):
+        np.testing.assert_array_equal(ev._bottom_digit(j), bottom.radix.digit(bottom.keys, j))
+    assert not bottom.has_codes  # decoding a column did not decode all of them
+    for index in range(0, lattice.size, 7):
+        assert ev.evaluate(index) == plain.evaluate(index)
+    ordered = evaluator_for(frame, hs, [KAnonymity(3)], 0.05, "loss")  # a sorted count
+    assert ordered._bottom.has_codes

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sparse_flash import _implicit, problems
 
-from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, prefilter
+from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, pair_projection, prefilter
 from anonkit.algorithms.lattice.prefilter import _pair_suppressed, _projected_classes
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash
 from anonkit.core.lattice import Lattice
@@ -46,7 +46,7 @@ def test_dense_pair_screen_matches_projected_classes(data) -> None:
 @settings(max_examples=30, deadline=None)
 @given(problem=problems(), cap=st.integers(0, 60))
 def test_pairs_left_out_keep_the_searches_exact(problem, cap: int) -> None:
-    """A pair whose table would exceed ``_PAIR_KEYS`` is left out of the screen (its
+    """A pair whose table would exceed ``PAIR_KEYS`` is left out of the screen (its
     necessary condition and floor dropped, the others kept): Flash and SparseFlash still
     find the exhaustive search's optimum."""
     frame, hs, k, limit, slab = problem
@@ -60,7 +60,10 @@ def test_pairs_left_out_keep_the_searches_exact(problem, cap: int) -> None:
             return None
 
     oracle = search(Exhaustive(), Lattice(table.heights))
-    with mock.patch.object(prefilter, "_PAIR_KEYS", cap):
+    with (
+        mock.patch.object(prefilter, "PAIR_KEYS", cap),
+        mock.patch.object(pair_projection, "PAIR_KEYS", cap),
+    ):
         found = [
             search(Flash(), Lattice(table.heights)),
             search(SparseFlash(slab_nodes=slab), _implicit(table.heights)),

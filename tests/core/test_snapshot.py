@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonkit.core import grouping as grouping_module
@@ -338,3 +338,47 @@ def test_a_roll_up_counts_its_rows_once(
     monkeypatch.setattr(grouping_module, "WORK", [0])  # the count above grouped rows too
     roll_up_keys(keyed, target, table.level_maps)
     assert grouping_module.WORK[0] == keyed.n_classes
+
+
+def test_hashed_groupings_do_not_count_toward_loading_numba(monkeypatch) -> None:
+    """Rows that group_sorted hashes (above _HASHED_ROWS) would not be grouped faster by
+    the compiled kernels, so they do not count toward loading numba; smaller groupings
+    do."""
+    monkeypatch.setattr(grouping_module, "WORK", [0])
+    rng = np.random.default_rng(0)
+    big = rng.integers(0, 1000, grouping_module._HASHED_ROWS + 1).astype(np.int64)
+    grouping_module.group_sorted(big, np.ones_like(big), None, 1000)
+    assert grouping_module.WORK[0] == 0
+    small = big[:5000]
+    grouping_module.group_sorted(small, np.ones_like(small), None, 1000)
+    assert grouping_module.WORK[0] == 5000
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    distinct=st.integers(1, 200_000),
+    weighted=st.booleans(),
+    ordered=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_large_groupings_hash_or_sort_to_the_same_arrays(
+    distinct: int, weighted: bool, ordered: bool, seed: int
+) -> None:
+    """Above _HASHED_ROWS, group_sorted hashes the keys, or sorts them when the caller
+    expects them mostly distinct; both give numpy's arrays."""
+    rng = np.random.default_rng(seed)
+    n = grouping_module._HASHED_ROWS + 1 + int(rng.integers(0, 5000))
+    arr = rng.integers(0, distinct, n).astype(np.int64) * 7919
+    if ordered:  # long sorted runs, as a roll-up of a snapshot in key order gives
+        arr = np.concatenate([np.sort(part) for part in np.array_split(arr, 7)])
+    counts = rng.integers(1, 9, n).astype(np.int64)
+    pop = rng.integers(0, 9, n).astype(np.int64) if weighted else None
+    want = grouping_module._group_numpy(arr, counts, pop, 1 << 40)
+    for mostly_distinct in (False, True):
+        got = grouping_module.group_sorted(
+            arr, counts, pop, 1 << 40, mostly_distinct=mostly_distinct
+        )
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert (got[2] is None) == (want[2] is None)
+        if pop is not None:
+            assert np.array_equal(got[2], want[2])

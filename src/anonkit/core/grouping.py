@@ -51,7 +51,8 @@ def sort_keys(keys: IntArray, space: int) -> tuple[IntArray, IntArray]:
 #: calling numba costs more than it saves).
 COMPILED_ROWS = 1024
 
-#: Rows rolled up or grouped by this process so far (see :func:`compiled_ready`).
+#: Rows rolled up or grouped by this process so far, where the compiled kernels would
+#: help (see :func:`compiled_ready`; not the rows :func:`group_sorted` hashes).
 WORK = [0]
 
 #: After this many rows of roll-ups, loading numba repays itself: importing it and loading
@@ -74,6 +75,8 @@ def group_sorted(
     counts: IntArray,
     population: IntArray | None,
     space: int,
+    *,
+    mostly_distinct: bool = False,
 ) -> tuple[IntArray, IntArray, IntArray | None]:
     """The distinct ``keys`` (all below ``space``), sorted, with the summed ``counts``
     (and ``population``) of each.
@@ -82,14 +85,23 @@ def group_sorted(
     as interval, masking and date hierarchies do) are merged in one pass; otherwise small
     inputs take a numpy sort (:func:`_group_numpy`), larger ones a compiled radix sort
     (:func:`_group_compiled`), the largest polars' hash aggregation
-    (:func:`_group_hashed`); all give the same arrays.
+    (:func:`_group_hashed`), or its sort (:func:`_group_sorting`) when the caller expects
+    ``mostly_distinct`` keys, e.g. a roll-up of a fine snapshot: sorting wins when few
+    keys merge (2.6M keys into 1M: 0.135 s against 0.178), hashing when many do (1M into
+    20,000: 0.015 s against 0.038). All give the same arrays.
     """
     n = keys.shape[0]
+    if n > _HASHED_ROWS:
+        # not counted in WORK: the compiled kernels would not group these rows faster
+        # (a 10M-record table's 2.6M-class roll-ups: 0.15 to 0.3 s either way)
+        if bool(np.all(keys[1:] >= keys[:-1])):
+            return _merge_sorted(keys, counts, population)
+        if mostly_distinct:
+            return _group_sorting(keys, counts, population)
+        return _group_hashed(keys, counts, population)
     WORK[0] += n
     if n > 1 and bool(np.all(keys[1:] >= keys[:-1])):
         return _merge_sorted(keys, counts, population)
-    if n > _HASHED_ROWS:
-        return _group_hashed(keys, counts, population)
     if n >= COMPILED_ROWS and space <= (1 << 62) and compiled_ready():
         return _group_compiled(keys, counts, population, space)
     return _group_numpy(keys, counts, population, space)
@@ -119,6 +131,21 @@ def _group_hashed(
         out["c"].to_numpy().astype(np.int64, copy=False),
         pop,
     )
+
+
+def _group_sorting(
+    keys: IntArray, counts: IntArray, population: IntArray | None
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """:func:`group_sorted` by a polars sort of the rows by key (parallel, and fast on
+    keys that come in long sorted runs), then one merging pass."""
+    import polars as pl
+
+    data = {"k": keys, "c": counts}
+    if population is not None:
+        data["p"] = population
+    out = pl.DataFrame(data).sort("k")
+    pop = None if population is None else out["p"].to_numpy()
+    return _merge_sorted(out["k"].to_numpy(), out["c"].to_numpy(), pop)
 
 
 def _group_compiled(

@@ -9,7 +9,7 @@ one by mapping each column's codes upwards and merging equal rows.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,12 +124,33 @@ class FrequencySnapshot:
             self._codes = codes
         return self._codes
 
+    @property
+    def has_codes(self) -> bool:
+        """Whether the codes are at hand (not to be decoded from the keys)."""
+        return self._codes is not None
+
     def codes_of(self, rows: IntArray) -> IntArray:
         """``codes[:, rows]``, decoding only those rows when the snapshot is keyed."""
         if self._codes is not None or self.keys is None or self.radix is None:
             return self.codes[:, rows]
         keys = self.keys[rows]
         return np.stack([self.radix.digit(keys, j) for j in range(len(self.radix.bits))])
+
+    def in_key_order(self) -> FrequencySnapshot:
+        """The same classes, keyed, with the rows in key order and codes decoded on first
+        use. The keys of a roll-up from it then come mostly in order (runs that only the
+        generalized columns interleave), which sorts faster: on a 10M-record table's
+        2.6M classes, 0.07 to 0.08 s a roll-up instead of 0.12 to 0.18 s."""
+        if self.keys is None or self.radix is None:
+            raise ValueError("in_key_order needs a keyed snapshot; see with_keys")
+        if bool(np.all(self.keys[1:] > self.keys[:-1])):
+            return self  # in order already (an engine's sorted count): its codes kept
+        keys, counts, population = group_sorted(
+            self.keys, self.counts, self.population, self.radix.space, mostly_distinct=True
+        )
+        return FrequencySnapshot(
+            self.levels, None, counts, keys=keys, radix=self.radix, population=population
+        )
 
     def with_keys(self, radix: KeyRadix) -> FrequencySnapshot:
         """The same classes, keyed under ``radix`` (for :func:`roll_up_keys`)."""
@@ -307,12 +328,53 @@ def roll_up(
     return FrequencySnapshot(tuple(int(t) for t in target), codes, counts, population=pop)
 
 
+def roll_up_wide(
+    source: FrequencySnapshot,
+    levels: tuple[int, ...],
+    level_maps: Sequence[Sequence[Sequence[IntArray]]],
+    cardinalities: Sequence[Sequence[int]],
+) -> FrequencySnapshot:
+    """:func:`roll_up` of a snapshot without keys; wide tables, whose code space exceeds
+    62 bits, fold their columns into a key densified whenever it would overflow (a sort
+    of one int64 per row instead of ``np.unique`` over rows)."""
+    maps, cards = level_maps, cardinalities
+    space = 1
+    for j, b in enumerate(levels):
+        space *= max(int(cards[j][b]), 1)
+    if space < 2**62:
+        return roll_up(source, levels, maps, cards)
+    cols = [
+        maps[j][a][b][source.codes[j]] if a != b else source.codes[j]
+        for j, (a, b) in enumerate(zip(source.levels, levels, strict=True))
+    ]
+    key = np.zeros(source.n_classes, dtype=np.int64)
+    space = 1
+    for j, col in enumerate(cols):
+        card = max(int(cards[j][levels[j]]), 1)
+        if space * card >= 2**62:
+            uniq, inverse = np.unique(key, return_inverse=True)
+            key, space = inverse.reshape(-1).astype(np.int64), int(uniq.size)
+        key = key * card + col
+        space *= card
+    order = np.argsort(key, kind="stable")
+    starts = np.flatnonzero(first_of_runs(key[order]))
+    reps = order[starts]
+    counts = np.add.reduceat(source.counts[order], starts).astype(np.int64)
+    pop = None
+    if source.population is not None:
+        pop = np.add.reduceat(source.population[order], starts).astype(np.int64)
+    codes = np.empty((len(cols), reps.size), dtype=np.int64)
+    for j, col in enumerate(cols):
+        codes[j] = col[reps]
+    return FrequencySnapshot(levels, codes, counts, population=pop)
+
+
 def roll_up_keys(
     snapshot: FrequencySnapshot,
     target: Sequence[int],
     level_maps: Sequence[Sequence[Sequence[IntArray]]],
     *,
-    digits: Sequence[IntArray] | None = None,
+    digits: Callable[[int], IntArray] | None = None,
     deltas: dict[tuple[int, int, int], IntArray] | None = None,
 ) -> FrequencySnapshot:
     """:func:`roll_up` for a keyed snapshot: rewrite the changed digits, sort, merge.
@@ -320,8 +382,8 @@ def roll_up_keys(
     Only the generalized columns are decoded, and the result keeps its keys sorted, so a
     roll-up costs one sort of the source keys plus a pass per changed column.
 
-    ``digits`` (each column's codes of the snapshot, already decoded) saves decoding a
-    snapshot rolled up often; ``deltas``, a cache the caller keeps, holds per column and
+    ``digits`` (column ``j``'s codes of the snapshot, decoded once and kept) saves
+    decoding a snapshot rolled up often; ``deltas``, a cache the caller keeps, holds per column and
     level pair how each code's key changes, so a changed column costs one lookup.
     """
     keys, radix = snapshot.keys, snapshot.radix
@@ -348,7 +410,7 @@ def roll_up_keys(
     else:
         new = keys
         for j, delta in changed:
-            old = digits[j] if digits is not None else radix.digit(keys, j)
+            old = digits(j) if digits is not None else radix.digit(keys, j)
             if new is keys:
                 new = keys + delta[old]
             else:
@@ -357,8 +419,9 @@ def roll_up_keys(
             grouping.WORK[0] += n
             merged, counts, pop = _count_numpy(new, snapshot, cards, space)
         else:  # group_sorted adds its rows to grouping.WORK itself
+            # the target's label combinations outnumber the rows: most keys stay apart
             merged, counts, pop = group_sorted(
-                new, snapshot.counts, snapshot.population, radix.space
+                new, snapshot.counts, snapshot.population, radix.space, mostly_distinct=True
             )
     return FrequencySnapshot(
         tuple(int(t) for t in target),

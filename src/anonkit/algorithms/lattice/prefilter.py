@@ -21,6 +21,14 @@ import numpy.typing as npt
 from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.pair_projection import (
+    PAIR_KEYS,
+    PairSources,
+    distinct_keys,
+    float_counts,
+    pair_rejections,
+    records_per_combination,
+)
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.judge import summarize_classes
 
@@ -84,7 +92,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
     pairs = list(itertools.combinations(range(q), 2))
-    weights = _float_counts(evaluator)
+    weights = float_counts(evaluator)
+    sources = PairSources(evaluator, weights)
     # each column's leaves-to-labels matrices, built once for all its pairs (on first use:
     # a column with many leaves only takes part in pairs too large to build densely)
     ups: dict[int, tuple[FloatArray, IntArray]] = {}
@@ -99,9 +108,9 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         for a, b in pairs:
             supp = _pair_suppressed(evaluator, a, b, ups, weights)
             if supp is None:
-                if (pc := _projected_classes(evaluator, a, b, weights)) is None:
+                if (pr := pair_rejections(evaluator, a, b, sources=sources)) is None:
                     continue
-                supp = pc.supp_records
+                supp = pr.records
             grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
@@ -121,38 +130,45 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups, weights)) is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
-        if (pc := _projected_classes(evaluator, a, b, weights)) is None:
-            continue
-        ha, hb = lat.heights[a], lat.heights[b]
-        bad, combo, sizes, supp_records = pc.bad, pc.combo, pc.sizes, pc.supp_records
-        hists = {}
-        if detail is not None:
+        partial = None
+        if detail is None:
+            # no histograms to judge: the level-by-level tables are enough, and cheaper
+            pr = pair_rejections(evaluator, a, b, cost.extra if priced else None, sources)
+            if pr is None:
+                continue
+            supp_records, supp_extra = pr.records, pr.extra
+            forced = supp_records
+        else:
+            if (pc := _projected_classes(evaluator, a, b, weights)) is None:
+                continue
+            ha, hb = lat.heights[a], lat.heights[b]
+            bad, combo, sizes = pc.bad, pc.combo, pc.sizes
             hists = _pair_histograms(
                 evaluator, detail, attributes, a, b, pc.offset, pc.spans, pc.present
             )
-        if evaluator.implied_distinct:
-            bad = bad | _too_few_values(evaluator, hists)
-            supp_records = _records_per_combination(combo, sizes, bad, ha * hb)
-        forced = supp_records
-        partial = None
-        if shares:
-            # records that must go from the other classes (convexity bounds, convex.py)
-            plain, capped = _forced_by_shares(evaluator, hists, sizes)
-            plain[bad] = 0.0
-            partial_flat = np.bincount(combo, weights=plain, minlength=ha * hb)
-            if capped is not None:
-                # the capped bounds only where the plain ones leave the combination open
-                still_open = (supp_records + partial_flat <= evaluator.max_suppressed)[combo]
-                some = capped(still_open & ~bad)
-                some[bad] = 0.0
-                partial_flat = np.bincount(combo, weights=some, minlength=ha * hb)
-            partial = partial_flat.reshape(ha, hb)
-            forced = supp_records + partial_flat
+            supp_records = pc.supp_records
+            if evaluator.implied_distinct:
+                bad = bad | _too_few_values(evaluator, hists)
+                supp_records = records_per_combination(combo, sizes, bad, ha * hb)
+            forced = supp_records
+            if shares:
+                # records that must go from the other classes (convexity bounds, convex.py)
+                plain, capped = _forced_by_shares(evaluator, hists, sizes)
+                plain[bad] = 0.0
+                partial_flat = np.bincount(combo, weights=plain, minlength=ha * hb)
+                if capped is not None:
+                    # the capped bounds only where the plain ones leave the combination open
+                    still_open = (supp_records + partial_flat <= evaluator.max_suppressed)[combo]
+                    some = capped(still_open & ~bad)
+                    some[bad] = 0.0
+                    partial_flat = np.bincount(combo, weights=some, minlength=ha * hb)
+                partial = partial_flat.reshape(ha, hb)
+                forced = supp_records + partial_flat
+            supp_extra = _suppression_extra(pc, cost.extra, a, b, bad) if priced else None
         # per node, through its levels of a and b: broadcast on the lattice's level grid
         # (nodes are numbered in C order over it), no per-node gather
         grid(passes)[...] &= on_grid(forced <= evaluator.max_suppressed, a, b)
-        if priced:
-            supp_extra = _suppression_extra(pc, cost.extra, a, b, bad)
+        if supp_extra is not None:
             others = (
                 grid(min_extra)
                 - on_grid(_column_floor(cost, a), a)
@@ -210,38 +226,22 @@ def _suppression_extra(
     )
 
 
-def _float_counts(evaluator: Evaluator) -> FloatArray:
-    """The table snapshot's class counts as float64, the weights every pair's ``bincount``
-    takes: converted once per screen instead of once per pair (28 pairs of 2.6M classes
-    on a 10M-row table); counts are exact in float64 below 2**53."""
-    out: FloatArray = evaluator.table.snapshot.counts.astype(np.float64)
-    return out
-
-
-#: Largest table of (level combination, value pair) entries :func:`_projected_classes`
-#: builds (about 8M: some hundreds of MB of temporary arrays, more time than a few node
-#: evaluations of the same snapshot). A pair above it is left out of the screen: each pair
-#: only adds a necessary condition and a lower bound, so the screen stays valid without it
-#: (it meets this on very large snapshots, e.g. a 5-digit zip against age at 10M records).
-_PAIR_KEYS = 1 << 23
-
-
 def _projected_classes(
     evaluator: Evaluator, a: int, b: int, weights: FloatArray | None = None
 ) -> _PairClasses | None:
     """:class:`_PairClasses` of columns ``a`` and ``b`` from the table's snapshot, or
-    ``None`` when their table would exceed :data:`_PAIR_KEYS` entries. ``weights`` is the
-    snapshot's counts as floats (:func:`_float_counts`), when the caller has them."""
+    ``None`` when their table would exceed :data:`PAIR_KEYS` entries. ``weights`` is the
+    snapshot's counts as floats (:func:`float_counts`), when the caller has them."""
     table, lat = evaluator.table, evaluator.lattice
     snap, cards = table.snapshot, table.cardinalities
     if weights is None:
-        weights = _float_counts(evaluator)
+        weights = float_counts(evaluator)
     # distinct (a, b) value pairs with their record counts: at most the snapshot size
     cb0 = cards[b][0]
     raw = snap.codes[a] * cb0 + snap.codes[b]
-    pair_keys, pair_counts = _distinct_keys(raw, weights, cards[a][0] * cb0)
+    pair_keys, pair_counts = distinct_keys(raw, weights, cards[a][0] * cb0)
     ha, hb = lat.heights[a], lat.heights[b]
-    if ha * hb * pair_keys.size > _PAIR_KEYS:
+    if ha * hb * pair_keys.size > PAIR_KEYS:
         return None
     # All level combinations at once: combination c = la * hb + lb owns the key range
     # [offset[c], offset[c] + |labels_a(la)| * |labels_b(lb)|).
@@ -257,7 +257,7 @@ def _projected_classes(
     # class-local models judge each class alone, so one call covers every combination
     bad = evaluator.screen_violations(sizes)
     combo = np.searchsorted(offset, present, side="right") - 1
-    supp_records = _records_per_combination(combo, sizes, bad, ha * hb)
+    supp_records = records_per_combination(combo, sizes, bad, ha * hb)
     return _PairClasses(
         keys,
         ca,
@@ -308,7 +308,7 @@ def _pair_suppressed(
         if j not in ups:
             ups[j] = _stacked_one_hot(maps[j][0], cards[j], lat.heights[j])
     if weights is None:
-        weights = _float_counts(evaluator)
+        weights = float_counts(evaluator)
     pairs = np.bincount(
         snap.codes[a] * cb0 + snap.codes[b], weights=weights, minlength=ca0 * cb0
     ).reshape(ca0, cb0)
@@ -335,33 +335,6 @@ def _stacked_one_hot(
     for level in range(height):
         out[rows, starts[level] + up[level]] = 1.0
     return out, starts
-
-
-def _records_per_combination(
-    combo: IntArray, sizes: IntArray, bad: BoolArray, n_combos: int
-) -> FloatArray:
-    """Per level combination, the records in its ``bad`` projected classes."""
-    out: FloatArray = np.bincount(combo[bad], weights=sizes[bad], minlength=n_combos).astype(
-        np.float64, copy=False
-    )
-    return out
-
-
-def _distinct_keys(
-    raw: IntArray, counts: FloatArray | IntArray, span: int
-) -> tuple[IntArray, FloatArray]:
-    """The distinct values of ``raw`` (ints below ``span``) and their summed ``counts``:
-    a dense ``bincount`` while ``span`` is small, a sort otherwise."""
-    keys: IntArray
-    summed: FloatArray
-    if span <= max(8 * raw.size, 1 << 16):
-        dense = np.asarray(np.bincount(raw, weights=counts, minlength=span), dtype=np.float64)
-        keys = np.flatnonzero(dense)
-        summed = dense[keys]
-    else:
-        keys, inverse = np.unique(raw, return_inverse=True)
-        summed = np.asarray(np.bincount(inverse.reshape(-1), weights=counts), dtype=np.float64)
-    return keys, summed
 
 
 def _combination_keys(
@@ -417,7 +390,7 @@ def _pair_histograms(
             lookup[present] = np.arange(n, dtype=np.int64)
         # (value of a, value of b, sensitive value) triples with their record counts
         raw = (codes[a] * cb0 + codes[b]) * nv + codes[q + i]
-        triples, weight = _distinct_keys(raw, detail.counts, cards[a][0] * cb0 * nv)
+        triples, weight = distinct_keys(raw, detail.counts, cards[a][0] * cb0 * nv)
         keys, _, _ = _combination_keys(evaluator, a, b, offset, triples // nv)
         cls = lookup[keys] if lookup is not None else np.searchsorted(present, keys)
         hist = np.bincount(

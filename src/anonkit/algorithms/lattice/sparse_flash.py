@@ -62,11 +62,7 @@ import numpy.typing as npt
 from anonkit._validation import check_int
 from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
 from anonkit.algorithms.lattice.flash import Flash
-from anonkit.algorithms.lattice.prefilter import (
-    _float_counts,
-    _projected_classes,
-    _suppression_extra,
-)
+from anonkit.algorithms.lattice.pair_projection import PairSources, pair_rejections
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, slack, to_result
 from anonkit.exceptions import ParameterError
 
@@ -308,16 +304,17 @@ class _Sweep:
             np.array([float(e.min()) if e.size else 0.0 for e in extras]) for extras in model.extra
         ]
         out: list[tuple[int, int, BoolArray, FloatArray | None]] = []
-        weights = _float_counts(ev)
+        sources = PairSources(ev)
         for a, b in itertools.combinations(range(self.width), 2):
-            if (pc := _projected_classes(ev, a, b, weights)) is None:
-                continue  # too large to build: one bound less (prefilter._PAIR_KEYS)
+            pr = pair_rejections(ev, a, b, model.extra if priced else None, sources)
+            if pr is None:
+                continue  # too large to build: one bound less (pair_projection.PAIR_KEYS)
             ha, hb = self.heights[a], self.heights[b]
-            ok = (pc.supp_records <= ev.max_suppressed).reshape(ha, hb)
+            ok = (pr.records <= ev.max_suppressed).reshape(ha, hb)
             floor = None
-            if priced:
-                supp_extra = _suppression_extra(pc, model.extra, a, b, pc.bad).reshape(ha, hb)
-                records = pc.supp_records.reshape(ha, hb)
+            if pr.extra is not None:
+                supp_extra = pr.extra.reshape(ha, hb)
+                records = pr.records.reshape(ha, hb)
                 # floor = extra on the pair + records * (least extra elsewhere); keep both
                 floor = np.stack([supp_extra, records])
             out.append((a, b, ok, floor))
