@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -10,13 +11,17 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonkit.algorithms.lattice import Evaluator, pair_projection
+from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, pair_projection
+from anonkit.algorithms.lattice import evaluator as evaluator_module
 from anonkit.algorithms.lattice.pair_projection import PairSources, pair_rejections
 from anonkit.algorithms.lattice.prefilter import _projected_classes, _suppression_extra
+from anonkit.core import grouping
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
-from anonkit.engines.base import get_engine
-from anonkit.models import KAnonymity
+from anonkit.engines.base import SensitiveSpec, get_engine
+from anonkit.exceptions import PrivacyUnattainableError
+from anonkit.models import DistinctLDiversity, KAnonymity
+from anonkit.models.base import CLASS_SIZE
 from strategies import random_hierarchy
 
 
@@ -84,3 +89,51 @@ def test_a_pair_over_the_cap_is_left_out(adult_frame, adult_hierarchies) -> None
     assert pair_rejections(ev, 0, 1) is not None
     with mock.patch.object(pair_projection, "PAIR_KEYS", 10):
         assert pair_rejections(ev, 0, 1) is None
+
+
+@st.composite
+def detail_problems(draw: st.DrawFn) -> tuple[pl.DataFrame, list[Any], list[Any], float]:
+    q = draw(st.integers(2, 4))
+    hs = [draw(random_hierarchy(f"q{j}", max_leaves=6)) for j in range(q)]
+    n = draw(st.integers(1, 50))
+    columns = {
+        h.name: draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs
+    }
+    columns["s"] = draw(st.lists(st.sampled_from("abcd"), min_size=n, max_size=n))
+    k = draw(st.integers(1, 4))
+    models = [KAnonymity(k)]
+    if draw(st.booleans()):
+        models.append(DistinctLDiversity("s", draw(st.integers(1, 3))))
+    return pl.DataFrame(columns), hs, models, draw(st.sampled_from([0.0, 0.1, 0.3]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(problem=detail_problems())
+def test_the_large_table_paths_find_the_same_optimum(problem) -> None:
+    """On a streaming count (rows out of key order), with every grouping taking the path
+    of large inputs (hashing or sorting) and the bottom put in key order, Flash finds the
+    same node, cost and suppression as the default paths, and as exhaustive search."""
+    frame, hs, models, limit = problem
+    names = [h.name for h in hs]
+    detailed = any(m.requires - {CLASS_SIZE} for m in models)
+
+    def count(engine: str) -> Any:
+        if detailed:
+            return get_engine(engine).count_detail(frame, names, hs, [SensitiveSpec("s")])
+        return get_engine(engine).count(frame, names, hs)
+
+    def search(table: Any, algorithm: Any) -> Any:
+        ev = Evaluator(table, Lattice(table.heights), models, limit, "loss")
+        try:
+            found = algorithm.search(ev)
+        except PrivacyUnattainableError:
+            return None
+        return found.levels, found.suppressed, round(found.cost, 9)
+
+    oracle = search(count("polars"), Exhaustive())
+    with (
+        mock.patch.object(grouping, "_HASHED_ROWS", 0),
+        mock.patch.object(evaluator_module, "_SORTED_BOTTOM_ROWS", 0),
+    ):
+        large = search(count("streaming"), Flash())
+    assert large == oracle
