@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from unittest import mock
 
 import numpy as np
 import polars as pl
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE
+from anonkit.engines import counting
 from anonkit.engines.counting import COUNT, KEY_SHIFT, key_digits, table_from_counts, unpack_keys
 
 
@@ -93,3 +95,45 @@ def test_adjacent_columns_that_are_not_one_block_are_copied() -> None:
     snapshot = table_from_counts(frame, ["a", "b"], [_flat(12), _flat(12)]).snapshot
     assert not np.shares_memory(snapshot.codes, block)
     np.testing.assert_array_equal(snapshot.codes, block)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 12), min_size=1, max_size=4),
+    rows=st.integers(1, 80),
+    seed=st.integers(0, 2**16),
+    ordered=st.booleans(),
+    wide=st.booleans(),
+)
+def test_the_bottom_of_a_detail_count_sums_rows_over_the_quasi_identifiers(
+    sizes: list[int], rows: int, seed: int, ordered: bool, wide: bool
+) -> None:
+    """The snapshot over the quasi-identifiers alone of a count that also groups a
+    sensitive column holds the same classes and counts as polars' group-by, whether the
+    rows come in key order (as the packing engines count them) or not, and for codes too
+    wide for one key (``wide``: polars' group-by itself)."""
+    rng = np.random.default_rng(seed)
+    hierarchies = [_flat(s) for s in sizes]
+    columns = [f"q{j}" for j in range(len(sizes))]
+    frame = pl.DataFrame(
+        {
+            **{c: rng.integers(0, s, rows) for c, s in zip(columns, sizes, strict=True)},
+            "s": rng.integers(0, 3, rows).astype(str),
+            COUNT: rng.integers(1, 9, rows),
+        }
+    )
+    frame = frame.unique([*columns, "s"])
+    if ordered:
+        frame = frame.sort([*columns, "s"])
+    with mock.patch.object(
+        counting.KeyRadix,
+        "for_cardinalities",
+        wraps=(lambda radices: None) if wide else counting.KeyRadix.for_cardinalities,
+    ):
+        got = counting._summed_over(frame, columns, hierarchies)
+    want = frame.group_by(columns).agg(pl.col(COUNT).sum()).sort(columns)
+    assert got.n_classes == want.height
+    order = np.lexsort(got.codes[::-1])
+    for j, c in enumerate(columns):
+        np.testing.assert_array_equal(got.codes[j][order], want[c].to_numpy())
+    np.testing.assert_array_equal(got.counts[order], want[COUNT].to_numpy())
