@@ -383,8 +383,9 @@ def roll_up_keys(
     roll-up costs one sort of the source keys plus a pass per changed column.
 
     ``digits`` (column ``j``'s codes of the snapshot, decoded once and kept) saves
-    decoding a snapshot rolled up often; ``deltas``, a cache the caller keeps, holds per column and
-    level pair how each code's key changes, so a changed column costs one lookup.
+    decoding a snapshot rolled up often; ``deltas``, a cache the caller keeps, holds per
+    column and level pair how each code's key changes, so a changed column costs one
+    lookup.
     """
     keys, radix = snapshot.keys, snapshot.radix
     if keys is None or radix is None:

@@ -106,8 +106,9 @@ def unpack_keys(
     radices, places = digits
     block = np.empty((len(columns), keys.shape[0]), dtype=np.int64)
     if all(r & (r - 1) == 0 for r in radices):
-        # whole-bit digits: a shift and a mask per column (on a 10M-row table's 2.6M
-        # combinations about 0.05 s, against 0.35 s for the divisions below)
+        # whole-bit digits: a shift and a mask per column (the streaming count of a
+        # 10M-row table, 2.6M combinations: under 0.1 s, against 0.35 s for the divisions
+        # below)
         for j, (size, place) in enumerate(zip(radices, places, strict=True)):
             np.right_shift(keys, place.bit_length() - 1, out=block[j])
             np.bitwise_and(block[j], size - 1, out=block[j])

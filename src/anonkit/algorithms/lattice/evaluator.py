@@ -47,7 +47,7 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: Largest box of finer nodes scanned for a roll-up source.
 _BOX_SCAN_LIMIT = 1 << 16
-#: From this many classes on, the bottom snapshot is put in key order once (about 0.1 s
+#: From this many classes on, the bottom snapshot is put in key order once (about 0.2 s
 #: for 2.6M classes) so that its roll-ups sort faster (see FrequencySnapshot.in_key_order).
 _SORTED_BOTTOM_ROWS = 1 << 16
 _NO_SIZES: IntArray = np.zeros(0, dtype=np.int64)
