@@ -84,6 +84,16 @@ def test_group_codes_sparse_path(table) -> None:
     _check_group(cols, big, weights)
 
 
+@given(code_tables(max_rows=30))
+def test_group_codes_sparse_path_on_rows_in_key_order(table) -> None:
+    # rows sorted by their codes (first column most significant): merged without a sort
+    cols, cards, weights = table
+    order = np.lexsort(cols[::-1])
+    cols = [c[order] for c in cols]
+    weights = None if weights is None else weights[order]
+    _check_group(cols, [c * 1000 for c in cards], weights)
+
+
 @given(code_tables(max_rows=20))
 def test_group_codes_overflow_path(table) -> None:
     cols, cards, weights = table

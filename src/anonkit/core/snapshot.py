@@ -240,7 +240,10 @@ def group_codes(
             dense[uniq_keys] = np.arange(uniq_keys.size)
             inverse = dense[keys]
     else:
-        order, sorted_keys = sort_keys(keys, space)
+        if bool(np.all(keys[1:] >= keys[:-1])):  # rows in key order already: no sort
+            order, sorted_keys = np.arange(n), keys
+        else:
+            order, sorted_keys = sort_keys(keys, space)
         first = first_of_runs(sorted_keys)  # first row of each distinct key, sorted
         starts = np.flatnonzero(first)
         reps = order[starts]

@@ -20,9 +20,8 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.encoding import EncodedTable, SensitiveCodes
-from anonkit.core.grouping import group_sorted
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import FrequencySnapshot, KeyRadix
+from anonkit.core.snapshot import FrequencySnapshot, group_codes
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, sensitive_labels
 from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
 
@@ -180,19 +179,13 @@ def _summed_over(
     counts: pl.DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
 ) -> FrequencySnapshot:
     """The snapshot over ``columns`` alone of a count that groups more columns (the
-    sensitive ones): rows that share their codes summed, in numpy on one packed key
-    (the packing engines count rows in key order, so one pass merges them; on Adult with
-    one sensitive column 0.5 ms against 2.2 ms for polars' group-by)."""
-    radix = KeyRadix.for_cardinalities([max(len(h.leaves), 1) for h in hierarchies])
-    if radix is None:
-        return _snapshot(counts.group_by(list(columns)).agg(pl.col(COUNT).sum()), columns, False)
-    codes = _stacked([counts[c].to_numpy() for c in columns])
+    sensitive ones): rows that share their codes summed, in numpy by
+    :func:`~anonkit.core.snapshot.group_codes` (on Adult with one sensitive column
+    table_from_counts took 2.3 ms against 3.2-4.0 with polars' group-by)."""
+    codes = [counts[c].to_numpy() for c in columns]
     weights = counts[COUNT].to_numpy().astype(np.int64, copy=False)
-    keys, summed, _ = group_sorted(radix.encode(codes), weights, None, radix.space)
-    out = np.empty((len(columns), keys.shape[0]), dtype=np.int64)
-    for j in range(len(columns)):
-        out[j] = radix.digit(keys, j)
-    return FrequencySnapshot(tuple(0 for _ in columns), out, summed)
+    unique, summed, _ = group_codes(codes, [len(h.leaves) for h in hierarchies], weights)
+    return FrequencySnapshot(tuple(0 for _ in columns), unique, summed)
 
 
 def _stacked(arrays: Sequence[npt.NDArray[np.integer[Any]]]) -> IntArray:
