@@ -241,11 +241,11 @@ class Evaluator:
         known = self._digits.get(j)
         if known is None:
             bottom = self._bottom
-            radix = bottom.radix
-            if bottom.keys is None or radix is None or bottom.has_codes:
+            if bottom.has_codes:
                 known = bottom.codes[j]
             else:
-                known = radix.digit(bottom.keys, j)
+                assert bottom.keys is not None and bottom.radix is not None
+                known = bottom.radix.digit(bottom.keys, j)
             self._digits[j] = known
         return known
 

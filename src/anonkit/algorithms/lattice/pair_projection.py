@@ -136,17 +136,18 @@ def pair_rejections(
     codes_a, codes_b, counts = sources(a, b)
     ha, hb = lat.heights[a], lat.heights[b]
     cb0 = cards[b][0]
-    column = _merged(codes_a, codes_b, counts, cb0, cards[a][0])  # classes at (la, 0)
+    column = _merged(codes_a, codes_b, counts, cards[a][0], cb0)  # classes at (la, 0)
     tables: list[tuple[IntArray, IntArray, FloatArray]] = []
     kept = 0
     for la in range(ha):
+        card_a = cards[a][la]
         if la > 0:
-            column = _merged(maps[a][la - 1][la][column[0]], column[1], column[2], cb0)
+            column = _merged(maps[a][la - 1][la][column[0]], column[1], column[2], card_a, cb0)
         classes = column
         for lb in range(hb):
             if lb > 0:
                 classes = _merged(
-                    classes[0], maps[b][lb - 1][lb][classes[1]], classes[2], cards[b][lb]
+                    classes[0], maps[b][lb - 1][lb][classes[1]], classes[2], card_a, cards[b][lb]
                 )
             kept += classes[2].size
             if kept > PAIR_KEYS:
@@ -166,12 +167,10 @@ def pair_rejections(
 
 
 def _merged(
-    ca: IntArray, cb: IntArray, counts: FloatArray, card_b: int, card_a: int | None = None
+    ca: IntArray, cb: IntArray, counts: FloatArray, card_a: int, card_b: int
 ) -> tuple[IntArray, IntArray, FloatArray]:
-    """The distinct ``(ca, cb)`` label pairs (below ``card_a`` and ``card_b``; ``card_a``
-    defaults to ``ca``'s largest + 1) with their summed ``counts``, in key order."""
-    if card_a is None:
-        card_a = int(ca.max()) + 1 if ca.size else 1
+    """The distinct ``(ca, cb)`` label pairs (below ``card_a`` and ``card_b``) with their
+    summed ``counts``, in key order."""
     keys, summed = distinct_keys(ca * card_b + cb, counts, card_a * card_b)
     return keys // card_b, keys % card_b, summed
 
