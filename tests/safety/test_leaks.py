@@ -19,6 +19,7 @@ from anonkit.safety.leaks import (
     find_leaks,
     identifier_kind,
 )
+from anonkit.safety.leaks import _hash_ranks as hash_ranks
 
 ADULT9_QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
 
@@ -177,6 +178,22 @@ def test_codes_are_dense_and_keep_equal_values_equal() -> None:
     assert codes[0] == codes[3] and codes[1] == codes[4] and codes[0] != codes[2]
 
 
+@pytest.mark.parametrize("size", [1, 2, 14, 255, 256, 5000])
+def test_hash_ranks_equal_binary_search(size: int) -> None:
+    rng = np.random.default_rng(size)
+    keys = np.unique(rng.integers(0, 2**63, size=size, dtype=np.uint64) * np.uint64(2))
+    hashes = keys[rng.integers(0, keys.size, size=3000)]
+    assert np.array_equal(hash_ranks(keys, hashes), np.searchsorted(keys, hashes))
+
+
+def test_hash_ranks_fall_back_when_no_field_tells_keys_apart() -> None:
+    # in every 8-bit field two of the three keys agree: 0 and 256 in the lowest, 0 and 1
+    # in the next, all three in the others
+    keys = np.array([0, 1, 256], dtype=np.uint64)
+    hashes = np.array([256, 1, 0, 0], dtype=np.uint64)
+    assert hash_ranks(keys, hashes).tolist() == [2, 1, 0, 0]
+
+
 # ------------------------------------------------------------------- identifiers
 @pytest.mark.parametrize(
     ("values", "kind"),
@@ -233,6 +250,20 @@ def test_identifier_on_a_large_column_uses_the_screen() -> None:
     values = pl.Series([f"user{i}@example.org" for i in range(n)])
     assert identifier_kind(values) == ("e-mail addresses", 1.0)
     assert identifier_kind(pl.Series([str(i) for i in range(n)])) is None
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["ann@example.org", "ann@example.org", "bob@example.com", None, "x"],
+        ["123-45-6789", "x", "y", "z", "z", None],
+        ["Sales", "Sales", "Tech", None],
+    ],
+)
+def test_identifier_on_distinct_values_equals_per_record(values: list[str | None]) -> None:
+    series = pl.Series("col", values)
+    distinct = series.drop_nulls().n_unique()
+    assert identifier_kind(series, distinct) == identifier_kind(series)
 
 
 def test_identifier_leak_is_an_error_without_values() -> None:

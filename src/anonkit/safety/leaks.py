@@ -78,6 +78,8 @@ IDENTIFIER_SHARE: Final = 0.5
 
 # Above this many cells the (determinant, dependent) contingency table is counted sparsely.
 _DENSE_CELLS: Final = 4_000_000
+# The widest slot table of _hash_ranks (2**16 entries: columns of up to 255 values).
+_SLOT_BITS: Final = 16
 # Values screened first; the full column is matched only if the sample looks suspicious.
 _SAMPLE: Final = 2_000
 
@@ -196,8 +198,7 @@ class ColumnCodes:
         on first use: the dense rank of its hashes)."""
         if column not in self._codes:
             hashes = self._hashes.get_column(column).to_numpy()
-            codes = np.searchsorted(self._keys[column], hashes)
-            self._codes[column] = codes.astype(np.int64, copy=False)
+            self._codes[column] = _hash_ranks(self._keys[column], hashes)
         return self._codes[column]
 
     def singles(self, column: str) -> int:
@@ -222,6 +223,29 @@ class ColumnCodes:
             self.codes(dependent),
             self.distinct[dependent],
         )
+
+
+def _hash_ranks(
+    keys: npt.NDArray[np.uint64], hashes: npt.NDArray[np.uint64]
+) -> npt.NDArray[np.int64]:
+    """The rank of each of ``hashes`` among the sorted distinct ``keys`` (each hash is one
+    of them).
+
+    A binary search takes about 0.9 ms per 30,000 records (a mispredicted branch a step).
+    When some bit field of the keys, about twice as wide as their count, tells them apart
+    (hashes are uniform, so one of the first few fields tried does unless the keys are
+    many), the ranks are one gather from a small table indexed by that field instead."""
+    size = int(keys.size)
+    bits = max(8, 2 * size.bit_length())
+    if 0 < size and bits <= _SLOT_BITS:
+        mask = np.uint64((1 << bits) - 1)
+        for shift in range(0, 64 - bits + 1, bits):
+            slots = ((keys >> np.uint64(shift)) & mask).astype(np.intp)
+            if np.unique(slots).size == size:
+                table = np.empty(1 << bits, dtype=np.int64)  # only the keys' slots are read
+                table[slots] = np.arange(size, dtype=np.int64)
+                return table[((hashes >> np.uint64(shift)) & mask).astype(np.intp)]
+    return np.searchsorted(keys, hashes).astype(np.int64, copy=False)
 
 
 def _near_unique(distinct: int, records: int) -> bool:
@@ -348,15 +372,20 @@ def _matchers(col: pl.Expr) -> list[pl.Expr]:
     ]
 
 
-def _pattern_shares(values: pl.LazyFrame) -> list[float]:
+def _pattern_shares(values: pl.LazyFrame, weight: str | None = None) -> list[float]:
     """The share of the values (the column ``v``, no nulls) matching each pattern, in
-    one query."""
+    one query; each value counting ``weight`` times when that column is named."""
     text = pl.col("v").cast(pl.String).str.strip_chars()
-    frame = values.select([m.mean().alias(str(i)) for i, m in enumerate(_matchers(text))]).collect()
+    if weight is None:
+        shares = [m.mean() for m in _matchers(text)]
+    else:
+        w = pl.col(weight)
+        shares = [w.filter(m).sum() / w.sum() for m in _matchers(text)]
+    frame = values.select(share.alias(str(i)) for i, share in enumerate(shares)).collect()
     return [float(v or 0.0) for v in frame.row(0)]
 
 
-def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
+def identifier_kind(values: pl.Series, distinct: int | None = None) -> tuple[str, float] | None:
     """The direct-identifier pattern most of ``values`` match, with its share, or None.
 
     The patterns (:data:`IDENTIFIER_KINDS`): e-mail addresses; US social security numbers
@@ -367,6 +396,10 @@ def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
     at least :data:`IDENTIFIER_SHARE` of the non-null values match it. Plain numbers of up
     to 12 digits (ages, amounts, weights, 5-digit zip codes), dates and hierarchy labels
     such as ``[20-25[`` match none.
+
+    ``distinct``, the number of distinct values when the caller knows it, picks the
+    cheaper way: up to :data:`_SAMPLE` of them are matched once each, weighted by their
+    records; more (or unknown) are screened on a sample of the records first.
 
     Examples
     --------
@@ -379,11 +412,16 @@ def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
     if n == 0:
         return None
     present = values.to_frame("v").lazy().drop_nulls()
-    if n > 2 * _SAMPLE:
-        sample = present.gather_every(n // _SAMPLE)
-        if max(_pattern_shares(sample)) < IDENTIFIER_SHARE / 2:
-            return None
-    shares = _pattern_shares(present)
+    if distinct is not None and distinct <= _SAMPLE:
+        # each distinct value matched once, weighted by its records: the same shares
+        counted = values.drop_nulls().value_counts(name="n").rename({values.name: "v"})
+        shares = _pattern_shares(counted.lazy(), weight="n")
+    else:
+        if n > 2 * _SAMPLE:
+            sample = present.gather_every(n // _SAMPLE)
+            if max(_pattern_shares(sample)) < IDENTIFIER_SHARE / 2:
+                return None
+        shares = _pattern_shares(present)
     best = int(np.argmax(shares))
     if shares[best] < IDENTIFIER_SHARE:
         return None
@@ -487,7 +525,7 @@ def find_leaks(
     coded = ColumnCodes(frame, [*cols, *qis])
     leaks: list[Leak] = []
     for column in cols:
-        kind = identifier_kind(frame.get_column(column))
+        kind = identifier_kind(frame.get_column(column), coded.distinct[column])
         if kind is not None:
             leaks.append(_identifier_leak(column, *kind))
         for qi in qis:
