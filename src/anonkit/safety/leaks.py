@@ -37,6 +37,7 @@ hide a dependency, only, vanishingly rarely, suggest one).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
@@ -90,6 +91,9 @@ _CARD = r"^\d{13,19}$"
 _DIGIT_GROUPS = r"^(\+|00)?\(?\d[\d ()./-]{5,}\d$"
 # Numbers that merely carry separators: 1,234,567.89, 1 234 567, 1234567.89.
 _AMOUNT = r"^-?(\d{1,3}([,. ']\d{3})+|\d+)([.,]\d+)?$"
+
+# Each pattern needs one of these (a Unicode decimal digit, as ``\d`` in the patterns).
+_MAY_IDENTIFY: Final = re.compile(r"[\d@]")
 
 #: Identifier pattern names, in the order they are tried.
 IDENTIFIER_KINDS: Final = (
@@ -414,7 +418,10 @@ def identifier_kind(values: pl.Series, distinct: int | None = None) -> tuple[str
     present = values.to_frame("v").lazy().drop_nulls()
     if distinct is not None and distinct <= _SAMPLE:
         # each distinct value matched once, weighted by its records: the same shares
-        counted = values.drop_nulls().value_counts(name="n").rename({values.name: "v"})
+        counted = values.rename("v").drop_nulls().value_counts(name="n")
+        texts = counted.get_column("v").cast(pl.String)
+        if not any(_MAY_IDENTIFY.search(v) for v in texts if v is not None):
+            return None  # every pattern needs a digit or an "@"
         shares = _pattern_shares(counted.lazy(), weight="n")
     else:
         if n > 2 * _SAMPLE:
