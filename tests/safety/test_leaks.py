@@ -252,29 +252,12 @@ def test_identifier_on_a_large_column_uses_the_screen() -> None:
     assert identifier_kind(pl.Series([str(i) for i in range(n)])) is None
 
 
-@pytest.mark.parametrize(
-    "values",
-    [
-        ["ann@example.org", "ann@example.org", "bob@example.com", None, "x"],
-        ["123-45-6789", "x", "y", "z", "z", None],
-        ["Sales", "Sales", "Tech", None],
-    ],
-)
-@pytest.mark.parametrize("name", ["col", "n", "v"])
-def test_identifier_on_distinct_values_equals_per_record(
-    values: list[str | None], name: str
-) -> None:
-    series = pl.Series(name, values)
-    distinct = series.drop_nulls().n_unique()
-    assert identifier_kind(series, distinct) == identifier_kind(series)
-
-
-def test_identifier_screen_of_distinct_values_without_digits() -> None:
-    assert identifier_kind(pl.Series(["Sales", "Tech-support", None]), 2) is None
-    assert identifier_kind(pl.Series([1234567890123, 4111111111111111]), 2) is not None
+def test_identifier_screen_needs_a_digit_or_an_at() -> None:
+    assert identifier_kind(pl.Series(["Sales", "Tech-support", None] * 3000)) is None
+    assert identifier_kind(pl.Series([1234567890123, 4111111111111111])) is not None
     arabic = "\u0661\u0662\u0663-\u0664\u0665-\u0666\u0667\u0668\u0669"  # ١٢٣-٤٥-٦٧٨٩
-    found = identifier_kind(pl.Series([arabic, arabic]), 1)
-    assert found == identifier_kind(pl.Series([arabic, arabic]))
+    assert identifier_kind(pl.Series([arabic, arabic])) == ("social security numbers", 1.0)
+    assert identifier_kind(pl.Series(["a@b.org"] * 5000 + ["x"] * 100)) is not None
 
 
 def test_identifier_leak_is_an_error_without_values() -> None:

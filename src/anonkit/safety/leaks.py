@@ -37,7 +37,6 @@ hide a dependency, only, vanishingly rarely, suggest one).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
@@ -91,9 +90,6 @@ _CARD = r"^\d{13,19}$"
 _DIGIT_GROUPS = r"^(\+|00)?\(?\d[\d ()./-]{5,}\d$"
 # Numbers that merely carry separators: 1,234,567.89, 1 234 567, 1234567.89.
 _AMOUNT = r"^-?(\d{1,3}([,. ']\d{3})+|\d+)([.,]\d+)?$"
-
-# Each pattern needs one of these (a Unicode decimal digit, as ``\d`` in the patterns).
-_MAY_IDENTIFY: Final = re.compile(r"[\d@]")
 
 #: Identifier pattern names, in the order they are tried.
 IDENTIFIER_KINDS: Final = (
@@ -376,20 +372,22 @@ def _matchers(col: pl.Expr) -> list[pl.Expr]:
     ]
 
 
-def _pattern_shares(values: pl.LazyFrame, weight: str | None = None) -> list[float]:
+def _pattern_shares(values: pl.LazyFrame) -> list[float]:
     """The share of the values (the column ``v``, no nulls) matching each pattern, in
-    one query; each value counting ``weight`` times when that column is named."""
+    one query."""
     text = pl.col("v").cast(pl.String).str.strip_chars()
-    if weight is None:
-        shares = [m.mean() for m in _matchers(text)]
-    else:
-        w = pl.col(weight)
-        shares = [w.filter(m).sum() / w.sum() for m in _matchers(text)]
-    frame = values.select(share.alias(str(i)) for i, share in enumerate(shares)).collect()
+    frame = values.select([m.mean().alias(str(i)) for i, m in enumerate(_matchers(text))]).collect()
     return [float(v or 0.0) for v in frame.row(0)]
 
 
-def identifier_kind(values: pl.Series, distinct: int | None = None) -> tuple[str, float] | None:
+def _may_identify(values: pl.LazyFrame) -> bool:
+    """Whether any of the values (the column ``v``) holds a decimal digit or an ``@``,
+    which every pattern needs (a query that compiles much faster than the patterns')."""
+    found = values.select(pl.col("v").cast(pl.String).str.contains(r"[\d@]").any()).collect()
+    return bool(found.item())
+
+
+def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
     """The direct-identifier pattern most of ``values`` match, with its share, or None.
 
     The patterns (:data:`IDENTIFIER_KINDS`): e-mail addresses; US social security numbers
@@ -400,10 +398,6 @@ def identifier_kind(values: pl.Series, distinct: int | None = None) -> tuple[str
     at least :data:`IDENTIFIER_SHARE` of the non-null values match it. Plain numbers of up
     to 12 digits (ages, amounts, weights, 5-digit zip codes), dates and hierarchy labels
     such as ``[20-25[`` match none.
-
-    ``distinct``, the number of distinct values when the caller knows it, picks the
-    cheaper way: up to :data:`_SAMPLE` of them are matched once each, weighted by their
-    records; more (or unknown) are screened on a sample of the records first.
 
     Examples
     --------
@@ -416,19 +410,14 @@ def identifier_kind(values: pl.Series, distinct: int | None = None) -> tuple[str
     if n == 0:
         return None
     present = values.to_frame("v").lazy().drop_nulls()
-    if distinct is not None and distinct <= _SAMPLE:
-        # each distinct value matched once, weighted by its records: the same shares
-        counted = values.rename("v").drop_nulls().value_counts(name="n")
-        texts = counted.get_column("v").cast(pl.String)
-        if not any(_MAY_IDENTIFY.search(v) for v in texts if v is not None):
-            return None  # every pattern needs a digit or an "@"
-        shares = _pattern_shares(counted.lazy(), weight="n")
-    else:
-        if n > 2 * _SAMPLE:
-            sample = present.gather_every(n // _SAMPLE)
-            if max(_pattern_shares(sample)) < IDENTIFIER_SHARE / 2:
-                return None
-        shares = _pattern_shares(present)
+    # a large column is screened on a sample first; every pattern needs a digit or an "@",
+    # and one cheap query finds whether any screened value holds one
+    screen = present.gather_every(n // _SAMPLE) if n > 2 * _SAMPLE else present
+    if not _may_identify(screen):
+        return None
+    if screen is not present and max(_pattern_shares(screen)) < IDENTIFIER_SHARE / 2:
+        return None
+    shares = _pattern_shares(present)
     best = int(np.argmax(shares))
     if shares[best] < IDENTIFIER_SHARE:
         return None
@@ -532,7 +521,7 @@ def find_leaks(
     coded = ColumnCodes(frame, [*cols, *qis])
     leaks: list[Leak] = []
     for column in cols:
-        kind = identifier_kind(frame.get_column(column), coded.distinct[column])
+        kind = identifier_kind(frame.get_column(column))
         if kind is not None:
             leaks.append(_identifier_leak(column, *kind))
         for qi in qis:

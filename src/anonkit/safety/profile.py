@@ -208,7 +208,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
     for name in frame.columns:
         series = frame.get_column(name)
         kind, date_format, length = _kind(series)
-        found = identifier_kind(series, coded.distinct[name])
+        found = identifier_kind(series)
         nulls = series.null_count()
         columns.append(
             ColumnProfile(
