@@ -9,6 +9,7 @@ totals, the detail snapshot with population counts) happens here, once for every
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import weakref
 from collections.abc import Callable, Sequence
@@ -34,8 +35,11 @@ __all__ = [
     "SensitiveSpec",
     "Specs",
     "check_counts",
+    "detail_table",
     "key_digits",
+    "sensitive_coded",
     "table_from_counts",
+    "unpack_block",
     "unpack_keys",
 ]
 
@@ -98,12 +102,17 @@ def unpack_keys(
 ) -> dict[str, npt.NDArray[np.int64]]:
     """Each column's level-0 codes from packed ``keys`` (:func:`key_digits`).
 
-    The codes are the rows of one ``(len(columns), len(keys))`` block, which
-    :func:`table_from_counts` takes as the snapshot's codes without a copy (on a 10M-row
-    table the distinct combinations' codes are some 170 MB, and touching that much new
-    memory twice cost 0.4 s)."""
+    The codes are the rows of one ``(len(columns), len(keys))`` block
+    (:func:`unpack_block`), which :func:`table_from_counts` takes as the snapshot's codes
+    without a copy (on a 10M-row table the distinct combinations' codes are some 170 MB,
+    and touching that much new memory twice cost 0.4 s)."""
+    return _blocked(unpack_block(keys, digits), columns)
+
+
+def unpack_block(keys: npt.NDArray[np.int64], digits: tuple[list[int], list[int]]) -> IntArray:
+    """The codes packed in ``keys`` (:func:`key_digits`), one row per digit."""
     radices, places = digits
-    block = np.empty((len(columns), keys.shape[0]), dtype=np.int64)
+    block = np.empty((len(radices), keys.shape[0]), dtype=np.int64)
     if all(r & (r - 1) == 0 for r in radices):
         # whole-bit digits: a shift and a mask per column (the streaming count of a
         # 10M-row table, 2.6M combinations: under 0.1 s, against 0.35 s for the divisions
@@ -112,12 +121,12 @@ def unpack_keys(
             np.right_shift(keys, place.bit_length() - 1, out=block[j])
             np.bitwise_and(block[j], size - 1, out=block[j])
             block[j] -= KEY_SHIFT
-        return _blocked(block, columns)
+        return block
     # keys are non-negative: unsigned division is 2-3x faster than numpy's floored one
     rest = keys.astype(np.uint64)
     quotient = np.empty_like(rest)
     # from the least significant digit up: one division per column
-    for j in range(len(columns) - 1, -1, -1):
+    for j in range(len(radices) - 1, -1, -1):
         radix = np.uint64(radices[j])
         np.floor_divide(rest, radix, out=quotient)
         digit = block[j].view(np.uint64)
@@ -125,7 +134,7 @@ def unpack_keys(
         np.subtract(rest, digit, out=digit)
         block[j] -= KEY_SHIFT
         rest, quotient = quotient, rest
-    return _blocked(block, columns)
+    return block
 
 
 def _blocked(block: IntArray, columns: Sequence[str]) -> dict[str, npt.NDArray[np.int64]]:
@@ -204,6 +213,61 @@ def _stacked(arrays: Sequence[npt.NDArray[np.integer[Any]]]) -> IntArray:
     return stacked
 
 
+def sensitive_coded(
+    spec: SensitiveSpec, values: Sequence[str], codes: IntArray, weights: IntArray
+) -> tuple[SensitiveCodes, IntArray]:
+    """A sensitive attribute's labels and totals, from ``codes`` that index its distinct
+    normalized ``values`` (in any order): the :class:`SensitiveCodes` and the codes
+    rewritten to index its labels (:func:`~anonkit.core.values.sensitive_labels`).
+
+    Raises
+    ------
+    ValuesNotInHierarchyError
+        If a value is not a leaf of the attribute's hierarchy.
+    """
+    labels = sensitive_labels(values, spec.name, spec.hierarchy)
+    position = {label: k for k, label in enumerate(labels)}
+    relabel = np.array([position[v] for v in values], dtype=np.int64)
+    coded = relabel[codes]
+    totals = np.bincount(coded, weights=weights, minlength=len(labels)).astype(np.int64)
+    return SensitiveCodes(spec.name, labels, totals, spec.hierarchy), coded
+
+
+def detail_table(
+    block: IntArray,
+    counts: IntArray,
+    columns: Sequence[str],
+    hierarchies: Sequence[Hierarchy],
+    sensitive: Sequence[SensitiveSpec],
+    values: Sequence[Sequence[str]],
+) -> EncodedTable:
+    """The encoded table of a grouped count held as arrays, without population.
+
+    ``block`` has one row per quasi-identifier (level-0 codes, none negative) and then one
+    per sensitive attribute (codes indexing its distinct normalized ``values``), one column
+    per distinct combination, which ``counts`` counts. The sensitive rows are rewritten in
+    place to index the attributes' labels; the block becomes the detail snapshot's codes.
+
+    Raises
+    ------
+    ValuesNotInHierarchyError
+        If a sensitive value is not a leaf of its attribute's hierarchy.
+    """
+    q = len(columns)
+    coded: list[SensitiveCodes] = []
+    for i, (spec, distinct) in enumerate(zip(sensitive, values, strict=True)):
+        attribute, block[q + i] = sensitive_coded(spec, distinct, block[q + i], counts)
+        coded.append(attribute)
+    unique, summed, _ = group_codes(list(block[:q]), [len(h.leaves) for h in hierarchies], counts)
+    return EncodedTable(
+        tuple(columns),
+        tuple(hierarchies),
+        FrequencySnapshot(tuple(0 for _ in columns), unique, summed),
+        sensitive=tuple(coded),
+        detail=FrequencySnapshot(tuple(0 for _ in range(block.shape[0])), block, counts),
+    )
+
+
 def table_from_counts(
     counts: pl.DataFrame,
     columns: Sequence[str],
@@ -236,39 +300,45 @@ def table_from_counts(
         If a sensitive value is not a leaf of its attribute's hierarchy.
     """
     qi = list(columns)
-    bottom = _summed_over(counts, qi, hierarchies) if sensitive else _snapshot(counts, qi, False)
-    table = EncodedTable(tuple(columns), tuple(hierarchies), bottom)
-    if not detailed:
-        return table
-    coded: list[SensitiveCodes] = []
-    for spec in sensitive:
-        labels = sensitive_labels(counts[spec.name].unique().to_list(), spec.name, spec.hierarchy)
-        counts = counts.with_columns(
-            pl.col(spec.name).replace_strict(
-                labels, list(range(len(labels))), return_dtype=pl.Int64
-            )
-        )
-        codes = counts[spec.name].to_numpy().astype(np.int64)
-        weights = counts[COUNT].to_numpy()
-        totals = np.bincount(codes, weights=weights, minlength=len(labels)).astype(np.int64)
-        coded.append(SensitiveCodes(spec.name, labels, totals, spec.hierarchy))
+    if not detailed or not sensitive:
+        if sensitive:
+            bottom = _summed_over(counts, qi, hierarchies)
+        else:
+            bottom = _snapshot(counts, qi, False)
+        table = EncodedTable(tuple(columns), tuple(hierarchies), bottom)
+        if not detailed:
+            return table
+        if population is None:
+            return dataclasses.replace(table, detail=_snapshot(counts, qi, False))
+    weights = counts[COUNT].to_numpy().astype(np.int64, copy=False)
+    values = [counts[spec.name].unique().to_list() for spec in sensitive]
+    # each text by its index among the distinct values, in one query
+    indexed = counts.select(
+        pl.col(spec.name).replace_strict(v, list(range(len(v))), return_dtype=pl.Int64)
+        for spec, v in zip(sensitive, values, strict=True)
+    )
+    block = np.stack(
+        [counts[c].to_numpy() for c in qi] + [indexed[s.name].to_numpy() for s in sensitive]
+    ).astype(np.int64, copy=False)
+    if sensitive:
+        table = detail_table(block, weights, columns, hierarchies, sensitive, values)
+        if population is None:
+            return table
+    assert population is not None  # without it, every branch above has returned
     keys = qi + [s.name for s in sensitive]
-    detail = counts.select(keys + [COUNT])
-    if population is not None:
-        detail = detail.with_columns(pl.lit(0, dtype=pl.Int64).alias(POPULATION))
-        pop = population.select(
-            [*qi, pl.lit(0, dtype=pl.Int64).alias(COUNT), pl.col(COUNT).alias(POPULATION)]
-        ).with_columns([pl.lit(0, dtype=pl.Int64).alias(s.name) for s in sensitive])
-        detail = (
-            pl.concat([detail.cast({COUNT: pl.Int64}), pop.select(detail.columns)])
-            .group_by(keys)
-            .agg(pl.col(COUNT).sum(), pl.col(POPULATION).sum())
-        )
-    return EncodedTable(
-        tuple(columns),
-        tuple(hierarchies),
-        table.snapshot,
-        sensitive=tuple(coded),
-        detail=_snapshot(detail, keys, population is not None),
-        population_size=None if population is None else int(population[COUNT].sum()),
+    zeros = np.zeros(weights.shape[0], dtype=np.int64)
+    rows = dict(zip(keys, block, strict=True))
+    detail = pl.DataFrame({**rows, COUNT: weights, POPULATION: zeros})
+    pop = population.select(
+        [*qi, pl.lit(0, dtype=pl.Int64).alias(COUNT), pl.col(COUNT).alias(POPULATION)]
+    ).with_columns([pl.lit(0, dtype=pl.Int64).alias(s.name) for s in sensitive])
+    detail = (
+        pl.concat([detail, pop.select(detail.columns)], how="vertical_relaxed")
+        .group_by(keys)
+        .agg(pl.col(COUNT).sum(), pl.col(POPULATION).sum())
+    )
+    return dataclasses.replace(
+        table,
+        detail=_snapshot(detail, keys, True),
+        population_size=int(population[COUNT].sum()),
     )

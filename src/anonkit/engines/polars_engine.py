@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit._atomic import atomic_path
+from anonkit.core.encoding import EncodedTable
 from anonkit.core.grouping import group_sorted
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
@@ -34,7 +36,17 @@ from anonkit.core.values import (
     text_expr,
 )
 from anonkit.engines.base import GroupingEngine
-from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
+from anonkit.engines.counting import (
+    COUNT,
+    KEY_SHIFT,
+    Hierarchies,
+    Names,
+    Specs,
+    detail_table,
+    key_digits,
+    unpack_block,
+    unpack_keys,
+)
 from anonkit.io.write import escape_formulas_lazy, output_format
 
 __all__ = ["PolarsEngine", "release_query"]
@@ -112,19 +124,19 @@ def _packed_counts(
 _POLARS_ROWS = 1 << 16
 
 
-def _group_packed(
-    coded: Sequence[pl.Series],
-    columns: Sequence[str],
-    digits: tuple[list[int], list[int]],
-) -> pl.DataFrame:
-    """The grouped count of the code columns ``coded`` (each code from ``MISSING_CODE``
-    up, below its radix in ``digits`` less ``KEY_SHIFT``) by one packed key each."""
+def _packed_key_counts(
+    coded: Sequence[pl.Series], digits: tuple[list[int], list[int]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The distinct packed keys of the code columns ``coded`` (each code from
+    ``MISSING_CODE`` up, below its radix in ``digits`` less ``KEY_SHIFT``), sorted, and
+    the records of each."""
     n = coded[0].len() if coded else 0
     if n >= _POLARS_ROWS:
-        frame = pl.DataFrame(dict(zip(columns, coded, strict=True)))
+        names = [f"c{j}" for j in range(len(coded))]
+        frame = pl.DataFrame(dict(zip(names, coded, strict=True)))
         key = pl.sum_horizontal(
             (pl.col(c).cast(pl.Int64) + KEY_SHIFT) * step
-            for c, step in zip(columns, digits[1], strict=True)
+            for c, step in zip(names, digits[1], strict=True)
         )
         grouped = (
             frame.lazy()
@@ -134,15 +146,54 @@ def _group_packed(
             .sort("k")
             .collect()
         )
-        keys = grouped["k"].to_numpy()
-        counts = grouped[COUNT].to_numpy()
-    else:
-        packed = np.zeros(n, dtype=np.int64)
-        for series, step in zip(coded, digits[1], strict=True):
-            packed += (series.to_numpy() + KEY_SHIFT) * step
-        space = math.prod(digits[0])
-        keys, counts, _ = group_sorted(packed, np.ones(n, dtype=np.int64), None, space)
+        return grouped["k"].to_numpy(), grouped[COUNT].to_numpy()
+    packed = np.zeros(n, dtype=np.int64)
+    for series, step in zip(coded, digits[1], strict=True):
+        packed += (series.to_numpy() + KEY_SHIFT) * step
+    space = math.prod(digits[0])
+    keys, counts, _ = group_sorted(packed, np.ones(n, dtype=np.int64), None, space)
+    return keys, counts
+
+
+def _group_packed(
+    coded: Sequence[pl.Series],
+    columns: Sequence[str],
+    digits: tuple[list[int], list[int]],
+) -> pl.DataFrame:
+    """The grouped count of the code columns ``coded`` by one packed key each
+    (:func:`_packed_key_counts`), as a frame of codes and counts."""
+    keys, counts = _packed_key_counts(coded, digits)
     return pl.DataFrame({**unpack_keys(keys, columns, digits), COUNT: counts})
+
+
+def _sensitive_codes(
+    frame: pl.DataFrame, sensitive: Sequence[str]
+) -> tuple[list[list[str]], list[pl.Series]]:
+    """Each sensitive column's distinct normalized texts (sorted) and per record the
+    index of its text among them, ``len(values)`` where it is missing (two queries for
+    all the columns)."""
+    schema = frame.schema
+    texts = [sensitive_text_expr(s, schema[s]) for s in sensitive]
+    distinct = frame.select(t.drop_nulls().unique().sort().implode() for t in texts).row(0)
+    values = [list(v) for v in distinct]
+    codes = frame.select(
+        t.cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v))
+        for t, v in zip(texts, values, strict=True)
+    )
+    return values, codes.get_columns()
+
+
+def _detail_digits(
+    hierarchies: Sequence[Hierarchy], values: Sequence[Sequence[str]]
+) -> tuple[list[int], list[int]] | None:
+    """The packed key's digits for the quasi-identifiers' codes and then the sensitive
+    columns' (:func:`_sensitive_codes`, the last code for missing), or ``None`` when the
+    key would not fit."""
+    radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
+    radices += [len(v) + 1 + KEY_SHIFT for v in values]
+    if math.prod(radices) >= 1 << 62:
+        return None
+    return radices, [math.prod(radices[j + 1 :]) for j in range(len(radices))]
 
 
 def _packed_detail_counts(
@@ -153,24 +204,14 @@ def _packed_detail_counts(
     sensitive: Sequence[str],
 ) -> pl.DataFrame | None:
     """:func:`_packed_counts` with the sensitive columns' normalized text (null where
-    missing) grouped too: each text is coded by its distinct values (two queries for all
-    of them) and packed into the key, then written back from the codes. ``None`` when
-    the key would not fit."""
-    schema = frame.schema
-    texts = [sensitive_text_expr(s, schema[s]) for s in sensitive]
-    distinct = frame.select(t.drop_nulls().unique().sort().implode() for t in texts).row(0)
-    values = [list(v) for v in distinct]
-    radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
-    radices += [len(v) + 1 + KEY_SHIFT for v in values]  # the last code: missing
-    if math.prod(radices) >= 1 << 62:
+    missing) grouped too: each text is coded by its distinct values
+    (:func:`_sensitive_codes`) and packed into the key, then written back from the codes.
+    ``None`` when the key would not fit."""
+    values, sens = _sensitive_codes(frame, sensitive)
+    digits = _detail_digits(hierarchies, values)
+    if digits is None:
         return None
-    steps = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
-    sens = frame.select(
-        t.cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v))
-        for t, v in zip(texts, values, strict=True)
-    )
-    names = [*columns, *sensitive]
-    grouped = _group_packed([*coded, *sens.get_columns()], names, (radices, steps))
+    grouped = _group_packed([*coded, *sens], [*columns, *sensitive], digits)
     return grouped.with_columns(
         pl.Series(s, [*v, None], dtype=pl.String).gather(grouped[s]).alias(s)
         for s, v in zip(sensitive, values, strict=True)
@@ -286,6 +327,42 @@ class PolarsEngine(GroupingEngine):
         exprs += [sensitive_text_expr(s, schema[s]) for s in sensitive]
         query = lf.select(exprs).group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
         return query.collect(engine=self._collect).cast({COUNT: pl.Int64})
+
+    def count_detail(
+        self,
+        source: Any,
+        columns: Names,
+        hierarchies: Hierarchies,
+        sensitive: Specs = (),
+        population: Any = None,
+    ) -> EncodedTable:
+        if isinstance(source, pl.DataFrame) and source.height and sensitive and population is None:
+            table = self._frame_detail(source, columns, hierarchies, sensitive)
+            if table is not None:
+                return table
+        return super().count_detail(source, columns, hierarchies, sensitive, population)
+
+    def _frame_detail(
+        self, frame: pl.DataFrame, columns: Names, hierarchies: Hierarchies, sensitive: Specs
+    ) -> EncodedTable | None:
+        """:meth:`count_detail` of a frame in memory, from the packed keys' digits straight
+        to the encoded table, without the grouped count as a frame of texts in between
+        (Adult, 8 quasi-identifiers and one sensitive column: about 4 ms of 13). ``None``
+        when the key would not fit or a value is missing or outside its hierarchy: the
+        general path then counts again and says which."""
+        coded = self._frame_codes(frame, columns, hierarchies)
+        names = [s.name for s in sensitive]
+        values, sens = _sensitive_codes(frame, names)
+        digits = _detail_digits(hierarchies, values)
+        if digits is None:
+            return None
+        keys, counts = _packed_key_counts([*coded, *sens], digits)
+        block = unpack_block(keys, digits)
+        q = len(columns)
+        missing = [len(v) for v in values]
+        if (block[:q] < 0).any() or any((block[q + i] == m).any() for i, m in enumerate(missing)):
+            return None
+        return detail_table(block, counts, columns, hierarchies, sensitive, values)
 
     def unknown_values(
         self, source: Any, column: str, hierarchy: Hierarchy
