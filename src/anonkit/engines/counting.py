@@ -300,16 +300,12 @@ def table_from_counts(
         If a sensitive value is not a leaf of its attribute's hierarchy.
     """
     qi = list(columns)
-    if not detailed or not sensitive:
+    if not detailed:
         if sensitive:
             bottom = _summed_over(counts, qi, hierarchies)
         else:
             bottom = _snapshot(counts, qi, False)
-        table = EncodedTable(tuple(columns), tuple(hierarchies), bottom)
-        if not detailed:
-            return table
-        if population is None:
-            return dataclasses.replace(table, detail=_snapshot(counts, qi, False))
+        return EncodedTable(tuple(qi), tuple(hierarchies), bottom)
     weights = counts[COUNT].to_numpy().astype(np.int64, copy=False)
     values = [counts[spec.name].unique().to_list() for spec in sensitive]
     # each text by its index among the distinct values, in one query
@@ -321,10 +317,12 @@ def table_from_counts(
         [counts[c].to_numpy() for c in qi] + [indexed[s.name].to_numpy() for s in sensitive]
     ).astype(np.int64, copy=False)
     if sensitive:
-        table = detail_table(block, weights, columns, hierarchies, sensitive, values)
-        if population is None:
-            return table
-    assert population is not None  # without it, every branch above has returned
+        table = detail_table(block, weights, qi, hierarchies, sensitive, values)
+    else:  # the quasi-identifiers' own detail (which population counts join below)
+        bottom, own = _snapshot(counts, qi, False), _snapshot(counts, qi, False)
+        table = EncodedTable(tuple(qi), tuple(hierarchies), bottom, detail=own)
+    if population is None:
+        return table
     keys = qi + [s.name for s in sensitive]
     zeros = np.zeros(weights.shape[0], dtype=np.int64)
     rows = dict(zip(keys, block, strict=True))

@@ -28,7 +28,7 @@ generalization, and :func:`find_leaks` looks for each:
 Every message names the column, the reason and the fix, never a value of the data.
 
 The work runs on integer codes (:class:`ColumnCodes`): each column is hashed once (polars,
-in parallel) and coded by a binary search among its distinct hashes, then each (column,
+in parallel) and coded by the rank of each hash among its distinct hashes, then each (column,
 quasi-identifier) pair is one ``numpy.bincount`` over the records, so the check takes a
 second or two on a table of a million records (a 64-bit hash collision between two
 distinct values of one column, odds about n**2 / 2**65, would merge them; that cannot
@@ -163,8 +163,8 @@ class ColumnCodes:
     """Distinct counts and dense integer codes of a table's columns (null is a value too).
 
     Two parallel polars passes hash every column and find its distinct hashes; the codes
-    ``0..d-1`` of a column (equal values, equal codes) are made on first use by a binary
-    search of its hashes among its ``d`` sorted distinct hashes, ``O(n log d)``.
+    ``0..d-1`` of a column (equal values, equal codes) are made on first use: the rank of
+    each hash among the ``d`` sorted distinct hashes (:func:`_hash_ranks`).
 
     Examples
     --------
