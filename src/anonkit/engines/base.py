@@ -173,6 +173,10 @@ class GroupingEngine:
         sensitive: Specs = (),
         population: Any = None,
     ) -> EncodedTable:
+        if sensitive and population is None:
+            direct = self._direct_detail(source, columns, hierarchies, sensitive)
+            if direct is not None:
+                return direct
         names = [s.name for s in sensitive]
         counts = self.group_counts(source, columns, hierarchies, names)
         check_counts(
@@ -185,6 +189,14 @@ class GroupingEngine:
                 pop, columns, (), lambda j: self._unknown(population, columns, hierarchies, j)
             )
         return table_from_counts(counts, columns, hierarchies, sensitive, pop)
+
+    def _direct_detail(
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Specs
+    ) -> EncodedTable | None:
+        """The detail count of ``source`` built without the grouped count of texts in
+        between, where the engine can (the default cannot): ``None`` sends
+        :meth:`count_detail` down the general path, which also names bad values."""
+        return None
 
     def _unknown(
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy], j: int

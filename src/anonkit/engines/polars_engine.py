@@ -328,28 +328,17 @@ class PolarsEngine(GroupingEngine):
         query = lf.select(exprs).group_by([*columns, *sensitive]).agg(pl.len().alias(COUNT))
         return query.collect(engine=self._collect).cast({COUNT: pl.Int64})
 
-    def count_detail(
-        self,
-        source: Any,
-        columns: Names,
-        hierarchies: Hierarchies,
-        sensitive: Specs = (),
-        population: Any = None,
-    ) -> EncodedTable:
-        if isinstance(source, pl.DataFrame) and source.height and sensitive and population is None:
-            table = self._frame_detail(source, columns, hierarchies, sensitive)
-            if table is not None:
-                return table
-        return super().count_detail(source, columns, hierarchies, sensitive, population)
-
-    def _frame_detail(
-        self, frame: pl.DataFrame, columns: Names, hierarchies: Hierarchies, sensitive: Specs
+    def _direct_detail(
+        self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Specs
     ) -> EncodedTable | None:
-        """:meth:`count_detail` of a frame in memory, from the packed keys' digits straight
-        to the encoded table, without the grouped count as a frame of texts in between
-        (Adult, 8 quasi-identifiers and one sensitive column: about 4 ms of 13). ``None``
-        when the key would not fit or a value is missing or outside its hierarchy: the
-        general path then counts again and says which."""
+        """The detail count of a frame in memory, from the packed keys' digits straight to
+        the encoded table (Adult, 8 quasi-identifiers and one sensitive column: about 3 ms
+        of 13.5). ``None`` for other sources, when the key would not fit, or when a value
+        is missing or outside its hierarchy: the general path then counts again and says
+        which."""
+        if not isinstance(source, pl.DataFrame) or source.height == 0:
+            return None
+        frame = source
         coded = self._frame_codes(frame, columns, hierarchies)
         names = [s.name for s in sensitive]
         values, sens = _sensitive_codes(frame, names)
