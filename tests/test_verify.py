@@ -133,3 +133,26 @@ def test_fully_generalized_records_match_the_whole_population() -> None:
         hierarchies={"zip": {"type": "masking"}, "age": {"type": "suppression"}},
     )
     assert v.verified and v.n_classes == 1
+
+
+@pytest.mark.parametrize(
+    "models",
+    [[KAnonymity(2)], [KAnonymity(2), DistinctLDiversity("disease", l=2)], [KAnonymity(3)]],
+)
+@pytest.mark.parametrize("limit", [0.0, 0.2])
+def test_a_release_and_its_tally_verify_alike(models: list, limit: float) -> None:
+    """A release tallied by its quasi-identifiers and sensitive values (one row per
+    combination, as out-of-core fits check it) gets the verdict of the release itself:
+    class sizes summed over the sensitive values, the suppressed rows counted by weight."""
+    release = pl.concat([_release()] * 3)
+    tally = release.group_by(["zip", "age", "disease"]).agg(pl.len().alias("n"))
+    check = {"quasi_identifiers": ["zip", "age"], "models": models, "n_records": 18}
+
+    def verdict(frame: pl.DataFrame, weight: str | None) -> tuple[object, ...]:
+        try:
+            v = verify_release(frame, suppression_limit=limit, weight=weight, **check)
+        except ReleaseVerificationError as error:
+            return ("failed", str(error))
+        return (v.suppressed, v.n_classes, [dict(m) for m in v.models], dict(v.risk))
+
+    assert verdict(tally, "n") == verdict(release, None)

@@ -179,38 +179,40 @@ def verify_release(
     qi = list(quasi_identifiers)
     sensitive = model_attributes(models)
     allowed = math.floor(suppression_limit * n_records + 1e-9)
-    star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in qi])
-    rows = pl.len() if weight is None else pl.col(weight).sum()
-    starred = star.fill_null(False)
-    n_star = int(
-        release.select(
-            starred.sum() if weight is None else pl.col(weight).filter(starred).sum()
-        ).item()
-    )
-    height = release.height if weight is None else int(release[weight].sum())
+    size_only = all(m.requires <= {CLASS_SIZE} for m in models)
     frame = release
+    if size_only or (weight is None and release.height > _TALLY_ROWS):
+        # the classes, histograms and suppressed records read only these columns: count
+        # them from one row per distinct combination (one group-by over the labels)
+        # instead of reading every record's labels again for each; class sizes alone
+        # need the quasi-identifiers alone, whose combinations are the classes
+        keys = qi if size_only else list(dict.fromkeys([*qi, *sensitive]))
+        rows = pl.len() if weight is None else pl.col(weight).sum()
+        frame = release.group_by(keys).agg(rows.cast(pl.Int64).alias(_TALLY))
+        weight = _TALLY
+    star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in qi])
+    starred = star.fill_null(False)
+    if weight is None:
+        n_star = int(release.select(starred.sum()).item())
+        height = release.height
+    else:
+        n_star = int(frame.select(pl.col(weight).filter(starred).sum()).item())
+        height = int(frame[weight].sum())
     # more than the limit allows cannot all be suppressed: fully generalized records, judged
     # as one class (a release at the top of the lattice, a Mondrian box of roots)
     top = n_star > allowed
     if top:
         n_star = 0
-    if all(m.requires <= {CLASS_SIZE} for m in models):
-        # class sizes are all these models read: one group-by over the released labels
-        kept = frame.filter(~star.fill_null(False)) if n_star else frame
-        sizes = kept.group_by(qi).agg(rows.alias("__n__"))["__n__"].to_numpy()
+    if size_only:
+        # class sizes are all these models read: the tally's rows are the classes
+        kept = frame.filter(~starred) if n_star else frame
+        sizes = kept[_TALLY].to_numpy()
         summary = ClassSummary(sizes.astype(np.int64), height)
         checks = [_size_check(summary, m) for m in models]
     else:
         specs: dict[str, Any] = dict(sensitive_hierarchies or {})
         if population is not None:
             specs.update(hierarchies or {})
-        if weight is None and frame.height > _TALLY_ROWS:
-            # the classes and histograms read only these columns: re-count them from one
-            # row per distinct combination (one group-by over the labels) instead of
-            # coding every record's labels column by column
-            keys = list(dict.fromkeys([*qi, *sensitive]))
-            frame = frame.group_by(keys).agg(pl.len().cast(pl.Int64).alias(_TALLY))
-            weight = _TALLY
         classes = released_classes(
             frame,
             qi,
