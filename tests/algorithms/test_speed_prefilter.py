@@ -16,6 +16,7 @@ from test_sparse_flash import _implicit, problems
 from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, pair_projection, prefilter
 from anonkit.algorithms.lattice.prefilter import _pair_suppressed, _projected_classes
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash
+from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
 from anonkit.engines.base import get_engine
 from anonkit.exceptions import PrivacyUnattainableError
@@ -41,6 +42,30 @@ def test_dense_pair_screen_matches_projected_classes(data) -> None:
         projected = _projected_classes(ev, a, b)
         assert projected is not None
         assert np.array_equal(dense, projected.supp_records)
+
+
+@given(data=st.data())
+def test_pair_tables_from_triples_equal_direct_counts(data) -> None:
+    """Pair tables summed out of three-column tables are the pairs' own counts, whichever
+    pairs the triples cover (issue 19)."""
+    q = data.draw(st.integers(2, 6))
+    hs = [data.draw(random_hierarchy(f"q{j}", max_leaves=5)) for j in range(q)]
+    n = data.draw(st.integers(1, 60))
+    frame = pl.DataFrame(
+        {h.name: data.draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
+    )
+    table = get_engine("polars").count(frame, [h.name for h in hs], hs)
+    ev = Evaluator(table, Lattice(table.heights), [KAnonymity(2)], 0.0, "height")
+    weights = pair_projection.float_counts(ev)
+    counts = prefilter._PairCounts(ev, weights, triples=data.draw(st.booleans()))
+    codes, cards = table.snapshot.codes, [c[0] for c in table.cardinalities]
+    pairs = list(itertools.combinations(range(q), 2))
+    for a, b in pairs:
+        direct = np.bincount(
+            codes[a] * cards[b] + codes[b], weights=weights, minlength=cards[a] * cards[b]
+        ).reshape(cards[a], cards[b])
+        assert np.array_equal(counts.table(a, b), direct)
+    assert counts.passes <= len(pairs)
 
 
 @settings(max_examples=30, deadline=None)
@@ -74,3 +99,14 @@ def test_pairs_left_out_keep_the_searches_exact(problem, cap: int) -> None:
             continue
         assert result is not None and result.levels == oracle.levels
         assert math.isclose(result.cost, oracle.cost, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_three_pair_tables_take_one_pass() -> None:
+    hs = [Hierarchy([["a", "*"], ["b", "*"]], name=f"q{j}") for j in range(3)]
+    rows = list(itertools.product("ab", repeat=3))
+    frame = pl.DataFrame({f"q{j}": [r[j] for r in rows] for j in range(3)})
+    table = get_engine("polars").count(frame, ["q0", "q1", "q2"], hs)
+    ev = Evaluator(table, Lattice(table.heights), [KAnonymity(2)], 0.0, "height")
+    counts = prefilter._PairCounts(ev, pair_projection.float_counts(ev))
+    tables = [counts.table(a, b) for a, b in itertools.combinations(range(3), 2)]
+    assert counts.passes == 1 and all(t.tolist() == [[2.0, 2.0], [2.0, 2.0]] for t in tables)

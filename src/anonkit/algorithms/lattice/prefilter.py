@@ -93,6 +93,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     detail = table.detail if evaluator.implied_distinct or shares else None
     pairs = list(itertools.combinations(range(q), 2))
     weights = float_counts(evaluator)
+    counts = _PairCounts(evaluator, weights)
     sources = PairSources(evaluator, weights)
     # each column's leaves-to-labels matrices, built once for all its pairs (on first use:
     # a column with many leaves only takes part in pairs too large to build densely)
@@ -106,7 +107,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            supp = _pair_suppressed(evaluator, a, b, ups, weights)
+            supp = _pair_suppressed(evaluator, a, b, ups, weights, counts)
             if supp is None:
                 if (pr := pair_rejections(evaluator, a, b, sources=sources)) is None:
                     continue
@@ -127,7 +128,8 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     # class sizes alone, nothing to learn about suppression cost: dense products suffice
     sizes_only = not priced and detail is None
     for a, b in pairs:
-        if sizes_only and (rejected := _pair_suppressed(evaluator, a, b, ups, weights)) is not None:
+        rejected = _pair_suppressed(evaluator, a, b, ups, weights, counts) if sizes_only else None
+        if rejected is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
         partial = None
@@ -277,6 +279,59 @@ def _projected_classes(
 #: Largest value-pair table (leaves of a times leaves of b) :func:`_pair_suppressed`
 #: builds densely.
 _DENSE_PAIRS = 1 << 16
+#: Largest three-column table :class:`_PairCounts` counts to get three pair tables at once
+#: (a smaller bound applies on snapshots of fewer rows).
+_DENSE_TRIPLES = 1 << 18
+
+
+class _PairCounts:
+    """The records per level-0 value pair of each column pair, counted three pairs at a
+    time where the three columns' value triples fit :data:`_DENSE_TRIPLES`: one pass over
+    the bottom snapshot counts the triple table of columns ``a``, ``b`` and ``c``, and
+    summing out each column gives the pair tables of ``(a, b)``, ``(a, c)`` and
+    ``(b, c)`` (record counts stay exact in float64). The passes over the snapshot, not
+    the small tables, are what the screen's counting costs (Adult's 9 columns: 18 passes
+    instead of 36)."""
+
+    def __init__(self, evaluator: Evaluator, weights: FloatArray, *, triples: bool = True) -> None:
+        self._snapshot = evaluator.table.snapshot
+        self._cards = [int(c[0]) for c in evaluator.table.cardinalities]
+        self._weights = weights
+        self._tables: dict[tuple[int, int], FloatArray] = {}
+        #: Passes over the snapshot so far.
+        self.passes = 0
+        # a triple table costs about its cells on top of the pass it takes: worth it while
+        # they are no more than the rows (Adult: 1.0 ms of a 5.7 ms screen saved at this
+        # bound, 0.9 at a quarter or four times the rows)
+        self._limit = min(_DENSE_TRIPLES, self._snapshot.n_classes) if triples else 0
+
+    def table(self, a: int, b: int) -> FloatArray:
+        """``(cards[a], cards[b])`` records per value pair of columns ``a < b``."""
+        known = self._tables.pop((a, b), None)  # each pair is asked for once
+        if known is not None:
+            return known
+        cards, codes = self._cards, self._snapshot.codes
+        self.passes += 1
+        third = [
+            c
+            for c in range(b + 1, len(cards))
+            if (a, c) not in self._tables
+            and (b, c) not in self._tables
+            and cards[a] * cards[b] * cards[c] <= self._limit
+        ]
+        if not third:
+            keys = codes[a] * cards[b] + codes[b]
+            counted = np.bincount(keys, weights=self._weights, minlength=cards[a] * cards[b])
+            return counted.astype(np.float64, copy=False).reshape(cards[a], cards[b])
+        c = third[0]
+        keys = (codes[a] * cards[b] + codes[b]) * cards[c] + codes[c]
+        size = cards[a] * cards[b] * cards[c]
+        counted = np.bincount(keys, weights=self._weights, minlength=size)
+        triple = counted.astype(np.float64, copy=False).reshape(cards[a], cards[b], cards[c])
+        self._tables[(a, c)] = triple.sum(axis=1)
+        self._tables[(b, c)] = triple.sum(axis=0)
+        pair: FloatArray = triple.sum(axis=2)
+        return pair
 
 
 def _pair_suppressed(
@@ -285,6 +340,7 @@ def _pair_suppressed(
     b: int,
     ups: dict[int, tuple[FloatArray, IntArray]] | None = None,
     weights: FloatArray | None = None,
+    counts: _PairCounts | None = None,
 ) -> FloatArray | None:
     """Per level combination of columns ``a`` and ``b`` (``la * hb + lb``), the records
     in projected classes the size-only screens reject, or ``None`` when the value-pair
@@ -298,7 +354,7 @@ def _pair_suppressed(
     below 2**53). The blocks' rejected records are summed by two segment reductions.
     """
     table, lat = evaluator.table, evaluator.lattice
-    snap, cards, maps = table.snapshot, table.cardinalities, table.level_maps
+    cards, maps = table.cardinalities, table.level_maps
     ca0, cb0 = cards[a][0], cards[b][0]
     if ca0 * cb0 > _DENSE_PAIRS:
         return None
@@ -307,11 +363,10 @@ def _pair_suppressed(
     for j in (a, b):
         if j not in ups:
             ups[j] = _stacked_one_hot(maps[j][0], cards[j], lat.heights[j])
-    if weights is None:
-        weights = float_counts(evaluator)
-    pairs = np.bincount(
-        snap.codes[a] * cb0 + snap.codes[b], weights=weights, minlength=ca0 * cb0
-    ).reshape(ca0, cb0)
+    if counts is None:  # one pair alone: its own pass
+        weights = float_counts(evaluator) if weights is None else weights
+        counts = _PairCounts(evaluator, weights, triples=False)
+    pairs = counts.table(a, b)
     (up_a, starts_a), (up_b, starts_b) = ups[a], ups[b]
     sizes = up_a.T @ pairs @ up_b
     present = sizes > 0
