@@ -283,6 +283,10 @@ def test_large_keyed_roll_up_equals_roll_up(
     counting (coarse targets) or by sorting, compiled or by numpy (issue 19)."""
     table, keyed = _keyed_adult(adult_frame, adult_hierarchies, dense, compiled, monkeypatch)
     assert table.snapshot.n_classes >= grouping_module.COMPILED_ROWS
+    codes, counts = table.snapshot.codes, table.snapshot.counts
+    with_pop = FrequencySnapshot(
+        table.snapshot.levels, codes, counts, population=counts * 3 + 1
+    ).with_keys(keyed.radix)
     lat = Lattice(table.heights)
     rng = np.random.default_rng(7)
     for target in rng.choice(lat.size, 12, replace=False).tolist():
@@ -292,6 +296,13 @@ def test_large_keyed_roll_up_equals_roll_up(
         one = roll_up_keys(keyed, levels, table.level_maps)
         assert _as_counter(one.codes, one.counts) == expected
         assert np.all(np.diff(one.keys) > 0)
+        # from the bottom's decoded codes (the evaluator's way): the same keys and counts
+        held = roll_up_keys(keyed, levels, table.level_maps, digits=lambda j: keyed.codes[j])
+        assert np.array_equal(held.keys, one.keys) and np.array_equal(held.counts, one.counts)
+        pop = roll_up_keys(with_pop, levels, table.level_maps)
+        pop_held = roll_up_keys(with_pop, levels, table.level_maps, digits=lambda j: codes[j])
+        assert pop.population is not None and pop_held.population is not None
+        assert np.array_equal(pop.population, pop_held.population)
         below = np.flatnonzero(lat.downset(target))
         middle = lat.node(int(rng.choice(below)))
         two = roll_up_keys(roll_up_keys(keyed, middle, table.level_maps), levels, table.level_maps)

@@ -408,7 +408,11 @@ def roll_up_keys(
     n = keys.shape[0]
     cards = _target_cards(target, level_maps, radix)
     space = math.prod(cards)
-    if n >= grouping.COMPILED_ROWS and changed and grouping.compiled_ready():
+    compiled = n >= grouping.COMPILED_ROWS and changed and grouping.compiled_ready()
+    if digits is not None and not compiled and _dense(n, space):
+        grouping.WORK[0] += n
+        merged, counts, pop = _count_digits(snapshot, target, level_maps, digits, cards, space)
+    elif compiled:
         grouping.WORK[0] += n
         merged, counts, pop = _remap_compiled(snapshot, cards, space, changed)
     else:
@@ -419,7 +423,7 @@ def roll_up_keys(
                 new = keys + delta[old]
             else:
                 new += delta[old]
-        if n >= grouping.COMPILED_ROWS and space <= _DENSE_FACTOR * n:
+        if _dense(n, space):
             grouping.WORK[0] += n
             merged, counts, pop = _count_numpy(new, snapshot, cards, space)
         else:  # group_sorted adds its rows to grouping.WORK itself
@@ -445,6 +449,45 @@ def _target_cards(
         max(len(level_maps[j][b][b]), 1) if j < len(level_maps) else 1 << radix.bits[j]
         for j, b in enumerate(target)
     ]
+
+
+def _dense(rows: int, space: int) -> bool:
+    """Whether a roll-up of ``rows`` rows into ``space`` label combinations counts them
+    into a dense table (:func:`_count_numpy`, :func:`_count_digits`) rather than sorting."""
+    return rows >= grouping.COMPILED_ROWS and space <= _DENSE_FACTOR * rows
+
+
+def _count_digits(
+    snapshot: FrequencySnapshot,
+    target: Sequence[int],
+    level_maps: Sequence[Sequence[Sequence[IntArray]]],
+    digits: Callable[[int], IntArray],
+    cards: Sequence[int],
+    space: int,
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """:func:`_count_numpy` from the source's decoded codes (``digits``): each row's slot
+    in the target's dense table is summed from its columns' codes at the target levels
+    (one lookup per generalized column), without rewriting its key first, and only the
+    occupied slots are turned back into keys. (On Adult's bottom, 19,502 rows: Flash at
+    k = 100 without suppression 10.5 against 12.3 ms, same nodes.)"""
+    radix = snapshot.radix
+    assert radix is not None
+    slot = np.zeros(snapshot.counts.shape[0], dtype=np.int64)
+    for j, (stride, a, b) in enumerate(zip(_strides(cards), snapshot.levels, target, strict=True)):
+        codes = level_maps[j][a][b][digits(j)] if a != b else digits(j)
+        slot += codes * stride if stride != 1 else codes
+    present = np.flatnonzero(np.bincount(slot, minlength=space))
+    counts = np.bincount(slot, weights=snapshot.counts, minlength=space)[present]
+    pop = None
+    if snapshot.population is not None:
+        pop = np.bincount(slot, weights=snapshot.population, minlength=space)[present]
+        pop = pop.astype(np.int64)
+    keys = np.zeros(present.shape[0], dtype=np.int64)
+    rest = present
+    for j in range(len(cards) - 1, -1, -1):  # the last column varies fastest
+        keys |= (rest % cards[j]) << radix.shifts[j]
+        rest = rest // cards[j]
+    return keys, counts.astype(np.int64), pop
 
 
 def _count_numpy(
