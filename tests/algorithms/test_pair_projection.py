@@ -137,3 +137,33 @@ def test_the_large_table_paths_find_the_same_optimum(problem) -> None:
     ):
         large = search(count("streaming"), Flash())
     assert large == oracle
+
+
+@settings(max_examples=30, deadline=None)
+@given(problem=detail_problems(), compiled=st.booleans())
+def test_the_dense_roll_up_paths_find_the_same_optimum(problem, compiled: bool) -> None:
+    """With every roll-up large enough to count into a dense table (from the bottom's
+    decoded codes, or from rewritten keys), or to run the compiled kernels, Flash finds
+    the exhaustive search's node, cost and suppression (issue 19)."""
+    frame, hs, models, limit = problem
+    names = [h.name for h in hs]
+    detailed = any(m.requires - {CLASS_SIZE} for m in models)
+    if detailed:
+        table = get_engine("polars").count_detail(frame, names, hs, [SensitiveSpec("s")])
+    else:
+        table = get_engine("polars").count(frame, names, hs)
+
+    def search(algorithm: Any) -> Any:
+        ev = Evaluator(table, Lattice(table.heights), models, limit, "loss")
+        try:
+            found = algorithm.search(ev)
+        except PrivacyUnattainableError:
+            return None
+        return found.levels, found.suppressed, round(found.cost, 9)
+
+    oracle = search(Exhaustive())
+    with (
+        mock.patch.object(grouping, "COMPILED_ROWS", 1),
+        mock.patch.object(grouping, "compiled_ready", lambda: compiled),
+    ):
+        assert search(Flash()) == oracle
