@@ -107,35 +107,39 @@ def detail_problems(draw: st.DrawFn) -> tuple[pl.DataFrame, list[Any], list[Any]
     return pl.DataFrame(columns), hs, models, draw(st.sampled_from([0.0, 0.1, 0.3]))
 
 
+def _count(problem: Any, engine: str) -> Any:
+    """The problem's table counted by ``engine``, with the sensitive column's detail when
+    a model reads it."""
+    frame, hs, models, _ = problem
+    names = [h.name for h in hs]
+    if any(m.requires - {CLASS_SIZE} for m in models):
+        return get_engine(engine).count_detail(frame, names, hs, [SensitiveSpec("s")])
+    return get_engine(engine).count(frame, names, hs)
+
+
+def _found(problem: Any, table: Any, algorithm: Any) -> Any:
+    """Node, suppression and cost ``algorithm`` finds on ``table`` (None: no private one)."""
+    _, _, models, limit = problem
+    ev = Evaluator(table, Lattice(table.heights), models, limit, "loss")
+    try:
+        found = algorithm.search(ev)
+    except PrivacyUnattainableError:
+        return None
+    return found.levels, found.suppressed, round(found.cost, 9)
+
+
 @settings(max_examples=30, deadline=None)
 @given(problem=detail_problems())
 def test_the_large_table_paths_find_the_same_optimum(problem) -> None:
     """On a streaming count (rows out of key order), with every grouping taking the path
     of large inputs (hashing or sorting) and the bottom put in key order, Flash finds the
     same node, cost and suppression as the default paths, and as exhaustive search."""
-    frame, hs, models, limit = problem
-    names = [h.name for h in hs]
-    detailed = any(m.requires - {CLASS_SIZE} for m in models)
-
-    def count(engine: str) -> Any:
-        if detailed:
-            return get_engine(engine).count_detail(frame, names, hs, [SensitiveSpec("s")])
-        return get_engine(engine).count(frame, names, hs)
-
-    def search(table: Any, algorithm: Any) -> Any:
-        ev = Evaluator(table, Lattice(table.heights), models, limit, "loss")
-        try:
-            found = algorithm.search(ev)
-        except PrivacyUnattainableError:
-            return None
-        return found.levels, found.suppressed, round(found.cost, 9)
-
-    oracle = search(count("polars"), Exhaustive())
+    oracle = _found(problem, _count(problem, "polars"), Exhaustive())
     with (
         mock.patch.object(grouping, "_HASHED_ROWS", 0),
         mock.patch.object(evaluator_module, "_SORTED_BOTTOM_ROWS", 0),
     ):
-        large = search(count("streaming"), Flash())
+        large = _found(problem, _count(problem, "streaming"), Flash())
     assert large == oracle
 
 
@@ -145,25 +149,10 @@ def test_the_dense_roll_up_paths_find_the_same_optimum(problem, compiled: bool) 
     """With every roll-up large enough to count into a dense table (from the bottom's
     decoded codes, or from rewritten keys), or to run the compiled kernels, Flash finds
     the exhaustive search's node, cost and suppression (issue 19)."""
-    frame, hs, models, limit = problem
-    names = [h.name for h in hs]
-    detailed = any(m.requires - {CLASS_SIZE} for m in models)
-    if detailed:
-        table = get_engine("polars").count_detail(frame, names, hs, [SensitiveSpec("s")])
-    else:
-        table = get_engine("polars").count(frame, names, hs)
-
-    def search(algorithm: Any) -> Any:
-        ev = Evaluator(table, Lattice(table.heights), models, limit, "loss")
-        try:
-            found = algorithm.search(ev)
-        except PrivacyUnattainableError:
-            return None
-        return found.levels, found.suppressed, round(found.cost, 9)
-
-    oracle = search(Exhaustive())
+    table = _count(problem, "polars")
+    oracle = _found(problem, table, Exhaustive())
     with (
         mock.patch.object(grouping, "COMPILED_ROWS", 1),
         mock.patch.object(grouping, "compiled_ready", lambda: compiled),
     ):
-        assert search(Flash()) == oracle
+        assert _found(problem, table, Flash()) == oracle
