@@ -107,7 +107,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
         # classes are not kept for the second pass: on wide tables they would not fit.
         open_nodes = np.ones(lat.size, dtype=bool)
         for a, b in pairs:
-            supp = _pair_suppressed(evaluator, a, b, ups, weights, counts)
+            supp = _pair_suppressed(evaluator, a, b, ups, counts=counts)
             if supp is None:
                 if (pr := pair_rejections(evaluator, a, b, sources=sources)) is None:
                     continue
@@ -128,7 +128,7 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     # class sizes alone, nothing to learn about suppression cost: dense products suffice
     sizes_only = not priced and detail is None
     for a, b in pairs:
-        rejected = _pair_suppressed(evaluator, a, b, ups, weights, counts) if sizes_only else None
+        rejected = _pair_suppressed(evaluator, a, b, ups, counts=counts) if sizes_only else None
         if rejected is not None:
             grid(passes)[...] &= on_grid(rejected <= evaluator.max_suppressed, a, b)
             continue
