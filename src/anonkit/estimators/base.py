@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -28,6 +29,7 @@ from typing import Any, ClassVar, Self
 
 import polars as pl
 
+from anonkit._beside import beside, errors_first
 from anonkit._validation import (
     Boolean,
     Callback,
@@ -56,7 +58,7 @@ from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.safety.leaks import check_leaks
+from anonkit.safety.leaks import Leak, check_leaks
 from anonkit.verify import Verification, verify_release
 
 __all__ = [
@@ -66,6 +68,7 @@ __all__ = [
     "Placed",
     "Privacy",
     "hierarchy_values",
+    "settle_leaks",
     "stage_timing",
     "verified_fields",
     "with_engine",
@@ -195,8 +198,10 @@ class Fitting:
     population: pl.DataFrame | None
     numeric: list[str]
     suppression_limit: float
-    safety: Mapping[str, Any]
+    safety: dict[str, Any]
     t0: float
+    #: The leak check, while it runs beside the fit (see :func:`settle_leaks`).
+    leaks: Future[list[Leak]] | None = None
 
     @property
     def by_name(self) -> dict[str, Hierarchy]:
@@ -242,6 +247,13 @@ def with_engine(result: AnonymizationResult, name: str, reason: str) -> Anonymiz
     """``result`` recording which engine ran and why (``details["engine"]``)."""
     details = {**result.details, "engine": {"name": name, "reason": reason}}
     return dataclasses.replace(result, details=MappingProxyType(details))
+
+
+def settle_leaks(safety: dict[str, Any], pending: Future[list[Leak]] | None) -> None:
+    """Wait for the leak check ``pending`` (:meth:`Estimator._leak_check`); raise its
+    error or record its warnings in ``safety``."""
+    if pending is not None:
+        safety["leak_warnings"] = [w.to_dict() for w in pending.result()]
 
 
 def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> None:
@@ -336,7 +348,9 @@ class Estimator(Parameters):
         if data.height == 0:
             raise EmptyDataError()
         fitting = self._prepare(data, kind, t0, columns)
-        result, masked = self._run(fitting)
+        with errors_first(fitting.leaks):
+            result, masked = self._run(fitting)
+        settle_leaks(fitting.safety, fitting.leaks)
         verification = self._verify(masked, fitting)
         timing = {**result.timing, "total": time.perf_counter() - t0}
         self.result_ = dataclasses.replace(
@@ -355,17 +369,19 @@ class Estimator(Parameters):
         wanted = model_attributes(models)
         schema = columns.schema(data.columns, wanted)
         _check_attainable(data, models)
-        safety = self._leak_check(data, qi, schema)
-        # hierarchies of other columns are not needed (a full set, as load_adult() gives,
-        # may be passed); hierarchies of columns the data lacks are an error
-        unknown = [c for c in specs if c not in data.columns]
-        if unknown:
-            raise UnknownColumnError(unknown, data.columns)
-        population = self._population(models, qi)
-        start_stage(self.progress, "Encoding")
-        hierarchies = [
-            resolve_hierarchy(c, specs.get(c), hierarchy_values(data, population, c)) for c in qi
-        ]
+        safety, leaks = self._leak_check(data, qi, schema)
+        with errors_first(leaks):
+            # hierarchies of other columns are not needed (a full set, as load_adult()
+            # gives, may be passed); hierarchies of columns the data lacks are an error
+            unknown = [c for c in specs if c not in data.columns]
+            if unknown:
+                raise UnknownColumnError(unknown, data.columns)
+            population = self._population(models, qi)
+            start_stage(self.progress, "Encoding")
+            hierarchies = [
+                resolve_hierarchy(c, specs.get(c), hierarchy_values(data, population, c))
+                for c in qi
+            ]
         return Fitting(
             data=data,
             kind=kind,
@@ -380,6 +396,7 @@ class Estimator(Parameters):
             suppression_limit=float(self.privacy.suppression_limit),
             safety=safety,
             t0=t0,
+            leaks=leaks,
         )
 
     def _population(self, models: Sequence[PrivacyModel], qi: Sequence[str]) -> pl.DataFrame | None:
@@ -399,8 +416,12 @@ class Estimator(Parameters):
             raise EmptyDataError()
         return pop.select(list(qi))
 
-    def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
-        """Stop on columns released as is that give the quasi-identifiers away."""
+    def _leak_check(
+        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema
+    ) -> tuple[dict[str, Any], Future[list[Leak]] | None]:
+        """Start the check of the columns released as is (that they do not give the
+        quasi-identifiers away) beside the fit: the safety record, its warnings still to
+        come, and the running check (``None`` when ``leak_check`` is off)."""
         out: dict[str, Any] = {
             "roles": {r.value: schema.columns(r) for r in AttributeRole},
             "dropped_undeclared": list(schema.dropped),
@@ -410,9 +431,8 @@ class Estimator(Parameters):
         if self.leak_check:
             start_stage(self.progress, "Checking for leaks")
             released = self._released_as_is(schema)
-            warnings = check_leaks(data, quasi_identifiers=qi, released=released)
-            out["leak_warnings"] = [w.to_dict() for w in warnings]
-        return out
+            return out, beside(check_leaks, data, quasi_identifiers=qi, released=released)
+        return out, None
 
     def _released_as_is(self, schema: Schema) -> list[str]:
         """The columns the release publishes unchanged (what the leak check reads)."""

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -64,6 +65,7 @@ from anonkit.metrics.release import interpret_release
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
+from anonkit.safety.leaks import Leak
 from anonkit.verify import Verification
 
 __all__ = [
@@ -215,7 +217,9 @@ class _Local(Estimator):
         """The class profile of the release (measured on the release itself)."""
         return class_profile(released, fitting.quasi_identifiers, k=k)
 
-    def _leak_check(self, data: pl.DataFrame, qi: Sequence[str], schema: Schema) -> dict[str, Any]:
+    def _leak_check(
+        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema
+    ) -> tuple[dict[str, Any], Future[list[Leak]] | None]:
         """The leak check of every estimator; on a large table, of its first
         :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records."""
         if data.height > LARGE_TABLE:

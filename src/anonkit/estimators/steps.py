@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -31,13 +32,14 @@ from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import Schema
 from anonkit.engines.base import Engine
 from anonkit.engines.counting import COUNT
-from anonkit.estimators.base import Columns
+from anonkit.estimators.base import Columns, settle_leaks
 from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.metrics.classes import ClassProfile
 from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
+from anonkit.safety.leaks import Leak
 from anonkit.verify import Verification, verify_release
 
 __all__ = [
@@ -61,7 +63,7 @@ class _LeakChecking(Protocol):
 
     def _leak_check(
         self, data: pl.DataFrame, qi: Sequence[str], schema: Schema
-    ) -> dict[str, Any]: ...
+    ) -> tuple[dict[str, Any], Future[list[Leak]] | None]: ...
 
 
 def engine_roles(
@@ -92,7 +94,8 @@ def head_leak_check(
     """The estimator's leak check on the first :data:`LEAK_SAMPLE` records of ``source``
     (the safety checks of the result; ``leak_check_records`` says how many were read)."""
     sample = engine.head(source, LEAK_SAMPLE) if estimator.leak_check else pl.DataFrame()
-    safety = estimator._leak_check(sample, qi, schema)
+    safety, pending = estimator._leak_check(sample, qi, schema)
+    settle_leaks(safety, pending)
     if estimator.leak_check:
         safety["leak_check_records"] = sample.height
     return safety

@@ -1,0 +1,86 @@
+"""The fit's leak check runs beside the counting and the search (issue 19); what the user
+sees is what it was when the check ran first, alone (issue 15)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import polars as pl
+import pytest
+
+from anonkit import anonymize
+from anonkit._beside import beside, errors_first
+from anonkit.exceptions import LeakError
+
+AGE = {"type": "intervals", "widths": [20, 40]}
+
+
+def _frame(n: int = 60) -> pl.DataFrame:
+    sex = ["f", "m", "m"] * (n // 3)
+    return pl.DataFrame(
+        {
+            "age": [str(20 + (i * 7) % 50) for i in range(n)],
+            "sex": sex,
+            # gives "sex" back: releasing it as is undoes the generalization
+            "code": [{"f": "F", "m": "M"}[s] for s in sex],
+            "disease": ["flu", "cold", "ulcer", "flu"] * (n // 4),
+        }
+    )
+
+
+def _run(frame: pl.DataFrame, **kwargs: Any) -> Any:
+    args: dict[str, Any] = {
+        "quasi_identifiers": ["age", "sex"],
+        "hierarchies": {"age": AGE},
+        "sensitive": ["disease"],
+        "k": 2,
+    }
+    args.update(kwargs)
+    return anonymize(frame, **args)
+
+
+def test_a_leak_stops_the_fit() -> None:
+    with pytest.raises(LeakError) as err:
+        _run(_frame(), insensitive=["code"])
+    assert [(x.column, x.related) for x in err.value.leaks] == [("code", "sex")]
+
+
+def test_the_leak_comes_before_errors_found_after_it_started() -> None:
+    # a hierarchy for a column the data lacks is found after the check starts
+    with pytest.raises(LeakError):
+        _run(_frame(), insensitive=["code"], hierarchies={"age": AGE, "height": AGE})
+    # an age outside its hierarchy is found while counting, beside the check
+    bad = _frame().with_columns(pl.lit("xx").alias("age"))
+    with pytest.raises(LeakError):
+        _run(bad, insensitive=["code"], hierarchies={"age": {"type": "intervals", "widths": [20]}})
+
+
+def test_warnings_reach_the_result() -> None:
+    frame = _frame().with_columns(pl.Series("ref", [f"r{i}" for i in range(60)]))
+    result = _run(frame, insensitive=["ref"], identifying=["code"])
+    assert [w["column"] for w in result.checks["leak_warnings"]] == ["ref"]
+    assert result.verified
+
+
+def test_errors_first_waits_for_the_check_and_raises_its_error() -> None:
+    ended = threading.Event()
+
+    def failing_check() -> None:
+        time.sleep(0.05)
+        ended.set()
+        raise LeakError([])
+
+    pending = beside(failing_check)
+    with pytest.raises(LeakError), errors_first(pending):
+        raise KeyError("the work's own error")
+    assert ended.is_set()
+
+
+def test_errors_first_keeps_the_work_error_when_the_check_passes() -> None:
+    pending = beside(lambda: 1)
+    with pytest.raises(KeyError), errors_first(pending):
+        raise KeyError("the work's own error")
+    with errors_first(None):
+        pass
