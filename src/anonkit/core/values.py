@@ -188,9 +188,18 @@ def encode_sensitive(
         As :func:`encode_column`.
     """
     text = _text(series, column)
+    if text.len() <= _PYTHON_ROWS:  # the queries' fixed cost is higher than the work
+        values = text.to_list()
+        labels = sensitive_labels(list(dict.fromkeys(values)), column, hierarchy)
+        index = {label: k for k, label in enumerate(labels)}
+        return labels, np.fromiter((index[v] for v in values), dtype=np.int64, count=len(values))
     labels = sensitive_labels(text.unique().to_list(), column, hierarchy)
     codes = text.replace_strict(labels, list(range(len(labels))), return_dtype=pl.Int64)
     return labels, codes.to_numpy().astype(np.int64)
+
+
+#: Up to this many values, :func:`encode_sensitive` codes them in Python.
+_PYTHON_ROWS = 1000
 
 
 @dataclass(frozen=True, eq=False)
