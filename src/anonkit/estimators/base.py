@@ -431,7 +431,9 @@ class Estimator(Parameters):
         if self.leak_check:
             start_stage(self.progress, "Checking for leaks")
             released = self._released_as_is(schema)
-            return out, beside(check_leaks, data, quasi_identifiers=qi, released=released)
+            if released:
+                return out, beside(check_leaks, data, quasi_identifiers=qi, released=released)
+            check_leaks(data, quasi_identifiers=qi, released=released)  # checks the names
         return out, None
 
     def _released_as_is(self, schema: Schema) -> list[str]:
