@@ -21,6 +21,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,17 +34,21 @@ T = TypeVar("T")
 #: Enough workers that fits started from several threads (the web app's sessions) do not
 #: queue behind one another's checks.
 _WORKERS = 4
-_POOL: list[ThreadPoolExecutor] = []
+#: The pool of this process, by process id: a child forked from a process whose pool had
+#: threads inherits the pool but not its threads, and would wait for them for ever.
+_POOL: dict[int, ThreadPoolExecutor] = {}
 _LOCK = threading.Lock()
 
 
 def beside(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
     """Start ``fn(*args, **kwargs)`` in a worker thread; its result or error is in the
     returned future. ``fn`` must only read what the caller goes on changing, if anything."""
+    pid = os.getpid()
     with _LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(_WORKERS, thread_name_prefix="anonkit-check"))
-        pool = _POOL[0]
+        pool = _POOL.get(pid)
+        if pool is None:
+            _POOL.clear()  # a parent's pool, if this process was forked
+            pool = _POOL[pid] = ThreadPoolExecutor(_WORKERS, thread_name_prefix="anonkit-check")
     return pool.submit(fn, *args, **kwargs)
 
 

@@ -84,3 +84,22 @@ def test_errors_first_keeps_the_work_error_when_the_check_passes() -> None:
         raise KeyError("the work's own error")
     with errors_first(None):
         pass
+
+
+def _child_runs_a_check(out: Any) -> None:
+    out.put(beside(sum, [1, 2, 3]).result(timeout=10))
+
+
+@pytest.mark.skipif(
+    "fork" not in __import__("multiprocessing").get_all_start_methods(), reason="no fork"
+)
+def test_a_forked_child_starts_its_own_workers() -> None:
+    import multiprocessing
+
+    assert beside(sum, [1]).result() == 1  # this process's pool has a thread now
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    child = context.Process(target=_child_runs_a_check, args=(out,))
+    child.start()
+    child.join(30)
+    assert child.exitcode == 0 and out.get(timeout=1) == 6
