@@ -107,6 +107,9 @@ class Flash:
         if not monotone and bounds is not None and evaluator.cost_model.suppression_priced:
             forced_floor = evaluator.cost_model.min_extra(lat)
         steer = bounds if bounds is not None else lat.levels.astype(np.float64)
+        # Without suppression a private node's cost and loss follow from its levels: the
+        # nodes that tie with an incumbent but rank after it are left alone
+        exact = bounds if bounds is not None and evaluator.max_suppressed == 0 else None
         incumbent: NodeResult | None = None
         # a node is relevant while its lower bound does not exceed this (the incumbent's
         # cost, with float slack)
@@ -135,6 +138,8 @@ class Flash:
             if res.anonymous and (incumbent is None or rank(res) < rank(incumbent)):
                 incumbent = res
                 threshold = res.cost + slack(res)
+                if exact is not None:
+                    _drop_losing_ties(evaluator, exact, lower, status, res)
 
         if evaluator.detailed:
             evaluator.track_forced = True
@@ -235,6 +240,29 @@ class Flash:
         else:  # evaluated nodes are cached; the rest are visited cheapest bound first
             best = best_among(evaluator, status != NOT_ANONYMOUS, lower=floor, known_private=False)
         return to_result(self.name, best, evaluator.evaluations)
+
+
+def _drop_losing_ties(
+    evaluator: Evaluator,
+    bounds: npt.NDArray[np.float64],
+    lower: npt.NDArray[np.float64],
+    status: npt.NDArray[np.int8],
+    incumbent: NodeResult,
+) -> None:
+    """Raise out of reach the lower bound of every open node whose cost ties with the
+    ``incumbent``'s but which would rank after it were it private.
+
+    Only without suppression: a private node then suppresses nothing, and its cost (its
+    no-suppression bound) and loss follow from its levels
+    (:meth:`~anonkit.algorithms.lattice.evaluator.Evaluator.unsuppressed_result`, which
+    :func:`~anonkit.algorithms.lattice.search.best_among` reads too), so it cannot win and
+    need not be judged. (Adult, 8 quasi-identifiers, height metric: the nodes of the
+    optimum's height are many.)"""
+    best = rank(incumbent)
+    tied = (np.abs(bounds - incumbent.cost) <= slack(incumbent)) & (status == UNKNOWN)
+    for node in np.flatnonzero(tied & (lower < math.inf)).tolist():
+        if rank(evaluator.unsuppressed_result(node, float(bounds[node]))) > best:
+            lower[node] = math.inf
 
 
 #: Nodes :func:`_next_open` reads at a time.
