@@ -3,8 +3,9 @@
 A fit's leak check reads only the input, and its answer is needed only before the release
 is returned; the counting and the search do not depend on it. Run in a worker thread, it
 overlaps them where polars and numpy release the GIL (Adult with 8 quasi-identifiers and
-a sensitive column, on two cores: the check takes about 7 ms alone, the whole call about
-3 ms less than with the check run first; the rest of the check waits for the GIL).
+``salary-class`` released, on two cores: the check alone takes about 9.5 ms and adds about
+5 ms to the call; the rest waits for the cores and the GIL, see
+``benchmarks/safety_overhead.py``).
 
 :func:`beside` starts a call; :func:`errors_first` makes the check's error the one raised
 when the guarded work fails too, as if the check had run first, alone.
