@@ -358,7 +358,7 @@ class Estimator(Parameters):
         )
         self.quasi_identifiers_ = tuple(fitting.quasi_identifiers)
         self.hierarchies_ = MappingProxyType(fitting.by_name)
-        self._fitting = fitting
+        self._fitting = dataclasses.replace(fitting, leaks=None)  # the check has ended
         self._masked = masked
 
     def _prepare(self, data: pl.DataFrame, kind: FrameKind, t0: float, columns: Columns) -> Fitting:
