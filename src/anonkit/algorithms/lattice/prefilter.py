@@ -339,7 +339,6 @@ def _pair_suppressed(
     a: int,
     b: int,
     ups: dict[int, tuple[FloatArray, IntArray]] | None = None,
-    weights: FloatArray | None = None,
     counts: _PairCounts | None = None,
 ) -> FloatArray | None:
     """Per level combination of columns ``a`` and ``b`` (``la * hb + lb``), the records
@@ -364,8 +363,7 @@ def _pair_suppressed(
         if j not in ups:
             ups[j] = _stacked_one_hot(maps[j][0], cards[j], lat.heights[j])
     if counts is None:  # one pair alone: its own pass
-        weights = float_counts(evaluator) if weights is None else weights
-        counts = _PairCounts(evaluator, weights, triples=False)
+        counts = _PairCounts(evaluator, float_counts(evaluator), triples=False)
     pairs = counts.table(a, b)
     (up_a, starts_a), (up_b, starts_b) = ups[a], ups[b]
     sizes = up_a.T @ pairs @ up_b
