@@ -357,27 +357,19 @@ class PolarsEngine(GroupingEngine):
             return None
         frame, q = source, len(columns)
         schema = frame.schema
-        by_leaf = [s.hierarchy is not None and schema[s.name] == pl.String for s in sensitive]
-        leafy = [s for s, leaf in zip(sensitive, by_leaf, strict=True) if leaf]
-        coded = self._frame_codes(
-            frame,
-            [*columns, *(s.name for s in leafy)],
-            [*hierarchies, *(s.hierarchy for s in leafy if s.hierarchy is not None)],
-        )
-        texts, text_codes = _sensitive_codes(
-            frame, [s.name for s, leaf in zip(sensitive, by_leaf, strict=True) if not leaf]
-        )
-        leaf_iter, text_iter = iter(coded[q:]), iter(zip(texts, text_codes, strict=True))
-        values: list[list[str]] = []
-        sens: list[pl.Series] = []
-        for spec, leaf in zip(sensitive, by_leaf, strict=True):
-            if leaf and spec.hierarchy is not None:
-                values.append(list(spec.hierarchy.leaves))
-                sens.append(next(leaf_iter))
-            else:
-                text, codes = next(text_iter)
-                values.append(text)
-                sens.append(codes)
+        leafy = {
+            s.name: s.hierarchy
+            for s in sensitive
+            if s.hierarchy is not None and schema[s.name] == pl.String
+        }
+        coded = self._frame_codes(frame, [*columns, *leafy], [*hierarchies, *leafy.values()])
+        by_leaf = dict(zip(leafy, coded[q:], strict=True))
+        texts = [s.name for s in sensitive if s.name not in leafy]
+        by_text = dict(zip(texts, zip(*_sensitive_codes(frame, texts), strict=True), strict=True))
+        values = [
+            list(leafy[s.name].leaves) if s.name in leafy else by_text[s.name][0] for s in sensitive
+        ]
+        sens = [by_leaf[s.name] if s.name in leafy else by_text[s.name][1] for s in sensitive]
         digits = _detail_digits(hierarchies, values)
         if digits is None:
             return None
@@ -386,11 +378,13 @@ class PolarsEngine(GroupingEngine):
         # a negative code is a value missing or outside its hierarchy; len(values) a
         # missing sensitive text
         if (block < 0).any() or any(
-            (block[q + i] == len(v)).any() for i, v in enumerate(values) if not by_leaf[i]
+            (block[q + i] == len(values[i])).any()
+            for i, s in enumerate(sensitive)
+            if s.name not in leafy
         ):
             return None
-        for i, leaf in enumerate(by_leaf):
-            if leaf:  # the leaves that occur, as the distinct values of the others
+        for i, s in enumerate(sensitive):
+            if s.name in leafy:  # the leaves that occur, as the distinct values of the others
                 block[q + i], values[i] = _present(block[q + i], values[i])
         return detail_table(block, counts, columns, hierarchies, sensitive, values)
 
