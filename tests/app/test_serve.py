@@ -105,3 +105,25 @@ def test_server_listens_on_loopback_warns_and_cleans_up(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=20)
     assert "warning:" in err and "0.0.0.0" in err
     assert not any(p.name.startswith("anonkit-app") for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_stop_by_kill_or_closed_terminal_removes_the_uploads_too(
+    tmp_path: Path, signame: str
+) -> None:
+    """``kill`` (a service manager's stop) and a closed terminal end the app like Ctrl-C:
+    the folder with the uploaded records goes. uvicorn re-raises the signal it caught
+    after its shutdown, which killed the process before the folder was removed."""
+    port = _free_port()
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    cmd = [sys.executable, "-m", "anonkit", "app", "--no-browser", "--port", str(port)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(port)
+        assert [p for p in tmp_path.iterdir() if p.name.startswith("anonkit-app-")]
+    finally:
+        proc.send_signal(getattr(signal, signame))
+        _, err = proc.communicate(timeout=20)
+    assert not any(p.name.startswith("anonkit-app") for p in tmp_path.iterdir())
+    assert proc.returncode == 128 + getattr(signal, signame)
+    assert "Traceback" not in err

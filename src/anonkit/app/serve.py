@@ -10,11 +10,14 @@ about the data or the requests is logged) and removes the temporary folder at ex
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import shutil
+import signal
 import tempfile
 import threading
 import webbrowser
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +77,9 @@ def serve(
     """Serve the app until interrupted; the temporary folder is removed at exit.
 
     The folder holds the uploads (Shiny's upload folders too: the process's temporary
-    directory points into it while the app runs) and the exports before download.
+    directory points into it while the app runs) and the exports before download. It goes
+    whichever way the server stops: Ctrl-C, ``kill`` (SIGTERM) or a closed terminal
+    (SIGHUP); the last two then end the process with ``128 + signal`` as its exit code.
     """
     import uvicorn
 
@@ -94,10 +99,45 @@ def serve(
         url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
         if open_browser or ready is not None:
             _when_started(server, url if open_browser else None, ready)
-        server.run()
+        with _stop_on_termination(server) as received:
+            server.run()
     finally:
         tempfile.tempdir = previous
         shutil.rmtree(workdir, ignore_errors=True)
+    if received:
+        raise SystemExit(128 + received[0])
+
+
+#: Signals that stop the server like Ctrl-C instead of killing the process on the spot.
+_TERMINATION = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def _stop_on_termination(server: Any) -> Iterator[list[int]]:
+    """SIGTERM and SIGHUP ask ``server`` to stop; the list receives their numbers.
+
+    Without this, SIGHUP killed the process at once, and uvicorn, which handles SIGTERM
+    itself, re-raised it after its shutdown with the default handler back in place: in
+    both cases the process died before the temporary folder was removed. Only the main
+    thread can install handlers; elsewhere the block runs without them.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        received.append(signum)
+        server.should_exit = True
+
+    previous = {signum: signal.signal(signum, stop) for signum in _TERMINATION}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _loopback_names_only(app: Any, host: str) -> Any:
