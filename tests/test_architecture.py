@@ -15,7 +15,13 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Modules every layer may use: they import nothing of anonkit above themselves.
-BOTTOM = ("anonkit.exceptions", "anonkit._validation", "anonkit._atomic", "anonkit.progress")
+BOTTOM = (
+    "anonkit.exceptions",
+    "anonkit._validation",
+    "anonkit._atomic",
+    "anonkit._frozen",
+    "anonkit.progress",
+)
 #: What each bottom layer may import from anonkit (prefixes), besides :data:`BOTTOM`.
 LAYERS: dict[str, tuple[str, ...]] = {
     "anonkit.core": ("anonkit.core",),

@@ -88,9 +88,9 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, anonymize
 from anonkit.core.resolve import resolve_hierarchy
@@ -181,7 +181,7 @@ class AnonymizeConfig:
     others: str = "error"
     leak_check: bool = True
     csv_formulas: str = "escape"
-    hierarchies: Mapping[str, HierarchyEntry] = field(default_factory=lambda: MappingProxyType({}))
+    hierarchies: Mapping[str, HierarchyEntry] = field(default_factory=lambda: FrozenDict({}))
     suppression_limit: float = 0.0
     algorithm: str = "auto"
     metric: str = "loss"
@@ -191,7 +191,7 @@ class AnonymizeConfig:
     privacy: tuple[PrivacyModel, ...] = ()
     population: Path | None = None
     local_suppression: bool = False
-    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    options: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
 
     def anonymize_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`anonkit.anonymize` (without frame, population and
@@ -355,7 +355,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
                     f"The hierarchy table for '{column}' in {where} needs a 'type' key "
                     "(intervals, masking, dates, ordered or suppression)."
                 )
-            hierarchies[column] = MappingProxyType(dict(spec))
+            hierarchies[column] = FrozenDict(dict(spec))
         else:
             raise _wrong(f"hierarchies.{column}", "a file path or a builder table", spec, where)
 
@@ -429,7 +429,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         others=others,
         leak_check=leak_check,
         csv_formulas=csv_formulas,
-        hierarchies=MappingProxyType(hierarchies),
+        hierarchies=FrozenDict(hierarchies),
         k=k,
         suppression_limit=float(limit),
         algorithm=algorithm,
@@ -440,7 +440,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         privacy=models,
         population=pop_path,
         local_suppression=local,
-        options=MappingProxyType(options),
+        options=FrozenDict(options),
     )
 
 
@@ -581,7 +581,7 @@ def run_config(
             source, progress=progress, population=population, output=output, **kwargs
         )
         details = {**result.details, "engine": {"name": name, "reason": reason}}
-        return dataclasses.replace(result, details=MappingProxyType(details))
+        return dataclasses.replace(result, details=FrozenDict(details))
     frame, hierarchies = inputs if inputs is not None else prepare_inputs(config)
     kwargs["hierarchies"] = {**kwargs["hierarchies"], **hierarchies}
     if kwargs["engine"] == "auto":

@@ -15,13 +15,13 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
@@ -440,13 +440,13 @@ def evaluate(
         population_size=pop_n,
         population_model=population_model,
         classes=profile_sizes(sizes, k=k or 1, suppressed=measured.n_suppressed),
-        privacy=MappingProxyType(privacy),
-        loss=MappingProxyType(loss),
-        risk=MappingProxyType(risk),
-        attributes=MappingProxyType({n: MappingProxyType(a) for n, a in per_attribute.items()}),
+        privacy=FrozenDict(privacy),
+        loss=FrozenDict(loss),
+        risk=FrozenDict(risk),
+        attributes=FrozenDict({n: FrozenDict(a) for n, a in per_attribute.items()}),
         risk_distribution=distribution,
         notes=tuple(notes),
-        timing=MappingProxyType(
+        timing=FrozenDict(
             {
                 "read": measured.matched - t0,
                 "loss": measured.measured - measured.matched,

@@ -8,8 +8,9 @@ measures in report order; reports, the CLI and studies read their labels from he
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import NamedTuple
+
+from anonkit._frozen import FrozenDict
 
 __all__ = ["LOSS_INFO", "RISK_INFO", "MetricInfo"]
 
@@ -25,7 +26,7 @@ class MetricInfo(NamedTuple):
 
 
 #: Presentation of every loss metric, in report order.
-LOSS_INFO: Mapping[str, MetricInfo] = MappingProxyType(
+LOSS_INFO: Mapping[str, MetricInfo] = FrozenDict(
     {
         "loss": MetricInfo(
             "Generalized information loss (Iyengar LM)",
@@ -133,7 +134,7 @@ LOSS_INFO: Mapping[str, MetricInfo] = MappingProxyType(
 )
 
 #: Presentation of every risk measure, in report order.
-RISK_INFO: Mapping[str, MetricInfo] = MappingProxyType(
+RISK_INFO: Mapping[str, MetricInfo] = FrozenDict(
     {
         "prosecutor_max": MetricInfo(
             "Highest prosecutor risk",

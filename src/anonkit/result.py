@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
+from anonkit._frozen import FrozenDict
 from anonkit.metrics.classes import ClassProfile
 
 
@@ -81,10 +81,10 @@ class AnonymizationResult:
     lattice_size: int
     timing: Mapping[str, float]
     minimal_transformations: tuple[Mapping[str, int], ...] = ()
-    details: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    details: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
     verified: bool = False
-    risk: Mapping[str, float | None] = field(default_factory=lambda: MappingProxyType({}))
-    checks: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    risk: Mapping[str, float | None] = field(default_factory=lambda: FrozenDict({}))
+    checks: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
     family: str = "full_domain"
 
     @property

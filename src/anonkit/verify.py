@@ -26,12 +26,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.core.transform import SUPPRESSED
 from anonkit.exceptions import ReleaseVerificationError
 from anonkit.metrics.levels import check_models, model_attributes, released_classes
@@ -241,10 +241,10 @@ def verify_release(
         raise ReleaseVerificationError(failures)
     return Verification(
         verified=True,
-        models=tuple(MappingProxyType(c) for c in checks),
+        models=tuple(FrozenDict(c) for c in checks),
         suppressed=suppressed,
         n_classes=summary.n_classes,
-        risk=MappingProxyType(release_risk(summary.sizes, summary.population)),
+        risk=FrozenDict(release_risk(summary.sizes, summary.population)),
     )
 
 

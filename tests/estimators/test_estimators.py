@@ -289,3 +289,35 @@ def test_greedy_merge_estimator_takes_a_seeded_random_order() -> None:
     assert unfused.verified
     with pytest.raises(ParameterError, match="The 'order' parameter of GreedyMerge"):
         _fitted(GreedyMerge(order="shuffled", privacy=privacy), _people())
+
+
+@pytest.mark.parametrize("estimator", FAMILIES, ids=repr)
+def test_a_fitted_estimator_pickles_and_copies_and_transforms_as_before(
+    estimator: Estimator,
+) -> None:
+    """Saved with pickle (joblib uses it) or deep-copied, a fitted estimator keeps its
+    result and transforms new records as the original does."""
+    import copy
+    import pickle
+
+    frame = _numbers_only(_people(), estimator)
+    if isinstance(estimator, Microaggregation):
+        fitted = copy.deepcopy(estimator).fit(frame, **ROLES)
+    else:
+        fitted = _fitted(copy.deepcopy(estimator), frame)
+    new = frame.sample(12, seed=3)
+    saved = pickle.dumps(fitted)
+    for twin in (pickle.loads(saved), copy.deepcopy(fitted)):
+        assert_frame_equal(twin.transform(new), fitted.transform(new))
+        assert_frame_equal(twin.result_.release, fitted.result_.release)
+        assert dict(twin.result_.details) == dict(fitted.result_.details)
+        assert twin.result_.checks == fitted.result_.checks
+
+
+def test_an_anonymization_result_pickles() -> None:
+    import pickle
+
+    result = anonkit.anonymize(_people(), hierarchies={"zip": ZIP, "age": AGES}, k=3, **ROLES)
+    again = pickle.loads(pickle.dumps(result))
+    assert_frame_equal(again.release, result.release)
+    assert again.transformation == result.transformation and again.risk == result.risk

@@ -230,3 +230,20 @@ def test_transform_after_a_streamed_fit(
     bad = data.head(3).with_columns(pl.lit("999").alias("age")).lazy()
     with pytest.raises(ValuesNotInHierarchyError):
         est.transform(bad)
+
+
+def test_a_streamed_fit_pickles_and_transforms_new_records(
+    data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    """The streaming engine forgets the fit's queries when pickled, not what it learned."""
+    import pickle
+
+    from anonkit.estimators import FullDomain, Privacy
+    from anonkit.models import KAnonymity
+
+    fitted = FullDomain(privacy=Privacy(KAnonymity(5), suppression_limit=0.02), engine="streaming")
+    fitted.fit(parquet, quasi_identifiers=QI, hierarchies=hierarchies, sensitive=[SENSITIVE])
+    again = pickle.loads(pickle.dumps(fitted))
+    new = data.tail(500).lazy()
+    assert again.transform(new).collect().equals(fitted.transform(new).collect())
+    assert again.transformation_ == fitted.transformation_

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,6 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from anonkit._atomic import atomic_write_text
+from anonkit._frozen import FrozenDict
 from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
@@ -74,11 +74,11 @@ class MeasureConfig:
     quasi_identifiers: tuple[str, ...]
     sensitive: tuple[str, ...] = ()
     numeric: tuple[str, ...] = ()
-    hierarchies: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    hierarchies: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
     k: int | None = None
     models: tuple[PrivacyModel, ...] = ()
     population: Path | None = None
-    read: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    read: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
 
 
 def read_measure_config(
@@ -128,11 +128,11 @@ def read_measure_config(
         quasi_identifiers=tuple(cfg.quasi_identifiers),
         sensitive=tuple(cfg.sensitive),
         numeric=tuple(getattr(cfg, "numeric", ())),
-        hierarchies=MappingProxyType(dict(cfg.hierarchies)),
+        hierarchies=FrozenDict(dict(cfg.hierarchies)),
         k=k,
         models=tuple(models),
         population=getattr(cfg, "population", None),
-        read=MappingProxyType(cfg.read_kwargs()),
+        read=FrozenDict(cfg.read_kwargs()),
     )
 
 

@@ -141,6 +141,15 @@ class GroupingEngine:
 
     name = "grouping"
     in_memory = True
+    #: Attributes that remember the current fit's frames and queries (weakly), for speed
+    #: and error messages: a pickled or copied engine starts them empty.
+    _fit_caches: tuple[str, ...] = ()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        for name in self._fit_caches:
+            state[name] = type(state[name])()
+        return state
 
     def group_counts(
         self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()

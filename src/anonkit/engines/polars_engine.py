@@ -274,6 +274,7 @@ class PolarsEngine(GroupingEngine):
 
     name = "polars"
     in_memory = True
+    _fit_caches: tuple[str, ...] = ("_codes",)
     #: The polars engine that runs the queries.
     _collect: Literal["auto", "streaming"] = "auto"
 

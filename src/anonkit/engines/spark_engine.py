@@ -308,6 +308,10 @@ class SparkEngine(GroupingEngine):
     def __init__(self, session: SparkSession | None = None) -> None:
         self.session = session
 
+    def __getstate__(self) -> dict[str, Any]:
+        # a session belongs to its process: a loaded engine uses the active one
+        return {**super().__getstate__(), "session": None}
+
     def frame(self, source: Any, columns: Sequence[str] = ()) -> DataFrame:
         """``source`` as a Spark DataFrame (paths are read by the session).
 

@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
 import polars as pl
 
 from anonkit._beside import beside, errors_first
+from anonkit._frozen import FrozenDict
 from anonkit._validation import (
     Boolean,
     Callback,
@@ -230,23 +230,21 @@ def verified_fields(verification: Verification, safety: Mapping[str, Any]) -> di
     the fit's safety checks and each model's verdict)."""
     return {
         "verified": verification.verified,
-        "risk": MappingProxyType(dict(verification.risk)),
-        "checks": MappingProxyType({**safety, "models": [dict(m) for m in verification.models]}),
+        "risk": FrozenDict(dict(verification.risk)),
+        "checks": FrozenDict({**safety, "models": [dict(m) for m in verification.models]}),
     }
 
 
-def stage_timing(t0: float, t1: float, t2: float, t3: float) -> MappingProxyType[str, float]:
+def stage_timing(t0: float, t1: float, t2: float, t3: float) -> FrozenDict[str, float]:
     """The result's ``timing`` of a fit whose stages ended at ``t1`` (encoding), ``t2``
     (the search or partitioning) and ``t3`` (the release), from ``t0``."""
-    return MappingProxyType(
-        {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
-    )
+    return FrozenDict({"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0})
 
 
 def with_engine(result: AnonymizationResult, name: str, reason: str) -> AnonymizationResult:
     """``result`` recording which engine ran and why (``details["engine"]``)."""
     details = {**result.details, "engine": {"name": name, "reason": reason}}
-    return dataclasses.replace(result, details=MappingProxyType(details))
+    return dataclasses.replace(result, details=FrozenDict(details))
 
 
 def settle_leaks(safety: dict[str, Any], pending: Future[list[Leak]] | None) -> None:
@@ -354,10 +352,10 @@ class Estimator(Parameters):
         verification = self._verify(masked, fitting)
         timing = {**result.timing, "total": time.perf_counter() - t0}
         self.result_ = dataclasses.replace(
-            result, **verified_fields(verification, fitting.safety), timing=MappingProxyType(timing)
+            result, **verified_fields(verification, fitting.safety), timing=FrozenDict(timing)
         )
         self.quasi_identifiers_ = tuple(fitting.quasi_identifiers)
-        self.hierarchies_ = MappingProxyType(fitting.by_name)
+        self.hierarchies_ = FrozenDict(fitting.by_name)
         self._fitting = dataclasses.replace(fitting, leaks=None)  # the check has ended
         self._masked = masked
 

@@ -18,13 +18,13 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import Constraint, Interval, Options
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
@@ -262,7 +262,7 @@ class FullDomain(Placed):
             result, self._plan = fit_out_of_core(self, engine, frame, columns, output=self.output)
             self._fitted_elsewhere(with_engine(result, name, reason), columns)
             self.transformation_ = result.transformation
-            self.hierarchies_ = MappingProxyType(dict(zip(qi, self._plan.hierarchies, strict=True)))
+            self.hierarchies_ = FrozenDict(dict(zip(qi, self._plan.hierarchies, strict=True)))
             return
         self._fit_in_memory(frame, columns)
         self.result_ = with_engine(self.result_, name, reason)
@@ -320,7 +320,7 @@ class FullDomain(Placed):
             released = masked.filter(~_all_star(qi))
         t3 = time.perf_counter()
         names = tuple(qi)
-        self.transformation_ = MappingProxyType(dict(zip(names, found.levels, strict=True)))
+        self.transformation_ = FrozenDict(dict(zip(names, found.levels, strict=True)))
         result = AnonymizationResult(
             release=from_polars(released, fitting.kind),
             transformation=self.transformation_,
@@ -331,14 +331,14 @@ class FullDomain(Placed):
             suppressed=n_suppressed,
             suppression_limit=fitting.suppression_limit,
             classes=classes,
-            metrics=MappingProxyType(outcome.metrics),
+            metrics=FrozenDict(outcome.metrics),
             nodes_evaluated=found.nodes_evaluated,
             lattice_size=outcome.lattice_size,
             timing=stage_timing(t0, t1, t2, t3),
             minimal_transformations=tuple(
-                MappingProxyType(dict(zip(names, m, strict=True))) for m in found.minimal
+                FrozenDict(dict(zip(names, m, strict=True))) for m in found.minimal
             ),
-            details=MappingProxyType(details),
+            details=FrozenDict(details),
         )
         return result, masked
 
@@ -425,7 +425,7 @@ class FullDomain(Placed):
         found = evaluator.evaluate(node)
         cls, _, bad = evaluator.node_classes(node)
         return NodeEvaluation(
-            levels=MappingProxyType(dict(zip(qi, found.levels, strict=True))),
+            levels=FrozenDict(dict(zip(qi, found.levels, strict=True))),
             private=bool(found.anonymous),
             cost=float(found.cost),
             suppressed=int(found.suppressed),

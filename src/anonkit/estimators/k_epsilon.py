@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from types import MappingProxyType
 from typing import ClassVar
 
 import numpy as np
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import Constraint, Interval, Names, Options
 from anonkit.algorithms.dp.k_epsilon import laplace_within_classes
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
@@ -187,7 +187,7 @@ class KEpsilon(Estimator):
             release=from_polars(released, fitting.kind),
             algorithm="k_epsilon",
             privacy=(*result.privacy, f"ε={self.epsilon} Laplace noise per class on {noisy}"),
-            details=MappingProxyType(details),
+            details=FrozenDict(details),
         )
         return result, masked
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import Constraint, Interval, Options, check, validate
 from anonkit.algorithms.dp import SCORES, k_for, safepub_search, sample_mask, sampling_probability
 from anonkit.algorithms.dp.safepub import SELECT_MODES
@@ -269,7 +269,7 @@ class SafePub(Estimator):
             f"records suppressed, the transformation chosen with ε_search={eps_search:.4g}"
         )
         names = tuple(qi)
-        self.transformation_ = MappingProxyType(dict(zip(names, levels, strict=True)))
+        self.transformation_ = FrozenDict(dict(zip(names, levels, strict=True)))
         details = {
             "guarantee": guarantee,
             "epsilon": eps,
@@ -303,13 +303,13 @@ class SafePub(Estimator):
             suppressed=n_suppressed,
             suppression_limit=1.0,
             classes=profile_sizes(kept, k=k, suppressed=n_suppressed),
-            metrics=MappingProxyType({f"score_{self.score}": score}),
+            metrics=FrozenDict({f"score_{self.score}": score}),
             nodes_evaluated=evaluated,
             lattice_size=lattice.size,
-            timing=MappingProxyType(
+            timing=FrozenDict(
                 {"encode": t1 - t0, "search": t2 - t1, "release": t3 - t2, "total": t3 - t0}
             ),
-            details=MappingProxyType(details),
+            details=FrozenDict(details),
         )
         return result, released
 

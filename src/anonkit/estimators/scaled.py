@@ -24,11 +24,11 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from anonkit._frozen import FrozenDict
 from anonkit.core.schema import AttributeRole
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.base import Engine, SensitiveSpec, resolve_hierarchies
@@ -171,7 +171,7 @@ def fit_out_of_core(
     aim = objective(estimator.metric, estimator.metric_options, qi, "FullDomain", found.cost)
     if aim is not None:
         details["objective"] = aim
-    transformation = MappingProxyType(dict(zip(qi, found.levels, strict=True)))
+    transformation = FrozenDict(dict(zip(qi, found.levels, strict=True)))
     result = AnonymizationResult(
         release=release,
         transformation=transformation,
@@ -182,10 +182,10 @@ def fit_out_of_core(
         suppressed=outcome.suppressed,
         suppression_limit=limit,
         classes=outcome.classes,
-        metrics=MappingProxyType(outcome.metrics),
+        metrics=FrozenDict(outcome.metrics),
         nodes_evaluated=found.nodes_evaluated,
         lattice_size=outcome.lattice_size,
         timing=stage_timing(t0, t1, t2, t3),
-        details=MappingProxyType(details),
+        details=FrozenDict(details),
     )
     return dataclasses.replace(result, **verified_fields(verification, safety)), plan

@@ -22,11 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import Schema
@@ -221,7 +221,7 @@ def local_result(
     when the fit filled them (:func:`~anonkit.estimators.base.verified_fields`)."""
     return AnonymizationResult(
         release=release,
-        transformation=MappingProxyType({}),
+        transformation=FrozenDict({}),
         algorithm=algorithm,
         metric=metric,
         privacy=tuple(m.describe() for m in models),
@@ -229,11 +229,11 @@ def local_result(
         suppressed=0,
         suppression_limit=suppression_limit,
         classes=classes,
-        metrics=MappingProxyType(metrics),
+        metrics=FrozenDict(metrics),
         nodes_evaluated=0,
         lattice_size=0,
-        timing=MappingProxyType(timing),
-        details=MappingProxyType(details),
+        timing=FrozenDict(timing),
+        details=FrozenDict(details),
         family="local",
         **verified,
     )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.core.transform import SUPPRESSED
 from anonkit.exceptions import EmptyDataError, UnknownColumnError
 
@@ -26,7 +26,7 @@ def size_histogram(sizes: IntArray) -> Mapping[str, int]:
         sel = sizes >= lo if hi is None else (sizes >= lo) & (sizes <= hi)
         label = f"{lo}+" if hi is None else (str(lo) if lo == hi else f"{lo}-{hi}")
         out[label] = int(sel.sum())
-    return MappingProxyType(out)
+    return FrozenDict(out)
 
 
 @dataclass(frozen=True)

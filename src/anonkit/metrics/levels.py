@@ -44,11 +44,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_int
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.released import OWNER, ReleasedClasses, released_classes
@@ -77,7 +77,7 @@ class LevelInfo(NamedTuple):
 
 
 #: Presentation of every achieved level, in report order (per attribute after ``k``).
-PRIVACY_INFO: Mapping[str, LevelInfo] = MappingProxyType(
+PRIVACY_INFO: Mapping[str, LevelInfo] = FrozenDict(
     {
         "k": LevelInfo(
             "k-anonymity (smallest group)",
@@ -327,7 +327,7 @@ def check_models(
                 model=model.describe(),
                 failing_classes=int(bad.shape[0]),
                 failing_records=int(s.sizes[bad].sum()),
-                examples=tuple(MappingProxyType(classes.key(int(i))) for i in bad[:limit]),
+                examples=tuple(FrozenDict(classes.key(int(i))) for i in bad[:limit]),
             )
         )
     return tuple(out)

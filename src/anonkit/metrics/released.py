@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
@@ -236,7 +236,7 @@ def released_classes(
         summary=ClassSummary(
             sizes.astype(np.int64),
             n_records,
-            MappingProxyType(columns),
+            FrozenDict(columns),
             pop_counts,
             pop_size,
         ),

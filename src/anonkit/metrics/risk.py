@@ -24,13 +24,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import Interval, check_choice, check_real
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metrics.matching import distinct_rows, match_classes
@@ -179,7 +179,7 @@ def risk_distribution(
     for label, lo, hi in RISK_BUCKETS:
         sel = (risk > lo) & (risk <= hi)
         out[label] = int(s[sel].sum())
-    return MappingProxyType(out)
+    return FrozenDict(out)
 
 
 # ------------------------------------------------------------------ population table

@@ -71,11 +71,6 @@ class CellOutcome:
     def ok(self) -> bool:
         return self.status == "ok"
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # read-only mappings (mappingproxy) cannot be pickled to and from the workers
-        rows = tuple(dict(row) for row in self.rows)
-        return (CellOutcome, (rows, dict(self.seconds), self.status, self.cacheable))
-
     def to_json(self) -> str:
         """Strict JSON of the outcome (non-finite floats as ``"NaN"``, ``"Infinity"``)."""
         payload = {

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,6 +29,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit._atomic import atomic_write_text
+from anonkit._frozen import FrozenDict
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.api import anonymize
 from anonkit.core.values import encode_column
@@ -183,7 +183,7 @@ class CellWorker:
             message = "error: " + _one_sentence(err, with_type=True)
             return self._failed(cell, seconds, message, cacheable=False)
         seconds["cpu"] = time.process_time() - cpu
-        return CellOutcome(tuple(rows), MappingProxyType(seconds))
+        return CellOutcome(tuple(rows), FrozenDict(seconds))
 
     def _base_row(self, cell: Cell, algorithm: str, variant: str, name: str) -> dict[str, Any]:
         return {
@@ -222,7 +222,7 @@ class CellWorker:
                 for ev in EVALUATIONS
             ]
         return CellOutcome(
-            tuple(rows), MappingProxyType(dict(seconds)), status=status, cacheable=cacheable
+            tuple(rows), FrozenDict(dict(seconds)), status=status, cacheable=cacheable
         )
 
     def anonymized(self, cell: Cell) -> AnonymizationResult:

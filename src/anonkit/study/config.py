@@ -71,9 +71,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_int, check_real
 from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
 from anonkit.config import read_toml
@@ -209,7 +209,7 @@ class StudyConfig:
     quasi_identifiers: tuple[str, ...] | None = None
     numeric: tuple[str, ...] | None = None
     features: tuple[str, ...] = ()
-    hierarchies: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    hierarchies: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
     k_values: tuple[int, ...] | None = None
     algorithms: tuple[AlgorithmSpec, ...] | None = None
     suppression_limit: float = 0.0
@@ -260,7 +260,7 @@ class StudyConfig:
             raise ParameterError(
                 "hierarchies", OWNER, "a mapping of column to hierarchy", self.hierarchies
             )
-        setter(self, "hierarchies", MappingProxyType(dict(self.hierarchies)))
+        setter(self, "hierarchies", FrozenDict(dict(self.hierarchies)))
         qi = self.quasi_identifiers
         if qi is None:
             qi = defaults.get("quasi_identifiers") or tuple(
@@ -445,12 +445,6 @@ class StudyConfig:
             "missing": list(self.missing),
         }
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # mappingproxy cannot be pickled; the spawned workers receive plain dicts
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values["hierarchies"] = dict(self.hierarchies)
-        return (_rebuild, (values,))
-
     # ------------------------------------------------------------------ TOML
     @classmethod
     def from_toml(cls, path: str | Path) -> StudyConfig:
@@ -466,7 +460,3 @@ class StudyConfig:
             For an invalid setting.
         """
         return cls(**toml_settings(read_toml(path), Path(path).resolve(), BUILTIN_DATASETS))
-
-
-def _rebuild(values: dict[str, Any]) -> StudyConfig:
-    return StudyConfig(**values)

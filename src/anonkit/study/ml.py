@@ -48,13 +48,13 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.exceptions import (
     DataError,
     EmptyDataError,
@@ -128,7 +128,7 @@ def _sklearn() -> Any:
 
 
 #: Which layout of :class:`~anonkit.study.features.Features` each classifier reads.
-LAYOUTS: Mapping[str, str] = MappingProxyType(
+LAYOUTS: Mapping[str, str] = FrozenDict(
     {
         "logistic_regression": "onehot",
         "random_forest": "onehot",
@@ -143,11 +143,11 @@ SPARSE: frozenset[str] = frozenset({"logistic_regression"})
 
 
 #: The small grid each classifier is tuned on when a study sets ``tuning``.
-TUNING_GRIDS: Mapping[str, Mapping[str, tuple[float | int, ...]]] = MappingProxyType(
+TUNING_GRIDS: Mapping[str, Mapping[str, tuple[float | int, ...]]] = FrozenDict(
     {
-        "logistic_regression": MappingProxyType({"C": (0.1, 1.0, 10.0)}),
-        "random_forest": MappingProxyType({"max_depth": (8, 16)}),
-        "hist_gradient_boosting": MappingProxyType({"max_leaf_nodes": (15, 63)}),
+        "logistic_regression": FrozenDict({"C": (0.1, 1.0, 10.0)}),
+        "random_forest": FrozenDict({"max_depth": (8, 16)}),
+        "hist_gradient_boosting": FrozenDict({"max_leaf_nodes": (15, 63)}),
     }
 )
 #: Inner folds of the tuning (cross-validation inside the training split).

@@ -15,13 +15,13 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import polars as pl
 
 from anonkit import __version__
 from anonkit._atomic import atomic_write, atomic_write_text
+from anonkit._frozen import FrozenDict
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.cache import CellOutcome
 from anonkit.study.cells import LOSS_NAMES, STAGES
@@ -55,7 +55,7 @@ _FIRST: dict[str, type[pl.DataType]] = {
 }
 #: The tidy table: column -> polars type, in order. One row per (fold, cell, classifier,
 #: evaluation); see ``docs/studies`` and the issue-6 design for each column's meaning.
-COLUMNS: Mapping[str, type[pl.DataType]] = MappingProxyType(
+COLUMNS: Mapping[str, type[pl.DataType]] = FrozenDict(
     {
         **_FIRST,
         **{f"loss_{name}": pl.Float64 for name in LOSS_NAMES},

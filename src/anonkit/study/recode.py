@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 
 import numpy as np
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.estimators.recoding import apply_levels, assign_classes, nearest_groups
@@ -165,7 +165,7 @@ def _full_domain(
     frame, changed = apply_levels(test, wanted, known)
     levels_out = {c: int(levels.get(c, 0)) for c in hierarchies}
     method = "full_domain" if changed else "identity"
-    return RecodedTest(frame, 0.0, method, MappingProxyType(levels_out))
+    return RecodedTest(frame, 0.0, method, FrozenDict(levels_out))
 
 
 # ------------------------------------------------------------------------- inference
@@ -225,7 +225,7 @@ def _local(
     read = read_release(setup, hierarchies, train, release)
     frame, uncovered = assign_classes(read, release, test)
     share = uncovered / test.height if test.height else 0.0
-    return RecodedTest(frame, share, "local", MappingProxyType({}))
+    return RecodedTest(frame, share, "local", FrozenDict({}))
 
 
 def _microaggregation(
@@ -243,7 +243,7 @@ def _microaggregation(
     numbers = [c for c in qi if c in setup.numeric and c not in hierarchies]
     if not numbers:
         return RecodedTest(
-            nearest_groups(train, release, test, qi), 0.0, "microaggregation", MappingProxyType({})
+            nearest_groups(train, release, test, qi), 0.0, "microaggregation", FrozenDict({})
         )
     frame = test
     if any(c in hierarchies for c in qi):
@@ -256,4 +256,4 @@ def _microaggregation(
             )
         frame, _ = apply_levels(test, levels, hierarchies)
     frame = nearest_groups(train, release, frame, numbers)
-    return RecodedTest(frame, 0.0, "microaggregation", MappingProxyType({}))
+    return RecodedTest(frame, 0.0, "microaggregation", FrozenDict({}))

@@ -31,11 +31,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.study.analysis import cell_rows
 from anonkit.study.cache import CellCache, CellOutcome
 from anonkit.study.cells import STAGES, CellWorker, run_cells_in_processes
@@ -222,12 +222,12 @@ def run_study(
     timing["wall"] = time.perf_counter() - start
     return StudyResult(
         frame=frame,
-        timing=MappingProxyType(timing),
+        timing=FrozenDict(timing),
         cells_total=total,
         cells_computed=total - cached,
         cells_cached=cached,
         cells_failed=failed,
-        paths=MappingProxyType(paths),
+        paths=FrozenDict(paths),
         config=config,
     )
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
+from anonkit._frozen import FrozenDict
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES
 from anonkit.algorithms.microaggregation.estimator import METHODS
@@ -95,7 +95,7 @@ class AlgorithmSpec:
 
     algorithm: str
     variant: str = ""
-    options: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    options: Mapping[str, str] = field(default_factory=lambda: FrozenDict({}))
 
     def __post_init__(self) -> None:
         known = (*_lattice_algorithms(), *_LOCAL_VARIANT)
@@ -120,7 +120,7 @@ class AlgorithmSpec:
             values = _option_values(self.algorithm, name)
             if value not in values:
                 raise UnknownNameError(f"{name} of {self.algorithm}", str(value), values)
-        object.__setattr__(self, "options", MappingProxyType(dict(sorted(self.options.items()))))
+        object.__setattr__(self, "options", FrozenDict(dict(sorted(self.options.items()))))
 
     @property
     def cell(self) -> str:
@@ -184,7 +184,7 @@ def parse_algorithm(entry: AlgorithmSpec | Mapping[str, Any]) -> tuple[Algorithm
     for variant in wanted:
         if not isinstance(variant, str):
             raise ParameterError(key, f"the {algorithm} algorithm spec", "a string", variant)
-        out.append(AlgorithmSpec(algorithm, variant, MappingProxyType(dict(options))))
+        out.append(AlgorithmSpec(algorithm, variant, FrozenDict(dict(options))))
     return tuple(out)
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import time
-from types import MappingProxyType
 
 import numpy as np
 
+from anonkit._frozen import FrozenDict
 from anonkit.algorithms.greedy_merge.merge import merge_loop
 from anonkit.algorithms.greedy_merge.result import GreedyMergeResult, IntArray
 from anonkit.algorithms.greedy_merge.rows import CostRows
@@ -110,8 +110,8 @@ def fit_codes(
         class_levels=class_levels,
         class_codes=class_codes,
         levels=levels,
-        losses=MappingProxyType(losses),
-        alteration=MappingProxyType(alteration),
+        losses=FrozenDict(losses),
+        alteration=FrozenDict(alteration),
         modified_percentage=modified,
         deleted_percentage=deleted,
         deleted_of_modified_percentage=deleted_mod,
@@ -119,7 +119,7 @@ def fit_codes(
         n_initial_classes=int(counts.shape[0]),
         n_merges=n_merges,
         n_fused=n_fused,
-        timing=MappingProxyType(
+        timing=FrozenDict(
             {"group": t1 - t0, "merge": t2 - t1, "metrics": t3 - t2, "total": t3 - t0}
         ),
         order=order,

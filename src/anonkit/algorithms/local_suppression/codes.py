@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._frozen import FrozenDict
 from anonkit.algorithms.local_suppression.checks import (
     OWNER,
     importance_weights,
@@ -174,9 +174,7 @@ def suppress_codes(
         quasi_identifiers=tuple(labels),
         codes=out,
         suppressed=mask,
-        cells_per_attribute=MappingProxyType(
-            {c: int(v) for c, v in zip(labels, per_attr, strict=True)}
-        ),
+        cells_per_attribute=FrozenDict({c: int(v) for c, v in zip(labels, per_attr, strict=True)}),
         cells=int(per_attr.sum()),
         cost=float(per_attr @ weights_imp),
         records_touched=int(row_w[touched].sum()),

@@ -5,12 +5,12 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_items
 from anonkit.algorithms.mondrian.attributes import (
     Axis,
@@ -296,7 +296,7 @@ class Mondrian:
             n_partitions=part.n_partitions,
             n_cuts=part.n_cuts,
             rounds=part.rounds,
-            timing=MappingProxyType(
+            timing=FrozenDict(
                 {"prepare": t1 - t0, "partition": t2 - t1, "release": t3 - t2, "total": t3 - t0}
             ),
         )

@@ -22,11 +22,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_int
 from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
 from anonkit.core.hierarchy import Hierarchy
@@ -67,7 +67,7 @@ class Variant:
 
 #: The settings compared: ``paper`` is our reading of the paper, each other one changes
 #: one thing.
-VARIANTS: Mapping[str, Variant] = MappingProxyType(
+VARIANTS: Mapping[str, Variant] = FrozenDict(
     {
         "paper": Variant("first", True, "hierarchy", "C_small first, fusion, ARX hierarchies"),
         "smallest": Variant("smallest", True, "hierarchy", "C_small a smallest small class"),

@@ -17,8 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from types import MappingProxyType
 
+from anonkit._frozen import FrozenDict
 from anonkit.exceptions import DataError
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS, check_cost
 from anonkit.study.mauger2020.ranks import competition_ranks
@@ -40,9 +40,9 @@ __all__ = [
 ]
 
 #: The requested k of the paper's three tables.
-FIGURE_K: Mapping[int, str] = MappingProxyType({2: "Figure 6", 100: "Figure 7", 1500: "Figure 8"})
+FIGURE_K: Mapping[int, str] = FrozenDict({2: "Figure 6", 100: "Figure 7", 1500: "Figure 8"})
 #: The paper's names of the seven optimizations.
-LABELS: Mapping[str, str] = MappingProxyType(
+LABELS: Mapping[str, str] = FrozenDict(
     {
         "distortion": "Distortion",
         "ncp": "NCP",
@@ -56,7 +56,7 @@ LABELS: Mapping[str, str] = MappingProxyType(
 #: Rows of the paper's tables: the seven metrics, then their average.
 METRIC_ROWS: tuple[str, ...] = (*COST_FUNCTIONS, "average")
 #: The paper's Figure 5: number of values and hierarchy height (levels) per attribute.
-PAPER_FIGURE5: Mapping[str, tuple[int, int]] = MappingProxyType(
+PAPER_FIGURE5: Mapping[str, tuple[int, int]] = FrozenDict(
     {
         "age": (74, 5),
         "sex": (2, 2),
@@ -203,13 +203,13 @@ def parse_paper_table(text: str, *, figure: str, k: int) -> PaperTable:
 
 
 #: The paper's Figures 6, 7 and 8 by requested k.
-PAPER_TABLES: Mapping[int, PaperTable] = MappingProxyType(
+PAPER_TABLES: Mapping[int, PaperTable] = FrozenDict(
     {k: parse_paper_table(text, figure=FIGURE_K[k], k=k) for k, text in _paper_text().items()}
 )
 
 #: Minimum k values the paper's text states for Figure 9 (the plot's other points are not
 #: given in the text).
-PAPER_MINIMUM_K: Mapping[tuple[int, str], int] = MappingProxyType(
+PAPER_MINIMUM_K: Mapping[tuple[int, str], int] = FrozenDict(
     {
         **{(2, o): 2 for o in COST_FUNCTIONS},
         (7500, "llm"): 12307,

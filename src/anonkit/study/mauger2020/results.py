@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.mauger2020.comparison import AlterationTable, FigureComparison, compare
@@ -86,12 +86,6 @@ class Run:
     tied_max: int = 0
     cpu_seconds: float = math.nan
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        # MappingProxyType does not pickle; rebuild it (runs cross process boundaries).
-        state = {f: getattr(self, f) for f in self.__dataclass_fields__}
-        state["alteration"] = dict(self.alteration)
-        return (_make_run, (state,))
-
     @property
     def average_alteration(self) -> float:
         """Mean percentage of alteration over the seven metrics (the tables' last row)."""
@@ -124,16 +118,8 @@ class Run:
     def from_dict(cls, row: Mapping[str, Any]) -> Run:
         """The run of a :meth:`to_dict` row (``alteration_average`` is recomputed)."""
         state = {f: row[f] for f in cls.__dataclass_fields__ if f in row and f != "alteration"}
-        state["alteration"] = MappingProxyType(
-            {m: float(row[f"alteration_{m}"]) for m in COST_FUNCTIONS}
-        )
+        state["alteration"] = FrozenDict({m: float(row[f"alteration_{m}"]) for m in COST_FUNCTIONS})
         return cls(**state)
-
-
-def _make_run(state: dict[str, Any]) -> Run:
-    state = dict(state)
-    state["alteration"] = MappingProxyType(dict(state["alteration"]))
-    return Run(**state)
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import check_bool, check_choice, check_int
 from anonkit.algorithms.greedy_merge import (
     ORDER_CHOICES,
@@ -89,7 +89,7 @@ def _fit(
         n_classes=r.n_classes,
         n_merges=r.n_merges,
         n_fused=r.n_fused,
-        alteration=MappingProxyType({m: float(r.alteration[m]) for m in COST_FUNCTIONS}),
+        alteration=FrozenDict({m: float(r.alteration[m]) for m in COST_FUNCTIONS}),
         modified_percentage=float(r.modified_percentage),
         deleted_percentage=float(r.deleted_percentage),
         deleted_of_modified_percentage=float(r.deleted_of_modified_percentage),
