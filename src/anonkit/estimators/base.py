@@ -214,6 +214,16 @@ class Fitting:
         return list(self.schema.columns(AttributeRole.IDENTIFYING))
 
 
+def _kept_after_fit(fitting: Fitting) -> Fitting:
+    """What a fitted estimator keeps of its fit's inputs: the training records'
+    quasi-identifiers (``transform`` matches new records to them and rebuilds hierarchies
+    built from values) and the columns the models read (``evaluate_levels``), not the
+    identifying or other columns; not the leak check, which has ended."""
+    kept = list(dict.fromkeys([*fitting.quasi_identifiers, *model_attributes(fitting.models)]))
+    data = fitting.data.select(c for c in kept if c in fitting.data.columns)
+    return dataclasses.replace(fitting, data=data, leaks=None)
+
+
 def hierarchy_values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:
     """Values a built hierarchy must cover: the data's and the population's."""
     values = data[column]
@@ -356,7 +366,7 @@ class Estimator(Parameters):
         )
         self.quasi_identifiers_ = tuple(fitting.quasi_identifiers)
         self.hierarchies_ = FrozenDict(fitting.by_name)
-        self._fitting = dataclasses.replace(fitting, leaks=None)  # the check has ended
+        self._fitting = _kept_after_fit(fitting)
         self._masked = masked
 
     def _prepare(self, data: pl.DataFrame, kind: FrameKind, t0: float, columns: Columns) -> Fitting:
