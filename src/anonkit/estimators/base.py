@@ -5,7 +5,10 @@ in ``__init__``, declares their constraints as data (``_parameter_constraints``,
 :func:`anonkit._validation.validate` when :meth:`Estimator.fit` runs), and after ``fit``
 holds what it learned in attributes ending in ``_``: ``result_`` (the
 :class:`~anonkit.result.AnonymizationResult`) and what ``transform`` needs to write new
-records the way the release writes its records.
+records the way the release writes its records: of the training table, its
+quasi-identifiers and the columns the models read. A fitted estimator pickles and
+deep-copies (its engine forgets the fit's caches), so the saved file holds those
+training values.
 
 :meth:`Estimator.fit` runs the steps every family shares, in this order: the frame is read
 (pandas or polars), the privacy models are gathered, every column gets a role
