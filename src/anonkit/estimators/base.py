@@ -223,7 +223,7 @@ def _kept_after_fit(fitting: Fitting) -> Fitting:
     built from values) and the columns the models read (``evaluate_levels``), not the
     identifying or other columns; not the leak check, which has ended."""
     kept = list(dict.fromkeys([*fitting.quasi_identifiers, *model_attributes(fitting.models)]))
-    data = fitting.data.select(c for c in kept if c in fitting.data.columns)
+    data = pl.DataFrame([fitting.data.get_column(c) for c in kept if c in fitting.data.columns])
     return dataclasses.replace(fitting, data=data, leaks=None)
 
 
