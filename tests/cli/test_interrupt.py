@@ -33,15 +33,20 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
+STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
+
+
 @pytest.fixture(autouse=True)
 def restore_sigint() -> Iterator[None]:
-    """Leave pytest's SIGINT handler and unraisable hook as they were."""
-    handler = signal.getsignal(signal.SIGINT)
+    """Leave pytest's handlers of SIGINT, SIGTERM, SIGHUP and its unraisable hook as they
+    were."""
+    handlers = {s: signal.getsignal(s) for s in STOPS}
     hook = sys.unraisablehook
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, handler)
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
         sys.unraisablehook = hook
 
 
@@ -86,6 +91,36 @@ def test_handler_restored_without_interruption() -> None:
     with exit_on_interrupt():
         assert isinstance(signal.getsignal(signal.SIGINT), interrupt._Handler)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_kill_and_a_closed_terminal_stop_like_ctrl_c(
+    signum: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM (kill, timeout, a scheduler) and SIGHUP end the command as Ctrl-C does:
+    the clean-up runs, one line, exit code 128 + the signal; they killed it on the spot."""
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    cleaned = []
+    with pytest.raises(SystemExit) as exit_, exit_on_interrupt():
+        try:
+            signal.raise_signal(signum)
+            time.sleep(0.01)
+            pytest.fail("the signal did not interrupt")  # pragma: no cover
+        finally:
+            cleaned.append(True)
+    assert exit_.value.code == 128 + signum and cleaned
+    assert capsys.readouterr().err == DEFAULT_MESSAGE + "\n"
+    assert signal.getsignal(signum) is signal.SIG_IGN  # the shutdown is shielded
+
+
+def test_signals_ignored_at_start_stay_ignored_and_others_are_restored() -> None:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # started under nohup
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    with exit_on_interrupt():
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert isinstance(signal.getsignal(signal.SIGTERM), interrupt._Handler)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 def test_ignored_sigint_stays_ignored() -> None:
@@ -173,13 +208,17 @@ def _wait_for(condition: object, proc: subprocess.Popen[str], timeout: float) ->
         time.sleep(0.05)
 
 
-def _interrupt(proc: subprocess.Popen[str]) -> str:
-    """Ctrl-C to the process group; checks the exit path and returns its stderr line.
+def _interrupt(proc: subprocess.Popen[str], signum: int = signal.SIGINT, group: bool = True) -> str:
+    """Ctrl-C (or ``signum``) to the process group (or to the process alone); checks the
+    exit path and returns its stderr line.
 
     Lines the command printed before (a note on how the input was read) may precede it.
     """
     family = _children(proc.pid)
-    os.killpg(proc.pid, signal.SIGINT)
+    if group:
+        os.killpg(proc.pid, signum)
+    else:
+        os.kill(proc.pid, signum)
     start = time.monotonic()
     try:
         out, err = proc.communicate(timeout=10)
@@ -192,7 +231,7 @@ def _interrupt(proc: subprocess.Popen[str]) -> str:
     while any(_alive(p) for p in family) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [p for p in family if _alive(p)], "orphan worker processes"
-    assert proc.returncode == EXIT_CODE, err
+    assert proc.returncode == 128 + signum, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
     lines = err.strip().splitlines()
     assert lines and sum(line.startswith("Interrupted") for line in lines) == 1, err
@@ -273,6 +312,33 @@ algorithm = "flash"
     line = _interrupt(proc)
     assert line == DEFAULT_MESSAGE
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "run.toml"]
+
+
+@pytest.mark.parametrize(("signum", "group"), [(signal.SIGTERM, False), (signal.SIGHUP, True)])
+def test_anonymize_killed_or_hung_up_writes_nothing(
+    tmp_path: Path, signum: int, group: bool
+) -> None:
+    """``kill``/``timeout`` to the process, or the terminal closing on its group: no
+    temporary file is left (SIGTERM left ``.release.csv.*.tmp`` half written)."""
+    _big_table(tmp_path / "data.csv")
+    masks = "\n".join(f'q{i} = {{ type = "masking" }}' for i in range(7))
+    config = f'input = "data.csv"\noutput = "release.csv"\n[hierarchies]\n{masks}\n'
+    (tmp_path / "run.toml").write_text(config + "[privacy]\nk = 5\n", encoding="utf-8")
+    proc = _start(["anonymize", "run.toml", "--no-progress"], tmp_path)
+    time.sleep(2.5)  # past start-up, into reading and searching
+    assert _interrupt(proc, signum, group) == DEFAULT_MESSAGE
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "run.toml"]
+
+
+def test_study_terminated_while_workers_start(tmp_path: Path) -> None:
+    """A service manager stops the whole group: the workers die, the study says so."""
+    (tmp_path / "study.toml").write_text(STUDY, encoding="utf-8")
+    proc = _start(["study", "study.toml", "--no-progress"], tmp_path)
+    _wait_for(lambda: len(_children(proc.pid)) >= 2, proc, timeout=30)
+    time.sleep(0.3)
+    line = _interrupt(proc, signal.SIGTERM)
+    assert line.startswith("Interrupted; ") and line.endswith(".")
+    assert not (tmp_path / "out" / "results.csv").exists() and not _temp_files(tmp_path)
 
 
 def test_reproduce_interrupted_while_workers_start(tmp_path: Path) -> None:

@@ -1,7 +1,10 @@
 """Ctrl-C for every command: one line on stderr, exit code 130, nothing half written.
 
 :func:`exit_on_interrupt` wraps the whole command line (``anonkit.cli.main.main``). While
-it runs, SIGINT raises :class:`Interrupted`. That is a :class:`BaseException` but not a
+it runs, SIGINT raises :class:`Interrupted`, and so do SIGTERM (``kill``, ``timeout``, a
+scheduler ending a job) and SIGHUP (the terminal closed), which would otherwise end the
+process on the spot and leave a temporary file half written; the exit code is then
+128 + that signal's number. That is a :class:`BaseException` but not a
 :class:`KeyboardInterrupt`, so typer and click (which turn a ``KeyboardInterrupt`` into
 ``Aborted!`` or a silent exit, depending on their versions) let it pass, while every
 ``finally`` and ``except BaseException`` on the way still runs: progress displays close,
@@ -50,8 +53,12 @@ __all__ = [
     "saying",
 ]
 
-#: Exit code of an interrupted command (128 + SIGINT).
+#: Exit code of an interrupted command (128 + SIGINT; 128 + the signal for the others).
 EXIT_CODE = 130
+#: The signals that stop a command the way Ctrl-C does (those this platform has).
+STOP_SIGNALS: tuple[int, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
 #: The line printed when no command said anything else.
 DEFAULT_MESSAGE = "Interrupted; nothing was written."
 #: Seconds after the first Ctrl-C during which further ones are ignored.
@@ -61,18 +68,22 @@ FORCED_MESSAGE = "Interrupted again; stopped at once, temporary files may remain
 
 
 class Interrupted(BaseException):
-    """Raised by Ctrl-C inside :func:`exit_on_interrupt`.
+    """Raised by Ctrl-C (or another of :data:`STOP_SIGNALS`) inside
+    :func:`exit_on_interrupt`.
 
     Attributes
     ----------
     message
         The line to print; the innermost :func:`saying` fills it in on the way out
         (``None`` until then, which prints :data:`DEFAULT_MESSAGE`).
+    signum
+        The signal that stopped the command (the exit code is 128 + it).
     """
 
-    def __init__(self, message: str | None = None) -> None:
+    def __init__(self, message: str | None = None, signum: int = signal.SIGINT) -> None:
         super().__init__(message)
         self.message = message
+        self.signum = int(signum)
 
 
 @contextlib.contextmanager
@@ -94,41 +105,44 @@ def saying(message: str | Callable[[], str]) -> Iterator[None]:
 
 
 class _Handler:
-    """The SIGINT handler: raise :class:`Interrupted` once, then ignore, then force."""
+    """The handler of :data:`STOP_SIGNALS`: raise :class:`Interrupted` once, then ignore,
+    then force."""
 
     def __init__(self) -> None:
         self.first: float | None = None
+        self.signum: int = signal.SIGINT
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
         now = time.monotonic()
         if self.first is None:
-            self.first = now
-            raise Interrupted()
+            self.first, self.signum = now, signum
+            raise Interrupted(signum=signum)
         if now - self.first >= FORCE_AFTER:  # the clean-up hangs: leave now
             _stop_children()
             _write_line(FORCED_MESSAGE)
-            os._exit(EXIT_CODE)
+            os._exit(128 + self.signum)
 
     def unraisable(self, hook: Callable[[Any], object], info: Any) -> None:
         """Raised in a ``__del__`` or a callback, which swallow it: raise it again soon
         (from a timer, so that it lands in the main code, not in this hook)."""
         if isinstance(info.exc_value, Interrupted):
             self.first = None
-            timer = threading.Timer(0.1, _signal_main_thread)
+            timer = threading.Timer(0.1, _signal_main_thread, (self.signum,))
             timer.daemon = True
             timer.start()
             return
         hook(info)
 
 
-def _signal_main_thread() -> None:
-    """SIGINT to the main thread: a real signal, which also ends a blocking call there."""
+def _signal_main_thread(signum: int = signal.SIGINT) -> None:
+    """``signum`` to the main thread: a real signal, which also ends a blocking call
+    there."""
     if hasattr(signal, "pthread_kill"):
         main = threading.main_thread().ident
         if main is not None:
-            signal.pthread_kill(main, signal.SIGINT)
+            signal.pthread_kill(main, signum)
             return
-    _thread.interrupt_main(signal.SIGINT)  # pragma: no cover - Windows
+    _thread.interrupt_main(signal.Signals(signum))  # pragma: no cover - Windows
 
 
 def _stop_children() -> None:
@@ -149,33 +163,44 @@ def _write_line(text: str) -> None:
 
 @contextlib.contextmanager
 def exit_on_interrupt() -> Iterator[None]:
-    """Turn Ctrl-C inside the block into one line on stderr and ``SystemExit(130)``.
+    """Turn Ctrl-C inside the block into one line on stderr and ``SystemExit(130)``;
+    SIGTERM and SIGHUP the same way, with exit code 128 + the signal.
 
-    The handler is installed only in the main thread and only when SIGINT has Python's
-    default handler (a process started with SIGINT ignored keeps ignoring it); the
-    previous handler is restored when the block ends without an interruption. After an
-    interruption SIGINT stays ignored, so the interpreter's own shutdown (joining threads,
-    finalizers) cannot print ``Exception ignored ... KeyboardInterrupt``.
+    The handler is installed only in the main thread, and for each signal only when it
+    has its default handler (a process started with a signal ignored, such as SIGHUP under
+    ``nohup``, keeps ignoring it); the previous handlers are restored when the block ends
+    without an interruption. After an interruption the signals stay ignored, so the
+    interpreter's own shutdown (joining threads, finalizers) cannot print ``Exception
+    ignored ... KeyboardInterrupt`` or be cut short.
     """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    taken = [s for s in STOP_SIGNALS if signal.getsignal(s) is _default(s)]
+    if not taken:
         yield
         return
     handler = _Handler()
     previous_hook = sys.unraisablehook
-    signal.signal(signal.SIGINT, handler)
+    for signum in taken:
+        signal.signal(signum, handler)
     sys.unraisablehook = lambda info: handler.unraisable(previous_hook, info)
     interrupted = False
     try:
         yield
     except Interrupted as err:
         interrupted = True
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for signum in taken:
+            signal.signal(signum, signal.SIG_IGN)
         _write_line(err.message or DEFAULT_MESSAGE)
-        raise SystemExit(EXIT_CODE) from None
+        raise SystemExit(128 + err.signum) from None
     finally:
         sys.unraisablehook = previous_hook
         if not interrupted:
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            for signum in taken:
+                signal.signal(signum, _default(signum))
+
+
+def _default(signum: int) -> Any:
+    """The handler a signal has in a Python process that did not change it."""
+    return signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
