@@ -29,7 +29,7 @@ from anonkit.estimators.full_domain import SUPPRESSED_MODES
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.frames import to_polars
 from anonkit.io.tables import read_table
-from anonkit.io.write import write_table
+from anonkit.io.write import check_not_input, write_table
 from anonkit.metrics.generalization import METRICS
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.progress import Progress
@@ -281,6 +281,8 @@ class Anonymizer:
         """
         estimator = self.estimator()
         writes = getattr(estimator, "output", None) is not None  # it writes its own release
+        if self.output is not None:
+            check_not_input(self.output, [frame, *(self.hierarchies or {}).values()])
         if isinstance(frame, (str, Path)) and not isinstance(estimator, (FullDomain, Mondrian)):
             frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
         result = estimator.fit(frame, **self.roles()).result_

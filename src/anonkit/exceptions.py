@@ -269,6 +269,22 @@ def _display_encoding(encoding: str) -> str:
     return "UTF-8" if name.startswith("utf-8") else encoding
 
 
+class OutputIsInputError(AnonkitError, ValueError):
+    """An output path names a file the same run reads: writing there would replace the
+    original records (or a hierarchy) with the release (a usage problem)."""
+
+    exit_code = 2
+
+    def __init__(self, output: object, source: object) -> None:
+        self.output = str(output)
+        self.source = str(source)
+        same = "" if self.output == self.source else f" (the same file as {self.source})"
+        super().__init__(
+            f"Cannot write {self.output}: it is the input{same}, and writing there would "
+            "replace the original records. Choose another output path."
+        )
+
+
 class OutputFormatError(AnonkitError, ValueError):
     """An output path has an extension anonkit cannot write (a usage problem)."""
 

@@ -292,3 +292,51 @@ def test_progress_goes_to_stderr_only(tmp_path: Path) -> None:
     code, out, err = _run("anonymize", str(_config(tmp_path, body)), "--progress")
     assert code == 0, err
     assert "Reading" not in out and "Searching" not in out
+
+
+def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path: Path) -> None:
+    """The release written over the input file replaced the original records."""
+    data = _write_csv(tmp_path / "data.csv", ROWS)
+    before = data.read_bytes()
+    body = '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n'
+    cfg = _config(tmp_path, body)
+    (tmp_path / "link.csv").symlink_to(data)
+    for target in (data, tmp_path / "sub" / ".." / "data.csv", tmp_path / "link.csv"):
+        if target.parent.name == "..":
+            (tmp_path / "sub").mkdir(exist_ok=True)
+        code, _, err = _run("anonymize", str(cfg), "-o", str(target))
+        assert code == 2 and "is the input" in err and "another" in err, err
+        assert data.read_bytes() == before
+    _no_leftovers(tmp_path)
+
+
+def test_init_refuses_to_write_its_configuration_over_the_data(tmp_path: Path) -> None:
+    data = _write_csv(tmp_path / "data.toml", ROWS)  # an odd name, but a data file
+    before = data.read_bytes()
+    code, _, err = _run("init", str(data), "--separator", ",", "-o", str(data))
+    assert code == 2 and "is the input" in err, err
+    assert data.read_bytes() == before
+
+
+def test_reports_and_sequential_releases_refuse_to_overwrite_their_inputs(tmp_path: Path) -> None:
+    data = _write_csv(tmp_path / "data.csv", ROWS)
+    before = data.read_bytes()
+    cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n')
+    code, _, err = _run("anonymize", str(cfg), "--summary", str(data))
+    assert code == 2 and "is the input" in err
+    code, _, err = _run("evaluate", str(data), str(data), "-c", str(cfg), "--html", str(data))
+    assert code == 2 and "is the input" in err
+    options = ["--history", str(tmp_path / "h.json"), "--id-column", "email", "--qi", "age"]
+    options += ["--sensitive", "disease", "--m", "2"]
+    code, _, err = _run("release", str(data), *options, "-o", str(data))
+    assert code == 2 and "is the input" in err, err
+    assert data.read_bytes() == before
+
+
+def test_an_output_that_is_a_folder_is_named_in_the_error(tmp_path: Path) -> None:
+    _write_csv(tmp_path / "data.csv", ROWS)
+    cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n')
+    (tmp_path / "out.csv").mkdir()
+    code, _, err = _run("anonymize", str(cfg), "-o", str(tmp_path / "out.csv"))
+    assert code == 1 and f"{tmp_path / 'out.csv'}: Is a directory" in err, err
+    _no_leftovers(tmp_path)

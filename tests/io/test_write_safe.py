@@ -129,3 +129,40 @@ def test_round_trip_through_read_table(tmp_path: Path) -> None:
     frame = pl.DataFrame({"zip": ["007", None], "note": ['a "b", c', "d\ne"]})
     write_table(frame, tmp_path / "out.csv")
     assert read_table(tmp_path / "out.csv").equals(frame)
+
+
+def test_an_output_naming_an_input_file_is_refused(tmp_path: Path) -> None:
+    from anonkit.exceptions import OutputIsInputError
+    from anonkit.io.write import check_not_input
+
+    data = tmp_path / "data.csv"
+    data.write_text("a\n1\n", encoding="utf-8")
+    (tmp_path / "hard.csv").hardlink_to(data)
+    frame = pl.DataFrame({"a": [1]})
+    for same in (data, str(data), tmp_path / "." / "data.csv", tmp_path / "hard.csv"):
+        with pytest.raises(OutputIsInputError, match="is the input") as err:
+            check_not_input(same, [frame, data])
+        assert err.value.exit_code == 2
+    check_not_input(tmp_path / "other.csv", [frame, data, None])  # a new file is fine
+
+
+def test_anonymize_refuses_to_write_over_the_file_it_reads(tmp_path: Path) -> None:
+    import anonkit
+    from anonkit.exceptions import OutputIsInputError
+
+    data = tmp_path / "data.csv"
+    data.write_text("age,zip\n" + "".join(f"{30 + i % 5},130{i % 3}\n" for i in range(30)))
+    before = data.read_bytes()
+    hierarchies = {"age": {"type": "intervals", "widths": [10]}, "zip": {"type": "masking"}}
+    for engine in ("polars", "streaming"):
+        with pytest.raises(OutputIsInputError):
+            anonkit.anonymize(
+                data, quasi_identifiers=["age", "zip"], hierarchies=hierarchies, k=2,
+                output=data, engine=engine,
+            )  # fmt: skip
+    with pytest.raises(OutputIsInputError):
+        anonkit.anonymize(
+            data, quasi_identifiers=["age", "zip"], hierarchies=hierarchies, k=2,
+            output=data, algorithm="mondrian", numeric=["age", "zip"],
+        )  # fmt: skip
+    assert data.read_bytes() == before

@@ -68,7 +68,9 @@ def guarded(func: F) -> F:
         except AnonkitError as err:
             raise fail(str(err), err.exit_code) from None
         except OSError as err:
-            where = f"{err.filename}: " if getattr(err, "filename", None) else ""
+            # a rename names the user's path second (the first is the temporary file)
+            name = getattr(err, "filename2", None) or getattr(err, "filename", None)
+            where = f"{name}: " if name else ""
             raise fail(f"Cannot write or read {where}{err.strerror or err}", 1) from None
 
     return wrapper  # type: ignore[return-value]

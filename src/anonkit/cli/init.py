@@ -19,6 +19,7 @@ from rich.text import Text
 from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import QuietOption, guarded, stdout_console
 from anonkit.exceptions import ConfigError
+from anonkit.io.write import check_not_input
 from anonkit.safety.starter import Starter, read_for_starter, starter_config
 
 
@@ -91,6 +92,7 @@ def init_command(
     quiet: QuietOption = False,
 ) -> None:
     """Profile DATA and write a commented starter configuration for `anonkit anonymize`."""
+    check_not_input(output, [data])
     if output.exists() and not force:
         raise ConfigError(f"{output} already exists; pass --force to overwrite it.")
     tokens = None if missing is None else ["", *(t for t in missing.split(",") if t != "")]

@@ -16,6 +16,7 @@ import typer
 
 from anonkit.cli.common import QuietOption, guarded, stdout_console
 from anonkit.io.tables import output_format, read_table, write_table
+from anonkit.io.write import check_not_input
 from anonkit.releases import ReleaseHistory, publish
 
 
@@ -67,6 +68,9 @@ def release_command(
     output_format(output)  # an unsupported extension fails before any work
     aux = counterfeits or output.with_name(f"{output.stem}.counterfeits.csv")
     output_format(aux)
+    for written in (output, aux, history):
+        check_not_input(written, [data])
+    check_not_input(output, [history])
     frame = read_table(data)
     previous = ReleaseHistory.load(history) if history.exists() else None
     result = publish(

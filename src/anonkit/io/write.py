@@ -6,19 +6,23 @@ in text output (CSV injection, OWASP).
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from anonkit._atomic import atomic_write
-from anonkit.exceptions import OutputFormatError, ParameterError
+from anonkit.exceptions import OutputFormatError, OutputIsInputError, ParameterError
 
 __all__ = [
     "FORMULA_PREFIXES",
     "OUTPUT_FORMATS",
     "WriteInfo",
+    "check_not_input",
     "escape_formulas",
     "escape_formulas_lazy",
     "output_format",
@@ -70,6 +74,38 @@ def output_format(path: str | Path) -> str:
     if suffix not in OUTPUT_FORMATS:
         raise OutputFormatError(p, p.suffix, list(OUTPUT_FORMATS))
     return OUTPUT_FORMATS[suffix]
+
+
+def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
+    """Refuse an ``output`` path that names one of the files in ``sources`` (objects
+    that are not paths, such as frames, are passed over).
+
+    The same file under another spelling counts: a relative path, ``..``, a symbolic or
+    a hard link. Call it before long work, as :func:`output_format`.
+
+    Raises
+    ------
+    OutputIsInputError
+        If ``output`` is one of the files read.
+
+    Examples
+    --------
+    >>> check_not_input("release.csv", ["data.csv", None])
+    """
+    target = Path(output)
+    for source in sources:
+        if not isinstance(source, (str, os.PathLike)):
+            continue
+        path = Path(source)
+        if path.resolve() == target.resolve() or _same_file(path, target):
+            raise OutputIsInputError(output, source)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
 
 
 def write_table(
