@@ -195,3 +195,28 @@ def test_a_long_run_shows_progress_keeps_the_page_responsive_and_cancels(
     step(page, "Explore")
     api.expect(page.locator("#explore")).to_contain_text("Run the anonymization first")
     page.close()
+
+
+def test_two_sessions_uploading_files_of_the_same_name_keep_their_own(
+    app_url: str, chromium: Any, tmp_path: Path
+) -> None:
+    """Each session's uploads live in its own folder: a second user's people.csv does not
+    replace the first user's, which is read again when a read option changes."""
+    from .conftest import leaky_frame
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    leaky_frame(80).write_csv(tmp_path / "a" / "people.csv")
+    leaky_frame(30).write_csv(tmp_path / "b" / "people.csv")
+    first, second = (chromium.new_page() for _ in range(2))
+    for page, folder, records in ((first, "a", 80), (second, "b", 30)):
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(app_url)
+        page.locator("#upload").set_input_files(str(tmp_path / folder / "people.csv"))
+        api.expect(page.locator("#load-summary")).to_contain_text(f"{records} records")
+    fill(first, "#separator", ",")  # the first session reads its file again
+    api.expect(first.locator("#load-summary")).not_to_contain_text("detected")
+    api.expect(first.locator("#load-summary")).to_contain_text("80 records")
+    api.expect(second.locator("#load-summary")).to_contain_text("30 records")
+    first.close()
+    second.close()

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -127,3 +128,23 @@ def test_a_stop_by_kill_or_closed_terminal_removes_the_uploads_too(
     assert not any(p.name.startswith("anonkit-app") for p in tmp_path.iterdir())
     assert proc.returncode == 128 + getattr(signal, signame)
     assert "Traceback" not in err
+
+
+def test_each_session_gets_its_own_folder_removed_when_it_ends(tmp_path: Path) -> None:
+    from anonkit.app.server import _session_folder
+
+    class Session:
+        def __init__(self) -> None:
+            self.ended: list[Any] = []
+
+        def on_ended(self, callback: Any) -> None:
+            self.ended.append(callback)
+
+    one, two = Session(), Session()
+    first, second = _session_folder(tmp_path, one), _session_folder(tmp_path, two)  # type: ignore[arg-type]
+    assert first != second and first.parent == second.parent == tmp_path
+    (first / "uploads").mkdir()
+    (first / "uploads" / "people.csv").write_text("a\n1\n", encoding="utf-8")
+    for callback in one.ended:
+        callback()
+    assert not first.exists() and second.exists()

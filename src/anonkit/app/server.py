@@ -12,6 +12,8 @@ message next to the field that caused them; nothing about the data is logged.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 
@@ -47,7 +49,8 @@ def _skip_value_name_inference() -> None:
 
 
 def create_app(data: Path | None = None, *, workdir: Path, warm: bool = True) -> App:
-    """The Shiny app; ``data`` is loaded at start; uploads are copied under ``workdir``.
+    """The Shiny app; ``data`` is loaded at start; uploads are copied under ``workdir``,
+    in a folder per session (removed when the session ends).
 
     With ``warm``, the bundled Adult (the default source) is read and profiled in a
     background thread while the server starts, so that loading it answers at once.
@@ -59,8 +62,18 @@ def create_app(data: Path | None = None, *, workdir: Path, warm: bool = True) ->
     def server(input: Inputs, output: Outputs, session: Session) -> None:  # noqa: A002
         """Every page's outputs render as soon as their inputs change, also while the
         page is hidden, so that moving to a page shows it at once."""
-        state = AppState(data, workdir)
+        state = AppState(data, _session_folder(workdir, session))
         for step in _STEPS:
             step.wire(input, output, state)
 
     return App(pages.page(data), server)
+
+
+def _session_folder(workdir: Path, session: Session) -> Path:
+    """A folder of ``workdir`` for one session's uploads and exports, removed when the
+    session ends: two users uploading files of the same name each keep their own, and a
+    closed page leaves no copy of its data behind while the server runs on."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="session-", dir=workdir))
+    session.on_ended(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return folder
