@@ -58,6 +58,7 @@ __all__ = [
     "check_name",
     "check_names",
     "check_real",
+    "init_parameters",
     "lookup",
     "validate",
 ]
@@ -223,14 +224,33 @@ class OrNone:
         return f"None or {self.inner}"
 
 
+_INIT_PARAMETERS: dict[type, tuple[str, ...]] = {}
+
+
+def init_parameters(cls: type) -> tuple[str, ...]:
+    """The parameter names of ``cls``'s ``__init__`` but ``self``, read once per class
+    (reading a signature takes 0.1 to 0.4 ms, and every fit asks).
+
+    Examples
+    --------
+    >>> class Box:
+    ...     def __init__(self, width: int, *, depth: int = 1) -> None: ...
+    >>> init_parameters(Box)
+    ('width', 'depth')
+    """
+    names = _INIT_PARAMETERS.get(cls)
+    if names is None:
+        names = _INIT_PARAMETERS[cls] = tuple(inspect.signature(cls).parameters)
+    return names
+
+
 class Parameters:
     """``get_params`` and ``repr`` of a class whose ``__init__`` stores every parameter
     unchanged under its own name (scikit-learn's convention)."""
 
     def get_params(self) -> dict[str, Any]:
         """The parameters of ``__init__`` and their values."""
-        names = [p for p in inspect.signature(type(self).__init__).parameters if p != "self"]
-        return {p: getattr(self, p) for p in names}
+        return {p: getattr(self, p) for p in init_parameters(type(self))}
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())

@@ -14,7 +14,16 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
 from anonkit import estimators
-from anonkit._validation import Boolean, Callback, Constraint, Interval, Options, OrNone, validate
+from anonkit._validation import (
+    Boolean,
+    Callback,
+    Constraint,
+    Interval,
+    Options,
+    OrNone,
+    init_parameters,
+    validate,
+)
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.resolve import HierarchySpec
 from anonkit.estimators import (
@@ -295,7 +304,7 @@ def _from_options(
     cls: type[Estimator], options: Mapping[str, Any] | None, shared: dict[str, Any]
 ) -> Estimator:
     """``cls`` built with ``options`` (its own parameters) and the shared keywords."""
-    accepted = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    accepted = init_parameters(cls)
     unknown = [name for name in (options or {}) if name not in accepted or name in shared]
     if unknown:
         own = [p for p in accepted if p not in shared]

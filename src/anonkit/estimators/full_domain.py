@@ -13,7 +13,6 @@ stable and optimal k-anonymity. PASSAT/SocialCom.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit._validation import Constraint, Interval, Options
+from anonkit._validation import Constraint, Interval, Options, init_parameters
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
@@ -226,7 +225,7 @@ class FullDomain(Placed):
             )
             if value is not None
         }
-        accepted = inspect.signature(LATTICE_ALGORITHMS[self.search].__init__).parameters
+        accepted = init_parameters(LATTICE_ALGORITHMS[self.search])
         for name, value in given.items():
             if name not in accepted:
                 raise ParameterError(
