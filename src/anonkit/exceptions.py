@@ -88,10 +88,17 @@ class UndeclaredColumnsError(DataError):
     to do with the rest (``others="drop"`` or ``others="keep"``).
     """
 
-    def __init__(self, columns: Sequence[str]) -> None:
+    def __init__(self, columns: Sequence[str], *, fitted: bool = False) -> None:
         self.columns = list(columns)
         shown = ", ".join(repr(c) for c in self.columns[:20])
         more = "" if len(self.columns) <= 20 else f" (and {len(self.columns) - 20} more)"
+        if fitted:  # transform() of new records
+            super().__init__(
+                f"{len(self.columns)} column(s) were not in the table the estimator was "
+                f"fitted on, so they have no role: {shown}{more}; leave them out of the "
+                'frame, or fit with their roles (or with others="drop", which drops them).'
+            )
+            return
         super().__init__(
             f"{len(self.columns)} column(s) have no role: {shown}{more}; declare each as "
             "identifying (removed), a quasi-identifier, sensitive or insensitive (kept as "

@@ -323,3 +323,31 @@ def test_an_anonymization_result_pickles() -> None:
     again = pickle.loads(pickle.dumps(result))
     assert_frame_equal(again.release, result.release)
     assert again.transformation == result.transformation and again.risk == result.risk
+
+
+@pytest.mark.parametrize("estimator", FAMILIES, ids=repr)
+def test_transform_refuses_columns_the_fit_never_saw(estimator: Estimator) -> None:
+    """A column of the new frame that was not in the training table has no role: it is an
+    error, as in fit, not a column published as is (it was, unchecked)."""
+    from anonkit.exceptions import UndeclaredColumnsError
+
+    frame = _numbers_only(_people(), estimator)
+    if isinstance(estimator, Microaggregation):
+        fitted = estimator.fit(frame, **ROLES)
+    else:
+        fitted = _fitted(estimator, frame)
+    new = frame.head(6).with_columns(pl.lit("123-45-6789").alias("ssn"))
+    with pytest.raises(UndeclaredColumnsError, match="'ssn'") as err:
+        fitted.transform(new)
+    assert "fitted on" in str(err.value)
+    assert fitted.transform(frame.head(6)).height == 6  # the training columns still pass
+
+
+def test_transform_drops_unseen_columns_when_the_fit_dropped_undeclared_ones() -> None:
+    frame = _people().with_columns(pl.lit("x").alias("note"))
+    fitted = FullDomain(privacy=K2).fit(
+        frame, hierarchies={"zip": ZIP, "age": AGES}, others="drop", **ROLES
+    )
+    new = frame.head(6).with_columns(pl.lit("123-45-6789").alias("ssn"))
+    out = fitted.transform(new)
+    assert "ssn" not in out.columns and "note" not in out.columns

@@ -247,3 +247,17 @@ def test_a_streamed_fit_pickles_and_transforms_new_records(
     new = data.tail(500).lazy()
     assert again.transform(new).collect().equals(fitted.transform(new).collect())
     assert again.transformation_ == fitted.transformation_
+
+
+def test_a_streamed_fit_refuses_new_columns_in_transform(
+    data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    from anonkit.estimators import FullDomain, Privacy
+    from anonkit.exceptions import UndeclaredColumnsError
+    from anonkit.models import KAnonymity
+
+    fitted = FullDomain(privacy=Privacy(KAnonymity(5), suppression_limit=0.02), engine="streaming")
+    fitted.fit(parquet, quasi_identifiers=QI, hierarchies=hierarchies, sensitive=[SENSITIVE])
+    new = data.tail(50).lazy().with_columns(pl.lit("x@y.org").alias("email"))
+    with pytest.raises(UndeclaredColumnsError, match="'email'"):
+        fitted.transform(new)

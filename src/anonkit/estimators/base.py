@@ -51,6 +51,7 @@ from anonkit.exceptions import (
     NotFittedError,
     ParameterError,
     PrivacyUnattainableError,
+    UndeclaredColumnsError,
     UnknownColumnError,
 )
 from anonkit.io.frames import FrameKind, from_polars, to_polars
@@ -353,6 +354,7 @@ class Estimator(Parameters):
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
         roles = (identifying, sensitive, insensitive, others)
         self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))
+        self._others = others
         return self
 
     def _fit(self, frame: Any, columns: Columns) -> None:
@@ -486,8 +488,10 @@ class Estimator(Parameters):
         """Write new records (pandas or polars) the way the fitted release writes its own.
 
         Quasi-identifiers are recoded as the family learned (see each estimator), the
-        columns the release leaves out are left out, others are kept; the frame type is
-        kept. The training frame itself comes back as the release.
+        columns the release leaves out are left out, the others it keeps are kept; the
+        frame type is kept. The training frame itself comes back as the release. A column
+        the training table lacked has no role: it is an error, or left out when the fit
+        dropped undeclared columns (``others="drop"``).
 
         Raises
         ------
@@ -495,11 +499,14 @@ class Estimator(Parameters):
             If :meth:`fit` has not run (an ``AttributeError`` too).
         UnknownColumnError
             If a quasi-identifier is missing from ``frame``.
+        UndeclaredColumnsError
+            If ``frame`` has a column the training table lacked (unless ``others="drop"``).
         """
         fitting: Fitting | None = getattr(self, "_fitting", None)
         if fitting is None:
             raise NotFittedError(type(self).__name__)
         data, kind = to_polars(frame)
+        unseen = self._unseen_columns(data.columns)
         qi = fitting.quasi_identifiers
         missing = [c for c in qi if c not in data.columns]
         if missing:
@@ -511,11 +518,23 @@ class Estimator(Parameters):
         ]
         data = data.with_columns(casts) if casts else data
         out = self._transform(data, fitting)
-        gone = [*fitting.dropped, *fitting.schema.dropped]
+        gone = [*fitting.dropped, *fitting.schema.dropped, *unseen]
         return from_polars(out.drop([c for c in gone if c in out.columns]), kind)
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         raise NotImplementedError
+
+    def _unseen_columns(self, names: Sequence[str]) -> list[str]:
+        """The columns of a frame to transform that the training table lacked, to leave
+        out of the output: they have no role, so they are an error unless the fit dropped
+        the columns it was not told about (``others="drop"``)."""
+        checks = self.result_.checks
+        seen = {c for names_ in checks.get("roles", {}).values() for c in names_}
+        seen.update(checks.get("dropped_undeclared", ()))
+        unseen = [c for c in names if c not in seen]
+        if unseen and getattr(self, "_others", None) != "drop":
+            raise UndeclaredColumnsError(unseen, fitted=True)
+        return unseen
 
     def fit_transform(self, frame: Any, **roles: Any) -> Any:
         """:meth:`fit`, then the release (the transform of the training frame)."""

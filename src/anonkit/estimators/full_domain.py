@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -449,6 +449,9 @@ class FullDomain(Placed):
         plan: ReleasePlan | None = getattr(self, "_plan", None)
         if plan is None or hasattr(self, "_fitting"):
             return super().transform(frame)
+        unseen = self._unseen_columns(self._engine.columns(frame))
+        if unseen:
+            plan = replace(plan, drop=(*plan.drop, *unseen))
         self._engine.count(frame, plan.columns, plan.hierarchies)  # clear errors first
         return self._engine.apply(frame, plan)
 
