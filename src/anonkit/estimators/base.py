@@ -491,7 +491,9 @@ class Estimator(Parameters):
         columns the release leaves out are left out, the others it keeps are kept; the
         frame type is kept. The training frame itself comes back as the release. A column
         the training table lacked has no role: it is an error, or left out when the fit
-        dropped undeclared columns (``others="drop"``).
+        dropped undeclared columns (``others="drop"``). The output is not a release: the
+        new records were not counted when the recoding was chosen, so their classes need
+        not satisfy the privacy models.
 
         Raises
         ------
