@@ -52,10 +52,15 @@ def _free_port() -> int:
 
 
 def _status(port: int, host_header: str) -> int:
+    return _get(port, host_header)[0]
+
+
+def _get(port: int, host_header: str) -> tuple[int, str]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         conn.request("GET", "/", headers={"Host": host_header})
-        return conn.getresponse().status
+        response = conn.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
     finally:
         conn.close()
 
@@ -98,7 +103,9 @@ def test_server_listens_on_loopback_warns_and_cleans_up(tmp_path: Path) -> None:
     )  # fmt: skip
     try:
         _wait_for(port)
-        assert _status(port, f"attacker.example:{port}") == 200  # any name, as asked
+        status, page = _get(port, f"attacker.example:{port}")
+        assert status == 200  # any name, as asked
+        assert 'value="upload"' in page and 'value="path"' not in page  # no server path
         ours = [p for p in tmp_path.iterdir() if p.name.startswith("anonkit-app-")]
         assert len(ours) == 1 and ours[0].is_dir()
     finally:
@@ -148,3 +155,27 @@ def test_each_session_gets_its_own_folder_removed_when_it_ends(tmp_path: Path) -
     for callback in one.ended:
         callback()
     assert not first.exists() and second.exists()
+
+
+def test_beyond_loopback_the_page_reads_no_file_named_on_it(tmp_path: Path) -> None:
+    """On a network address whoever reaches the page could read any file of the server
+    through the path fields (table, hierarchy, population): only this session's uploads,
+    the bundled data and the table given at start are read then."""
+    from anonkit.app import pages
+    from anonkit.app.state import AppState
+    from anonkit.datasets import adult_path
+    from anonkit.exceptions import ConfigError
+
+    given = tmp_path / "given.csv"
+    remote = AppState(given, tmp_path / "session", server_files=False)
+    for allowed in (tmp_path / "session" / "uploads" / "t.csv", given, adult_path() / "adult.csv"):
+        assert remote.readable(allowed) == allowed
+    for refused in (Path("/etc/passwd"), tmp_path / "session" / ".." / "given2.csv"):
+        with pytest.raises(ConfigError, match="upload the file instead"):
+            remote.readable(refused)
+    local = AppState(None, tmp_path / "session")
+    assert local.readable(Path("/etc/hostname")) == Path("/etc/hostname")
+    assert 'value="path"' not in str(pages.page(None, server_files=False))
+    assert 'value="path"' in str(pages.page(None)) and 'value="path"' in str(
+        pages.page(given, server_files=False)
+    )

@@ -49,14 +49,17 @@ def _help(text: str) -> ui.Tag:
     return ui.p(text, class_="form-text text-muted small")
 
 
-def _load_page(preloaded: Path | None) -> ui.Tag:
+def _load_page(preloaded: Path | None, server_files: bool) -> ui.Tag:
+    sources = {"adult": "Bundled UCI Adult", "path": "File path", "upload": "Upload a file"}
+    if not server_files and preloaded is None:  # nothing named on the page is read
+        del sources["path"]
     return ui.layout_columns(
         ui.card(
             ui.card_header("Table"),
             ui.input_radio_buttons(
                 "source",
                 "Source",
-                {"adult": "Bundled UCI Adult", "path": "File path", "upload": "Upload a file"},
+                sources,
                 selected="path" if preloaded is not None else "adult",
             ),
             ui.input_text(
@@ -64,7 +67,9 @@ def _load_page(preloaded: Path | None) -> ui.Tag:
                 "Path of a CSV, TSV or Parquet file",
                 value="" if preloaded is None else str(preloaded),
                 width="100%",
-            ),
+            )
+            if "path" in sources
+            else None,
             ui.input_file("upload", "Upload", accept=[".csv", ".tsv", ".txt", ".parquet"]),
             ui.input_text("separator", "Separator (blank: detected; \\t for tab)"),
             ui.input_text("encoding", "Encoding", value="utf-8"),
@@ -287,10 +292,12 @@ def _export_page() -> ui.Tag:
     )
 
 
-def page(preloaded: Path | None = None) -> ui.Tag:
-    """The seven-step page (navbar ``step``); ``preloaded`` is the table given at start."""
+def page(preloaded: Path | None = None, *, server_files: bool = True) -> ui.Tag:
+    """The seven-step page (navbar ``step``); ``preloaded`` is the table given at start;
+    without ``server_files`` (the app listens beyond this machine) the table comes from
+    an upload, the bundled data or ``preloaded``, not from a path typed on the page."""
     panels = [
-        ui.nav_panel("Load", _load_page(preloaded)),
+        ui.nav_panel("Load", _load_page(preloaded, server_files)),
         ui.nav_panel("Roles", _roles_page()),
         ui.nav_panel("Hierarchies", _hierarchies_page()),
         ui.nav_panel("Privacy", _privacy_page()),

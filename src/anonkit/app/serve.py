@@ -89,7 +89,8 @@ def serve(
     previous = tempfile.tempdir
     tempfile.tempdir = str(workdir)  # Shiny's own upload folders go in there too
     try:
-        app: Any = create_app(data, workdir=workdir)
+        # beyond this machine, whoever reaches the page must not name the server's files
+        app: Any = create_app(data, workdir=workdir, server_files=is_loopback(host))
         if is_loopback(host):
             app = _loopback_names_only(app, host)
         config = uvicorn.Config(

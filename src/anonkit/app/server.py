@@ -48,7 +48,9 @@ def _skip_value_name_inference() -> None:
         value._try_infer_name = lambda self: None
 
 
-def create_app(data: Path | None = None, *, workdir: Path, warm: bool = True) -> App:
+def create_app(
+    data: Path | None = None, *, workdir: Path, warm: bool = True, server_files: bool = True
+) -> App:
     """The Shiny app; ``data`` is loaded at start; uploads are copied under ``workdir``,
     in a folder per session (removed when the session ends).
 
@@ -62,11 +64,11 @@ def create_app(data: Path | None = None, *, workdir: Path, warm: bool = True) ->
     def server(input: Inputs, output: Outputs, session: Session) -> None:  # noqa: A002
         """Every page's outputs render as soon as their inputs change, also while the
         page is hidden, so that moving to a page shows it at once."""
-        state = AppState(data, _session_folder(workdir, session))
+        state = AppState(data, _session_folder(workdir, session), server_files=server_files)
         for step in _STEPS:
             step.wire(input, output, state)
 
-    return App(pages.page(data), server)
+    return App(pages.page(data, server_files=server_files), server)
 
 
 def _session_folder(workdir: Path, session: Session) -> Path:

@@ -18,6 +18,8 @@ from shiny import reactive, ui
 from anonkit.app import results, workflow
 from anonkit.app.population import Population
 from anonkit.core.resolve import HierarchySpec
+from anonkit.datasets import adult_path
+from anonkit.exceptions import ConfigError
 
 __all__ = ["AppState", "go"]
 
@@ -45,8 +47,12 @@ class AppState:
     roles_ready: Callable[[], bool]
     settings_or_error: Callable[[], workflow.Settings | BaseException]
 
-    def __init__(self, data: Path | None, workdir: Path) -> None:
+    def __init__(self, data: Path | None, workdir: Path, *, server_files: bool = True) -> None:
         self.workdir = workdir
+        #: Whether the user may name files on the server (the app listens on loopback);
+        #: otherwise only uploads, the bundled data and the table given at start are read.
+        self.server_files = server_files
+        self._preloaded = data
         # named: for an unnamed value Shiny reads the source of the whole call stack
         self.source: reactive.Value[tuple[str, Path, str] | None] = reactive.value(
             ("path", data, data.name) if data is not None else None, name="source"
@@ -64,6 +70,29 @@ class AppState:
         self.ran_with: reactive.Value[dict[str, Any] | None] = reactive.value(None, name="ran_with")
         self.population: reactive.Value[Population | BaseException | None] = reactive.value(
             None, name="population"
+        )
+
+    def readable(self, path: Path) -> Path:
+        """``path``, if this session may read it.
+
+        Raises
+        ------
+        ConfigError
+            If the app listens beyond this machine and ``path`` is not an upload of this
+            session, the bundled data or the table given at start: whoever reaches the
+            page would otherwise read any file of the server.
+        """
+        if self.server_files:
+            return path
+        found = path.expanduser().resolve()
+        folders = (self.workdir.resolve(), adult_path().resolve())
+        if any(found.is_relative_to(folder) for folder in folders) or (
+            self._preloaded is not None and found == self._preloaded.expanduser().resolve()
+        ):
+            return path
+        raise ConfigError(
+            f"Cannot read {path}: the app listens on a network address, so it reads no file "
+            "named on the page; upload the file instead."
         )
 
     def upload_target(self, files: Any, folder: str) -> tuple[Path, str] | None:

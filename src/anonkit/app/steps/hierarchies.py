@@ -4,6 +4,7 @@ the column's real values."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 
 from shiny import Inputs, Outputs, reactive, render, ui
 
@@ -59,7 +60,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def draft() -> HierarchySpec | BaseException:
         """The hierarchy the editor's fields describe (not applied yet)."""
         try:
-            return draft_spec(input.h_type(), input.h_params(), input.h_path())
+            kind, path = input.h_type(), input.h_path()
+            if kind == "file" and path.strip():
+                state.readable(Path(path.strip()))
+            return draft_spec(kind, input.h_params(), path)
         except ERRORS as err:
             return err
 

@@ -4,6 +4,7 @@ checks them; the population table; numeric quasi-identifiers of the local algori
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 from shiny import Inputs, Outputs, reactive, render, ui
@@ -56,7 +57,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def use_population(path: Any, name: str | None, uploaded: bool) -> None:
         try:
             found: Population | BaseException = load_population(
-                path, state.loaded().read, name=name, uploaded=uploaded
+                state.readable(Path(path)), state.loaded().read, name=name, uploaded=uploaded
             )
         except ERRORS as err:
             found = err
