@@ -17,9 +17,16 @@ from rich.table import Table
 from rich.text import Text
 
 from anonkit._atomic import atomic_write_text
-from anonkit.cli.common import QuietOption, guarded, stdout_console
+from anonkit.cli.common import (
+    ProgressOption,
+    QuietOption,
+    guarded,
+    progress_reporter,
+    stdout_console,
+)
 from anonkit.exceptions import ConfigError
 from anonkit.io.write import check_not_input
+from anonkit.progress import start_stage
 from anonkit.safety.starter import Starter, read_for_starter, starter_config
 
 
@@ -89,6 +96,7 @@ def init_command(
         ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
+    progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Profile DATA and write a commented starter configuration for `anonkit anonymize`."""
@@ -96,16 +104,19 @@ def init_command(
     if output.exists() and not force:
         raise ConfigError(f"{output} already exists; pass --force to overwrite it.")
     tokens = None if missing is None else ["", *(t for t in missing.split(",") if t != "")]
-    frame, read = read_for_starter(
-        data, separator=separator, encoding=encoding, missing=tokens, strip=strip
-    )
     folder = output.parent if str(output.parent) else Path(".")
-    starter = starter_config(
-        frame,
-        input=_relative(data, folder),
-        output=_relative(release if release is not None else _default_release(data), folder),
-        read=read,
-    )
+    with progress_reporter(progress, quiet=quiet) as bar:
+        start_stage(bar, f"Reading {data.name}")
+        frame, read = read_for_starter(
+            data, separator=separator, encoding=encoding, missing=tokens, strip=strip
+        )
+        start_stage(bar, "Profiling the columns")
+        starter = starter_config(
+            frame,
+            input=_relative(data, folder),
+            output=_relative(release if release is not None else _default_release(data), folder),
+            read=read,
+        )
     table = _table(starter)
     atomic_write_text(output, starter.text)
     console = stdout_console(quiet)
