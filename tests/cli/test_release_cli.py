@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from anonkit.cli.main import app
@@ -77,3 +78,36 @@ def test_a_failed_release_keeps_the_previous_history(tmp_path: Path) -> None:
     code, out = _release(tmp_path / "t2.csv", tmp_path / "r2.csv", history)
     assert code == 1 and "tau_safety" in out
     assert history.read_text() == before and not (tmp_path / "r2.csv").exists()
+
+
+def test_a_release_shows_its_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Publishing is record by record (300,000 records: 6 s): reading, each step of
+    publish() and writing are steps of the progress display."""
+    import contextlib
+    from typing import Any
+
+    import anonkit.cli.release as release_module
+
+    seen: list[str] = []
+
+    @contextlib.contextmanager
+    def recording(progress: bool | None, quiet: bool = False) -> Any:
+        class Bar:
+            def __call__(self, done: int, total: int) -> None: ...
+
+            def stage(self, name: str, unit: str = "") -> None:
+                seen.append(name)
+
+        yield Bar()
+
+    monkeypatch.setattr(release_module, "progress_reporter", recording)
+    T1.write_csv(tmp_path / "t1.csv")
+    code, out = _release(tmp_path / "t1.csv", tmp_path / "r1.csv", tmp_path / "h.json")
+    assert code == 0, out
+    assert seen == [
+        "Reading t1.csv",
+        "Dividing the records",
+        "Forming the classes",
+        "Releasing the classes",
+        "Writing the release",
+    ]

@@ -172,3 +172,16 @@ def test_releases_are_verified_independently_and_a_broken_one_is_caught() -> Non
     )
     with pytest.raises(ReleaseVerificationError):
         verify_release(broken, models=[MUniqueness("disease", 3)], **check)
+
+
+def test_the_pool_queue_takes_the_first_eligible_records_in_order() -> None:
+    from anonkit.releases.sequential import _Queue
+
+    queue = _Queue()
+    for row in (5, 3, 9, 1, 7):
+        queue.append(row)
+    assert queue.take(2, lambda r: r != 3) == [5, 9]  # 3 skipped, kept
+    assert queue.remaining == 3
+    assert queue.take_first() == 3
+    assert queue.take(5, lambda r: True) == [1, 7] and queue.remaining == 0
+    assert queue.take(1, lambda r: True) == []

@@ -14,9 +14,16 @@ from typing import Annotated
 
 import typer
 
-from anonkit.cli.common import QuietOption, guarded, stdout_console
+from anonkit.cli.common import (
+    ProgressOption,
+    QuietOption,
+    guarded,
+    progress_reporter,
+    stdout_console,
+)
 from anonkit.io.tables import output_format, read_table, write_table
 from anonkit.io.write import check_not_input
+from anonkit.progress import start_stage
 from anonkit.releases import ReleaseHistory, publish
 
 
@@ -62,6 +69,7 @@ def release_command(
             "release, NAME.counterfeits.csv).",
         ),
     ] = None,
+    progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Publish DATA as the next release of a sequence, safe against linking the releases."""
@@ -71,22 +79,26 @@ def release_command(
     for written in (output, aux, history):
         check_not_input(written, [data])
     check_not_input(output, [history])
-    frame = read_table(data)
-    previous = ReleaseHistory.load(history) if history.exists() else None
-    result = publish(
-        frame,
-        id_column=id_column,
-        quasi_identifiers=_names(quasi_identifiers),
-        sensitive=sensitive,
-        m=m,
-        history=previous,
-        model=model,
-        tau=tau,
-        numeric=_names(numeric),
-    )
-    write_table(result.table, output)
-    write_table(result.counterfeits, aux)
-    result.history.save(history)
+    with progress_reporter(progress, quiet=quiet) as bar:
+        start_stage(bar, f"Reading {data.name}")
+        frame = read_table(data)
+        previous = ReleaseHistory.load(history) if history.exists() else None
+        result = publish(
+            frame,
+            id_column=id_column,
+            quasi_identifiers=_names(quasi_identifiers),
+            sensitive=sensitive,
+            m=m,
+            history=previous,
+            model=model,
+            tau=tau,
+            numeric=_names(numeric),
+            progress=bar,
+        )
+        start_stage(bar, "Writing the release")
+        write_table(result.table, output)
+        write_table(result.counterfeits, aux)
+        result.history.save(history)
     console = stdout_console(quiet)
     console.print(result.guarantee)
     n_fake = int(result.counterfeits["counterfeits"].sum()) if result.counterfeits.height else 0
