@@ -98,6 +98,7 @@ def _stop_pool(pool: ProcessPoolExecutor, processes: Sequence[Any], grace: float
     """
     current = getattr(pool, "_processes", None) or {}
     processes = [*processes, *(p for p in current.values() if p not in processes)]
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(Exception):
@@ -109,6 +110,13 @@ def _stop_pool(pool: ProcessPoolExecutor, processes: Sequence[Any], grace: float
             if process.is_alive():
                 process.kill()
                 process.join(grace)
+    # The pool's manager thread closes its wake-up pipe as it ends; Python 3.11's exit
+    # handler writes to that pipe unguarded, and when the two race the exit printed
+    # "Exception ignored ... Bad file descriptor" (seen once, interrupting a study whose
+    # workers were starting). With the workers gone the thread ends within milliseconds.
+    if manager is not None:
+        with contextlib.suppress(Exception):
+            manager.join(grace)
 
 
 def run_in_processes(
