@@ -138,8 +138,8 @@ class _Queue:
 
     Taking the first eligible records and skipping the others is what the balancing and
     the assignment do; a list and ``list.remove`` made that quadratic in the pool's size
-    (300,000 records: 0.7 s in ``remove`` alone, a hundred times that at ten times the
-    records). Taken records are marked and skipped; the head moves past them."""
+    (300,000 records: 0.7 s in ``remove`` alone). Taken records are marked and skipped;
+    the head moves past them."""
 
     __slots__ = ("_rows", "_taken", "_head", "remaining")
 
