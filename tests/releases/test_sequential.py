@@ -3,6 +3,7 @@ releases and fails on m-invariant and τ-safe ones; the history round-trips a fi
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -185,3 +186,34 @@ def test_the_pool_queue_takes_the_first_eligible_records_in_order() -> None:
     assert queue.take_first() == 3
     assert queue.take(5, lambda r: True) == [1, 7] and queue.remaining == 0
     assert queue.take(1, lambda r: True) == []
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_free_assignment_forms_the_classes_of_ranking_anew_for_each(seed: int) -> None:
+    """The heap gives the classes of the paper's step 3 as first written: rank every value
+    by the records it has left (ties by value) for each class, take the first record of
+    each of the first m."""
+    from anonkit.releases.sequential import _assign_freely, _Queue
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 5))
+    values = [f"v{i}" for i in range(int(rng.integers(1, 7)))]
+    rows_of = {v: [] for v in values}
+    for row, v in enumerate(rng.choice(values, int(rng.integers(1, 80)))):
+        rows_of[str(v)].append(row)
+    queues = {}
+    for v, rows in rows_of.items():
+        queues[v] = _Queue()
+        for row in rows:
+            queues[v].append(row)
+    all_values = [*values, "spare1", "spare2", "spare3", "spare4"]
+    got = _assign_freely(queues, all_values, m, "s")
+
+    left = {v: list(r) for v, r in rows_of.items()}
+    expected = []
+    while any(left.values()):
+        ranked = sorted((v for v in left if left[v]), key=lambda v: (-len(left[v]), v))[:m]
+        taken = [(left[v].pop(0), v) for v in ranked]
+        fake = [v for v in all_values if v not in ranked][: m - len(ranked)]
+        expected.append(([r for r, _ in taken], ranked, fake))
+    assert [(g.rows, g.values, g.fake) for g in got] == expected

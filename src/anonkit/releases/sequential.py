@@ -59,8 +59,9 @@ sequential publication with arbitrary updates. Computers & Security 66, 20-39.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -337,7 +338,9 @@ def publish(
             groups.append(g)
 
     # 3. assignment of the pool: classes of m distinct values, most frequent values first
-    while any(q.remaining for q in pool_by_value.values()):
+    if not forbidden:  # no record is barred from any value: the ranking alone decides
+        groups += _assign_freely(pool_by_value, all_values, m, sensitive)
+    while forbidden and any(q.remaining for q in pool_by_value.values()):
         ranked = sorted(
             (v for v in pool_by_value if pool_by_value[v].remaining),
             key=lambda v: (-pool_by_value[v].remaining, v),
@@ -378,6 +381,43 @@ def publish(
     start_stage(progress, "Releasing the classes")
     out = _release(frame, qi, sensitive, numeric, groups, ids, values, past, model, m, window)
     return dataclasses.replace(out, withheld=len(withheld))
+
+
+def _assign_freely(
+    pool_by_value: Mapping[str, _Queue], all_values: Sequence[str], m: int, sensitive: str
+) -> list[_Group]:
+    """Step 3 when no pool record is barred from any value: each class takes the first
+    record of each of the ``m`` values with the most records left (ties by value), and
+    counterfeits of the first other values of ``all_values`` when fewer are left.
+
+    The same classes as ranking every value anew for each class, from a heap: the values
+    that lose a record go back in, so the heap's first ``m`` are the ranking's first
+    ``m`` (the loop sorted all values once per class: a million records, half a million
+    sorts)."""
+    heap = [(-q.remaining, v) for v, q in pool_by_value.items() if q.remaining]
+    heapq.heapify(heap)
+    groups: list[_Group] = []
+    while heap:
+        top = [heapq.heappop(heap) for _ in range(min(m, len(heap)))]
+        g = _Group([], [], [])
+        for count, v in top:
+            g.rows.append(pool_by_value[v].take_first())
+            g.values.append(v)
+            if count + 1 < 0:
+                heapq.heappush(heap, (count + 1, v))
+        need = m - len(g.values)
+        if need:
+            spare = [v for v in all_values if v not in g.values]
+            if need > len(spare):
+                raise PrivacyUnattainableError(
+                    f"Column {sensitive!r} has too few distinct values (outside the records' "
+                    f"earlier signatures) to form classes of {m}; pass its full domain= for "
+                    "counterfeits, lower m or publish fewer changed records.",
+                    requirement=f"{m}-invariance",
+                )
+            g.fake.extend(spare[:need])
+        groups.append(g)
+    return groups
 
 
 def _label_expr(column: str, numeric: bool) -> pl.Expr:
