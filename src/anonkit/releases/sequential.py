@@ -171,8 +171,17 @@ class _Queue:
         return out
 
     def take_first(self) -> int:
-        """The first record still in the queue, taken out."""
-        return self.take(1, lambda row: True)[0]
+        """The first record still in the queue, taken out (the head is never taken)."""
+        rows, taken = self._rows, self._taken
+        head = self._head
+        if head >= len(rows):
+            raise IndexError("take_first from an empty queue")
+        head += 1
+        while head < len(rows) and head in taken:
+            head += 1
+        row, self._head = rows[self._head], head
+        self.remaining -= 1
+        return row
 
 
 def _allowed(forbidden: dict[int, set[str]], values: set[str]) -> Callable[[int], bool]:
