@@ -378,12 +378,7 @@ def publish(
         spare = [v for v in all_values if v not in g.values and v not in banned]
         need = m - len(g.values)
         if need > len(spare):
-            raise PrivacyUnattainableError(
-                f"Column {sensitive!r} has too few distinct values (outside the records' "
-                f"earlier signatures) to form classes of {m}; pass its full domain= for "
-                "counterfeits, lower m or publish fewer changed records.",
-                requirement=f"{m}-invariance",
-            )
+            raise _too_few_values(sensitive, m)
         g.fake.extend(spare[:need])
         groups.append(g)
 
@@ -418,15 +413,20 @@ def _assign_freely(
         if need:
             spare = [v for v in all_values if v not in g.values]
             if need > len(spare):
-                raise PrivacyUnattainableError(
-                    f"Column {sensitive!r} has too few distinct values (outside the records' "
-                    f"earlier signatures) to form classes of {m}; pass its full domain= for "
-                    "counterfeits, lower m or publish fewer changed records.",
-                    requirement=f"{m}-invariance",
-                )
+                raise _too_few_values(sensitive, m)
             g.fake.extend(spare[:need])
         groups.append(g)
     return groups
+
+
+def _too_few_values(sensitive: str, m: int) -> PrivacyUnattainableError:
+    """The error of a class that cannot be completed to ``m`` distinct values."""
+    return PrivacyUnattainableError(
+        f"Column {sensitive!r} has too few distinct values (outside the records' earlier "
+        f"signatures) to form classes of {m}; pass its full domain= for counterfeits, lower "
+        "m or publish fewer changed records.",
+        requirement=f"{m}-invariance",
+    )
 
 
 def _label_expr(column: str, numeric: bool) -> pl.Expr:
