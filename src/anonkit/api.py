@@ -290,8 +290,9 @@ class Anonymizer:
         """
         estimator = self.estimator()
         writes = getattr(estimator, "output", None) is not None  # it writes its own release
-        if self.output is not None:
-            check_not_input(self.output, [frame, *(self.hierarchies or {}).values()])
+        if self.output is not None and not writes:  # (one that writes checks in its fit)
+            read = [frame, *(self.hierarchies or {}).values(), self.population]
+            check_not_input(self.output, read)
         if isinstance(frame, (str, Path)) and not isinstance(estimator, (FullDomain, Mondrian)):
             frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
         result = estimator.fit(frame, **self.roles()).result_
