@@ -165,4 +165,9 @@ def test_anonymize_refuses_to_write_over_the_file_it_reads(tmp_path: Path) -> No
             data, quasi_identifiers=["age", "zip"], hierarchies=hierarchies, k=2,
             output=data, algorithm="mondrian", numeric=["age", "zip"],
         )  # fmt: skip
+    with pytest.raises(OutputIsInputError):  # written by anonymize() itself, not the estimator
+        anonkit.anonymize(
+            data, quasi_identifiers=["age", "zip"], hierarchies=hierarchies, k=2,
+            output=data, algorithm="greedy_merge",
+        )  # fmt: skip
     assert data.read_bytes() == before
