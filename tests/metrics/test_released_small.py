@@ -60,7 +60,7 @@ def test_python_and_polars_codes_agree(
     small = released_classes(frame, ["q1", "q2"], ["disease", "income"], **kwargs)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(released, "PYTHON_ROWS", 0)
-        patch.setattr(values, "_PYTHON_ROWS", 0)
+        patch.setattr(values, "PYTHON_ROWS", 0)
         large = released_classes(frame, ["q1", "q2"], ["disease", "income"], **kwargs)
     assert _facts(small) == _facts(large)
 
@@ -69,7 +69,7 @@ def test_both_paths_refuse_the_same_sensitive_values() -> None:
     frame = pl.DataFrame({"q": ["a", "b"], "disease": ["flu", "gout"]})
     for rows in (1000, 0):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(values, "_PYTHON_ROWS", rows)
+            patch.setattr(values, "PYTHON_ROWS", rows)
             with pytest.raises(Exception, match="gout"):
                 released_classes(frame, ["q"], ["disease"], hierarchies={"disease": DISEASE})
     assert np.array_equal(

@@ -188,7 +188,7 @@ def encode_sensitive(
         As :func:`encode_column`.
     """
     text = _text(series, column)
-    if text.len() <= _PYTHON_ROWS:  # the queries' fixed cost is higher than the work
+    if text.len() <= PYTHON_ROWS:  # the queries' fixed cost is higher than the work
         values = text.to_list()
         labels = sensitive_labels(list(dict.fromkeys(values)), column, hierarchy)
         index = {label: k for k, label in enumerate(labels)}
@@ -198,8 +198,10 @@ def encode_sensitive(
     return labels, codes.to_numpy().astype(np.int64)
 
 
-#: Up to this many values, :func:`encode_sensitive` codes them in Python.
-_PYTHON_ROWS = 1000
+#: Up to this many values, :func:`encode_sensitive` (and
+#: :func:`anonkit.metrics.released.released_classes`) code them in Python: the fixed cost
+#: of polars' queries is higher than the work there.
+PYTHON_ROWS = 1000
 
 
 @dataclass(frozen=True, eq=False)

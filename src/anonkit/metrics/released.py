@@ -27,7 +27,7 @@ from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
-from anonkit.core.values import as_text, encode_sensitive
+from anonkit.core.values import PYTHON_ROWS, as_text, encode_sensitive
 from anonkit.exceptions import (
     EmptyDataError,
     MissingValuesError,
@@ -184,6 +184,8 @@ def released_classes(
         _normalized_expr(c) if normalize else pl.col(c).cast(pl.String) for c in qi
     )
     text_columns: dict[str, pl.Series] = {c: texts[c] for c in qi}
+    # the queries' fixed cost is about 2.5 ms for 8 columns; a release of 30,162 Adult
+    # records is read from its tally, 28 to 355 rows in issue 19's cells
     if frame.height <= PYTHON_ROWS:
         star, labels, codes = _small_codes(texts, qi)
     else:
@@ -245,12 +247,6 @@ def released_classes(
         key_labels=tuple(labels),
         key_codes=key_codes,
     )
-
-
-#: Up to this many rows, :func:`released_classes` codes the released values in Python:
-#: the queries' fixed cost (about 2.5 ms for 8 columns) is higher there. A release of
-#: 30,162 Adult records is read from its tally, 28 to 355 rows in issue 19's cells.
-PYTHON_ROWS = 1000
 
 
 def _codes(
