@@ -93,11 +93,12 @@ def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
     >>> check_not_input("release.csv", ["data.csv", None])
     """
     target = Path(output)
+    resolved = target.resolve()
     for source in sources:
         if not isinstance(source, (str, os.PathLike)):
             continue
         path = Path(source)
-        if path.resolve() == target.resolve() or _same_file(path, target):
+        if path.resolve() == resolved or _same_file(path, target):
             raise OutputIsInputError(output, source)
 
 
