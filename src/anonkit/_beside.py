@@ -26,11 +26,19 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 __all__ = ["beside", "errors_first"]
 
 T = TypeVar("T")
+
+
+class Pending(Protocol):
+    """A call under way (a :class:`~concurrent.futures.Future`, or what answers like one):
+    its error once it has ended, or ``None``."""
+
+    def exception(self) -> BaseException | None: ...
+
 
 #: Enough workers that fits started from several threads (the web app's sessions) do not
 #: queue behind one another's checks.
@@ -54,7 +62,7 @@ def beside(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
 
 
 @contextlib.contextmanager
-def errors_first(pending: Future[Any] | None) -> Iterator[None]:
+def errors_first(pending: Pending | None) -> Iterator[None]:
     """Run the block; if it raises (an interrupt too) and the call ``pending`` fails, raise
     that call's error instead, once it has ended."""
     try:

@@ -12,7 +12,10 @@ import pytest
 
 from anonkit import anonymize
 from anonkit._beside import beside, errors_first
+from anonkit.estimators import leak_check
+from anonkit.estimators.leak_check import PendingLeaks
 from anonkit.exceptions import LeakError
+from anonkit.models import DistinctLDiversity, KMap
 
 AGE = {"type": "intervals", "widths": [20, 40]}
 
@@ -103,3 +106,98 @@ def test_a_forked_child_starts_its_own_workers() -> None:
     child.start()
     child.join(30)
     assert child.exitcode == 0 and out.get(timeout=1) == 6
+
+
+# ------------------------------------------------- sensitive columns, from the count
+def _spied(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The columns each fit left to its count (what the check beside it did not count)."""
+    calls: list[list[str]] = []
+    real = leak_check.find_leaks
+
+    def spy(*args: Any, tallied: Any = (), **kwargs: Any) -> Any:
+        calls.append(list(tallied))
+        return real(*args, tallied=tallied, **kwargs)
+
+    monkeypatch.setattr(leak_check, "find_leaks", spy)
+    return calls
+
+
+def test_a_sensitive_column_is_checked_from_the_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _spied(monkeypatch)
+    # "code" gives "sex" back; protected by l-diversity, the count holds it
+    with pytest.raises(LeakError) as err:
+        _run(
+            _frame(),
+            sensitive=["code"],
+            insensitive=["disease"],
+            privacy=[DistinctLDiversity("code", 2)],
+        )
+    assert calls == [["code"]]
+    assert [(x.column, x.related) for x in err.value.leaks] == [("code", "sex")]
+    # only sizes counted (k-anonymity alone): the check beside counts everything
+    calls.clear()
+    result = _run(_frame(), sensitive=["disease"], identifying=["code"])
+    assert calls == [[]] and result.verified
+
+
+def test_errors_of_both_parts_come_in_one_error_in_column_order() -> None:
+    frame = _frame().with_columns(pl.Series("mail", [f"p{i}@example.org" for i in range(60)]))
+    with pytest.raises(LeakError) as err:
+        _run(
+            frame,
+            sensitive=["code", "mail"],
+            insensitive=["disease"],
+            privacy=[DistinctLDiversity("code", 2)],
+        )
+    assert [(x.column, x.kind) for x in err.value.leaks] == [
+        ("code", "dependency"),
+        ("mail", "identifier"),
+    ]
+
+
+def test_a_sensitive_leak_comes_before_a_counting_error() -> None:
+    # the count fails (an age outside its hierarchy), so the check counts the records
+    bad = _frame().with_columns(pl.lit("xx").alias("age"))
+    with pytest.raises(LeakError) as err:
+        _run(
+            bad,
+            sensitive=["code"],
+            insensitive=["disease"],
+            privacy=[DistinctLDiversity("code", 2)],
+            hierarchies={"age": {"type": "intervals", "widths": [20]}},
+        )
+    assert [(x.column, x.related) for x in err.value.leaks] == [("code", "sex")]
+
+
+def test_a_column_left_untallied_is_checked_at_the_end() -> None:
+    pending = PendingLeaks(_frame(), ["age", "sex"], ["code", "disease"], tallied=["code"])
+    assert pending.tallied == ["code"]
+    error = pending.exception()
+    assert isinstance(error, LeakError)
+    assert [(x.column, x.related) for x in error.leaks] == [("code", "sex")]
+    with pytest.raises(LeakError):
+        pending.result()
+
+
+def test_a_population_adds_no_records_to_the_count_s_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = _spied(monkeypatch)
+    frame = _frame()
+    # combinations the sample lacks enter the count with no records
+    extra = pl.DataFrame({"age": [str(a) for a in range(80, 99)], "sex": ["f", "m"] * 9 + ["f"]})
+    population = pl.concat([frame.select("age", "sex")] * 3 + [extra])
+    models = [KMap(2), DistinctLDiversity("code", 2)]
+    with pytest.raises(LeakError) as err:
+        _run(
+            frame,
+            sensitive=["code"],
+            insensitive=["disease"],
+            privacy=models,
+            population=population,
+        )
+    assert calls == [["code"]]
+    assert [(x.column, x.related, x.share) for x in err.value.leaks] == [("code", "sex", 1.0)]
+    models = [KMap(2), DistinctLDiversity("disease", 2)]
+    result = _run(frame, identifying=["code"], privacy=models, population=population)
+    assert result.checks["leak_warnings"] == [] and result.verified

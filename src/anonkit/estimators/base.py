@@ -24,14 +24,13 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
 import polars as pl
 
-from anonkit._beside import beside, errors_first
+from anonkit._beside import errors_first
 from anonkit._frozen import FrozenDict
 from anonkit._validation import (
     Boolean,
@@ -46,6 +45,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.engines.base import choose_engine
+from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
 from anonkit.exceptions import (
     EmptyDataError,
     NotFittedError,
@@ -62,7 +62,7 @@ from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.safety.leaks import Leak, check_leaks
+from anonkit.safety.leaks import check_leaks
 from anonkit.verify import Verification, verify_release
 
 __all__ = [
@@ -205,7 +205,7 @@ class Fitting:
     safety: dict[str, Any]
     t0: float
     #: The leak check, while it runs beside the fit (see :func:`settle_leaks`).
-    leaks: Future[list[Leak]] | None = None
+    leaks: PendingLeaks | None = None
 
     @property
     def by_name(self) -> dict[str, Hierarchy]:
@@ -259,13 +259,6 @@ def with_engine(result: AnonymizationResult, name: str, reason: str) -> Anonymiz
     """``result`` recording which engine ran and why (``details["engine"]``)."""
     details = {**result.details, "engine": {"name": name, "reason": reason}}
     return dataclasses.replace(result, details=FrozenDict(details))
-
-
-def settle_leaks(safety: dict[str, Any], pending: Future[list[Leak]] | None) -> None:
-    """Wait for the leak check ``pending`` (:meth:`Estimator._leak_check`); raise its
-    error or record its warnings in ``safety``."""
-    if pending is not None:
-        safety["leak_warnings"] = [w.to_dict() for w in pending.result()]
 
 
 def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> None:
@@ -386,7 +379,7 @@ class Estimator(Parameters):
         wanted = model_attributes(models)
         schema = columns.schema(data.columns, wanted)
         _check_attainable(data, models)
-        safety, leaks = self._leak_check(data, qi, schema)
+        safety, leaks = self._leak_check(data, qi, schema, self._tallied(models))
         with errors_first(leaks):
             # hierarchies of other columns are not needed (a full set, as load_adult()
             # gives, may be passed); hierarchies of columns the data lacks are an error
@@ -434,11 +427,12 @@ class Estimator(Parameters):
         return pop.select(list(qi))
 
     def _leak_check(
-        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema
-    ) -> tuple[dict[str, Any], Future[list[Leak]] | None]:
+        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
+    ) -> tuple[dict[str, Any], PendingLeaks | None]:
         """Start the check of the columns released as is (that they do not give the
         quasi-identifiers away) beside the fit: the safety record, its warnings still to
-        come, and the running check (``None`` when ``leak_check`` is off)."""
+        come, and the running check (``None`` when ``leak_check`` is off), which leaves the
+        dependencies and uniqueness of the columns ``tallied`` to the fit's count."""
         out: dict[str, Any] = {
             "roles": {r.value: schema.columns(r) for r in AttributeRole},
             "dropped_undeclared": list(schema.dropped),
@@ -449,9 +443,14 @@ class Estimator(Parameters):
             start_stage(self.progress, "Checking for leaks")
             released = self._released_as_is(schema)
             if released:
-                return out, beside(check_leaks, data, quasi_identifiers=qi, released=released)
+                return out, PendingLeaks(data, qi, released, tallied)
             check_leaks(data, quasi_identifiers=qi, released=released)  # checks the names
         return out, None
+
+    def _tallied(self, models: Sequence[PrivacyModel]) -> list[str]:
+        """Columns whose leak check the family's ``_run`` finishes from its count
+        (:meth:`PendingLeaks.tally <anonkit.estimators.leak_check.PendingLeaks.tally>`)."""
+        return []
 
     def _released_as_is(self, schema: Schema) -> list[str]:
         """The columns the release publishes unchanged (what the leak check reads)."""

@@ -45,11 +45,13 @@ from anonkit.io.frames import from_polars
 from anonkit.io.write import output_format
 from anonkit.metrics.classes import ClassProfile, class_profile
 from anonkit.metrics.generalization import METRICS
+from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.node_metrics import aggregation
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.models.base import CLASS_SIZE
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
+from anonkit.safety.leaks import TallyCodes
 
 __all__ = ["SUPPRESSED_MODES", "FullDomain", "NodeEvaluation"]
 
@@ -266,10 +268,15 @@ class FullDomain(Placed):
         self._fit_in_memory(frame, columns)
         self.result_ = with_engine(self.result_, name, reason)
 
+    def _tallied(self, models: Sequence[PrivacyModel]) -> list[str]:
+        """The attributes the models read, which the detail count holds with the
+        quasi-identifiers (:meth:`_encode`): their leak check reads it."""
+        return model_attributes(models) if _needs_detail(models) else []
+
     def _encode(self, fitting: Fitting, engine: Engine) -> EncodedTable:
         """The encoded table, with the sensitive and population details models need."""
         data, qi, specs = fitting.data, fitting.quasi_identifiers, fitting.specs
-        if not any(m.requires - {CLASS_SIZE} for m in fitting.models):
+        if not _needs_detail(fitting.models):
             return engine.count(data, qi, fitting.hierarchies)
         sensitive = [
             SensitiveSpec(c, resolve_hierarchy(c, specs[c], data[c]) if c in specs else None)
@@ -288,6 +295,8 @@ class FullDomain(Placed):
             "polars" if self.engine == "auto" else self.engine
         )
         table = self._encode(fitting, engine)
+        if fitting.leaks is not None and fitting.leaks.tallied and table.detail is not None:
+            fitting.leaks.tally(_detail_codes(table, fitting.leaks.tallied))
         t1 = time.perf_counter()
         outcome = search(
             table,
@@ -498,3 +507,23 @@ class FullDomain(Placed):
 def _all_star(qi: Sequence[str]) -> pl.Expr:
     """Records whose every quasi-identifier is suppressed."""
     return pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
+
+
+def _needs_detail(models: Sequence[PrivacyModel]) -> bool:
+    """Whether a model reads more than class sizes (the count must keep the details)."""
+    return any(m.requires - {CLASS_SIZE} for m in models)
+
+
+def _detail_codes(table: EncodedTable, columns: Sequence[str]) -> TallyCodes:
+    """The detail snapshot's codes of the sensitive attributes ``columns`` and of the
+    quasi-identifiers, with the records of each row (the leak check's tally)."""
+    detail = table.detail
+    assert detail is not None
+    q = table.width
+    codes = dict(zip(table.columns, detail.codes[:q], strict=True))
+    cards = {c: len(h.leaves) for c, h in zip(table.columns, table.hierarchies, strict=True)}
+    for i, attribute in enumerate(table.sensitive):
+        codes[attribute.name] = detail.codes[q + i]
+        cards[attribute.name] = len(attribute.labels)
+    wanted = [*columns, *table.columns]
+    return TallyCodes({c: codes[c] for c in wanted}, cards, detail.counts)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -55,6 +54,7 @@ from anonkit.estimators.base import (
     stage_timing,
     with_engine,
 )
+from anonkit.estimators.leak_check import PendingLeaks
 from anonkit.estimators.recoding import assign_classes, nearest_groups
 from anonkit.estimators.steps import LEAK_SAMPLE, local_result
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
@@ -65,7 +65,6 @@ from anonkit.metrics.release import interpret_release
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.safety.leaks import Leak
 from anonkit.verify import Verification
 
 __all__ = [
@@ -218,13 +217,13 @@ class _Local(Estimator):
         return class_profile(released, fitting.quasi_identifiers, k=k)
 
     def _leak_check(
-        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema
-    ) -> tuple[dict[str, Any], Future[list[Leak]] | None]:
+        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
+    ) -> tuple[dict[str, Any], PendingLeaks | None]:
         """The leak check of every estimator; on a large table, of its first
         :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records."""
         if data.height > LARGE_TABLE:
             data = data.head(LEAK_SAMPLE)
-        return super()._leak_check(data, qi, schema)
+        return super()._leak_check(data, qi, schema, tallied)
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """Records seen in training take their release labels, the others

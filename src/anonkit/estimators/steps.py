@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -32,14 +31,14 @@ from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import Schema
 from anonkit.engines.base import Engine
 from anonkit.engines.counting import COUNT
-from anonkit.estimators.base import Columns, settle_leaks
+from anonkit.estimators.base import Columns
+from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
 from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.metrics.classes import ClassProfile
 from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.safety.leaks import Leak
 from anonkit.verify import Verification, verify_release
 
 __all__ = [
@@ -62,8 +61,8 @@ class _LeakChecking(Protocol):
     leak_check: bool
 
     def _leak_check(
-        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema
-    ) -> tuple[dict[str, Any], Future[list[Leak]] | None]: ...
+        self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
+    ) -> tuple[dict[str, Any], PendingLeaks | None]: ...
 
 
 def engine_roles(

@@ -32,12 +32,14 @@ in parallel) and coded by the rank of each hash among its distinct hashes, then 
 quasi-identifier) pair is one ``numpy.bincount`` over the records, so the check takes a
 second or two on a table of a million records (a 64-bit hash collision between two
 distinct values of one column, odds about n**2 / 2**65, would merge them; that cannot
-hide a dependency, only, vanishingly rarely, suggest one).
+hide a dependency, only, vanishingly rarely, suggest one). A table already counted (the
+detail count of a full-domain fit) is read as it is (:class:`TallyCodes`): each pair is one
+``numpy.bincount`` over the count's rows, weighted by their records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
@@ -46,20 +48,25 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.exceptions import LeakError, ParameterError, UnknownColumnError
+from anonkit.safety.identifiers import IDENTIFIER_KINDS, IDENTIFIER_SHARE, identifier_kind
 
 __all__ = [
     "DEPENDENCY_AGREEMENT",
     "DEPENDENCY_STRENGTH",
+    "IDENTIFIER_KINDS",
     "IDENTIFIER_SHARE",
     "NEAR_UNIQUE",
     "Dependency",
     "Leak",
+    "TallyCodes",
     "check_leaks",
     "dependency_strength",
     "ColumnCodes",
     "find_dependencies",
     "find_leaks",
     "identifier_kind",
+    "in_order",
+    "value_leaks",
 ]
 
 #: A dependency holds when at least this share of the records (among those whose value of
@@ -73,32 +80,10 @@ DEPENDENCY_STRENGTH: Final = 0.9
 #: A column with at least this many distinct values per record is near-unique: it
 #: "determines" every other column trivially, so it is reported as unique, not dependent.
 NEAR_UNIQUE: Final = 0.5
-#: Share of a column's non-null values that must match one identifier pattern.
-IDENTIFIER_SHARE: Final = 0.5
-
 # Above this many cells the (determinant, dependent) contingency table is counted sparsely.
 _DENSE_CELLS: Final = 4_000_000
 # The widest slot table of _hash_ranks (2**16 entries: columns of up to 255 values).
 _SLOT_BITS: Final = 16
-# Values screened first; the full column is matched only if the sample looks suspicious.
-_SAMPLE: Final = 2_000
-
-_EMAIL = r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$"
-_SSN = r"^\d{3}-\d{2}-\d{4}$"
-_IBAN = r"^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$"
-_CARD = r"^\d{13,19}$"
-_DIGIT_GROUPS = r"^(\+|00)?\(?\d[\d ()./-]{5,}\d$"
-# Numbers that merely carry separators: 1,234,567.89, 1 234 567, 1234567.89.
-_AMOUNT = r"^-?(\d{1,3}([,. ']\d{3})+|\d+)([.,]\d+)?$"
-
-#: Identifier pattern names, in the order they are tried.
-IDENTIFIER_KINDS: Final = (
-    "e-mail addresses",
-    "social security numbers",
-    "IBANs",
-    "payment card numbers",
-    "phone or ID numbers",
-)
 
 
 @dataclass(frozen=True)
@@ -159,7 +144,48 @@ class Dependency:
 
 
 # ----------------------------------------------------------------------------- codes
-class ColumnCodes:
+class _Codes:
+    """Dense integer codes ``0..d-1`` of a table's columns (equal values, equal codes),
+    one per record or, in a tally, one per row standing for ``weights`` records."""
+
+    #: Records of the table.
+    records: int
+    #: Each column's distinct values.
+    distinct: dict[str, int]
+    #: Records per row (a tally, as floats), or ``None`` (a row per record).
+    weights: npt.NDArray[np.float64] | None = None
+
+    def codes(self, column: str) -> npt.NDArray[np.int64]:
+        raise NotImplementedError
+
+    def near_unique(self, column: str) -> bool:
+        """Whether ``column`` has at least :data:`NEAR_UNIQUE` distinct values per record."""
+        return _near_unique(self.distinct[column], self.records)
+
+    def singles(self, column: str) -> int:
+        """How many records hold a value that no other record holds."""
+        counts = np.bincount(self.codes(column), self.weights, minlength=self.distinct[column])
+        return int(np.count_nonzero(counts == 1))
+
+    def dependency(self, determinant: str, dependent: str) -> tuple[float, float] | None:
+        """:func:`dependency_strength` of the two columns (None when trivial)."""
+        if (
+            determinant == dependent
+            or self.near_unique(determinant)
+            or self.near_unique(dependent)
+            or self.distinct[dependent] <= 1
+        ):
+            return None
+        return dependency_strength(
+            self.codes(determinant),
+            self.distinct[determinant],
+            self.codes(dependent),
+            self.distinct[dependent],
+            self.weights,
+        )
+
+
+class ColumnCodes(_Codes):
     """Distinct counts and dense integer codes of a table's columns (null is a value too).
 
     Two parallel polars passes hash every column and find its distinct hashes; the codes
@@ -184,45 +210,71 @@ class ColumnCodes:
         self._keys = {
             c: np.sort(np.asarray(u, dtype=np.uint64)) for c, u in zip(names, uniques, strict=True)
         }
-        self.distinct: dict[str, int] = {
-            c: int(self._keys[c].size) if self.records else 0 for c in names
-        }
+        self.distinct = {c: int(self._keys[c].size) if self.records else 0 for c in names}
         self._codes: dict[str, npt.NDArray[np.int64]] = {}
 
-    def near_unique(self, column: str) -> bool:
-        """Whether ``column`` has at least :data:`NEAR_UNIQUE` distinct values per record."""
-        return _near_unique(self.distinct[column], self.records)
-
     def codes(self, column: str) -> npt.NDArray[np.int64]:
-        """The dense codes of ``column``, one per record (every column's in one query,
-        on first use: the dense rank of its hashes)."""
+        """The dense codes of ``column``, one per record (made on first use: the dense
+        rank of its hashes)."""
         if column not in self._codes:
             hashes = self._hashes.get_column(column).to_numpy()
             self._codes[column] = _hash_ranks(self._keys[column], hashes)
         return self._codes[column]
 
     def singles(self, column: str) -> int:
-        """How many records hold a value that no other record holds."""
         if column in self._codes:
-            counts = np.bincount(self._codes[column], minlength=self.distinct[column])
-            return int(np.count_nonzero(counts == 1))
+            return super().singles(column)
         return int(self._hashes.get_column(column).is_unique().sum())
 
-    def dependency(self, determinant: str, dependent: str) -> tuple[float, float] | None:
-        """:func:`dependency_strength` of the two columns (None when trivial)."""
-        if (
-            determinant == dependent
-            or self.near_unique(determinant)
-            or self.near_unique(dependent)
-            or self.distinct[dependent] <= 1
-        ):
-            return None
-        return dependency_strength(
-            self.codes(determinant),
-            self.distinct[determinant],
-            self.codes(dependent),
-            self.distinct[dependent],
-        )
+
+class TallyCodes(_Codes):
+    """:class:`ColumnCodes` of a table already counted: one row per distinct combination
+    of the columns' values, with the records holding it (the grouped count a full-domain
+    fit makes for its privacy models). The checks then cost a pass over the tally's rows,
+    and nothing is hashed.
+
+    Parameters
+    ----------
+    codes
+        Each column's codes, one per row, in ``0 .. cardinalities[column] - 1`` (equal
+        values, equal codes).
+    cardinalities
+        Each column's code range.
+    counts
+        Records per row; rows of none (a population's combinations) count nowhere.
+
+    Examples
+    --------
+    >>> coded = TallyCodes({"a": np.array([0, 3, 2, 0])}, {"a": 4}, np.array([2, 1, 0, 1]))
+    >>> coded.records, coded.distinct["a"], coded.singles("a"), coded.codes("a")[[0, 1, 3]]
+    (4, 2, 1, array([0, 1, 0]))
+    """
+
+    def __init__(
+        self,
+        codes: Mapping[str, npt.NDArray[np.int64]],
+        cardinalities: Mapping[str, int],
+        counts: npt.NDArray[np.int64],
+    ) -> None:
+        self.records = int(counts.sum())
+        # as floats once: every bincount would convert them
+        self.weights = counts.astype(np.float64)
+        self.distinct = {}
+        self._codes = {}
+        live = None if bool((counts > 0).all()) else counts > 0
+        for column, raw in codes.items():
+            held = np.zeros(int(cardinalities[column]), dtype=bool)
+            held[raw if live is None else raw[live]] = True
+            distinct = int(np.count_nonzero(held))
+            if distinct < held.size:
+                # renumber the values held 0..d-1; rows of none take any code (they weigh 0)
+                raw = np.maximum(np.cumsum(held) - 1, 0)[raw]
+            self._codes[column] = raw
+            self.distinct[column] = distinct
+
+    def codes(self, column: str) -> npt.NDArray[np.int64]:
+        """The dense codes of ``column``, one per row."""
+        return self._codes[column]
 
 
 def _hash_ranks(
@@ -253,9 +305,14 @@ def _near_unique(distinct: int, records: int) -> bool:
 
 
 def dependency_strength(
-    x: npt.NDArray[np.int64], dx: int, y: npt.NDArray[np.int64], dy: int
+    x: npt.NDArray[np.int64],
+    dx: int,
+    y: npt.NDArray[np.int64],
+    dy: int,
+    weights: npt.NDArray[np.float64] | npt.NDArray[np.int64] | None = None,
 ) -> tuple[float, float] | None:
-    """How well the codes ``x`` determine the codes ``y``: ``(agreement, strength)``.
+    """How well the codes ``x`` determine the codes ``y``: ``(agreement, strength)``; with
+    ``weights``, each (``x``, ``y``) row stands for that many records (a tally).
 
     Records whose ``x`` value occurs once carry no evidence (any value "determines"
     anything once) and are left out. Among the rest, ``agreement`` is the share of records
@@ -280,11 +337,12 @@ def dependency_strength(
     >>> dependency_strength(state, 2, zip_, 3)
     (0.75, 0.6)
     """
-    n = int(x.size)
+    n = int(x.size) if weights is None else int(weights.sum())
     if n == 0 or dy <= 1 or _near_unique(dx, n):
         return None
     if dx * dy <= _DENSE_CELLS:
-        table = np.bincount(x * dy + y, minlength=dx * dy).reshape(dx, dy)
+        cells = np.bincount(x * dy + y, weights, minlength=dx * dy)
+        table = cells.astype(np.int64, copy=False).reshape(dx, dy)
         sizes = table.sum(axis=1)
         keep = sizes >= 2
         evidence = int(sizes[keep].sum())
@@ -293,7 +351,8 @@ def dependency_strength(
         agree = int(table.max(axis=1)[keep].sum())
         base = int(table[keep].sum(axis=0).max())
     else:
-        pairs = pl.DataFrame({"x": x, "y": y}).group_by("x", "y").len()
+        rows = pl.DataFrame({"x": x, "y": y, "w": np.ones_like(x) if weights is None else weights})
+        pairs = rows.group_by("x", "y").agg(pl.col("w").sum().alias("len"))
         groups = pairs.group_by("x").agg(
             pl.col("len").sum().alias("size"), pl.col("len").max().alias("top")
         )
@@ -347,83 +406,6 @@ def find_dependencies(
     return found
 
 
-# ----------------------------------------------------------------------- identifiers
-def _matchers(col: pl.Expr) -> list[pl.Expr]:
-    """One boolean expression per :data:`IDENTIFIER_KINDS` entry, on a string column."""
-    compact = col.str.replace_all(r"[ -]", "")
-    digits = col.str.count_matches(r"\d")
-    groups = col.str.count_matches(r"\d+")
-    ssn = col.str.contains(_SSN)
-    card = col.str.contains(r"^\d[\d -]*\d$") & compact.str.contains(_CARD)
-    phone = (
-        col.str.contains(_DIGIT_GROUPS)
-        & digits.is_between(9, 15)
-        & (col.str.contains(r"^(\+|00)|\(") | (groups >= 3))
-        & ~col.str.contains(_AMOUNT)
-        & ~ssn
-        & ~card
-    )
-    return [
-        col.str.contains(_EMAIL),
-        ssn,
-        col.str.to_uppercase().str.replace_all(" ", "").str.contains(_IBAN),
-        card,
-        phone,
-    ]
-
-
-def _pattern_shares(values: pl.LazyFrame) -> list[float]:
-    """The share of the values (the column ``v``, no nulls) matching each pattern, in
-    one query."""
-    text = pl.col("v").cast(pl.String).str.strip_chars()
-    frame = values.select([m.mean().alias(str(i)) for i, m in enumerate(_matchers(text))]).collect()
-    return [float(v or 0.0) for v in frame.row(0)]
-
-
-def _may_identify(values: pl.LazyFrame) -> bool:
-    """Whether any of the values (the column ``v``) holds a decimal digit or an ``@``,
-    which every pattern needs (a query that compiles much faster than the patterns')."""
-    found = values.select(pl.col("v").cast(pl.String).str.contains(r"[\d@]").any()).collect()
-    return bool(found.item())
-
-
-def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
-    """The direct-identifier pattern most of ``values`` match, with its share, or None.
-
-    The patterns (:data:`IDENTIFIER_KINDS`): e-mail addresses; US social security numbers
-    ``ddd-dd-dddd``; IBANs (two letters, two check digits, 11 to 30 letters or digits,
-    spaces allowed); payment card numbers (13 to 19 digits, in groups or not); phone or ID
-    numbers (9 to 15 digits in three or more groups, or starting with ``+``, ``00`` or a
-    parenthesis, which are not plain or thousands-separated amounts). A pattern counts when
-    at least :data:`IDENTIFIER_SHARE` of the non-null values match it. Plain numbers of up
-    to 12 digits (ages, amounts, weights, 5-digit zip codes), dates and hierarchy labels
-    such as ``[20-25[`` match none.
-
-    Examples
-    --------
-    >>> identifier_kind(pl.Series(["ann@example.org", "bob@example.com", None]))
-    ('e-mail addresses', 1.0)
-    >>> identifier_kind(pl.Series(["77516", "83311", "2024-03-05"])) is None
-    True
-    """
-    n = values.len() - values.null_count()
-    if n == 0:
-        return None
-    present = values.to_frame("v").lazy().drop_nulls()
-    # a large column is screened on a sample first; every pattern needs a digit or an "@",
-    # and one cheap query finds whether any screened value holds one
-    screen = present.gather_every(n // _SAMPLE) if n > 2 * _SAMPLE else present
-    if not _may_identify(screen):
-        return None
-    if screen is not present and max(_pattern_shares(screen)) < IDENTIFIER_SHARE / 2:
-        return None
-    shares = _pattern_shares(present)
-    best = int(np.argmax(shares))
-    if shares[best] < IDENTIFIER_SHARE:
-        return None
-    return IDENTIFIER_KINDS[best], shares[best]
-
-
 # ------------------------------------------------------------------------- the check
 def _check_columns(frame: pl.DataFrame, columns: Iterable[str]) -> None:
     names = list(dict.fromkeys(columns))
@@ -474,6 +456,7 @@ def find_leaks(
     quasi_identifiers: Sequence[str],
     released: Sequence[str],
     unique_share: float = 0.5,
+    tallied: Sequence[str] = (),
 ) -> list[Leak]:
     """Every leak of the columns ``released`` as they are (see the module docstring).
 
@@ -488,12 +471,16 @@ def find_leaks(
     unique_share
         Distinct values per record from which a released column is reported as
         ``unique`` (near-unique).
+    tallied
+        Released columns whose dependencies and uniqueness are read from a count of the
+        table instead (:func:`value_leaks` on :class:`TallyCodes`): only their identifier
+        patterns are matched here.
 
     Returns
     -------
     list of Leak
         Per released column in the given order: its identifier, dependency (one per
-        quasi-identifier it gives away) and unique leaks.
+        quasi-identifier it gives away) and unique leaks (:func:`in_order`).
 
     Raises
     ------
@@ -518,12 +505,47 @@ def find_leaks(
     _check_columns(frame, [*qis, *cols])
     if frame.height == 0 or not cols:
         return []
-    coded = ColumnCodes(frame, [*cols, *qis])
     leaks: list[Leak] = []
     for column in cols:
         kind = identifier_kind(frame.get_column(column))
         if kind is not None:
             leaks.append(_identifier_leak(column, *kind))
+    later = set(_names(tallied))
+    counted = [c for c in cols if c not in later]
+    if counted:
+        coded = ColumnCodes(frame, [*counted, *qis])
+        leaks += value_leaks(
+            coded, quasi_identifiers=qis, released=counted, unique_share=unique_share
+        )
+    return in_order(leaks, cols)
+
+
+def value_leaks(
+    coded: _Codes,
+    *,
+    quasi_identifiers: Sequence[str],
+    released: Sequence[str],
+    unique_share: float = 0.5,
+) -> list[Leak]:
+    """The dependency and unique leaks of the columns ``released`` (what
+    :func:`find_leaks` finds but the identifiers), read from ``coded``, which holds them
+    and the quasi-identifiers: a :class:`ColumnCodes` of the records or a
+    :class:`TallyCodes` of their count.
+
+    Examples
+    --------
+    >>> edu, years = np.array([0, 0, 1, 2]), np.array([0, 0, 1, 2])
+    >>> coded = TallyCodes({"edu": edu, "years": years}, {"edu": 3, "years": 3},
+    ...                    np.array([3, 0, 3, 2]))
+    >>> [(x.column, x.kind) for x in value_leaks(
+    ...     coded, quasi_identifiers=["edu"], released=["years"])]
+    [('years', 'dependency')]
+    """
+    leaks: list[Leak] = []
+    if coded.records == 0:
+        return leaks
+    qis = _names(quasi_identifiers)
+    for column in _names(released):
         for qi in qis:
             measure = coded.dependency(column, qi)
             if measure is not None and _holds(measure):
@@ -533,6 +555,16 @@ def find_leaks(
             singles = coded.singles(column) / coded.records
             leaks.append(_unique_leak(column, share, singles))
     return leaks
+
+
+_KIND_ORDER: Final = {"identifier": 0, "dependency": 1, "unique": 2}
+
+
+def in_order(leaks: Iterable[Leak], released: Sequence[str]) -> list[Leak]:
+    """``leaks`` in :func:`find_leaks`'s order: by column as ``released`` lists them, then
+    identifier, dependencies (in the order found), unique."""
+    rank = {c: i for i, c in enumerate(_names(released))}
+    return sorted(leaks, key=lambda x: (rank.get(x.column, len(rank)), _KIND_ORDER[x.kind]))
 
 
 def check_leaks(
