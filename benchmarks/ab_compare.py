@@ -14,13 +14,16 @@ repository root::
         --after . --runs 6 lattice_adult.py --algorithms flash --k 10 --repeats 3 \\
         --output /tmp/lattice.md
 
-``--record NAME`` writes the result as section ``ab_NAME`` of ``benchmarks/RESULTS.md``.
+``--same-script`` runs the "after" checkout's script on both (with each checkout's
+``src/``), for a benchmark the "before" version does not have yet. ``--record NAME``
+writes the result as section ``ab_NAME`` of ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -40,16 +43,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--runs", type=int, default=6, help="timed runs of each (%(default)s)")
     p.add_argument("--record", default=None, help="write section ab_NAME of RESULTS.md")
     p.add_argument("--label", default="", help="what the two versions are, for the record")
+    p.add_argument(
+        "--same-script", action="store_true", help="run the after checkout's script on both"
+    )
     p.add_argument("script", help="a script of benchmarks/, e.g. lattice_adult.py")
     p.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     return p.parse_args(argv)
 
 
-def _run(checkout: Path, script: str, args: list[str]) -> float:
+def _run(checkout: Path, script: str, args: list[str], scripts: Path | None = None) -> float:
+    """Wall time of ``script`` (from ``scripts``, else the checkout's ``benchmarks/``) run
+    on ``checkout``'s ``src/``."""
     env = {**os.environ, "PYTHONPATH": str(checkout / "src")}
     t = time.perf_counter()
     subprocess.run(
-        [sys.executable, str(checkout / "benchmarks" / script), *args],
+        [sys.executable, str((scripts or checkout / "benchmarks") / script), *args],
         env=env,
         check=True,
         stdout=subprocess.DEVNULL,
@@ -63,12 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     command = common.command_line()
     info = common.machine_info()
     before, after = Path(args.before).resolve(), Path(args.after).resolve()
+    scripts = after / "benchmarks" if args.same_script else None
     for checkout in (before, after):  # warm-up: caches, compiled kernels
-        _run(checkout, args.script, args.args)
+        _run(checkout, args.script, args.args, scripts)
     times: dict[str, list[float]] = {"before": [], "after": []}
     for _ in range(args.runs):
-        times["before"].append(_run(before, args.script, args.args))
-        times["after"].append(_run(after, args.script, args.args))
+        times["before"].append(_run(before, args.script, args.args, scripts))
+        times["after"].append(_run(after, args.script, args.args, scripts))
     ratios = [a / b for a, b in zip(times["after"], times["before"], strict=True)]
     rows = [
         "| version | median wall | min | max |",
@@ -88,8 +97,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"## Before / after: {args.label or args.script}", command, info
             ),
             "",
-            f"`{args.script} {' '.join(args.args)}` as a whole process, the two checkouts "
-            "taking turns after one warm-up each.",
+            f"`{args.script} {shlex.join(args.args)}` as a whole process, the two checkouts "
+            "taking turns after one warm-up each"
+            + (" (the after checkout's script on both)." if args.same_script else "."),
             "",
             *rows,
         ]
