@@ -15,7 +15,7 @@ from anonkit._beside import beside, errors_first
 from anonkit.estimators import leak_check
 from anonkit.estimators.leak_check import PendingLeaks
 from anonkit.exceptions import LeakError
-from anonkit.models import DistinctLDiversity, KMap
+from anonkit.models import DistinctLDiversity, EqualDistanceTCloseness, KMap
 
 AGE = {"type": "intervals", "widths": [20, 40]}
 
@@ -201,3 +201,18 @@ def test_a_population_adds_no_records_to_the_count_s_check(
     models = [KMap(2), DistinctLDiversity("disease", 2)]
     result = _run(frame, identifying=["code"], privacy=models, population=population)
     assert result.checks["leak_warnings"] == [] and result.verified
+
+
+def test_values_the_count_would_merge_are_checked_as_released() -> None:
+    # "code" is one value up to a trailing space, and the space gives "sex" back: the
+    # count strips it, the release does not
+    frame = _frame().with_columns(
+        pl.when(pl.col("sex") == "f").then(pl.lit("X ")).otherwise(pl.lit("X")).alias("code")
+    )
+    with pytest.raises(LeakError) as err:
+        _run(
+            frame,
+            sensitive=["code", "disease"],
+            privacy=[EqualDistanceTCloseness("code", 0.5), DistinctLDiversity("disease", 2)],
+        )
+    assert [(x.column, x.related) for x in err.value.leaks] == [("code", "sex")]
