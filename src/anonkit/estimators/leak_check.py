@@ -67,7 +67,7 @@ class PendingLeaks:
             data,
             quasi_identifiers=self._qi,
             released=self._released,
-            tallied=self._untallied,
+            tallied=list(self._untallied),
         )
         self._found: list[Leak] = []
 
