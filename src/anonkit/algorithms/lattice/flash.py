@@ -199,6 +199,19 @@ class Flash:
                 # roll that one up first, and they roll up from it instead of from the
                 # bottom. (Measured on Adult: no gain when every model is monotone.)
                 evaluator.snapshot(s0)
+            if monotone and incumbent is not None and hi > 0:
+                # With an incumbent the path stops at the threshold, and most such paths
+                # hold no private node at all: judging their top first settles the whole
+                # path when it fails (its downset fails), where bisection judged about
+                # log2 of its nodes. (Adult, 9 columns, 4 % suppression: 294 instead of
+                # 566 nodes at k = 5; 8 columns, hierarchical t without suppression: 26
+                # instead of 46.)
+                if status[path[hi]] == UNKNOWN:
+                    visit(path[hi])
+                if status[path[hi]] in (ANONYMOUS, POSSIBLE):
+                    hi -= 1
+                else:
+                    lo = hi + 1
             while lo <= hi:
                 mid = (lo + hi) // 2
                 node = path[mid]

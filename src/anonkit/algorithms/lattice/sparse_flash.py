@@ -363,7 +363,8 @@ class _Sweep:
 
     def climb(self, levels: tuple[int, ...]) -> None:
         """From a failing node, a greedy path through nodes not known yet (cheapest bound
-        first), binary-searched for its lowest private node (monotone models)."""
+        first), binary-searched for its lowest private node (monotone models; once an
+        incumbent bounds the path, its top is judged first)."""
         path: list[tuple[int, ...]] = []
         cur = list(levels)
         while True:
@@ -385,6 +386,15 @@ class _Sweep:
             path.append(tuple(step))
             cur = step
         lo, hi = 0, len(path) - 1
+        if self.best is not None and hi > 0:
+            # the top first: a path bounded by the incumbent seldom holds a private node
+            # (see Flash.search)
+            node = self.lat.index(path[hi])
+            res = self.ev.results.get(node) or self.judge(node)
+            if res.anonymous:
+                hi -= 1
+            else:
+                lo = hi + 1
         while lo <= hi:
             mid = (lo + hi) // 2
             node = self.lat.index(path[mid])
