@@ -37,6 +37,7 @@ __all__ = [
     "sensitive_labels",
     "sensitive_text_expr",
     "string_codes",
+    "text_apart",
     "text_expr",
 ]
 
@@ -62,6 +63,39 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
         whole = col.cast(pl.Int64, strict=False).cast(pl.String)
         return pl.when(col == col.round(0)).then(whole).otherwise(col.cast(pl.String)).alias(column)
     return col.cast(pl.String)
+
+
+#: Types whose values :func:`text_expr` writes one-to-one (a String column too, unless a
+#: value has blanks to strip; floats are not: ``1.0`` and ``1`` read alike).
+_TEXT_ONE_TO_ONE = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32,
+                    pl.UInt64, pl.Boolean, pl.Categorical, pl.Enum, pl.Date)  # fmt: skip
+
+
+def text_apart(frame: pl.DataFrame, columns: Sequence[str]) -> list[str]:
+    """The ``columns`` of ``frame`` whose distinct values stay distinct in
+    :func:`text_expr`: counted as text, they are counted as they are (``"X"`` and
+    ``"X "`` would be one value). Strings are checked on their distinct values.
+
+    Examples
+    --------
+    >>> text_apart(pl.DataFrame({"a": ["X", "X "], "b": ["X", "Y"], "c": [1.0, 2.5]}),
+    ...            ["a", "b", "c"])
+    ['b']
+    """
+    schema = frame.schema
+    texts = [c for c in columns if schema[c] == pl.String]
+    queries = [
+        frame.lazy()
+        .select(pl.col(c).unique())
+        .select((pl.col(c) != pl.col(c).str.strip_chars()).any())
+        for c in texts
+    ]
+    padded = {c for c, found in zip(texts, pl.collect_all(queries), strict=True) if found.item()}
+    return [
+        c
+        for c in columns
+        if (c in texts and c not in padded) or isinstance(schema[c], _TEXT_ONE_TO_ONE)
+    ]
 
 
 def missing_expr(column: str, dtype: pl.DataType) -> pl.Expr:
