@@ -37,6 +37,7 @@ __all__ = [
     "check_counts",
     "detail_table",
     "key_digits",
+    "packed_digits",
     "sensitive_coded",
     "table_from_counts",
     "unpack_block",
@@ -82,13 +83,22 @@ def key_digits(
     room to spare). Engines group one key column instead of many, which is much faster
     (see :func:`unpack_keys`). Each radix is rounded up to a power of two while the keys
     still fit, so that unpacking them takes shifts instead of divisions."""
-    radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
-    if math.prod(radices) >= limit:
+    return packed_digits([len(h.leaves) + KEY_SHIFT for h in hierarchies], limit)
+
+
+def packed_digits(
+    radices: Sequence[int], limit: int = _KEY_LIMIT
+) -> tuple[list[int], list[int]] | None:
+    """:func:`key_digits` of digits with the given ``radices``: each rounded up to a power
+    of two while the keys still fit below ``limit``; ``None`` when they do not fit even
+    as they are."""
+    out = list(radices)
+    if math.prod(out) >= limit:
         return None
-    whole = [1 << (r - 1).bit_length() for r in radices]
+    whole = [1 << (r - 1).bit_length() for r in out]
     if math.prod(whole) < limit:
-        radices = whole
-    return radices, [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+        out = whole
+    return out, [math.prod(out[j + 1 :]) for j in range(len(out))]
 
 
 #: The blocks :func:`unpack_keys` made and that are still alive, by address. (Only a live

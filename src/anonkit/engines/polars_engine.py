@@ -13,7 +13,6 @@ query, for the caller to sink to a file.
 from __future__ import annotations
 
 import functools
-import math
 import weakref
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,6 +43,7 @@ from anonkit.engines.counting import (
     Specs,
     detail_table,
     key_digits,
+    packed_digits,
     unpack_block,
     unpack_keys,
 )
@@ -194,10 +194,7 @@ def _detail_digits(
     columns' (:func:`_sensitive_codes`, the last code for missing), or ``None`` when the
     key would not fit."""
     radices = [len(h.leaves) + KEY_SHIFT for h in hierarchies]
-    radices += [len(v) + 1 + KEY_SHIFT for v in values]
-    if math.prod(radices) >= 1 << 62:
-        return None
-    return radices, [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+    return packed_digits([*radices, *(len(v) + 1 + KEY_SHIFT for v in values)])
 
 
 def _packed_detail_counts(
