@@ -71,11 +71,11 @@ def _pattern_shares(values: pl.LazyFrame) -> list[float]:
     return [float(v or 0.0) for v in frame.row(0)]
 
 
-def _may_identify(values: pl.LazyFrame) -> bool:
-    """Whether any of the values (the column ``v``) holds a decimal digit or an ``@``,
-    which every pattern needs (a query that compiles much faster than the patterns')."""
-    found = values.select(pl.col("v").cast(pl.String).str.contains(r"[\d@]").any()).collect()
-    return bool(found.item())
+def _may_identify(values: pl.Series) -> bool:
+    """Whether any of ``values`` holds a decimal digit or an ``@``, which every pattern
+    needs (eager: on Adult's 30,162 occupations 0.4 ms against 0.8 for a lazy query, whose
+    planning costs more than the screen)."""
+    return bool(values.cast(pl.String).str.contains(r"[\d@]").any())
 
 
 def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
@@ -100,13 +100,14 @@ def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
     n = values.len() - values.null_count()
     if n == 0:
         return None
-    present = values.to_frame("v").lazy().drop_nulls()
+    kept = values.drop_nulls() if values.null_count() else values
+    present = kept.to_frame("v").lazy()
     # a large column is screened on a sample first; every pattern needs a digit or an "@",
-    # and one cheap query finds whether any screened value holds one
-    screen = present.gather_every(n // _SAMPLE) if n > 2 * _SAMPLE else present
-    if not _may_identify(screen):
+    # and one cheap pass finds whether any screened value holds one
+    sampled = n > 2 * _SAMPLE
+    if not _may_identify(kept.gather_every(n // _SAMPLE) if sampled else kept):
         return None
-    if screen is not present and max(_pattern_shares(screen)) < IDENTIFIER_SHARE / 2:
+    if sampled and max(_pattern_shares(present.gather_every(n // _SAMPLE))) < IDENTIFIER_SHARE / 2:
         return None
     shares = _pattern_shares(present)
     best = int(np.argmax(shares))
