@@ -153,6 +153,9 @@ def _holds(model: object, hist: Counter, table: Counter, n: int) -> bool:
 
 
 def _run(frame, hs, models, limit, metric, algorithm):
+    # The property is the search's. A random sensitive column on a few records often
+    # determines a quasi-identifier, which the leak check refuses (a LeakError before
+    # either search is judged; tests/safety covers it).
     return anonymize(
         frame,
         quasi_identifiers=[h.name for h in hs],
@@ -161,6 +164,7 @@ def _run(frame, hs, models, limit, metric, algorithm):
         suppression_limit=limit,
         metric=metric,
         algorithm=algorithm,
+        leak_check=False,
     )
 
 
