@@ -15,6 +15,7 @@ heuristic searches need no more.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,6 +26,26 @@ from anonkit.exceptions import ParameterError
 #: Above this many nodes the explicit lattice would not fit comfortably in memory: larger
 #: lattices are implicit, and refused unless the caller lifts ``max_nodes``.
 MAX_NODES = 5_000_000
+
+
+#: Explicit lattices of at most this many nodes share their (read-only) level vectors
+#: with every lattice of the same heights: a fit on Adult's 9 columns built the same
+#: 12,960 vectors call after call (0.9 ms of its fixed cost).
+_SHARED_NODES = 1 << 17
+
+
+def _grid(heights: tuple[int, ...]) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int64]]:
+    """The read-only level vectors of every node of an explicit lattice of ``heights``
+    and their sums."""
+    grids = np.indices(heights, dtype=np.int16).reshape(len(heights), -1)
+    nodes = np.ascontiguousarray(grids.T)
+    nodes.setflags(write=False)
+    levels = nodes.sum(axis=1, dtype=np.int64)
+    levels.setflags(write=False)
+    return nodes, levels
+
+
+_shared_grid = functools.lru_cache(maxsize=16)(_grid)
 
 
 class Lattice:
@@ -72,11 +93,8 @@ class Lattice:
         self._nodes: npt.NDArray[np.int16] | None = None
         self._levels: npt.NDArray[np.int64] | None = None
         if self.explicit:
-            grids = np.indices(self.heights, dtype=np.int16).reshape(len(self.heights), -1)
-            self._nodes = np.ascontiguousarray(grids.T)
-            self._nodes.setflags(write=False)
-            self._levels = self._nodes.sum(axis=1, dtype=np.int64)
-            self._levels.setflags(write=False)
+            grid = _shared_grid if size <= _SHARED_NODES else _grid
+            self._nodes, self._levels = grid(self.heights)
         self.max_height = int(sum(self.heights) - len(self.heights))
 
     def _too_large(self, limit: int) -> ParameterError:
