@@ -16,6 +16,7 @@ from anonkit.core import grouping as grouping_module
 from anonkit.core import snapshot as snapshot_module
 from anonkit.core.encoding import subset_snapshot
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.joint import JointDigits
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import FrequencySnapshot, KeyRadix, group_codes, roll_up, roll_up_keys
 from anonkit.core.values import encode_records
@@ -299,10 +300,22 @@ def test_large_keyed_roll_up_equals_roll_up(
         # from the bottom's decoded codes (the evaluator's way): the same keys and counts
         held = roll_up_keys(keyed, levels, table.level_maps, digits=lambda j: keyed.codes[j])
         assert np.array_equal(held.keys, one.keys) and np.array_equal(held.counts, one.counts)
+        # and through the codes joined over groups of columns
+        joint = JointDigits(codes.__getitem__, [c[0] for c in table.cardinalities], keyed.levels)
+        joined = roll_up_keys(
+            keyed, levels, table.level_maps, digits=codes.__getitem__, joint=joint
+        )
+        assert np.array_equal(joined.keys, one.keys)
+        assert np.array_equal(joined.counts, one.counts)
         pop = roll_up_keys(with_pop, levels, table.level_maps)
         pop_held = roll_up_keys(with_pop, levels, table.level_maps, digits=lambda j: codes[j])
         assert pop.population is not None and pop_held.population is not None
         assert np.array_equal(pop.population, pop_held.population)
+        pop_joint = roll_up_keys(
+            with_pop, levels, table.level_maps, digits=codes.__getitem__, joint=joint
+        )
+        assert pop_joint.population is not None
+        assert np.array_equal(pop_joint.population, pop.population)
         below = np.flatnonzero(lat.downset(target))
         middle = lat.node(int(rng.choice(below)))
         two = roll_up_keys(roll_up_keys(keyed, middle, table.level_maps), levels, table.level_maps)

@@ -22,6 +22,7 @@ from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.grouping import first_of_runs
+from anonkit.core.joint import JointDigits
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import (
     FrequencySnapshot,
@@ -182,6 +183,8 @@ class Evaluator:
             SensitiveSource(sc.name, sc.labels, sc.totals, sc.hierarchy) for sc in table.sensitive
         )
         self._digits: dict[int, IntArray] = {}
+        self._radices = radices
+        self._joint: JointDigits | None = None
         self._deltas: dict[tuple[int, int, int], IntArray] = {}
         self.on_evaluate = on_evaluate
         #: Whether to compute ``NodeResult.forced_below`` (for non-monotone searches).
@@ -249,6 +252,13 @@ class Evaluator:
             self._digits[j] = known
         return known
 
+    def _bottom_joint(self) -> JointDigits:
+        """The bottom snapshot's codes joined over small groups of columns, built on the
+        first roll-up that counts from the bottom (see :mod:`anonkit.core.joint`)."""
+        if self._joint is None:
+            self._joint = JointDigits(self._bottom_digit, self._radices, self._bottom.levels)
+        return self._joint
+
     def table_keys(self) -> tuple[IntArray, IntArray, KeyRadix] | None:
         """The table snapshot's classes keyed over the quasi-identifiers, as the
         evaluator holds them (keys, counts and radix; rows in key order when large), or
@@ -278,9 +288,14 @@ class Evaluator:
         source = self._source(index, target)
         levels = target + self._pad
         if source.keys is not None:
-            digits = self._bottom_digit if source is self._bottom else None
+            bottom = source is self._bottom
             snap = roll_up_keys(
-                source, levels, self.table.level_maps, digits=digits, deltas=self._deltas
+                source,
+                levels,
+                self.table.level_maps,
+                digits=self._bottom_digit if bottom else None,
+                deltas=self._deltas,
+                joint=self._bottom_joint() if bottom else None,
             )
         else:
             snap = roll_up_wide(source, levels, self.table.level_maps, self.table.cardinalities)
