@@ -15,13 +15,17 @@ repository root::
         --output /tmp/lattice.md
 
 ``--same-script`` runs the "after" checkout's script on both (with each checkout's
-``src/``), for a benchmark the "before" version does not have yet. ``--record NAME``
-writes the result as section ``ab_NAME`` of ``benchmarks/RESULTS.md``.
+``src/``), for a benchmark the "before" version does not have yet. ``--per-case FIELD``
+also compares, case by case, the figure ``FIELD`` of the JSON lines the script prints
+(``anonymize_adult.py --json`` prints ``{"case": ..., "wall": ...}`` per case): a cell
+of 30 ms is lost in a whole process of seconds. ``--record NAME`` writes the result as
+section ``ab_NAME`` of ``benchmarks/RESULTS.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import statistics
@@ -46,24 +50,67 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--same-script", action="store_true", help="run the after checkout's script on both"
     )
+    p.add_argument(
+        "--per-case",
+        default=None,
+        metavar="FIELD",
+        help="also compare FIELD of the script's JSON lines, case by case",
+    )
     p.add_argument("script", help="a script of benchmarks/, e.g. lattice_adult.py")
     p.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     return p.parse_args(argv)
 
 
-def _run(checkout: Path, script: str, args: list[str], scripts: Path | None = None) -> float:
-    """Wall time of ``script`` (from ``scripts``, else the checkout's ``benchmarks/``) run
-    on ``checkout``'s ``src/``."""
+def _run(
+    checkout: Path, script: str, args: list[str], scripts: Path | None = None
+) -> tuple[float, str]:
+    """Wall time and standard output of ``script`` (from ``scripts``, else the checkout's
+    ``benchmarks/``) run on ``checkout``'s ``src/``."""
     env = {**os.environ, "PYTHONPATH": str(checkout / "src")}
     t = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, str((scripts or checkout / "benchmarks") / script), *args],
         env=env,
         check=True,
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
-    return time.perf_counter() - t
+    return time.perf_counter() - t, done.stdout
+
+
+def _cases(output: str, field: str) -> dict[str, float]:
+    """``field`` of each JSON line of ``output`` that names a ``case``."""
+    out: dict[str, float] = {}
+    for line in output.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            if "case" in row and field in row:
+                out[str(row["case"])] = float(row[field])
+    return out
+
+
+def _case_rows(runs: dict[str, list[dict[str, float]]], field: str) -> list[str]:
+    """Per case: the median ``field`` of each version and the pairwise ratios."""
+    rows = [
+        "",
+        f"Case by case (`{field}` of each run, median of the runs; ratio after / before "
+        "pair by pair):",
+        "",
+        "| case | before | after | ratio | min | max |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for case in runs["after"][0]:
+        b = [r[case] for r in runs["before"] if case in r]
+        a = [r[case] for r in runs["after"]]
+        if len(b) != len(a):
+            continue
+        ratios = [x / y for x, y in zip(a, b, strict=True) if y]
+        rows.append(
+            f"| {case} | {statistics.median(b):.1f} | {statistics.median(a):.1f} "
+            f"| {statistics.median(ratios):.2f} | {min(ratios):.2f} | {max(ratios):.2f} |"
+        )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     for checkout in (before, after):  # warm-up: caches, compiled kernels
         _run(checkout, args.script, args.args, scripts)
     times: dict[str, list[float]] = {"before": [], "after": []}
+    cases: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
     for _ in range(args.runs):
-        times["before"].append(_run(before, args.script, args.args, scripts))
-        times["after"].append(_run(after, args.script, args.args, scripts))
+        for side, checkout in (("before", before), ("after", after)):
+            wall, output = _run(checkout, args.script, args.args, scripts)
+            times[side].append(wall)
+            if args.per_case:
+                cases[side].append(_cases(output, args.per_case))
     ratios = [a / b for a, b in zip(times["after"], times["before"], strict=True)]
     rows = [
         "| version | median wall | min | max |",
@@ -91,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         f"Ratio after / before, pair by pair: median {statistics.median(ratios):.2f} "
         f"(min {min(ratios):.2f}, max {max(ratios):.2f}) over {args.runs} pairs.",
     ]
+    if args.per_case and cases["after"] and cases["after"][0]:
+        rows += _case_rows(cases, args.per_case)
     body = "\n".join(
         [
             *common.section_preamble(
