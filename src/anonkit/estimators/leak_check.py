@@ -114,11 +114,10 @@ class PendingLeaks:
         """The check's error, once it has ended: a :class:`LeakError` of every error leak,
         the error the check itself ran into, or ``None``."""
         try:
-            leaks = self._leaks()
-        except Exception as error:  # the check's own failure (an unknown column...)
+            self.result()
+        except Exception as error:  # a leak, or the check's own failure (an unknown column)
             return error
-        errors = [leak for leak in leaks if leak.severity == "error"]
-        return LeakError(errors) if errors else None
+        return None
 
     def result(self) -> list[Leak]:
         """The warnings, once the check has ended.
@@ -126,12 +125,13 @@ class PendingLeaks:
         Raises
         ------
         LeakError
-            If a column leaks (see :meth:`exception`).
+            If a column leaks, with every error leak.
         """
-        error = self.exception()
-        if error is not None:
-            raise error
-        return self._leaks()
+        leaks = self._leaks()
+        errors = [leak for leak in leaks if leak.severity == "error"]
+        if errors:
+            raise LeakError(errors)
+        return leaks
 
 
 def settle_leaks(safety: dict[str, Any], pending: PendingLeaks | None) -> None:
