@@ -583,7 +583,10 @@ def run_config(
         details = {**result.details, "engine": {"name": name, "reason": reason}}
         return dataclasses.replace(result, details=FrozenDict(details))
     frame, hierarchies = inputs if inputs is not None else prepare_inputs(config)
-    kwargs["hierarchies"] = {**kwargs["hierarchies"], **hierarchies}
+    # a quasi-identifier without a hierarchy stays without one, so that the result says
+    # when such a column is suppressed in every record
+    given = {c: h for c, h in hierarchies.items() if config.hierarchies.get(c) is not None}
+    kwargs["hierarchies"] = {**kwargs["hierarchies"], **given}
     if kwargs["engine"] == "auto":
         kwargs["engine"] = "polars"  # the table is in memory now
     return anonymize(frame, progress=progress, population=population, **kwargs)

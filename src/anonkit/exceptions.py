@@ -1,4 +1,4 @@
-"""Exceptions raised by anonkit.
+"""Exceptions and warnings raised by anonkit.
 
 Every exception derives from :class:`AnonkitError` and also from the builtin that best
 describes it, so ``except ValueError`` keeps working for callers that do not know anonkit.
@@ -7,7 +7,11 @@ Each carries the offending items as attributes, so programs can react without pa
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from collections.abc import Sequence
+from types import FrameType
 
 
 class AnonkitError(Exception):
@@ -314,3 +318,34 @@ class PrivacyUnattainableError(AnonkitError, RuntimeError):
     def __init__(self, message: str, *, requirement: str | None = None) -> None:
         self.requirement = requirement
         super().__init__(message)
+
+
+class SuppressedColumnWarning(UserWarning):
+    """Quasi-identifiers without a hierarchy were released as ``*`` in every record.
+
+    A column without a hierarchy can only be kept as is or suppressed; give it one (a
+    hierarchy CSV or a builder table) to release it generalized instead.
+    """
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        names = ", ".join(repr(c) for c in self.columns)
+        example = f"{{{self.columns[0]!r}: {{'type': 'intervals', 'widths': [5, 10, 20]}}}}"
+        super().__init__(
+            f"{names} had no hierarchy, so the release shows '*' for "
+            f"{'it' if len(self.columns) == 1 else 'them'} in every record (a column "
+            "without a hierarchy can only be kept or suppressed); give a hierarchy file or "
+            f"a builder table to generalize instead, e.g. hierarchies={example} for numbers "
+            "or {'type': 'masking'} for codes (see anonkit.core.hierarchy_builders)."
+        )
+
+
+def warn_caller(warning: Warning) -> None:
+    """Issue ``warning`` attributed to the first caller outside anonkit (the user's line
+    that called the API, whatever the depth of the call inside)."""
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    frame: FrameType | None = sys._getframe(1)
+    level = 2  # stacklevel 1 is this function
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)

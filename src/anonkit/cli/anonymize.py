@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -29,7 +30,7 @@ from anonkit.cli.common import (
 )
 from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
 from anonkit.engines.base import get_engine
-from anonkit.exceptions import ConfigError, UnknownColumnError
+from anonkit.exceptions import ConfigError, SuppressedColumnWarning, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.io.write import check_not_input
 from anonkit.progress import start_stage
@@ -108,6 +109,8 @@ def anonymize_command(
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
+    # said as a note after the summary instead (_notes)
+    warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
     name = chosen_engine(cfg)[0]
     if not get_engine(name).in_memory:
         if html is not None:
@@ -167,7 +170,7 @@ def anonymize_command(
         if html is not None and full_text is not None:
             atomic_write_text(html, full_text)
 
-    _leak_warnings(notes, result)
+    _notes(notes, result)
     if not cfg.leak_check:
         notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
@@ -210,9 +213,20 @@ def _write_texts(
         atomic_write_text(report, page)
 
 
-def _leak_warnings(notes: Console, result: AnonymizationResult) -> None:
+def _notes(notes: Console, result: AnonymizationResult) -> None:
+    """The leak check's warnings, and the quasi-identifiers without a hierarchy that the
+    release suppresses in every record (a :class:`SuppressedColumnWarning` in Python)."""
     for warning in result.checks.get("leak_warnings", ()):
         notes.print(f"warning: {warning['reason']}")
+    bare = result.details.get("suppressed_without_hierarchy", ())
+    if bare:
+        names = ", ".join(bare)
+        notes.print(
+            f"note: {names} had no hierarchy in \\[hierarchies], so the release shows '*' "
+            f"for {'it' if len(bare) == 1 else 'them'} in every record; give a hierarchy "
+            'file or a builder table (e.g. {type = "intervals", widths = [5, 10, 20]}) to '
+            "generalize instead."
+        )
 
 
 def _written(console: Console, *files: Path | None) -> None:
@@ -248,7 +262,7 @@ def _anonymize_streamed(
             },
         }
         _write_texts(summary, summary_data, report, html_text)
-    _leak_warnings(notes, result)
+    _notes(notes, result)
     console = stdout_console(quiet)
     engine = result.details["engine"]
     console.print(f"engine: {engine['name']} ({engine['reason']})")

@@ -99,8 +99,9 @@ def check_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     progress: ProgressOption = None,
 ) -> None:
-    """Report achieved k, classes and their sizes, and the privacy levels of each
-    sensitive attribute, over the quasi-identifiers.
+    """Report achieved k, class sizes and the sensitive attributes' privacy levels.
+
+    Classes are formed over the quasi-identifiers.
 
     A measurement: exits 0 whether or not the table is k-anonymous.
     """

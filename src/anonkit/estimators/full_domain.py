@@ -40,7 +40,12 @@ from anonkit.estimators.base import Columns, Fitting, Placed, Privacy, stage_tim
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import objective, search
-from anonkit.exceptions import NotFittedError, ParameterError
+from anonkit.exceptions import (
+    NotFittedError,
+    ParameterError,
+    SuppressedColumnWarning,
+    warn_caller,
+)
 from anonkit.io.frames import from_polars
 from anonkit.io.write import output_format
 from anonkit.metrics.classes import ClassProfile, class_profile
@@ -264,9 +269,26 @@ class FullDomain(Placed):
             self._fitted_elsewhere(with_engine(result, name, reason), columns)
             self.transformation_ = result.transformation
             self.hierarchies_ = FrozenDict(dict(zip(qi, self._plan.hierarchies, strict=True)))
+        else:
+            self._fit_in_memory(frame, columns)
+            self.result_ = with_engine(self.result_, name, reason)
+        self._note_bare_columns(columns)
+
+    def _note_bare_columns(self, columns: Columns) -> None:
+        """Say which quasi-identifiers without a hierarchy the release suppresses in every
+        record (``details["suppressed_without_hierarchy"]`` and a
+        :class:`~anonkit.exceptions.SuppressedColumnWarning`): such a column can only be
+        kept or suppressed, which surprises who expected it to be generalized."""
+        bare = [
+            c
+            for c, level in self.transformation_.items()
+            if columns.specs.get(c) is None and level > 0
+        ]
+        if not bare:
             return
-        self._fit_in_memory(frame, columns)
-        self.result_ = with_engine(self.result_, name, reason)
+        details = {**self.result_.details, "suppressed_without_hierarchy": bare}
+        self.result_ = replace(self.result_, details=FrozenDict(details))
+        warn_caller(SuppressedColumnWarning(bare))
 
     def _tallied(self, models: Sequence[PrivacyModel]) -> list[str]:
         """The attributes the models read, which the detail count holds with the
