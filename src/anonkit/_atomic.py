@@ -1,4 +1,9 @@
-"""Atomic file output: write to a temporary file in the same folder, then rename."""
+"""Atomic file output: write to a temporary file in the same folder, then rename.
+
+Every file renamed into place is also noted in every open :class:`CommitLog`, so that a
+command stopped by Ctrl-C can say which of its outputs are already complete
+(:mod:`anonkit.cli.interrupt`); with no log open, nothing is kept.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,79 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import TracebackType
+
+
+class CommitLog:
+    """The files renamed into place while the log is open: absolute paths, in the order
+    they were committed, each once.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with CommitLog() as log:
+    ...     atomic_write_text(folder / "a.txt", "one")
+    ...     atomic_write_text(folder / "a.txt", "two")
+    >>> atomic_write_text(folder / "b.txt", "after the log was closed")
+    >>> [p.name for p in log.paths]
+    ['a.txt']
+    """
+
+    def __init__(self) -> None:
+        self._paths: dict[Path, None] = {}
+
+    @property
+    def paths(self) -> list[Path]:
+        """The files committed so far, in order."""
+        return list(self._paths)
+
+    def add(self, path: Path) -> None:
+        """Note ``path`` (absolute) as committed."""
+        self._paths[path] = None
+
+    def open(self) -> None:
+        """Start noting the files committed (in any thread of this process)."""
+        if self not in _OPEN:
+            _OPEN.append(self)
+
+    def close(self) -> None:
+        """Stop noting; the paths noted so far stay."""
+        with contextlib.suppress(ValueError):
+            _OPEN.remove(self)
+
+    def __enter__(self) -> CommitLog:
+        self.open()
+        return self
+
+    def __exit__(
+        self,
+        typ: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+#: The commit logs open now.
+_OPEN: list[CommitLog] = []
+
+
+def note_commit(path: Path | str) -> None:
+    """Note in every open :class:`CommitLog` that ``path`` was just put in place
+    complete (for writers that rename without :func:`atomic_path`)."""
+    absolute = Path(os.path.abspath(path))
+    for log in tuple(_OPEN):
+        log.add(absolute)
 
 
 @contextlib.contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it over ``path`` on success.
 
-    On any exception the temporary file is removed and ``path`` is left untouched.
+    On any exception the temporary file is removed and ``path`` is left untouched, unless
+    the rename was done when the exception came (a Ctrl-C right after it): ``path`` is
+    then complete and noted as committed like any other.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -24,12 +95,20 @@ def atomic_path(path: Path) -> Iterator[Path]:
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)
     tmp_path = Path(tmp)
+    renaming = False
     try:
         yield tmp_path
+        renaming = True
         os.replace(tmp_path, path)
+        note_commit(path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            tmp_path.unlink()
+        # a signal handler can raise between any two calls, even right after the rename:
+        # whether the temporary name is gone tells if the file was committed
+        if renaming and not os.path.lexists(tmp_path):
+            note_commit(path)
+        else:
+            with contextlib.suppress(OSError):
+                tmp_path.unlink()
         raise
 
 

@@ -18,19 +18,24 @@ LOADING_INTERRUPTED = "Interrupted; nothing was written."
 def run() -> None:
     """Console-script entry point: load the CLI, then run :func:`anonkit.cli.main.main`.
 
-    Loading polars, numpy and the commands takes a moment; a Ctrl-C then prints one line
-    and exits with code 130 instead of a traceback from deep inside an import.
+    Loading polars, numpy and the commands takes a moment; a Ctrl-C then, or before
+    ``main()`` has installed its own handler, prints one line and exits with code 130
+    instead of a traceback from deep inside an import. (Once installed, that handler
+    turns Ctrl-C into its own exception, and the signal is ignored after the command, so
+    a ``KeyboardInterrupt`` leaving ``main()`` comes from before anything had started.)
     """
     try:
         from anonkit.cli.main import main
+
+        main()
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # no second traceback on shutdown
         exit_loading()
-    main()
 
 
 def exit_loading() -> None:
-    """One line and exit code 130 after a Ctrl-C during the imports (nothing had started).
+    """One line and exit code 130 after a Ctrl-C during the imports or before ``main()``
+    took Ctrl-C over (nothing had started).
 
     The exit is immediate: CPython remembers a KeyboardInterrupt that left a module's
     code even when it is caught later, and then ends the process by SIGINT (exit code

@@ -1,10 +1,10 @@
-"""Ctrl-C for every command: one line on stderr, exit code 130, nothing half written.
+"""Ctrl-C for every command: one true line on stderr, exit code 130, nothing half written.
 
-:func:`exit_on_interrupt` wraps the whole command line (``anonkit.cli.main.main``). While
-it runs, SIGINT raises :class:`Interrupted`, and so do SIGTERM (``kill``, ``timeout``, a
-scheduler ending a job) and SIGHUP (the terminal closed), which would otherwise end the
-process on the spot and leave a temporary file half written; the exit code is then
-128 + that signal's number. That is a :class:`BaseException` but not a
+:func:`run_command` runs the whole command line (``anonkit.cli.main.main``). While the
+command runs, SIGINT raises :class:`Interrupted`, and so do SIGTERM (``kill``,
+``timeout``, a scheduler ending a job) and SIGHUP (the terminal closed), which would
+otherwise end the process on the spot and leave a temporary file half written; the exit
+code is then 128 + that signal's number. That is a :class:`BaseException` but not a
 :class:`KeyboardInterrupt`, so typer and click (which turn a ``KeyboardInterrupt`` into
 ``Aborted!`` or a silent exit, depending on their versions) let it pass, while every
 ``finally`` and ``except BaseException`` on the way still runs: progress displays close,
@@ -12,11 +12,19 @@ temporary files of :mod:`anonkit._atomic` are removed, process pools stop their
 workers. At the top it becomes one line on stderr and exit code 130 (128 + SIGINT, what
 shells report for a process stopped by Ctrl-C), without a traceback.
 
-The line is ``Interrupted; nothing was written.`` unless a command said otherwise with
-:func:`saying` (a study names the finished cells it keeps). Once the first Ctrl-C is
-raised, the ones that follow within :data:`FORCE_AFTER` seconds are ignored, so pressing
-it twice does not cut the clean-up short; a Ctrl-C after that (the clean-up is stuck)
-exits at once.
+The line tells the truth about the outputs. Every file :mod:`anonkit._atomic` renamed into
+place during the command is noted (:class:`anonkit._atomic.CommitLog`; such a file is
+complete), and the line is ``Interrupted; nothing was written.`` only when none was,
+otherwise ``Interrupted; already written: out/release.csv.`` (:func:`interruption_line`).
+A command can say more with :func:`saying` (a study names the finished cells it keeps
+in its cache); its line is kept, followed by the files it does not name itself or by
+their folder. Once the first Ctrl-C is raised, the ones that follow within
+:data:`FORCE_AFTER` seconds are ignored, so pressing it twice does not cut the clean-up
+short; a Ctrl-C after that (the clean-up is stuck) exits at once.
+
+Once the command has finished (it returned, or asked to exit with its own code), the stop
+signals are ignored until the process exits. :func:`exit_on_interrupt` does the same as
+:func:`run_command` for a block of code, and gives the previous handlers back after it.
 
 Examples
 --------
@@ -28,6 +36,8 @@ Examples
 ... except Interrupted as err:
 ...     print(err.message)
 Interrupted; 3 finished cells are kept in cache/.
+>>> interruption_line(None, [Path.cwd() / "out" / "release.csv"])
+'Interrupted; already written: out/release.csv.'
 """
 
 from __future__ import annotations
@@ -39,9 +49,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
+
+from anonkit._atomic import CommitLog
 
 __all__ = [
     "DEFAULT_MESSAGE",
@@ -50,6 +63,8 @@ __all__ = [
     "FORCE_AFTER",
     "Interrupted",
     "exit_on_interrupt",
+    "interruption_line",
+    "run_command",
     "saying",
 ]
 
@@ -59,7 +74,7 @@ EXIT_CODE = 130
 STOP_SIGNALS: tuple[int, ...] = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
-#: The line printed when no command said anything else.
+#: The line printed when no command said anything else and no file was committed.
 DEFAULT_MESSAGE = "Interrupted; nothing was written."
 #: Seconds after the first Ctrl-C during which further ones are ignored.
 FORCE_AFTER = 3.0
@@ -74,8 +89,9 @@ class Interrupted(BaseException):
     Attributes
     ----------
     message
-        The line to print; the innermost :func:`saying` fills it in on the way out
-        (``None`` until then, which prints :data:`DEFAULT_MESSAGE`).
+        The command's line; the innermost :func:`saying` fills it in on the way out
+        (``None`` until then: :func:`interruption_line` then only names the files
+        written).
     signum
         The signal that stopped the command (the exit code is 128 + it).
     """
@@ -111,8 +127,12 @@ class _Handler:
     def __init__(self) -> None:
         self.first: float | None = None
         self.signum: int = signal.SIGINT
+        #: Set the moment the command has finished: every stop signal is then ignored.
+        self.finished = False
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.finished:
+            return
         now = time.monotonic()
         if self.first is None:
             self.first, self.signum = now, signum
@@ -161,44 +181,192 @@ def _write_line(text: str) -> None:
         sys.stderr.flush()
 
 
-@contextlib.contextmanager
-def exit_on_interrupt() -> Iterator[None]:
-    """Turn Ctrl-C inside the block into one line on stderr and ``SystemExit(130)``;
-    SIGTERM and SIGHUP the same way, with exit code 128 + the signal.
+def interruption_line(message: str | None, written: Sequence[Path]) -> str:
+    """The line printed for an interrupted command.
+
+    Parameters
+    ----------
+    message
+        The command's own line (:func:`saying`), or ``None``.
+    written
+        The files committed during the command (absolute paths, in order). They are named
+        relative to the current folder when inside it; a folder holding three or more of
+        them is named once with their count. A file the command's line names already,
+        itself or by one of its folders, is not named again.
+
+    Examples
+    --------
+    >>> out = Path.cwd() / "out"
+    >>> interruption_line(None, [])
+    'Interrupted; nothing was written.'
+    >>> interruption_line(None, [out / "release.csv", out / "summary.json"])
+    'Interrupted; already written: out/release.csv, out/summary.json.'
+    >>> cells = [out / "cache" / f"{i}.json" for i in range(12)]
+    >>> interruption_line("Interrupted; 12 cells are kept in out/cache.", cells)
+    'Interrupted; 12 cells are kept in out/cache.'
+    >>> interruption_line(None, [*cells, out / "results.csv"])
+    'Interrupted; already written: 12 files in out/cache/, out/results.csv.'
+    """
+    if message is not None:
+        named = _named_paths(message)
+        folders = {folder: _with_folders(folder) for folder in {p.parent for p in written}}
+        written = [
+            p for p in written if os.path.realpath(p) not in named and not named & folders[p.parent]
+        ]
+        if not written:
+            return message
+        return f"{message.rstrip()} Already written: {_listing(written)}."
+    if not written:
+        return DEFAULT_MESSAGE
+    return f"Interrupted; already written: {_listing(written)}."
+
+
+#: How many files or folders :func:`interruption_line` names at most.
+_LISTED = 5
+
+
+def _listing(paths: Sequence[Path]) -> str:
+    """``paths`` for a human: by folder when one holds three or more of them.
+
+    Examples
+    --------
+    >>> _listing([Path.cwd() / f"{name}.csv" for name in "abc"])
+    '3 files in the current folder'
+    >>> _listing([Path.cwd() / folder / "r.csv" for folder in "abcdefg"])
+    'a/r.csv, b/r.csv, c/r.csv, d/r.csv and 3 more files'
+    """
+    folders: dict[Path, list[Path]] = {}
+    for path in paths:
+        folders.setdefault(path.parent, []).append(path)
+    items: list[tuple[str, int]] = []  # (text, how many files it stands for)
+    for folder, files in folders.items():
+        if len(files) >= 3:
+            shown = _shown(folder)
+            shown = "the current folder" if shown == "." else os.path.join(shown, "")
+            items.append((f"{len(files):,} files in {shown}", len(files)))
+        else:
+            items.extend((_shown(f), 1) for f in files)
+    if len(items) <= _LISTED:
+        return ", ".join(text for text, _ in items)
+    rest = sum(n for _, n in items[_LISTED - 1 :])
+    return ", ".join(text for text, _ in items[: _LISTED - 1]) + f" and {rest:,} more files"
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it is inside it, else absolute."""
+    cwd = Path.cwd()
+    return os.path.relpath(path, cwd) if path.is_relative_to(cwd) else str(path)
+
+
+def _named_paths(message: str) -> set[str]:
+    """The real paths of the words of ``message`` that look like paths (hold a ``/``)."""
+    words = (word.strip("()[]'\"`,;:").rstrip(".") for word in message.split())
+    return {os.path.realpath(word) for word in words if os.sep in word or "/" in word}
+
+
+def _with_folders(folder: Path) -> set[str]:
+    """The real path of ``folder`` and of each folder above it."""
+    real = Path(os.path.realpath(folder))
+    return {str(real), *(str(above) for above in real.parents)}
+
+
+class _Guard:
+    """What protects one command: the handler of the stop signals it took, the unraisable
+    hook and the log of the files it committed."""
+
+    def __init__(self) -> None:
+        self.handler = _Handler()
+        self.taken: list[int] = []
+        self.hook = sys.unraisablehook
+        self.log = CommitLog()
+        self.stopped = False
+
+    def install(self) -> None:
+        """Take the stop signals that have their default handler (main thread only)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.taken = [s for s in STOP_SIGNALS if signal.getsignal(s) is _default(s)]
+        if not self.taken:
+            return
+        self.log.open()
+        for signum in self.taken:
+            signal.signal(signum, self.handler)
+        handler, hook = self.handler, self.hook
+        sys.unraisablehook = lambda info: handler.unraisable(hook, info)
+
+    def stop(self, err: Interrupted) -> NoReturn:
+        """The line on stderr and the exit; the signals stay ignored from here on, so the
+        interpreter's own shutdown (joining threads, finalizers) cannot print ``Exception
+        ignored ... KeyboardInterrupt`` or be cut short."""
+        self.stopped = True
+        for signum in self.taken:
+            signal.signal(signum, signal.SIG_IGN)
+        _write_line(interruption_line(err.message, self.log.paths))
+        raise SystemExit(128 + err.signum) from None
+
+    def close(self, *, ignore: bool) -> None:
+        """Give back the hook; ignore the signals taken (``ignore``) or give back their
+        default handlers, unless :meth:`stop` ignored them already."""
+        self.log.close()
+        sys.unraisablehook = self.hook
+        if not self.stopped:
+            for signum in self.taken:
+                signal.signal(signum, signal.SIG_IGN if ignore else _default(signum))
+
+
+def run_command(command: Callable[[], object]) -> None:
+    """Run ``command``, the whole command line: Ctrl-C inside it prints one line on stderr
+    and raises ``SystemExit(130)``; SIGTERM and SIGHUP the same way, with exit code 128 +
+    the signal.
 
     The handler is installed only in the main thread, and for each signal only when it
     has its default handler (a process started with a signal ignored, such as SIGHUP under
-    ``nohup``, keeps ignoring it); the previous handlers are restored when the block ends
-    without an interruption. After an interruption the signals stay ignored, so the
-    interpreter's own shutdown (joining threads, finalizers) cannot print ``Exception
-    ignored ... KeyboardInterrupt`` or be cut short.
+    ``nohup``, keeps ignoring it). Whatever way ``command`` ends, the signals it took are
+    then ignored until the process exits: a finished command is not turned into an
+    interrupted one.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    taken = [s for s in STOP_SIGNALS if signal.getsignal(s) is _default(s)]
-    if not taken:
-        yield
-        return
-    handler = _Handler()
-    previous_hook = sys.unraisablehook
-    for signum in taken:
-        signal.signal(signum, handler)
-    sys.unraisablehook = lambda info: handler.unraisable(previous_hook, info)
-    interrupted = False
+    # Why ignore rather than report a late signal: the work is complete and its files are
+    # in place, so exit code 130 would make a pipeline (make, a scheduler, CI) throw away
+    # or redo a good result, and the default action would end the process by the signal,
+    # with no line at all, while the interpreter shuts down. The process exits at once
+    # anyway, which is all a stop signal asks for.
+    guard = _Guard()
     try:
-        yield
+        try:
+            guard.install()
+            command()
+        finally:
+            # First on every way out of the command: signals are handled only at calls
+            # and loops, so none can raise between the command's end and this line.
+            guard.handler.finished = True
     except Interrupted as err:
-        interrupted = True
-        for signum in taken:
-            signal.signal(signum, signal.SIG_IGN)
-        _write_line(err.message or DEFAULT_MESSAGE)
-        raise SystemExit(128 + err.signum) from None
+        guard.stop(err)
     finally:
-        sys.unraisablehook = previous_hook
-        if not interrupted:
-            for signum in taken:
-                signal.signal(signum, _default(signum))
+        guard.close(ignore=True)
+
+
+@contextlib.contextmanager
+def exit_on_interrupt() -> Iterator[None]:
+    """:func:`run_command` for the block inside: Ctrl-C there prints one line on stderr
+    and raises ``SystemExit(130)``, SIGTERM and SIGHUP the same way with exit code 128 +
+    the signal.
+
+    The previous handlers are given back when the block ends without an interruption;
+    after an interruption the signals stay ignored, as in :func:`run_command`. Leaving a
+    ``with`` block runs ``__exit__``, where a signal can land before the block knows it
+    finished: use :func:`run_command` for a whole command line.
+    """
+    guard = _Guard()
+    try:
+        try:
+            guard.install()
+            yield
+        finally:
+            guard.handler.finished = True
+    except Interrupted as err:
+        guard.stop(err)
+    finally:
+        guard.close(ignore=False)
 
 
 def _default(signum: int) -> Any:

@@ -10,8 +10,10 @@ numbers), ``release`` (the next release of a changing table, m-invariant or τ-s
 Errors raised on purpose (:class:`~anonkit.exceptions.AnonkitError`) are printed as one
 line ``error: <message>`` on stderr, and the process exits with the error's
 ``exit_code`` (1 for data or privacy problems, 2 for usage problems). Ctrl-C stops any
-command with one line on stderr (``Interrupted; nothing was written.`` or what the command
-kept) and exit code 130 (:mod:`anonkit.cli.interrupt`).
+command with one line on stderr (``Interrupted; nothing was written.``, or the files
+already written and what the command kept) and exit code 130; once the command has
+finished, a late Ctrl-C or ``kill`` is ignored and the exit code is the command's own
+(:mod:`anonkit.cli.interrupt`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from anonkit.cli.common import fail
 from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
 from anonkit.cli.init import init_command
-from anonkit.cli.interrupt import exit_on_interrupt
+from anonkit.cli.interrupt import run_command
 from anonkit.cli.release import release_command
 from anonkit.cli.reproduce import reproduce_command
 from anonkit.cli.study import study_command
@@ -75,15 +77,23 @@ app.command("release")(release_command)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point (Ctrl-C: one line on stderr, exit code 130)."""
-    with exit_on_interrupt():
+    """Console-script entry point: run the command line ``argv`` and exit.
+
+    Ctrl-C: one line on stderr, exit code 130. The stop signals stay ignored after the
+    command (:func:`~anonkit.cli.interrupt.run_command`), so call this as a process's
+    entry point, not from a longer-lived one (use ``app`` there).
+    """
+    run_command(lambda: _command_line(argv))
+
+
+def _command_line(argv: list[str] | None) -> None:
+    try:
+        app(args=argv, prog_name="anonkit")
+    except AnonkitError as err:  # safety net; commands already handle their errors
         try:
-            app(args=argv, prog_name="anonkit")
-        except AnonkitError as err:  # safety net; commands already handle their errors
-            try:
-                raise fail(str(err), err.exit_code)
-            except typer.Exit as exit_:
-                sys.exit(exit_.exit_code)
+            raise fail(str(err), err.exit_code)
+        except typer.Exit as exit_:
+            sys.exit(exit_.exit_code)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from anonkit._atomic import note_commit
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
@@ -573,6 +574,8 @@ class SparkEngine(GroupingEngine):
                 fs.delete(hadoop(target), True)
             if not fs.rename(hadoop(tmp), hadoop(target)):
                 raise OSError(f"could not rename Spark's output to {target!r}")
+            if "://" not in target:  # a local folder: a Ctrl-C from now on names it
+                note_commit(target)
         finally:
             if fs.exists(hadoop(tmp)):
                 fs.delete(hadoop(tmp), True)

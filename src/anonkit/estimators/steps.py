@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
+from anonkit._atomic import note_commit
 from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
@@ -199,6 +200,7 @@ def _publish(staging: Path, out: Path) -> None:
     if out.is_dir():
         shutil.rmtree(out)
     os.replace(staging, out)
+    note_commit(out)  # a Ctrl-C from now on says the release is written
 
 
 def local_result(
