@@ -11,6 +11,7 @@ from anonkit import anonymize
 from anonkit.exceptions import InputFormatError, PrivacyUnattainableError
 from anonkit.models import KAnonymity
 from anonkit.releases import ReleaseHistory, covers, linkage_attack, publish
+from anonkit.releases._buckets import Classes, Pool, assign
 from anonkit.verify import verify_release
 
 QI = ["age", "zip"]
@@ -175,39 +176,19 @@ def test_releases_are_verified_independently_and_a_broken_one_is_caught() -> Non
         verify_release(broken, models=[MUniqueness("disease", 3)], **check)
 
 
-def test_the_pool_queue_takes_the_first_eligible_records_in_order() -> None:
-    from anonkit.releases.sequential import _Queue
-
-    queue = _Queue()
-    for row in (5, 3, 9, 1, 7):
-        queue.append(row)
-    assert queue.take(2, lambda r: r != 3) == [5, 9]  # 3 skipped, kept
-    assert queue.remaining == 3
-    assert queue.take_first() == 3
-    assert queue.take(5, lambda r: True) == [1, 7] and queue.remaining == 0
-    assert queue.take(1, lambda r: True) == []
-
-
 @pytest.mark.parametrize("seed", range(20))
 def test_free_assignment_forms_the_classes_of_ranking_anew_for_each(seed: int) -> None:
     """The heap gives the classes of the paper's step 3 as first written: rank every value
     by the records it has left (ties by value) for each class, take the first record of
     each of the first m."""
-    from anonkit.releases.sequential import _assign_freely, _Queue
-
     rng = np.random.default_rng(seed)
     m = int(rng.integers(2, 5))
     values = [f"v{i}" for i in range(int(rng.integers(1, 7)))]
     rows_of = {v: [] for v in values}
     for row, v in enumerate(rng.choice(values, int(rng.integers(1, 80)))):
         rows_of[str(v)].append(row)
-    queues = {}
-    for v, rows in rows_of.items():
-        queues[v] = _Queue()
-        for row in rows:
-            queues[v].append(row)
     all_values = [*values, "spare1", "spare2", "spare3", "spare4"]
-    got = _assign_freely(queues, all_values, m, "s")
+    got = _assign_freely(rows_of, all_values, m)
 
     left = {v: list(r) for v, r in rows_of.items()}
     expected = []
@@ -216,4 +197,33 @@ def test_free_assignment_forms_the_classes_of_ranking_anew_for_each(seed: int) -
         taken = [(left[v].pop(0), v) for v in ranked]
         fake = [v for v in all_values if v not in ranked][: m - len(ranked)]
         expected.append(([r for r, _ in taken], ranked, fake))
-    assert [(g.rows, g.values, g.fake) for g in got] == expected
+    assert got == expected
+
+
+def _assign_freely(
+    rows_of: dict[str, list[int]], all_values: list[str], m: int
+) -> list[tuple[list[int], list[str], list[str]]]:
+    """Step 3 as :func:`publish` runs it (:func:`anonkit.releases._buckets.assign`) on the
+    pool ``rows_of`` (each value's rows, in order): per class its rows, their values and
+    its counterfeit values."""
+    names = sorted(set(rows_of) | set(all_values))
+    code = {v: i for i, v in enumerate(names)}
+    value = np.asarray([code[v] for v, rows in rows_of.items() for _ in rows], dtype=np.int64)
+    row_at = [row for rows in rows_of.values() for row in rows]
+    n = len(value)
+    pool = Pool(np.arange(n), value, np.zeros(n, dtype=np.int64), [0], len(code))
+    out = Classes()
+    assign(pool, [code[v] for v in all_values], m, out, lambda: AssertionError("too few"))
+    groups: list[tuple[list[int], list[str], list[str]]] = [
+        ([], [], []) for _ in range(out.n_classes)
+    ]
+    pos, cls, rank = (Classes.joined(a) for a in (out.pos, out.cls, out.rank))
+    for i in np.lexsort((rank, cls)).tolist():
+        groups[cls[i]][0].append(row_at[pos[i]])
+        groups[cls[i]][1].append(names[value[pos[i]]])
+    fake_cls, fake_value, fake_rank = (
+        Classes.joined(a) for a in (out.fake_cls, out.fake_value, out.fake_rank)
+    )
+    for i in np.lexsort((fake_rank, fake_cls)).tolist():
+        groups[fake_cls[i]][2].append(names[fake_value[i]])
+    return groups

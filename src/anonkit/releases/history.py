@@ -14,7 +14,7 @@ written atomically as JSON (:meth:`ReleaseHistory.save`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,11 +74,28 @@ class ReleaseHistory:
 
     def record(self, signatures: Mapping[str, Iterable[str]]) -> None:
         """Add one release: the signature of every real record it published, by id."""
+        distinct = [tuple(sorted(s)) for s in signatures.values()]
+        self.record_many([str(rid) for rid in signatures], range(len(distinct)), distinct)
+
+    def record_many(
+        self, ids: Sequence[str], index: Sequence[int], signatures: Sequence[Signature]
+    ) -> None:
+        """Add one release, its records given by columns: ``ids[i]`` was published with
+        the (sorted) signature ``signatures[index[i]]``.
+
+        One entry is made per signature and shared by its records (a release of a million
+        records makes a million lists, not two million objects); a record's list is
+        replaced, never changed in place, so a history sharing the lists of another (a
+        shallow copy of its ``records``) leaves that one intact."""
         self.releases += 1
-        for rid, sig in signatures.items():
-            entries = self.records.setdefault(str(rid), [])
-            entries.append((self.releases, tuple(sorted(sig))))
-            del entries[: -self.window]
+        entries = [(self.releases, sig) for sig in signatures]
+        keep = self.window - 1
+        if keep:
+            old = self.records.get
+            lists = [[*old(rid, [])[-keep:], entries[i]] for rid, i in zip(ids, index, strict=True)]
+        else:
+            lists = [[entries[i]] for i in index]
+        self.records.update(zip(ids, lists, strict=True))
 
     # ---------------------------------------------------------------------- files
     def to_json(self) -> str:

@@ -44,7 +44,10 @@ signatures older than τ.
 Where the implementation had to choose: the paper's split phase partitions buckets to
 minimize the quasi-identifier ranges; here the records of each value are ordered by their
 quasi-identifiers and the i-th of each value share a class, which keeps classes local
-without an optimization; classes are given fresh numbers in each release.
+without an optimization; classes are given fresh numbers in each release. The steps run
+on integer codes (records as positions in quasi-identifier order, sensitive values as
+codes, signatures as sorted code tuples) and never record by record: step 3's classes are
+laid out in phases of the greedy (:mod:`anonkit.releases._buckets`).
 
 References
 ----------
@@ -59,11 +62,10 @@ sequential publication with arbitrary updates. Computers & Security 66, 20-39.
 from __future__ import annotations
 
 import dataclasses
-import heapq
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from anonkit._validation import check_choice, check_int, check_name, check_names
@@ -75,6 +77,7 @@ from anonkit.exceptions import (
 )
 from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.progress import Progress, start_stage
+from anonkit.releases._buckets import Classes, Ints, Pool, assign, balance_and_split
 from anonkit.releases.history import ReleaseHistory, Signature
 from anonkit.verify import verify_release
 
@@ -86,6 +89,8 @@ MODELS = ("m_invariance", "tau_safety")
 CLASS_COLUMN = "class"
 #: Name of the column marking counterfeit rows.
 COUNTERFEIT_COLUMN = "counterfeit"
+#: Division's outcome for a record: a bucket (its number), the pool, or withheld.
+_POOL, _WITHHELD = -1, -2
 
 
 @dataclass(frozen=True)
@@ -125,72 +130,19 @@ class SequentialRelease:
     verified: bool = False
 
 
-@dataclass
-class _Group:
-    """A class under construction: its records' row numbers and counterfeit values."""
+@dataclass(frozen=True)
+class _Coded:
+    """The table as :func:`publish` works on it: ``order`` (row of each position in
+    quasi-identifier order), record ids and sensitive values as strings, the values'
+    codes (``universe`` sorted, so codes sort like values), and each row's window of
+    earlier signatures (an index of ``windows``, -1 for none)."""
 
-    rows: list[int]
-    values: list[str]
-    fake: list[str]
-
-
-class _Queue:
-    """The pool records of one sensitive value, in order, taken from anywhere in it.
-
-    Taking the first eligible records and skipping the others is what the balancing and
-    the assignment do; a list and ``list.remove`` made that quadratic in the pool's size
-    (300,000 records: 0.7 s in ``remove`` alone). Taken records are marked and skipped;
-    the head moves past them."""
-
-    __slots__ = ("_rows", "_taken", "_head", "remaining")
-
-    def __init__(self) -> None:
-        self._rows: list[int] = []
-        self._taken: set[int] = set()
-        self._head = 0
-        self.remaining = 0
-
-    def append(self, row: int) -> None:
-        self._rows.append(row)
-        self.remaining += 1
-
-    def take(self, n: int, ok: Callable[[int], bool]) -> list[int]:
-        """The first ``n`` records (at most) that ``ok`` accepts, taken out, in order."""
-        out: list[int] = []
-        rows, taken = self._rows, self._taken
-        for i in range(self._head, len(rows)):
-            if len(out) == n:
-                break
-            if i in taken or not ok(rows[i]):
-                continue
-            taken.add(i)
-            out.append(rows[i])
-        while self._head < len(rows) and self._head in taken:
-            self._head += 1
-        self.remaining -= len(out)
-        return out
-
-    def take_first(self) -> int:
-        """The first record still in the queue, taken out (the head is never taken)."""
-        rows, taken = self._rows, self._taken
-        head = self._head
-        if head >= len(rows):
-            raise IndexError("take_first from an empty queue")
-        head += 1
-        while head < len(rows) and head in taken:
-            head += 1
-        row, self._head = rows[self._head], head
-        self.remaining -= 1
-        return row
-
-
-def _allowed(forbidden: dict[int, set[str]], values: set[str]) -> Callable[[int], bool]:
-    """Whether a record may join a class holding ``values``: none of them is forbidden to
-    it (τ-safety's signatures of its window)."""
-    return lambda row: not (forbidden.get(row, _NOTHING) & values)
-
-
-_NOTHING: frozenset[str] = frozenset()
+    order: Ints
+    ids: pl.Series
+    values: pl.Series
+    universe: list[str]
+    window_of: Ints
+    windows: list[tuple[Signature, ...]]
 
 
 def publish(
@@ -268,155 +220,104 @@ def publish(
         past = ReleaseHistory(window=window, releases=past.releases, records=dict(past.records))
 
     start_stage(progress, "Dividing the records")
-    order = frame.with_row_index("_row").sort([*qi, "_row"])["_row"].to_list()
-    position = {row: i for i, row in enumerate(order)}
-    ids = [str(v) for v in frame[id_column].cast(pl.String).to_list()]
-    values = [str(v) for v in frame[sensitive].cast(pl.String).to_list()]
-    known = {v for entries in past.records.values() for _, sig in entries for v in sig}
+    order = frame.with_row_index("_row").sort(qi, maintain_order=True)["_row"].to_numpy()
+    ids = frame[id_column].cast(pl.String)
+    values = frame[sensitive].cast(pl.String)
+    windows, window_of = _past_windows(past, ids)
+    known = {v for w in windows for sig in w for v in sig}
+    present = set(values.unique().to_list())
     all_values = sorted(
-        {str(v) for v in domain} | set(values) if domain is not None else set(values) | known
+        {str(v) for v in domain} | present if domain is not None else present | known
     )
+    universe = sorted(set(all_values) | known)
+    code = {v: i for i, v in enumerate(universe)}
+    coded = _Coded(order.astype(np.int64), ids, values, universe, window_of, windows)
+    value_of = values.cast(pl.Enum(universe)).to_physical().to_numpy().astype(np.int64)
 
-    # 1. division: published records by signature; new or changed records to the pool
-    buckets: dict[Signature, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    pool: list[int] = []
-    forbidden: dict[int, set[str]] = {}
-    withheld: list[int] = []
-    for row in order:
-        sig = past.latest(ids[row])
-        if sig is not None and values[row] in sig:
-            buckets[sig][values[row]].append(row)
-            continue
-        if sig is not None and model == "m_invariance":
+    # 1. division: published records to the bucket of their signature, new or changed
+    # records to the pool (barred from the values of their window), or withheld
+    to, barred, buckets, masks = _divide(coded, value_of, code, model, sensitive, m)
+    value_at = value_of[coded.order]
+
+    start_stage(progress, "Forming the classes")
+    in_pool = np.flatnonzero(to == _POOL)
+    pool = Pool(in_pool, value_at[in_pool], barred[in_pool], masks, len(universe))
+    out = Classes()
+    held = np.flatnonzero(to >= 0)
+    # 2. balancing and 4. split of the buckets of known signatures
+    balance_and_split(held, to[held], value_at[held], buckets, pool, out)
+    # 3. assignment of the pool: classes of m distinct values, most frequent values first
+    domain_codes = [code[v] for v in all_values]
+    assign(pool, domain_codes, m, out, lambda: _too_few_values(sensitive, m))
+
+    start_stage(progress, "Releasing the classes")
+    result = _release(frame, qi, sensitive, numeric, out, coded, past, model, m, window)
+    return dataclasses.replace(result, withheld=int(np.count_nonzero(to == _WITHHELD)))
+
+
+def _divide(
+    coded: _Coded, value_of: Ints, code: dict[str, int], model: str, sensitive: str, m: int
+) -> tuple[Ints, Ints, list[tuple[int, ...]], list[int]]:
+    """Step 1, decided once per distinct (window of signatures, value) and spread to the
+    records (by position): each record's bucket (a number), :data:`_POOL` or
+    :data:`_WITHHELD`, and its forbidden set (a number); the buckets' signatures and the
+    forbidden sets' masks (0: none)."""
+    n_codes = len(coded.universe)
+    pairs, inverse = np.unique((coded.window_of + 1) * n_codes + value_of, return_inverse=True)
+    buckets: dict[tuple[int, ...], int] = {}
+    masks: dict[int, int] = {0: 0}
+    outcome, barred = [], []
+    for key in pairs.tolist():
+        w, v = divmod(key, n_codes)
+        sigs = [tuple(code[x] for x in sig) for sig in coded.windows[w - 1]] if w else []
+        dest, bar = _POOL, 0
+        if sigs and v in sigs[-1]:
+            dest = buckets.setdefault(sigs[-1], len(buckets))
+        elif sigs and model == "m_invariance":
             raise PrivacyUnattainableError(
                 f"A record's sensitive value in column {sensitive!r} left the signature an "
                 "earlier release gave it, which m-invariance cannot publish; use "
                 "model='tau_safety' for releases with updated values.",
                 requirement=f"{m}-invariance",
             )
-        if sig is not None:
-            window_sigs = past.signatures(ids[row])
+        elif sigs:
             # the value returned to an earlier signature that is disjoint from the others
-            back = [
-                s
-                for s in window_sigs
-                if values[row] in s and all(t == s or not set(t) & set(s) for t in window_sigs)
-            ]
+            back = [s for s in sigs if v in s and all(t == s or not set(t) & set(s) for t in sigs)]
             if back:
-                buckets[back[-1]][values[row]].append(row)
-                continue
-            forbidden[row] = {v for s in window_sigs for v in s}
-            if values[row] in forbidden[row]:  # no signature can be equal or disjoint
-                withheld.append(row)
-                continue
-        pool.append(row)
-
-    start_stage(progress, "Forming the classes")
-    pool_by_value: dict[str, _Queue] = defaultdict(_Queue)
-    for row in pool:
-        pool_by_value[values[row]].append(row)
-
-    groups: list[_Group] = []
-    # 2. balancing and 4. split of the buckets of known signatures
-    for sig in sorted(buckets):
-        held = buckets[sig]
-        target = max(len(held.get(v, [])) for v in sig)
-        fakes: dict[str, int] = {}
-        values_of_sig = set(sig)
-        for v in sig:
-            rows = held.setdefault(v, [])
-            queue = pool_by_value.get(v)
-            if queue is not None and target > len(rows):
-                rows.extend(
-                    queue.take(
-                        target - len(rows),
-                        _allowed(forbidden, values_of_sig),
-                    )
-                )
-            rows.sort(key=position.__getitem__)
-            fakes[v] = target - len(rows)
-        for i in range(target):
-            g = _Group([], [], [])
-            for v in sig:
-                rows = held[v]
-                if i < len(rows):
-                    g.rows.append(rows[i])
-                    g.values.append(v)
-                else:
-                    g.fake.append(v)
-            groups.append(g)
-
-    # 3. assignment of the pool: classes of m distinct values, most frequent values first
-    if not forbidden:  # no record is barred from any value: the ranking alone decides
-        groups += _assign_freely(pool_by_value, all_values, m, sensitive)
-    while forbidden and any(q.remaining for q in pool_by_value.values()):
-        ranked = sorted(
-            (v for v in pool_by_value if pool_by_value[v].remaining),
-            key=lambda v: (-pool_by_value[v].remaining, v),
-        )
-        g = _Group([], [], [])
-        banned: set[str] = set()
-        for v in ranked:
-            if len(g.values) == m:
-                break
-            if v in banned:
-                continue
-            chosen = {*g.values, v}
-            picked = pool_by_value[v].take(1, _allowed(forbidden, chosen))
-            if not picked:
-                continue
-            pick = picked[0]
-            g.rows.append(pick)
-            g.values.append(v)
-            banned |= forbidden.get(pick, set())
-        if not g.rows:  # only records whose forbidden sets block each other: one per class
-            v = ranked[0]
-            pick = pool_by_value[v].take_first()
-            g.rows.append(pick)
-            g.values.append(v)
-            banned |= forbidden.get(pick, set())
-        spare = [v for v in all_values if v not in g.values and v not in banned]
-        need = m - len(g.values)
-        if need > len(spare):
-            raise _too_few_values(sensitive, m)
-        g.fake.extend(spare[:need])
-        groups.append(g)
-
-    start_stage(progress, "Releasing the classes")
-    out = _release(frame, qi, sensitive, numeric, groups, ids, values, past, model, m, window)
-    return dataclasses.replace(out, withheld=len(withheld))
+                dest = buckets.setdefault(back[-1], len(buckets))
+            elif any(v in s for s in sigs):  # no signature can be equal or disjoint
+                dest = _WITHHELD
+            else:
+                mask = sum(1 << x for x in {x for s in sigs for x in s})
+                bar = masks.setdefault(mask, len(masks))
+        outcome.append(dest)
+        barred.append(bar)
+    at = inverse[coded.order]
+    to = np.asarray(outcome, dtype=np.int64)[at]
+    forbidden = np.asarray(barred, dtype=np.int64)[at]
+    return to, forbidden, list(buckets), list(masks)
 
 
-def _assign_freely(
-    pool_by_value: Mapping[str, _Queue], all_values: Sequence[str], m: int, sensitive: str
-) -> list[_Group]:
-    """Step 3 when no pool record is barred from any value: each class takes the first
-    record of each of the ``m`` values with the most records left (ties by value), and
-    counterfeits of the first other values of ``all_values`` when fewer are left.
-
-    The same classes as ranking every value anew for each class, from a heap: the values
-    that lose a record go back in, so the heap's first ``m`` are the ranking's first
-    ``m`` (the loop sorted all values once per class: a million records, half a million
-    sorts)."""
-    heap = [(-q.remaining, v) for v, q in pool_by_value.items() if q.remaining]
-    heapq.heapify(heap)
-    groups: list[_Group] = []
-    while heap:
-        top = [heapq.heappop(heap) for _ in range(min(m, len(heap)))]
-        g = _Group([], [], [])
-        for count, v in top:
-            g.rows.append(pool_by_value[v].take_first())
-            g.values.append(v)
-            if count + 1 < 0:
-                heapq.heappush(heap, (count + 1, v))
-        need = m - len(g.values)
-        if need:
-            spare = [v for v in all_values if v not in g.values]
-            if need > len(spare):
-                raise _too_few_values(sensitive, m)
-            g.fake.extend(spare[:need])
-        groups.append(g)
-    return groups
+def _past_windows(past: ReleaseHistory, ids: pl.Series) -> tuple[list[tuple[Signature, ...]], Ints]:
+    """The distinct windows of signatures the history holds (oldest first, as
+    :meth:`ReleaseHistory.signatures` gives them), and the index of each row's (-1 for a
+    record no earlier release published)."""
+    found: dict[tuple[tuple[int, Signature], ...], int] = {}  # entries, release numbers too
+    index = [found.setdefault(tuple(e), len(found)) for e in past.records.values()]
+    table = pl.DataFrame(
+        {"_id": list(past.records), "_w": index}, schema={"_id": pl.String, "_w": pl.Int64}
+    )
+    w = (
+        ids.alias("_id")
+        .to_frame()
+        .join(table, on="_id", how="left", maintain_order="left")["_w"]
+        .fill_null(-1)
+        .to_numpy()
+        .astype(np.int64)
+    )
+    if () in found:  # a record with no entry left counts as never published
+        w[w == found[()]] = -1
+    return [tuple(sig for _, sig in entries) for entries in found], w
 
 
 def _too_few_values(sensitive: str, m: int) -> PrivacyUnattainableError:
@@ -438,54 +339,84 @@ def _label_expr(column: str, numeric: bool) -> pl.Expr:
     return pl.concat_str([pl.lit("{"), joined, pl.lit("}")]).alias(column)
 
 
+def _labels(real: pl.DataFrame, qi: list[str], numeric: Sequence[str]) -> pl.DataFrame:
+    """Each class's label in every quasi-identifier (:func:`_label_expr`). A set is read
+    from the distinct (class, value code) pairs, sorted once, and written once per
+    distinct set rather than per class; a class of nulls only is ``{}``."""
+    ranges = [_label_expr(c, True) for c in qi if c in numeric]
+    out = real.group_by(CLASS_COLUMN).agg(ranges) if ranges else real.select(CLASS_COLUMN).unique()
+    cls = real[CLASS_COLUMN].to_numpy()
+    for c in qi:
+        if c in numeric:
+            continue
+        text = real[c].cast(pl.String)
+        names = text.drop_nulls().unique().sort()
+        width = len(names) + 1  # the last code: null
+        codes = text.cast(pl.Enum(names.to_list())).to_physical().fill_null(len(names))
+        pairs = np.unique(cls * width + codes.to_numpy().astype(np.int64))
+        pairs = pairs[pairs % width < len(names)]
+        per_class = (
+            pl.DataFrame({CLASS_COLUMN: pairs // width, "_code": pairs % width})
+            .group_by(CLASS_COLUMN, maintain_order=True)
+            .agg(pl.col("_code"))
+        )
+        distinct = per_class.select("_code").unique(maintain_order=True).with_row_index("_set")
+        each = distinct.explode("_code")
+        written = (
+            pl.DataFrame({"_set": each["_set"], c: names.gather(each["_code"])})
+            .group_by("_set", maintain_order=True)
+            .agg(pl.concat_str([pl.lit("{"), pl.col(c).str.join(","), pl.lit("}")]).alias(c))
+        )
+        sets = per_class.join(distinct, on="_code").join(written, on="_set")
+        out = out.join(sets.select(CLASS_COLUMN, c), on=CLASS_COLUMN, how="left")
+        out = out.with_columns(pl.col(c).fill_null("{}"))
+    return out
+
+
 def _release(
     frame: pl.DataFrame,
     qi: list[str],
     sensitive: str,
     numeric: Sequence[str],
-    groups: list[_Group],
-    ids: list[str],
-    values: list[str],
+    out: Classes,
+    coded: _Coded,
     past: ReleaseHistory,
     model: str,
     m: int,
     window: int,
 ) -> SequentialRelease:
     """The release table, the counterfeit table and the updated history."""
-    real_rows: list[int] = []
-    real_class: list[int] = []
-    fake_class: list[int] = []
-    fake_values: list[str] = []
-    counts: list[int] = []
-    signatures: dict[str, Signature] = {}
-    for number, g in enumerate(groups, start=1):
-        sig = tuple(sorted([*g.values, *g.fake]))
-        for row in g.rows:
-            signatures[ids[row]] = sig
-        real_rows.extend(g.rows)
-        real_class.extend([number] * len(g.rows))
-        fake_class.extend([number] * len(g.fake))
-        fake_values.extend(g.fake)
-        counts.append(len(g.fake))
+    pos, cls, rank = (Classes.joined(a) for a in (out.pos, out.cls, out.rank))
+    first = np.lexsort((rank, cls))
+    rows, real_class = coded.order[pos[first]], cls[first] + 1
+    fake_cls, fake_value, fake_rank = (
+        Classes.joined(a) for a in (out.fake_cls, out.fake_value, out.fake_rank)
+    )
+    first = np.lexsort((fake_rank, fake_cls))
+    fake_class, fake_value = fake_cls[first] + 1, fake_value[first]
     real = (
-        frame[real_rows]
+        frame[rows]
         .select(qi)
         .with_columns(
             pl.Series(CLASS_COLUMN, real_class, dtype=pl.Int64),
-            pl.Series(sensitive, [values[r] for r in real_rows], dtype=pl.String),
+            coded.values.gather(rows).alias(sensitive),
         )
     )
-    labels = real.group_by(CLASS_COLUMN).agg([_label_expr(c, c in numeric) for c in qi])
+    labels = _labels(real, qi, numeric)
     fakes = pl.DataFrame(
-        {CLASS_COLUMN: fake_class, sensitive: fake_values},
-        schema={CLASS_COLUMN: pl.Int64, sensitive: pl.String},
+        {
+            CLASS_COLUMN: pl.Series(fake_class, dtype=pl.Int64),
+            sensitive: pl.Series(coded.universe, dtype=pl.String).gather(fake_value),
+        }
     )
     columns = [CLASS_COLUMN, *qi, sensitive]
     table = (
         pl.concat(
             [
-                real.select(CLASS_COLUMN, sensitive).join(labels, on=CLASS_COLUMN, how="left"),
-                fakes.join(labels, on=CLASS_COLUMN, how="left"),
+                real.select(CLASS_COLUMN, sensitive).join(
+                    labels, on=CLASS_COLUMN, how="left", maintain_order="left"
+                ),
+                fakes.join(labels, on=CLASS_COLUMN, how="left", maintain_order="left"),
             ],
             how="diagonal",
         )
@@ -493,16 +424,20 @@ def _release(
         .sort(CLASS_COLUMN, maintain_order=True)
     )
     counterfeits = pl.DataFrame(
-        {CLASS_COLUMN: list(range(1, len(groups) + 1)), "counterfeits": counts},
+        {
+            CLASS_COLUMN: np.arange(1, out.n_classes + 1),
+            "counterfeits": np.bincount(fake_class - 1, minlength=out.n_classes),
+        },
         schema={CLASS_COLUMN: pl.Int64, "counterfeits": pl.Int64},
     )
-    history = ReleaseHistory(
-        window=past.window,
-        releases=past.releases,
-        records={k: list(v) for k, v in past.records.items()},
+    history = ReleaseHistory(window=past.window, releases=past.releases, records=dict(past.records))
+    window_of = coded.window_of[rows]
+    _verify(table, qi, sensitive, m, real_class, window_of, coded.windows, model)
+    history.record_many(
+        coded.ids.gather(rows).to_list(),
+        Classes.joined(out.sig_of_class)[real_class - 1].tolist(),
+        [tuple(coded.universe[c] for c in sig) for sig in out.signatures],
     )
-    _verify(table, qi, sensitive, m, real_class, [ids[r] for r in real_rows], past, model)
-    history.record(signatures)
     if model == "m_invariance":
         guarantee = (
             f"{m}-invariant (Xiao & Tao 2007): every class holds at least {m} distinct "
@@ -522,15 +457,15 @@ def _verify(
     qi: list[str],
     sensitive: str,
     m: int,
-    record_class: list[int],
-    record_ids: list[str],
-    past: ReleaseHistory,
+    record_class: Ints,
+    record_window: Ints,
+    windows: list[tuple[Signature, ...]],
     model: str,
 ) -> None:
     """Re-check the release from the published table: m-uniqueness of every class
     (:func:`anonkit.verify.verify_release`, classes read from the labels and the class
     number), and each record's signature, recounted from its class's published values,
-    against what earlier releases gave it."""
+    against what earlier releases gave it (once per distinct pair of the two)."""
     verify_release(
         table,
         quasi_identifiers=[CLASS_COLUMN, *qi],
@@ -538,12 +473,21 @@ def _verify(
         n_records=table.height,
         suppression_limit=0.0,
     )
-    published = table.group_by(CLASS_COLUMN).agg(pl.col(sensitive).unique().sort())
-    sig_of = {int(c): tuple(str(v) for v in vals) for c, vals in published.iter_rows()}
+    published = table.group_by(CLASS_COLUMN).agg(pl.col(sensitive).unique().sort().alias("_s"))
+    distinct = published.select("_s").unique(maintain_order=True).with_row_index("_k")
+    pairs = (
+        pl.DataFrame(
+            {CLASS_COLUMN: record_class, "_w": record_window},
+            schema={CLASS_COLUMN: pl.Int64, "_w": pl.Int64},
+        )
+        .join(published.join(distinct, on="_s").select(CLASS_COLUMN, "_k"), on=CLASS_COLUMN)
+        .select("_w", "_k")
+        .unique()
+    )
+    sig_of = [tuple(str(v) for v in s) for s in distinct["_s"].to_list()]
     failures = []
-    for rid, cls in zip(record_ids, record_class, strict=True):
-        now = sig_of[cls]
-        before = past.signatures(rid)
+    for w, k in pairs.iter_rows():
+        now, before = sig_of[k], list(windows[w]) if w >= 0 else []
         if model == "m_invariance" and before and before[-1] != now:
             failures.append("a record's signature changed between releases")
         if model == "tau_safety" and any(s != now and set(s) & set(now) for s in before):
