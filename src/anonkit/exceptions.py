@@ -330,13 +330,13 @@ class SuppressedColumnWarning(UserWarning):
     def __init__(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)
         names = ", ".join(repr(c) for c in self.columns)
-        example = f"{{{self.columns[0]!r}: {{'type': 'intervals', 'widths': [5, 10, 20]}}}}"
         super().__init__(
             f"{names} had no hierarchy, so the release shows '*' for "
             f"{'it' if len(self.columns) == 1 else 'them'} in every record (a column "
-            "without a hierarchy can only be kept or suppressed); give a hierarchy file or "
-            f"a builder table to generalize instead, e.g. hierarchies={example} for numbers "
-            "or {'type': 'masking'} for codes (see anonkit.core.hierarchy_builders)."
+            "without a hierarchy can only be kept or suppressed); give a hierarchy to "
+            "generalize instead: a hierarchy CSV file, or a builder table such as "
+            "{'type': 'intervals', 'widths': [5, 10, 20]} for numbers or {'type': "
+            "'masking'} for codes (anonkit.builders)."
         )
 
 

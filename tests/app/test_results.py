@@ -136,3 +136,14 @@ def test_no_record_value_in_progress_or_errors(tmp_path: Path) -> None:
     except Exception as err:  # noqa: BLE001 - whatever it is, it must not show a value
         assert "Example" not in str(err)
     assert "Example" not in repr(progress.snapshot())
+
+
+def test_a_column_suppressed_for_want_of_a_hierarchy_is_a_note() -> None:
+    frame = pl.DataFrame({"age": ["31", "32", "33", "51"], "sex": ["f", "f", "m", "m"]})
+    keywords = {"quasi_identifiers": ["age", "sex"], "k": 2}
+    with pytest.warns(UserWarning, match="'age' had no hierarchy"):
+        outcome = results.run(results.RunRequest(frame, keywords), with_alternatives=False)
+    [note] = results.notes(outcome.result)
+    assert note.startswith("age had no hierarchy") and "Hierarchies page" in note
+    given = {**keywords, "hierarchies": {"age": {"type": "intervals", "widths": [10, 100]}}}
+    assert results.notes(results.run(results.RunRequest(frame, given)).result) == []

@@ -49,6 +49,7 @@ __all__ = [
     "class_size_svg",
     "distribution_svgs",
     "loss_rows",
+    "notes",
     "risk_rows",
     "run",
 ]
@@ -213,6 +214,20 @@ def _info_rows(values: Mapping[str, Any], info: Mapping[str, Any]) -> list[dict[
             }
         )
     return rows
+
+
+def notes(result: AnonymizationResult) -> list[str]:
+    """What the user should know about the release beside its figures: the
+    quasi-identifiers without a hierarchy that it suppresses in every record."""
+    bare = list(result.details.get("suppressed_without_hierarchy", ()))
+    if not bare:
+        return []
+    names = ", ".join(bare)
+    them = "it" if len(bare) == 1 else "them"
+    return [
+        f"{names} had no hierarchy, so the release shows '*' for {them} in every record: "
+        f"give {them} a hierarchy on the Hierarchies page to release {them} generalized."
+    ]
 
 
 def loss_rows(result: AnonymizationResult) -> list[dict[str, Any]]:

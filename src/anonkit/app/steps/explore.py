@@ -40,6 +40,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         choices = {str(i): alternative_label(a) for i, a in enumerate(alts)}
         columns = [c for c in state.loaded().frame.columns if c in result.release.columns]
         return ui.div(
+            *(
+                ui.div(note, class_="alert alert-warning", id=f"note-{i}")
+                for i, note in enumerate(results.notes(result))
+            ),
             summary_cards(result, done.seconds, id="explore-summary"),
             ui.h4("Transformation and alternatives"),
             table(alternative_rows(alts), ALTERNATIVE_COLUMNS, id="alts")
