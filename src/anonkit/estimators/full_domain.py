@@ -278,7 +278,7 @@ class FullDomain(Placed):
         """Say which quasi-identifiers without a hierarchy the release suppresses in every
         record (``details["suppressed_without_hierarchy"]`` and a
         :class:`~anonkit.exceptions.SuppressedColumnWarning`): such a column can only be
-        kept or suppressed, which surprises who expected it to be generalized."""
+        kept or suppressed, which surprises whoever expected it to be generalized."""
         bare = [
             c
             for c, level in self.transformation_.items()
