@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from test_interrupt import restore_sigint  # noqa: F401 (an autouse fixture)
 
 from anonkit import _atomic
 from anonkit._atomic import CommitLog, atomic_path, atomic_write, atomic_write_text, note_commit
@@ -42,18 +43,11 @@ STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 
 @pytest.fixture(autouse=True)
-def restore_signals() -> Iterator[None]:
-    """Leave pytest's handlers of the stop signals and its unraisable hook as they were,
-    and no commit log open."""
-    handlers = {s: signal.getsignal(s) for s in STOPS}
-    hook = sys.unraisablehook
-    try:
-        yield
-    finally:
-        for s, handler in handlers.items():
-            signal.signal(s, handler)
-        sys.unraisablehook = hook
-        assert _atomic._OPEN == [], "a commit log was left open"
+def no_log_left_open() -> Iterator[None]:
+    """No commit log open after a test. (The signal handlers are restored by
+    :func:`test_interrupt.restore_sigint`, autouse here too.)"""
+    yield
+    assert _atomic._OPEN == [], "a commit log was left open"
 
 
 def _ctrl_c() -> None:

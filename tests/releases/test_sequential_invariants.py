@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_sequential_properties import table_of
 
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.releases import publish
@@ -35,17 +36,7 @@ def sequences(draw: st.DrawFn) -> tuple[list[pl.DataFrame], int, str]:
         )
     tables = []
     for step in range(draw(st.integers(2, 4))):
-        tables.append(
-            pl.DataFrame(
-                {
-                    "pid": list(rows),
-                    "age": [r[0] for r in rows.values()],
-                    "zip": [r[1] for r in rows.values()],
-                    "s": [r[2] for r in rows.values()],
-                },
-                schema={"pid": pl.String, "age": pl.Int64, "zip": pl.String, "s": pl.String},
-            )
-        )
+        tables.append(table_of(rows))
         for rid in draw(st.lists(st.sampled_from(sorted(rows) or ["-"]), max_size=6, unique=True)):
             rows.pop(rid, None)
         for i in range(draw(st.integers(0, 8))):

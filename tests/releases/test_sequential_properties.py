@@ -22,6 +22,19 @@ KW = {
 }
 
 
+def table_of(rows: dict[str, tuple[int, str, str]]) -> pl.DataFrame:
+    """The table of ``rows``: per record id, its age, zip and sensitive value."""
+    return pl.DataFrame(
+        {
+            "pid": list(rows),
+            "age": [r[0] for r in rows.values()],
+            "zip": [r[1] for r in rows.values()],
+            "s": [r[2] for r in rows.values()],
+        },
+        schema={"pid": pl.String, "age": pl.Int64, "zip": pl.String, "s": pl.String},
+    )
+
+
 @st.composite
 def sequences(draw: st.DrawFn) -> tuple[list[pl.DataFrame], int, bool]:
     m = draw(st.integers(2, 3))
@@ -38,16 +51,7 @@ def sequences(draw: st.DrawFn) -> tuple[list[pl.DataFrame], int, bool]:
         next_id += 1
     tables = []
     for _ in range(draw(st.integers(2, 4))):
-        tables.append(
-            pl.DataFrame(
-                {
-                    "pid": list(rows),
-                    "age": [r[0] for r in rows.values()],
-                    "zip": [r[1] for r in rows.values()],
-                    "s": [r[2] for r in rows.values()],
-                }
-            )
-        )
+        tables.append(table_of(rows))
         for rid in draw(st.lists(st.sampled_from(sorted(rows)), max_size=3, unique=True)):
             if len(rows) > m:
                 del rows[rid]
