@@ -14,11 +14,28 @@ from collections.abc import Sequence
 from types import FrameType
 
 
+def _rebuilt(
+    cls: type[BaseException], args: tuple[object, ...], state: dict[str, object]
+) -> object:
+    """An exception or warning of ``cls`` with ``args`` and attributes ``state``, made
+    without calling its ``__init__`` (see :meth:`AnonkitError.__reduce__`)."""
+    err = cls.__new__(cls, *args)
+    err.args = args
+    err.__dict__.update(state)
+    return err
+
+
 class AnonkitError(Exception):
     """Base class of every error anonkit raises on purpose."""
 
     #: CLI exit code: 1 for data/privacy problems, 2 for usage problems.
     exit_code: int = 1
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Subclasses take their items, not the message, so the default (``cls(*args)``)
+        # cannot rebuild them: an error raised in a worker process (a study cell) would
+        # reach the parent as a TypeError about __init__'s arguments.
+        return (_rebuilt, (type(self), self.args, dict(self.__dict__)))
 
 
 class ParameterError(AnonkitError, ValueError):
@@ -326,6 +343,8 @@ class SuppressedColumnWarning(UserWarning):
     A column without a hierarchy can only be kept as is or suppressed; give it one (a
     hierarchy CSV or a builder table) to release it generalized instead.
     """
+
+    __reduce__ = AnonkitError.__reduce__
 
     def __init__(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)

@@ -1,0 +1,71 @@
+"""anonkit's errors and warnings survive pickling (a study cell's error raised in a
+worker process reaches the parent as itself, not as a TypeError about ``__init__``)."""
+
+from __future__ import annotations
+
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from anonkit import exceptions as ex
+
+EXAMPLES: list[BaseException] = [
+    ex.AnonkitError("plain"),
+    ex.ParameterError("k", "KAnonymity", "an int >= 1", 0),
+    ex.UnknownColumnError(["agee"], ["age", "zip"]),
+    ex.UnknownNameError("metric", "los", ["loss", "height"]),
+    ex.DataError("bad data"),
+    ex.LeakError(["'zip' determines 'age'"]),
+    ex.UndeclaredColumnsError(["zip"], fitted=True),
+    ex.ReleaseVerificationError(["k-anonymity fails in 1 class(es)"]),
+    ex.EmptyDataError(),
+    ex.MissingValuesError("age", 3),
+    ex.HierarchyError("no root", column="age"),
+    ex.ValuesNotInHierarchyError("age", ["17"], 1),
+    ex.InputChangedError("age", 2),
+    ex.NotFittedError("FullDomain"),
+    ex.ConfigError("bad key"),
+    ex.InputFileError("data.csv", "no such file"),
+    ex.InputFormatError("data.csv", "ragged row", line=3, column=2),
+    ex.InputEncodingError("data.csv", "utf-8", line=2, offset=17, byte=0xE9),
+    ex.OutputIsInputError("out.csv", "data.csv"),
+    ex.OutputFormatError("out.xls", ".xls", [".csv", ".parquet"]),
+    ex.PrivacyUnattainableError("no node is private", requirement="k = 50"),
+    ex.SuppressedColumnWarning(["age", "zip"]),
+]
+
+
+def _public(err: BaseException) -> dict[str, object]:
+    return {k: v for k, v in vars(err).items() if not k.startswith("_")}
+
+
+@pytest.mark.parametrize("err", EXAMPLES, ids=lambda e: type(e).__name__)
+def test_pickles_as_itself(err: BaseException) -> None:
+    twin = pickle.loads(pickle.dumps(err))
+    assert type(twin) is type(err)
+    assert str(twin) == str(err) and twin.args == err.args
+    assert _public(twin) == _public(err)
+    if isinstance(err, ex.AnonkitError):
+        assert twin.exit_code == err.exit_code  # type: ignore[attr-defined]
+
+
+def test_every_class_is_covered() -> None:
+    classes = {
+        c
+        for c in vars(ex).values()
+        if isinstance(c, type)
+        and issubclass(c, (ex.AnonkitError, Warning))
+        and c.__module__ == ex.__name__
+    }
+    assert classes == {type(e) for e in EXAMPLES}
+
+
+def _raise_in_worker() -> None:
+    raise ex.UnknownColumnError(["agee"], ["age"])
+
+
+def test_an_error_raised_in_a_worker_process_reaches_the_parent() -> None:
+    with ProcessPoolExecutor(1) as pool, pytest.raises(ex.UnknownColumnError) as caught:
+        pool.submit(_raise_in_worker).result()
+    assert caught.value.columns == ["agee"] and "Unknown column(s) 'agee'" in str(caught.value)
