@@ -39,6 +39,33 @@ def test_a_column_suppressed_for_want_of_a_hierarchy_is_named() -> None:
     assert warning.filename == __file__  # the caller's line, not anonkit's
 
 
+@pytest.mark.parametrize("algorithm", ["mondrian", "greedy_merge"])
+def test_local_algorithms_say_it_from_the_release(algorithm: str) -> None:
+    with pytest.warns(SuppressedColumnWarning) as caught:
+        result = anonkit.anonymize(
+            FRAME, quasi_identifiers=["age", "sex"], k=3, algorithm=algorithm
+        )
+    assert set(result.release["age"].to_list()) == {"*"}
+    assert result.details["suppressed_without_hierarchy"] == ["age"]
+    assert caught[0].filename == __file__
+
+
+def test_no_warning_when_every_quasi_identifier_is_starred_everywhere() -> None:
+    """Then the release shows no quasi-identifier at all (every record suppressed, or the
+    table too small for anything else), not one lost for want of a hierarchy."""
+    frame = pl.DataFrame({"age": ["1", "2"], "sex": ["f", "m"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SuppressedColumnWarning)
+        result = anonkit.anonymize(
+            frame,
+            quasi_identifiers=["age", "sex"],
+            hierarchies={"sex": {"type": "masking"}},
+            k=2,
+            algorithm="mondrian",
+        )
+    assert "suppressed_without_hierarchy" not in result.details
+
+
 def test_no_warning_with_a_hierarchy_or_a_column_kept() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", SuppressedColumnWarning)

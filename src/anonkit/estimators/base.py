@@ -45,6 +45,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.engines.base import choose_engine
+from anonkit.estimators.bare import note_bare_columns, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
 from anonkit.exceptions import (
     EmptyDataError,
@@ -370,6 +371,11 @@ class Estimator(Parameters):
         self.hierarchies_ = FrozenDict(fitting.by_name)
         self._fitting = _kept_after_fit(fitting)
         self._masked = masked
+        note_bare_columns(self, self._bare_columns(columns, masked))
+
+    def _bare_columns(self, columns: Columns, released: pl.DataFrame | None) -> list[str]:
+        """Quasi-identifiers without a hierarchy that the release suppresses everywhere."""
+        return [] if released is None else starred_everywhere(released, columns)
 
     def _prepare(self, data: pl.DataFrame, kind: FrameKind, t0: float, columns: Columns) -> Fitting:
         """Roles, attainability, leak check, population and hierarchies."""

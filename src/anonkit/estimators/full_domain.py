@@ -36,16 +36,12 @@ from anonkit.engines.base import (
     SensitiveSpec,
     get_engine,
 )
+from anonkit.estimators.bare import note_bare_columns, without_hierarchy
 from anonkit.estimators.base import Columns, Fitting, Placed, Privacy, stage_timing, with_engine
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import objective, search
-from anonkit.exceptions import (
-    NotFittedError,
-    ParameterError,
-    SuppressedColumnWarning,
-    warn_caller,
-)
+from anonkit.exceptions import NotFittedError, ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.io.write import output_format
 from anonkit.metrics.classes import ClassProfile, class_profile
@@ -269,26 +265,16 @@ class FullDomain(Placed):
             self._fitted_elsewhere(with_engine(result, name, reason), columns)
             self.transformation_ = result.transformation
             self.hierarchies_ = FrozenDict(dict(zip(qi, self._plan.hierarchies, strict=True)))
-        else:
-            self._fit_in_memory(frame, columns)
-            self.result_ = with_engine(self.result_, name, reason)
-        self._note_bare_columns(columns)
-
-    def _note_bare_columns(self, columns: Columns) -> None:
-        """Say which quasi-identifiers without a hierarchy the release suppresses in every
-        record (``details["suppressed_without_hierarchy"]`` and a
-        :class:`~anonkit.exceptions.SuppressedColumnWarning`): such a column can only be
-        kept or suppressed, which surprises whoever expected it to be generalized."""
-        bare = [
-            c
-            for c, level in self.transformation_.items()
-            if columns.specs.get(c) is None and level > 0
-        ]
-        if not bare:
+            note_bare_columns(self, self._bare_columns(columns, None))
             return
-        details = {**self.result_.details, "suppressed_without_hierarchy": bare}
-        self.result_ = replace(self.result_, details=FrozenDict(details))
-        warn_caller(SuppressedColumnWarning(bare))
+        self._fit_in_memory(frame, columns)
+        self.result_ = with_engine(self.result_, name, reason)
+
+    def _bare_columns(self, columns: Columns, released: pl.DataFrame | None) -> list[str]:
+        """The quasi-identifiers without a hierarchy at their top level (``*``), read from
+        the transformation: no pass over the release."""
+        bare = without_hierarchy(columns)
+        return [c for c in bare if self.transformation_.get(c, 0) > 0]
 
     def _tallied(self, models: Sequence[PrivacyModel]) -> list[str]:
         """The attributes the models read, which the detail count holds with the

@@ -1,0 +1,63 @@
+"""Quasi-identifiers without a hierarchy that a release shows as ``*`` in every record.
+
+A column without a hierarchy can only be kept as is or suppressed. When the release
+suppresses it everywhere, the user is told (a user who forgot the hierarchy of ``age``
+would otherwise find ``*`` in every record and no word why): the result's
+``details["suppressed_without_hierarchy"]`` names the columns, and a
+:class:`~anonkit.exceptions.SuppressedColumnWarning` points at the caller's line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from anonkit._frozen import FrozenDict
+from anonkit.core.transform import SUPPRESSED
+from anonkit.exceptions import SuppressedColumnWarning, warn_caller
+
+if TYPE_CHECKING:
+    from anonkit.estimators.base import Columns, Estimator
+
+__all__ = ["DETAIL", "note_bare_columns", "starred_everywhere", "without_hierarchy"]
+
+#: The key of ``result.details`` naming the columns.
+DETAIL = "suppressed_without_hierarchy"
+
+
+def without_hierarchy(columns: Columns) -> list[str]:
+    """The quasi-identifiers given no hierarchy."""
+    return [c for c in columns.quasi_identifiers if columns.specs.get(c) is None]
+
+
+def starred_everywhere(released: pl.DataFrame, columns: Columns) -> list[str]:
+    """The quasi-identifiers without a hierarchy that ``released`` (one row per record,
+    suppressed records masked) shows as ``*`` in every record, unless it shows every
+    quasi-identifier so (every record suppressed, or generalized to the root: not a
+    column lost for want of a hierarchy). Costs nothing when every quasi-identifier has
+    a hierarchy."""
+    bare = [c for c in without_hierarchy(columns) if c in released.columns]
+    if not bare or released.height == 0:
+        return []
+    qi = [c for c in columns.quasi_identifiers if c in released.columns]
+    star = {c: pl.col(c).cast(pl.String) == SUPPRESSED for c in qi}
+    row = released.select(
+        pl.all_horizontal(star.values()).fill_null(False).all().alias("_all_suppressed"),
+        *(star[c].fill_null(False).all().alias(c) for c in bare),
+    ).row(0, named=True)
+    if row["_all_suppressed"]:
+        return []
+    return [c for c in bare if row[c]]
+
+
+def note_bare_columns(estimator: Estimator, bare: Sequence[str]) -> None:
+    """Record ``bare`` in ``estimator.result_.details`` and warn, when there are any."""
+    if not bare:
+        return
+    result = estimator.result_
+    details = {**result.details, DETAIL: list(bare)}
+    estimator.result_ = dataclasses.replace(result, details=FrozenDict(details))
+    warn_caller(SuppressedColumnWarning(bare))
