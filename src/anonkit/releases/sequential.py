@@ -330,20 +330,18 @@ def _too_few_values(sensitive: str, m: int) -> PrivacyUnattainableError:
     )
 
 
-def _label_expr(column: str, numeric: bool) -> pl.Expr:
-    """A class's label in one column: ``[lo-hi]`` for numbers, ``{a,b}`` for the rest."""
-    if numeric:
-        lo, hi = pl.col(column).min().cast(pl.String), pl.col(column).max().cast(pl.String)
-        return pl.concat_str([pl.lit("["), lo, pl.lit("-"), hi, pl.lit("]")]).alias(column)
-    joined = pl.col(column).cast(pl.String).unique().sort().str.join(",")
-    return pl.concat_str([pl.lit("{"), joined, pl.lit("}")]).alias(column)
+def _range_label(column: str) -> pl.Expr:
+    """A class's label in a numeric column: ``[lo-hi]``."""
+    lo, hi = pl.col(column).min().cast(pl.String), pl.col(column).max().cast(pl.String)
+    return pl.concat_str([pl.lit("["), lo, pl.lit("-"), hi, pl.lit("]")]).alias(column)
 
 
 def _labels(real: pl.DataFrame, qi: list[str], numeric: Sequence[str]) -> pl.DataFrame:
-    """Each class's label in every quasi-identifier (:func:`_label_expr`). A set is read
+    """Each class's label in every quasi-identifier: ``[lo-hi]`` in the numeric ones
+    (:func:`_range_label`), the set ``{a,b}`` of its values in the others. A set is read
     from the distinct (class, value code) pairs, sorted once, and written once per
     distinct set rather than per class; a class of nulls only is ``{}``."""
-    ranges = [_label_expr(c, True) for c in qi if c in numeric]
+    ranges = [_range_label(c) for c in qi if c in numeric]
     out = real.group_by(CLASS_COLUMN).agg(ranges) if ranges else real.select(CLASS_COLUMN).unique()
     cls = real[CLASS_COLUMN].to_numpy()
     for c in qi:

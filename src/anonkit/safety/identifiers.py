@@ -101,15 +101,16 @@ def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
     if n == 0:
         return None
     kept = values.drop_nulls() if values.null_count() else values
-    present = kept.to_frame("v").lazy()
     # a large column is screened on a sample first; every pattern needs a digit or an "@",
     # and one cheap pass finds whether any screened value holds one
-    sampled = n > 2 * _SAMPLE
-    if not _may_identify(kept.gather_every(n // _SAMPLE) if sampled else kept):
+    screen = kept.gather_every(n // _SAMPLE) if n > 2 * _SAMPLE else kept
+    if not _may_identify(screen):
         return None
-    if sampled and max(_pattern_shares(present.gather_every(n // _SAMPLE))) < IDENTIFIER_SHARE / 2:
-        return None
-    shares = _pattern_shares(present)
+    if screen is not kept:
+        sampled = _pattern_shares(screen.to_frame("v").lazy())
+        if max(sampled) < IDENTIFIER_SHARE / 2:
+            return None
+    shares = _pattern_shares(kept.to_frame("v").lazy())
     best = int(np.argmax(shares))
     if shares[best] < IDENTIFIER_SHARE:
         return None
