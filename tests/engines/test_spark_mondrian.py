@@ -19,7 +19,12 @@ from anonkit import anonymize
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.estimators import Mondrian
 from anonkit.evaluate import evaluate
-from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
+from anonkit.exceptions import (
+    MissingValuesError,
+    ParameterError,
+    SuppressedColumnWarning,
+    UnknownColumnError,
+)
 from anonkit.models import (
     DeltaDisclosure,
     DistinctLDiversity,
@@ -232,3 +237,19 @@ def test_cli_runs_mondrian_on_spark(
     assert data_out["verified"] is True and data_out["family"] == "local"
     written = pl.read_parquet(tmp_path / "out.parquet" / "*.parquet")
     assert written.height == 2_000 and written.group_by(qi).len()["len"].min() >= 5
+
+
+def test_a_column_without_hierarchy_starred_everywhere_is_named(spark: Any) -> None:
+    frame = pl.DataFrame(
+        {"age": ["31", "32", "33", "34", "51", "52"], "sex": ["f", "f", "f", "m", "m", "m"]}
+    )
+    with pytest.warns(SuppressedColumnWarning) as caught:
+        result = anonymize(
+            to_spark(spark, frame),
+            quasi_identifiers=["age", "sex"],
+            k=3,
+            algorithm=Mondrian(engine="spark"),
+        )
+    assert set(_released(result, ["age", "sex"])["age"].to_list()) == {"*"}
+    assert result.details["suppressed_without_hierarchy"] == ["age"]
+    assert caught[0].filename == __file__

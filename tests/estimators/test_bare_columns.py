@@ -94,3 +94,30 @@ def test_the_cli_says_it_as_a_note(tmp_path: Path) -> None:
     assert "SuppressedColumnWarning" not in res.stderr
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert data["details"]["suppressed_without_hierarchy"] == ["age"]
+
+
+def test_streamed_mondrian_says_it_from_its_tally(tmp_path: Path) -> None:
+    """Out of core the release is never in memory: the note comes from the re-check's
+    tally of released labels."""
+    path = tmp_path / "data.parquet"
+    FRAME.write_parquet(path)
+    with pytest.warns(SuppressedColumnWarning) as caught:
+        result = anonkit.anonymize(
+            path,
+            quasi_identifiers=["age", "sex"],
+            k=3,
+            algorithm=anonkit.estimators.Mondrian(engine="streaming"),
+        )
+    assert set(result.release.collect()["age"].to_list()) == {"*"}
+    assert result.details["suppressed_without_hierarchy"] == ["age"]
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SuppressedColumnWarning)
+        given = anonkit.anonymize(
+            path,
+            quasi_identifiers=["age", "sex"],
+            hierarchies={"age": AGE},
+            k=3,
+            algorithm=anonkit.estimators.Mondrian(engine="streaming"),
+        )
+    assert "suppressed_without_hierarchy" not in given.details

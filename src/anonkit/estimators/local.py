@@ -45,6 +45,8 @@ from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.schema import Schema
+from anonkit.estimators.bare import DETAIL as BARE
+from anonkit.estimators.bare import note_bare_columns
 from anonkit.estimators.base import (
     Columns,
     Estimator,
@@ -343,16 +345,20 @@ class Mondrian(_Classes, Placed):
         if name == "spark":
             from anonkit.estimators.spark_mondrian import fit_mondrian_spark
 
-            self._fitted_elsewhere(fit_mondrian_spark(self, frame, columns, reason=reason), columns)
+            result = fit_mondrian_spark(self, frame, columns, reason=reason)
         elif name == "streaming":
             from anonkit.estimators.streaming_mondrian import fit_mondrian_streaming
 
             result = fit_mondrian_streaming(self, frame, columns, reason=reason)
-            self._fitted_elsewhere(result, columns)
         else:
             self._fit_in_memory(frame, columns)
             if self.engine == "auto":
                 self.result_ = with_engine(self.result_, name, reason)
+            return
+        # out of core the release is not here: the fit read the columns starred
+        # everywhere from its re-check's tally
+        self._fitted_elsewhere(result, columns)
+        note_bare_columns(self, result.details.get(BARE, ()))
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
         from anonkit.algorithms.mondrian.frame import fit_frame, release_frame, release_tally

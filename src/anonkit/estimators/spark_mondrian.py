@@ -35,6 +35,8 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.schema import AttributeRole
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT
+from anonkit.estimators.bare import DETAIL as BARE
+from anonkit.estimators.bare import starred_everywhere
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.steps import engine_roles, head_leak_check, local_result, refuse_numeric
 from anonkit.metrics.classes import profile_sizes, tally_sizes
@@ -144,6 +146,9 @@ def fit_mondrian_spark(
         "engine": {"name": "spark", "reason": reason},
         "mondrian": {**out.details, "numeric_release": estimator.numeric_release},
     }
+    bare = starred_everywhere(out.tally, columns)
+    if bare:
+        details[BARE] = bare
     return local_result(
         out.release,
         algorithm="mondrian",

@@ -35,13 +35,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.schema import AttributeRole
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT
 from anonkit.engines.streaming_engine import RecordRelease, StreamingEngine, record_keys
+from anonkit.estimators.bare import DETAIL as BARE
+from anonkit.estimators.bare import starred_everywhere
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.steps import (
     TallyCheck,
@@ -154,18 +155,22 @@ def fit_mondrian_streaming(
 
     check = TallyCheck(qi, wanted, models, n, limit, specs, dict(zip(qi, hierarchies, strict=True)))
 
-    def verify(written: Any) -> tuple[Verification, npt.NDArray[np.int64], int]:
+    def verify(written: Any) -> tuple[Verification, pl.DataFrame]:
         return _verify(engine, written, check, tables)
 
     output = estimator.output
     if output is not None:
-        (verification, sizes, starred), released = write_verified(
+        (verification, tallied), released = write_verified(
             engine, engine.apply_records(source, release), output, verify, progress=progress
         )
     else:
         released = engine.apply_records(source, release)
         start_stage(progress, "Verifying the release")
-        verification, sizes, starred = verify(released)
+        verification, tallied = verify(released)
+    sizes, starred = tally_sizes(tallied, qi, COUNT)
+    bare = starred_everywhere(tallied, columns)
+    if bare:
+        details[BARE] = bare
     t3 = time.perf_counter()
 
     k, _ = split_k_anonymity(models)
@@ -189,11 +194,11 @@ def _verify(
     release: Any,
     check: TallyCheck,
     labels: Mapping[str, Sequence[str]],
-) -> tuple[Verification, np.ndarray[Any, Any], int]:
-    """The independent re-check, on the release tallied by its released labels; the
-    released classes' sizes and the records starred in every quasi-identifier (the class
-    profile, as the in-memory fit draws it from its tally). The tally groups the
-    released text through each column's label table (``labels``:
+) -> tuple[Verification, pl.DataFrame]:
+    """The independent re-check, on the release tallied by its released labels, and the
+    tally (one row per released label combination, with its records in ``COUNT``: the
+    class profile and the columns starred everywhere are read from it). The tally groups
+    the released text through each column's label table (``labels``:
     :meth:`~anonkit.engines.streaming_engine.StreamingEngine.tally_labels`).
 
     Raises
@@ -205,6 +210,4 @@ def _verify(
     total = int(tallied[COUNT].sum())
     if total != check.n_records:
         raise InputChangedError(None, abs(total - check.n_records))
-    verification = check.verify(tallied)
-    sizes, starred = tally_sizes(tallied, check.quasi_identifiers, COUNT)
-    return verification, sizes, starred
+    return check.verify(tallied), tallied
