@@ -39,7 +39,7 @@ def test_adult_workflow_matches_the_cli(app_url: str, chromium: Any, tmp_path: P
 
     # 3 Hierarchies: the bundled files, previewed on the values
     page.get_by_role("button", name="Next: hierarchies").click()
-    api.expect(page.locator("#hier-summary tbody tr")).to_have_count(7)
+    api.expect(page.locator("#hier-summary tbody tr")).to_have_count(8)
     api.expect(page.locator("#hier-preview-table")).to_be_visible()
     page.locator("#h_column").select_option("age")
     api.expect(page.locator("#hier-preview-table thead")).to_contain_text("level 4")
