@@ -33,6 +33,7 @@ EXAMPLES: list[BaseException] = [
     ex.OutputFormatError("out.xls", ".xls", [".csv", ".parquet"]),
     ex.PrivacyUnattainableError("no node is private", requirement="k = 50"),
     ex.SuppressedColumnWarning(["age", "zip"]),
+    ex.LeakWarning("ref", "unique", "Column 'ref' is near-unique."),
 ]
 
 

@@ -359,6 +359,20 @@ class SuppressedColumnWarning(UserWarning):
         )
 
 
+class LeakWarning(UserWarning):
+    """A column released as it stands could single people out or link the release to
+    other data (a near-unique column kept); the leak check's warning, which does not
+    stop the run as its errors do (:class:`LeakError`). The message names the column,
+    the reason and the fix, never a value."""
+
+    __reduce__ = AnonkitError.__reduce__
+
+    def __init__(self, column: str, kind: str, reason: str) -> None:
+        self.column = column
+        self.kind = kind
+        super().__init__(reason)
+
+
 def warn_caller(warning: Warning) -> None:
     """Issue ``warning`` attributed to the first caller outside anonkit (the user's line
     that called the API, whatever the depth of the call inside)."""

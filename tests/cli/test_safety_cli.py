@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from test_cli_commands import run_module
 from typer.testing import CliRunner
 
 from anonkit.cli.main import app
@@ -107,6 +108,27 @@ def test_a_column_that_gives_a_quasi_identifier_away_stops_the_run(tmp_path: Pat
     assert code == 0, err
     assert "leak check was skipped" in err
     assert json.loads((tmp_path / "s.json").read_text())["checks"]["leak_check"] is False
+
+
+def test_warnings_are_one_line_each_not_python_warnings(tmp_path: Path) -> None:
+    """The CLI says a leak check's warning and a column starred for want of a hierarchy
+    once each, as its own line; the Python warnings the API issues for them
+    (``LeakWarning``, ``SuppressedColumnWarning``) do not reach the terminal as well.
+    Run as a process: pytest would catch the Python warnings before any terminal."""
+    # six values of "sex" twice each: no class of 3 keeps it, and it has no hierarchy
+    rows = [(f"p{i}@example.org", "30", f"s{i % 6}", "1305", "flu", f"v{i}")
+            for i in range(12)]  # fmt: skip
+    _write_csv(tmp_path / "data.csv", rows)
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip", "sex"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\ninsensitive = ["visits"]\n'
+    )
+    done = run_module("anonymize", str(_config(tmp_path, body)), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("warning: Column 'visits' is near-unique") == 1
+    assert done.stderr.count("note: sex had no hierarchy") == 1
+    assert "LeakWarning" not in done.stderr
+    assert "SuppressedColumnWarning" not in done.stderr
 
 
 def test_identifier_patterns_stop_the_run(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@ sees is what it was when the check ran first, alone (issue 15)."""
 
 from __future__ import annotations
 
+import pickle
 import threading
 import time
+import warnings
 from typing import Any
 
 import polars as pl
@@ -14,7 +16,7 @@ from anonkit import anonymize
 from anonkit._beside import beside, errors_first
 from anonkit.estimators import leak_check
 from anonkit.estimators.leak_check import PendingLeaks
-from anonkit.exceptions import LeakError
+from anonkit.exceptions import LeakError, LeakWarning
 from anonkit.models import DistinctLDiversity, EqualDistanceTCloseness, KMap
 
 AGE = {"type": "intervals", "widths": [20, 40]}
@@ -60,11 +62,28 @@ def test_the_leak_comes_before_errors_found_after_it_started() -> None:
         _run(bad, insensitive=["code"], hierarchies={"age": {"type": "intervals", "widths": [20]}})
 
 
-def test_warnings_reach_the_result() -> None:
+def test_warnings_reach_the_result_and_the_caller() -> None:
+    """A Python user is told as the CLI user is (it prints ``warning:`` lines): a
+    :class:`LeakWarning` per warning, pointing at the caller's line."""
     frame = _frame().with_columns(pl.Series("ref", [f"r{i}" for i in range(60)]))
-    result = _run(frame, insensitive=["ref"], identifying=["code"])
+    with pytest.warns(LeakWarning) as caught:
+        result = _run(frame, insensitive=["ref"], identifying=["code"])
     assert [w["column"] for w in result.checks["leak_warnings"]] == ["ref"]
     assert result.verified
+    [warning] = caught
+    assert warning.filename == __file__
+    message = warning.message
+    assert isinstance(message, LeakWarning)
+    assert (message.column, message.kind) == ("ref", "unique")
+    assert str(message) == result.checks["leak_warnings"][0]["reason"]
+    assert pickle.loads(pickle.dumps(message)).column == "ref"
+
+
+def test_no_leak_warning_without_a_leak() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LeakWarning)
+        result = _run(_frame(), identifying=["code"])
+    assert result.checks["leak_warnings"] == []
 
 
 def test_errors_first_waits_for_the_check_and_raises_its_error() -> None:

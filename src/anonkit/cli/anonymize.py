@@ -30,7 +30,12 @@ from anonkit.cli.common import (
 )
 from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
 from anonkit.engines.base import get_engine
-from anonkit.exceptions import ConfigError, SuppressedColumnWarning, UnknownColumnError
+from anonkit.exceptions import (
+    ConfigError,
+    LeakWarning,
+    SuppressedColumnWarning,
+    UnknownColumnError,
+)
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.io.write import check_not_input
 from anonkit.progress import start_stage
@@ -109,8 +114,9 @@ def anonymize_command(
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
-    # said as a note after the summary instead (_notes)
+    # said as notes after the summary instead (_notes)
     warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
+    warnings.filterwarnings("ignore", category=LeakWarning)
     name = chosen_engine(cfg)[0]
     if not get_engine(name).in_memory:
         if html is not None:

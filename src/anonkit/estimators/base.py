@@ -46,7 +46,7 @@ from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.engines.base import choose_engine
 from anonkit.estimators.bare import note_bare_columns, starred_everywhere
-from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
+from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
 from anonkit.exceptions import (
     EmptyDataError,
     NotFittedError,
@@ -348,6 +348,7 @@ class Estimator(Parameters):
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
         roles = (identifying, sensitive, insensitive, others)
         self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))
+        warn_leaks(self.result_.checks)
         self._others = others
         return self
 

@@ -14,7 +14,7 @@ records when the answer is due, so none goes unchecked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -22,10 +22,10 @@ import polars as pl
 
 from anonkit._beside import beside
 from anonkit.core.values import text_apart
-from anonkit.exceptions import LeakError
+from anonkit.exceptions import LeakError, LeakWarning, warn_caller
 from anonkit.safety.leaks import ColumnCodes, Leak, TallyCodes, find_leaks, in_order, value_leaks
 
-__all__ = ["PendingLeaks", "settle_leaks"]
+__all__ = ["PendingLeaks", "settle_leaks", "warn_leaks"]
 
 
 class PendingLeaks:
@@ -132,6 +132,14 @@ class PendingLeaks:
         if errors:
             raise LeakError(errors)
         return leaks
+
+
+def warn_leaks(checks: Mapping[str, Any]) -> None:
+    """A :class:`~anonkit.exceptions.LeakWarning` at the caller's line for each warning
+    of a fit's leak check (``result.checks``): the CLI prints them, a Python user would
+    otherwise find them only in the result."""
+    for leak in checks.get("leak_warnings", ()):
+        warn_caller(LeakWarning(leak["column"], leak["kind"], leak["reason"]))
 
 
 def settle_leaks(safety: dict[str, Any], pending: PendingLeaks | None) -> None:
