@@ -389,8 +389,10 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     quasi_identifiers
         Columns an attacker could link on; they are generalized.
     hierarchies
-        Per quasi-identifier: a :class:`Hierarchy`, the path of a hierarchy CSV, or a
-        builder table such as ``{"type": "intervals", "widths": [5, 10]}``. A
+        Per quasi-identifier: a :class:`Hierarchy`, the path of a hierarchy CSV, a
+        builder table such as ``{"type": "intervals", "widths": [5, 10]}``, or the
+        hierarchy table in memory (a polars or pandas frame, or a list of rows, laid out
+        as the CSV: one row per value, one column per level, root last). A
         quasi-identifier without one can only be kept or suppressed (``*``).
     k
         Shortcut for ``privacy=[KAnonymity(k)]``.

@@ -3,15 +3,17 @@
 Every entry point takes hierarchies the same way (``anonymize(hierarchies=...)``, the TOML
 ``[hierarchies]`` table, ``evaluate``, ``check``, studies): a :class:`Hierarchy`, the path
 of a hierarchy CSV, a builder table such as ``{"type": "intervals", "widths": [5, 10]}``,
-or nothing (the column can only be kept or suppressed). :func:`resolve_hierarchy` turns
-any of them into a :class:`Hierarchy` named after the column.
+a table in memory in the CSV's layout (a polars or pandas frame, or a list of rows: one
+row per value, one column per level, root last), or nothing (the column can only be kept
+or suppressed). :func:`resolve_hierarchy` turns any of them into a :class:`Hierarchy`
+named after the column.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,8 @@ from anonkit.exceptions import MissingValuesError, ParameterError
 
 __all__ = ["HierarchySpec", "resolve_hierarchy"]
 
-#: What may stand for a column's hierarchy.
-HierarchySpec = Hierarchy | str | Path | Mapping[str, Any]
+#: What may stand for a column's hierarchy (a pandas frame too, see :func:`_table_rows`).
+HierarchySpec = Hierarchy | str | Path | Mapping[str, Any] | pl.DataFrame | Sequence[Sequence[Any]]
 
 #: Hierarchy files read lately, by (path, column name, digest of the bytes): a
 #: :class:`Hierarchy` is immutable, so repeated runs on the same files share one object
@@ -86,9 +88,35 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
         return build_hierarchy(
             spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column
         )
-    raise ParameterError(
-        "hierarchies",
-        "anonymize",
-        "Hierarchy objects, file paths or builder tables",
-        type(spec).__name__,
-    )
+    rows = _table_rows(spec)
+    if rows is None:
+        raise ParameterError(
+            "hierarchies",
+            "anonymize",
+            "Hierarchy objects, file paths, builder tables or tables of rows (a polars or "
+            "pandas frame, a list of rows: one row per value, one column per level, root "
+            "last)",
+            type(spec).__name__,
+        )
+    return Hierarchy(rows, name=column)
+
+
+def _table_rows(spec: object) -> list[list[object]] | None:
+    """The rows of a hierarchy table in memory, a missing cell as ``""`` (which
+    :class:`Hierarchy` refuses, naming the row, instead of taking ``"None"`` or ``"nan"``
+    for a label); ``None`` if ``spec`` is no such table. A pandas frame is recognised by
+    its ``itertuples``, so pandas is not imported here."""
+    if isinstance(spec, pl.DataFrame):
+        table: Any = spec.iter_rows()
+    elif hasattr(spec, "itertuples") and hasattr(spec, "columns"):  # pandas
+        table = spec.itertuples(index=False, name=None)
+    elif isinstance(spec, (list, tuple)) and all(isinstance(row, (list, tuple)) for row in spec):
+        table = spec
+    else:
+        return None
+    return [["" if _missing(cell) else cell for cell in row] for row in table]
+
+
+def _missing(cell: object) -> bool:
+    """Whether a table cell is missing (None, or NaN as pandas fills gaps)."""
+    return cell is None or (isinstance(cell, float) and cell != cell)

@@ -1,0 +1,84 @@
+"""A hierarchy given as a table in memory: a polars or pandas frame, or a list of rows,
+in the layout of the hierarchy CSV (one row per value, one column per level, root last),
+as a pandas or polars user holds it; the same release as from the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import anonkit
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
+from anonkit.exceptions import HierarchyError, ParameterError, ValuesNotInHierarchyError
+
+ROWS = [["34", "30-39", "*"], ["36", "30-39", "*"], ["51", "50-59", "*"], ["55", "50-59", "*"]]
+VALUES = pl.Series(["34", "36", "51", "55"])
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pl.DataFrame(ROWS, schema=["leaf", "decade", "root"], orient="row"),
+        pd.DataFrame(ROWS, columns=["leaf", "decade", "root"]),
+        ROWS,
+        [tuple(r) for r in ROWS],
+    ],
+    ids=["polars", "pandas", "list", "tuples"],
+)
+def test_a_table_in_memory_is_a_hierarchy(table: object) -> None:
+    h = resolve_hierarchy("age", table, VALUES)  # type: ignore[arg-type]
+    assert h == Hierarchy(ROWS, name="age")
+    assert h.name == "age" and h.generalize("51", 1) == "50-59"
+
+
+def test_numbers_in_a_frame_are_read_as_their_text() -> None:
+    frame = pd.DataFrame({"age": [34, 36], "band": ["30-39", "30-39"], "root": ["*", "*"]})
+    h = resolve_hierarchy("age", frame, pl.Series(["34", "36"]))
+    assert h.leaves == ("34", "36")
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        pl.DataFrame({"v": ["a", "b"], "l1": ["ab", None], "root": ["*", "*"]}),
+        pd.DataFrame({"v": ["a", "b"], "l1": ["ab", float("nan")], "root": ["*", "*"]}),
+    ],
+    ids=["polars-null", "pandas-nan"],
+)
+def test_a_missing_label_is_an_error_not_a_label(table: object) -> None:
+    with pytest.raises(HierarchyError, match="row 2 has an empty label"):
+        resolve_hierarchy("x", table, pl.Series(["a", "b"]))  # type: ignore[arg-type]
+
+
+def test_other_objects_are_refused_naming_what_is_taken() -> None:
+    with pytest.raises(ParameterError, match="tables of rows") as err:
+        resolve_hierarchy("x", 42, pl.Series(["a"]))  # type: ignore[arg-type]
+    assert "'int'" in str(err.value)
+    with pytest.raises(ParameterError):  # a list of texts is not a list of rows
+        resolve_hierarchy("x", ["a", "b"], pl.Series(["a"]))  # type: ignore[arg-type]
+
+
+def test_anonymize_takes_frames_as_hierarchies(adult: tuple[pl.DataFrame, dict[str, Path]]) -> None:
+    data, paths = adult
+    qi = ["age", "sex", "race"]
+    from_files = anonkit.anonymize(data, quasi_identifiers=qi, hierarchies=paths, k=5,
+                                   others="drop")  # fmt: skip
+    tables = {
+        "age": pl.read_csv(paths["age"], separator=";", has_header=False, infer_schema=False),
+        "sex": pd.read_csv(paths["sex"], sep=";", header=None, dtype=str),
+        "race": [line.split(";") for line in paths["race"].read_text().splitlines()],
+    }
+    from_tables = anonkit.anonymize(data, quasi_identifiers=qi, hierarchies=tables, k=5,
+                                    others="drop")  # fmt: skip
+    assert from_tables.release.equals(from_files.release)
+    assert from_tables.transformation == from_files.transformation
+
+
+def test_a_value_the_table_lacks_is_named() -> None:
+    frame = pl.DataFrame({"age": ["34", "99"]})
+    with pytest.raises(ValuesNotInHierarchyError, match="99"):
+        anonkit.anonymize(frame, quasi_identifiers=["age"], hierarchies={"age": ROWS}, k=1)
