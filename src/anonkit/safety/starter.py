@@ -245,8 +245,8 @@ def propose_roles(profile: TableProfile) -> list[Proposal]:
     >>> frame = pl.DataFrame({"age": ["31", "45"] * 4, "email": ["a@x.org"] * 8,
     ...                       "income": ["1", "2", "2", "1"] * 2,
     ...                       "notes": ["x", "x", "y", "y"] * 2})
-    >>> [p.role for p in propose_roles(profile_table(frame))]
-    ['quasi_identifier', 'identifying', 'sensitive', 'insensitive']
+    >>> [p.role for p in propose_roles(profile_table(frame))]  # notes: no rule, generalized
+    ['quasi_identifier', 'identifying', 'sensitive', 'quasi_identifier']
     """
     roles: dict[str, tuple[str, str]] = {c.name: _first_role(c) for c in profile}
     changed = True
