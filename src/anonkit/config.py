@@ -14,7 +14,8 @@ Format
 
     [read]                         # how to read CSV input (all optional)
     separator = ","                # sniffed when absent (the guess is reported)
-    encoding = "utf-8"             # undecodable bytes are an error; e.g. "latin-1"
+    encoding = "utf-8"             # undecodable bytes are an error; e.g. "latin-1";
+                                   # hierarchy files given by path are read with it too
     missing = ["?", ""]            # cells read as missing values
     strip = true                   # trim spaces around values and column names
 
@@ -27,6 +28,7 @@ Format
 
     [hierarchies]
     age = "hierarchies/age.csv"                  # a hierarchy file
+    sex = { type = "file", path = "sex.csv", encoding = "cp1252" }  # one read its own way
     zip = { type = "masking" }                   # or a builder table (see build_hierarchy)
     salary = { type = "intervals", widths = [1000, 5000] }
 
@@ -93,7 +95,7 @@ from typing import TYPE_CHECKING, Any
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, anonymize
-from anonkit.core.resolve import resolve_hierarchy
+from anonkit.core.resolve import FILE, hierarchy_file, resolve_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.estimators.base import hierarchy_values
 from anonkit.exceptions import (
@@ -347,14 +349,16 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
 
     hierarchies: dict[str, HierarchyEntry] = {}
     for column, spec in hier_raw.items():
-        if isinstance(spec, str):
-            hierarchies[column] = _resolve(base, spec)
+        if isinstance(spec, str):  # read with [read]'s encoding, as the data
+            hierarchies[column] = hierarchy_file(_resolve(base, spec), encoding)
         elif isinstance(spec, dict):
             if "type" not in spec:
                 raise ConfigError(
                     f"The hierarchy table for '{column}' in {where} needs a 'type' key "
-                    "(intervals, masking, dates, ordered or suppression)."
+                    "(intervals, masking, dates, ordered, suppression or file)."
                 )
+            if spec["type"] == FILE and isinstance(spec.get("path"), str):
+                spec = {**spec, "path": str(_resolve(base, spec["path"]))}
             hierarchies[column] = FrozenDict(dict(spec))
         else:
             raise _wrong(f"hierarchies.{column}", "a file path or a builder table", spec, where)

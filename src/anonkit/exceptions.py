@@ -258,29 +258,57 @@ class InputEncodingError(InputFormatError):
     1-based line number. The message suggests declaring the file's real encoding.
     """
 
-    def __init__(self, path: object, encoding: str, *, line: int, offset: int, byte: int) -> None:
+    def __init__(
+        self,
+        path: object,
+        encoding: str,
+        *,
+        line: int,
+        offset: int,
+        byte: int,
+        hierarchy: bool = False,
+    ) -> None:
         self.encoding = encoding
         self.offset = offset
         self.byte = byte
-        suggestion = "latin-1" if _codec_name(encoding) != "iso8859-1" else "utf-8"
+        s = "latin-1" if _codec_name(encoding) != "iso8859-1" else "utf-8"
+        if hierarchy:  # a hierarchy file: the ways to declare one file's encoding
+            how = (
+                f'encoding = "{s}" in the [read] section of the configuration, which applies '
+                f'to its hierarchy files too, or {{ type = "file", path = ..., encoding = "{s}" '
+                f'}} for this file alone; in Python Hierarchy.from_csv(path, encoding="{s}") '
+                f'or {{"type": "file", "path": ..., "encoding": "{s}"}}'
+            )
+        else:
+            how = (
+                f'encoding = "{s}" in the [read] section of the configuration, '
+                f'encoding="{s}" in Python'
+            )
         super().__init__(
             path,
             f"line {line} is not valid {_display_encoding(encoding)}: byte 0x{byte:02X} at byte "
             f"offset {offset} cannot be decoded; if the file uses another encoding, declare it "
-            f'(encoding = "{suggestion}" in the [read] section of the configuration, '
-            f'encoding="{suggestion}" in Python).',
+            f"({how}).",
             line=line,
         )
 
     @classmethod
     def from_decode_error(
-        cls, path: object, data: bytes, error: UnicodeDecodeError, encoding: str, *, start: int = 0
+        cls,
+        path: object,
+        data: bytes,
+        error: UnicodeDecodeError,
+        encoding: str,
+        *,
+        start: int = 0,
+        hierarchy: bool = False,
     ) -> InputEncodingError:
-        """The error for ``error``, raised decoding ``data`` (the file's bytes from ``start``)."""
+        """The error for ``error``, raised decoding ``data`` (the file's bytes from ``start``;
+        ``hierarchy``: the file is a hierarchy, which the message says how to declare)."""
         offset = start + error.start
         line = data.count(b"\n", 0, error.start) + 1
         byte = error.object[error.start] if error.start < len(error.object) else 0
-        return cls(path, encoding, line=line, offset=offset, byte=byte)
+        return cls(path, encoding, line=line, offset=offset, byte=byte, hierarchy=hierarchy)
 
 
 def _codec_name(encoding: str) -> str:

@@ -165,6 +165,42 @@ def test_latin1_input_is_an_error_unless_declared(tmp_path: Path) -> None:
     assert "fièvre" in release["disease"].to_list()
 
 
+def test_latin1_hierarchy_files_follow_the_read_encoding(tmp_path: Path) -> None:
+    """The error on a latin-1 hierarchy file says to declare the encoding in [read]; doing
+    so must work: [read] encoding applies to the configuration's hierarchy files too,
+    and a { type = "file", ... } table sets one file's own."""
+    rows = [(*r[:2], "fée" if r[2] == "f" else "mâle", *r[3:]) for r in ROWS]
+    text = "\n".join(",".join(r) for r in [HEADER, *rows]) + "\n"
+    (tmp_path / "data.csv").write_bytes(text.encode("latin-1"))
+    (tmp_path / "sex.csv").write_bytes("fée;*\nmâle;*\n".encode("latin-1"))
+    body = (
+        '[attributes]\nquasi_identifiers = ["age", "zip", "sex"]\nidentifying = ["email"]\n'
+        'sensitive = ["disease"]\nothers = "drop"\n'
+        '[hierarchies]\nage = { type = "intervals", widths = [10, 20] }\n'
+        'zip = { type = "masking" }\nsex = "sex.csv"\n'
+    )
+    code, _, err = _run("anonymize", str(_config(tmp_path, body)))
+    assert code == 2 and "data.csv" in err and "[read]" in err  # the data file first
+    code, _, err = _run(
+        "anonymize", str(_config(tmp_path, '[read]\nencoding = "latin-1"\n' + body))
+    )
+    assert code == 0, err
+    release = pl.read_csv(tmp_path / "release.csv", infer_schema=False)
+    assert set(release["sex"].to_list()) <= {"fée", "mâle", "*"}
+    # a UTF-8 hierarchy beside latin-1 data: its own encoding in a file table
+    (tmp_path / "sex.csv").write_text("fée;*\nmâle;*\n", encoding="utf-8")
+    own = body.replace(
+        'sex = "sex.csv"', 'sex = { type = "file", path = "sex.csv", encoding = "utf-8" }'
+    )
+    code, _, err = _run("anonymize", str(_config(tmp_path, '[read]\nencoding = "latin-1"\n' + own)))
+    assert code == 0, err
+    # without it, the hierarchy's labels do not match the data: named, not guessed
+    code, _, err = _run(
+        "anonymize", str(_config(tmp_path, '[read]\nencoding = "latin-1"\n' + body))
+    )
+    assert code == 1 and "sex" in err
+
+
 # ------------------------------------------------------------------ 3. dirty files
 def test_the_raw_uci_style_file_reads_with_strip_and_missing(tmp_path: Path) -> None:
     lines = ["email, age, sex, zip, disease, visits"]

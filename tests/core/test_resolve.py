@@ -13,7 +13,14 @@ import pytest
 import anonkit
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
-from anonkit.exceptions import HierarchyError, ParameterError, ValuesNotInHierarchyError
+from anonkit.exceptions import (
+    ConfigError,
+    HierarchyError,
+    InputEncodingError,
+    OutputIsInputError,
+    ParameterError,
+    ValuesNotInHierarchyError,
+)
 
 ROWS = [["34", "30-39", "*"], ["36", "30-39", "*"], ["51", "50-59", "*"], ["55", "50-59", "*"]]
 VALUES = pl.Series(["34", "36", "51", "55"])
@@ -82,3 +89,29 @@ def test_a_value_the_table_lacks_is_named() -> None:
     frame = pl.DataFrame({"age": ["34", "99"]})
     with pytest.raises(ValuesNotInHierarchyError, match="99"):
         anonkit.anonymize(frame, quasi_identifiers=["age"], hierarchies={"age": ROWS}, k=1)
+
+
+def test_a_file_table_reads_with_its_own_encoding_and_separator(tmp_path: Path) -> None:
+    path = tmp_path / "sex.csv"
+    path.write_bytes("fée,F,*\nmâle,M,*\n".encode("latin-1"))
+    spec = {"type": "file", "path": str(path), "encoding": "latin-1", "separator": ","}
+    h = resolve_hierarchy("sex", spec, pl.Series(["fée"]))
+    assert h.leaves == ("fée", "mâle") and h.name == "sex"
+    with pytest.raises(InputEncodingError) as err:  # as a plain path: UTF-8
+        resolve_hierarchy("sex", str(path), pl.Series(["fée"]))
+    message = str(err.value)
+    assert 'Hierarchy.from_csv(path, encoding="latin-1")' in message
+    assert '"type": "file"' in message and "[read]" in message
+    with pytest.raises(ConfigError, match="path"):
+        resolve_hierarchy("sex", {"type": "file"}, pl.Series(["fée"]))
+
+
+def test_an_output_over_a_file_table_s_hierarchy_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "v.csv"
+    path.write_text("a;*\nb;*\n", encoding="utf-8")
+    frame = pl.DataFrame({"v": ["a", "b"] * 3})
+    spec = {"type": "file", "path": str(path)}
+    with pytest.raises(OutputIsInputError):
+        anonkit.anonymize(frame, quasi_identifiers=["v"], hierarchies={"v": spec}, k=2,
+                          output=path)  # fmt: skip
+    assert path.read_text(encoding="utf-8") == "a;*\nb;*\n"

@@ -258,7 +258,9 @@ class Hierarchy:
             else:
                 text = raw.decode(encoding).removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
-            raise InputEncodingError.from_decode_error(p, raw, exc, encoding) from None
+            raise InputEncodingError.from_decode_error(
+                p, raw, exc, encoding, hierarchy=True
+            ) from None
         return cls.from_text(text, separator=separator, name=name or p.stem)
 
     @classmethod

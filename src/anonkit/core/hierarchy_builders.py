@@ -38,8 +38,8 @@ names to the builder functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Final
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
 
 from anonkit.core.builders.dates import DATE_LEVELS as DATE_LEVELS
 from anonkit.core.builders.dates import dates
@@ -54,6 +54,7 @@ __all__ = [
     "BUILDERS",
     "ROOT",
     "build_hierarchy",
+    "check_spec_keys",
     "dates",
     "intervals",
     "masking",
@@ -128,7 +129,27 @@ def build_hierarchy(
     kind = spec["type"]
     if not isinstance(kind, str) or kind not in BUILDERS:
         raise UnknownNameError("hierarchy builder", str(kind), list(BUILDERS))
-    required, optional = _SPEC_KEYS[kind]
+    check_spec_keys(spec, *_SPEC_KEYS[kind], name=name)
+    kwargs = {key: value for key, value in spec.items() if key != "type"}
+    return BUILDERS[kind](values, name=name, **kwargs)
+
+
+def check_spec_keys(
+    spec: Mapping[str, Any],
+    required: Sequence[str],
+    optional: Sequence[str],
+    *,
+    name: str | None = None,
+) -> None:
+    """Refuse a hierarchy table of kind ``spec["type"]`` with a key it does not take or
+    without one it needs (``name``: the column, for the message).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key and the keys allowed.
+    """
+    kind, where = spec["type"], f" for column {name!r}" if name else ""
     allowed = ("type", *required, *optional)
     for key in spec:
         if key not in allowed:
@@ -141,5 +162,3 @@ def build_hierarchy(
             raise ConfigError(
                 f"The {kind!r} hierarchy spec{where} is missing the required key {key!r}."
             )
-    kwargs = {key: value for key, value in spec.items() if key != "type"}
-    return BUILDERS[kind](values, name=name, **kwargs)

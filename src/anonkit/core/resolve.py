@@ -3,14 +3,17 @@
 Every entry point takes hierarchies the same way (``anonymize(hierarchies=...)``, the TOML
 ``[hierarchies]`` table, ``evaluate``, ``check``, studies): a :class:`Hierarchy`, the path
 of a hierarchy CSV, a builder table such as ``{"type": "intervals", "widths": [5, 10]}``,
-a table in memory in the CSV's layout (a polars or pandas frame, or a list of rows: one
-row per value, one column per level, root last), or nothing (the column can only be kept
+a file table naming a hierarchy file with its own encoding (``{"type": "file", "path":
+"sex.csv", "encoding": "latin-1"}``), a table in memory in the CSV's layout (a polars or
+pandas frame, or a list of rows: one row per value, one column per level, root last), or
+nothing (the column can only be kept
 or suppressed). :func:`resolve_hierarchy` turns any of them into a :class:`Hierarchy`
 named after the column.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -19,11 +22,17 @@ from typing import Any
 
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.hierarchy_builders import build_hierarchy, suppression
+from anonkit.core.hierarchy_builders import build_hierarchy, check_spec_keys, suppression
 from anonkit.exceptions import MissingValuesError, ParameterError
 
-__all__ = ["HierarchySpec", "resolve_hierarchy"]
+__all__ = ["FILE", "HierarchySpec", "built_from_values", "hierarchy_file", "resolve_hierarchy"]
+
+#: The ``type`` of a hierarchy table naming a hierarchy file with how to read it:
+#: ``{"type": "file", "path": ..., "encoding": "latin-1", "separator": ";"}`` (encoding
+#: UTF-8 and the separator detected when left out).
+FILE = "file"
 
 #: What may stand for a column's hierarchy (a pandas frame too, see :func:`_table_rows`).
 HierarchySpec = Hierarchy | str | Path | Mapping[str, Any] | pl.DataFrame | Sequence[Sequence[Any]]
@@ -32,26 +41,50 @@ HierarchySpec = Hierarchy | str | Path | Mapping[str, Any] | pl.DataFrame | Sequ
 #: :class:`Hierarchy` is immutable, so repeated runs on the same files share one object
 #: and skip parsing (reading and hashing a file costs far less); a changed file gets a
 #: new key.
-_FILES: OrderedDict[tuple[str, str, bytes], Hierarchy] = OrderedDict()
+_FILES: OrderedDict[tuple[str, str, str, str | None, bytes], Hierarchy] = OrderedDict()
 _FILES_KEPT = 64
 
 
-def _from_file(path: str | Path, column: str) -> Hierarchy:
-    """``Hierarchy.from_csv(path, name=column)``, cached while the file is unchanged."""
+def _from_file(
+    path: str | Path, column: str, encoding: str = "utf-8", separator: str | None = None
+) -> Hierarchy:
+    """``Hierarchy.from_csv(path, name=column, ...)``, cached while the file is unchanged."""
+
+    def read() -> Hierarchy:
+        return Hierarchy.from_csv(path, name=column, encoding=encoding, separator=separator)
+
     try:
         digest = hashlib.blake2b(Path(path).read_bytes(), digest_size=16).digest()
     except OSError:  # from_csv reports it
-        return Hierarchy.from_csv(path, name=column)
-    key = (str(path), column, digest)
+        return read()
+    key = (str(path), column, encoding, separator, digest)
     known = _FILES.get(key)
     if known is None:
-        known = Hierarchy.from_csv(path, name=column)
+        known = read()
         _FILES[key] = known
         while len(_FILES) > _FILES_KEPT:
             _FILES.popitem(last=False)
     else:
         _FILES.move_to_end(key)
     return known
+
+
+def hierarchy_file(path: Path, encoding: str) -> Path | FrozenDict[str, str]:
+    """A hierarchy file read with ``encoding``: its path when that is UTF-8 (the
+    default), else a file table saying so (an encoding Python does not know is left for
+    the reader to refuse, naming it)."""
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        utf8 = False
+    return path if utf8 else FrozenDict({"type": FILE, "path": str(path), "encoding": encoding})
+
+
+def built_from_values(spec: HierarchySpec | None) -> bool:
+    """Whether ``spec`` makes a hierarchy from the column's values (none given, or a
+    builder table), so that :func:`resolve_hierarchy` needs them; not a file, an object
+    or a table in memory."""
+    return spec is None or (isinstance(spec, Mapping) and spec.get("type") != FILE)
 
 
 def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
@@ -73,7 +106,12 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
     >>> h.name, h.generalize("66", 1)
     ('age', '[50-100[')
     """
-    if spec is None or isinstance(spec, Mapping):
+    if isinstance(spec, Mapping) and spec.get("type") == FILE:
+        check_spec_keys(spec, ("path",), ("encoding", "separator"), name=column)
+        return _from_file(
+            spec["path"], column, spec.get("encoding", "utf-8"), spec.get("separator")
+        )
+    if built_from_values(spec):
         nans = int(values.is_nan().sum()) if values.dtype.is_float() else 0
         blanks = int((values.str.strip_chars() == "").sum()) if values.dtype == pl.String else 0
         if nans or blanks:

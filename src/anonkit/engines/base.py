@@ -40,7 +40,7 @@ import polars as pl
 from anonkit._validation import lookup
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
+from anonkit.core.resolve import HierarchySpec, built_from_values, resolve_hierarchy
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.counting import (
     COUNT,
@@ -227,7 +227,7 @@ def resolve_hierarchies(
     for c in columns:
         spec = specs.get(c)
         values: list[str] = []
-        if spec is None or isinstance(spec, Mapping):
+        if built_from_values(spec):
             values = engine.distinct(source, c)
             if population is not None:
                 values = list(dict.fromkeys([*values, *engine.distinct(population, c)]))

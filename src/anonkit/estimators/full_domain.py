@@ -28,7 +28,7 @@ from anonkit._validation import Constraint, Interval, Options, init_parameters
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
-from anonkit.core.resolve import resolve_hierarchy
+from anonkit.core.resolve import built_from_values, resolve_hierarchy
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
 from anonkit.core.values import as_text
 from anonkit.engines.base import (
@@ -481,7 +481,7 @@ class FullDomain(Placed):
         for c, h in fitting.by_name.items():
             lv = self.transformation_[c]
             spec = fitting.specs.get(c)
-            if isinstance(spec, Mapping):  # a built hierarchy: built again to cover new values
+            if spec is not None and built_from_values(spec):  # built again over new values too
                 values = pl.concat([fitting.data[c], data[c]])
                 h = resolve_hierarchy(c, spec, values)
             if spec is not None:

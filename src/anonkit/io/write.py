@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +78,8 @@ def output_format(path: str | Path) -> str:
 
 def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
     """Refuse an ``output`` path that names one of the files in ``sources`` (objects
-    that are not paths, such as frames, are passed over).
+    that are not paths, such as frames, are passed over; a hierarchy table of type
+    ``"file"`` counts by its ``path``).
 
     The same file under another spelling counts: a relative path, ``..``, a symbolic or
     a hard link. Call it before long work, as :func:`output_format`.
@@ -95,6 +96,8 @@ def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
     target = Path(output)
     resolved = target.resolve()
     for source in sources:
+        if isinstance(source, Mapping) and source.get("type") == "file":
+            source = source.get("path")  # a hierarchy file table counts by its file
         if not isinstance(source, (str, os.PathLike)):
             continue
         path = Path(source)
