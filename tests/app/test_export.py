@@ -10,6 +10,7 @@ import pytest
 
 from anonkit.app import export, results, workflow
 from anonkit.config import load_config, run_config
+from anonkit.core.resolve import hierarchy_file
 from anonkit.models import DistinctLDiversity
 
 
@@ -113,3 +114,33 @@ def test_local_recoding_options_survive_the_round_trip(tmp_path: Path) -> None:
     cfg = load_config(path)
     assert cfg.algorithm == "mondrian" and dict(cfg.options) == {"mode": "relaxed"}
     assert run_config(cfg).release.equals(outcome.result.release)
+
+
+def test_a_latin1_hierarchy_file_is_read_and_exported_as_the_table_was(tmp_path: Path) -> None:
+    """The Hierarchies step reads a hierarchy file with the encoding the table was loaded
+    with (as ``[read] encoding`` does in a configuration); the exported TOML names the
+    file by its path under that [read] encoding and reproduces the release."""
+    rows = [("fée", "31"), ("mâle", "32"), ("fée", "33"), ("mâle", "34")] * 3
+    data = tmp_path / "data.csv"
+    data.write_bytes(("sex;age\n" + "".join(f"{s};{a}\n" for s, a in rows)).encode("latin-1"))
+    sex = tmp_path / "sex.csv"
+    sex.write_bytes("fée;*\nmâle;*\n".encode("latin-1"))
+    loaded = workflow.load_table(data, encoding="latin-1")
+    specs = {"sex": hierarchy_file(sex, loaded.read.encoding),
+             "age": {"type": "intervals", "widths": [5, 10]}}  # fmt: skip
+    roles = {"sex": "quasi_identifier", "age": "quasi_identifier"}
+    by = workflow.roles_by_kind(roles)
+    keywords = results.anonymizer_keywords(
+        by, specs, k=3, models=(), suppression_limit=0.0, algorithm="flash", metric="loss",
+        options={},
+    )  # fmt: skip
+    outcome = results.run(results.RunRequest(loaded.frame, keywords))
+    text = export.config_toml(
+        input=loaded.path, read=loaded.read, roles=by, hierarchies=specs, k=3,
+        suppression_limit=0.0, models=[], algorithm="flash", metric="loss",
+        output="release.csv", options={},
+    )  # fmt: skip
+    assert f'sex = "{sex}"' in text and 'encoding = "latin-1"' in text
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    assert run_config(load_config(path)).release.equals(outcome.result.release)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.resolve import HierarchySpec
+from anonkit.core.resolve import FILE, HierarchySpec
 from anonkit.io.tables import output_format, write_table
 from anonkit.io.write import WriteInfo
 from anonkit.report.html import render_html
@@ -106,6 +106,8 @@ def config_toml(
             continue
         if isinstance(spec, Hierarchy):
             raise TypeError(f"the hierarchy of {column!r} must be a file or a builder table")
+        if isinstance(spec, Mapping) and spec.get("type") == FILE:  # read as the data is
+            spec = Path(spec["path"]) if spec.get("encoding") == read.encoding else spec
         value = toml_string(path(spec)) if isinstance(spec, str | Path) else toml_value(spec)
         lines.append(f"{toml_key(column)} = {value}")
     lines += ["", "[privacy]"]

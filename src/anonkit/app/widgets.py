@@ -15,6 +15,7 @@ from shiny import ui
 
 from anonkit.app import workflow
 from anonkit.app.results import Alternative
+from anonkit.core.resolve import FILE
 from anonkit.exceptions import AnonkitError
 from anonkit.result import AnonymizationResult
 
@@ -87,6 +88,8 @@ def describe_spec(spec: Any) -> str:
     """One line describing a hierarchy choice."""
     if spec is None:
         return "none: kept or suppressed"
+    if isinstance(spec, Mapping) and spec.get("type") == FILE:
+        return f"file {Path(str(spec['path'])).name} ({spec.get('encoding', 'utf-8')})"
     if isinstance(spec, Mapping):
         params = workflow.builder_text(spec)
         return f"{spec.get('type')}" + (f" ({params})" if params else "")

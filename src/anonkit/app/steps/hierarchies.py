@@ -12,7 +12,7 @@ from anonkit.app import workflow
 from anonkit.app.preview import builder_example, draft_spec, preview_hierarchy
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, describe_spec, error_box, frame_table, table
-from anonkit.core.resolve import HierarchySpec
+from anonkit.core.resolve import FILE, HierarchySpec, hierarchy_file
 
 __all__ = ["wire"]
 
@@ -35,7 +35,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @reactive.event(input.h_column)
     def _show_spec() -> None:
         spec = spec_of(input.h_column())
-        if isinstance(spec, Mapping):
+        if isinstance(spec, Mapping) and spec.get("type") == FILE:  # a file read as the data
+            ui.update_select("h_type", selected="file")
+            ui.update_text("h_path", value=str(spec["path"]))
+        elif isinstance(spec, Mapping):
             ui.update_select("h_type", selected=str(spec.get("type", "suppression")))
             ui.update_text("h_params", value=workflow.builder_text(spec))
         elif spec is not None:
@@ -63,7 +66,11 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             kind, path = input.h_type(), input.h_path()
             if kind == "file" and path.strip():
                 state.readable(Path(path.strip()))
-            return draft_spec(kind, input.h_params(), path)
+            spec = draft_spec(kind, input.h_params(), path)
+            # a hierarchy file is read with the encoding the table was loaded with
+            if isinstance(spec, Path):
+                return hierarchy_file(spec, state.loaded().read.encoding)
+            return spec
         except ERRORS as err:
             return err
 
