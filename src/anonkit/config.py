@@ -97,6 +97,7 @@ from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, anonymize
 from anonkit.core.resolve import FILE, hierarchy_file, resolve_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
+from anonkit.engines.spark_csv import TEXT_SUFFIXES
 from anonkit.estimators.base import hierarchy_values
 from anonkit.exceptions import (
     AnonkitError,
@@ -575,11 +576,12 @@ def run_config(
     if inputs is None and not get_engine(name).in_memory:
         if output is None:
             raise ConfigError(f"The {name} engine writes the release itself: give an output file.")
-        source = (
-            scan_table(config.input, **config.read_kwargs())
-            if name == "streaming"
-            else config.input
-        )
+        source: Any = config.input
+        if name == "streaming":
+            source = scan_table(config.input, **config.read_kwargs())
+        elif name == "spark" and str(config.input).lower().endswith(TEXT_SUFFIXES):
+            spark: Any = get_engine("spark")  # Spark reads the text as [read] says
+            source = spark.read_text(config.input, **config.read_kwargs())
         kwargs["engine"] = name
         result = anonymize(
             source, progress=progress, population=population, output=output, **kwargs

@@ -8,6 +8,9 @@ judged by :func:`anonkit.verify.verify_release` on the whole table.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +256,33 @@ def test_a_column_without_hierarchy_starred_everywhere_is_named(spark: Any) -> N
     assert set(_released(result, ["age", "sex"])["age"].to_list()) == {"*"}
     assert result.details["suppressed_without_hierarchy"] == ["age"]
     assert caught[0].filename == __file__
+
+
+@pytest.mark.slow
+def test_a_session_anonkit_starts_keeps_spark_s_console_quiet(tmp_path: Path) -> None:
+    """``anonkit anonymize`` with ``engine = "spark"`` and no session of the user's: the
+    session anonkit starts shows no Spark stage bars (anonkit draws its own progress on
+    the same stderr) and logs errors only. Run as a process: the tests' own session would
+    be the active one here."""
+    frame = pl.DataFrame({"age": [str(20 + i % 40) for i in range(400)],
+                          "sex": ["f", "m"] * 200})  # fmt: skip
+    data = tmp_path / "data.csv"
+    frame.write_csv(data)
+    cfg = tmp_path / "run.toml"
+    cfg.write_text(
+        f'input = "{data}"\noutput = "{tmp_path / "out.csv"}"\n[attributes]\n'
+        'quasi_identifiers = ["age", "sex"]\n[hierarchies]\n'
+        'age = { type = "intervals", widths = [10, 20] }\n[privacy]\nk = 5\n'
+        '[search]\nengine = "spark"\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(
+        [sys.executable, "-m", "anonkit", "anonymize", str(cfg)],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "[Stage" not in done.stderr
+    warned = [line for line in done.stderr.splitlines() if " WARN " in line]
+    # the JVM's start-up lines come before any session exists to quiet; none after them
+    assert all(("Utils:" in w or "NativeCodeLoader:" in w) for w in warned), warned

@@ -55,8 +55,9 @@ from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
+from anonkit.engines.spark_csv import TEXT_SUFFIXES, escape_formulas, read_csv
 from anonkit.exceptions import UnknownColumnError
-from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER, output_format
+from anonkit.io.write import output_format
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -260,24 +261,6 @@ def collect_frame(df: DataFrame) -> pl.DataFrame:
     return pl.DataFrame([tuple(r) for r in df.collect()], schema=types, orient="row")
 
 
-def _escape_formulas(df: DataFrame) -> DataFrame:
-    """:func:`anonkit.io.write.escape_formulas_lazy` in Spark: text cells and column names
-    a spreadsheet would run as formulas get a leading ``'`` (numbers are left alone)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType
-
-    out = []
-    for field in df.schema.fields:
-        col, name = F.col(field.name), field.name
-        if isinstance(field.dataType, StringType):
-            flag = col.rlike(FORMULA_START) & ~col.rlike(NUMBER)
-            col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
-        if name.startswith(FORMULA_PREFIXES) and re.fullmatch(NUMBER, name) is None:
-            name = "'" + name
-        out.append(col.alias(name))
-    return df.select(*out)
-
-
 def _polars_text(values: Sequence[Any], dtype: DataType) -> list[str | None]:
     """Floats brought to the driver, printed as polars prints them."""
     series = pl.Series("v", list(values), dtype=pl.Float64).cast(_polars_float(dtype))
@@ -291,13 +274,14 @@ class SparkEngine(GroupingEngine):
     ----------
     session
         The Spark session that reads paths and builds the lookup tables; by default the
-        source DataFrame's session, else the active one
-        (``SparkSession.builder.getOrCreate()``).
+        source DataFrame's session, else the active one, else one started here (without
+        Spark's stage bars, logging errors only: anonkit shows its own progress).
 
     Notes
     -----
     Sources are Spark DataFrames, or paths the session reads: Parquet, or CSV (a path
-    ending in ``.csv`` or ``.csv.gz``; a header line, every column read as text). Paths
+    ending in ``.csv``, ``.csv.gz`` or ``.tsv``; a header line, every column text, read
+    as anonkit reads files: :func:`~anonkit.engines.spark_csv.read_csv`). Paths
     are passed to Spark as given, so ``hdfs://`` and ``s3a://`` paths work wherever the
     cluster can read them. :meth:`apply` returns a Spark DataFrame, for the caller to
     write.
@@ -305,9 +289,11 @@ class SparkEngine(GroupingEngine):
 
     name = "spark"
     in_memory = False
+    _fit_caches: tuple[str, ...] = ("_csv",)
 
     def __init__(self, session: SparkSession | None = None) -> None:
         self.session = session
+        self._csv: dict[str, DataFrame] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         # a session belongs to its process: a loaded engine uses the active one
@@ -335,8 +321,11 @@ class SparkEngine(GroupingEngine):
         if isinstance(source, (str, Path)):
             path = str(source)
             session = self._session()
-            if path.lower().endswith((".csv", ".csv.gz")):
-                return session.read.csv(path, header=True, inferSchema=False)
+            if path.lower().endswith(TEXT_SUFFIXES):
+                # read (and checked) once per fit, as anonkit reads CSV (spark_csv.py)
+                if path not in self._csv:
+                    self._csv[path] = read_csv(session, path)
+                return self._csv[path]
             return session.read.parquet(path)
         kind = type(source).__name__
         raise TypeError(f"the spark engine reads Spark DataFrames or paths, not {kind}")
@@ -346,7 +335,14 @@ class SparkEngine(GroupingEngine):
 
         if self.session is not None:
             return self.session
-        return SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        active = SparkSession.getActiveSession()
+        if active is not None:
+            return active
+        # one anonkit starts: no stage bars on the stderr anonkit draws progress on
+        session = SparkSession.builder.config("spark.ui.showConsoleProgress", "false")
+        started = session.appName("anonkit").getOrCreate()
+        started.sparkContext.setLogLevel("ERROR")
+        return started
 
     def _codes(
         self, df: DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
@@ -528,7 +524,16 @@ class SparkEngine(GroupingEngine):
         grouped = df.groupBy(*columns).agg(F.count(F.lit(1)).alias(COUNT))
         return collect_frame(grouped).cast({COUNT: pl.Int64})
 
+    def read_text(self, path: str | Path, **read: Any) -> DataFrame:
+        """A CSV/TSV file read with anonkit's reading options ``read`` (``separator``,
+        ``encoding``, ``missing``, ``strip``: a configuration's ``[read]``), by this
+        engine's session; see :func:`~anonkit.engines.spark_csv.read_csv`."""
+        return read_csv(self._session(), path, **read)
+
     def read(self, path: str | Path) -> DataFrame:
+        # a release this engine wrote (comma-separated, UTF-8): no input checks to repeat
+        if str(path).lower().endswith((".csv", ".csv.gz")):
+            return self._session().read.csv(str(path), header=True, inferSchema=False)
         return self.frame(path)
 
     def write(
@@ -563,7 +568,7 @@ class SparkEngine(GroupingEngine):
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)
             else:
-                _escape_formulas(df).write.mode("errorifexists").csv(tmp, header=True, sep=sep)
+                escape_formulas(df).write.mode("errorifexists").csv(tmp, header=True, sep=sep)
             if check is not None:
                 reader = session.read
                 if fmt == "parquet":

@@ -40,6 +40,7 @@ __all__ = [
     "OUTPUT_FORMATS",
     "ReadInfo",
     "WriteInfo",
+    "check_read_parameters",
     "escape_formulas",
     "output_format",
     "read_table",
@@ -134,7 +135,7 @@ def scan_table(
     InputEncodingError
         If the first records are not UTF-8.
     """
-    tokens = _check_read_parameters(separator, encoding, missing)
+    tokens = check_read_parameters(separator, encoding, missing)
     p = Path(path)
     if not p.is_file():
         raise InputFileError(p, "no such file")
@@ -219,7 +220,7 @@ def read_table_info(
         If ``separator``, ``encoding`` or ``missing`` is invalid.
     """
     p = Path(path)
-    tokens = _check_read_parameters(separator, encoding, missing)
+    tokens = check_read_parameters(separator, encoding, missing)
     if not p.is_file():
         raise InputFileError(p, "no such file")
     if p.suffix.lower() in _PARQUET:
@@ -294,10 +295,17 @@ def unknown_column_hint(info: ReadInfo, missing_columns: Sequence[str]) -> str:
     return ""
 
 
-def _check_read_parameters(
-    separator: str | None, encoding: str, missing: Sequence[str]
+def check_read_parameters(
+    separator: str | None, encoding: str, missing: Sequence[str], *, owner: str = "read_table"
 ) -> tuple[str, ...]:
-    owner = "read_table"
+    """The missing tokens, each once, after checking the reading options.
+
+    Raises
+    ------
+    ParameterError
+        If ``separator`` is not one ASCII character other than a quote or a line break,
+        ``encoding`` is not a codec Python knows, or ``missing`` is not a list of strings.
+    """
     if separator is not None and (
         not isinstance(separator, str)
         or len(separator) != 1

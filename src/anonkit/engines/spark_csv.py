@@ -1,0 +1,159 @@
+"""CSV read and written by Spark as anonkit reads and writes it.
+
+Reading: the ``[read]`` options, and no silent repair.
+
+Spark's CSV reader splits on ``,`` unless told otherwise, knows one null token, keeps
+spaces, and decodes bytes its charset cannot map as U+FFFD without a word. Read that way,
+a configuration's ``[read]`` section (separator, encoding, missing tokens, strip) would be
+ignored on Spark, and a latin-1 file read as UTF-8 would publish ``f\ufffde`` for
+``fée``. :func:`read_csv` applies the options as :func:`anonkit.io.tables.scan_table`
+does (the separator sniffed from a local file's first records when not given, every
+column text, missing tokens null, values and names stripped on request) and refuses a
+file in which Spark met bytes it could not decode, naming the column: one Spark job over
+the file, before any other.
+
+Writing: :func:`escape_formulas`, cells a spreadsheet would run as formulas escaped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from anonkit.exceptions import InputFormatError, ParameterError
+from anonkit.io.sniff import sample_text, sniff_separator
+from anonkit.io.tables import check_read_parameters
+from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["REPLACEMENT", "TEXT_SUFFIXES", "escape_formulas", "read_csv"]
+
+#: What Spark puts for bytes its charset cannot decode.
+REPLACEMENT = "\ufffd"
+#: Bytes of a local file sampled to sniff its separator.
+_HEAD = 1 << 20
+#: Python's names of the encodings Spark reads CSV in, and Spark's.
+_SPARK_CHARSETS = {
+    "utf-8": "utf-8",
+    "iso8859-1": "iso-8859-1",
+    "ascii": "us-ascii",
+    "utf-16": "utf-16",
+    "utf-16-be": "utf-16be",
+    "utf-16-le": "utf-16le",
+    "utf-32": "utf-32",
+}
+#: Paths Spark reads as delimited text (the rest as Parquet).
+TEXT_SUFFIXES = (".csv", ".csv.gz", ".tsv")
+
+
+def read_csv(
+    session: SparkSession,
+    path: str | Path,
+    *,
+    separator: str | None = None,
+    encoding: str = "utf-8",
+    missing: Sequence[str] = ("",),
+    strip: bool = False,
+) -> DataFrame:
+    """``path`` (a CSV file, or a folder of part files; any path Spark reads) as a Spark
+    DataFrame of text columns, read with anonkit's reading options (see the module
+    docstring and :func:`anonkit.io.tables.read_table`).
+
+    Raises
+    ------
+    ParameterError
+        If an option is invalid, or Spark does not read CSV in ``encoding``.
+    InputEncodingError
+        If a local file's first records are not UTF-8 (when ``encoding`` is UTF-8).
+    InputFormatError
+        If Spark met bytes ``encoding`` cannot decode anywhere in the file.
+    """
+    from pyspark.sql import functions as F
+
+    tokens = check_read_parameters(separator, encoding, missing, owner="read_csv")
+    charset = _SPARK_CHARSETS.get(codecs.lookup(encoding).name)
+    if charset is None:
+        raise ParameterError(
+            "encoding",
+            "read_csv",
+            "one Spark reads CSV in: 'utf-8', 'latin-1' (iso-8859-1), 'ascii', 'utf-16', "
+            "'utf-32'; convert the file to one of them, or to Parquet",
+            encoding,
+        )
+    sep = separator if separator is not None else _sniffed(path, encoding)
+    df = session.read.csv(str(path), header=True, inferSchema=False, sep=sep, encoding=charset)
+    if strip:
+        df = df.toDF(*[c.strip() for c in df.columns])
+    columns = list(df.columns)
+    cleaned = []
+    for c in columns:
+        value = F.col(f"`{c}`")
+        if strip:  # whitespace, as read_table strips it (F.trim takes spaces only)
+            value = F.regexp_replace(value, r"^\s+|\s+$", "")
+        if "" not in tokens:  # Spark reads an empty field as null; anonkit keeps it then
+            value = F.coalesce(value, F.lit(""))
+        if tokens:
+            value = F.when(value.isin(*tokens), F.lit(None)).otherwise(value)
+        cleaned.append(value.alias(c))
+    df = df.select(*cleaned)
+    _refuse_replacements(df, path, encoding)
+    return df
+
+
+def _sniffed(path: str | Path, encoding: str) -> str:
+    """The separator of a local UTF-8 file, sniffed from its first records as anonkit
+    reads files itself; ``,`` for other paths (folders, cluster file systems)."""
+    p = Path(path)
+    if str(path).lower().endswith(".tsv"):
+        return "\t"
+    if "://" in str(path) or not p.is_file() or codecs.lookup(encoding).name != "utf-8":
+        return ","
+    with p.open("rb") as f:
+        head = f.read(_HEAD)
+    text, whole = sample_text(p, head.removeprefix(b"\xef\xbb\xbf"), complete=len(head) < _HEAD)
+    return sniff_separator(text, whole) or ","
+
+
+def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None:
+    """Raise if a value of ``df`` holds U+FFFD: a byte ``encoding`` could not decode."""
+    from pyspark.sql import functions as F
+
+    flags = [
+        F.max(F.col(f"`{c}`").contains(REPLACEMENT).cast("int")).alias(str(i))
+        for i, c in enumerate(df.columns)
+    ]
+    if not flags:
+        return
+    row = df.agg(*flags).collect()[0]
+    bad = [c for i, c in enumerate(df.columns) if row[str(i)]]
+    if bad:
+        names = ", ".join(repr(c) for c in bad)
+        raise InputFormatError(
+            path,
+            f"column(s) {names} hold bytes that are not valid {encoding} (Spark read them as "
+            'U+FFFD); declare the file\'s encoding (encoding = "latin-1" in the [read] '
+            'section of the configuration, encoding="latin-1" in Python).',
+        )
+
+
+def escape_formulas(df: DataFrame) -> DataFrame:
+    """:func:`anonkit.io.write.escape_formulas_lazy` in Spark: text cells and column names
+    a spreadsheet would run as formulas get a leading ``'`` (numbers are left alone)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    out = []
+    for field in df.schema.fields:
+        col, name = F.col(field.name), field.name
+        if isinstance(field.dataType, StringType):
+            flag = col.rlike(FORMULA_START) & ~col.rlike(NUMBER)
+            col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
+        if name.startswith(FORMULA_PREFIXES) and re.fullmatch(NUMBER, name) is None:
+            name = "'" + name
+        out.append(col.alias(name))
+    return df.select(*out)

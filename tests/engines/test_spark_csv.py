@@ -1,0 +1,100 @@
+"""CSV read by Spark as anonkit reads it: a configuration's ``[read]`` options apply on
+Spark too, and bytes Spark could not decode are an error, not ``U+FFFD`` in the release.
+
+Before, Spark read every CSV with its own defaults: a ``;`` file was one column, a
+latin-1 file was published with ``f\ufffde`` for ``fée``, and ``missing = ["?"]`` left
+``?`` as a value where the in-memory run stopped on the missing values.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from spark_support import SKIP_REASON, collect
+from typer.testing import CliRunner
+
+from anonkit.cli.main import app
+from anonkit.engines.spark_csv import read_csv
+from anonkit.exceptions import InputEncodingError, InputFormatError, ParameterError
+
+if SKIP_REASON is not None:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+ROWS = [("fée" if i % 2 else "mâle", str(20 + i % 30)) for i in range(40)]
+
+
+def _write(path: Path, rows: list[tuple[str, str]], sep: str, encoding: str) -> Path:
+    text = "".join(f"{a}{sep}{b}\n" for a, b in [("sex", "age"), *rows])
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+def _read(spark: Any, path: Path, **read: Any) -> pl.DataFrame:
+    return collect(read_csv(spark, path, **read), {"sex": pl.String, "age": pl.String})
+
+
+def test_the_separator_is_sniffed_and_the_encoding_declared(spark: Any, tmp_path: Path) -> None:
+    semi = _read(spark, _write(tmp_path / "semi.csv", ROWS, ";", "utf-8"))
+    assert semi.columns == ["sex", "age"] and sorted(set(semi["sex"])) == ["fée", "mâle"]
+    latin = _read(spark, _write(tmp_path / "l.csv", ROWS, ",", "latin-1"), encoding="latin-1")
+    assert latin.equals(semi)
+    tsv = _read(spark, _write(tmp_path / "t.tsv", ROWS, "\t", "utf-8"))
+    assert tsv.equals(semi)
+
+
+def test_missing_tokens_and_strip(spark: Any, tmp_path: Path) -> None:
+    rows = [(" f\t", " 31"), ("?", "32"), ("m", "")]
+    path = _write(tmp_path / "x.csv", rows, ",", "utf-8")
+    read = _read(spark, path, missing=["?", ""], strip=True)
+    assert read.rows() == [("f", "31"), (None, "32"), ("m", None)]
+    kept = _read(spark, path, missing=[])  # "" is a value then, as read_table keeps it
+    assert kept.rows() == [(" f\t", " 31"), ("?", "32"), ("m", "")]
+
+
+def test_bytes_spark_cannot_decode_are_an_error(spark: Any, tmp_path: Path) -> None:
+    path = _write(tmp_path / "l.csv", ROWS, ",", "latin-1")
+    with pytest.raises(InputEncodingError):  # a local file: its first records, sampled
+        read_csv(spark, path)
+    with pytest.raises(InputFormatError, match="'sex'.*not valid utf-8.*U\\+FFFD"):
+        read_csv(spark, path, separator=",")  # not sampled: Spark's U+FFFD are caught
+    with pytest.raises(ParameterError):
+        read_csv(spark, path, encoding="no-such-codec")
+
+
+@pytest.mark.parametrize(
+    ("name", "sep", "encoding", "read", "error"),
+    [
+        ("semi.csv", ";", "utf-8", "", None),
+        ("latin.csv", ",", "latin-1", 'encoding = "latin-1"', None),
+        ("q.csv", ",", "utf-8", 'missing = ["?", ""]', "missing value"),
+    ],
+    ids=["separator", "encoding", "missing"],
+)
+def test_a_configuration_s_read_section_holds_on_spark(
+    spark: Any, tmp_path: Path, name: str, sep: str, encoding: str, read: str, error: str | None
+) -> None:
+    rows = [("?", a) for _, a in ROWS[:10]] + ROWS if error else ROWS
+    _write(tmp_path / name, rows, sep, encoding)
+    for engine in ("polars", "spark"):
+        out = tmp_path / f"out_{engine}.csv"
+        cfg = tmp_path / f"{engine}.toml"
+        cfg.write_text(
+            f'input = "{name}"\noutput = "{out.name}"\n[read]\n{read}\n[attributes]\n'
+            'quasi_identifiers = ["sex", "age"]\n[hierarchies]\n'
+            'age = { type = "intervals", widths = [10, 20] }\n[privacy]\nk = 5\n'
+            f'[search]\nengine = "{engine}"\n',
+            encoding="utf-8",
+        )
+        res = CliRunner().invoke(app, ["anonymize", str(cfg), "-q"])
+        if error is not None:
+            assert res.exit_code == 1 and error in res.stderr, (engine, res.stderr)
+            continue
+        assert res.exit_code == 0, (engine, res.stderr)
+    if error is None:
+        memory = pl.read_csv(tmp_path / "out_polars.csv", infer_schema=False)
+        on_spark = pl.read_csv(tmp_path / "out_spark.csv" / "*.csv", infer_schema=False)
+        assert sorted(on_spark.rows()) == sorted(memory.rows())
+        assert "\ufffd" not in "".join(on_spark["sex"].to_list())
