@@ -329,7 +329,8 @@ def _measure(
     start_stage(bar, f"Reading {original.name}")
     orig = read_table(original, **read)
     start_stage(bar, f"Reading {release.name}")
-    rel = read_table(release, separator=read.get("separator"))
+    # the release as released: anonymize's formula escapes ('@home) undone
+    rel = read_table(release, separator=read.get("separator"), csv_formulas="unescape")
     pop = _read_population(population, cfg, separator)
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))

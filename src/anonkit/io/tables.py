@@ -33,7 +33,14 @@ from anonkit.io.sniff import (
     sample_text,
     sniff_separator,
 )
-from anonkit.io.write import OUTPUT_FORMATS, WriteInfo, escape_formulas, output_format, write_table
+from anonkit.io.write import (
+    OUTPUT_FORMATS,
+    WriteInfo,
+    escape_formulas,
+    output_format,
+    unescape_formulas,
+    write_table,
+)
 
 # writing is re-exported: the CLI, the README and users import it from here
 __all__ = [
@@ -96,8 +103,19 @@ def read_table(
     encoding: str = "utf-8",
     missing: Sequence[str] = ("",),
     strip: bool = False,
+    csv_formulas: str = "keep",
 ) -> pl.DataFrame:
     """Read a CSV/TSV or Parquet file; see :func:`read_table_info` for the rules.
+
+    ``csv_formulas="unescape"`` reads back a release anonkit wrote: cells it escaped
+    with a leading ``'`` (``'@home``) lose it (:func:`~anonkit.io.write.unescape_formulas`);
+    the default keeps every cell as it stands, as input data must be.
+
+    Raises
+    ------
+    ParameterError
+        If ``csv_formulas`` is not ``"keep"`` or ``"unescape"``; see
+        :func:`read_table_info` for the others.
 
     Examples
     --------
@@ -107,9 +125,13 @@ def read_table(
     >>> read_table(p).row(0)
     ('007', '31')
     """
-    return read_table_info(
+    if csv_formulas not in ("keep", "unescape"):
+        raise ParameterError("csv_formulas", "read_table", "'keep' or 'unescape'", csv_formulas)
+    frame, info = read_table_info(
         path, separator=separator, encoding=encoding, missing=missing, strip=strip
-    )[0]
+    )
+    parquet = info.separator is None  # Parquet is written unescaped
+    return unescape_formulas(frame) if csv_formulas == "unescape" and not parquet else frame
 
 
 def scan_table(

@@ -26,6 +26,7 @@ __all__ = [
     "escape_formulas",
     "escape_formulas_lazy",
     "output_format",
+    "unescape_formulas",
     "write_table",
 ]
 
@@ -214,6 +215,34 @@ def escape_formulas_lazy(frame: pl.LazyFrame) -> pl.LazyFrame:
         flag = text.str.contains(FORMULA_START) & ~text.str.contains(NUMBER)
         escaped.append(pl.when(flag).then("'" + text).otherwise(text).alias(n))
     out = frame.with_columns(escaped) if escaped else frame
+    return out.rename(names) if any(k != v for k, v in names.items()) else out
+
+
+def unescape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Undo :func:`escape_formulas`: a text cell or column name that is ``'`` followed by
+    what that function escapes loses the ``'`` (for reading back a release anonkit wrote:
+    ``'@home`` was ``@home``). Other cells, a ``'`` before anything else included, stay.
+
+    Examples
+    --------
+    >>> unescape_formulas(pl.DataFrame({"'=x": ["'@a", "'-3", "'b"]})).rows(named=True)
+    [{'=x': '@a'}, {'=x': "'-3"}, {'=x': "'b"}]
+    """
+    names = {
+        n: n[1:] if n.startswith("'") and _escape_name(n[1:]) != n[1:] else n for n in frame.columns
+    }
+    undone = []
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String:
+            continue
+        rest = pl.col(name).str.slice(1)
+        flag = (
+            pl.col(name).str.starts_with("'")
+            & rest.str.contains(FORMULA_START)
+            & ~rest.str.contains(NUMBER)
+        )
+        undone.append(pl.when(flag).then(rest).otherwise(pl.col(name)).alias(name))
+    out = frame.with_columns(undone) if undone else frame
     return out.rename(names) if any(k != v for k, v in names.items()) else out
 
 
