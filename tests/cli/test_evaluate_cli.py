@@ -452,3 +452,25 @@ def test_read_table_unescapes_on_request(tmp_path: Path) -> None:
     back = read_table(path, csv_formulas="unescape")
     assert back.columns == ["=x", "n"]
     assert back.rows() == [("@home", "-3"), ("-", "+1a"), ("plain", "'quoted")]
+
+
+def test_check_matches_an_escaped_release_to_its_population(tmp_path: Path) -> None:
+    """``anonkit check`` with a population: the release's ``'@home`` is the population's
+    ``@home`` (here the population is the data itself, so 5-map holds with k = 5)."""
+    wards = ["@home", "+icu", "=er", "-", "ward A"]
+    rows = [f"{wards[i % 5]},{20 + i % 40}" for i in range(200)]
+    (tmp_path / "d.csv").write_text("ward,age\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    body = (
+        '[attributes]\nquasi_identifiers = ["ward", "age"]\n[hierarchies]\n'
+        'age = { type = "intervals", widths = [10, 20] }\n[privacy]\nk = 5\n'
+    )
+    run = tmp_path / "run.toml"
+    run.write_text('input = "d.csv"\noutput = "r.csv"\n' + body, encoding="utf-8")
+    assert runner.invoke(app, ["anonymize", str(run), "-q"]).exit_code == 0
+    chk = tmp_path / "chk.toml"
+    chk.write_text(
+        body + 'population = "d.csv"\nmodels = [{ name = "k_map", k = 5 }]\n', encoding="utf-8"
+    )
+    res = runner.invoke(app, ["check", str(tmp_path / "r.csv"), "-c", str(chk)])
+    assert res.exit_code == 0, res.stderr
+    assert "5-map" in res.stdout and "NOT met" not in res.stdout

@@ -138,7 +138,8 @@ def check_command(
 
     with progress_reporter(progress) as reporter:
         start_stage(reporter, f"Reading {data.name}")
-        frame = read_table(data, separator=separator)
+        # a release as released: anonymize's formula escapes ('@home) undone
+        frame = read_table(data, separator=separator, csv_formulas="unescape")
         start_stage(reporter, "Measuring the classes")
         profile = class_profile(frame, columns, k=k)
         pop = None
