@@ -243,8 +243,9 @@ def evaluate(
         Columns an attacker could link on.
     hierarchies
         Per non-numeric quasi-identifier: a :class:`Hierarchy`, the path of a hierarchy
-        CSV, or a builder table. Without one, a quasi-identifier can only have been kept
-        or suppressed (``*``).
+        CSV, a builder table, or the hierarchy table in memory (as in
+        :func:`anonkit.anonymize`). Without one, a quasi-identifier can only have been
+        kept or suppressed (``*``).
     sensitive
         Sensitive attributes; their achieved l-diversity is reported (values read from the
         release when it has the column, else from the original).
