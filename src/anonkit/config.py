@@ -14,8 +14,7 @@ Format
 
     [read]                         # how to read CSV input (all optional)
     separator = ","                # sniffed when absent (the guess is reported)
-    encoding = "utf-8"             # undecodable bytes are an error; e.g. "latin-1";
-                                   # hierarchy files given by path are read with it too
+    encoding = "utf-8"             # e.g. "latin-1"; hierarchy files are read with it too
     missing = ["?", ""]            # cells read as missing values
     strip = true                   # trim spaces around values and column names
 
@@ -28,7 +27,8 @@ Format
 
     [hierarchies]
     age = "hierarchies/age.csv"                  # a hierarchy file
-    sex = { type = "file", path = "sex.csv", encoding = "cp1252" }  # one read its own way
+    sex = { type = "file", path = "sex.csv", encoding = "latin-1" }  # one read its own way
+    smoker = [["yes", "*"], ["no", "*"]]         # or its rows inline, as in the CSV
     zip = { type = "masking" }                   # or a builder table (see build_hierarchy)
     salary = { type = "intervals", widths = [1000, 5000] }
 
@@ -162,7 +162,7 @@ _SECTIONS: dict[str, tuple[str, ...]] = {
     "release": ("suppressed", "local_suppression", "csv_formulas", "leak_check"),
 }
 
-HierarchyEntry = Path | Mapping[str, Any]
+HierarchyEntry = Path | Mapping[str, Any] | tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True)
@@ -361,8 +361,10 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
             if spec["type"] == FILE and isinstance(spec.get("path"), str):
                 spec = {**spec, "path": str(_resolve(base, spec["path"]))}
             hierarchies[column] = FrozenDict(dict(spec))
+        elif isinstance(spec, list) and spec and all(isinstance(r, list) for r in spec):
+            hierarchies[column] = tuple(tuple(str(v) for v in row) for row in spec)  # rows
         else:
-            raise _wrong(f"hierarchies.{column}", "a file path or a builder table", spec, where)
+            raise _wrong(f"hierarchies.{column}", "a file, a builder or rows", spec, where)
 
     if "quasi_identifiers" in attrs:
         qi = _string_list(attrs["quasi_identifiers"], "attributes.quasi_identifiers", where)

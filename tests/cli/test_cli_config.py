@@ -180,3 +180,24 @@ def test_unknown_algorithm(tmp_path: Path) -> None:
     )
     with pytest.raises(UnknownNameError, match="magic"):
         load_config(p)
+
+
+def test_a_small_hierarchy_may_be_written_inline(tmp_path: Path) -> None:
+    """``sex = [["f", "*"], ["m", "*"]]``: the rows of the hierarchy CSV, in the TOML."""
+    import polars as pl
+
+    from anonkit.config import run_config
+
+    data = tmp_path / "d.csv"
+    data.write_text("sex,age\n" + "f,31\nm,32\n" * 6, encoding="utf-8")
+    text = (
+        'input = "d.csv"\n[attributes]\nquasi_identifiers = ["sex", "age"]\n[hierarchies]\n'
+        'sex = [["f", "*"], ["m", "*"]]\nage = [["31", "30s", "*"], ["32", "30s", "*"]]\n'
+        "[privacy]\nk = 12\n"
+    )
+    cfg = load_config(write(tmp_path, text))
+    assert cfg.hierarchies["sex"] == (("f", "*"), ("m", "*"))
+    release = run_config(cfg).release
+    assert release.equals(pl.DataFrame({"sex": ["*"] * 12, "age": ["30s"] * 12}))
+    with pytest.raises(ConfigError, match="'hierarchies.sex'"):
+        load_config(write(tmp_path, text.replace('[["f", "*"], ["m", "*"]]', '["f", "m"]')))
