@@ -29,6 +29,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -38,6 +39,7 @@ import polars as pl
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT, check_counts
+from anonkit.engines.spark_csv import TEXT_SUFFIXES, unescape_formulas
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.tallied import (
@@ -271,6 +273,8 @@ def measure_spark(
     if missing:
         raise UnknownColumnError(missing, orig.columns)
     rel = engine.frame(release, qi)
+    if isinstance(release, (str, Path)) and str(release).lower().endswith(TEXT_SUFFIXES):
+        rel = unescape_formulas(rel)  # a CSV release as released: '@home is @home
     start_stage(progress, "Matching the release")
     hier = [c for c in qi if c not in num]
     specs = dict(hierarchies or {})

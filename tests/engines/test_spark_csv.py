@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 
 from anonkit.cli.main import app
 from anonkit.engines.spark_csv import read_csv
+from anonkit.engines.spark_engine import SparkEngine
+from anonkit.evaluate_spark import measure_spark
 from anonkit.exceptions import InputEncodingError, InputFormatError, ParameterError
 
 if SKIP_REASON is not None:
@@ -98,3 +100,24 @@ def test_a_configuration_s_read_section_holds_on_spark(
         on_spark = pl.read_csv(tmp_path / "out_spark.csv" / "*.csv", infer_schema=False)
         assert sorted(on_spark.rows()) == sorted(memory.rows())
         assert "\ufffd" not in "".join(on_spark["sex"].to_list())
+
+
+def test_an_escaped_csv_release_is_measured_as_released(spark: Any, tmp_path: Path) -> None:
+    """``measure_spark`` on the path of a CSV release the Spark engine wrote (``'@home``
+    for ``@home``) gives the figures of the release itself."""
+    wards = ["@home", "+icu", "=er", "-", "ward A"]
+    frame = pl.DataFrame({"ward": [wards[i % 5] for i in range(100)],
+                          "age": [str(20 + i % 7) for i in range(100)]})  # fmt: skip
+    original = spark.createDataFrame(frame.rows(), "ward string, age string")
+    path = tmp_path / "release.csv"
+    SparkEngine(spark).write(original, path)  # the engine escapes as it writes
+    assert "'@home" in "".join(p.read_text() for p in path.glob("*.csv"))
+    options: dict[str, Any] = {
+        "quasi_identifiers": ["ward", "age"], "hierarchies": None, "class_attribute": None,
+        "population": None, "numeric": [], "value_ranges": None, "k": 2, "levels": None,
+        "weights": None, "progress": None,
+    }  # fmt: skip
+    from_path = measure_spark(original, str(path), **options)
+    in_memory = measure_spark(original, original, **options)
+    assert sorted(from_path.sizes.tolist()) == sorted(in_memory.sizes.tolist())
+    assert from_path.loss == pytest.approx(in_memory.loss, nan_ok=True)

@@ -12,7 +12,8 @@ column text, missing tokens null, values and names stripped on request) and refu
 file in which Spark met bytes it could not decode, naming the column: one Spark job over
 the file, before any other.
 
-Writing: :func:`escape_formulas`, cells a spreadsheet would run as formulas escaped.
+Writing: :func:`escape_formulas`, cells a spreadsheet would run as formulas escaped;
+:func:`unescape_formulas` undoes it for a release read back.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["REPLACEMENT", "TEXT_SUFFIXES", "escape_formulas", "read_csv"]
+__all__ = ["REPLACEMENT", "TEXT_SUFFIXES", "escape_formulas", "read_csv", "unescape_formulas"]
 
 #: What Spark puts for bytes its charset cannot decode.
 REPLACEMENT = "\ufffd"
@@ -155,5 +156,24 @@ def escape_formulas(df: DataFrame) -> DataFrame:
             col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
         if name.startswith(FORMULA_PREFIXES) and re.fullmatch(NUMBER, name) is None:
             name = "'" + name
+        out.append(col.alias(name))
+    return df.select(*out)
+
+
+def unescape_formulas(df: DataFrame) -> DataFrame:
+    """:func:`anonkit.io.write.unescape_formulas` in Spark: what :func:`escape_formulas`
+    escaped loses its leading ``'`` (a release anonkit wrote, read back as released)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    out = []
+    for field in df.schema.fields:
+        col, name = F.col(f"`{field.name}`"), field.name
+        if isinstance(field.dataType, StringType):
+            rest = F.substring(col, 2, 1 << 30)
+            flag = col.startswith("'") & rest.rlike(FORMULA_START) & ~rest.rlike(NUMBER)
+            col = F.when(flag, rest).otherwise(col)
+        if name.startswith("'") and name[1:].startswith(FORMULA_PREFIXES):
+            name = name if re.fullmatch(NUMBER, name[1:]) else name[1:]
         out.append(col.alias(name))
     return df.select(*out)

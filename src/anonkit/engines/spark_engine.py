@@ -238,8 +238,6 @@ _POLARS_TYPES: dict[str, pl.DataType] = {
     "boolean": pl.Boolean(),
     "date": pl.Date(),
 }
-#: Text that a spreadsheet would run as a formula, and numbers, which it would not
-#: (:func:`anonkit.io.write.escape_formulas`, in Java's regular expressions).
 
 
 def polars_types(df: DataFrame) -> dict[str, pl.DataType | None]:
