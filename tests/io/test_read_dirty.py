@@ -301,3 +301,12 @@ def test_parquet_is_read_unchanged(tmp_path: Path) -> None:
         stripped=False,
         columns=("a", "b"),
     )
+
+
+def test_streaming_another_encoding_says_how_to_go_on(tmp_path: Path) -> None:
+    from anonkit.io.tables import scan_table
+
+    path = tmp_path / "l.csv"
+    path.write_bytes("v\ncafé\n".encode("latin-1"))
+    with pytest.raises(ParameterError, match="convert the file to UTF-8 or to Parquet"):
+        scan_table(path, encoding="latin-1")

@@ -168,7 +168,11 @@ def scan_table(
         return lazy
     if codecs.lookup(encoding).name != "utf-8":
         raise ParameterError(
-            "encoding", "scan_table", "'utf-8' when a CSV file is streamed", encoding
+            "encoding",
+            "scan_table",
+            "'utf-8' when a CSV file is streamed (convert the file to UTF-8 or to Parquet, "
+            'or read it in memory: engine = "polars")',
+            encoding,
         )
     with p.open("rb") as f:
         head = f.read(1 << 20)
