@@ -115,3 +115,19 @@ def test_an_output_over_a_file_table_s_hierarchy_is_refused(tmp_path: Path) -> N
         anonkit.anonymize(frame, quasi_identifiers=["v"], hierarchies={"v": spec}, k=2,
                           output=path)  # fmt: skip
     assert path.read_text(encoding="utf-8") == "a;*\nb;*\n"
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ({"type": "intervals", "widths": [10, 20]}, "numbers or numeric strings"),
+        ({"type": "masking"}, "values of equal length"),
+        ({"type": "intervals", "widths": [10, 15]}, "multiple"),
+    ],
+)
+def test_a_builder_s_error_names_the_column(spec: dict[str, object], expected: str) -> None:
+    """Among twenty columns, 'The values parameter of intervals()' alone says not which."""
+    frame = pl.DataFrame({"age": ["31", "45", "unknown", "52"] * 5})
+    with pytest.raises(ParameterError, match=expected) as err:
+        anonkit.anonymize(frame, quasi_identifiers=["age"], hierarchies={"age": spec}, k=2)
+    assert "for column 'age'" in str(err.value)

@@ -48,7 +48,7 @@ from anonkit.core.builders.masking import masking, suppression
 from anonkit.core.builders.ordered import ordered_groups
 from anonkit.core.builders.values import ROOT
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.exceptions import ConfigError, UnknownNameError
+from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
 
 __all__ = [
     "BUILDERS",
@@ -131,7 +131,13 @@ def build_hierarchy(
         raise UnknownNameError("hierarchy builder", str(kind), list(BUILDERS))
     check_spec_keys(spec, *_SPEC_KEYS[kind], name=name)
     kwargs = {key: value for key, value in spec.items() if key != "type"}
-    return BUILDERS[kind](values, name=name, **kwargs)
+    try:
+        return BUILDERS[kind](values, name=name, **kwargs)
+    except ParameterError as err:  # among many columns, say which one
+        if name is None:
+            raise
+        owner = f"{err.owner} for column {name!r}"
+        raise ParameterError(err.parameter, owner, err.expected, err.got) from None
 
 
 def check_spec_keys(
