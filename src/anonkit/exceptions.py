@@ -281,8 +281,8 @@ class InputEncodingError(InputFormatError):
             )
         else:
             how = (
-                f'encoding = "{s}" in the [read] section of the configuration, '
-                f'encoding="{s}" in Python'
+                f'encoding = "{s}" in the [read] section of the configuration, --encoding {s} '
+                f'for anonkit check and anonkit release, encoding="{s}" in Python'
             )
         super().__init__(
             path,

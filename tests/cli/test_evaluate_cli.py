@@ -474,3 +474,14 @@ def test_check_matches_an_escaped_release_to_its_population(tmp_path: Path) -> N
     res = runner.invoke(app, ["check", str(tmp_path / "r.csv"), "-c", str(chk)])
     assert res.exit_code == 0, res.stderr
     assert "5-map" in res.stdout and "NOT met" not in res.stdout
+
+
+def test_check_reads_a_latin1_table_with_encoding(tmp_path: Path) -> None:
+    rows = "".join(f"{'fée' if i % 2 else 'mâle'};{30 + i % 2}\n" for i in range(20))
+    (tmp_path / "r.csv").write_bytes(("sex;age\n" + rows).encode("latin-1"))
+    args = ["check", str(tmp_path / "r.csv"), "--qi", "sex,age", "-k", "5"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and "--encoding latin-1" in res.stderr
+    res = runner.invoke(app, [*args, "--encoding", "latin-1"])
+    assert res.exit_code == 0, res.stderr
+    assert "achieved k" in res.stdout

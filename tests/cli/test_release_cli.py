@@ -111,3 +111,18 @@ def test_a_release_shows_its_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         "Releasing the classes",
         "Writing the release",
     ]
+
+
+def test_a_latin1_table_is_read_with_encoding(tmp_path: Path) -> None:
+    """The encoding error names --encoding; with it, the release is made (the sensitive
+    values keep their accents)."""
+    table = T1.with_columns(pl.col("disease").str.replace("flu", "grippe aviaire é"))
+    data = tmp_path / "t1.csv"
+    data.write_bytes(table.write_csv(separator=";").encode("latin-1"))
+    out, history = tmp_path / "r1.csv", tmp_path / "h.json"
+    args = ["release", str(data), "--history", str(history), "-o", str(out), *ARGS]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and "--encoding latin-1" in res.stderr
+    res = runner.invoke(app, [*args, "--encoding", "latin-1", "--separator", ";"])
+    assert res.exit_code == 0, res.stderr
+    assert "grippe aviaire é" in pl.read_csv(out, infer_schema=False)["disease"].to_list()

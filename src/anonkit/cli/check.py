@@ -19,7 +19,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from anonkit.cli.common import ProgressOption, guarded, progress_reporter, stdout_console
+from anonkit.cli.common import (
+    EncodingOption,
+    ProgressOption,
+    guarded,
+    progress_reporter,
+    stdout_console,
+)
 from anonkit.cli.evaluate import (
     MeasureConfig,
     level_specs,
@@ -96,6 +102,7 @@ def check_command(
     separator: Annotated[
         str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
     ] = None,
+    encoding: EncodingOption = "utf-8",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     progress: ProgressOption = None,
 ) -> None:
@@ -139,13 +146,13 @@ def check_command(
     with progress_reporter(progress) as reporter:
         start_stage(reporter, f"Reading {data.name}")
         # a release as released: anonymize's formula escapes ('@home) undone
-        frame = read_table(data, separator=separator, csv_formulas="unescape")
+        frame = read_table(data, separator=separator, encoding=encoding, csv_formulas="unescape")
         start_stage(reporter, "Measuring the classes")
         profile = class_profile(frame, columns, k=k)
         pop = None
         pop_path = population if population is not None else (cfg.population if cfg else None)
         if pop_path is not None and (population is not None or needs_population(models)):
-            pop = read_table(pop_path, separator=separator)
+            pop = read_table(pop_path, separator=separator, encoding=encoding)
         classes = released_classes(
             frame,
             columns,

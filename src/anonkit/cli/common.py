@@ -20,6 +20,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: ``--quiet/-q`` of the commands that print results.
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 
+#: ``--encoding`` of the commands that read a table without a configuration's ``[read]``.
+EncodingOption = Annotated[
+    str,
+    typer.Option(
+        "--encoding", help='The table\'s encoding, e.g. "latin-1" (undecodable bytes are an error).'
+    ),
+]
+
 #: ``--progress/--no-progress`` of the commands that read, measure and write tables (read by
 #: :func:`progress_reporter`).
 ProgressOption = Annotated[

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from anonkit.cli.common import (
+    EncodingOption,
     ProgressOption,
     QuietOption,
     guarded,
@@ -69,6 +70,10 @@ def release_command(
             "release, NAME.counterfeits.csv).",
         ),
     ] = None,
+    separator: Annotated[
+        str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
+    ] = None,
+    encoding: EncodingOption = "utf-8",
     progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -81,7 +86,7 @@ def release_command(
     check_not_input(output, [history])
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {data.name}")
-        frame = read_table(data)
+        frame = read_table(data, separator=separator, encoding=encoding)
         previous = ReleaseHistory.load(history) if history.exists() else None
         result = publish(
             frame,
