@@ -282,7 +282,7 @@ class InputEncodingError(InputFormatError):
         else:
             how = (
                 f'encoding = "{s}" in the [read] section of the configuration, --encoding {s} '
-                f'for anonkit check and anonkit release, encoding="{s}" in Python'
+                f'for anonkit init, check and release, encoding="{s}" in Python'
             )
         super().__init__(
             path,
