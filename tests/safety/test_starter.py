@@ -119,3 +119,13 @@ def test_bad_privacy_settings() -> None:
         starter_config(frame, input="x.csv", k=0)
     with pytest.raises(ParameterError):
         starter_config(frame, input="x.csv", suppression_limit=2)
+
+
+def test_dates_that_read_either_way_are_flagged() -> None:
+    """01/02/1980 is 1 February or 2 January: when every date reads both ways, the
+    proposal says so instead of choosing silently (the month level would group by day)."""
+    ambiguous = pl.DataFrame({"birth": [f"0{d}/0{m}/1980" for d in range(1, 10) for m in (1, 2)]})
+    starter = starter_config(ambiguous, input="x.csv")
+    assert "%m/%d/%Y" in starter.text and "check" in starter.text
+    clear = pl.DataFrame({"birth": [f"{d}/0{m}/1980" for d in range(13, 29) for m in (1, 2)]})
+    assert "%m/%d/%Y" not in starter_config(clear, input="x.csv").text

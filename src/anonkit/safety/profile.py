@@ -78,6 +78,9 @@ class ColumnProfile:
         Share of the non-null values matching it.
     date_format
         For ``date`` columns read from text: the format that reads them.
+    date_alternatives
+        Other formats of :data:`DATE_FORMATS` that read every value too (``01/02/1980``
+        reads day first and month first): the format is a guess to check.
     length
         For ``code`` columns: the length of every value.
     """
@@ -93,6 +96,7 @@ class ColumnProfile:
     identifier_share: float | None = None
     date_format: str | None = None
     length: int | None = None
+    date_alternatives: tuple[str, ...] = ()
 
     @property
     def near_unique(self) -> bool:
@@ -171,6 +175,18 @@ def _text_kind(values: pl.Series, present: int) -> tuple[str, str | None, int | 
     return "text", None, None
 
 
+def _other_formats(series: pl.Series, found: str | None) -> tuple[str, ...]:
+    """The formats besides ``found`` that read every value of a text date column."""
+    if found is None or series.dtype != pl.String:
+        return ()
+    values = series.drop_nulls().str.strip_chars()
+    return tuple(
+        f
+        for f in DATE_FORMATS
+        if f != found and not values.str.to_date(f, strict=False).null_count()
+    )
+
+
 def _kind(series: pl.Series) -> tuple[str, str | None, int | None]:
     dtype = series.dtype
     present = series.len() - series.null_count()
@@ -223,6 +239,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
                 identifier_share=found[1] if found else None,
                 date_format=date_format,
                 length=length,
+                date_alternatives=_other_formats(series, date_format),
             )
         )
     dependencies = find_dependencies(frame, codes=coded) if n else []

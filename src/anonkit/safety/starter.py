@@ -534,6 +534,9 @@ def _hierarchy_note(spec: Mapping[str, Any], column: ColumnProfile) -> str:
     if kind == "intervals":
         return "bins of growing width over the range of the values"
     if kind == "dates":
+        if column.date_alternatives:  # 01/02/1980: 1 February or 2 January
+            other = " or ".join(column.date_alternatives)
+            return f"day -> month -> year -> *; the dates read as {other} too: check format"
         return "day -> month -> year -> *"
     if kind == "masking":
         return f"codes of {column.length} characters, masked from the end"
