@@ -179,3 +179,31 @@ def test_beyond_loopback_the_page_reads_no_file_named_on_it(tmp_path: Path) -> N
     assert 'value="path"' in str(pages.page(None)) and 'value="path"' in str(
         pages.page(given, server_files=False)
     )
+
+
+def test_the_app_shows_warnings_on_its_pages_not_on_the_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run in the app that keeps a near-unique column, or stars a column without a
+    hierarchy, says so on the Roles and Explore pages; the Python warnings the API
+    issues for the same (LeakWarning, SuppressedColumnWarning) stay off the terminal."""
+    import warnings
+
+    from anonkit.app import serve as serving
+    from anonkit.exceptions import LeakWarning, SuppressedColumnWarning
+
+    seen: list[str] = []
+
+    def fake_serve(*args: Any, **kwargs: Any) -> None:  # the server, as the command runs it
+        with warnings.catch_warnings(record=True) as caught:
+            leak = LeakWarning("ref", "unique", "Column 'ref' is near-unique.")
+            warnings.warn(leak, stacklevel=1)
+            warnings.warn(SuppressedColumnWarning(["age"]), stacklevel=1)
+            warnings.warn("another warning", UserWarning, stacklevel=1)
+        seen.extend(type(w.message).__name__ for w in caught)
+
+    monkeypatch.setattr(serving, "serve", fake_serve)
+    with warnings.catch_warnings():  # the command's filters end with the test
+        res = CliRunner().invoke(app, ["app", "--no-browser", "--port", "8799"])
+    assert res.exit_code == 0, res.output
+    assert seen == ["UserWarning"]

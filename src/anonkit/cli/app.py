@@ -6,13 +6,14 @@ without it.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from anonkit.cli.common import guarded
-from anonkit.exceptions import ConfigError
+from anonkit.exceptions import ConfigError, LeakWarning, SuppressedColumnWarning
 
 
 @guarded
@@ -42,6 +43,10 @@ def app_command(
         ) from None
     from anonkit.app.serve import check_host, serve
 
+    # the app says these on its pages (Roles: leaks; Explore: columns starred for want
+    # of a hierarchy); the terminal it runs in is not where its user looks
+    warnings.filterwarnings("ignore", category=LeakWarning)
+    warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
     bound, warning = check_host(host, explicit=host is not None)
     if warning is not None:
         typer.echo(f"warning: {warning}", err=True)
