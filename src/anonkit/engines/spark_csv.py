@@ -19,7 +19,6 @@ Writing: :func:`escape_formulas`, cells a spreadsheet would run as formulas esca
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING
 from anonkit.exceptions import InputFormatError, ParameterError
 from anonkit.io.sniff import sample_text, sniff_separator
 from anonkit.io.tables import check_read_parameters
-from anonkit.io.write import FORMULA_PREFIXES, FORMULA_START, NUMBER
+from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -154,9 +153,7 @@ def escape_formulas(df: DataFrame) -> DataFrame:
         if isinstance(field.dataType, StringType):
             flag = col.rlike(FORMULA_START) & ~col.rlike(NUMBER)
             col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
-        if name.startswith(FORMULA_PREFIXES) and re.fullmatch(NUMBER, name) is None:
-            name = "'" + name
-        out.append(col.alias(name))
+        out.append(col.alias(escape_name(name)))
     return df.select(*out)
 
 
@@ -173,7 +170,5 @@ def unescape_formulas(df: DataFrame) -> DataFrame:
             rest = F.substring(col, 2, 1 << 30)
             flag = col.startswith("'") & rest.rlike(FORMULA_START) & ~rest.rlike(NUMBER)
             col = F.when(flag, rest).otherwise(col)
-        if name.startswith("'") and name[1:].startswith(FORMULA_PREFIXES):
-            name = name if re.fullmatch(NUMBER, name[1:]) else name[1:]
-        out.append(col.alias(name))
+        out.append(col.alias(unescape_name(name)))
     return df.select(*out)

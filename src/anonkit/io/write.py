@@ -25,8 +25,10 @@ __all__ = [
     "check_not_input",
     "escape_formulas",
     "escape_formulas_lazy",
+    "escape_name",
     "output_format",
     "unescape_formulas",
+    "unescape_name",
     "write_table",
 ]
 
@@ -173,7 +175,7 @@ def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     >>> out.columns, out["'@a"].to_list(), n
     (["'@a"], ["'+x", '+1.5', None], 2)
     """
-    names = [_escape_name(name) for name in frame.columns]
+    names = [escape_name(name) for name in frame.columns]
     escaped = sum(name != old for name, old in zip(names, frame.columns, strict=True))
     texts = [
         name
@@ -203,7 +205,7 @@ def escape_formulas_lazy(frame: pl.LazyFrame) -> pl.LazyFrame:
     """:func:`escape_formulas` as a lazy query, for releases streamed to CSV (the cells
     escaped are not counted: that would take another pass over the data)."""
     schema = frame.collect_schema()
-    names = {name: _escape_name(name) for name in schema.names()}
+    names = {name: escape_name(name) for name in schema.names()}
     texts = [
         name
         for name, dtype in schema.items()
@@ -228,9 +230,7 @@ def unescape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
     >>> unescape_formulas(pl.DataFrame({"'=x": ["'@a", "'-3", "'b"]})).rows(named=True)
     [{'=x': '@a'}, {'=x': "'-3"}, {'=x': "'b"}]
     """
-    names = {
-        n: n[1:] if n.startswith("'") and _escape_name(n[1:]) != n[1:] else n for n in frame.columns
-    }
+    names = {n: unescape_name(n) for n in frame.columns}
     undone = []
     for name, dtype in frame.schema.items():
         if dtype != pl.String:
@@ -246,7 +246,13 @@ def unescape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
     return out.rename(names) if any(k != v for k, v in names.items()) else out
 
 
-def _escape_name(name: str) -> str:
+def unescape_name(name: str) -> str:
+    """A column name as it was before :func:`escape_name`."""
+    return name[1:] if name.startswith("'") and escape_name(name[1:]) != name[1:] else name
+
+
+def escape_name(name: str) -> str:
+    """A column name a spreadsheet would run as a formula, with a leading ``'``."""
     if name.startswith(FORMULA_PREFIXES) and not _is_number(name):
         return "'" + name
     return name
