@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anonkit.exceptions import InputFormatError, ParameterError
-from anonkit.io.sniff import sample_text, sniff_separator
+from anonkit.io.sniff import sample_head, sniff_separator
 from anonkit.io.tables import check_read_parameters
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
@@ -35,8 +35,6 @@ __all__ = ["REPLACEMENT", "TEXT_SUFFIXES", "escape_formulas", "read_csv", "unesc
 
 #: What Spark puts for bytes its charset cannot decode.
 REPLACEMENT = "\ufffd"
-#: Bytes of a local file sampled to sniff its separator.
-_HEAD = 1 << 20
 #: Python's names of the encodings Spark reads CSV in, and Spark's.
 _SPARK_CHARSETS = {
     "utf-8": "utf-8",
@@ -113,10 +111,7 @@ def _sniffed(path: str | Path, encoding: str) -> str:
         return "\t"
     if "://" in str(path) or not p.is_file() or codecs.lookup(encoding).name != "utf-8":
         return ","
-    with p.open("rb") as f:
-        head = f.read(_HEAD)
-    text, whole = sample_text(p, head.removeprefix(b"\xef\xbb\xbf"), complete=len(head) < _HEAD)
-    return sniff_separator(text, whole) or ","
+    return sniff_separator(*sample_head(p)) or ","
 
 
 def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None:

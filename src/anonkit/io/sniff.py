@@ -24,6 +24,8 @@ CANDIDATES: tuple[str, ...] = (",", ";", "\t", "|")
 SAMPLE_RECORDS = 50
 
 _SAMPLE_BYTES = 64 * 1024
+#: Bytes :func:`sample_head` reads from the start of a file.
+_HEAD_BYTES = 1 << 20
 
 IntArray = npt.NDArray[np.int64]
 
@@ -60,6 +62,20 @@ def sample_text(
     except UnicodeDecodeError as exc:
         raise InputEncodingError.from_decode_error(path, chunk, exc, "utf-8", start=start) from None
     return text.removeprefix("\ufeff"), whole
+
+
+def sample_head(path: Path) -> tuple[str, bool]:
+    """:func:`sample_text` of a file's first MiB: its first records, and whether that is
+    the whole file (for a scan, which does not read the file first).
+
+    Raises
+    ------
+    InputEncodingError
+        If the sampled bytes are not valid UTF-8.
+    """
+    with path.open("rb") as f:
+        head = f.read(_HEAD_BYTES)
+    return sample_text(path, head, complete=len(head) < _HEAD_BYTES)
 
 
 def _rows(sample: str, separator: str, whole: bool) -> list[list[str]]:

@@ -30,6 +30,7 @@ from anonkit.io.sniff import (
     one_column_separator,
     python_field_counts,
     quote_problem,
+    sample_head,
     sample_text,
     sniff_separator,
 )
@@ -174,9 +175,7 @@ def scan_table(
             'or read it in memory: engine = "polars")',
             encoding,
         )
-    with p.open("rb") as f:
-        head = f.read(1 << 20)
-    text, whole = sample_text(p, head, complete=len(head) < (1 << 20))
+    text, whole = sample_head(p)
     sep = separator or sniff_separator(text, whole) or ","
     _check_names(p, header_fields(text, sep))
     lazy = pl.scan_csv(
