@@ -22,6 +22,7 @@ from rich.table import Table
 from anonkit.cli.common import (
     EncodingOption,
     ProgressOption,
+    SeparatorOption,
     guarded,
     progress_reporter,
     stdout_console,
@@ -99,9 +100,7 @@ def check_command(
             "overrides \\[privacy] population.",
         ),
     ] = None,
-    separator: Annotated[
-        str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
-    ] = None,
+    separator: SeparatorOption = None,
     encoding: EncodingOption = "utf-8",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     progress: ProgressOption = None,

@@ -20,6 +20,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: ``--quiet/-q`` of the commands that print results.
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
 
+#: ``--separator`` of the commands that read a table without a configuration's ``[read]``.
+SeparatorOption = Annotated[
+    str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
+]
+
 #: ``--encoding`` of the commands that read a table without a configuration's ``[read]``.
 EncodingOption = Annotated[
     str,

@@ -18,6 +18,7 @@ from anonkit.cli.common import (
     EncodingOption,
     ProgressOption,
     QuietOption,
+    SeparatorOption,
     guarded,
     progress_reporter,
     stdout_console,
@@ -70,9 +71,7 @@ def release_command(
             "release, NAME.counterfeits.csv).",
         ),
     ] = None,
-    separator: Annotated[
-        str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
-    ] = None,
+    separator: SeparatorOption = None,
     encoding: EncodingOption = "utf-8",
     progress: ProgressOption = None,
     quiet: QuietOption = False,
