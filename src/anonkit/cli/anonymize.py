@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,17 +24,13 @@ from anonkit.cli.common import (
     guarded,
     progress_reporter,
     risk_table,
+    said_otherwise,
     stdout_console,
     summary_table,
 )
 from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
 from anonkit.engines.base import get_engine
-from anonkit.exceptions import (
-    ConfigError,
-    LeakWarning,
-    SuppressedColumnWarning,
-    UnknownColumnError,
-)
+from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.io.write import check_not_input
 from anonkit.progress import start_stage
@@ -114,9 +109,7 @@ def anonymize_command(
             'keep suppressed records: set suppressed = "mask" in its [release] section.'
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
-    # said as notes after the summary instead (_notes)
-    warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
-    warnings.filterwarnings("ignore", category=LeakWarning)
+    said_otherwise()  # as notes after the summary (_notes)
     name = chosen_engine(cfg)[0]
     if not get_engine(name).in_memory:
         if html is not None:

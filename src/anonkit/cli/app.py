@@ -6,14 +6,13 @@ without it.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from anonkit.cli.common import guarded
-from anonkit.exceptions import ConfigError, LeakWarning, SuppressedColumnWarning
+from anonkit.cli.common import guarded, said_otherwise
+from anonkit.exceptions import ConfigError
 
 
 @guarded
@@ -43,10 +42,7 @@ def app_command(
         ) from None
     from anonkit.app.serve import check_host, serve
 
-    # the app says these on its pages (Roles: leaks; Explore: columns starred for want
-    # of a hierarchy); the terminal it runs in is not where its user looks
-    warnings.filterwarnings("ignore", category=LeakWarning)
-    warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
+    said_otherwise()  # on the Roles (leaks) and Explore (starred columns) pages
     bound, warning = check_host(host, explicit=host is not None)
     if warning is not None:
         typer.echo(f"warning: {warning}", err=True)

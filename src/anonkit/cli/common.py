@@ -4,6 +4,7 @@ and the summary table."""
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
@@ -12,13 +13,22 @@ from rich.console import Console
 from rich.table import Table
 
 from anonkit.cli.progress import ProgressReporter
-from anonkit.exceptions import AnonkitError
+from anonkit.exceptions import AnonkitError, LeakWarning, SuppressedColumnWarning
 from anonkit.result import AnonymizationResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: ``--quiet/-q`` of the commands that print results.
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")]
+
+
+def said_otherwise() -> None:
+    """Keep the API's warnings about a release (:class:`LeakWarning`,
+    :class:`SuppressedColumnWarning`) off the terminal of a command that says the same its
+    own way (``anonymize``'s notes after the summary, the app's pages)."""
+    warnings.filterwarnings("ignore", category=LeakWarning)
+    warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
+
 
 #: ``--separator`` of the commands that read a table without a configuration's ``[read]``.
 SeparatorOption = Annotated[
