@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_interrupt import restore_sigint  # noqa: F401 (an autouse fixture)
+from test_interrupt import SRC, STOPS, restore_sigint  # noqa: F401 (an autouse fixture)
 
 from anonkit import _atomic
 from anonkit._atomic import CommitLog, atomic_path, atomic_write, atomic_write_text, note_commit
@@ -37,9 +37,6 @@ from anonkit.cli.interrupt import (
 )
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-
-SRC = Path(__file__).resolve().parents[2] / "src"
-STOPS = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
 
 
 @pytest.fixture(autouse=True)
