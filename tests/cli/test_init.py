@@ -188,3 +188,31 @@ def test_reading_and_profiling_show_progress(
     code, _, err = run(str(data), "-o", str(tmp_path / "c.toml"), "--progress")
     assert code == 0, err
     assert seen == [(True, ["Reading d.csv", "Profiling the columns"])]
+
+
+@pytest.mark.parametrize("width", [60, 80, 200])
+def test_reasons_stay_readable_on_a_narrow_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
+    """A long column name left the reasons 3 characters wide on an 80-column terminal,
+    one word per line ('no', 'ru…', 'ma…'); every reason must read as a sentence and every
+    column name whole, whatever the width."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    n = 40
+    frame = pl.DataFrame(
+        {
+            "default-payment-next-month": [str(i % 2) for i in range(n)],
+            "account_balance_in_euro": [str(100 * i) for i in range(n)],
+            "sex": ["F", "M"] * (n // 2),
+        }
+    )
+    data = tmp_path / "credit.csv"
+    frame.write_csv(data)
+    code, out, err = run(str(data), "-o", str(tmp_path / "config.toml"))
+    assert code == 0, err
+    assert max(len(line.rstrip()) for line in out.splitlines()) <= width
+    assert "default-payment-next-month" in out and "account_balance_in_euro" in out
+    assert "…" not in out
+    flat = " ".join(out.split())  # the reasons may wrap, but only between words
+    assert "no rule matched: generalized to be safe; make it insensitive if no outside data" in flat
+    assert "demographic; outside data can hold it" in flat

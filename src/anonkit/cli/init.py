@@ -13,6 +13,8 @@ from typing import Annotated
 
 import typer
 from rich import box
+from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -48,7 +50,13 @@ def _default_release(data: Path) -> Path:
 _ROLE_SHORT = {"quasi_identifier": "QI", "quasi_identifiers": "QI"}
 
 
-def _table(starter: Starter) -> Table:
+#: The narrowest the reasons' column may get: on a narrower terminal the proposals are
+#: listed one below the other instead (a reason squeezed to a few characters, one word
+#: per line, cannot be read).
+_WHY_MIN_WIDTH = 20
+
+
+def _table(starter: Starter, *, why: bool = True) -> Table:
     table = Table(
         title="Proposed roles (edit the configuration to change them)",
         box=box.SIMPLE_HEAD,
@@ -56,19 +64,43 @@ def _table(starter: Starter) -> Table:
         title_justify="left",
     )
     for name, justify in (("column", "left"), ("kind", "left"), ("distinct", "right"),
-                          ("unique %", "right"), ("role", "left"), ("why", "left")):  # fmt: skip
-        table.add_column(name, justify=justify, no_wrap=name != "why")  # type: ignore[arg-type]
+                          ("unique %", "right"), ("role", "left")):  # fmt: skip
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    if why:
+        table.add_column("why", min_width=_WHY_MIN_WIDTH)
     for proposal in starter.proposals:
         column = starter.profile[proposal.column]
-        table.add_row(
+        cells: list[Text | str] = [
             Text(proposal.column),
             column.kind,
             f"{column.distinct:,}",
             f"{column.unique_share:.1%}",
             _ROLE_SHORT.get(proposal.role, proposal.role),
-            Text(proposal.why),
-        )
+        ]
+        table.add_row(*cells, *([Text(proposal.why)] if why else []))
     return table
+
+
+def _print_proposals(starter: Starter, console: Console) -> None:
+    """The proposals as a table with a column of reasons when the terminal leaves it
+    :data:`_WHY_MIN_WIDTH` characters, else one below the other, each reason on its own
+    indented line."""
+    narrow = console.measure(_table(starter, why=False)).maximum
+    if narrow + 3 + _WHY_MIN_WIDTH <= console.width:  # 3: the gap between two columns
+        console.print(_table(starter))
+        return
+    console.print("Proposed roles (edit the configuration to change them)", markup=False)
+    for proposal in starter.proposals:
+        column = starter.profile[proposal.column]
+        role = _ROLE_SHORT.get(proposal.role, proposal.role)
+        console.print()
+        console.print(Text(proposal.column, style="bold"))
+        facts = (
+            f"{column.kind}, {column.distinct:,} distinct, {column.unique_share:.1%} unique: {role}"
+        )
+        console.print(Padding(Text(facts), (0, 0, 0, 2), expand=False))
+        console.print(Padding(Text(proposal.why), (0, 0, 0, 2), expand=False))
+    console.print()
 
 
 @guarded
@@ -117,8 +149,7 @@ def init_command(
             output=_relative(release if release is not None else _default_release(data), folder),
             read=read,
         )
-    table = _table(starter)
     atomic_write_text(output, starter.text)
     console = stdout_console(quiet)
-    console.print(table)
+    _print_proposals(starter, console)
     console.print(f"starter configuration written to {output}", markup=False)
