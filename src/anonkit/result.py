@@ -91,6 +91,19 @@ class AnonymizationResult:
     def suppressed_share(self) -> float:
         return self.suppressed / self.n_records if self.n_records else 0.0
 
+    @property
+    def search_note(self) -> str | None:
+        """Why a full-domain search's release is not proven optimal (a heuristic, or an
+        exact search stopped early), for people; ``None`` when it is proven optimal or
+        the result does not say (``details["search"]``)."""
+        search = self.details.get("search")
+        if not isinstance(search, Mapping) or search.get("optimal", True):
+            return None
+        why = _STOPPED.get(
+            str(search.get("stopped")), 'is a heuristic (algorithm="flash" proves the optimum)'
+        )
+        return f"not proven optimal: {search.get('algorithm', self.algorithm)} {why}"
+
     def to_dict(self) -> dict[str, Any]:
         """Everything but the release, as plain JSON-ready values."""
         return {
@@ -125,6 +138,15 @@ class AnonymizationResult:
             f"transformation={dict(self.transformation)}, suppressed={self.suppressed}, "
             f"classes={self.classes.n_classes}, achieved_k={self.classes.min_size})"
         )
+
+
+#: Why a search stopped before it proved its release optimal (``details["search"]
+#: ["stopped"]``), and how to search on.
+_STOPPED = {
+    "time_limit": "stopped at its time limit (a larger time_limit searches longer)",
+    "max_nodes": "stopped at its node budget (a larger max_nodes searches further)",
+    "interrupted": "was interrupted: the best release found until then",
+}
 
 
 def _plain(value: Any) -> Any:

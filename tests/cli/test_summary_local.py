@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import polars as pl
 import pytest
@@ -93,3 +95,50 @@ def test_full_domain_summary_keeps_lattice_rows(frame: pl.DataFrame) -> None:
     assert row(text, "transformation").startswith("zip=")
     assert row(text, "search").endswith("nodes evaluated")
     assert "recoding" not in text
+
+
+def test_heuristic_summary_says_the_release_is_not_proven_optimal(frame: pl.DataFrame) -> None:
+    """A wide table's run (auto picks Lightning) printed 'lightning / loss' and the nodes
+    evaluated, nothing about the release not being the best one or how to search longer;
+    the JSON summary alone said so."""
+    res = anonkit.anonymize(
+        frame,
+        quasi_identifiers=["age", "height", "zip"],
+        hierarchies={
+            "age": {"type": "intervals", "widths": [5, 10, 20]},
+            "height": {"type": "intervals", "widths": [5, 10, 20]},
+        },
+        k=5,
+        suppression_limit=0.1,
+        algorithm="lightning",
+        others="keep",
+        max_nodes=2,
+    )
+    assert res.details["search"]["optimal"] is False
+    flat = " ".join(render(res).replace("│", " ").split())
+    assert "not proven optimal: lightning stopped at its node budget (a larger max_nodes" in flat
+    assert res.search_note is not None and res.search_note in flat
+
+
+def test_exact_summary_says_nothing_of_optimality(frame: pl.DataFrame) -> None:
+    res = anonkit.anonymize(frame, quasi_identifiers=["zip"], k=5, others="keep")
+    assert res.details["search"]["optimal"] is True
+    assert res.search_note is None and "optimal" not in render(res)
+
+
+@pytest.mark.parametrize(
+    ("stopped", "says"),
+    [
+        ("time_limit", "lightning stopped at its time limit (a larger time_limit"),
+        ("interrupted", "lightning was interrupted: the best release found until then"),
+        ("finished", 'lightning is a heuristic (algorithm="flash" proves the optimum)'),
+    ],
+)
+def test_search_note_names_why_the_search_stopped(
+    frame: pl.DataFrame, stopped: str, says: str
+) -> None:
+    res = anonkit.anonymize(frame, quasi_identifiers=["zip"], k=5, others="keep")
+    search = {"algorithm": "lightning", "optimal": False, "stopped": stopped}
+    heuristic = dataclasses.replace(res, details={**res.details, "search": search})
+    assert heuristic.search_note is not None
+    assert heuristic.search_note.startswith(f"not proven optimal: {says}")

@@ -410,3 +410,25 @@ def test_short_report_of_a_result_still_renders(
     )
     page = render_html(result, title="t", config_summary={"k": 2, "qi": qi})
     assert "achieved k" in page and "Information loss" in page and "sex, race" in page
+    assert "not proven optimal" not in page  # Flash proved it
+
+
+def test_short_report_says_a_heuristic_release_is_not_proven_optimal(
+    adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path]
+) -> None:
+    from anonkit import anonymize
+
+    qi = ["sex", "race", "age", "education"]
+    result = anonymize(
+        adult_frame,
+        quasi_identifiers=qi,
+        hierarchies={c: adult_hierarchies[c] for c in qi},
+        k=5,
+        suppression_limit=0.05,
+        algorithm="lightning",
+        max_nodes=3,
+        others="keep",
+    )
+    assert result.search_note is not None
+    page = render_html(result, title="t")
+    assert f"The release is {result.search_note}." in page

@@ -11,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from anonkit.cli.progress import ProgressReporter
 from anonkit.exceptions import AnonkitError, LeakWarning, SuppressedColumnWarning
@@ -195,9 +196,9 @@ def summary_table(
     if local is not None:
         table.add_row(*local[1])
     else:
-        table.add_row(
-            "search", f"{result.nodes_evaluated:,} of {result.lattice_size:,} nodes evaluated"
-        )
+        note = result.search_note
+        searched = f"{result.nodes_evaluated:,} of {result.lattice_size:,} nodes evaluated"
+        table.add_row("search", Text(searched if note is None else f"{searched}\n{note}"))
     table.add_row("timing", ", ".join(f"{k} {v:.3f}s" for k, v in result.timing.items()))
     return table
 

@@ -106,6 +106,7 @@ def render_html(
         transformation=transformation,
         nodes_evaluated=result.nodes_evaluated,
         lattice_size=result.lattice_size,
+        search_note=result.search_note,
         histogram=[(label, count, count / biggest) for label, count in hist.items()],
         classes=classes,
         mean_size=f"{classes.mean_size:,.2f}",
