@@ -21,3 +21,16 @@ def test_section_names_survive_in_help(command: str, sections: list[str]) -> Non
     for section in sections:
         assert section in out
     assert "\\[" not in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["anonymize", "app", "check", "demo", "evaluate", "init", "study", "reproduce", "release"],
+)
+def test_option_names_are_whole_on_an_80_column_terminal(command: str) -> None:
+    """`anonkit evaluate --help` showed '--population-si…' and '--class-attribu…' on an
+    80-column terminal: the name a user has to type, cut."""
+    out = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "80"}).output
+    assert "Usage" in out
+    cut = [word for word in out.split() if word.startswith("-") and word.endswith("…")]
+    assert not cut

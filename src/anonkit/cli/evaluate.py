@@ -256,26 +256,34 @@ def evaluate_command(
     population_size: Annotated[
         int | None,
         typer.Option(
-            "--population-size", min=1, help="Population size for the uniqueness estimate."
+            "--population-size",
+            min=1,
+            metavar="N",
+            help="Population size for the uniqueness estimate.",
         ),
     ] = None,
     class_attribute: Annotated[
         str | None,
-        typer.Option("--class-attribute", help="Column for the classification metric CM."),
+        typer.Option(
+            "--class-attribute", metavar="COLUMN", help="Column for the classification metric CM."
+        ),
     ] = None,
     k: Annotated[
         int | None,
         typer.Option(
-            "-k", "--k", min=1, help="The k of the privacy target (default: \\[privacy] k)."
+            "-k",
+            "--k",
+            min=1,
+            metavar="K",
+            help="The k of the privacy target (default: \\[privacy] k).",
         ),
     ] = None,
     risk_threshold: Annotated[
         float,
         typer.Option(
             "--risk-threshold",
-            min=0.0,
-            max=1.0,
-            help="Records with a risk above this count as at risk.",
+            metavar="SHARE",
+            help="Records with a risk above this share (0 to 1) count as at risk.",
         ),
     ] = 0.2,
     separator: Annotated[
