@@ -271,6 +271,30 @@ def test_missing_config_file(toy_files: dict[str, Path], tmp_path: Path) -> None
     assert "none.toml" in one_error_line(result, 2)
 
 
+@pytest.mark.parametrize("threshold", ["2", "-0.1"])
+def test_risk_threshold_outside_0_and_1(
+    toy_files: dict[str, Path], tmp_path: Path, threshold: str
+) -> None:
+    """typer no longer checks the range (its '[0.0<=x<=1.0]' cut option names in the
+    help); the evaluation does, before anything is written."""
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(toy_files["original"]),
+            str(toy_files["release"]),
+            "-c",
+            str(toy_files["config"]),
+            "--risk-threshold",
+            threshold,
+            "--json",
+            str(tmp_path / "o.json"),
+        ],
+    )
+    assert "between 0 and 1" in one_error_line(result, 2)
+    assert not (tmp_path / "o.json").exists()
+
+
 def test_row_count_mismatch(toy_files: dict[str, Path], tmp_path: Path) -> None:
     short = tmp_path / "short.csv"
     pl.read_csv(toy_files["release"], infer_schema=False).head(5).write_csv(short)
