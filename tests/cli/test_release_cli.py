@@ -126,3 +126,13 @@ def test_a_latin1_table_is_read_with_encoding(tmp_path: Path) -> None:
     res = runner.invoke(app, [*args, "--encoding", "latin-1", "--separator", ";"])
     assert res.exit_code == 0, res.stderr
     assert "grippe aviaire é" in pl.read_csv(out, infer_schema=False)["disease"].to_list()
+
+
+def test_a_release_names_the_columns_it_leaves_out(tmp_path: Path) -> None:
+    """Only the quasi-identifiers and the sensitive attribute are published; the others
+    (here the id and 'name') left without a word, so a user could not tell a column they
+    wanted from one they meant to drop."""
+    T1.write_csv(tmp_path / "t1.csv")
+    code, out = _release(tmp_path / "t1.csv", tmp_path / "r1.csv", tmp_path / "h.json")
+    assert code == 0, out
+    assert "not published: pid (the id column), name" in " ".join(out.split())

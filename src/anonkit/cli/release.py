@@ -76,7 +76,11 @@ def release_command(
     progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Publish DATA as the next release of a sequence, safe against linking the releases."""
+    """Publish DATA as the next release of a sequence, safe against linking the releases.
+
+    The release holds a class number, the quasi-identifiers (generalized) and the
+    sensitive attribute; every other column, the id column too, stays out.
+    """
     output_format(output)  # an unsupported extension fails before any work
     aux = counterfeits or output.with_name(f"{output.stem}.counterfeits.csv")
     output_format(aux)
@@ -110,6 +114,9 @@ def release_command(
         f"{result.table.height:,} rows in {result.table['class'].n_unique():,} classes "
         f"({n_fake:,} counterfeit); {result.withheld:,} record(s) withheld"
     )
+    kept = {*_names(quasi_identifiers), sensitive, id_column}
+    left_out = [f"{id_column} (the id column)"] + [c for c in frame.columns if c not in kept]
+    console.print(f"not published: {', '.join(left_out)}", markup=False)
     console.print(f"release written to {output}")
     console.print(f"counterfeits written to {aux}")
     console.print(f"history written to {history}")
