@@ -131,3 +131,51 @@ def test_a_builder_s_error_names_the_column(spec: dict[str, object], expected: s
     with pytest.raises(ParameterError, match=expected) as err:
         anonkit.anonymize(frame, quasi_identifiers=["age"], hierarchies={"age": spec}, k=2)
     assert "for column 'age'" in str(err.value)
+
+
+def _births(n: int = 60) -> pl.Series:
+    days = pl.Series("birth", [(i * 97) % 9000 for i in range(n)], dtype=pl.Int32)
+    return days.cast(pl.Date)
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [pl.Date(), pl.Datetime("us"), pl.Datetime("ns"), pl.Datetime("ms", "UTC")],
+    ids=str,
+)
+def test_a_dates_builder_codes_a_temporal_column(dtype: pl.DataType) -> None:
+    """A Datetime column failed against its own dates() builder: the builder labelled a
+    value '1995-11-29 00:00:00' (Python's text of it), the coding looked up
+    '1995-11-29 00:00:00.000000' (polars' cast), so every value was outside the
+    hierarchy (pandas' datetime64 columns arrive as such)."""
+    n = 60
+    frame = pl.DataFrame({"sex": ["F", "M"] * (n // 2), "birth": _births(n).cast(dtype)})
+    res = anonkit.anonymize(
+        frame,
+        quasi_identifiers=["sex", "birth"],
+        hierarchies={"birth": {"type": "dates", "levels": ["month", "year"]}},
+        k=2,
+        algorithm="exhaustive",
+    )
+    assert res.verified and res.suppressed == 0
+
+
+def test_a_pandas_datetime_column_with_times_keeps_its_times_apart() -> None:
+    stamps = pd.to_datetime(
+        ["2024-03-05 08:00:00", "2024-03-05 09:30:00.25", "2024-03-06 00:00:00"] * 4,
+        format="ISO8601",
+    )
+    frame = pd.DataFrame({"sex": ["F", "M", "F"] * 4, "seen": stamps})
+    res = anonkit.anonymize(
+        frame,
+        quasi_identifiers=["sex", "seen"],
+        hierarchies={"seen": {"type": "dates", "levels": ["month"]}},
+        k=2,
+        algorithm="exhaustive",
+    )
+    assert res.verified and res.transformation == {"sex": 0, "seen": 0}
+    assert sorted(set(res.release["seen"])) == [
+        "2024-03-05 08:00:00",
+        "2024-03-05 09:30:00.250000",
+        "2024-03-06 00:00:00",
+    ]

@@ -4,7 +4,8 @@ Every path that compares a cell with a hierarchy's values goes through :func:`te
 (one polars expression, so that eager frames, lazy scans and the streaming engine render
 values the same way) or :func:`as_text` (its eager twin). Whole numbers print without
 decimals (``2.0`` -> ``"2"``: pandas turns integer columns with gaps into floats), other
-floats as polars prints them, booleans as ``True``/``False``, strings are stripped.
+floats as polars prints them, booleans as ``True``/``False``, timestamps as Python prints
+them (``2024-03-05 08:00:00``), strings are stripped.
 
 Codes: a quasi-identifier's level-0 code is the row of its value in the hierarchy
 (:func:`code_expr`); a sensitive attribute's labels are the values that occur, in the
@@ -62,7 +63,21 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
     if dtype.is_float():
         whole = col.cast(pl.Int64, strict=False).cast(pl.String)
         return pl.when(col == col.round(0)).then(whole).otherwise(col.cast(pl.String)).alias(column)
+    if isinstance(dtype, pl.Datetime):
+        return _datetime_text(col, dtype).alias(column)
     return col.cast(pl.String)
+
+
+def _datetime_text(col: pl.Expr, dtype: pl.Datetime) -> pl.Expr:
+    """A timestamp as Python prints it (``str(datetime)``), which is how the builders
+    label one: ``2024-03-05 08:00:00``, microseconds only when there are some
+    (``.250000``), and the offset of a zoned one (``+00:00``). Polars' own cast prints
+    every digit of the time unit (``08:00:00.000000000``), so a builder's labels would
+    never match. Nanoseconds below a microsecond are dropped, as Python drops them."""
+    text = col.dt.strftime("%Y-%m-%d %H:%M:%S")
+    micros = col.dt.microsecond()
+    text = pl.when(micros != 0).then(text + col.dt.strftime("%.6f")).otherwise(text)
+    return text + col.dt.strftime("%:z") if dtype.time_zone else text
 
 
 #: Types whose values :func:`text_expr` writes one-to-one (a String column too, unless a

@@ -30,8 +30,9 @@ Choices and known differences
 * Whole floats that do not fit in a 64-bit integer (``1e20``, infinities) have no text
   in polars (null); here they are values outside every hierarchy
   (:class:`~anonkit.exceptions.ValuesNotInHierarchyError`).
-* Dates and timestamps are printed by Spark's cast to string, which differs from polars'
-  for timestamps; declare such columns as strings to get the same text everywhere.
+* Dates and timestamps are printed by Spark's cast to string, which can differ from
+  :func:`~anonkit.core.values.text_expr` for timestamps (fractions of a second, time
+  zones); declare such columns as strings to get the same text everywhere.
 * :meth:`SparkEngine.distinct` and the values named by
   :meth:`SparkEngine.unknown_values` are in order of first appearance as far as Spark
   knows it (``monotonically_increasing_id``, which follows the partitions' order).
