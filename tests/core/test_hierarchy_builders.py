@@ -281,6 +281,20 @@ def test_dates_bad_levels(levels: object) -> None:
     assert info.value.parameter == "levels"
 
 
+def test_dates_take_timestamps_as_a_timestamp_column_prints_them() -> None:
+    """The streaming and Spark engines hand a builder a column's distinct values as text:
+    a timestamp column's read '2024-03-05 08:00:00', which the default format refused."""
+    h = dates(["2024-03-05 08:00:00", "2024-03-06 09:30:00.250000", "2024-12-31 23:00:00+00:00"])
+    assert h.rows == (
+        ("2024-03-05 08:00:00", "2024-03", "2024", "*"),
+        ("2024-03-06 09:30:00.250000", "2024-03", "2024", "*"),
+        ("2024-12-31 23:00:00+00:00", "2024-12", "2024", "*"),
+    )
+    for text, fmt in (("2024-03-05 08:00:00", "%d/%m/%Y"), ("20240305", "%Y-%m-%d")):
+        with pytest.raises(ParameterError):  # another format asked for, or not a timestamp
+            dates([text], format=fmt)
+
+
 def test_dates_unparseable() -> None:
     with pytest.raises(ParameterError) as info:
         dates(["2024-03-05", "2024-02-30", "garbage"])

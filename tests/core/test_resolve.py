@@ -179,3 +179,21 @@ def test_a_pandas_datetime_column_with_times_keeps_its_times_apart() -> None:
         "2024-03-05 09:30:00.250000",
         "2024-03-06 00:00:00",
     ]
+
+
+@pytest.mark.parametrize("engine", ["polars", "streaming"])
+def test_a_timestamp_file_streams_with_a_dates_builder(tmp_path: Path, engine: str) -> None:
+    n = 60
+    hours = pl.Series([i * 3_600_000_000 for i in range(n)]).cast(pl.Duration("us"))
+    stamps = _births(n).cast(pl.Datetime("us")) + hours
+    source = tmp_path / "seen.parquet"
+    pl.DataFrame({"sex": ["F", "M"] * (n // 2), "seen": stamps}).write_parquet(source)
+    res = anonkit.anonymize(
+        str(source),
+        engine=engine,
+        output=str(tmp_path / f"release_{engine}.parquet"),
+        quasi_identifiers=["sex", "seen"],
+        hierarchies={"seen": {"type": "dates", "levels": ["month", "year"]}},
+        k=2,
+    )
+    assert res.verified and res.suppressed == 0

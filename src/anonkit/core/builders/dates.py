@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from typing import Final
@@ -13,11 +14,16 @@ from anonkit.exceptions import ParameterError
 #: Supported ``dates`` level names, finest first.
 DATE_LEVELS: Final = ("week", "month", "quarter", "year", "decade")
 
+#: The default ``format``.
+_DAY = "%Y-%m-%d"
+#: A timestamp as a timestamp column prints it (:func:`anonkit.core.values.text_expr`).
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}:\d{2})?")
+
 
 def dates(
     values: Iterable[object],
     *,
-    format: str = "%Y-%m-%d",  # noqa: A002 - mirrors datetime.strptime's vocabulary
+    format: str = _DAY,  # noqa: A002 - mirrors datetime.strptime's vocabulary
     levels: Sequence[str] | str = ("month", "year"),
     name: str | None = None,
 ) -> Hierarchy:
@@ -40,7 +46,9 @@ def dates(
     ----------
     values
         Date strings in ``format``, or :class:`datetime.date` / :class:`datetime.datetime`
-        objects (whose leaf label is ``str(value)``). Other values are rendered to text
+        objects (whose leaf label is ``str(value)``); with the default ``format``, also
+        timestamps as that label prints them (``2024-03-05 08:00:00``, what a timestamp
+        column's values read as). Other values are rendered to text
         and parsed (``20240305`` with ``format="%Y%m%d"``). Leaves are listed in order of
         first appearance.
     format
@@ -76,19 +84,30 @@ def dates(
     iso = "week" in names
     rows: list[list[str]] = []
     for label, original in collect(values, owner).items():
+        day: date | None
         if isinstance(original, datetime):
             day = original.date()
         elif isinstance(original, date):
             day = original
         else:
-            try:
-                day = datetime.strptime(label, format).date()
-            except ValueError:
-                raise ParameterError(
-                    "values", owner, f"dates in the format {format!r}", original
-                ) from None
+            day = _parse_day(label, format)
+        if day is None:
+            raise ParameterError("values", owner, f"dates in the format {format!r}", original)
         rows.append([label, *(_date_label(day, level, iso) for level in names), ROOT])
     return Hierarchy(rows, name=name)
+
+
+def _parse_day(label: str, format: str) -> date | None:  # noqa: A002
+    """The day of ``label`` in ``format``; with the default format, a timestamp as a
+    timestamp column prints it (``2024-03-05 08:00:00``) gives its day too: the engines
+    that count files hand the builders each column's distinct values as text."""
+    try:
+        return datetime.strptime(label, format).date()
+    except ValueError:
+        pass
+    if format == _DAY and _TIMESTAMP.fullmatch(label):
+        return datetime.fromisoformat(label).date()
+    return None
 
 
 def _check_date_levels(levels: object, owner: str) -> list[str]:
