@@ -129,3 +129,19 @@ def test_dates_that_read_either_way_are_flagged() -> None:
     assert "%m/%d/%Y" in starter.text and "check" in starter.text
     clear = pl.DataFrame({"birth": [f"{d}/0{m}/1980" for d in range(13, 29) for m in (1, 2)]})
     assert "%m/%d/%Y" not in starter_config(clear, input="x.csv").text
+
+
+def test_numbers_written_with_a_comma_are_named() -> None:
+    """A ';' file from a German office writes 49,4: read as text, the weight column was
+    proposed as near-unique text, removed, without a word about why it was not a
+    number."""
+    weights = [f"{50 + i // 3},{i % 10}" for i in range(60)]
+    frame = pl.DataFrame({"Gewicht": weights, "Geschlecht": ["w", "m"] * 30})
+    starter = starter_config(frame, input="x.csv")
+    weight = next(p for p in starter.proposals if p.column == "Gewicht")
+    assert "numbers written with a comma" in weight.why
+    assert "numbers written with a comma" in starter.text
+    sex = next(p for p in starter.proposals if p.column == "Geschlecht")
+    assert "comma" not in sex.why
+    words = pl.DataFrame({"note": ["a,b", "c,d"] * 30})  # commas, but not numbers
+    assert "comma" not in starter_config(words, input="x.csv").proposals[0].why

@@ -83,6 +83,9 @@ class ColumnProfile:
         reads day first and month first): the format is a guess to check.
     length
         For ``code`` columns: the length of every value.
+    comma_numbers
+        For text columns: every value is a number written with a comma (``49,4``, a
+        decimal comma, or ``1,234``, a thousands separator), which anonkit reads as text.
     """
 
     name: str
@@ -97,6 +100,7 @@ class ColumnProfile:
     date_format: str | None = None
     length: int | None = None
     date_alternatives: tuple[str, ...] = ()
+    comma_numbers: bool = False
 
     @property
     def near_unique(self) -> bool:
@@ -187,6 +191,20 @@ def _other_formats(series: pl.Series, found: str | None) -> tuple[str, ...]:
     )
 
 
+#: A number written with a comma: ``49,4``, ``-0,5``, ``1,234``, ``1,234,567``.
+_COMMA_NUMBER = r"^[+-]?\d+(,\d+)+$"
+
+
+def _comma_numbers(series: pl.Series, kind: str) -> bool:
+    """Whether every value of a text column is a number, some written with a comma."""
+    if kind not in ("category", "text") or series.dtype != pl.String:
+        return False
+    values = series.drop_nulls().str.strip_chars()
+    values = values.filter(values != "")
+    commas = values.str.contains(_COMMA_NUMBER)
+    return bool(commas.any()) and bool((commas | values.str.contains(_INTEGER)).all())
+
+
 def _kind(series: pl.Series) -> tuple[str, str | None, int | None]:
     dtype = series.dtype
     present = series.len() - series.null_count()
@@ -240,6 +258,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
                 date_format=date_format,
                 length=length,
                 date_alternatives=_other_formats(series, date_format),
+                comma_numbers=_comma_numbers(series, kind),
             )
         )
     dependencies = find_dependencies(frame, codes=coded) if n else []

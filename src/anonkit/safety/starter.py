@@ -237,6 +237,13 @@ def _first_role(column: ColumnProfile) -> tuple[str, str]:
     )
 
 
+#: Why a column of numbers is not a number column.
+_COMMA_NOTE = (
+    "numbers written with a comma (49,4 or 1,234) read as text: write them with a '.' "
+    "decimal point and no thousands separator to generalize them as numbers"
+)
+
+
 def propose_roles(profile: TableProfile) -> list[Proposal]:
     """One role and a one-line reason per column (see the module docstring), no hierarchy.
 
@@ -249,6 +256,10 @@ def propose_roles(profile: TableProfile) -> list[Proposal]:
     ['quasi_identifier', 'identifying', 'sensitive', 'quasi_identifier']
     """
     roles: dict[str, tuple[str, str]] = {c.name: _first_role(c) for c in profile}
+    for c in profile:
+        if c.comma_numbers:  # 49,4: a ';' file from a country that writes decimal commas
+            role, why = roles[c.name]
+            roles[c.name] = (role, f"{why}; {_COMMA_NOTE}")
     changed = True
     while changed:
         changed = False
