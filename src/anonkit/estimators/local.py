@@ -550,12 +550,13 @@ class Microaggregation(_Local):
         k = _k_only(fitting.models, "microaggregation")
         left_out = [c for c in qi if c not in numeric]
         if numeric and left_out:
+            missing = ", ".join(repr(c) for c in left_out)
             raise ParameterError(
                 "numeric",
                 "microaggregation",
-                "every quasi-identifier (microaggregation replaces them all by group "
-                "aggregates; leave 'numeric' empty to mean all)",
-                left_out,
+                f"every quasi-identifier (it leaves out {missing}: microaggregation replaces "
+                "them all by group aggregates; leave 'numeric' empty to mean all)",
+                list(numeric),
             )
         numbers = _parse_numbers(fitting.data, qi)
         start_stage(self.progress, "Microaggregation", "groups")
