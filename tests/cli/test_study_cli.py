@@ -130,3 +130,18 @@ def test_progress_bar_draws_cells() -> None:
     hidden = StudyProgress(enabled=False)
     hidden(1, 2)
     assert hidden._progress is None
+
+
+def test_best_cells_show_whole_names_on_an_80_column_terminal(tmp_path: Path) -> None:
+    """'hist_gradient_boosting' was cut to 'hist_gradient_boos…' on 80 columns: the name
+    a study's configuration takes."""
+    config = tmp_path / "study.toml"
+    text = TINY.replace('"logistic_regression"', '"hist_gradient_boosting"').replace(
+        '{ algorithm = "flash", metric = "loss" }', '{ algorithm = "greedy_merge", cost = "total" }'
+    )
+    config.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["study", str(config)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    best = result.stdout[result.stdout.index("Best cell per classifier") :]
+    assert "…" not in best  # a name may wrap, but loses no character
+    assert "hist_gradient_boos" in best and "greedy_merge" in best

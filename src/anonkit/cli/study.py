@@ -158,7 +158,11 @@ def summary_tables(result: StudyResult) -> list[Table]:
 
     best = Table(title="Best cell per classifier (anonymized test)", title_justify="left")
     for column in ("classifier", "cell", "k", "accuracy", "baseline", "drop"):
-        best.add_column(column, justify="left" if column in ("classifier", "cell") else "right")
+        # names wrap whole on a narrow terminal instead of losing their end to an ellipsis
+        text = column in ("classifier", "cell")
+        best.add_column(
+            column, justify="left" if text else "right", overflow="fold" if text else "ellipsis"
+        )
     import polars as pl
 
     original = result.frame.filter((pl.col("algorithm") == "original") & (pl.col("status") == "ok"))
