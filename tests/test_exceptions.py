@@ -31,6 +31,7 @@ EXAMPLES: list[BaseException] = [
     ex.InputEncodingError("data.csv", "utf-8", line=2, offset=17, byte=0xE9),
     ex.OutputIsInputError("out.csv", "data.csv"),
     ex.OutputFormatError("out.xls", ".xls", [".csv", ".parquet"]),
+    ex.OutputLocationError("/proc/out.csv", "its folder /proc takes no new file"),
     ex.PrivacyUnattainableError("no node is private", requirement="k = 50"),
     ex.SuppressedColumnWarning(["age", "zip"]),
     ex.LeakWarning("ref", "unique", "Column 'ref' is near-unique."),

@@ -38,7 +38,7 @@ from anonkit.estimators.full_domain import SUPPRESSED_MODES
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.frames import to_polars
 from anonkit.io.tables import read_table
-from anonkit.io.write import check_not_input, write_table
+from anonkit.io.write import check_output, write_table
 from anonkit.metrics.generalization import METRICS
 from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.progress import Progress
@@ -292,7 +292,7 @@ class Anonymizer:
         writes = getattr(estimator, "output", None) is not None  # it writes its own release
         if self.output is not None and not writes:  # (one that writes checks in its fit)
             read = [frame, *(self.hierarchies or {}).values(), self.population]
-            check_not_input(self.output, read)
+            check_output(self.output, read)
         if isinstance(frame, (str, Path)) and not isinstance(estimator, (FullDomain, Mondrian)):
             frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
         result = estimator.fit(frame, **self.roles()).result_

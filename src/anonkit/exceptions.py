@@ -341,6 +341,18 @@ class OutputIsInputError(AnonkitError, ValueError):
         )
 
 
+class OutputLocationError(AnonkitError, OSError):
+    """An output path whose folder cannot take a new file (missing and not creatable,
+    read-only, not a folder), found before the work that would write there."""
+
+    exit_code = 2
+
+    def __init__(self, path: object, reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"Cannot write {self.path}: {reason}")
+
+
 class OutputFormatError(AnonkitError, ValueError):
     """An output path has an extension anonkit cannot write (a usage problem)."""
 

@@ -121,6 +121,20 @@ def test_output_option_overrides_config(tmp_path: Path, toy: Path) -> None:
 
 
 # ------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("option", ["-o", "--summary", "--html"])
+def test_an_unwritable_output_fails_before_the_work(tmp_path: Path, toy: Path, option: str) -> None:
+    cfg = toy_config(
+        tmp_path, toy, age='{ type = "intervals", widths = [50] }', zipcode='{ type = "masking" }'
+    )
+    (tmp_path / "a_file").write_text("x", encoding="utf-8")
+    target = tmp_path / "a_file" / ("r.html" if option == "--html" else "r.csv")
+    result = runner.invoke(app, ["anonymize", str(cfg), option, str(target)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: Cannot write {target}: ")
+    assert "not a folder" in result.stderr and "Anonymization summary" not in result.stdout
+    assert not (tmp_path / "out").exists()  # the configured release was not written either
+
+
 def test_missing_config_file_subprocess(tmp_path: Path) -> None:
     proc = run_module("anonymize", "missing.toml", cwd=tmp_path)
     assert proc.returncode == 2

@@ -171,3 +171,38 @@ def test_anonymize_refuses_to_write_over_the_file_it_reads(tmp_path: Path) -> No
             output=data, algorithm="greedy_merge",
         )  # fmt: skip
     assert data.read_bytes() == before
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path: Path) -> None:
+    """'-o /proc/release.csv' ran the whole search, then failed naming a temporary file
+    ('Cannot write or read /proc/.release.csv.kqq_w43n.tmp'); a long run lost for a
+    typo in a path."""
+    from anonkit.exceptions import OutputLocationError
+    from anonkit.io.write import check_output
+
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x", encoding="utf-8")
+    for bad, says in ((Path("/proc/release.csv"), "/proc"), (a_file / "release.csv", "folder")):
+        with pytest.raises(OutputLocationError, match=says) as err:
+            check_output(bad, [])
+        assert str(bad) in str(err.value) and err.value.exit_code == 2
+        assert ".tmp" not in str(err.value)
+    fresh = tmp_path / "new" / "sub" / "release.csv"
+    check_output(fresh, [])  # a folder still to create is fine, and not created yet
+    assert not (tmp_path / "new").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # the probe is gone
+
+
+def test_anonymize_checks_its_output_location_first(tmp_path: Path) -> None:
+    import anonkit
+    from anonkit.exceptions import OutputLocationError
+
+    frame = pl.DataFrame({"age": [str(30 + i % 5) for i in range(30)]})
+    hierarchies = {"age": {"type": "intervals", "widths": [10]}}
+    seen: list[str] = []
+    with pytest.raises(OutputLocationError):
+        anonkit.anonymize(
+            frame, quasi_identifiers=["age"], hierarchies=hierarchies, k=2,
+            output="/proc/release.csv", progress=lambda *a, **k: seen.append("work"),
+        )  # fmt: skip
+    assert not seen  # refused before any step started

@@ -32,7 +32,7 @@ from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_
 from anonkit.engines.base import get_engine
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
-from anonkit.io.write import check_not_input
+from anonkit.io.write import check_output
 from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def anonymize_command(
     read = [cfg.input, *cfg.hierarchies.values(), cfg.population]
     for path in (target, summary, report, html):
         if path is not None:
-            check_not_input(path, read)
+            check_output(path, read)
     if html is not None and cfg.suppressed == "drop":
         raise ConfigError(
             f"--html measures the release row by row against the input, so {config} must "

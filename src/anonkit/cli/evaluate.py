@@ -294,11 +294,11 @@ def evaluate_command(
     quiet: QuietOption = False,
 ) -> None:
     """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
-    from anonkit.io.write import check_not_input
+    from anonkit.io.write import check_output
 
     for written in (json_out, html):
         if written is not None:  # a report written over a table it measures
-            check_not_input(written, [original, release, config, population])
+            check_output(written, [original, release, config, population])
     cfg = read_measure_config(config)
     with progress_reporter(progress, quiet=quiet) as bar:
         payload, ev, levels, checks = _measure(

@@ -27,7 +27,7 @@ from anonkit.cli.common import (
     stdout_console,
 )
 from anonkit.exceptions import ConfigError
-from anonkit.io.write import check_not_input
+from anonkit.io.write import check_output
 from anonkit.progress import start_stage
 from anonkit.safety.starter import Starter, read_for_starter, starter_config
 
@@ -132,7 +132,7 @@ def init_command(
     quiet: QuietOption = False,
 ) -> None:
     """Profile DATA and write a commented starter configuration for `anonkit anonymize`."""
-    check_not_input(output, [data])
+    check_output(output, [data])
     if output.exists() and not force:
         raise ConfigError(f"{output} already exists; pass --force to overwrite it.")
     tokens = None if missing is None else ["", *(t for t in missing.split(",") if t != "")]

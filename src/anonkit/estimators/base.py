@@ -57,7 +57,7 @@ from anonkit.exceptions import (
 )
 from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.io.tables import read_table
-from anonkit.io.write import check_not_input, write_table
+from anonkit.io.write import check_output, write_table
 from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
@@ -344,7 +344,7 @@ class Estimator(Parameters):
         output = getattr(self, "output", None)
         if output is not None:
             read = [frame, *(hierarchies or {}).values(), getattr(self.privacy, "population", None)]
-            check_not_input(output, read)
+            check_output(output, read)
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
         roles = (identifying, sensitive, insensitive, others)
         self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))

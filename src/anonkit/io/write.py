@@ -6,8 +6,10 @@ in text output (CSV injection, OWASP).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,13 +18,19 @@ from typing import Any
 import polars as pl
 
 from anonkit._atomic import atomic_write
-from anonkit.exceptions import OutputFormatError, OutputIsInputError, ParameterError
+from anonkit.exceptions import (
+    OutputFormatError,
+    OutputIsInputError,
+    OutputLocationError,
+    ParameterError,
+)
 
 __all__ = [
     "FORMULA_PREFIXES",
     "OUTPUT_FORMATS",
     "WriteInfo",
     "check_not_input",
+    "check_output",
     "escape_formulas",
     "escape_formulas_lazy",
     "escape_name",
@@ -106,6 +114,43 @@ def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
         path = Path(source)
         if path.resolve() == resolved or _same_file(path, target):
             raise OutputIsInputError(output, source)
+
+
+def check_output(output: str | Path, sources: Iterable[Any]) -> None:
+    """Refuse, before long work, an ``output`` that names an input
+    (:func:`check_not_input`) or that cannot be written: its nearest existing folder must
+    take a new file, which an empty temporary file created and removed there proves
+    (folders still missing are not created). A URL (``s3://...``, Spark's output) is not
+    probed.
+
+    Raises
+    ------
+    OutputIsInputError
+        If ``output`` is one of the files read.
+    OutputLocationError
+        If an existing part of its path is not a folder, or the folder refuses a new file.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_output(Path(tempfile.mkdtemp()) / "new" / "release.csv", ["data.csv"])
+    """
+    check_not_input(output, sources)
+    if "://" in str(output):  # a cluster's storage (s3://, hdfs://): Spark writes there
+        return
+    folder = Path(output).absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OutputLocationError(output, f"{folder} is not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".anonkit-probe.", dir=folder)
+    except OSError as err:
+        why = f"its folder {folder} takes no new file ({err.strerror or err})"
+        raise OutputLocationError(output, why) from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(probe)
 
 
 def _same_file(a: Path, b: Path) -> bool:
