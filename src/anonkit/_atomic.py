@@ -101,7 +101,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
         renaming = True
         os.replace(tmp_path, path)
         note_commit(path)
-    except BaseException:
+    except BaseException as err:
         # a signal handler can raise between any two calls, even right after the rename:
         # whether the temporary name is gone tells if the file was committed
         if renaming and not os.path.lexists(tmp_path):
@@ -109,6 +109,9 @@ def atomic_path(path: Path) -> Iterator[Path]:
         else:
             with contextlib.suppress(OSError):
                 tmp_path.unlink()
+        if isinstance(err, OSError) and err.filename == str(tmp_path) and not err.filename2:
+            # name the file the caller asked for: the temporary one is gone
+            raise OSError(err.errno, err.strerror, str(path)) from err
         raise
 
 

@@ -206,3 +206,24 @@ def test_anonymize_checks_its_output_location_first(tmp_path: Path) -> None:
             output="/proc/release.csv", progress=lambda *a, **k: seen.append("work"),
         )  # fmt: skip
     assert not seen  # refused before any step started
+
+
+def test_a_write_that_fails_midway_names_the_output_not_its_temporary_file(
+    tmp_path: Path,
+) -> None:
+    """A full disk while writing said 'Cannot write or read /out/.r.csv.x1y2.tmp': a
+    file the user never named and that is gone by then."""
+    import errno
+
+    from anonkit._atomic import atomic_write
+
+    target = tmp_path / "release.csv"
+
+    def full_disk(tmp: Path) -> None:
+        tmp.write_text("half", encoding="utf-8")
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp))
+
+    with pytest.raises(OSError, match="No space left") as err:
+        atomic_write(target, full_disk)
+    assert err.value.filename == str(target) and err.value.errno == errno.ENOSPC
+    assert list(tmp_path.iterdir()) == []
