@@ -290,3 +290,12 @@ def test_l_diversity_of_a_column_with_fewer_values_than_l_names_the_column() -> 
         text = str(exc.value)
         assert "'disease'" in text and "only 2 distinct" in text
         assert "raise the suppression limit" not in text
+
+
+def test_an_unknown_builder_names_its_column() -> None:
+    """Among 13 hierarchies, 'Unknown hierarchy builder 'interval'' left the user to
+    search which one was misspelt."""
+    with pytest.raises(UnknownNameError) as exc:
+        _run(hierarchies={"sex": SEX, "age": {"type": "interval", "widths": [10]}})
+    assert exc.value.kind == "hierarchy builder" and exc.value.name == "interval"
+    assert str(exc.value).startswith("Unknown hierarchy builder 'interval' for column 'age';")

@@ -78,11 +78,15 @@ class UnknownNameError(AnonkitError, LookupError):
 
     exit_code = 2
 
-    def __init__(self, kind: str, name: str, available: Sequence[str]) -> None:
+    def __init__(self, kind: str, name: str, available: Sequence[str], where: str = "") -> None:
         self.kind = kind
         self.name = name
         self.available = sorted(available)
-        super().__init__(f"Unknown {kind} {name!r}; choose one of: {', '.join(self.available)}.")
+        #: Where the name was given (``" for column 'age'"``), or ``""``.
+        self.where = where
+        super().__init__(
+            f"Unknown {kind} {name!r}{where}; choose one of: {', '.join(self.available)}."
+        )
 
 
 class DataError(AnonkitError, ValueError):

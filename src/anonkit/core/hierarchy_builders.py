@@ -128,7 +128,7 @@ def build_hierarchy(
         raise ConfigError(f"The hierarchy spec{where} is missing the required key 'type'.")
     kind = spec["type"]
     if not isinstance(kind, str) or kind not in BUILDERS:
-        raise UnknownNameError("hierarchy builder", str(kind), list(BUILDERS))
+        raise UnknownNameError("hierarchy builder", str(kind), list(BUILDERS), where)
     check_spec_keys(spec, *_SPEC_KEYS[kind], name=name)
     kwargs = {key: value for key, value in spec.items() if key != "type"}
     try:
