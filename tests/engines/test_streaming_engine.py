@@ -193,3 +193,38 @@ def test_tallying_through_the_labels_equals_grouping_the_text(tmp_path: Path) ->
 def test_distinct_values_equal_the_in_memory_engines(tmp_path: Path, values: list[Any]) -> None:
     path = _write(tmp_path, pl.DataFrame({"x": values}))
     assert StreamingEngine().distinct(path, "x") == PolarsEngine().distinct(path, "x")
+
+
+def _semicolon_file(tmp_path: Path, extra: str = "") -> Path:
+    rows = [f"{30 + i % 5};{'FM'[i % 2]}" for i in range(40)]
+    if extra:
+        rows[25] += extra
+    path = tmp_path / "people.csv"
+    path.write_text("age;sex\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_csv_path_streams_as_read_table_reads_it(tmp_path: Path) -> None:
+    """anonymize(path, engine="streaming") scanned a CSV with polars' defaults: ','
+    whatever the file held, and records with a surplus field passed."""
+    import anonkit
+    from anonkit.exceptions import InputFormatError
+
+    spec = {"age": {"type": "intervals", "widths": [10]}, "sex": {"type": "suppression"}}
+    kwargs: dict[str, Any] = {"quasi_identifiers": ["age"], "hierarchies": spec, "k": 2}
+    res = anonkit.anonymize(
+        _semicolon_file(tmp_path), engine="streaming", output=tmp_path / "r.parquet",
+        others="drop", **kwargs,
+    )  # fmt: skip
+    assert res.verified and res.n_records == 40
+    with pytest.raises(InputFormatError, match="line 27 has 3 fields, the header has 2"):
+        anonkit.anonymize(
+            _semicolon_file(tmp_path, extra=";x"), engine="streaming",
+            output=tmp_path / "r2.parquet", others="drop", **kwargs,
+        )  # fmt: skip
+    assert not (tmp_path / "r2.parquet").exists()
+    with pytest.raises(InputFormatError, match="line 27 has 3 fields"):  # Mondrian streams too
+        anonkit.anonymize(
+            _semicolon_file(tmp_path, extra=";x"), engine="streaming", algorithm="mondrian",
+            output=tmp_path / "r3.parquet", others="drop", **kwargs,
+        )  # fmt: skip

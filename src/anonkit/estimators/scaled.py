@@ -35,7 +35,13 @@ from anonkit.engines.base import Engine, SensitiveSpec, resolve_hierarchies
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.searching import objective, search
-from anonkit.estimators.steps import TallyCheck, engine_roles, head_leak_check, write_verified
+from anonkit.estimators.steps import (
+    TallyCheck,
+    engine_roles,
+    head_leak_check,
+    streamed_source,
+    write_verified,
+)
 from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
@@ -83,6 +89,7 @@ def fit_out_of_core(
     progress = estimator.progress
     qi, specs = columns.quasi_identifiers, columns.specs
     models = privacy.model_list
+    source = streamed_source(source, engine)
     schema, wanted = engine_roles(engine, source, columns, models)
     population = privacy.population if any(POPULATION_COUNT in m.requires for m in models) else None
     if population is not None:

@@ -35,6 +35,7 @@ from anonkit.engines.counting import COUNT
 from anonkit.estimators.base import Columns
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
 from anonkit.exceptions import ParameterError, UnknownColumnError
+from anonkit.io.tables import scan_table
 from anonkit.metrics.classes import ClassProfile
 from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel
@@ -64,6 +65,18 @@ class _LeakChecking(Protocol):
     def _leak_check(
         self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
     ) -> tuple[dict[str, Any], PendingLeaks | None]: ...
+
+
+def streamed_source(source: Any, engine: Engine) -> Any:
+    """``source`` as the streaming engine reads it: a CSV or TSV path scanned as
+    :func:`~anonkit.io.tables.scan_table` does (separator sniffed, every record's fields
+    counted first, so that a ragged file stops here as :func:`~anonkit.io.tables.read_table`
+    stops it); anything else, or another engine, unchanged."""
+    if engine.name != "streaming" or not isinstance(source, (str, os.PathLike)):
+        return source
+    if Path(source).suffix.lower() in (".parquet", ".pq"):
+        return source
+    return scan_table(Path(source))
 
 
 def engine_roles(

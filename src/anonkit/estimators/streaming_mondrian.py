@@ -50,6 +50,7 @@ from anonkit.estimators.steps import (
     head_leak_check,
     local_result,
     refuse_numeric,
+    streamed_source,
     write_verified,
 )
 from anonkit.exceptions import InputChangedError, ParameterError
@@ -102,6 +103,7 @@ def fit_mondrian_streaming(
         )
     qi, specs = columns.quasi_identifiers, columns.specs
     engine = StreamingEngine()
+    source = streamed_source(source, engine)
     schema, wanted = engine_roles(engine, source, columns, models)
     safety = head_leak_check(estimator, engine, source, qi, schema)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -176,6 +177,93 @@ def field_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
     else:
         lines = np.arange(1, ends.size + 1, dtype=np.int64)
     return counts, lines.astype(np.int64)
+
+
+#: Bytes :func:`ragged_record` looks at in one piece.
+_CHUNK_BYTES = 1 << 26
+
+
+def ragged_record(
+    source: Path | bytes, separator: str, width: int, *, chunk: int = _CHUNK_BYTES
+) -> tuple[int, int] | None:
+    """The first record after the header whose field count is not ``width``, as its
+    1-based line and its field count, or ``None``; blank records are passed over.
+
+    Reads ``source`` (a UTF-8 file, a byte-order mark skipped, or its bytes) ``chunk``
+    bytes at a time, so a file larger than memory is checked too: each piece ends at the
+    last line feed outside quotes and is counted by :func:`field_counts`.
+
+    Examples
+    --------
+    >>> ragged_record(b'a,b\\n"x,\\ny",2\\n\\n1,2,3\\n', ",", 2)
+    (5, 3)
+    >>> ragged_record(b"a,b\\n1,2\\n", ",", 2) is None
+    True
+    """
+    line_base = 0
+    header = True
+    carry = b""
+    for block in _blocks(source, chunk):
+        data = carry + block
+        cut = len(data) if not block else _record_end(data)
+        part, carry = data[:cut], data[cut:]
+        if not part:
+            continue
+        quoted = b'"' in part
+        counts, lines = field_counts(part, separator) if quoted else _plain_counts(part, separator)
+        present = np.flatnonzero(counts != 0)
+        if header and present.size:  # the first record that is not blank
+            header = False
+            present = present[1:]
+        bad = present[counts[present] != width]
+        if bad.size:
+            i = int(bad[0])
+            return line_base + int(lines[i]), int(counts[i])
+        line_base += part.count(b"\n")
+    return None
+
+
+def _blocks(source: Path | bytes, chunk: int) -> Iterator[bytes]:
+    """``source``'s bytes in pieces of ``chunk``, without a leading byte-order mark, then
+    one empty piece."""
+    if isinstance(source, bytes):
+        data = source.removeprefix(codecs.BOM_UTF8)
+        yield from (data[i : i + chunk] for i in range(0, len(data), chunk))
+    else:
+        with source.open("rb") as fh:
+            first = fh.read(chunk)
+            yield first.removeprefix(codecs.BOM_UTF8)
+            while block := fh.read(chunk):
+                yield block
+    yield b""
+
+
+def _plain_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
+    """:func:`field_counts` of ``data`` without quote characters: a record is a line (about
+    three times faster, for the pieces of most files)."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == 10)
+    if not ends.size or ends[-1] != buf.size - 1:
+        ends = np.append(ends, buf.size)  # the last line has no line feed
+    separators = np.flatnonzero(buf == ord(separator))
+    counts = np.diff(np.searchsorted(separators, ends), prepend=0).astype(np.int64) + 1
+    starts = np.concatenate(([0], ends[:-1] + 1))
+    lengths = ends - starts
+    first = buf[np.minimum(starts, buf.size - 1)]
+    counts[(lengths == 0) | ((lengths == 1) & (first == 13))] = 0  # blank records
+    return counts, np.arange(1, ends.size + 1, dtype=np.int64)
+
+
+def _record_end(data: bytes) -> int:
+    """The index after the last line feed of ``data`` outside quotes (0 if none)."""
+    if b'"' not in data:
+        return data.rfind(b"\n") + 1
+    buf = np.frombuffer(data, dtype=np.uint8)
+    marks = np.flatnonzero((buf == 10) | (buf == ord('"')))
+    is_quote = buf[marks] == ord('"')
+    outside = (np.cumsum(is_quote, dtype=np.int64) & 1) == 0
+    ends = marks[outside & ~is_quote]
+    return int(ends[-1]) + 1 if ends.size else 0
 
 
 def python_field_counts(text: str, separator: str) -> tuple[list[int], list[int]]:

@@ -30,6 +30,7 @@ from anonkit.io.sniff import (
     one_column_separator,
     python_field_counts,
     quote_problem,
+    ragged_record,
     sample_head,
     sample_text,
     sniff_separator,
@@ -147,9 +148,10 @@ def scan_table(
 
     The same options as :func:`read_table`; the separator is sniffed from the first
     records when not given, every CSV column is text, missing tokens become nulls.
-    :func:`read_table` checks the whole file before parsing it (encoding, quoting, ragged
-    rows, each with its line); a scan parses as it goes, so such faults surface as polars'
-    own parse errors, and only UTF-8 is read.
+    Like :func:`read_table` it refuses a record with more or fewer fields than the
+    header, naming its line (one pass over the file, in pieces); other faults (bad bytes,
+    stray quotes) surface as polars' own parse errors as the scan meets them, and only
+    UTF-8 is read.
 
     Raises
     ------
@@ -157,6 +159,8 @@ def scan_table(
         If an option is invalid, or ``encoding`` is not UTF-8 for a CSV file.
     InputEncodingError
         If the first records are not UTF-8.
+    InputFormatError
+        If a record has more or fewer fields than the header.
     """
     tokens = check_read_parameters(separator, encoding, missing)
     p = Path(path)
@@ -177,7 +181,13 @@ def scan_table(
         )
     text, whole = sample_head(p)
     sep = separator or sniff_separator(text, whole) or ","
-    _check_names(p, header_fields(text, sep))
+    names = header_fields(text, sep)
+    _check_names(p, names)
+    # polars parses a scan as it goes: a record with a surplus field passes when only some
+    # columns are read, a short one is padded with nulls; read_table refuses both
+    found = ragged_record(p, sep, len(names))
+    if found is not None:
+        raise InputFormatError(p, _ragged_reason(*found, len(names), sep), line=found[0])
     lazy = pl.scan_csv(
         p,
         separator=sep,
@@ -486,13 +496,15 @@ def _raise_ragged(
     bad = bad[bad > 0]
     if bad.size:
         i = int(bad[0])
-        n, line = int(counts[i]), int(lines[i])
-        raise InputFormatError(
-            p,
-            f"line {line} has {n} field{'s' if n != 1 else ''}, the header has {width}; fix "
-            f"that line or check the separator ({separator!r}).",
-            line=line,
-        )
+        line = int(lines[i])
+        raise InputFormatError(p, _ragged_reason(line, int(counts[i]), width, separator), line=line)
+
+
+def _ragged_reason(line: int, n: int, width: int, separator: str) -> str:
+    return (
+        f"line {line} has {n} field{'s' if n != 1 else ''}, the header has {width}; fix that "
+        f"line or check the separator ({separator!r})."
+    )
 
 
 def _check_quotes(source: _Source, separator: str) -> None:
