@@ -121,3 +121,35 @@ def test_an_escaped_csv_release_is_measured_as_released(spark: Any, tmp_path: Pa
     in_memory = measure_spark(original, original, **options)
     assert sorted(from_path.sizes.tolist()) == sorted(in_memory.sizes.tolist())
     assert from_path.loss == pytest.approx(in_memory.loss, nan_ok=True)
+
+
+@pytest.mark.parametrize(("extra", "fields"), [(",x", 3), ("", 1)], ids=["surplus", "short"])
+def test_a_ragged_record_is_an_error_naming_its_line_never_its_values(
+    spark: Any, tmp_path: Path, extra: str, fields: int
+) -> None:
+    """Spark read CSV permissively: a short record padded with nulls, a surplus field
+    dropped; and its own error for a malformed record quotes the record."""
+    rows = [(s, a) for s, a in ROWS]
+    path = _write(tmp_path / "r.csv", rows, ",", "utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[7] = lines[7] + extra if extra else lines[7].split(",")[0]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=f"line 8 has {fields} field") as err:
+        read_csv(spark, path)
+    assert lines[7] not in str(err.value)
+
+
+def test_a_ragged_record_on_a_cluster_path_is_an_error_without_its_values(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path the driver cannot read (hdfs://, s3://) is counted by Spark alone: its
+    FAILFAST error quotes the record, which the message must not repeat."""
+    import anonkit.engines.spark_csv as spark_csv
+
+    monkeypatch.setattr(spark_csv, "_local_bytes", lambda path, charset: False)
+    path = _write(
+        tmp_path / "r.csv", [*ROWS[:5], ("secret-value", "31,7"), *ROWS[5:]], ",", "utf-8"
+    )
+    with pytest.raises(InputFormatError, match="more or fewer fields than the header") as err:
+        read_csv(spark, path, separator=",")
+    assert "secret-value" not in str(err.value)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anonkit.exceptions import InputFormatError, ParameterError
-from anonkit.io.sniff import sample_head, sniff_separator
+from anonkit.io.sniff import ragged_reason, ragged_record, sample_head, sniff_separator
 from anonkit.io.tables import check_read_parameters
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
@@ -84,7 +84,15 @@ def read_csv(
             encoding,
         )
     sep = separator if separator is not None else _sniffed(path, encoding)
-    df = session.read.csv(str(path), header=True, inferSchema=False, sep=sep, encoding=charset)
+    # FAILFAST: Spark would pad a short record with nulls and drop a surplus field
+    df = session.read.csv(
+        str(path), header=True, inferSchema=False, sep=sep, encoding=charset, mode="FAILFAST"
+    )
+    if _local_bytes(path, charset):  # counted here, so that the error names the line
+        found = ragged_record(Path(path), sep, len(df.columns))
+        if found is not None:
+            reason = ragged_reason(*found, len(df.columns), sep)
+            raise InputFormatError(path, reason, line=found[0])
     if strip:
         df = df.toDF(*[c.strip() for c in df.columns])
     columns = list(df.columns)
@@ -101,6 +109,13 @@ def read_csv(
     df = df.select(*cleaned)
     _refuse_replacements(df, path, encoding)
     return df
+
+
+def _local_bytes(path: str | Path, charset: str) -> bool:
+    """Whether ``path`` is a local file whose separators, quotes and line feeds are the
+    ASCII bytes :func:`~anonkit.io.sniff.ragged_record` counts."""
+    local = "://" not in str(path) and Path(path).is_file()
+    return local and charset in ("utf-8", "iso-8859-1", "us-ascii")
 
 
 def _sniffed(path: str | Path, encoding: str) -> str:
@@ -124,7 +139,17 @@ def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None
     ]
     if not flags:
         return
-    row = df.agg(*flags).collect()[0]
+    try:
+        row = df.agg(*flags).collect()[0]  # every field parsed: FAILFAST meets a bad record
+    except Exception as err:
+        if "MALFORMED_CSV_RECORD" not in str(err):
+            raise
+        # Spark's message quotes the record: never shown, it holds the values
+        raise InputFormatError(
+            path,
+            "a record has more or fewer fields than the header (Spark names no line); "
+            "fix the file or check the separator",
+        ) from None
     bad = [c for i, c in enumerate(df.columns) if row[str(i)]]
     if bad:
         names = ", ".join(repr(c) for c in bad)

@@ -223,6 +223,14 @@ def ragged_record(
     return None
 
 
+def ragged_reason(line: int, fields: int, width: int, separator: str) -> str:
+    """What is wrong with a record :func:`ragged_record` found, and what to do."""
+    return (
+        f"line {line} has {fields} field{'s' if fields != 1 else ''}, the header has {width}; "
+        f"fix that line or check the separator ({separator!r})."
+    )
+
+
 def _blocks(source: Path | bytes, chunk: int) -> Iterator[bytes]:
     """``source``'s bytes in pieces of ``chunk``, without a leading byte-order mark, then
     one empty piece."""

@@ -30,6 +30,7 @@ from anonkit.io.sniff import (
     one_column_separator,
     python_field_counts,
     quote_problem,
+    ragged_reason,
     ragged_record,
     sample_head,
     sample_text,
@@ -187,7 +188,7 @@ def scan_table(
     # columns are read, a short one is padded with nulls; read_table refuses both
     found = ragged_record(p, sep, len(names))
     if found is not None:
-        raise InputFormatError(p, _ragged_reason(*found, len(names), sep), line=found[0])
+        raise InputFormatError(p, ragged_reason(*found, len(names), sep), line=found[0])
     lazy = pl.scan_csv(
         p,
         separator=sep,
@@ -497,14 +498,7 @@ def _raise_ragged(
     if bad.size:
         i = int(bad[0])
         line = int(lines[i])
-        raise InputFormatError(p, _ragged_reason(line, int(counts[i]), width, separator), line=line)
-
-
-def _ragged_reason(line: int, n: int, width: int, separator: str) -> str:
-    return (
-        f"line {line} has {n} field{'s' if n != 1 else ''}, the header has {width}; fix that "
-        f"line or check the separator ({separator!r})."
-    )
+        raise InputFormatError(p, ragged_reason(line, int(counts[i]), width, separator), line=line)
 
 
 def _check_quotes(source: _Source, separator: str) -> None:
