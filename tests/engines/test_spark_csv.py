@@ -153,3 +153,31 @@ def test_a_ragged_record_on_a_cluster_path_is_an_error_without_its_values(
     with pytest.raises(InputFormatError, match="more or fewer fields than the header") as err:
         read_csv(spark, path, separator=",")
     assert "secret-value" not in str(err.value)
+
+
+@pytest.mark.slow
+def test_a_session_anonkit_starts_logs_no_record_of_a_malformed_file(tmp_path: Path) -> None:
+    """Spark's executors log a malformed record in full at ERROR level, on the stderr of
+    a local session: a session anonkit starts logs fatal errors only (anonkit reports
+    the error itself, without the record). Run as a process: the tests' session would be
+    the active one here."""
+    import os
+    import subprocess
+    import sys
+
+    path = _write(tmp_path / "r.csv", [*ROWS[:5], ("secret-value", "31,7")], ",", "utf-8")
+    script = (
+        "import anonkit.engines.spark_csv as sc\n"
+        "from anonkit.engines.spark_engine import SparkEngine\n"
+        "sc._local_bytes = lambda path, charset: False  # as for an hdfs:// path\n"
+        "try:\n"
+        f"    sc.read_csv(SparkEngine()._session(), {str(path)!r}, separator=',')\n"
+        "except Exception as err:\n"
+        "    print(type(err).__name__)\n"
+    )
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert done.stdout.strip() == "InputFormatError", done.stderr
+    assert "secret-value" not in done.stderr

@@ -262,8 +262,8 @@ def test_a_column_without_hierarchy_starred_everywhere_is_named(spark: Any) -> N
 def test_a_session_anonkit_starts_keeps_spark_s_console_quiet(tmp_path: Path) -> None:
     """``anonkit anonymize`` with ``engine = "spark"`` and no session of the user's: the
     session anonkit starts shows no Spark stage bars (anonkit draws its own progress on
-    the same stderr) and logs errors only. Run as a process: the tests' own session would
-    be the active one here."""
+    the same stderr) and logs fatal errors only. Run as a process: the tests' own session
+    would be the active one here."""
     frame = pl.DataFrame({"age": [str(20 + i % 40) for i in range(400)],
                           "sex": ["f", "m"] * 200})  # fmt: skip
     data = tmp_path / "data.csv"

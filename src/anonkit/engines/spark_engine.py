@@ -337,10 +337,11 @@ class SparkEngine(GroupingEngine):
         active = SparkSession.getActiveSession()
         if active is not None:
             return active
-        # one anonkit starts: no stage bars on the stderr anonkit draws progress on
+        # one anonkit starts: no stage bars on the stderr anonkit draws progress on, and no
+        # executor error logs, which quote the records they failed on
         session = SparkSession.builder.config("spark.ui.showConsoleProgress", "false")
         started = session.appName("anonkit").getOrCreate()
-        started.sparkContext.setLogLevel("ERROR")
+        started.sparkContext.setLogLevel("FATAL")  # anonkit reports errors, without records
         return started
 
     def _codes(
