@@ -56,12 +56,19 @@ def test_missing_tokens_and_strip(spark: Any, tmp_path: Path) -> None:
     assert kept.rows() == [(" f\t", " 31"), ("?", "32"), ("m", "")]
 
 
-def test_bytes_spark_cannot_decode_are_an_error(spark: Any, tmp_path: Path) -> None:
+def test_bytes_spark_cannot_decode_are_an_error(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anonkit.engines.spark_csv as spark_csv
+
     path = _write(tmp_path / "l.csv", ROWS, ",", "latin-1")
     with pytest.raises(InputEncodingError):  # a local file: its first records, sampled
         read_csv(spark, path)
+    with pytest.raises(InputEncodingError, match="line 2 is not valid UTF-8"):
+        read_csv(spark, path, separator=",")  # not sampled: the driver counts the records
+    monkeypatch.setattr(spark_csv, "_local_bytes", lambda path, charset: False)
     with pytest.raises(InputFormatError, match="'sex'.*not valid utf-8.*U\\+FFFD"):
-        read_csv(spark, path, separator=",")  # not sampled: Spark's U+FFFD are caught
+        read_csv(spark, path, separator=",")  # a cluster path: Spark's U+FFFD are caught
     with pytest.raises(ParameterError):
         read_csv(spark, path, encoding="no-such-codec")
 

@@ -245,9 +245,34 @@ def test_a_streamed_file_s_ragged_rows_are_errors_too(
     assert f"line {line} has {fields} field" in str(exc.value)
 
 
+@pytest.mark.parametrize(
+    ("middle", "error", "says"),
+    [
+        (b"F,3\xe9secret\n", InputEncodingError, "line 1003"),
+        (b'F,"secret unclosed\n', InputFormatError, "never closed"),
+        (b'F,se"cret\n', InputFormatError, "line 1003 has a quote character inside a field"),
+    ],
+    ids=["bad-byte", "open-quote", "stray-quote"],
+)
+def test_a_streamed_file_s_bad_bytes_and_quotes_are_errors_too(
+    tmp_path: Path, middle: bytes, error: type[Exception], says: str
+) -> None:
+    """Past the sampled head, a scan met them as polars' errors: a traceback, and for an
+    open quote one quoting every record after it (300,000 lines on the terminal)."""
+    from anonkit.io.tables import scan_table
+
+    head = b"sex,age\n" + b"".join(b"%s,%d\n" % (b"FM"[i % 2 : i % 2 + 1], 30 + i % 5)
+                                   for i in range(1001))  # fmt: skip
+    path = tmp_path / "people.csv"
+    path.write_bytes(head + middle + b"M,31\n" * 5)
+    with pytest.raises(error, match=says) as exc:
+        scan_table(path, separator=",")
+    assert "secret" not in str(exc.value)
+
+
 def test_streamed_check_reads_records_across_its_chunks() -> None:
     """Chunks end at line feeds outside quotes; each chunk's lines are counted on."""
-    from anonkit.io.sniff import ragged_record
+    from anonkit.io.sniff import record_problem
 
     rnd = random.Random(3)
     pieces = ["x", "", '"a,b"', '"q""r"', '"l\nm"', "yz"]
@@ -263,7 +288,8 @@ def test_streamed_check_reads_records_across_its_chunks() -> None:
             None,
         )
         for chunk in (7, 16, 1 << 20):
-            assert ragged_record(data, ",", 3, chunk=chunk) == expected, (data, chunk)
+            found = record_problem(data, ",", 3, chunk=chunk)
+            assert (None if found is None else found[:1] + (found.fields,)) == expected, chunk
 
 
 def test_quoted_empty_last_field_is_not_ragged(tmp_path: Path) -> None:
@@ -371,3 +397,14 @@ def test_plain_field_counts_match_the_quoted_ones() -> None:
         plain = _plain_counts(text.encode(), ",")
         exact = field_counts(text.encode(), ",")
         assert [a.tolist() for a in plain] == [a.tolist() for a in exact], text
+
+
+def test_an_open_quote_does_not_hold_the_rest_of_a_streamed_file() -> None:
+    """Past an unclosed quote no line feed ends a record: the check gives up after a few
+    pieces instead of holding the rest of a file larger than memory."""
+    from anonkit.io.sniff import record_problem
+
+    data = b'a,b\n1,2\n3,"open\n' + b"5,6\n" * 100
+    found = record_problem(data, ",", 2, chunk=16)
+    assert found is not None and (found.line, found.kind) == (3, "open")
+    assert record_problem(data, ",", 2) == found  # one piece: the end of the file tells

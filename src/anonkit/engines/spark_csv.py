@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anonkit.exceptions import InputFormatError, ParameterError
-from anonkit.io.sniff import ragged_reason, ragged_record, sample_head, sniff_separator
-from anonkit.io.tables import check_read_parameters
+from anonkit.io.sniff import sample_head, sniff_separator
+from anonkit.io.tables import check_read_parameters, check_records
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
 if TYPE_CHECKING:
@@ -89,10 +89,7 @@ def read_csv(
         str(path), header=True, inferSchema=False, sep=sep, encoding=charset, mode="FAILFAST"
     )
     if _local_bytes(path, charset):  # counted here, so that the error names the line
-        found = ragged_record(Path(path), sep, len(df.columns))
-        if found is not None:
-            reason = ragged_reason(*found, len(df.columns), sep)
-            raise InputFormatError(path, reason, line=found[0])
+        check_records(Path(path), sep, len(df.columns), utf8=charset == "utf-8")
     if strip:
         df = df.toDF(*[c.strip() for c in df.columns])
     columns = list(df.columns)
@@ -113,7 +110,7 @@ def read_csv(
 
 def _local_bytes(path: str | Path, charset: str) -> bool:
     """Whether ``path`` is a local file whose separators, quotes and line feeds are the
-    ASCII bytes :func:`~anonkit.io.sniff.ragged_record` counts."""
+    ASCII bytes :func:`~anonkit.io.sniff.record_problem` counts."""
     local = "://" not in str(path) and Path(path).is_file()
     return local and charset in ("utf-8", "iso-8859-1", "us-ascii")
 

@@ -12,6 +12,7 @@ import csv
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -183,32 +184,91 @@ def field_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
 _CHUNK_BYTES = 1 << 26
 
 
-def ragged_record(
-    source: Path | bytes, separator: str, width: int, *, chunk: int = _CHUNK_BYTES
-) -> tuple[int, int] | None:
-    """The first record after the header whose field count is not ``width``, as its
-    1-based line and its field count, or ``None``; blank records are passed over.
+class RecordProblem(NamedTuple):
+    """The first fault :func:`record_problem` found: its 1-based ``line`` and ``kind``,
+    ``"fields"`` (a record of ``fields`` fields, not the header's), ``"stray"`` (a quote
+    inside a field), ``"open"`` (a quoted field never closed) or ``"bytes"`` (not UTF-8:
+    the first bad ``byte``, at ``offset`` in the file after any byte-order mark)."""
 
-    Reads ``source`` (a UTF-8 file, a byte-order mark skipped, or its bytes) ``chunk``
-    bytes at a time, so a file larger than memory is checked too: each piece ends at the
-    last line feed outside quotes and is counted by :func:`field_counts`.
+    line: int
+    kind: str
+    fields: int = 0
+    offset: int = 0
+    byte: int = 0
+
+    def reason(self, width: int, separator: str) -> str:
+        """What is wrong, and what to do (never a value of the file)."""
+        if self.kind == "fields":
+            s = "s" if self.fields != 1 else ""
+            return (
+                f"line {self.line} has {self.fields} field{s}, the header has {width}; fix "
+                f"that line or check the separator ({separator!r})."
+            )
+        return quote_reason(self.line, self.kind)
+
+
+def quote_reason(line: int, kind: str) -> str:
+    """What is wrong with a quote :func:`quote_problem` found (``kind``) on ``line``."""
+    if kind == "stray":
+        return (
+            f"line {line} has a quote character inside a field; quote the whole field and "
+            'double the quote inside it ("a""b"), or remove it.'
+        )
+    return (
+        f"the quoted field that starts on line {line} is never closed, so every record "
+        "after it would be read into that one field; close the quote or remove it."
+    )
+
+
+def record_problem(
+    source: Path | bytes,
+    separator: str,
+    width: int,
+    *,
+    utf8: bool = True,
+    chunk: int = _CHUNK_BYTES,
+) -> RecordProblem | None:
+    """The first fault of a CSV file's records after the header, or ``None``: a record
+    whose field count is not ``width`` (blank ones passed over), a misread quote
+    (:func:`quote_problem`) or, with ``utf8``, bytes that are not UTF-8.
+
+    Reads ``source`` (a file, a byte-order mark skipped, or its bytes) ``chunk`` bytes at
+    a time, so a file larger than memory is checked too: each piece ends at the last line
+    feed outside quotes and is counted by :func:`field_counts`. What a streamed parse
+    would meet mid-file, and report as a traceback quoting the records, is found here.
 
     Examples
     --------
-    >>> ragged_record(b'a,b\\n"x,\\ny",2\\n\\n1,2,3\\n', ",", 2)
-    (5, 3)
-    >>> ragged_record(b"a,b\\n1,2\\n", ",", 2) is None
+    >>> record_problem(b'a,b\\n"x,\\ny",2\\n\\n1,2,3\\n', ",", 2)
+    RecordProblem(line=5, kind='fields', fields=3, offset=0, byte=0)
+    >>> record_problem(b'a,b\\n1,"2\\n3,4\\n', ",", 2).kind
+    'open'
+    >>> record_problem(b"a,b\\n1,2\\n", ",", 2) is None
     True
     """
-    line_base = 0
+    line_base = offset = 0
     header = True
     carry = b""
     for block in _blocks(source, chunk):
         data = carry + block
+        found = quote_problem(data, separator, stray_only=bool(block))
+        if found is not None:  # a stray quote would leave every later cut misplaced
+            return RecordProblem(line_base + data.count(b"\n", 0, found[0]) + 1, found[1])
         cut = len(data) if not block else _record_end(data)
         part, carry = data[:cut], data[cut:]
+        if len(carry) > 4 * chunk:  # a quoted field this long is one never closed
+            at = carry.rfind(b'"')
+            return RecordProblem(
+                line_base + part.count(b"\n") + carry.count(b"\n", 0, at) + 1, "open"
+            )
         if not part:
             continue
+        if utf8:
+            try:
+                part.decode("utf-8")
+            except UnicodeDecodeError as err:
+                line = line_base + part.count(b"\n", 0, err.start) + 1
+                return RecordProblem(line, "bytes", offset=offset + err.start, byte=part[err.start])
         quoted = b'"' in part
         counts, lines = field_counts(part, separator) if quoted else _plain_counts(part, separator)
         present = np.flatnonzero(counts != 0)
@@ -218,17 +278,10 @@ def ragged_record(
         bad = present[counts[present] != width]
         if bad.size:
             i = int(bad[0])
-            return line_base + int(lines[i]), int(counts[i])
+            return RecordProblem(line_base + int(lines[i]), "fields", fields=int(counts[i]))
         line_base += part.count(b"\n")
+        offset += len(part)
     return None
-
-
-def ragged_reason(line: int, fields: int, width: int, separator: str) -> str:
-    """What is wrong with a record :func:`ragged_record` found, and what to do."""
-    return (
-        f"line {line} has {fields} field{'s' if fields != 1 else ''}, the header has {width}; "
-        f"fix that line or check the separator ({separator!r})."
-    )
 
 
 def _blocks(source: Path | bytes, chunk: int) -> Iterator[bytes]:
@@ -287,7 +340,9 @@ def python_field_counts(text: str, separator: str) -> tuple[list[int], list[int]
     return counts, lines
 
 
-def quote_problem(data: bytes, separator: str) -> tuple[int, str] | None:
+def quote_problem(
+    data: bytes, separator: str, *, stray_only: bool = False
+) -> tuple[int, str] | None:
     """The byte offset of the first quote character a CSV parser would misread, and why.
 
     In RFC 4180 text a quote opens a field (after a separator, a line break or the start),
@@ -317,6 +372,6 @@ def quote_problem(data: bytes, separator: str) -> tuple[int, str] | None:
     stray = ~edge[before] & ~edge[after]
     if stray.any():
         return int(quotes[np.argmax(stray)]), "stray"
-    if quotes.size % 2:
+    if quotes.size % 2 and not stray_only:  # (a piece of a file may end inside quotes)
         return int(quotes[-1]), "open"
     return None

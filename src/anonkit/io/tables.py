@@ -25,13 +25,14 @@ from anonkit.exceptions import (
 )
 from anonkit.io.sniff import (
     IntArray,
+    RecordProblem,
     field_counts,
     header_fields,
     one_column_separator,
     python_field_counts,
     quote_problem,
-    ragged_reason,
-    ragged_record,
+    quote_reason,
+    record_problem,
     sample_head,
     sample_text,
     sniff_separator,
@@ -186,9 +187,7 @@ def scan_table(
     _check_names(p, names)
     # polars parses a scan as it goes: a record with a surplus field passes when only some
     # columns are read, a short one is padded with nulls; read_table refuses both
-    found = ragged_record(p, sep, len(names))
-    if found is not None:
-        raise InputFormatError(p, ragged_reason(*found, len(names), sep), line=found[0])
+    check_records(p, sep, len(names))
     lazy = pl.scan_csv(
         p,
         separator=sep,
@@ -498,7 +497,31 @@ def _raise_ragged(
     if bad.size:
         i = int(bad[0])
         line = int(lines[i])
-        raise InputFormatError(p, ragged_reason(line, int(counts[i]), width, separator), line=line)
+        reason = RecordProblem(line, "fields", fields=int(counts[i])).reason(width, separator)
+        raise InputFormatError(p, reason, line=line)
+
+
+def check_records(path: Path, separator: str, width: int, *, utf8: bool = True) -> None:
+    """Refuse a CSV file whose records a streamed parse would misread or repair
+    (:func:`~anonkit.io.sniff.record_problem`), naming the line: one pass over the file.
+
+    Raises
+    ------
+    InputFormatError
+        A record with more or fewer fields than ``width``, or a misread quote.
+    InputEncodingError
+        With ``utf8``, bytes that are not UTF-8.
+    """
+    found = record_problem(path, separator, width, utf8=utf8)
+    if found is None:
+        return
+    if found.kind == "bytes":
+        with path.open("rb") as fh:
+            bom = len(codecs.BOM_UTF8) if fh.read(3) == codecs.BOM_UTF8 else 0
+        raise InputEncodingError(
+            path, "utf-8", line=found.line, offset=bom + found.offset, byte=found.byte
+        )
+    raise InputFormatError(path, found.reason(width, separator), line=found.line)
 
 
 def _check_quotes(source: _Source, separator: str) -> None:
@@ -510,17 +533,7 @@ def _check_quotes(source: _Source, separator: str) -> None:
         return
     offset, kind = found
     line = data.count(b"\n", 0, offset) + 1
-    if kind == "stray":
-        reason = (
-            f"line {line} has a quote character inside a field; quote the whole field and "
-            'double the quote inside it ("a""b"), or remove it.'
-        )
-    else:
-        reason = (
-            f"the quoted field that starts on line {line} is never closed, so every record "
-            "after it would be read into that one field; close the quote or remove it."
-        )
-    raise InputFormatError(source.path, reason, line=line)
+    raise InputFormatError(source.path, quote_reason(line, kind), line=line)
 
 
 def _check_records(
