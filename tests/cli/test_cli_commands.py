@@ -267,3 +267,26 @@ def test_version_and_help() -> None:
     assert result.exit_code == 0
     for command in ("anonymize", "check", "demo"):
         assert command in result.stdout
+
+
+def test_a_polars_error_is_one_line_without_its_message(
+    tmp_path: Path, toy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """polars' errors quote the data they stopped on (a CSV field never closed: every
+    record after it). A command prints its kind on one line, not its message, unless
+    ANONKIT_SHOW_ERRORS asks for the traceback."""
+    import anonkit.cli.anonymize as anonymize_cli
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise pl.exceptions.ComputeError('Field `"secret,row\nnext,row` is not escaped')
+
+    monkeypatch.setattr(anonymize_cli, "run_config", failing)
+    cfg = toy_config(
+        tmp_path, toy, age='{ type = "intervals", widths = [50] }', zipcode='{ type = "masking" }'
+    )
+    result = runner.invoke(app, ["anonymize", str(cfg)])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: polars stopped on the data (ComputeError)")
+    assert "secret" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    shown = runner.invoke(app, ["anonymize", str(cfg)], env={"ANONKIT_SHOW_ERRORS": "1"})
+    assert isinstance(shown.exception, pl.exceptions.ComputeError)

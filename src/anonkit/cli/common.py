@@ -4,10 +4,12 @@ and the summary table."""
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
+import polars as pl
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -83,7 +85,8 @@ def fail(message: str, code: int) -> typer.Exit:
 
 
 def guarded(func: F) -> F:
-    """Turn :class:`AnonkitError` (and I/O errors) into one line on stderr and an exit code."""
+    """Turn :class:`AnonkitError`, I/O errors and polars' errors (their kind only: their
+    messages can quote records) into one line on stderr and an exit code."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -96,6 +99,15 @@ def guarded(func: F) -> F:
             name = getattr(err, "filename2", None) or getattr(err, "filename", None)
             where = f"{name}: " if name else ""
             raise fail(f"Cannot write or read {where}{err.strerror or err}", 1) from None
+        except pl.exceptions.PolarsError as err:
+            if os.environ.get("ANONKIT_SHOW_ERRORS"):
+                raise
+            # its message can quote the data it stopped on: records are never printed
+            raise fail(
+                f"polars stopped on the data ({type(err).__name__}); its message is not "
+                "shown, as it can quote records: set ANONKIT_SHOW_ERRORS=1 to see it",
+                1,
+            ) from None
 
     return wrapper  # type: ignore[return-value]
 
