@@ -180,7 +180,7 @@ def field_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
     return counts, lines.astype(np.int64)
 
 
-#: Bytes :func:`ragged_record` looks at in one piece.
+#: Bytes :func:`record_problem` looks at in one piece.
 _CHUNK_BYTES = 1 << 26
 
 

@@ -150,19 +150,19 @@ def scan_table(
 
     The same options as :func:`read_table`; the separator is sniffed from the first
     records when not given, every CSV column is text, missing tokens become nulls.
-    Like :func:`read_table` it refuses a record with more or fewer fields than the
-    header, naming its line (one pass over the file, in pieces); other faults (bad bytes,
-    stray quotes) surface as polars' own parse errors as the scan meets them, and only
-    UTF-8 is read.
+    Like :func:`read_table` it refuses, naming the line, a record with more or fewer
+    fields than the header, a misread quote and bytes that are not UTF-8
+    (:func:`check_records`: one pass over the file, in pieces, before the scan), so that
+    polars, which parses as it goes, meets none of them mid-run. Only UTF-8 is read.
 
     Raises
     ------
     ParameterError
         If an option is invalid, or ``encoding`` is not UTF-8 for a CSV file.
     InputEncodingError
-        If the first records are not UTF-8.
+        If the file holds bytes that are not UTF-8.
     InputFormatError
-        If a record has more or fewer fields than the header.
+        If a record has more or fewer fields than the header, or a quote is misread.
     """
     tokens = check_read_parameters(separator, encoding, missing)
     p = Path(path)
