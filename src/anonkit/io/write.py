@@ -148,9 +148,11 @@ def check_output(output: str | Path, sources: Iterable[Any]) -> None:
     except OSError as err:
         why = f"its folder {folder} takes no new file ({err.strerror or err})"
         raise OutputLocationError(output, why) from None
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(probe)
+    try:
+        os.close(fd)
+    finally:  # a Ctrl-C here leaves no probe behind
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
 
 
 def _same_file(a: Path, b: Path) -> bool:
