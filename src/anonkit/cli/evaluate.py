@@ -224,6 +224,10 @@ def _read_population(
     return read_table(path, separator=separator) if path is not None else None
 
 
+#: ``-k`` of ``anonkit evaluate``.
+_K_HELP = "The k of the privacy target (default: \\[privacy] k)."
+
+
 @guarded
 def evaluate_command(
     original: Annotated[Path, typer.Argument(help="The original table (CSV or Parquet).")],
@@ -270,13 +274,7 @@ def evaluate_command(
     ] = None,
     k: Annotated[
         int | None,
-        typer.Option(
-            "-k",
-            "--k",
-            min=1,
-            metavar="K",
-            help="The k of the privacy target (default: \\[privacy] k).",
-        ),
+        typer.Option("-k", "--k", min=1, metavar="K", help=_K_HELP),
     ] = None,
     risk_threshold: Annotated[
         float,
