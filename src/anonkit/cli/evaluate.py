@@ -362,14 +362,9 @@ def _measure(
     frame = rel.select(qi).with_columns(
         [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
     )
+    specs = level_specs(cfg, sensitive, with_qi=pop is not None)
     classes = released_classes(
-        frame,
-        qi,
-        sensitive,
-        hierarchies=level_specs(cfg, sensitive, with_qi=pop is not None),
-        population=pop,
-        numeric=cfg.numeric,
-        normalize=True,
+        frame, qi, sensitive, hierarchies=specs, population=pop, numeric=cfg.numeric, normalize=True
     )
     levels = json_ready(privacy_levels(classes))
     checks = check_models(classes, cfg.models, limit=0)
