@@ -151,22 +151,28 @@ def field_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
     size = buf.size
     if size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    # separators and line feeds in file order; those inside quotes do not count
-    marks = np.flatnonzero((buf == ord(separator)) | (buf == 10) | (buf == ord('"')))
-    kinds = buf[marks]
-    is_quote = kinds == ord('"')
-    quoted = bool(is_quote.any())
-    if quoted:  # outside quotes: an even number of quotes before
-        outside = (np.cumsum(is_quote, dtype=np.int32) & 1) == 0
+    quoted = b'"' in data
+    if quoted:
+        # separators and line feeds in file order; those inside quotes do not count
+        marks = np.flatnonzero((buf == ord(separator)) | (buf == 10) | (buf == ord('"')))
+        kinds = buf[marks]
+        is_quote = kinds == ord('"')
+        outside = (np.cumsum(is_quote, dtype=np.int32) & 1) == 0  # an even number before
         keep = outside & ~is_quote
         marks, kinds = marks[keep], kinds[keep]
-    is_end = kinds == 10
-    if not marks.size or not is_end[-1] or marks[-1] != size - 1:
-        marks = np.append(marks, size)  # the last line has no line feed
-        is_end = np.append(is_end, True)
-    ends = marks[is_end]
-    record = np.cumsum(is_end, dtype=np.int64) - is_end  # record of each mark
-    counts = np.bincount(record[~is_end], minlength=ends.size).astype(np.int64) + 1
+        is_end = kinds == 10
+        if not marks.size or not is_end[-1] or marks[-1] != size - 1:
+            marks = np.append(marks, size)  # the last line has no line feed
+            is_end = np.append(is_end, True)
+        ends = marks[is_end]
+        record = np.cumsum(is_end, dtype=np.int64) - is_end  # record of each mark
+        counts = np.bincount(record[~is_end], minlength=ends.size).astype(np.int64) + 1
+    else:  # a record is a line: separators counted between line feeds (about 3x faster)
+        ends = np.flatnonzero(buf == 10)
+        if not ends.size or ends[-1] != size - 1:
+            ends = np.append(ends, size)  # the last line has no line feed
+        separators = np.flatnonzero(buf == ord(separator))
+        counts = np.diff(np.searchsorted(separators, ends), prepend=0).astype(np.int64) + 1
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
@@ -269,8 +275,7 @@ def record_problem(
             except UnicodeDecodeError as err:
                 line = line_base + part.count(b"\n", 0, err.start) + 1
                 return RecordProblem(line, "bytes", offset=offset + err.start, byte=part[err.start])
-        quoted = b'"' in part
-        counts, lines = field_counts(part, separator) if quoted else _plain_counts(part, separator)
+        counts, lines = field_counts(part, separator)
         present = np.flatnonzero(counts != 0)
         if header and present.size:  # the first record that is not blank
             header = False
@@ -297,22 +302,6 @@ def _blocks(source: Path | bytes, chunk: int) -> Iterator[bytes]:
             while block := fh.read(chunk):
                 yield block
     yield b""
-
-
-def _plain_counts(data: bytes, separator: str) -> tuple[IntArray, IntArray]:
-    """:func:`field_counts` of ``data`` without quote characters: a record is a line (about
-    three times faster, for the pieces of most files)."""
-    buf = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(buf == 10)
-    if not ends.size or ends[-1] != buf.size - 1:
-        ends = np.append(ends, buf.size)  # the last line has no line feed
-    separators = np.flatnonzero(buf == ord(separator))
-    counts = np.diff(np.searchsorted(separators, ends), prepend=0).astype(np.int64) + 1
-    starts = np.concatenate(([0], ends[:-1] + 1))
-    lengths = ends - starts
-    first = buf[np.minimum(starts, buf.size - 1)]
-    counts[(lengths == 0) | ((lengths == 1) & (first == 13))] = 0  # blank records
-    return counts, np.arange(1, ends.size + 1, dtype=np.int64)
 
 
 def _record_end(data: bytes) -> int:
