@@ -74,9 +74,7 @@ def _datetime_text(col: pl.Expr, dtype: pl.Datetime) -> pl.Expr:
     (``.250000``), and the offset of a zoned one (``+00:00``). Polars' own cast prints
     every digit of the time unit (``08:00:00.000000000``), so a builder's labels would
     never match. Nanoseconds below a microsecond are dropped, as Python drops them."""
-    text = col.dt.strftime("%Y-%m-%d %H:%M:%S")
-    micros = col.dt.microsecond()
-    text = pl.when(micros != 0).then(text + col.dt.strftime("%.6f")).otherwise(text)
+    text = col.dt.strftime("%Y-%m-%d %H:%M:%S%.6f").str.strip_suffix(".000000")
     return text + col.dt.strftime("%:z") if dtype.time_zone else text
 
 
