@@ -179,11 +179,11 @@ def _text_kind(values: pl.Series, present: int) -> tuple[str, str | None, int | 
     return "text", None, None
 
 
-def _other_formats(series: pl.Series, found: str | None) -> tuple[str, ...]:
-    """The formats besides ``found`` that read every value of a text date column."""
-    if found is None or series.dtype != pl.String:
+def _other_formats(values: pl.Series | None, found: str | None) -> tuple[str, ...]:
+    """The formats besides ``found`` that read every value of a text date column
+    (``values``: its distinct stripped values, ``None`` for another type)."""
+    if found is None or values is None:
         return ()
-    values = series.drop_nulls().str.strip_chars()
     return tuple(
         f
         for f in DATE_FORMATS
@@ -195,32 +195,33 @@ def _other_formats(series: pl.Series, found: str | None) -> tuple[str, ...]:
 _COMMA_NUMBER = r"^[+-]?\d+(,\d+)+$"
 
 
-def _comma_numbers(series: pl.Series, kind: str) -> bool:
-    """Whether every value of a text column is a number, some written with a comma."""
-    if kind not in ("category", "text") or series.dtype != pl.String:
+def _comma_numbers(values: pl.Series | None, kind: str) -> bool:
+    """Whether every value of a text column (``values``: its distinct stripped values,
+    ``None`` for another type) is a number, some written with a comma."""
+    if kind not in ("category", "text") or values is None:
         return False
-    values = series.drop_nulls().str.strip_chars()
     values = values.filter(values != "")
     commas = values.str.contains(_COMMA_NUMBER)
     return bool(commas.any()) and bool((commas | values.str.contains(_INTEGER)).all())
 
 
-def _kind(series: pl.Series) -> tuple[str, str | None, int | None]:
+def _kind(series: pl.Series) -> tuple[str, str | None, int | None, pl.Series | None]:
+    """Kind, date format, code length, and the distinct stripped values of a column read
+    as text (``None`` for a column of another type, whose type gives its kind)."""
     dtype = series.dtype
     present = series.len() - series.null_count()
     if present == 0:
-        return "empty", None, None
+        return "empty", None, None, None
     if dtype.is_integer():
-        return "integer", None, None
+        return "integer", None, None, None
     if dtype.is_float() or dtype.is_decimal():
-        return "number", None, None
+        return "number", None, None, None
     if dtype in (pl.Date, pl.Datetime):
-        return "date", None, None
+        return "date", None, None, None
     if dtype == pl.Boolean:
-        return "category", None, None
-    text = series.drop_nulls().cast(pl.String).str.strip_chars()
-    distinct = text.filter(text != "").unique()
-    return _text_kind(distinct, present)
+        return "category", None, None, None
+    text = series.drop_nulls().cast(pl.String).str.strip_chars().unique()
+    return (*_text_kind(text.filter(text != ""), present), text)
 
 
 def profile_table(frame: pl.DataFrame) -> TableProfile:
@@ -241,7 +242,8 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
     columns = []
     for name in frame.columns:
         series = frame.get_column(name)
-        kind, date_format, length = _kind(series)
+        kind, date_format, length, text = _kind(series)
+        read = text if series.dtype == pl.String else None  # text as read, not a category
         found = identifier_kind(series)
         nulls = series.null_count()
         columns.append(
@@ -257,8 +259,8 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
                 identifier_share=found[1] if found else None,
                 date_format=date_format,
                 length=length,
-                date_alternatives=_other_formats(series, date_format),
-                comma_numbers=_comma_numbers(series, kind),
+                date_alternatives=_other_formats(read, date_format),
+                comma_numbers=_comma_numbers(read, kind),
             )
         )
     dependencies = find_dependencies(frame, codes=coded) if n else []
