@@ -277,19 +277,10 @@ def test_risk_threshold_outside_0_and_1(
 ) -> None:
     """typer no longer checks the range (its '[0.0<=x<=1.0]' cut option names in the
     help); the evaluation does, before anything is written."""
+    files = [str(toy_files[f]) for f in ("original", "release", "config")]
+    out = str(tmp_path / "o.json")
     result = runner.invoke(
-        app,
-        [
-            "evaluate",
-            str(toy_files["original"]),
-            str(toy_files["release"]),
-            "-c",
-            str(toy_files["config"]),
-            "--risk-threshold",
-            threshold,
-            "--json",
-            str(tmp_path / "o.json"),
-        ],
+        app, ["evaluate", *files[:2], "-c", files[2], "--risk-threshold", threshold, "--json", out]
     )
     assert "between 0 and 1" in one_error_line(result, 2)
     assert not (tmp_path / "o.json").exists()
