@@ -92,6 +92,18 @@ def test_values_not_in_hierarchy_few() -> None:
     assert "..." not in str(exc.value)
 
 
+@pytest.mark.parametrize("engine", ["polars", "numpy", "streaming"])
+def test_a_value_a_leaf_away_by_case_or_a_typo_is_suggested(engine: str) -> None:
+    sex = Hierarchy([["Male", "*"], ["Female", "*"]], name="sex")
+    frame = pl.DataFrame({"sex": ["male", "Femal", "q", "Male"], "age": ["25"] * 4})
+    with pytest.raises(ValuesNotInHierarchyError) as exc:
+        _run(frame, engine=engine, hierarchies={"sex": sex, "age": AGE})
+    msg = str(exc.value)
+    assert "'male' (did you mean 'Male'?)" in msg
+    assert "'Femal' (did you mean 'Female'?)" in msg
+    assert msg.endswith("'q'")  # nothing looks like it
+
+
 def test_inconsistent_hierarchy(tmp_path: Path) -> None:
     p = tmp_path / "age.csv"
     p.write_text("25;young;*\n31;young;*\n45;old;ALL\n52;old;ALL\n")  # two roots
@@ -298,4 +310,6 @@ def test_an_unknown_builder_names_its_column() -> None:
     with pytest.raises(UnknownNameError) as exc:
         _run(hierarchies={"sex": SEX, "age": {"type": "interval", "widths": [10]}})
     assert exc.value.kind == "hierarchy builder" and exc.value.name == "interval"
-    assert str(exc.value).startswith("Unknown hierarchy builder 'interval' for column 'age';")
+    assert str(exc.value).startswith(
+        "Unknown hierarchy builder 'interval' for column 'age' (did you mean 'intervals'?);"
+    )

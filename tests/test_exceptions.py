@@ -71,3 +71,33 @@ def test_an_error_raised_in_a_worker_process_reaches_the_parent() -> None:
     with ProcessPoolExecutor(1) as pool, pytest.raises(ex.UnknownColumnError) as caught:
         pool.submit(_raise_in_worker).result()
     assert caught.value.columns == ["agee"] and "Unknown column(s) 'agee'" in str(caught.value)
+
+
+# ----------------------------------------------------------------- names that look alike
+@pytest.mark.parametrize(
+    ("name", "names", "expected"),
+    [
+        ("Sex", ["age", "sex", "race"], ["sex"]),  # another case wins outright
+        ("agee", ["age", "sex"], ["age"]),
+        ("PAY_1", ["PAY_0", "PAY_2", "AGE"], ["PAY_0", "PAY_2"]),
+        ("suppresion_limit", ["k", "suppression_limit", "models"], ["suppression_limit"]),
+        ("zip", ["age", "sex"], []),
+        ("age", ["age"], []),  # the name itself is not a suggestion
+    ],
+)
+def test_close_names(name: str, names: list[str], expected: list[str]) -> None:
+    assert ex.close_names(name, names) == expected
+
+
+def test_an_unknown_column_suggests_the_one_meant_even_past_the_listed_twenty() -> None:
+    columns = [f"col{i:02d}" for i in range(40)] + ["Education"]
+    msg = str(ex.UnknownColumnError(["education", "col_39"], columns))
+    assert "'education' (did you mean 'Education'?)" in msg
+    assert "'col_39' (did you mean 'col39'?)" in msg
+    assert "(and 21 more)" in msg
+
+
+def test_an_unknown_name_suggests_the_one_meant() -> None:
+    msg = str(ex.UnknownNameError("algorithm", "mondrain", ["flash", "mondrian"]))
+    assert msg.startswith("Unknown algorithm 'mondrain' (did you mean 'mondrian'?);")
+    assert "did you mean" not in str(ex.UnknownNameError("metric", "zzz", ["loss"]))

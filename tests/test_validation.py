@@ -135,7 +135,9 @@ def test_lookup() -> None:
     assert lookup(registry, "height", "metric") == 2
     with pytest.raises(UnknownNameError) as info:
         lookup(registry, "los", "metric")
-    assert str(info.value) == "Unknown metric 'los'; choose one of: height, loss."
+    assert str(info.value) == (
+        "Unknown metric 'los' (did you mean 'loss'?); choose one of: height, loss."
+    )
     assert info.value.__cause__ is None and info.value.__suppress_context__
 
 
@@ -290,3 +292,14 @@ def test_progress_must_be_a_callback(bad: object) -> None:
         anonkit.anonymize(frame, quasi_identifiers=["a"], k=1, progress=bad)  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="progress"):
         FullDomain(privacy=Privacy([KAnonymity(2)]), progress=bad)._validate()  # type: ignore[arg-type]
+
+
+def test_a_choice_off_by_a_typo_is_suggested() -> None:
+    from anonkit._validation import check_choice
+
+    with pytest.raises(ParameterError) as info:
+        check_choice("Drop", "suppressed", "anonymize", ("mask", "drop"))
+    assert str(info.value).endswith("Got 'Drop' instead. Did you mean 'drop'?")
+    with pytest.raises(ParameterError) as info:
+        check_choice("hide", "suppressed", "anonymize", ("mask", "drop"))
+    assert "Did you mean" not in str(info.value)

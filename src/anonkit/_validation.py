@@ -39,7 +39,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
-from anonkit.exceptions import ParameterError, UnknownNameError
+from anonkit.exceptions import ParameterError, UnknownNameError, did_you_mean
 
 __all__ = [
     "Boolean",
@@ -266,7 +266,11 @@ def check(value: T, constraint: Constraint, name: str, owner: str) -> T:
         Naming ``name``, ``owner``, the constraint and the value.
     """
     if not constraint.accepts(value):
-        raise ParameterError(name, owner, str(constraint), value)
+        hint = ""
+        if isinstance(constraint, Options) and isinstance(value, str):
+            names = [c for c in constraint.choices if isinstance(c, str)]
+            hint = did_you_mean(value, names, template=" Did you mean {}?")
+        raise ParameterError(name, owner, str(constraint), value, hint)
     return value
 
 

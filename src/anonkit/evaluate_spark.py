@@ -117,7 +117,9 @@ def _original_counts(
     if hier:
         hlist = [hs[c] for c in hier]
         counts = engine.group_counts(orig, hier, hlist)
-        check_counts(counts, hier, (), lambda j: engine.unknown_values(orig, hier[j], hlist[j]))
+        check_counts(
+            counts, hier, (), lambda j: engine.unknown_values(orig, hier[j], hlist[j]), hlist
+        )
         for c in hier:
             per = counts.group_by(c).agg(pl.col(COUNT).sum())
             leaves = pl.Series(c, hs[c].leaves, dtype=pl.String)

@@ -7,10 +7,11 @@ Each carries the offending items as attributes, so programs can react without pa
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import FrameType
 
 
@@ -23,6 +24,56 @@ def _rebuilt(
     err.args = args
     err.__dict__.update(state)
     return err
+
+
+#: How alike (difflib's ratio) two names must be for one to be suggested for the other.
+_CLOSE = 0.75
+#: Hierarchies with more leaves than this get no "did you mean" hint for unknown values.
+_HINT_LEAVES = 5_000
+
+
+def close_names(name: str, names: Iterable[str], most: int = 3) -> list[str]:
+    """Up to ``most`` of ``names`` that ``name`` may have been meant as: the same name in
+    another case, else names a typo away, closest first (for "did you mean" hints).
+
+    Examples
+    --------
+    >>> close_names("Sex", ["sex", "age"]), close_names("agee", ["age", "sex"])
+    (['sex'], ['age'])
+    >>> close_names("zip", ["age", "sex"])
+    []
+    """
+    folded: dict[str, str] = {}
+    for other in names:
+        if other != name:
+            folded.setdefault(other.casefold(), other)
+    same = folded.get(name.casefold())
+    if same is not None:
+        return [same]
+    matcher = difflib.SequenceMatcher(b=name.casefold())
+    scored = []
+    for key, other in folded.items():
+        matcher.set_seq1(key)
+        if matcher.quick_ratio() >= _CLOSE and (ratio := matcher.ratio()) >= _CLOSE:
+            scored.append((ratio, other))
+    scored.sort(key=lambda pair: -pair[0])  # stable: equally close names in their order
+    return [other for _, other in scored[:most]]
+
+
+def did_you_mean(name: str, names: Iterable[str], *, template: str = " (did you mean {}?)") -> str:
+    """``template`` holding :func:`close_names` as ``'a' or 'b'``, or ``""`` when none is
+    close.
+
+    Examples
+    --------
+    >>> did_you_mean("PAY_1", ["PAY_0", "PAY_2", "AGE"])
+    " (did you mean 'PAY_0' or 'PAY_2'?)"
+    """
+    found = [repr(n) for n in close_names(name, names)]
+    if not found:
+        return ""
+    shown = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} or {found[-1]}"
+    return template.format(shown)
 
 
 class AnonkitError(Exception):
@@ -46,13 +97,17 @@ class ParameterError(AnonkitError, ValueError):
 
     exit_code = 2
 
-    def __init__(self, parameter: str, owner: str, expected: str, got: object) -> None:
+    def __init__(
+        self, parameter: str, owner: str, expected: str, got: object, hint: str = ""
+    ) -> None:
         self.parameter = parameter
         self.owner = owner
         self.expected = expected
         self.got = got
+        #: What the value may have been meant as (" Did you mean 'drop'?"), or ``""``.
+        self.hint = hint
         super().__init__(
-            f"The '{parameter}' parameter of {owner} must be {expected}. Got {got!r} instead."
+            f"The '{parameter}' parameter of {owner} must be {expected}. Got {got!r} instead.{hint}"
         )
 
 
@@ -64,7 +119,7 @@ class UnknownColumnError(AnonkitError, KeyError):
     def __init__(self, columns: Sequence[str], available: Sequence[str]) -> None:
         self.columns = list(columns)
         self.available = list(available)
-        names = ", ".join(repr(c) for c in self.columns)
+        names = ", ".join(f"{c!r}{did_you_mean(str(c), self.available)}" for c in self.columns)
         avail = ", ".join(repr(c) for c in self.available[:20])
         more = "" if len(self.available) <= 20 else f" (and {len(self.available) - 20} more)"
         super().__init__(f"Unknown column(s) {names}; the data has {avail}{more}.")
@@ -84,8 +139,9 @@ class UnknownNameError(AnonkitError, LookupError):
         self.available = sorted(available)
         #: Where the name was given (``" for column 'age'"``), or ``""``.
         self.where = where
+        hint = did_you_mean(name, self.available)
         super().__init__(
-            f"Unknown {kind} {name!r}{where}; choose one of: {', '.join(self.available)}."
+            f"Unknown {kind} {name!r}{where}{hint}; choose one of: {', '.join(self.available)}."
         )
 
 
@@ -179,10 +235,15 @@ class HierarchyError(AnonkitError, ValueError):
 class ValuesNotInHierarchyError(HierarchyError):
     """Values in the data are not covered by the column's hierarchy."""
 
-    def __init__(self, column: str, missing: Sequence[str], count: int) -> None:
+    def __init__(
+        self, column: str, missing: Sequence[str], count: int, leaves: Sequence[str] = ()
+    ) -> None:
         self.missing = list(missing)
         self.count = count
-        shown = ", ".join(repr(v) for v in self.missing[:10])
+        # a leaf that differs only by case or a typo is the usual reason: say which
+        # (not over huge hierarchies, where comparing every leaf would take long)
+        near = leaves if len(leaves) <= _HINT_LEAVES else ()
+        shown = ", ".join(f"{v!r}{did_you_mean(str(v), near)}" for v in self.missing[:10])
         more = "" if count <= 10 else ", ..."
         super().__init__(
             f"{count} value(s) of the data are not in the hierarchy: {shown}{more}",

@@ -48,7 +48,7 @@ from anonkit.core.builders.masking import masking, suppression
 from anonkit.core.builders.ordered import ordered_groups
 from anonkit.core.builders.values import ROOT
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
+from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError, did_you_mean
 
 __all__ = [
     "BUILDERS",
@@ -160,8 +160,8 @@ def check_spec_keys(
     for key in spec:
         if key not in allowed:
             raise ConfigError(
-                f"Unknown key {key!r} in the {kind!r} hierarchy spec{where}; allowed keys "
-                f"are {', '.join(repr(k) for k in sorted(allowed))}."
+                f"Unknown key {key!r}{did_you_mean(key, allowed)} in the {kind!r} hierarchy "
+                f"spec{where}; allowed keys are {', '.join(repr(k) for k in sorted(allowed))}."
             )
     for key in required:
         if key not in spec:

@@ -172,10 +172,10 @@ def _text(series: pl.Series, column: str) -> pl.Series:
     return as_text(series)
 
 
-def _unknown(text: pl.Series, codes: pl.Series, column: str) -> None:
+def _unknown(text: pl.Series, codes: pl.Series, column: str, leaves: Sequence[str]) -> None:
     if (codes < 0).any():
         missing = text.filter(codes < 0).unique(maintain_order=True)
-        raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len())
+        raise ValuesNotInHierarchyError(column, missing.head(10).to_list(), missing.len(), leaves)
 
 
 def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Series:
@@ -191,7 +191,7 @@ def encode_column(series: pl.Series, hierarchy: Hierarchy, column: str) -> pl.Se
     text = _text(series, column)
     leaves = list(hierarchy.leaves)
     codes = text.replace_strict(leaves, list(range(len(leaves))), default=-1, return_dtype=pl.Int64)
-    _unknown(text, codes, column)
+    _unknown(text, codes, column, leaves)
     return codes.alias(column)
 
 
@@ -212,7 +212,7 @@ def sensitive_labels(
         leaves = set(hierarchy.leaves)
         unknown = [v for v in distinct if v not in leaves]
         if unknown:
-            raise ValuesNotInHierarchyError(column, unknown[:10], len(unknown))
+            raise ValuesNotInHierarchyError(column, unknown[:10], len(unknown), hierarchy.leaves)
         return tuple(leaf for leaf in hierarchy.leaves if leaf in present)
     uniq = pl.Series(sorted(present), dtype=pl.String)
     numeric = uniq.cast(pl.Float64, strict=False)

@@ -171,7 +171,13 @@ class GroupingEngine:
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
     ) -> EncodedTable:
         counts = self.group_counts(source, columns, hierarchies)
-        check_counts(counts, columns, (), lambda j: self._unknown(source, columns, hierarchies, j))
+        check_counts(
+            counts,
+            columns,
+            (),
+            lambda j: self._unknown(source, columns, hierarchies, j),
+            hierarchies,
+        )
         return table_from_counts(counts, columns, hierarchies, detailed=False)
 
     def count_detail(
@@ -189,13 +195,21 @@ class GroupingEngine:
         names = [s.name for s in sensitive]
         counts = self.group_counts(source, columns, hierarchies, names)
         check_counts(
-            counts, columns, names, lambda j: self._unknown(source, columns, hierarchies, j)
+            counts,
+            columns,
+            names,
+            lambda j: self._unknown(source, columns, hierarchies, j),
+            hierarchies,
         )
         pop = None
         if population is not None:
             pop = self.group_counts(population, columns, hierarchies)
             check_counts(
-                pop, columns, (), lambda j: self._unknown(population, columns, hierarchies, j)
+                pop,
+                columns,
+                (),
+                lambda j: self._unknown(population, columns, hierarchies, j),
+                hierarchies,
             )
         return table_from_counts(counts, columns, hierarchies, sensitive, pop)
 

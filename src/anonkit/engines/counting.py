@@ -159,9 +159,11 @@ def check_counts(
     columns: Sequence[str],
     sensitive: Sequence[str],
     unknown: Callable[[int], tuple[list[str], int]],
+    hierarchies: Sequence[Hierarchy] = (),
 ) -> None:
     """Refuse a grouped count with no record, missing values or values outside a
-    hierarchy; ``unknown(j)`` names the values quasi-identifier ``j``'s hierarchy lacks.
+    hierarchy; ``unknown(j)`` names the values quasi-identifier ``j``'s hierarchy lacks
+    (the error suggests leaves of ``hierarchies[j]`` that look like them, when given).
 
     Raises
     ------
@@ -180,7 +182,8 @@ def check_counts(
             raise MissingValuesError(c, missing)
         if (codes == UNKNOWN_CODE).any():
             values, total = unknown(j)
-            raise ValuesNotInHierarchyError(c, values, total)
+            leaves = hierarchies[j].leaves if hierarchies else ()
+            raise ValuesNotInHierarchyError(c, values, total, leaves)
     for s in sensitive:
         missing = int(counts.filter(pl.col(s).is_null())[COUNT].sum())
         if missing:

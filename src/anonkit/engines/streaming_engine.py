@@ -444,7 +444,8 @@ class StreamingEngine(PolarsEngine):
                 missing = int((codes == MISSING_CODE).sum())
                 if missing:
                     raise MissingValuesError(c, missing)
-                raise ValuesNotInHierarchyError(c, *self.unknown_values(source, c, by_name[c]))
+                values, total = self.unknown_values(source, c, by_name[c])
+                raise ValuesNotInHierarchyError(c, values, total, by_name[c].leaves)
             out.append(codes)
         return out
 

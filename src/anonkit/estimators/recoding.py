@@ -74,7 +74,7 @@ def generalize_column(series: pl.Series, h: Hierarchy, level: int, column: str) 
     bad = out.is_null()
     if bad.any():
         unknown = text.filter(bad).unique().sort().to_list()
-        raise ValuesNotInHierarchyError(column, unknown[:10], len(unknown))
+        raise ValuesNotInHierarchyError(column, unknown[:10], len(unknown), h.leaves)
     return out.alias(column)
 
 

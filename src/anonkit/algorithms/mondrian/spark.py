@@ -275,7 +275,7 @@ def mondrian_spark(
     df = engine.frame(source, [*qi, *wanted])
     start_stage(progress, "Counting")
     counts = engine.group_counts(df, qi, hs, wanted)
-    check_counts(counts, qi, wanted, lambda j: engine.unknown_values(df, qi[j], hs[j]))
+    check_counts(counts, qi, wanted, lambda j: engine.unknown_values(df, qi[j], hs[j]), hs)
     snap = (
         counts.group_by(qi, maintain_order=True)
         .agg(pl.col(COUNT).sum())
