@@ -86,7 +86,6 @@ missing configuration file raises :class:`~anonkit.exceptions.InputFileError`.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,11 +101,11 @@ from anonkit.estimators.base import hierarchy_values
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
-    InputFileError,
     ParameterError,
     UnknownNameError,
 )
 from anonkit.io.tables import read_table, scan_table
+from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.metrics.generalization import METRICS
 from anonkit.models.registry import model_from_config
 
@@ -146,7 +145,7 @@ _SEARCH_OPTIONS = (
     "options",
     "metric_options",
 )
-_SECTIONS: dict[str, tuple[str, ...]] = {
+_SECTIONS: dict[str, tuple[str, ...] | None] = {
     "read": ("separator", "encoding", "missing", "strip"),
     "attributes": (
         "quasi_identifiers",
@@ -156,7 +155,7 @@ _SECTIONS: dict[str, tuple[str, ...]] = {
         "numeric",
         "others",
     ),
-    "hierarchies": (),  # any column name
+    "hierarchies": None,  # any column name
     "privacy": ("k", "suppression_limit", "models", "population"),
     "search": ("algorithm", "metric", "engine", *_SEARCH_OPTIONS),
     "release": ("suppressed", "local_suppression", "csv_formulas", "leak_check"),
@@ -251,20 +250,9 @@ class AnonymizeConfig:
 
 
 # ----------------------------------------------------------------------------- parsing
-def _type_name(value: object) -> str:
-    return {
-        str: "a string",
-        int: "an integer",
-        float: "a number",
-        bool: "a boolean",
-        list: "a list",
-        dict: "a table",
-    }.get(type(value), type(value).__name__)
-
-
 def _wrong(key: str, expected: str, value: object, where: str) -> ConfigError:
     return ConfigError(
-        f"The key '{key}' in {where} must be {expected}, not {_type_name(value)} ({value!r})."
+        f"The key '{key}' in {where} must be {expected}, not {type_name(value)} ({value!r})."
     )
 
 
@@ -275,7 +263,8 @@ def _checked(value: Any, constraint: Constraint, key: str, where: str) -> Any:
         return check(value, constraint, key, where)
     except ParameterError as err:
         expected = "true or false" if isinstance(constraint, Boolean) else err.expected
-        raise _wrong(key, expected, value, where) from None
+        wrong = _wrong(key, expected, value, where)
+        raise ConfigError(f"{wrong}{err.hint}") from None
 
 
 def _string(value: object, key: str, where: str) -> str:
@@ -302,21 +291,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     where = str(path) if path is not None else "the configuration"
     base = path.parent if path is not None else Path.cwd()
 
-    for key, value in data.items():
-        if key in _SECTIONS:
-            if not isinstance(value, dict):
-                raise _wrong(key, "a table (section)", value, where)
-            allowed = _SECTIONS[key]
-            if allowed:
-                for sub in value:
-                    if sub not in allowed:
-                        raise ConfigError(
-                            f"Unknown key '{sub}' in section [{key}] of {where}; "
-                            f"expected one of: {', '.join(allowed)}."
-                        )
-        elif key not in _TOP_KEYS:
-            known = ", ".join([*_TOP_KEYS, *(f"[{s}]" for s in _SECTIONS)])
-            raise ConfigError(f"Unknown key '{key}' in {where}; expected one of: {known}.")
+    check_keys(data, _TOP_KEYS, _SECTIONS, where)
 
     if "input" not in data:
         raise ConfigError(f"The key 'input' is missing in {where}; name the table to anonymize.")
@@ -479,31 +454,6 @@ def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
         except AnonkitError as err:
             raise ConfigError(f"In privacy.models[{i}] of {where}: {err}") from None
     return tuple(out)
-
-
-def read_toml(path: str | Path) -> dict[str, Any]:
-    """The tables of a TOML file (UTF-8, an optional byte-order mark).
-
-    Raises
-    ------
-    InputFileError
-        If the file does not exist or cannot be read as UTF-8 text.
-    ConfigError
-        If it is not valid TOML.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise InputFileError(p, "no such file")
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputFileError(p, "not a UTF-8 text file") from None
-    except OSError as exc:
-        raise InputFileError(p, exc.strerror or str(exc)) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p} is not valid TOML: {exc}.") from None
 
 
 def load_config(path: str | Path) -> AnonymizeConfig:

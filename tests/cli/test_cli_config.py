@@ -201,3 +201,35 @@ def test_a_small_hierarchy_may_be_written_inline(tmp_path: Path) -> None:
     assert release.equals(pl.DataFrame({"sex": ["*"] * 12, "age": ["30s"] * 12}))
     with pytest.raises(ConfigError, match="'hierarchies.sex'"):
         load_config(write(tmp_path, text.replace('[["f", "*"], ["m", "*"]]', '["f", "m"]')))
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        (
+            'input = "t.csv"\n[privacy]\nk = 2\nsuppresion_limit = 0.1\n',
+            "(did you mean 'suppression_limit'?)",
+        ),
+        ('input = "t.csv"\n[privacy]\nk = 2\nalgorithm = "flash"\n', "(it belongs in [search])"),
+        ('input = "t.csv"\n[privcy]\nk = 2\n', "(did you mean '[privacy]'?)"),
+        ('input = "t.csv"\nk = 2\n', "(it belongs in [privacy])"),
+        (
+            'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\n'
+            '[release]\nsuppressed = "Drop"\n',
+            "Did you mean 'drop'?",
+        ),
+    ],
+)
+def test_a_key_off_by_a_typo_or_in_the_wrong_section_is_pointed_out(
+    tmp_path: Path, text: str, hint: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert hint in str(info.value)
+
+
+def test_a_builder_key_off_by_a_typo_is_pointed_out() -> None:
+    from anonkit.core.hierarchy_builders import build_hierarchy
+
+    with pytest.raises(ConfigError, match=r"Unknown key 'width' \(did you mean 'widths'\?\)"):
+        build_hierarchy({"type": "intervals", "width": [5]}, ["1", "2"], name="a")

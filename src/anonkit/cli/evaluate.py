@@ -103,7 +103,8 @@ def read_measure_config(
     ConfigError
         If it is not TOML or its sections are invalid.
     """
-    from anonkit.config import parse_config, read_toml
+    from anonkit.config import parse_config
+    from anonkit.io.toml import read_toml
     from anonkit.models import KAnonymity
 
     p = Path(path)

@@ -76,7 +76,6 @@ from typing import Any
 from anonkit._frozen import FrozenDict
 from anonkit._validation import check_int, check_real
 from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
-from anonkit.config import read_toml
 from anonkit.datasets import (
     ADULT_COLUMNS,
     SYNTHETIC_NUMERIC,
@@ -84,6 +83,7 @@ from anonkit.datasets import (
     SYNTHETIC_TARGET,
 )
 from anonkit.exceptions import ParameterError, UnknownNameError
+from anonkit.io.toml import read_toml
 from anonkit.study.config_file import toml_settings
 from anonkit.study.setup import CLASSIFIERS
 from anonkit.study.specs import AlgorithmSpec, default_algorithms, parse_algorithm

@@ -13,6 +13,7 @@ from typing import Any
 
 from anonkit.config import parse_config
 from anonkit.exceptions import ConfigError
+from anonkit.io.toml import check_keys
 
 __all__ = ["toml_settings"]
 
@@ -50,21 +51,8 @@ def toml_settings(
     ``builtin_datasets`` is a path, resolved like the other files.
     """
     where = str(path)
-    sections = ("attributes", "hierarchies")
-    for key, value in data.items():
-        if key in sections:
-            if not isinstance(value, dict):
-                raise ConfigError(f"The key '{key}' in {where} must be a table (section).")
-        elif key not in _TOP:
-            known = ", ".join([*_TOP, *(f"[{s}]" for s in sections)])
-            raise ConfigError(f"Unknown key '{key}' in {where}; expected one of: {known}.")
+    check_keys(data, list(_TOP), {"attributes": _ATTRIBUTES, "hierarchies": None}, where)
     attrs = dict(data.get("attributes", {}))
-    for sub in attrs:
-        if sub not in _ATTRIBUTES:
-            raise ConfigError(
-                f"Unknown key '{sub}' in section [attributes] of {where}; "
-                f"expected one of: {', '.join(_ATTRIBUTES)}."
-            )
     features = attrs.pop("features", ())
     hier = data.get("hierarchies", {})
     settings: dict[str, Any] = {}
