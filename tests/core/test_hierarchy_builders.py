@@ -269,7 +269,7 @@ def test_dates_objects_and_single_level() -> None:
         ["week", "quarter"],
         ["year", "month"],
         ["month", "month"],
-        ["day"],
+        ["hour"],  # ("day" is a level: timestamps generalize to their day)
         "fortnight",
         [1],
         None,
@@ -460,3 +460,18 @@ def test_fraction_bounds_fallback() -> None:
     h = intervals([0, 1], [Fraction(1, 3)])  # type: ignore[list-item]
     assert h.generalize("0", 1) == "[0-1/3["
     assert h.generalize("1", 1) == "[1-4/3["
+
+
+def test_dates_of_timestamps_generalize_to_the_day_first() -> None:
+    h = dates(
+        ["2024-03-05 14:32", "2024-03-05 08:01"],
+        format="%Y-%m-%d %H:%M",
+        levels=["day", "month", "year"],
+    )
+    assert h.rows == (
+        ("2024-03-05 14:32", "2024-03-05", "2024-03", "2024", "*"),
+        ("2024-03-05 08:01", "2024-03-05", "2024-03", "2024", "*"),
+    )
+    assert dates(["2024-12-30"], levels=["day", "week"]).rows[0][1:3] == ("2024-12-30", "2025-W01")
+    with pytest.raises(ParameterError):
+        dates(["2024-03-05"], levels=["month", "day"])  # finest first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from datetime import datetime
 
 import polars as pl
 import pytest
@@ -145,3 +146,51 @@ def test_numbers_written_with_a_comma_are_named() -> None:
     assert "comma" not in sex.why
     words = pl.DataFrame({"note": ["a,b", "c,d"] * 30})  # commas, but not numbers
     assert "comma" not in starter_config(words, input="x.csv").proposals[0].why
+
+
+@pytest.mark.parametrize(
+    ("stamps", "fmt"),
+    [
+        (
+            [f"2024-{m:02d}-{d:02d} {d:02d}:{m * 3:02d}" for m in (1, 2) for d in range(1, 21)],
+            "%Y-%m-%d %H:%M",
+        ),
+        (
+            [
+                f"{d:02d}.{m:02d}.2024 {d - 12:02d}:{m * 3:02d}:07"
+                for m in (1, 2)
+                for d in range(13, 29)
+            ],
+            "%d.%m.%Y %H:%M:%S",
+        ),
+        (
+            [f"2024-{m:02d}-{d:02d}T{d:02d}:{m * 3:02d}:07" for m in (1, 2) for d in range(1, 21)],
+            "%Y-%m-%dT%H:%M:%S",
+        ),
+    ],
+)
+def test_timestamps_written_as_text_are_dates_generalized_to_the_day(
+    stamps: list[str], fmt: str
+) -> None:
+    """A hospital's admission time ("2024-03-15 14:32") is a quasi-identifier: it was
+    profiled as near-unique text and proposed for removal, with no word of it being a
+    date."""
+    frame = pl.DataFrame({"admitted": stamps, "sex": ["F", "M"] * (len(stamps) // 2)})
+    starter = starter_config(frame, input="x.csv")
+    admitted = next(p for p in starter.proposals if p.column == "admitted")
+    assert admitted.role == "quasi_identifier"
+    spec = {"type": "dates", "levels": ["day", "month", "year"], "format": fmt}
+    assert admitted.hierarchy == spec
+    first = build_hierarchy(spec, stamps, name="admitted").rows[0]
+    day = datetime.strptime(stamps[0], fmt).date().isoformat()
+    assert first == (stamps[0], day, day[:7], "2024", "*")
+    assert "time -> day -> month -> year -> *" in starter.text
+
+
+def test_a_timestamp_column_is_generalized_to_the_day_first() -> None:
+    stamps = [datetime(2024, 1 + i % 12, 1 + i % 28, i % 24, i % 60) for i in range(40)]
+    frame = pl.DataFrame({"admitted": stamps, "sex": ["F", "M"] * 20})
+    admitted = next(
+        p for p in starter_config(frame, input="x.csv").proposals if p.column == "admitted"
+    )
+    assert admitted.hierarchy == {"type": "dates", "levels": ["day", "month", "year"]}

@@ -25,7 +25,8 @@ _HIER_TYPES: Final = {
 _HIER_HELP: Final = (
     "intervals: numbers in bins of growing width, e.g. widths = [5, 10, 20]. "
     "masking: codes masked from the end (zip 02134 -> 0213* -> 021**), e.g. levels = 3. "
-    'dates: day -> month -> year, e.g. levels = ["month", "year"], format = "%d/%m/%Y". '
+    "dates: (time ->) day -> month -> year, e.g. "
+    'levels = ["day", "month", "year"], format = "%d/%m/%Y %H:%M". '
     'ordered: values in a given order grouped by fanouts, e.g. order = ["a", "b", "c", "d"], '
     "fanouts = [2, 2]. suppression: the value or *. A hierarchy file has one row per value, "
     "its generalizations to the right (separator ; or ,)."

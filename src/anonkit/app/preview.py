@@ -26,6 +26,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.values import as_text, encode_column
 from anonkit.exceptions import ParameterError
+from anonkit.safety.profile import date_format
 
 __all__ = ["HierarchyPreview", "builder_example", "draft_spec", "preview_hierarchy"]
 
@@ -85,7 +86,8 @@ def builder_example(kind: str, values: pl.Series) -> dict[str, Any]:
     """Parameters of builder ``kind`` that suit ``values`` (a starting point to edit).
 
     intervals: three widths, each twice the previous, the first the least round number (1,
-    2 or 5 times a power of ten) of at least a sixteenth of the range; dates: month, year;
+    2 or 5 times a power of ten) of at least a sixteenth of the range; dates: month, year
+    (day first for timestamps), in the format the values are written in;
     ordered: groups of 2, then 2, with the order listed when the column has at most
     :data:`ORDER_LIMIT` distinct values; masking and suppression: their defaults.
 
@@ -93,6 +95,8 @@ def builder_example(kind: str, values: pl.Series) -> dict[str, Any]:
     --------
     >>> builder_example("intervals", pl.Series(["17", "90", "45"]))
     {'type': 'intervals', 'widths': [5, 10, 20]}
+    >>> builder_example("dates", pl.Series(["31.12.2024 08:15", "01.01.2025 17:40"]))
+    {'type': 'dates', 'levels': ['day', 'month', 'year'], 'format': '%d.%m.%Y %H:%M'}
     """
     spec: dict[str, Any] = {"type": kind}
     text = as_text(values.drop_nulls())
@@ -102,7 +106,12 @@ def builder_example(kind: str, values: pl.Series) -> dict[str, Any]:
         first = _round_width(span / 8) if span > 0 else 1
         spec["widths"] = [first, first * 2, first * 4]
     elif kind == "dates":
-        spec["levels"] = ["month", "year"]
+        distinct = text.str.strip_chars().unique()
+        fmt = date_format(distinct.filter(distinct != ""))
+        timed = values.dtype == pl.Datetime or (fmt is not None and "%H" in fmt)
+        spec["levels"] = ["day", "month", "year"] if timed else ["month", "year"]
+        if fmt is not None and fmt != "%Y-%m-%d":
+            spec["format"] = fmt
     elif kind == "ordered":
         distinct = text.unique()
         if 0 < distinct.len() <= ORDER_LIMIT:

@@ -17,7 +17,7 @@ Values are usually CSV text, so the kind is inferred by trying to read every non
 ``code``       digit strings of one fixed length with a leading zero or at least five
                digits (zip codes ``02134``, ``13053``), or fixed-length letters and digits
                holding a digit (``K12``, ``SW1A``): generalized by masking their tail
-``date``       dates that all read with one of :data:`DATE_FORMATS`
+``date``       dates (or dates with a time) that all read with one of :data:`DATE_FORMATS`
 ``category``   other text with at most 1,000 distinct values, each used twice on average
 ``text``       other text (names, free text)
 ``empty``      no value at all
@@ -37,12 +37,25 @@ import polars as pl
 
 from anonkit.safety.leaks import ColumnCodes, Dependency, find_dependencies, identifier_kind
 
-__all__ = ["DATE_FORMATS", "KINDS", "ColumnProfile", "TableProfile", "profile_table"]
+__all__ = [
+    "DATE_FORMATS",
+    "KINDS",
+    "ColumnProfile",
+    "TableProfile",
+    "date_format",
+    "profile_table",
+]
 
 #: Column kinds, see the module docstring.
 KINDS: Final = ("integer", "number", "code", "date", "category", "text", "empty")
-#: Date formats tried, in this order (the first that reads every value wins).
-DATE_FORMATS: Final = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d", "%d-%m-%Y")
+#: Date formats tried, in this order (the first that reads every value wins): days, then
+#: the same days with a time of day (an admission time is as identifying as a birth date).
+DATE_FORMATS: Final = tuple(
+    f"{day}{time}"
+    for time in ("", " %H:%M", " %H:%M:%S", "T%H:%M", "T%H:%M:%S")
+    for day in ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d", "%d-%m-%Y")
+    if not time.startswith("T") or day == "%Y-%m-%d"  # ISO 8601's T joins ISO days only
+)
 #: A text column with more distinct values than this is ``text``, not ``category``.
 MAX_CATEGORIES: Final = 1000
 
@@ -148,6 +161,25 @@ def _all(values: pl.Series, pattern: str) -> bool:
     return bool(values.str.contains(pattern).all())
 
 
+def date_format(values: pl.Series) -> str | None:
+    """The first of :data:`DATE_FORMATS` that reads every one of ``values`` (distinct,
+    stripped, non-empty text), or ``None``.
+
+    Examples
+    --------
+    >>> date_format(pl.Series(["31/12/1979", "05/03/1980"]))
+    '%d/%m/%Y'
+    >>> date_format(pl.Series(["2024-03-15 14:32"])), date_format(pl.Series(["soon"]))
+    ('%Y-%m-%d %H:%M', None)
+    """
+    # every value with a time, or none: the other formats cannot read them all
+    timed = bool(values.str.contains(":", literal=True).all())
+    for fmt in DATE_FORMATS:
+        if ("%H" in fmt) == timed and values.str.to_date(fmt, strict=False).null_count() == 0:
+            return fmt
+    return None
+
+
 def _text_kind(values: pl.Series, present: int) -> tuple[str, str | None, int | None]:
     """Kind, date format and code length of distinct, stripped, non-empty text values."""
     if values.len() == 0:
@@ -162,10 +194,9 @@ def _text_kind(values: pl.Series, present: int) -> tuple[str, str | None, int | 
         return "integer", None, None
     if _all(values, _NUMBER):
         return "number", None, None
-    for fmt in DATE_FORMATS:
-        parsed = values.str.to_date(fmt, strict=False)
-        if parsed.null_count() == 0:
-            return "date", fmt, None
+    fmt = date_format(values)
+    if fmt is not None:
+        return "date", fmt, None
     if (
         fixed is not None
         and fixed >= 2

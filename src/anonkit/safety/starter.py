@@ -310,6 +310,13 @@ def _values(frame: pl.DataFrame, column: str) -> pl.Series:
     return series
 
 
+def _timed(frame: pl.DataFrame, column: ColumnProfile) -> bool:
+    """Whether a date column holds times of day too (a timestamp column, or text in a
+    format with hours): its hierarchy then cuts the time off first."""
+    fmt = column.date_format
+    return isinstance(frame.schema[column.name], pl.Datetime) or (fmt is not None and "%H" in fmt)
+
+
 def propose_hierarchy(frame: pl.DataFrame, column: ColumnProfile) -> dict[str, Any]:
     """A builder table for a quasi-identifier that builds on the column's values."""
     values = _values(frame, column.name)
@@ -322,7 +329,8 @@ def propose_hierarchy(frame: pl.DataFrame, column: ColumnProfile) -> dict[str, A
             if widths is not None:
                 spec = {"type": "intervals", "widths": widths}
     elif column.kind == "date":
-        spec = {"type": "dates", "levels": ["month", "year"]}
+        levels = ["day", "month", "year"] if _timed(frame, column) else ["month", "year"]
+        spec = {"type": "dates", "levels": levels}
         if column.date_format is not None and column.date_format != "%Y-%m-%d":
             spec["format"] = column.date_format
     elif column.kind == "code":
@@ -545,10 +553,13 @@ def _hierarchy_note(spec: Mapping[str, Any], column: ColumnProfile) -> str:
     if kind == "intervals":
         return "bins of growing width over the range of the values"
     if kind == "dates":
+        chain = "day -> month -> year -> *"
+        if "day" in spec.get("levels", ()):
+            chain = f"time -> {chain}"
         if column.date_alternatives:  # 01/02/1980: 1 February or 2 January
             other = " or ".join(column.date_alternatives)
-            return f"day -> month -> year -> *; the dates read as {other} too: check format"
-        return "day -> month -> year -> *"
+            return f"{chain}; the dates read as {other} too: check format"
+        return chain
     if kind == "masking":
         return f"codes of {column.length} characters, masked from the end"
     return "kept or suppressed (*): write a hierarchy file to group values"

@@ -1,4 +1,5 @@
-"""The ``dates`` builder: dates into weeks, months, quarters, years, decades."""
+"""The ``dates`` builder: dates (or timestamps) into days, weeks, months, quarters, years,
+decades."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError
 
 #: Supported ``dates`` level names, finest first.
-DATE_LEVELS: Final = ("week", "month", "quarter", "year", "decade")
+DATE_LEVELS: Final = ("day", "week", "month", "quarter", "year", "decade")
 
 #: The default ``format``.
 _DAY = "%Y-%m-%d"
@@ -31,6 +32,8 @@ def dates(
 
     Supported levels, which must be given finest first and may skip periods:
 
+    * ``"day"``: ``2024-03-05``, for timestamps (``2024-03-05 14:32`` with ``format="%Y-%m-%d
+      %H:%M"``); a date is its own day;
     * ``"week"``: ISO week, ``2024-W09``;
     * ``"month"``: ``2024-03``;
     * ``"quarter"``: ``2024-Q1``;
@@ -76,6 +79,8 @@ def dates(
     ('2024-03-05', '2024-03', '2024', '*')
     >>> dates(["2024-12-30"], levels=["week", "year"]).rows[0]
     ('2024-12-30', '2025-W01', '2025', '*')
+    >>> dates(["2024-03-05 14:32"], format="%Y-%m-%d %H:%M", levels=["day", "month"]).rows[0]
+    ('2024-03-05 14:32', '2024-03-05', '2024-03', '*')
     """
     owner = "dates()"
     if not isinstance(format, str) or not format:
@@ -133,6 +138,8 @@ def _check_date_levels(levels: object, owner: str) -> list[str]:
 
 def _date_label(day: date, level: str, iso: bool) -> str:
     year = day.isocalendar().year if iso else day.year
+    if level == "day":
+        return day.isoformat()
     if level == "week":
         iso_date = day.isocalendar()
         return f"{iso_date.year:04d}-W{iso_date.week:02d}"
