@@ -337,6 +337,8 @@ class InputEncodingError(InputFormatError):
         self.offset = offset
         self.byte = byte
         s = "latin-1" if _codec_name(encoding) != "iso8859-1" else "utf-8"
+        if offset == 0 and byte in (0xFF, 0xFE) and not _codec_name(encoding).startswith("utf-16"):
+            s = "utf-16"  # a UTF-16 byte-order mark (Excel's "Unicode text")
         if hierarchy:  # a hierarchy file: the ways to declare one file's encoding
             how = (
                 f'encoding = "{s}" in the [read] section of the configuration, which applies '

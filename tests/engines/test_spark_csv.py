@@ -188,3 +188,14 @@ def test_a_session_anonkit_starts_logs_no_record_of_a_malformed_file(tmp_path: P
     )
     assert done.stdout.strip() == "InputFormatError", done.stderr
     assert "secret-value" not in done.stderr
+
+
+def test_a_local_gzipped_csv_is_read_with_its_own_separator(spark: Any, tmp_path: Path) -> None:
+    """Spark reads .csv.gz; the driver's record count and separator sniffing read its
+    compressed bytes as text instead (an encoding error, or ',' for a ';' file)."""
+    import gzip
+
+    plain = _write(tmp_path / "semi.csv", ROWS, ";", "utf-8")
+    packed = tmp_path / "semi.csv.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    assert _read(spark, packed).equals(_read(spark, plain))

@@ -17,7 +17,13 @@ from anonkit.exceptions import (
     ParameterError,
 )
 from anonkit.io.sniff import field_counts, python_field_counts
-from anonkit.io.tables import ReadInfo, read_table, read_table_info, unknown_column_hint
+from anonkit.io.tables import (
+    ReadInfo,
+    read_table,
+    read_table_info,
+    scan_table,
+    unknown_column_hint,
+)
 
 
 def _write(tmp_path: Path, data: str | bytes, name: str = "t.csv") -> Path:
@@ -376,3 +382,51 @@ def test_field_counts_without_quotes_match_the_csv_module() -> None:
         text = rnd.choice(["\n", "\r\n"]).join(lines) + rnd.choice(["", "\n"])
         counts, starts = field_counts(text.encode(), ",")
         assert (counts.tolist(), starts.tolist()) == python_field_counts(text, ","), text
+
+
+# ------------------------------------------------------------- files that are not text
+@pytest.mark.parametrize(
+    ("name", "data", "says"),
+    [
+        ("people.xlsx", b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 40, "spreadsheet"),
+        ("people.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 40, "spreadsheet"),
+        ("people.csv.gz", b"\x1f\x8b\x08\x00" + b"\x00" * 40, "compressed"),
+        ("people.csv", b"BZh91AY&SY" + b"\x00" * 40, "compressed"),
+        ("people.sav", b"$FL2@(#) IBM SPSS STATISTICS" + b"\x00" * 40, "SPSS"),
+        ("people.dta", b"<stata_dta><header>" + b"\x00" * 40, "Stata"),
+        ("people.sas7bdat", b"\x00" * 64, "SAS"),
+        ("people.json", b'[{"age": 31}]\n', "JSON"),
+        ("people.rds", b"\x1f\x8b\x08\x00" + b"\x00" * 40, "R"),
+    ],
+)
+def test_a_file_that_is_not_delimited_text_is_named_with_what_to_do(
+    tmp_path: Path, name: str, data: bytes, says: str
+) -> None:
+    """A steward's .xlsx was read as CSV ('has a header but no records'), a .csv.gz as
+    text in a wrong encoding ('declare encoding = "latin-1"')."""
+    p = _write(tmp_path, data, name)
+    for read in (read_table, scan_table):
+        with pytest.raises(InputFormatError) as exc:
+            read(p)
+        msg = str(exc.value)
+        assert says in msg and name in msg
+        assert "latin-1" not in msg and "no records" not in msg
+
+
+def test_parquet_under_another_name_is_read_as_parquet_and_a_par1_header_as_text(
+    tmp_path: Path,
+) -> None:
+    frame = pl.DataFrame({"age": ["31", "45"], "sex": ["f", "m"]})
+    frame.write_parquet(tmp_path / "t.dat")
+    assert read_table(tmp_path / "t.dat").equals(frame)
+    assert scan_table(tmp_path / "t.dat").collect().equals(frame)
+    p = _write(tmp_path, "PAR1,PAR2\n1,2\n3,4\n", "codes.csv")
+    assert read_table(p).columns == ["PAR1", "PAR2"]
+
+
+def test_a_utf16_file_is_told_to_declare_utf16(tmp_path: Path) -> None:
+    """Excel's "Unicode text" is UTF-16 with a byte-order mark; the error said latin-1."""
+    p = _write(tmp_path, "sex\tage\nf\t31\nm\t45\n".encode("utf-16"), "u16.txt")
+    with pytest.raises(InputEncodingError, match='encoding = "utf-16"'):
+        read_table(p)
+    assert read_table(p, encoding="utf-16").rows() == [("f", "31"), ("m", "45")]

@@ -110,9 +110,11 @@ def read_csv(
 
 def _local_bytes(path: str | Path, charset: str) -> bool:
     """Whether ``path`` is a local file whose separators, quotes and line feeds are the
-    ASCII bytes :func:`~anonkit.io.sniff.record_problem` counts."""
+    ASCII bytes :func:`~anonkit.io.sniff.record_problem` counts (not a compressed one:
+    Spark's FAILFAST read checks those)."""
     local = "://" not in str(path) and Path(path).is_file()
-    return local and charset in ("utf-8", "iso-8859-1", "us-ascii")
+    compressed = str(path).lower().endswith(".gz")
+    return local and not compressed and charset in ("utf-8", "iso-8859-1", "us-ascii")
 
 
 def _sniffed(path: str | Path, encoding: str) -> str:

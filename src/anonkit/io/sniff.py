@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import gzip
 import io
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,14 +69,15 @@ def sample_text(
 
 def sample_head(path: Path) -> tuple[str, bool]:
     """:func:`sample_text` of a file's first MiB: its first records, and whether that is
-    the whole file (for a scan, which does not read the file first).
+    the whole file (for a scan, which does not read the file first). A ``.gz`` file's
+    first MiB decompressed (Spark reads them).
 
     Raises
     ------
     InputEncodingError
         If the sampled bytes are not valid UTF-8.
     """
-    with path.open("rb") as f:
+    with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as f:
         head = f.read(_HEAD_BYTES)
     return sample_text(path, head, complete=len(head) < _HEAD_BYTES)
 

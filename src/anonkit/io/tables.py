@@ -23,6 +23,7 @@ from anonkit.exceptions import (
     InputFormatError,
     ParameterError,
 )
+from anonkit.io.formats import table_format
 from anonkit.io.sniff import (
     IntArray,
     RecordProblem,
@@ -60,8 +61,6 @@ __all__ = [
     "unknown_column_hint",
     "write_table",
 ]
-
-_PARQUET = (".parquet", ".pq")
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,7 @@ def scan_table(
     p = Path(path)
     if not p.is_file():
         raise InputFileError(p, "no such file")
-    if p.suffix.lower() in (".parquet", ".pq"):
+    if table_format(p) == "parquet":
         lazy = pl.scan_parquet(p)
         names = lazy.collect_schema().names()
         _check_names(p, names)
@@ -258,7 +257,7 @@ def read_table_info(
     tokens = check_read_parameters(separator, encoding, missing)
     if not p.is_file():
         raise InputFileError(p, "no such file")
-    if p.suffix.lower() in _PARQUET:
+    if table_format(p) == "parquet":
         frame = _read_parquet(p)
         return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))
     source = _Source(p, encoding)

@@ -1,0 +1,123 @@
+"""What a table file holds, by its name and first bytes, before anything reads it.
+
+anonkit reads delimited text (CSV, TSV) and Parquet. A data steward's file is as often a
+spreadsheet, a statistics package's file or a compressed CSV; read as text, those fail
+with a message about something else (an Excel workbook "has a header but no records", a
+``.csv.gz`` "is not valid UTF-8: declare encoding = latin-1"). :func:`table_format`
+refuses them with what the file is and how to hand its table to anonkit.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Final, Literal
+
+from anonkit.exceptions import InputFileError, InputFormatError
+
+__all__ = ["table_format"]
+
+#: Parquet's first and last four bytes.
+_PARQUET_MAGIC: Final = b"PAR1"
+_PARQUET_SUFFIXES: Final = (".parquet", ".pq")
+
+_EXPORT: Final = "export it as CSV (UTF-8) or Parquet, or"
+#: What a file is and how to read it in Python, by family.
+_FAMILIES: Final = {
+    "spreadsheet": (
+        "a spreadsheet workbook",
+        "save the sheet as CSV (UTF-8), or in Python read it with pandas.read_excel and "
+        "pass the frame",
+    ),
+    "compressed": (
+        "compressed",
+        "decompress it first and read the file inside, or convert it to Parquet",
+    ),
+    "spss": ("an SPSS data file", f"{_EXPORT} in Python read it with pandas.read_spss"),
+    "stata": ("a Stata data file", f"{_EXPORT} in Python read it with pandas.read_stata"),
+    "sas": ("a SAS data file", f"{_EXPORT} in Python read it with pandas.read_sas"),
+    "r": ("an R data file", "export it with write.csv or arrow::write_parquet"),
+    "json": ("JSON", f"{_EXPORT} in Python read it with polars.read_json and pass the frame"),
+    "arrow": ("an Arrow (Feather) file", f"{_EXPORT} in Python read it with polars.read_ipc"),
+    "sqlite": ("an SQLite database", "export the table as CSV (UTF-8) or Parquet"),
+}
+#: Families by file name ending (checked before the bytes: an .xlsx is a ZIP archive).
+_SUFFIXES: Final = {
+    ".xlsx": "spreadsheet",
+    ".xlsm": "spreadsheet",
+    ".xlsb": "spreadsheet",
+    ".xls": "spreadsheet",
+    ".ods": "spreadsheet",
+    ".sav": "spss",
+    ".zsav": "spss",
+    ".por": "spss",
+    ".dta": "stata",
+    ".sas7bdat": "sas",
+    ".xpt": "sas",
+    ".rds": "r",
+    ".rdata": "r",
+    ".rda": "r",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".feather": "arrow",
+    ".arrow": "arrow",
+    ".ipc": "arrow",
+    ".gz": "compressed",
+    ".bz2": "compressed",
+    ".xz": "compressed",
+    ".zst": "compressed",
+    ".zip": "compressed",
+    ".sqlite": "sqlite",
+    ".db": "sqlite",
+}
+#: Families by first bytes, for files whose name does not say (none of these starts text).
+_MAGIC: Final = (
+    (re.compile(rb"PK\x03\x04"), "spreadsheet"),  # ZIP: .xlsx, .ods, or a zipped CSV
+    (re.compile(rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "spreadsheet"),  # OLE2: .xls
+    (re.compile(rb"\x1f\x8b"), "compressed"),  # gzip
+    (re.compile(rb"BZh[1-9]1AY&SY"), "compressed"),  # bzip2
+    (re.compile(rb"\xfd7zXZ\x00"), "compressed"),  # xz
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "compressed"),  # zstd
+    (re.compile(rb"\$FL[23]@\(#\)"), "spss"),
+    (re.compile(rb"<stata_dta>"), "stata"),
+    (re.compile(rb"ARROW1"), "arrow"),
+    (re.compile(rb"SQLite format 3\x00"), "sqlite"),
+)
+
+
+def table_format(path: Path) -> Literal["parquet", "text"]:
+    """``"parquet"`` for a Parquet file (named ``.parquet`` / ``.pq``, or by its first and
+    last bytes), ``"text"`` for anything to read as delimited text.
+
+    Raises
+    ------
+    InputFileError
+        If the file cannot be opened.
+    InputFormatError
+        If its name or first bytes say it is a spreadsheet, a compressed file, an SPSS,
+        Stata, SAS or R data file, JSON, Arrow or SQLite: naming what it is and how to
+        read its table.
+    """
+    if path.suffix.lower() in _PARQUET_SUFFIXES:
+        return "parquet"
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(32)
+            tail = b""
+            if len(head) >= 8:
+                fh.seek(-4, 2)
+                tail = fh.read(4)
+    except OSError as exc:
+        raise InputFileError(path, exc.strerror or str(exc)) from None
+    if head.startswith(_PARQUET_MAGIC) and tail == _PARQUET_MAGIC:
+        return "parquet"
+    family = _SUFFIXES.get(path.suffix.lower())
+    if family is None:
+        family = next((f for magic, f in _MAGIC if magic.match(head)), None)
+    if family is None:
+        return "text"
+    what, todo = _FAMILIES[family]
+    raise InputFormatError(
+        path, f"it is {what}, not delimited text; anonkit reads CSV, TSV and Parquet: {todo}."
+    )
