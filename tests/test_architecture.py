@@ -19,6 +19,7 @@ BOTTOM = (
     "anonkit.exceptions",
     "anonkit._validation",
     "anonkit._atomic",
+    "anonkit._formats",
     "anonkit._frozen",
     "anonkit.progress",
 )

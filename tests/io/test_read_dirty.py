@@ -430,3 +430,9 @@ def test_a_utf16_file_is_told_to_declare_utf16(tmp_path: Path) -> None:
     with pytest.raises(InputEncodingError, match='encoding = "utf-16"'):
         read_table(p)
     assert read_table(p, encoding="utf-16").rows() == [("f", "31"), ("m", "45")]
+
+
+def test_a_hierarchy_saved_as_a_workbook_is_named(tmp_path: Path) -> None:
+    p = _write(tmp_path, b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 40, "age.xlsx")
+    with pytest.raises(InputFormatError, match="age.xlsx: it is a spreadsheet workbook"):
+        Hierarchy.from_csv(p)

@@ -19,10 +19,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._formats import other_format
 from anonkit.exceptions import (
     HierarchyError,
     InputEncodingError,
     InputFileError,
+    InputFormatError,
     ParameterError,
 )
 
@@ -252,6 +254,9 @@ class Hierarchy:
             raise InputFileError(p, "no such file") from None
         except OSError as exc:
             raise InputFileError(p, exc.strerror or str(exc)) from None
+        reason = other_format(p, raw[:32])  # a hierarchy built in a spreadsheet, saved as is
+        if reason is not None:
+            raise InputFormatError(p, reason)
         try:
             if codec == "utf-8":
                 text = raw.decode("utf-8-sig")  # drops one byte-order mark

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from anonkit._formats import table_format
 from anonkit.exceptions import (
     EmptyDataError,
     InputEncodingError,
@@ -23,7 +24,6 @@ from anonkit.exceptions import (
     InputFormatError,
     ParameterError,
 )
-from anonkit.io.formats import table_format
 from anonkit.io.sniff import (
     IntArray,
     RecordProblem,

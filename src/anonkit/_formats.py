@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 from anonkit.exceptions import InputFileError, InputFormatError
 
-__all__ = ["table_format"]
+__all__ = ["other_format", "table_format"]
 
 #: Parquet's first and last four bytes.
 _PARQUET_MAGIC: Final = b"PAR1"
@@ -95,9 +95,8 @@ def table_format(path: Path) -> Literal["parquet", "text"]:
     InputFileError
         If the file cannot be opened.
     InputFormatError
-        If its name or first bytes say it is a spreadsheet, a compressed file, an SPSS,
-        Stata, SAS or R data file, JSON, Arrow or SQLite: naming what it is and how to
-        read its table.
+        If it is a spreadsheet, a compressed file, an SPSS, Stata, SAS or R data file,
+        JSON, Arrow or SQLite (:func:`other_format`).
     """
     if path.suffix.lower() in _PARQUET_SUFFIXES:
         return "parquet"
@@ -112,12 +111,28 @@ def table_format(path: Path) -> Literal["parquet", "text"]:
         raise InputFileError(path, exc.strerror or str(exc)) from None
     if head.startswith(_PARQUET_MAGIC) and tail == _PARQUET_MAGIC:
         return "parquet"
+    reason = other_format(path, head)
+    if reason is not None:
+        raise InputFormatError(path, reason)
+    return "text"
+
+
+def other_format(path: Path, head: bytes) -> str | None:
+    """Why ``path`` is not delimited text, by its name or its first bytes ``head`` (a
+    spreadsheet, a compressed file, an SPSS, Stata, SAS or R data file, JSON, Arrow or
+    SQLite): what it is and how to hand its table over; ``None`` for anything else.
+
+    Examples
+    --------
+    >>> other_format(Path("ages.xlsx"), b"PK\\x03\\x04")[:46]
+    'it is a spreadsheet workbook, not delimited te'
+    >>> other_format(Path("ages.csv"), b"age,band\\n") is None
+    True
+    """
     family = _SUFFIXES.get(path.suffix.lower())
     if family is None:
         family = next((f for magic, f in _MAGIC if magic.match(head)), None)
     if family is None:
-        return "text"
+        return None
     what, todo = _FAMILIES[family]
-    raise InputFormatError(
-        path, f"it is {what}, not delimited text; anonkit reads CSV, TSV and Parquet: {todo}."
-    )
+    return f"it is {what}, not delimited text; anonkit reads CSV, TSV and Parquet: {todo}."
