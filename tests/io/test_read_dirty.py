@@ -436,3 +436,30 @@ def test_a_hierarchy_saved_as_a_workbook_is_named(tmp_path: Path) -> None:
     p = _write(tmp_path, b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 40, "age.xlsx")
     with pytest.raises(InputFormatError, match="age.xlsx: it is a spreadsheet workbook"):
         Hierarchy.from_csv(p)
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("Patients export 2024-01-01\nage,sex,zip\n31,f,10115\n45,m,10117\n", "line 1"),
+        ("# exported by X\n# 2024\nage;sex;zip\n31;f;10115\n45;m;10117\n", "lines 1-2"),
+    ],
+)
+def test_a_title_above_the_header_is_named_not_read_as_one_column(
+    tmp_path: Path, text: str, lines: str
+) -> None:
+    """Exports often open with a title or comment lines: the file was read as one column
+    named after the title, its records whole values, and init proposed to remove it."""
+    p = _write(tmp_path, text)
+    for read in (read_table, scan_table):
+        with pytest.raises(InputFormatError) as exc:
+            read(p)
+        msg = str(exc.value)
+        assert f"{lines} hold" in msg and "3 fields separated by" in msg
+        assert "lines above the header" in msg
+        assert "Patients" not in msg and "exported" not in msg  # the file's text is not shown
+
+
+def test_a_file_of_one_column_is_still_one_column(tmp_path: Path) -> None:
+    p = _write(tmp_path, "zip\n10115\n10117\n20095\n")
+    assert read_table(p).columns == ["zip"]

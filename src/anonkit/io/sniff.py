@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.exceptions import InputEncodingError
+from anonkit.exceptions import InputEncodingError, InputFormatError
 
 #: Separators tried when none is given, in order of preference on a tie.
 CANDIDATES: tuple[str, ...] = (",", ";", "\t", "|")
@@ -118,6 +118,46 @@ def sniff_separator(sample: str, whole: bool = True) -> str | None:
         if best is None or score > best:
             best, chosen = score, sep
     return chosen
+
+
+#: Lines above a header that :func:`refuse_title_lines` looks past.
+_TITLE_LINES = 5
+
+
+def refuse_title_lines(path: Path, sample: str, whole: bool) -> None:
+    """Raise when a file that reads as one column is a table under a title: its first
+    lines (five at most) split into fewer fields than the lines below them, which all
+    split into the same two or more fields by one separator. (``sample``: the file's first
+    records, as :func:`sniff_separator` reads them.)
+
+    Raises
+    ------
+    InputFormatError
+        Naming the lines above the header, the separator and the fields below (never the
+        lines' text).
+    """
+    lines = sample.split("\n")
+    for above in range(1, min(_TITLE_LINES, len(lines) - 1) + 1):
+        rest = "\n".join(lines[above:])
+        sep = sniff_separator(rest, whole)
+        if sep is None:
+            continue
+        rows = _rows(rest, sep, whole)
+        width = len(rows[0])
+        top = _rows("\n".join(lines[:above]), sep, True)
+        if (
+            len(rows) > 1
+            and all(len(r) == width for r in rows)
+            and all(len(r) < width for r in top)
+        ):
+            which = "line 1 holds" if above == 1 else f"lines 1-{above} hold"
+            raise InputFormatError(
+                path,
+                f"{which} fewer fields than the lines below, which hold {width} fields "
+                f"separated by {sep!r} each: remove the title or comment lines above the "
+                "header, or give the separator to read the file as it is.",
+                line=above,
+            )
 
 
 def one_column_separator(sample: str, whole: bool = True) -> str:

@@ -34,10 +34,12 @@ from anonkit.io.sniff import (
     quote_problem,
     quote_reason,
     record_problem,
+    refuse_title_lines,
     sample_head,
     sample_text,
     sniff_separator,
 )
+from anonkit.io.source import TextSource
 from anonkit.io.write import (
     OUTPUT_FORMATS,
     WriteInfo,
@@ -181,7 +183,10 @@ def scan_table(
             encoding,
         )
     text, whole = sample_head(p)
-    sep = separator or sniff_separator(text, whole) or ","
+    sep = separator or sniff_separator(text, whole)
+    if sep is None:
+        refuse_title_lines(p, text, whole)
+        sep = ","
     names = header_fields(text, sep)
     _check_names(p, names)
     # polars parses a scan as it goes: a record with a surplus field passes when only some
@@ -260,7 +265,7 @@ def read_table_info(
     if table_format(p) == "parquet":
         frame = _read_parquet(p)
         return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))
-    source = _Source(p, encoding)
+    source = TextSource(p, encoding)
     head, complete = source.head()
     if not head.strip(b"\r\n"):
         raise EmptyDataError(str(p), message=f"The file {p} is empty; it has no records.")
@@ -273,6 +278,7 @@ def read_table_info(
     if separator is None:
         separator = "\t" if not sniffed else sniff_separator(sample, whole)
         if separator is None:
+            refuse_title_lines(p, sample, whole)
             separator = one_column_separator(sample, whole)
     names = header_fields(sample, separator)
     if strip:
@@ -370,63 +376,6 @@ def _read_parquet(p: Path) -> pl.DataFrame:
     return frame
 
 
-class _Source:
-    """A text file's bytes as UTF-8, read from disk once.
-
-    The quoting check reads every file whole; polars then parses those same bytes
-    (strictly: it raises on a bad byte). Other encodings are transcoded once.
-    """
-
-    _HEAD = 1024 * 1024
-
-    def __init__(self, path: Path, encoding: str) -> None:
-        self.path = path
-        self.encoding = encoding
-        self.utf8 = codecs.lookup(encoding).name in ("utf-8", "utf-8-sig")
-        self.skipped = 0  # bytes of a UTF-8 byte-order mark before the data
-        self._data: bytes | None = None
-
-    def head(self) -> tuple[bytes, bool]:
-        """The first bytes (about a megabyte) and whether they are the whole file."""
-        if not self.utf8:
-            return self.data(), True
-        try:
-            with self.path.open("rb") as fh:
-                head = fh.read(self._HEAD + 1)
-        except OSError as exc:
-            raise InputFileError(self.path, exc.strerror or str(exc)) from None
-        if head.startswith(codecs.BOM_UTF8):
-            self.skipped = len(codecs.BOM_UTF8)
-        return head[self.skipped : self._HEAD], len(head) <= self._HEAD
-
-    def data(self) -> bytes:
-        """The whole file as UTF-8 bytes, without a byte-order mark."""
-        if self._data is None:
-            try:
-                raw = self.path.read_bytes()
-            except OSError as exc:
-                raise InputFileError(self.path, exc.strerror or str(exc)) from None
-            if self.utf8:
-                self.skipped = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
-                # (slicing copies the whole file: only when there is a mark to drop)
-                self._data = raw[self.skipped :] if self.skipped else raw
-            else:
-                try:
-                    text = raw.decode(self.encoding)
-                except UnicodeDecodeError as exc:
-                    raise InputEncodingError.from_decode_error(
-                        self.path, raw, exc, self.encoding
-                    ) from None
-                self._data = text.removeprefix("\ufeff").encode("utf-8")
-        return self._data
-
-    def polars_source(self) -> Path | bytes:
-        """What polars parses: the bytes when they are already read, else the path."""
-        if self._data is None and self.utf8:
-            return self.path
-        return self.data()
-
-
 def _check_names(p: Path, names: Sequence[str]) -> None:
     for position, name in enumerate(names, start=1):
         if name == "":
@@ -449,7 +398,7 @@ def _check_names(p: Path, names: Sequence[str]) -> None:
 
 
 def _parse(
-    source: _Source, separator: str, width: int, *, tokens: tuple[str, ...], strip: bool
+    source: TextSource, separator: str, width: int, *, tokens: tuple[str, ...], strip: bool
 ) -> pl.DataFrame:
     """Parse with polars; without ``strip``, missing tokens become nulls while parsing."""
     parse_tokens = () if strip else tokens
@@ -523,7 +472,7 @@ def check_records(path: Path, separator: str, width: int, *, utf8: bool = True) 
     raise InputFormatError(path, found.reason(width, separator), line=found.line)
 
 
-def _check_quotes(source: _Source, separator: str) -> None:
+def _check_quotes(source: TextSource, separator: str) -> None:
     """Refuse quoting a parser would misread (:func:`~anonkit.io.sniff.quote_problem`):
     a stray quote inside a field, or a quoted field never closed."""
     data = source.data()
@@ -536,7 +485,7 @@ def _check_quotes(source: _Source, separator: str) -> None:
 
 
 def _check_records(
-    source: _Source, frame: pl.DataFrame, separator: str
+    source: TextSource, frame: pl.DataFrame, separator: str
 ) -> tuple[pl.DataFrame, int]:
     """``frame`` without blank lines, after proving no record has too few fields.
 
