@@ -101,3 +101,10 @@ def test_an_unknown_name_suggests_the_one_meant() -> None:
     msg = str(ex.UnknownNameError("algorithm", "mondrain", ["flash", "mondrian"]))
     assert msg.startswith("Unknown algorithm 'mondrain' (did you mean 'mondrian'?);")
     assert "did you mean" not in str(ex.UnknownNameError("metric", "zzz", ["loss"]))
+
+
+def test_a_column_named_by_a_number_is_told_the_names_are_text() -> None:
+    """pandas frames read without a header name their columns 0, 1, ...: polars (and
+    anonkit) name them '0', '1', and ``quasi_identifiers=[0]`` was only 'unknown'."""
+    msg = str(ex.UnknownColumnError([0, "b"], ["0", "1", "a"]))  # type: ignore[list-item]
+    assert "0 (the data names it '0': column names are text)" in msg

@@ -119,13 +119,22 @@ class UnknownColumnError(AnonkitError, KeyError):
     def __init__(self, columns: Sequence[str], available: Sequence[str]) -> None:
         self.columns = list(columns)
         self.available = list(available)
-        names = ", ".join(f"{c!r}{did_you_mean(str(c), self.available)}" for c in self.columns)
+        names = ", ".join(f"{c!r}{_column_hint(c, self.available)}" for c in self.columns)
         avail = ", ".join(repr(c) for c in self.available[:20])
         more = "" if len(self.available) <= 20 else f" (and {len(self.available) - 20} more)"
         super().__init__(f"Unknown column(s) {names}; the data has {avail}{more}.")
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return str(self.args[0])
+
+
+def _column_hint(column: object, available: Sequence[str]) -> str:
+    """What an unknown column may have been meant as: a name given as a number (pandas
+    frames read without a header) names the text column of its digits; else
+    :func:`did_you_mean`."""
+    if not isinstance(column, str) and str(column) in available:
+        return f" (the data names it {str(column)!r}: column names are text)"
+    return did_you_mean(str(column), available)
 
 
 class UnknownNameError(AnonkitError, LookupError):
