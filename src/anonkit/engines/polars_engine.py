@@ -23,6 +23,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit._atomic import atomic_path
+from anonkit._formats import table_format
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.grouping import first_of_runs
 from anonkit.core.hierarchy import Hierarchy
@@ -61,10 +62,13 @@ def _lazy(source: Any) -> pl.LazyFrame:
     if isinstance(source, pl.DataFrame):
         return source.lazy()
     if isinstance(source, (str, Path)):
+        # a file an engine wrote (a release, its staging copy): CSV, TSV or Parquet by its
+        # extension; inputs reach the engines scanned already (io.tables.scan_table)
         path = Path(source)
-        if path.suffix.lower() == ".parquet":
+        if table_format(path) == "parquet":
             return pl.scan_parquet(path)
-        return pl.scan_csv(path, infer_schema=False)
+        separator = "\t" if path.suffix.lower() == ".tsv" else ","
+        return pl.scan_csv(path, separator=separator, infer_schema=False)
     kind = type(source).__name__
     raise TypeError(f"the polars engines read polars frames, lazy frames or paths, not {kind}")
 
