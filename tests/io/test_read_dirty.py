@@ -463,3 +463,19 @@ def test_a_title_above_the_header_is_named_not_read_as_one_column(
 def test_a_file_of_one_column_is_still_one_column(tmp_path: Path) -> None:
     p = _write(tmp_path, "zip\n10115\n10117\n20095\n")
     assert read_table(p).columns == ["zip"]
+
+
+def test_a_spreadsheet_separator_line_is_named(tmp_path: Path) -> None:
+    """Excel writes 'sep=;' above the header of some exports: the read said 'column 2
+    has no name'."""
+    p = _write(tmp_path, "sep=;\nage;sex\n31;f\n45;m\n")
+    for read in (read_table, scan_table):
+        with pytest.raises(InputFormatError, match=r"line 1 is a spreadsheet's separator line"):
+            read(p)
+
+
+def test_a_tsv_file_without_tabs_is_named(tmp_path: Path) -> None:
+    p = _write(tmp_path, "age,sex\n31,f\n45,m\n", "people.tsv")
+    with pytest.raises(InputFormatError, match=r"no tab.*looks ','-separated"):
+        read_table(p)
+    assert read_table(p, separator=",").columns == ["age", "sex"]

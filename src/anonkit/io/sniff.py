@@ -120,6 +120,35 @@ def sniff_separator(sample: str, whole: bool = True) -> str | None:
     return chosen
 
 
+def refuse_odd_start(path: Path, sample: str, separator: str | None) -> None:
+    """Raise when a file's first records say it is not read as it should be: a
+    spreadsheet's ``sep=;`` line above the header, or a ``.tsv`` file (read with tabs,
+    ``separator``) whose header holds no tab but splits by another separator.
+
+    Raises
+    ------
+    InputFormatError
+        Naming the line or the separator the file looks like it uses.
+    """
+    first = sample.split("\n", 1)[0].rstrip("\r")
+    if len(first) == 5 and first.lower().startswith("sep="):
+        raise InputFormatError(
+            path,
+            f"line 1 is a spreadsheet's separator line ({first!r}), not the header: remove "
+            "it (anonkit finds the separator itself).",
+            line=1,
+        )
+    if separator == "\t" and path.suffix.lower() == ".tsv" and "\t" not in first:
+        looks = sniff_separator(sample)
+        if looks is not None:
+            raise InputFormatError(
+                path,
+                f"it is named .tsv, but its header holds no tab; it looks {looks!r}-separated: "
+                f"give separator = {looks!r}, or name the file .csv.",
+                line=1,
+            )
+
+
 #: Lines above a header that :func:`refuse_title_lines` looks past.
 _TITLE_LINES = 5
 

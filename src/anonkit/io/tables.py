@@ -34,6 +34,7 @@ from anonkit.io.sniff import (
     quote_problem,
     quote_reason,
     record_problem,
+    refuse_odd_start,
     refuse_title_lines,
     sample_head,
     sample_text,
@@ -183,6 +184,8 @@ def scan_table(
             encoding,
         )
     text, whole = sample_head(p)
+    if separator is None:
+        refuse_odd_start(p, text, None)
     sep = separator or sniff_separator(text, whole)
     if sep is None:
         refuse_title_lines(p, text, whole)
@@ -276,6 +279,7 @@ def read_table_info(
     sample, whole = sample_text(p, head, start=source.skipped, complete=complete)
     sniffed = separator is None and p.suffix.lower() != ".tsv"
     if separator is None:
+        refuse_odd_start(p, sample, None if sniffed else "\t")
         separator = "\t" if not sniffed else sniff_separator(sample, whole)
         if separator is None:
             refuse_title_lines(p, sample, whole)
