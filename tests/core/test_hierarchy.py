@@ -307,3 +307,9 @@ def test_level_map_property(n: int, cuts: list[list[bool]]) -> None:
     _check_level_maps(h)
     for lv in range(h.height):
         assert int(h.leaf_counts(lv).sum()) == n
+
+
+def test_a_header_line_in_a_hierarchy_file_is_named() -> None:
+    """Users add 'value;group;top' above the rows; the error asked about the separator."""
+    with pytest.raises(HierarchyError, match=r"row 1 looks like a header .*remove it"):
+        Hierarchy([["level0", "level1", "level2"], ["1", "1-2", "*"], ["2", "1-2", "*"]])

@@ -113,7 +113,15 @@ class Hierarchy:
                         f"{level + 1}: {seen!r} and {parent!r}.",
                         column=name,
                     )
-        if len(labels[-1]) != 1:
+        roots = labels[-1]
+        if len(roots) == 2 and len(table) > 2 and roots[0] not in (r[-1] for r in table[1:]):
+            raise HierarchyError(
+                f"row 1 looks like a header (its last label is {roots[0]!r}, the root of "
+                f"every other row is {roots[1]!r}): a hierarchy file has no header line; "
+                "remove it.",
+                column=name,
+            )
+        if len(roots) != 1:
             shown = ", ".join(repr(x) for x in labels[-1][:5])
             raise HierarchyError(
                 f"the last level must hold a single root but holds {len(labels[-1])} "
