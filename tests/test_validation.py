@@ -303,3 +303,17 @@ def test_a_choice_off_by_a_typo_is_suggested() -> None:
     with pytest.raises(ParameterError) as info:
         check_choice("hide", "suppressed", "anonymize", ("mask", "drop"))
     assert "Did you mean" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("given", "hint"), [(5, "0.05"), (2.5, "0.025"), ("4%", "0.04"), ("0.5 %", "0.005")]
+)
+def test_a_share_written_as_a_percentage_is_pointed_out(given: object, hint: str) -> None:
+    from anonkit._validation import check_real
+
+    with pytest.raises(ParameterError) as info:
+        check_real(given, "suppression_limit", "anonymize", low=0, high=1, noun="a share")
+    assert str(info.value).endswith(f"Did you mean {hint}?")
+    with pytest.raises(ParameterError) as info:
+        check_real(-1, "suppression_limit", "anonymize", low=0, high=1, noun="a share")
+    assert "Did you mean" not in str(info.value)

@@ -270,8 +270,23 @@ def check(value: T, constraint: Constraint, name: str, owner: str) -> T:
         if isinstance(constraint, Options) and isinstance(value, str):
             names = [c for c in constraint.choices if isinstance(c, str)]
             hint = did_you_mean(value, names, template=" Did you mean {}?")
+        elif isinstance(constraint, Interval) and constraint.noun == "a share":
+            hint = _percentage_hint(value)
         raise ParameterError(name, owner, str(constraint), value, hint)
     return value
+
+
+def _percentage_hint(value: object) -> str:
+    """`` Did you mean 0.05?`` for a share written as a percentage (``5``, ``"5%"``)."""
+    low = 1.0  # 0.5 is a share already; "0.5%" is not
+    if isinstance(value, str) and value.strip().endswith("%"):
+        try:
+            value, low = float(value.strip()[:-1]), 0.0
+        except ValueError:
+            return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= 100:
+        return ""
+    return f" Did you mean {value / 100:g}?"
 
 
 def validate(
