@@ -29,6 +29,10 @@ _FAMILIES: Final = {
         "save the sheet as CSV (UTF-8), or in Python read it with pandas.read_excel and "
         "pass the frame",
     ),
+    "zip": (
+        "a ZIP archive (an Excel or OpenDocument workbook is one)",
+        "save the sheet as CSV (UTF-8), or unzip the archive and read the file inside",
+    ),
     "compressed": (
         "compressed",
         "decompress it first and read the file inside, or convert it to Parquet",
@@ -73,7 +77,7 @@ _SUFFIXES: Final = {
 }
 #: Families by first bytes, for files whose name does not say (none of these starts text).
 _MAGIC: Final = (
-    (re.compile(rb"PK\x03\x04"), "spreadsheet"),  # ZIP: .xlsx, .ods, or a zipped CSV
+    (re.compile(rb"PK\x03\x04"), "zip"),  # .xlsx and .ods are ZIP archives too
     (re.compile(rb"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"), "spreadsheet"),  # OLE2: .xls
     (re.compile(rb"\x1f\x8b"), "compressed"),  # gzip
     (re.compile(rb"BZh[1-9]1AY&SY"), "compressed"),  # bzip2

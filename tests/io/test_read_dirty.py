@@ -479,3 +479,9 @@ def test_a_tsv_file_without_tabs_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputFormatError, match=r"no tab.*looks ','-separated"):
         read_table(p)
     assert read_table(p, separator=",").columns == ["age", "sex"]
+
+
+def test_a_zip_archive_under_a_text_name_is_named(tmp_path: Path) -> None:
+    p = _write(tmp_path, b"PK\x03\x04\x14\x00" + b"\x00" * 40, "export.csv")
+    with pytest.raises(InputFormatError, match="it is a ZIP archive"):
+        read_table(p)
