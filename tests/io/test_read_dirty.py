@@ -485,3 +485,14 @@ def test_a_zip_archive_under_a_text_name_is_named(tmp_path: Path) -> None:
     p = _write(tmp_path, b"PK\x03\x04\x14\x00" + b"\x00" * 40, "export.csv")
     with pytest.raises(InputFormatError, match="it is a ZIP archive"):
         read_table(p)
+
+
+def test_a_header_ending_with_the_separator_is_named(tmp_path: Path) -> None:
+    """Some exports end every line with the separator: the error only said column 3 had
+    no name."""
+    p = _write(tmp_path, "age;sex;\n31;f;\n45;m;\n")
+    for read in (read_table, scan_table):
+        with pytest.raises(InputFormatError, match=r"header ends with the separator ';'"):
+            read(p)
+    with pytest.raises(InputFormatError, match=r"column 1 has no name"):
+        read_table(_write(tmp_path, ";age;sex\n1;31;f\n", "lead.csv"))

@@ -191,7 +191,7 @@ def scan_table(
         refuse_title_lines(p, text, whole)
         sep = ","
     names = header_fields(text, sep)
-    _check_names(p, names)
+    _check_names(p, names, sep)
     # polars parses a scan as it goes: a record with a surplus field passes when only some
     # columns are read, a short one is padded with nulls; read_table refuses both
     check_records(p, sep, len(names))
@@ -287,7 +287,7 @@ def read_table_info(
     names = header_fields(sample, separator)
     if strip:
         names = [name.strip() for name in names]
-    _check_names(p, names)
+    _check_names(p, names, separator)
     _check_quotes(source, separator)
     frame = _parse(source, separator, len(names), tokens=tokens, strip=strip)
     frame, blank = _check_records(source, frame, separator)
@@ -380,8 +380,16 @@ def _read_parquet(p: Path) -> pl.DataFrame:
     return frame
 
 
-def _check_names(p: Path, names: Sequence[str]) -> None:
+def _check_names(p: Path, names: Sequence[str], separator: str | None = None) -> None:
     for position, name in enumerate(names, start=1):
+        if name == "" and position == len(names) > 1 and separator is not None:
+            raise InputFormatError(
+                p,
+                f"the header ends with the separator {separator!r}, so its last column has "
+                "no name; if every line ends with one (some exports write it), remove them.",
+                line=1,
+                column=position,
+            )
         if name == "":
             raise InputFormatError(
                 p,
