@@ -11,7 +11,7 @@ import difflib
 import os
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import FrameType
 
 
@@ -60,16 +60,22 @@ def close_names(name: str, names: Iterable[str], most: int = 3) -> list[str]:
     return [other for _, other in scored[:most]]
 
 
-def did_you_mean(name: str, names: Iterable[str], *, template: str = " (did you mean {}?)") -> str:
-    """``template`` holding :func:`close_names` as ``'a' or 'b'``, or ``""`` when none is
-    close.
+def did_you_mean(
+    name: str,
+    names: Iterable[str],
+    *,
+    template: str = " (did you mean {}?)",
+    label: Callable[[str], str] = repr,
+) -> str:
+    """``template`` holding :func:`close_names` as ``'a' or 'b'`` (each written by
+    ``label``), or ``""`` when none is close.
 
     Examples
     --------
     >>> did_you_mean("PAY_1", ["PAY_0", "PAY_2", "AGE"])
     " (did you mean 'PAY_0' or 'PAY_2'?)"
     """
-    found = [repr(n) for n in close_names(name, names)]
+    found = [label(n) for n in close_names(name, names)]
     if not found:
         return ""
     shown = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} or {found[-1]}"

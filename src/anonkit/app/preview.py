@@ -27,6 +27,7 @@ from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.values import as_text, encode_column
 from anonkit.exceptions import ParameterError
 from anonkit.safety.profile import date_format
+from anonkit.safety.starter import dates_table
 
 __all__ = ["HierarchyPreview", "builder_example", "draft_spec", "preview_hierarchy"]
 
@@ -106,12 +107,8 @@ def builder_example(kind: str, values: pl.Series) -> dict[str, Any]:
         first = _round_width(span / 8) if span > 0 else 1
         spec["widths"] = [first, first * 2, first * 4]
     elif kind == "dates":
-        distinct = text.str.strip_chars().unique()
-        fmt = date_format(distinct.filter(distinct != ""))
-        timed = values.dtype == pl.Datetime or (fmt is not None and "%H" in fmt)
-        spec["levels"] = ["day", "month", "year"] if timed else ["month", "year"]
-        if fmt is not None and fmt != "%Y-%m-%d":
-            spec["format"] = fmt
+        distinct = text.unique()  # (as_text strips strings)
+        spec = dates_table(values.dtype, date_format(distinct.filter(distinct != "")))
     elif kind == "ordered":
         distinct = text.unique()
         if 0 < distinct.len() <= ORDER_LIMIT:

@@ -62,8 +62,8 @@ def _lazy(source: Any) -> pl.LazyFrame:
     if isinstance(source, pl.DataFrame):
         return source.lazy()
     if isinstance(source, (str, Path)):
-        # a file an engine wrote (a release, its staging copy): CSV, TSV or Parquet by its
-        # extension; inputs reach the engines scanned already (io.tables.scan_table)
+        # a Parquet input, or a file an engine wrote (a release, its staging copy): CSV,
+        # TSV or Parquet; CSV inputs reach the engines scanned already (streamed_source)
         path = Path(source)
         if table_format(path) == "parquet":
             return pl.scan_parquet(path)

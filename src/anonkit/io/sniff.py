@@ -120,10 +120,10 @@ def sniff_separator(sample: str, whole: bool = True) -> str | None:
     return chosen
 
 
-def refuse_odd_start(path: Path, sample: str, separator: str | None) -> None:
+def refuse_odd_start(path: Path, sample: str, *, tabs: bool = False) -> None:
     """Raise when a file's first records say it is not read as it should be: a
-    spreadsheet's ``sep=;`` line above the header, or a ``.tsv`` file (read with tabs,
-    ``separator``) whose header holds no tab but splits by another separator.
+    spreadsheet's ``sep=;`` line above the header, or a file read with ``tabs`` (a
+    ``.tsv`` one) whose header holds no tab but splits by another separator.
 
     Raises
     ------
@@ -138,7 +138,7 @@ def refuse_odd_start(path: Path, sample: str, separator: str | None) -> None:
             "it (anonkit finds the separator itself).",
             line=1,
         )
-    if separator == "\t" and path.suffix.lower() == ".tsv" and "\t" not in first:
+    if tabs and "\t" not in first:
         looks = sniff_separator(sample)
         if looks is not None:
             raise InputFormatError(

@@ -185,7 +185,7 @@ def scan_table(
         )
     text, whole = sample_head(p)
     if separator is None:
-        refuse_odd_start(p, text, None)
+        refuse_odd_start(p, text)
     sep = separator or sniff_separator(text, whole)
     if sep is None:
         refuse_title_lines(p, text, whole)
@@ -279,7 +279,7 @@ def read_table_info(
     sample, whole = sample_text(p, head, start=source.skipped, complete=complete)
     sniffed = separator is None and p.suffix.lower() != ".tsv"
     if separator is None:
-        refuse_odd_start(p, sample, None if sniffed else "\t")
+        refuse_odd_start(p, sample, tabs=not sniffed)
         separator = "\t" if not sniffed else sniff_separator(sample, whole)
         if separator is None:
             refuse_title_lines(p, sample, whole)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from anonkit.exceptions import ConfigError, InputFileError, close_names, did_you_mean
+from anonkit.exceptions import ConfigError, InputFileError, did_you_mean
 
 __all__ = ["check_keys", "read_toml", "type_name"]
 
@@ -114,6 +114,6 @@ def _hint(
         return f" (it belongs in {' or '.join(homes)})"
     if section is not None:
         return did_you_mean(key, sections[section] or ())
-    near = close_names(key, [*top, *sections])
-    shown = [repr(f"[{n}]" if n in sections else n) for n in near]
-    return f" (did you mean {' or '.join(shown)}?)" if shown else ""
+    return did_you_mean(
+        key, [*top, *sections], label=lambda n: repr(f"[{n}]" if n in sections else n)
+    )

@@ -310,11 +310,19 @@ def _values(frame: pl.DataFrame, column: str) -> pl.Series:
     return series
 
 
-def _timed(frame: pl.DataFrame, column: ColumnProfile) -> bool:
-    """Whether a date column holds times of day too (a timestamp column, or text in a
-    format with hours): its hierarchy then cuts the time off first."""
-    fmt = column.date_format
-    return isinstance(frame.schema[column.name], pl.Datetime) or (fmt is not None and "%H" in fmt)
+def dates_table(dtype: pl.DataType, date_format: str | None) -> dict[str, Any]:
+    """The ``dates`` builder table for a date column of ``dtype`` whose text reads in
+    ``date_format`` (``None``: a date or timestamp column): month, year, with the day first
+    when the values hold times of day (a timestamp column, or a format with hours), and
+    the format unless it is the builder's default."""
+    timed = isinstance(dtype, pl.Datetime) or (date_format is not None and "%H" in date_format)
+    spec: dict[str, Any] = {
+        "type": "dates",
+        "levels": ["day", "month", "year"] if timed else ["month", "year"],
+    }
+    if date_format is not None and date_format != "%Y-%m-%d":
+        spec["format"] = date_format
+    return spec
 
 
 def propose_hierarchy(frame: pl.DataFrame, column: ColumnProfile) -> dict[str, Any]:
@@ -329,10 +337,7 @@ def propose_hierarchy(frame: pl.DataFrame, column: ColumnProfile) -> dict[str, A
             if widths is not None:
                 spec = {"type": "intervals", "widths": widths}
     elif column.kind == "date":
-        levels = ["day", "month", "year"] if _timed(frame, column) else ["month", "year"]
-        spec = {"type": "dates", "levels": levels}
-        if column.date_format is not None and column.date_format != "%Y-%m-%d":
-            spec["format"] = column.date_format
+        spec = dates_table(frame.schema[column.name], column.date_format)
     elif column.kind == "code":
         spec = {"type": "masking"}
     if spec["type"] != "suppression" and values.len():
