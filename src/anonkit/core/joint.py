@@ -5,14 +5,17 @@ places each row in a table of the target's label combinations: its slot is the s
 the columns of the row's code at the target level times the column's stride. Done column
 by column, that is a gather, a product and a sum over all the rows for every column.
 Joined over a group of columns whose leaf combinations are few, the codes index one small
-table per group (the sum of the group's terms for every combination, built per target
-from the level maps), so a roll-up gathers once per group: on Adult's bottom snapshot with
-8 quasi-identifiers and a sensitive column (19,502 rows), 3 gathers instead of 9 passes of
-three operations.
+table per group (the sum of the group's terms for every combination, built from the level
+maps), so a roll-up gathers once per group: on Adult's bottom snapshot with 8
+quasi-identifiers and a sensitive column (19,502 rows), 3 gathers instead of 9 passes of
+three operations. The table is numbered group by group, so a group's table of terms
+depends on its own columns' target levels only and serves every later target that
+shares them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -25,6 +28,8 @@ IntArray = npt.NDArray[np.int64]
 #: The most leaf combinations a group of columns may have: its table of slot terms stays
 #: in the first-level cache (4,096 int64 entries, 32 KB).
 JOINT_CELLS = 1 << 12
+#: Groups' tables of slot terms kept for later targets (at most 32 KB each).
+_KEPT_TABLES = 256
 
 
 class JointDigits:
@@ -42,12 +47,17 @@ class JointDigits:
     Examples
     --------
     >>> codes = [np.array([0, 1, 1]), np.array([2, 0, 1])]
-    >>> up = [[[np.array([0, 1]), np.array([0, 0])]],  # level 0 to levels 0 and 1
-    ...       [[np.array([0, 1, 2]), np.array([0, 0, 1])]]]
+    >>> up = [  # per column: level 0 to levels 0 and 1, level 1 to itself
+    ...     [[np.array([0, 1]), np.array([0, 0])], [None, np.array([0])]],
+    ...     [[np.array([0, 1, 2]), np.array([0, 0, 1])], [None, np.array([0, 1])]],
+    ... ]
     >>> joint = JointDigits(codes.__getitem__, [2, 3], (0, 0))
     >>> joint.groups
     [[0, 1]]
-    >>> joint.slots((1, 1), up, [2, 1]).tolist()  # column 0 to one label, 1 to two
+    >>> terms, offsets, strides, labels, space = joint.plan((1, 1), up)
+    >>> labels.tolist(), space  # column 0 to one label, column 1 to two
+    ([1, 2], 2)
+    >>> joint.slots(terms, offsets).tolist()
     [1, 0, 0]
     """
 
@@ -76,35 +86,93 @@ class JointDigits:
                 joined *= self.cards[j]
                 joined += digits(j)
             self.codes.append(joined)
+        self._stacked: IntArray | None = None
+        self._tables: dict[tuple[int, tuple[int, ...]], IntArray] = {}
 
-    def slots(
-        self,
-        target: Sequence[int],
-        level_maps: Sequence[Sequence[Sequence[IntArray]]],
-        strides: Sequence[int],
-    ) -> IntArray:
-        """Each row's slot in the dense table of ``target``'s label combinations: the sum
-        over columns of its code at the target level times ``strides[j]``.
+    def plan(
+        self, target: Sequence[int], level_maps: Sequence[Sequence[Sequence[IntArray]]]
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray, int]:
+        """How to count the rows at ``target`` in a dense table numbered group by group
+        (the first group most significant, within a group its columns in order): the
+        groups' tables of slot terms one after another, where each group's table starts,
+        each column's stride in that numbering (its label at a slot is ``slot //
+        stride % labels``) and labels at the target, and the table's size.
+
         ``level_maps[j][a][b]`` maps column ``j``'s codes at level ``a`` to level ``b``
         (columns past the maps are never generalized)."""
-        slot: IntArray | None = None
-        for group, codes in zip(self.groups, self.codes, strict=True):
-            table = np.zeros([self.cards[j] for j in group], dtype=np.int64)
-            for axis, j in enumerate(group):
-                a, b = self.levels[j], int(target[j])
-                if a == b:
-                    up = np.arange(self.cards[j], dtype=np.int64)
-                else:
-                    mapped = level_maps[j][a][b]
-                    up = np.zeros(self.cards[j], dtype=np.int64)
-                    up[: mapped.shape[0]] = mapped
-                shape = [1] * len(group)
-                shape[axis] = self.cards[j]
-                table += (up * strides[j]).reshape(shape)
-            terms = table.reshape(-1)[codes]
-            if slot is None:
-                slot = terms
-            else:
-                slot += terms
-        assert slot is not None
+        labels = [
+            max(len(level_maps[j][t][t]), 1) if j < len(level_maps) else self.cards[j]
+            for j, t in enumerate(target)
+        ]
+        sizes = [math.prod(labels[j] for j in group) for group in self.groups]
+        outer = [1] * len(sizes)  # each group's stride
+        for g in range(len(sizes) - 2, -1, -1):
+            outer[g] = outer[g + 1] * sizes[g + 1]
+        strides = [0] * len(labels)
+        tables = []
+        for g, group in enumerate(self.groups):
+            step = outer[g]
+            for j in reversed(group):
+                strides[j] = step
+                step *= labels[j]
+            tables.append(self._table(g, target, level_maps, labels) * outer[g])
+        offsets = np.zeros(len(tables), dtype=np.int64)
+        offsets[1:] = np.cumsum([t.shape[0] for t in tables])[:-1]
+        return (
+            np.concatenate(tables),
+            offsets,
+            np.asarray(strides, dtype=np.int64),
+            np.asarray(labels, dtype=np.int64),
+            math.prod(sizes),
+        )
+
+    def slots(self, terms: IntArray, offsets: IntArray) -> IntArray:
+        """Each row's slot in the dense table of a :meth:`plan`: the sum of its groups'
+        terms."""
+        slot = terms[offsets[0] :][self.codes[0]]
+        for start, codes in zip(offsets[1:], self.codes[1:], strict=True):
+            slot += terms[start:][codes]
         return slot
+
+    def _table(
+        self,
+        g: int,
+        target: Sequence[int],
+        level_maps: Sequence[Sequence[Sequence[IntArray]]],
+        labels: Sequence[int],
+    ) -> IntArray:
+        """Group ``g``'s slot terms within the group at ``target`` (``labels``: each
+        column's labels there), for every combination of its codes (indexed by its
+        joined code); kept for later targets with the same levels of its columns."""
+        group = self.groups[g]
+        key = (g, tuple(int(target[j]) for j in group))
+        known = self._tables.get(key)
+        if known is not None:
+            return known
+        table = np.zeros([self.cards[j] for j in group], dtype=np.int64)
+        stride = 1
+        for axis in range(len(group) - 1, -1, -1):
+            j = group[axis]
+            a, b = self.levels[j], int(target[j])
+            if a == b:
+                up = np.arange(self.cards[j], dtype=np.int64)
+            else:
+                mapped = level_maps[j][a][b]
+                up = np.zeros(self.cards[j], dtype=np.int64)
+                up[: mapped.shape[0]] = mapped
+            shape = [1] * len(group)
+            shape[axis] = self.cards[j]
+            table += (up * stride).reshape(shape)
+            stride *= labels[j]
+        known = table.reshape(-1)
+        if len(self._tables) >= _KEPT_TABLES:
+            self._tables.clear()
+        self._tables[key] = known
+        return known
+
+    @property
+    def stacked(self) -> IntArray:
+        """The groups' joined codes as the rows of one array (for the compiled kernel)."""
+        if self._stacked is None:
+            self._stacked = np.ascontiguousarray(np.stack(self.codes))
+        return self._stacked
