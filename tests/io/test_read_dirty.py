@@ -496,3 +496,13 @@ def test_a_header_ending_with_the_separator_is_named(tmp_path: Path) -> None:
             read(p)
     with pytest.raises(InputFormatError, match=r"column 1 has no name"):
         read_table(_write(tmp_path, ";age;sex\n1;31;f\n", "lead.csv"))
+
+
+def test_scan_reads_a_tsv_file_with_tabs_as_read_table_does(tmp_path: Path) -> None:
+    """A one-column .tsv file whose values hold commas: read_table splits it by tabs
+    (one column); the scan sniffed ',' and refused its records as ragged."""
+    p = _write(tmp_path, "city\nParis, France\nLyon, France\nNice, France\n", "cities.tsv")
+    assert read_table(p).to_dicts() == scan_table(p).collect().to_dicts()
+    assert scan_table(p).collect()["city"].to_list()[0] == "Paris, France"
+    with pytest.raises(InputFormatError, match=r"no tab.*looks ','-separated"):
+        scan_table(_write(tmp_path, "age,sex\n31,f\n45,m\n", "people.tsv"))

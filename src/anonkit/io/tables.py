@@ -150,8 +150,8 @@ def scan_table(
 ) -> pl.LazyFrame:
     """A CSV/TSV or Parquet file as a lazy query, for tables too large to read.
 
-    The same options as :func:`read_table`; the separator is sniffed from the first
-    records when not given, every CSV column is text, missing tokens become nulls.
+    The same options as :func:`read_table`; the separator is tab for ``.tsv`` files and
+    sniffed from the first records of others when not given, every CSV column is text, missing tokens become nulls.
     Like :func:`read_table` it refuses, naming the line, a record with more or fewer
     fields than the header, a misread quote and bytes that are not UTF-8
     (:func:`check_records`: one pass over the file, in pieces, before the scan), so that
@@ -184,9 +184,10 @@ def scan_table(
             encoding,
         )
     text, whole = sample_head(p)
+    tabs = separator is None and p.suffix.lower() == ".tsv"
     if separator is None:
-        refuse_odd_start(p, text)
-    sep = separator or sniff_separator(text, whole)
+        refuse_odd_start(p, text, tabs=tabs)
+    sep = separator or ("\t" if tabs else sniff_separator(text, whole))
     if sep is None:
         refuse_title_lines(p, text, whole)
         sep = ","
