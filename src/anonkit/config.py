@@ -17,6 +17,7 @@ Format
     encoding = "utf-8"             # e.g. "latin-1"; hierarchy files are read with it too
     missing = ["?", ""]            # cells read as missing values
     strip = true                   # trim spaces around values and column names
+    decimal_comma = false          # true: read 49,4 as the number 49.4
 
     [attributes]                   # every column needs a role, or 'others' says what to do
     quasi_identifiers = ["age", "sex"]   # optional if [hierarchies] lists them
@@ -146,7 +147,7 @@ _SEARCH_OPTIONS = (
     "metric_options",
 )
 _SECTIONS: dict[str, tuple[str, ...] | None] = {
-    "read": ("separator", "encoding", "missing", "strip"),
+    "read": ("separator", "encoding", "missing", "strip", "decimal_comma"),
     "attributes": (
         "quasi_identifiers",
         "identifying",
@@ -177,6 +178,7 @@ class AnonymizeConfig:
     encoding: str = "utf-8"
     missing: tuple[str, ...] = ("",)
     strip: bool = False
+    decimal_comma: bool = False
     identifying: tuple[str, ...] = ()
     sensitive: tuple[str, ...] = ()
     insensitive: tuple[str, ...] = ()
@@ -246,6 +248,7 @@ class AnonymizeConfig:
             "encoding": self.encoding,
             "missing": self.missing,
             "strip": self.strip,
+            "decimal_comma": self.decimal_comma,
         }
 
 
@@ -316,6 +319,9 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     encoding = _string(read.get("encoding", "utf-8"), "read.encoding", where)
     missing = _string_list(read.get("missing", [""]), "read.missing", where)
     strip = _checked(read.get("strip", False), Boolean(), "read.strip", where)
+    decimal_comma = _checked(
+        read.get("decimal_comma", False), Boolean(), "read.decimal_comma", where
+    )
 
     attrs = data.get("attributes", {})
     hier_raw = data.get("hierarchies", {})
@@ -404,6 +410,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         encoding=encoding,
         missing=missing,
         strip=strip,
+        decimal_comma=decimal_comma,
         quasi_identifiers=qi,
         identifying=identifying,
         sensitive=sensitive,

@@ -233,3 +233,13 @@ def test_a_builder_key_off_by_a_typo_is_pointed_out() -> None:
 
     with pytest.raises(ConfigError, match=r"Unknown key 'width' \(did you mean 'widths'\?\)"):
         build_hierarchy({"type": "intervals", "width": [5]}, ["1", "2"], name="a")
+
+
+def test_decimal_comma_is_a_read_option(tmp_path: Path) -> None:
+    text = VALID.replace('separator = ";"\n', '[read]\nseparator = ";"\ndecimal_comma = true\n')
+    cfg = load_config(write(tmp_path, text))
+    assert cfg.decimal_comma is True and cfg.read_kwargs()["decimal_comma"] is True
+    assert load_config(write(tmp_path, VALID, "plain.toml")).read_kwargs()["decimal_comma"] is False
+    bad = text.replace("decimal_comma = true", 'decimal_comma = "yes"')
+    with pytest.raises(ConfigError, match="read.decimal_comma"):
+        load_config(write(tmp_path, bad, "bad.toml"))

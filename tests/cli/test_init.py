@@ -12,6 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from anonkit.cli.init import init_command
+from anonkit.cli.main import app as main_app
 from anonkit.config import load_config
 from anonkit.core.hierarchy_builders import build_hierarchy
 from anonkit.io.tables import read_table
@@ -65,7 +66,7 @@ def test_init_on_raw_adult(adult_full_file: Path, tmp_path: Path) -> None:
     # '?' is found but kept as a value (quasi-identifiers cannot be missing)
     assert '# missing = ["", "?"]' in target.read_text(encoding="utf-8")
     assert config["read"] == {"separator": ",", "encoding": "utf-8", "missing": [""],
-                              "strip": False}  # fmt: skip
+                              "strip": False, "decimal_comma": False}  # fmt: skip
     assert config["privacy"] == {"k": 5, "suppression_limit": 0.05}
     assert config["search"] == {"algorithm": "auto"}
     assert config["hierarchies"]["age"] == {"type": "intervals", "widths": [5, 10, 20]}
@@ -216,3 +217,44 @@ def test_reasons_stay_readable_on_a_narrow_terminal(
     flat = " ".join(out.split())  # the reasons may wrap, but only between words
     assert "no rule matched: generalized to be safe; make it insensitive if no outside data" in flat
     assert "demographic; outside data can hold it" in flat
+
+
+def test_decimal_commas_are_detected_and_read_as_numbers(tmp_path: Path) -> None:
+    """A ';' file from a country that writes decimal commas: the weights were profiled as
+    near-unique text and proposed for removal; now init reads them as numbers and says
+    so in [read], and a run generalizes them into intervals."""
+    data = tmp_path / "patients.csv"
+    rows = ["age;weight;sex"] + [
+        f"{20 + i % 40};{50 + i % 30},{i % 10};{'FM'[i % 2]}" for i in range(200)
+    ]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    target = tmp_path / "config.toml"
+    code, out, err = run(str(data), "-o", str(target))
+    assert code == 0, err
+    text = target.read_text(encoding="utf-8")
+    config = tomllib.loads(text)
+    assert config["read"]["decimal_comma"] is True
+    assert "decimal_comma = true  # read 49,4 as the number 49.4 (detected)" in text
+    assert "weight" in config["attributes"]["quasi_identifiers"]
+    assert config["hierarchies"]["weight"]["type"] == "intervals"
+    release = tmp_path / "patients.anonymized.csv"
+    done = CliRunner().invoke(main_app, ["anonymize", str(target), "-q"])
+    assert done.exit_code == 0, done.stderr
+    weights = read_table(release)["weight"].unique().to_list()
+    assert weights and all("," not in w and w.startswith(("[", "*")) for w in weights)
+    # told otherwise, init keeps them as text, and the note says what to declare
+    code, _, err = run(str(data), "-o", str(target), "--force", "--no-decimal-comma")
+    assert code == 0, err
+    text = target.read_text(encoding="utf-8")
+    assert tomllib.loads(text)["read"]["decimal_comma"] is False
+    assert "set decimal_comma = true" in text
+
+
+def test_decimal_commas_are_not_guessed_in_a_comma_separated_file(tmp_path: Path) -> None:
+    """In a ',' file a quoted 1,234 is as likely a thousands separator: not guessed."""
+    data = tmp_path / "money.csv"
+    rows = ["age,income"] + [f'{20 + i % 40},"{1 + i % 9},{i % 1000:03d}"' for i in range(100)]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    target = tmp_path / "config.toml"
+    assert run(str(data), "-o", str(target))[0] == 0
+    assert tomllib.loads(target.read_text(encoding="utf-8"))["read"]["decimal_comma"] is False

@@ -56,6 +56,17 @@ def test_missing_tokens_and_strip(spark: Any, tmp_path: Path) -> None:
     assert kept.rows() == [(" f\t", " 31"), ("?", "32"), ("m", "")]
 
 
+def test_decimal_commas_on_spark_as_in_memory(spark: Any, tmp_path: Path) -> None:
+    rows = [("49,4", "a,b"), ("-0,5", "1,234"), ("72", "1.234,5")]
+    path = _write(tmp_path / "d.csv", rows, ";", "utf-8")
+    assert _read(spark, path, decimal_comma=True).rows() == [
+        ("49.4", "a,b"),
+        ("-0.5", "1.234"),
+        ("72", "1.234,5"),
+    ]
+    assert _read(spark, path).rows() == rows
+
+
 def test_bytes_spark_cannot_decode_are_an_error(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -506,3 +506,23 @@ def test_scan_reads_a_tsv_file_with_tabs_as_read_table_does(tmp_path: Path) -> N
     assert scan_table(p).collect()["city"].to_list()[0] == "Paris, France"
     with pytest.raises(InputFormatError, match=r"no tab.*looks ','-separated"):
         scan_table(_write(tmp_path, "age,sex\n31,f\n45,m\n", "people.tsv"))
+
+
+def test_decimal_commas_are_read_with_a_decimal_point_when_asked(tmp_path: Path) -> None:
+    p = _write(tmp_path, "kg;name;n\n49,4;Smith, J;1\n-0,5;a,b;1,234\n72;;1.234,5\n")
+    as_is = read_table(p)
+    assert as_is["kg"].to_list() == ["49,4", "-0,5", "72"]
+    for read in (
+        lambda **kw: read_table(p, **kw),
+        lambda **kw: scan_table(p, **kw).collect(),
+    ):
+        frame = read(decimal_comma=True)
+        assert frame["kg"].to_list() == ["49.4", "-0.5", "72"]
+        # other text as it stands; thousands separators are not read
+        assert frame["name"].to_list() == ["Smith, J", "a,b", None]
+        assert frame["n"].to_list() == ["1", "1.234", "1.234,5"]
+    assert read_table(p, decimal_comma=True, strip=True)["kg"].to_list()[0] == "49.4"
+    with pytest.raises(ParameterError, match="decimal_comma"):
+        read_table(p, decimal_comma="yes")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="decimal_comma"):
+        scan_table(p, decimal_comma=1)  # type: ignore[arg-type]

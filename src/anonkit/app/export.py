@@ -90,6 +90,7 @@ def config_toml(
         f"encoding = {toml_string(read.encoding)}",
         f"missing = {toml_value(list(read.missing))}",
         f"strip = {toml_value(read.strip)}",
+        f"decimal_comma = {toml_value(read.decimal_comma)}",
         "",
         "[attributes]",
         f"quasi_identifiers = {toml_value(list(roles['quasi_identifier']))}",

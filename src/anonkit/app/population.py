@@ -70,10 +70,7 @@ def load_population(
         The reader's errors.
     """
     p = Path(path).expanduser().resolve()
-    frame = read_table(
-        p, separator=read.separator, encoding=read.encoding, missing=read.missing,
-        strip=read.strip,
-    )  # fmt: skip
+    frame = read_table(p, **read.kwargs())
     return Population(frame, p, name or p.name, uploaded)
 
 

@@ -127,6 +127,14 @@ def init_command(
             "--strip/--no-strip", help="Trim spaces around values and names (default: detected)."
         ),
     ] = None,
+    decimal_comma: Annotated[
+        bool | None,
+        typer.Option(
+            "--decimal-comma/--no-decimal-comma",
+            help="Read 49,4 as the number 49.4 (default: detected in files not separated "
+            "by commas).",
+        ),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output.")] = False,
     progress: ProgressOption = None,
     quiet: QuietOption = False,
@@ -140,7 +148,12 @@ def init_command(
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {data.name}")
         frame, read = read_for_starter(
-            data, separator=separator, encoding=encoding, missing=tokens, strip=strip
+            data,
+            separator=separator,
+            encoding=encoding,
+            missing=tokens,
+            strip=strip,
+            decimal_comma=decimal_comma,
         )
         start_stage(bar, "Profiling the columns")
         starter = starter_config(

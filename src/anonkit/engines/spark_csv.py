@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from anonkit._validation import check_bool
 from anonkit.exceptions import InputFormatError, ParameterError
+from anonkit.io.cells import DECIMAL_COMMA
 from anonkit.io.sniff import sample_head, sniff_separator
 from anonkit.io.tables import check_read_parameters, check_records
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
@@ -57,6 +59,7 @@ def read_csv(
     encoding: str = "utf-8",
     missing: Sequence[str] = ("",),
     strip: bool = False,
+    decimal_comma: bool = False,
 ) -> DataFrame:
     """``path`` (a CSV file, or a folder of part files; any path Spark reads) as a Spark
     DataFrame of text columns, read with anonkit's reading options (see the module
@@ -74,6 +77,7 @@ def read_csv(
     from pyspark.sql import functions as F
 
     tokens = check_read_parameters(separator, encoding, missing, owner="read_csv")
+    check_bool(decimal_comma, "decimal_comma", "read_csv")
     charset = _SPARK_CHARSETS.get(codecs.lookup(encoding).name)
     if charset is None:
         raise ParameterError(
@@ -102,6 +106,8 @@ def read_csv(
             value = F.coalesce(value, F.lit(""))
         if tokens:
             value = F.when(value.isin(*tokens), F.lit(None)).otherwise(value)
+        if decimal_comma:  # as anonkit.io.cells.decimal_points
+            value = F.regexp_replace(value, DECIMAL_COMMA, "$1.$2")
         cleaned.append(value.alias(c))
     df = df.select(*cleaned)
     _refuse_replacements(df, path, encoding)

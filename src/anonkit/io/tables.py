@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from anonkit._formats import table_format
+from anonkit._validation import check_bool
 from anonkit.exceptions import (
     EmptyDataError,
     InputEncodingError,
@@ -24,6 +25,7 @@ from anonkit.exceptions import (
     InputFormatError,
     ParameterError,
 )
+from anonkit.io.cells import clean_cells, decimal_points
 from anonkit.io.sniff import (
     IntArray,
     RecordProblem,
@@ -110,6 +112,7 @@ def read_table(
     missing: Sequence[str] = ("",),
     strip: bool = False,
     csv_formulas: str = "keep",
+    decimal_comma: bool = False,
 ) -> pl.DataFrame:
     """Read a CSV/TSV or Parquet file; see :func:`read_table_info` for the rules.
 
@@ -134,7 +137,12 @@ def read_table(
     if csv_formulas not in ("keep", "unescape"):
         raise ParameterError("csv_formulas", "read_table", "'keep' or 'unescape'", csv_formulas)
     frame, info = read_table_info(
-        path, separator=separator, encoding=encoding, missing=missing, strip=strip
+        path,
+        separator=separator,
+        encoding=encoding,
+        missing=missing,
+        strip=strip,
+        decimal_comma=decimal_comma,
     )
     parquet = info.separator is None  # Parquet is written unescaped
     return unescape_formulas(frame) if csv_formulas == "unescape" and not parquet else frame
@@ -147,11 +155,13 @@ def scan_table(
     encoding: str = "utf-8",
     missing: Sequence[str] = ("",),
     strip: bool = False,
+    decimal_comma: bool = False,
 ) -> pl.LazyFrame:
     """A CSV/TSV or Parquet file as a lazy query, for tables too large to read.
 
     The same options as :func:`read_table`; the separator is tab for ``.tsv`` files and
-    sniffed from the first records of others when not given, every CSV column is text, missing tokens become nulls.
+    sniffed from the first records of others when not given, every CSV column is text,
+    missing tokens become nulls.
     Like :func:`read_table` it refuses, naming the line, a record with more or fewer
     fields than the header, a misread quote and bytes that are not UTF-8
     (:func:`check_records`: one pass over the file, in pieces, before the scan), so that
@@ -167,6 +177,7 @@ def scan_table(
         If a record has more or fewer fields than the header, or a quote is misread.
     """
     tokens = check_read_parameters(separator, encoding, missing)
+    check_bool(decimal_comma, "decimal_comma", "scan_table")
     p = Path(path)
     if not p.is_file():
         raise InputFileError(p, "no such file")
@@ -208,7 +219,7 @@ def scan_table(
         lazy = lazy.with_columns(
             pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
         )
-    return lazy
+    return decimal_points(lazy) if decimal_comma else lazy
 
 
 def read_table_info(
@@ -218,6 +229,7 @@ def read_table_info(
     encoding: str = "utf-8",
     missing: Sequence[str] = ("",),
     strip: bool = False,
+    decimal_comma: bool = False,
 ) -> tuple[pl.DataFrame, ReadInfo]:
     """Read a table and report how it was read.
 
@@ -241,6 +253,11 @@ def read_table_info(
     strip
         Remove leading and trailing whitespace from column names and values (files written
         with ``", "`` between fields).
+    decimal_comma
+        Read numbers written with a decimal comma (``49,4``, as files from countries that
+        write so often hold) with a decimal point (``49.4``), so that they are generalized
+        as numbers; see :func:`~anonkit.io.cells.decimal_points`. Parquet files are typed
+        and left as they are.
 
     Returns
     -------
@@ -260,10 +277,11 @@ def read_table_info(
     EmptyDataError
         If the file is empty or has a header but no records.
     ParameterError
-        If ``separator``, ``encoding`` or ``missing`` is invalid.
+        If ``separator``, ``encoding``, ``missing`` or ``decimal_comma`` is invalid.
     """
     p = Path(path)
     tokens = check_read_parameters(separator, encoding, missing)
+    check_bool(decimal_comma, "decimal_comma", "read_table")
     if not p.is_file():
         raise InputFileError(p, "no such file")
     if table_format(p) == "parquet":
@@ -298,7 +316,9 @@ def read_table_info(
         frame.columns = names
     elif strip:
         frame.columns = [name.strip() for name in frame.columns]
-    frame, missing_cells = _clean(frame, tokens, strip)
+    frame, missing_cells = clean_cells(frame, tokens, strip)
+    if decimal_comma:
+        frame = decimal_points(frame)
     hint = sniff_separator(sample, whole) if frame.width == 1 else None
     info = ReadInfo(
         separator=separator,
@@ -528,29 +548,6 @@ def _check_records(
     if blank:
         frame = frame.filter(pl.Series(keep))
     return frame, blank
-
-
-def _clean(frame: pl.DataFrame, tokens: tuple[str, ...], strip: bool) -> tuple[pl.DataFrame, int]:
-    """Strip values and turn missing tokens into nulls; count the null cells.
-
-    Without ``strip`` polars already turned the tokens into nulls, except quoted empty
-    cells (``""``), which it keeps as empty strings: those are replaced here.
-    """
-    if strip:
-        stripped = frame.lazy().with_columns(pl.all().str.strip_chars())
-        if tokens:
-            stripped = stripped.with_columns(
-                pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
-            )
-        frame = stripped.collect()
-    elif "" in tokens:
-        empty = frame.select((pl.all() == "").any()).row(0)
-        names = [name for name, has in zip(frame.columns, empty, strict=True) if has]
-        if names:
-            frame = frame.with_columns(
-                pl.when(pl.col(names) == "").then(None).otherwise(pl.col(names)).name.keep()
-            )
-    return frame, int(sum(frame.null_count().row(0)))
 
 
 def _first_line(exc: BaseException) -> str:

@@ -47,6 +47,7 @@ import polars as pl
 from anonkit._validation import check_int, check_real
 from anonkit.core.hierarchy_builders import build_hierarchy
 from anonkit.exceptions import AnonkitError
+from anonkit.io.cells import DECIMAL_COMMA
 from anonkit.io.tables import read_table_info
 from anonkit.safety.profile import ColumnProfile, TableProfile, profile_table
 
@@ -98,10 +99,21 @@ class ReadSettings:
     encoding: str = "utf-8"
     missing: tuple[str, ...] = ("",)
     strip: bool = False
-    detected: tuple[str, ...] = ()  # which of separator, missing, strip were guessed
+    detected: tuple[str, ...] = ()  # which of separator, strip, decimal_comma were guessed
     #: Missing-value tokens found in the data but kept as values: a quasi-identifier cannot
     #: hold missing values, and as a value ``?`` is generalized like any other.
     found_missing: tuple[str, ...] = ()
+    decimal_comma: bool = False
+
+    def kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`anonkit.io.tables.read_table` for these settings."""
+        return {
+            "separator": self.separator,
+            "encoding": self.encoding,
+            "missing": self.missing,
+            "strip": self.strip,
+            "decimal_comma": self.decimal_comma,
+        }
 
 
 @dataclass(frozen=True)
@@ -148,6 +160,7 @@ def read_for_starter(
     encoding: str = "utf-8",
     missing: Sequence[str] | None = None,
     strip: bool | None = None,
+    decimal_comma: bool | None = None,
 ) -> tuple[pl.DataFrame, ReadSettings]:
     """Read ``path`` with :func:`anonkit.io.tables.read_table_info`, guessing what is not given.
 
@@ -156,12 +169,19 @@ def read_for_starter(
     cells are missing, and the cells of :data:`MISSING_CANDIDATES` that occur in the data
     are reported (``found_missing``) but kept as values, since a quasi-identifier cannot
     hold missing values (``?`` is then a value its hierarchy generalizes like any other).
-    The separator is sniffed by the reader when None.
+    ``decimal_comma`` (None: true when the separator is not ``,`` and some column holds
+    only whole numbers and numbers written with a decimal comma, at least one of them)
+    is detected too. The separator is sniffed by the reader when None.
     """
     detected: list[str] = [] if separator is not None else ["separator"]
     tokens = ("",) if missing is None else tuple(missing)
     frame, info = read_table_info(
-        path, separator=separator, encoding=encoding, missing=tokens, strip=bool(strip)
+        path,
+        separator=separator,
+        encoding=encoding,
+        missing=tokens,
+        strip=bool(strip),
+        decimal_comma=bool(decimal_comma),
     )
     parquet = info.separator is None
     again = False
@@ -170,6 +190,10 @@ def read_for_starter(
         if names_padded or _padded_share(frame) >= 0.5:
             strip, again = True, True
             detected.append("strip")
+    if decimal_comma is None and not parquet and info.separator != ",":
+        if any(_decimal_commas(frame.get_column(c)) for c in frame.columns):
+            decimal_comma, again = True, True
+            detected.append("decimal_comma")
     if missing is None and not parquet:
         found: set[str] = set()
         for name, dtype in frame.schema.items():
@@ -181,12 +205,33 @@ def read_for_starter(
         found_missing = ()
     if again:
         frame, info = read_table_info(
-            path, separator=info.separator, encoding=encoding, missing=tokens, strip=bool(strip)
+            path,
+            separator=info.separator,
+            encoding=encoding,
+            missing=tokens,
+            strip=bool(strip),
+            decimal_comma=bool(decimal_comma),
         )
     settings = ReadSettings(
-        info.separator, info.encoding, tokens, bool(strip), tuple(detected), found_missing
+        info.separator,
+        info.encoding,
+        tokens,
+        bool(strip),
+        tuple(detected),
+        found_missing,
+        bool(decimal_comma),
     )
     return frame, settings
+
+
+def _decimal_commas(column: pl.Series) -> bool:
+    """Whether a text column holds whole numbers and numbers written with a decimal comma
+    only (missing cells aside), at least one of the latter."""
+    if column.dtype != pl.String:
+        return False
+    values = column.drop_nulls().str.strip_chars()
+    commas = values.str.contains(DECIMAL_COMMA)
+    return bool(commas.any()) and bool((commas | values.str.contains(r"^[+-]?[0-9]+$")).all())
 
 
 # -------------------------------------------------------------------------- proposals
@@ -239,8 +284,9 @@ def _first_role(column: ColumnProfile) -> tuple[str, str]:
 
 #: Why a column of numbers is not a number column.
 _COMMA_NOTE = (
-    "numbers written with a comma (49,4 or 1,234) read as text: write them with a '.' "
-    "decimal point and no thousands separator to generalize them as numbers"
+    "numbers written with a comma (49,4 or 1,234) read as text: set decimal_comma = true "
+    "in [read] if the comma is a decimal one, or write them with a '.' decimal point and "
+    "no thousands separator, to generalize them as numbers"
 )
 
 
@@ -513,6 +559,10 @@ def _render(
             )
         note = "trim spaces around values and names" + (guessed if "strip" in read.detected else "")
         rows.append((f"strip = {toml_value(read.strip)}", note))
+        note = "read 49,4 as the number 49.4" + (
+            guessed if "decimal_comma" in read.detected else ""
+        )
+        rows.append((f"decimal_comma = {toml_value(read.decimal_comma)}", note))
         lines += _aligned(rows)
     lines += ["", "[attributes]"]
     for role in ROLES:

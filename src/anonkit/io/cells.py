@@ -1,0 +1,60 @@
+"""What reading a text table does to its cells: missing tokens, spaces, decimal commas.
+
+:func:`anonkit.io.tables.read_table` and :func:`~anonkit.io.tables.scan_table` read every
+cell of a CSV file as text, as it stands; these steps run after the parse, only as the
+reading options ask.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import polars as pl
+
+__all__ = ["DECIMAL_COMMA", "clean_cells", "decimal_points"]
+
+
+def clean_cells(
+    frame: pl.DataFrame, tokens: tuple[str, ...], strip: bool
+) -> tuple[pl.DataFrame, int]:
+    """Strip values and turn missing tokens into nulls; count the null cells.
+
+    Without ``strip`` polars already turned the tokens into nulls, except quoted empty
+    cells (``""``), which it keeps as empty strings: those are replaced here.
+    """
+    if strip:
+        stripped = frame.lazy().with_columns(pl.all().str.strip_chars())
+        if tokens:
+            stripped = stripped.with_columns(
+                pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
+            )
+        frame = stripped.collect()
+    elif "" in tokens:
+        empty = frame.select((pl.all() == "").any()).row(0)
+        names = [name for name, has in zip(frame.columns, empty, strict=True) if has]
+        if names:
+            frame = frame.with_columns(
+                pl.when(pl.col(names) == "").then(None).otherwise(pl.col(names)).name.keep()
+            )
+    return frame, int(sum(frame.null_count().row(0)))
+
+
+#: A number written with a decimal comma (``49,4``, ``-0,5``), as ``decimal_comma=True``
+#: reads it: with a decimal point instead.
+DECIMAL_COMMA = r"^([+-]?[0-9]+),([0-9]+)$"
+
+_Query = TypeVar("_Query", pl.DataFrame, pl.LazyFrame)
+
+
+def decimal_points(query: _Query) -> _Query:
+    """``query`` with every text cell that is a number written with a decimal comma read
+    with a decimal point (``49,4`` as ``49.4``); every other cell as it stands (``1.234,5``
+    and ``1,234,567`` too: thousands separators are not read).
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"kg": ["49,4", "-0,5", "72", "1.234,5", "a,b"]})
+    >>> decimal_points(frame)["kg"].to_list()
+    ['49.4', '-0.5', '72', '1.234,5', 'a,b']
+    """
+    return query.with_columns(pl.col(pl.String).str.replace(DECIMAL_COMMA, "${1}.${2}"))
