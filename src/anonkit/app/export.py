@@ -20,7 +20,8 @@ from anonkit.io.tables import output_format, write_table
 from anonkit.io.write import WriteInfo
 from anonkit.report.html import render_html
 from anonkit.result import AnonymizationResult
-from anonkit.safety.starter import ReadSettings, toml_key, toml_string, toml_value
+from anonkit.safety.reading import ReadSettings
+from anonkit.safety.starter import toml_key, toml_string, toml_value
 
 __all__ = ["config_toml", "report_html", "toml_value", "write_release"]
 

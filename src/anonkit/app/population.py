@@ -23,7 +23,7 @@ import polars as pl
 from anonkit.io.tables import read_table
 from anonkit.metrics.released import released_classes
 from anonkit.models.base import POPULATION_COUNT, PrivacyModel
-from anonkit.safety.starter import ReadSettings
+from anonkit.safety.reading import ReadSettings
 from anonkit.verify import release_risk
 
 __all__ = [

@@ -7,7 +7,7 @@ users; the page shows them next to the field that caused them.
 
 Load
     :func:`load_table` reads a CSV/Parquet file the way ``anonkit init`` does
-    (:func:`anonkit.safety.starter.read_for_starter`: separator sniffed, trimming and
+    (:func:`anonkit.safety.reading.read_for_starter`: separator sniffed, trimming and
     missing tokens detected unless given); :func:`load_adult` the bundled UCI Adult.
 Roles
     :func:`propose` profiles the table and proposes roles and hierarchy builders
@@ -49,7 +49,8 @@ from anonkit.metrics.generalization import METRICS
 from anonkit.models.base import PrivacyModel
 from anonkit.models.registry import MODELS, model_from_config
 from anonkit.safety.leaks import Leak, find_leaks
-from anonkit.safety.starter import ROLES, ReadSettings, Starter, read_for_starter, starter_config
+from anonkit.safety.reading import ReadSettings, read_for_starter
+from anonkit.safety.starter import ROLES, Starter, starter_config
 
 __all__ = [
     "ALGORITHM_CHOICES",

@@ -29,7 +29,8 @@ from anonkit.cli.common import (
 from anonkit.exceptions import ConfigError
 from anonkit.io.write import check_output
 from anonkit.progress import start_stage
-from anonkit.safety.starter import Starter, read_for_starter, starter_config
+from anonkit.safety.reading import read_for_starter
+from anonkit.safety.starter import Starter, starter_config
 
 
 def _relative(path: Path, start: Path) -> str:

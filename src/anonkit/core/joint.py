@@ -17,9 +17,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+
+from anonkit.core import grouping
+
+if TYPE_CHECKING:
+    from anonkit.core.snapshot import KeyRadix
 
 __all__ = ["JointDigits"]
 
@@ -30,6 +36,7 @@ IntArray = npt.NDArray[np.int64]
 JOINT_CELLS = 1 << 12
 #: Groups' tables of slot terms kept for later targets (at most 32 KB each).
 _KEPT_TABLES = 256
+_NO_POPULATION = np.zeros(0, dtype=np.int64)
 
 
 class JointDigits:
@@ -125,6 +132,51 @@ class JointDigits:
             np.asarray(labels, dtype=np.int64),
             math.prod(sizes),
         )
+
+    def count(
+        self,
+        target: Sequence[int],
+        level_maps: Sequence[Sequence[Sequence[IntArray]]],
+        counts: IntArray,
+        population: IntArray | None,
+        radix: KeyRadix,
+    ) -> tuple[IntArray, IntArray, IntArray | None]:
+        """The snapshot's rows (``counts`` records, and ``population`` records, each)
+        rolled up to ``target`` by counting them in the dense table of :meth:`plan`: the
+        occupied slots' keys under ``radix``, in order, with their records. Compiled when
+        the kernels are loaded (on a t-closeness search's 18 roll-ups of Adult's detail
+        bottom, 2.6 against 4.9 ms by numpy)."""
+        terms, offsets, strides, labels, space = self.plan(target, level_maps)
+        if grouping.compiled_ready():
+            from anonkit.core._group_kernel import count_joint
+
+            keys, out, pop = count_joint(
+                self.stacked,
+                terms,
+                offsets,
+                counts.astype(np.int64, copy=False),
+                _NO_POPULATION if population is None else population.astype(np.int64),
+                space,
+                strides,
+                labels,
+                radix.shift_array,
+            )
+            return keys, out, None if population is None else pop
+        slot = self.slots(terms, offsets)
+        present = np.flatnonzero(np.bincount(slot, minlength=space))
+        out = np.bincount(slot, weights=counts, minlength=space)[present].astype(np.int64)
+        pop = None
+        if population is not None:
+            pop = np.bincount(slot, weights=population, minlength=space)[present]
+            pop = pop.astype(np.int64)
+        keys = np.zeros(present.shape[0], dtype=np.int64)
+        for j, shift in enumerate(radix.shifts):
+            keys |= (present // strides[j] % labels[j]) << shift
+        if keys.shape[0] > 1 and not bool((keys[1:] > keys[:-1]).all()):
+            order = np.argsort(keys)
+            keys, out = keys[order], out[order]
+            pop = None if pop is None else pop[order]
+        return keys, out, pop
 
     def slots(self, terms: IntArray, offsets: IntArray) -> IntArray:
         """Each row's slot in the dense table of a :meth:`plan`: the sum of its groups'

@@ -47,18 +47,14 @@ import polars as pl
 from anonkit._validation import check_int, check_real
 from anonkit.core.hierarchy_builders import build_hierarchy
 from anonkit.exceptions import AnonkitError
-from anonkit.io.cells import DECIMAL_COMMA
-from anonkit.io.tables import read_table_info
 from anonkit.safety.profile import ColumnProfile, TableProfile, profile_table
+from anonkit.safety.reading import ReadSettings
 
 __all__ = [
-    "MISSING_CANDIDATES",
     "ROLES",
     "Proposal",
-    "ReadSettings",
     "Starter",
     "propose_roles",
-    "read_for_starter",
     "starter_config",
     "toml_key",
     "toml_string",
@@ -74,7 +70,6 @@ _ROLE_KEYS: Final = {
     "insensitive": "insensitive",
 }
 #: Cells that mean "missing" in real files; those found in the data are proposed.
-MISSING_CANDIDATES: Final = ("?", "NA", "N/A", "n/a", "NULL", "null", "NaN", "nan", "None")
 
 _ID_TOKENS = {
     "name", "firstname", "lastname", "surname", "fullname", "forename", "email", "mail",
@@ -89,31 +84,6 @@ _QI_PARTS = (
     "country", "national", "citizen", "county", "region", "religio", "workclass",
     "language",
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class ReadSettings:
-    """How the input was read, as written to the ``[read]`` section."""
-
-    separator: str | None = None
-    encoding: str = "utf-8"
-    missing: tuple[str, ...] = ("",)
-    strip: bool = False
-    detected: tuple[str, ...] = ()  # which of separator, strip, decimal_comma were guessed
-    #: Missing-value tokens found in the data but kept as values: a quasi-identifier cannot
-    #: hold missing values, and as a value ``?`` is generalized like any other.
-    found_missing: tuple[str, ...] = ()
-    decimal_comma: bool = False
-
-    def kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`anonkit.io.tables.read_table` for these settings."""
-        return {
-            "separator": self.separator,
-            "encoding": self.encoding,
-            "missing": self.missing,
-            "strip": self.strip,
-            "decimal_comma": self.decimal_comma,
-        }
 
 
 @dataclass(frozen=True)
@@ -143,97 +113,6 @@ class Starter:
 
 
 # ------------------------------------------------------------------------------ input
-def _padded_share(frame: pl.DataFrame) -> float:
-    text = [c for c, t in frame.schema.items() if t == pl.String]
-    if not text:
-        return 0.0
-    shares = frame.select(
-        [pl.col(c).str.contains(r"^\s|\s$").mean().fill_null(0.0).alias(c) for c in text]
-    ).row(0)
-    return max(float(s) for s in shares)
-
-
-def read_for_starter(
-    path: str | Path,
-    *,
-    separator: str | None = None,
-    encoding: str = "utf-8",
-    missing: Sequence[str] | None = None,
-    strip: bool | None = None,
-    decimal_comma: bool | None = None,
-) -> tuple[pl.DataFrame, ReadSettings]:
-    """Read ``path`` with :func:`anonkit.io.tables.read_table_info`, guessing what is not given.
-
-    ``strip`` (None: true when at least half the values of some text column, or a column
-    name, carry surrounding spaces) is detected when None; with ``missing`` None only empty
-    cells are missing, and the cells of :data:`MISSING_CANDIDATES` that occur in the data
-    are reported (``found_missing``) but kept as values, since a quasi-identifier cannot
-    hold missing values (``?`` is then a value its hierarchy generalizes like any other).
-    ``decimal_comma`` (None: true when the separator is not ``,`` and some column holds
-    only whole numbers and numbers written with a decimal comma, at least one of them)
-    is detected too. The separator is sniffed by the reader when None.
-    """
-    detected: list[str] = [] if separator is not None else ["separator"]
-    tokens = ("",) if missing is None else tuple(missing)
-    frame, info = read_table_info(
-        path,
-        separator=separator,
-        encoding=encoding,
-        missing=tokens,
-        strip=bool(strip),
-        decimal_comma=bool(decimal_comma),
-    )
-    parquet = info.separator is None
-    again = False
-    if strip is None and not parquet:
-        names_padded = any(c != c.strip() for c in frame.columns)
-        if names_padded or _padded_share(frame) >= 0.5:
-            strip, again = True, True
-            detected.append("strip")
-    if decimal_comma is None and not parquet and info.separator != ",":
-        if any(_decimal_commas(frame.get_column(c)) for c in frame.columns):
-            decimal_comma, again = True, True
-            detected.append("decimal_comma")
-    if missing is None and not parquet:
-        found: set[str] = set()
-        for name, dtype in frame.schema.items():
-            if dtype == pl.String:
-                cells = frame.get_column(name).str.strip_chars()
-                found.update(cells.filter(cells.is_in(MISSING_CANDIDATES)).unique().to_list())
-        found_missing = tuple(t for t in MISSING_CANDIDATES if t in found)
-    else:
-        found_missing = ()
-    if again:
-        frame, info = read_table_info(
-            path,
-            separator=info.separator,
-            encoding=encoding,
-            missing=tokens,
-            strip=bool(strip),
-            decimal_comma=bool(decimal_comma),
-        )
-    settings = ReadSettings(
-        info.separator,
-        info.encoding,
-        tokens,
-        bool(strip),
-        tuple(detected),
-        found_missing,
-        bool(decimal_comma),
-    )
-    return frame, settings
-
-
-def _decimal_commas(column: pl.Series) -> bool:
-    """Whether a text column holds whole numbers and numbers written with a decimal comma
-    only (missing cells aside), at least one of the latter."""
-    if column.dtype != pl.String:
-        return False
-    values = column.drop_nulls().str.strip_chars()
-    commas = values.str.contains(DECIMAL_COMMA)
-    return bool(commas.any()) and bool((commas | values.str.contains(r"^[+-]?[0-9]+$")).all())
-
-
 # -------------------------------------------------------------------------- proposals
 def _tokens(name: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
