@@ -105,6 +105,7 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownNameError,
 )
+from anonkit.io.cells import READ_OPTIONS, read_options
 from anonkit.io.tables import read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.metrics.generalization import METRICS
@@ -147,7 +148,7 @@ _SEARCH_OPTIONS = (
     "metric_options",
 )
 _SECTIONS: dict[str, tuple[str, ...] | None] = {
-    "read": ("separator", "encoding", "missing", "strip", "decimal_comma"),
+    "read": READ_OPTIONS,
     "attributes": (
         "quasi_identifiers",
         "identifying",
@@ -243,13 +244,7 @@ class AnonymizeConfig:
 
     def read_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`anonkit.io.tables.read_table` for the input."""
-        return {
-            "separator": self.separator,
-            "encoding": self.encoding,
-            "missing": self.missing,
-            "strip": self.strip,
-            "decimal_comma": self.decimal_comma,
-        }
+        return read_options(self)
 
 
 # ----------------------------------------------------------------------------- parsing

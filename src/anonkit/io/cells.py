@@ -7,11 +7,21 @@ reading options ask.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 
-__all__ = ["DECIMAL_COMMA", "clean_cells", "decimal_points"]
+__all__ = ["DECIMAL_COMMA", "READ_OPTIONS", "clean_cells", "decimal_points", "read_options"]
+
+#: The reading options of a text table, as a configuration's ``[read]`` section names
+#: them and :func:`anonkit.io.tables.read_table` takes them.
+READ_OPTIONS = ("separator", "encoding", "missing", "strip", "decimal_comma")
+
+
+def read_options(settings: object) -> dict[str, Any]:
+    """The :data:`READ_OPTIONS` of ``settings`` (an object with one attribute each), as
+    keyword arguments of :func:`anonkit.io.tables.read_table`."""
+    return {name: getattr(settings, name) for name in READ_OPTIONS}
 
 
 def clean_cells(

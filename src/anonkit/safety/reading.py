@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from anonkit.io.cells import DECIMAL_COMMA
+from anonkit.io.cells import DECIMAL_COMMA, read_options
 from anonkit.io.tables import read_table_info
 
 __all__ = ["MISSING_CANDIDATES", "ReadSettings", "read_for_starter"]
@@ -42,13 +42,7 @@ class ReadSettings:
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`anonkit.io.tables.read_table` for these settings."""
-        return {
-            "separator": self.separator,
-            "encoding": self.encoding,
-            "missing": self.missing,
-            "strip": self.strip,
-            "decimal_comma": self.decimal_comma,
-        }
+        return read_options(self)
 
 
 def _padded_share(frame: pl.DataFrame) -> float:
