@@ -80,3 +80,20 @@ def test_auto_reads_a_small_file_and_refuses_html_when_streaming(
     )
     assert code == 2 and "--html" in err  # a configuration error
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_streamed_csv_release_says_which_separator_it_is_written_with(
+    adult_csv: Path, tmp_path: Path
+) -> None:
+    """In memory, a CSV release takes the [read] separator; the streaming engine writes
+    ',' whatever it says. The run used to do so without a word."""
+    cfg = _config(tmp_path, adult_csv, "out.csv", '\n[read]\nseparator = ";"\n')
+    code, _, err = _run("anonymize", str(cfg), "--engine", "streaming", "--no-progress")
+    assert code == 0, err
+    assert "writes a CSV release with ','" in " ".join(err.split())
+    header = (tmp_path / "out.csv").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert ";" not in header and header.count(",") == len(QI) - 1
+    code, _, err = _run("anonymize", str(cfg), "--no-progress", "-o", str(tmp_path / "m.csv"))
+    assert code == 0 and "writes a CSV release" not in err
+    header = (tmp_path / "m.csv").read_text(encoding="utf-8").split("\n", 1)[0]
+    assert header.count(";") == len(QI) - 1
