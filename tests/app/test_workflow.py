@@ -36,6 +36,16 @@ def test_load_table_options_reach_the_reader(tmp_path: Path) -> None:
     assert loaded.path.is_absolute()  # the exported TOML names it from any folder
 
 
+def test_load_table_detects_decimal_commas_unless_told(tmp_path: Path) -> None:
+    path = tmp_path / "w.csv"
+    path.write_text("kg;sex\n49,4;F\n72;M\n81,5;F\n", encoding="utf-8")
+    loaded = workflow.load_table(path)
+    assert loaded.frame["kg"].to_list() == ["49.4", "72", "81.5"]
+    assert loaded.read.decimal_comma and "decimal_comma" in loaded.read.detected
+    kept = workflow.load_table(path, decimal_comma=False)
+    assert kept.frame["kg"].to_list()[0] == "49,4" and not kept.read.decimal_comma
+
+
 def test_load_table_tab_escape_and_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "t.tsv"
     path.write_text("a\tb\n1\t2\n", encoding="utf-8")

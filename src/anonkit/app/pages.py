@@ -76,6 +76,11 @@ def _load_page(preloaded: Path | None, server_files: bool) -> ui.Tag:
             ui.input_text("encoding", "Encoding", value="utf-8"),
             ui.input_text("missing", "Missing-value cells, comma-separated (blank: detected)"),
             ui.input_select("strip", "Trim spaces", {"auto": "detect", "yes": "yes", "no": "no"}),
+            ui.input_select(
+                "decimal_comma",
+                "Decimal comma (49,4 read as 49.4)",
+                {"auto": "detect", "yes": "yes", "no": "no"},
+            ),
             ui.input_action_button("load", "Load", class_="btn-primary"),
             ui.output_ui("load_error"),
         ),

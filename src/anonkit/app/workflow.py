@@ -142,6 +142,7 @@ def load_table(
     encoding: str = "utf-8",
     missing: Sequence[str] | None = None,
     strip: bool | None = None,
+    decimal_comma: bool | None = None,
     uploaded: bool = False,
 ) -> Loaded:
     """Read ``path`` as ``anonkit init`` does (what is None is detected).
@@ -155,7 +156,7 @@ def load_table(
         separator = "\t"
     frame, read = read_for_starter(
         path, separator=separator or None, encoding=encoding or "utf-8", missing=missing,
-        strip=strip,
+        strip=strip, decimal_comma=decimal_comma,
     )  # fmt: skip
     p = Path(path).expanduser().resolve()  # the TOML names it from any folder
     return Loaded(frame, p, name or p.name, read, uploaded=uploaded)

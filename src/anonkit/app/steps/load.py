@@ -50,7 +50,8 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         if chosen is None:
             return None
         kind, path, name = chosen
-        strip = {"auto": None, "yes": True, "no": False}[input.strip()]
+        choice = {"auto": None, "yes": True, "no": False}
+        strip, decimal_comma = choice[input.strip()], choice[input.decimal_comma()]
         try:
             if kind == "adult":
                 return workflow.load_adult()
@@ -61,6 +62,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
                 encoding=input.encoding() or "utf-8",
                 missing=workflow.parse_missing(input.missing()),
                 strip=strip,
+                decimal_comma=decimal_comma,
                 uploaded=kind == "upload",
             )
         except ERRORS as err:
