@@ -475,3 +475,15 @@ def test_dates_of_timestamps_generalize_to_the_day_first() -> None:
     assert dates(["2024-12-30"], levels=["day", "week"]).rows[0][1:3] == ("2024-12-30", "2025-W01")
     with pytest.raises(ParameterError):
         dates(["2024-03-05"], levels=["month", "day"])  # finest first
+
+
+def test_a_decimal_comma_is_named_with_the_reading_option_for_it() -> None:
+    """A ';' file's 49,4 reaches intervals() as text: the error says how to read it as a
+    number, also when a table of builders names the column (it dropped such hints)."""
+    with pytest.raises(ParameterError, match=r"'49,4'.*decimal comma.*decimal_comma = true"):
+        intervals(["49,4", "72"], [10])
+    with pytest.raises(ParameterError, match=r"for column 'kg'.*decimal_comma = true"):
+        build_hierarchy({"type": "intervals", "widths": [10]}, ["49,4", "72"], name="kg")
+    with pytest.raises(ParameterError) as plain:
+        intervals(["forty"], [10])
+    assert "decimal" not in str(plain.value)

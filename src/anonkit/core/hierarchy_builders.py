@@ -137,7 +137,7 @@ def build_hierarchy(
         if name is None:
             raise
         owner = f"{err.owner} for column {name!r}"
-        raise ParameterError(err.parameter, owner, err.expected, err.got) from None
+        raise ParameterError(err.parameter, owner, err.expected, err.got, err.hint) from None
 
 
 def check_spec_keys(

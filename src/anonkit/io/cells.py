@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 
 import polars as pl
 
+from anonkit.core.builders.values import DECIMAL_COMMA
+
 __all__ = ["DECIMAL_COMMA", "READ_OPTIONS", "clean_cells", "decimal_points", "read_options"]
 
 #: The reading options of a text table, as a configuration's ``[read]`` section names
@@ -48,10 +50,6 @@ def clean_cells(
             )
     return frame, int(sum(frame.null_count().row(0)))
 
-
-#: A number written with a decimal comma (``49,4``, ``-0,5``), as ``decimal_comma=True``
-#: reads it: with a decimal point instead.
-DECIMAL_COMMA = r"^([+-]?[0-9]+),([0-9]+)$"
 
 _Query = TypeVar("_Query", pl.DataFrame, pl.LazyFrame)
 

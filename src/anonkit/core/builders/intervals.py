@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from anonkit.core.builders.values import (
+    DECIMAL_COMMA,
     ROOT,
     as_number,
     collect,
@@ -83,7 +85,13 @@ def intervals(
     for label, original in collect(values, owner).items():
         x = numeric_value(original, label)
         if x is None:
-            raise ParameterError("values", owner, "numbers or numeric strings", original)
+            hint = ""
+            if isinstance(original, str) and re.match(DECIMAL_COMMA, original.strip()):
+                hint = (
+                    " It is written with a decimal comma: read the file with "
+                    "decimal_comma = true in [read] (read_table(..., decimal_comma=True))."
+                )
+            raise ParameterError("values", owner, "numbers or numeric strings", original, hint)
         numeric.append((x, label))
     numeric.sort()
     if start is None:

@@ -17,6 +17,9 @@ from anonkit.exceptions import HierarchyError, ParameterError
 
 #: Label of the root of every hierarchy built here.
 ROOT: Final = "*"
+#: A number written with a decimal comma (``49,4``, ``-0,5``): not a number to the
+#: builders, which say so; :func:`anonkit.io.cells.decimal_points` reads it as one.
+DECIMAL_COMMA: Final = r"^([+-]?[0-9]+),([0-9]+)$"
 
 
 def as_number(value: object) -> numbers.Real | Decimal | None:
