@@ -46,8 +46,8 @@ def test_joined_slots_equal_column_by_column(table) -> None:
     assert sorted(j for g in joint.groups for j in g) == list(range(len(cards)))
     for g in joint.groups:
         assert len(g) == 1 or math.prod(cards[j] for j in g) <= JOINT_CELLS
-    terms, offsets, strides, labels, space = joint.plan(target, maps)
-    slots = joint.slots(terms, offsets)
+    terms, offsets, outer, strides, labels, space = joint.plan(target, maps)
+    slots = joint.slots(terms, offsets, outer)
     assert labels.tolist() == [int(maps[j][t][t].shape[0]) for j, t in enumerate(target)]
     assert space == math.prod(labels.tolist()) and slots.max() < space
     for j, t in enumerate(target):  # each slot names every column's label at the target
@@ -55,7 +55,7 @@ def test_joined_slots_equal_column_by_column(table) -> None:
     # a second target keeps the tables of the groups whose levels it shares
     other = [1 - t for t in target]
     joint.plan(other, maps)
-    assert np.array_equal(joint.slots(*joint.plan(target, maps)[:2]), slots)
+    assert np.array_equal(joint.slots(*joint.plan(target, maps)[:3]), slots)
 
 
 @given(joined_tables(), st.booleans(), st.integers(0, 2**31))
@@ -82,12 +82,13 @@ def test_compiled_count_equals_counting_rows(table, weighted, seed) -> None:
         slot[0] += int(counts[i])
         slot[1] += int(population[i]) if weighted else 0
     joint.plan([1 - t for t in target], maps)  # keeps some groups' tables
-    terms, offsets, strides, labels, space = joint.plan(target, maps)
+    terms, offsets, outer, strides, labels, space = joint.plan(target, maps)
     assume(space <= 1 << 20)  # the roll-ups count densely only into small tables
     keys, got, pop = count_joint(
-        np.ascontiguousarray(np.stack(joint.codes)),
+        joint.stacked,
         terms,
         offsets,
+        outer,
         counts.astype(np.int64),
         population.astype(np.int64),
         space,

@@ -157,6 +157,7 @@ def count_joint(
     codes: Any,
     terms: Any,
     offsets: Any,
+    outer: Any,
     counts: Any,
     population: Any,
     space: int,
@@ -166,19 +167,21 @@ def count_joint(
 ) -> Any:
     """:func:`~anonkit.core.snapshot.roll_up_keys` by counting through joined codes
     (:meth:`anonkit.core.joint.JointDigits.plan`): row ``i`` falls in slot ``sum_g
-    terms[offsets[g] + codes[g, i]]`` of a dense table of ``space`` slots, where column
+    terms[offsets[g] + codes[g, i]] * outer[g]`` of a dense table of ``space`` slots, where column
     ``j``'s label is ``slot // strides[j] % cards[j]``. Returns the occupied slots' keys
     (label ``j`` shifted by ``shifts[j]``) in increasing order, with their records and
     population records (``population`` empty: none)."""
     n = codes.shape[1]
     # group by group over all rows (a loop over the groups inside the loop over the rows
     # runs at half the speed)
-    slots = terms[offsets[0] + codes[0]]
+    slots = np.empty(n, dtype=np.int64)
+    start, row, step = offsets[0], codes[0], outer[0]
+    for i in range(n):
+        slots[i] = terms[start + row[i]] * step
     for g in range(1, codes.shape[0]):
-        start = offsets[g]
-        row = codes[g]
+        start, row, step = offsets[g], codes[g], outer[g]
         for i in range(n):
-            slots[i] += terms[start + row[i]]
+            slots[i] += terms[start + row[i]] * step
     seen = np.zeros(space, dtype=np.bool_)
     slot_count = np.zeros(space, dtype=np.int64)
     weighted = population.shape[0] > 0

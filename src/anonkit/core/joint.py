@@ -61,10 +61,10 @@ class JointDigits:
     >>> joint = JointDigits(codes.__getitem__, [2, 3], (0, 0))
     >>> joint.groups
     [[0, 1]]
-    >>> terms, offsets, strides, labels, space = joint.plan((1, 1), up)
+    >>> terms, offsets, outer, strides, labels, space = joint.plan((1, 1), up)
     >>> labels.tolist(), space  # column 0 to one label, column 1 to two
     ([1, 2], 2)
-    >>> joint.slots(terms, offsets).tolist()
+    >>> joint.slots(terms, offsets, outer).tolist()
     [1, 0, 0]
     """
 
@@ -86,24 +86,37 @@ class JointDigits:
                 self.groups.append([j])
                 sizes.append(self.cards[j])
         self.groups = [sorted(g) for g in self.groups]
-        self.codes: list[IntArray] = []
+        #: Per group, each row's joined code (int32: a group holds at most
+        #: :data:`JOINT_CELLS` combinations, or one column; half the memory to stream).
+        self.codes: list[npt.NDArray[np.int32]] = []
         for group in self.groups:
-            joined = digits(group[0]).astype(np.int64, copy=True)
+            joined = digits(group[0]).astype(np.int32, copy=True)
             for j in group[1:]:
                 joined *= self.cards[j]
-                joined += digits(j)
+                joined += digits(j).astype(np.int32, copy=False)
             self.codes.append(joined)
-        self._stacked: IntArray | None = None
+        self._stacked: npt.NDArray[np.int32] | None = None
         self._tables: dict[tuple[int, tuple[int, ...]], IntArray] = {}
+        # the groups' tables of terms one after another, at fixed places, and the levels
+        # of the group's columns each place holds (None: not filled yet)
+        sizes = [math.prod(self.cards[j] for j in group) for group in self.groups]
+        self._offsets = np.zeros(len(sizes), dtype=np.int64)
+        self._offsets[1:] = np.cumsum(sizes)[:-1]
+        self._terms = np.zeros(sum(sizes), dtype=np.int64)
+        self._held: list[tuple[int, ...] | None] = [None] * len(sizes)
 
     def plan(
         self, target: Sequence[int], level_maps: Sequence[Sequence[Sequence[IntArray]]]
-    ) -> tuple[IntArray, IntArray, IntArray, IntArray, int]:
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, int]:
         """How to count the rows at ``target`` in a dense table numbered group by group
-        (the first group most significant, within a group its columns in order): the
-        groups' tables of slot terms one after another, where each group's table starts,
-        each column's stride in that numbering (its label at a slot is ``slot //
-        stride % labels``) and labels at the target, and the table's size.
+        (the first group most significant, within a group its columns in order).
+
+        Returns ``(terms, offsets, outer, strides, labels, space)``: the groups' tables
+        of slot terms within the group one after another, where each starts and each
+        group's stride (row ``i``'s slot is ``sum_g terms[offsets[g] + codes[g][i]] *
+        outer[g]``), each column's stride in the numbering (its label at a slot is ``slot
+        // strides[j] % labels[j]``) and labels at the target, and the table's size.
+        ``terms`` is this object's buffer: the next plan rewrites it.
 
         ``level_maps[j][a][b]`` maps column ``j``'s codes at level ``a`` to level ``b``
         (columns past the maps are never generalized)."""
@@ -111,23 +124,27 @@ class JointDigits:
             max(len(level_maps[j][t][t]), 1) if j < len(level_maps) else self.cards[j]
             for j, t in enumerate(target)
         ]
-        sizes = [math.prod(labels[j] for j in group) for group in self.groups]
+        groups = self.groups
+        sizes = [math.prod(labels[j] for j in group) for group in groups]
         outer = [1] * len(sizes)  # each group's stride
         for g in range(len(sizes) - 2, -1, -1):
             outer[g] = outer[g + 1] * sizes[g + 1]
         strides = [0] * len(labels)
-        tables = []
-        for g, group in enumerate(self.groups):
+        for g, group in enumerate(groups):
             step = outer[g]
             for j in reversed(group):
                 strides[j] = step
                 step *= labels[j]
-            tables.append(self._table(g, target, level_maps, labels) * outer[g])
-        offsets = np.zeros(len(tables), dtype=np.int64)
-        offsets[1:] = np.cumsum([t.shape[0] for t in tables])[:-1]
+            levels = tuple(int(target[j]) for j in group)
+            if self._held[g] != levels:
+                table = self._table(g, levels, level_maps, labels)
+                start = int(self._offsets[g])
+                self._terms[start : start + table.shape[0]] = table
+                self._held[g] = levels
         return (
-            np.concatenate(tables),
-            offsets,
+            self._terms,
+            self._offsets,
+            np.asarray(outer, dtype=np.int64),
             np.asarray(strides, dtype=np.int64),
             np.asarray(labels, dtype=np.int64),
             math.prod(sizes),
@@ -146,7 +163,7 @@ class JointDigits:
         occupied slots' keys under ``radix``, in order, with their records. Compiled when
         the kernels are loaded (on a t-closeness search's 18 roll-ups of Adult's detail
         bottom, 2.6 against 4.9 ms by numpy)."""
-        terms, offsets, strides, labels, space = self.plan(target, level_maps)
+        terms, offsets, outer, strides, labels, space = self.plan(target, level_maps)
         if grouping.compiled_ready():
             from anonkit.core._group_kernel import count_joint
 
@@ -154,6 +171,7 @@ class JointDigits:
                 self.stacked,
                 terms,
                 offsets,
+                outer,
                 counts.astype(np.int64, copy=False),
                 _NO_POPULATION if population is None else population.astype(np.int64),
                 space,
@@ -162,7 +180,7 @@ class JointDigits:
                 radix.shift_array,
             )
             return keys, out, None if population is None else pop
-        slot = self.slots(terms, offsets)
+        slot = self.slots(terms, offsets, outer)
         present = np.flatnonzero(np.bincount(slot, minlength=space))
         out = np.bincount(slot, weights=counts, minlength=space)[present].astype(np.int64)
         pop = None
@@ -178,34 +196,33 @@ class JointDigits:
             pop = None if pop is None else pop[order]
         return keys, out, pop
 
-    def slots(self, terms: IntArray, offsets: IntArray) -> IntArray:
+    def slots(self, terms: IntArray, offsets: IntArray, outer: IntArray) -> IntArray:
         """Each row's slot in the dense table of a :meth:`plan`: the sum of its groups'
-        terms."""
-        slot = terms[offsets[0] :][self.codes[0]]
-        for start, codes in zip(offsets[1:], self.codes[1:], strict=True):
-            slot += terms[start:][codes]
+        terms, each times its group's stride."""
+        slot: IntArray = terms[offsets[0] :][self.codes[0]] * outer[0]
+        for start, codes, step in zip(offsets[1:], self.codes[1:], outer[1:], strict=True):
+            slot += terms[start:][codes] * step
         return slot
 
     def _table(
         self,
         g: int,
-        target: Sequence[int],
+        levels: tuple[int, ...],
         level_maps: Sequence[Sequence[Sequence[IntArray]]],
         labels: Sequence[int],
     ) -> IntArray:
-        """Group ``g``'s slot terms within the group at ``target`` (``labels``: each
-        column's labels there), for every combination of its codes (indexed by its
-        joined code); kept for later targets with the same levels of its columns."""
-        group = self.groups[g]
-        key = (g, tuple(int(target[j]) for j in group))
-        known = self._tables.get(key)
+        """Group ``g``'s slot terms within the group with its columns at ``levels``
+        (``labels``: each column's labels at the target), for every combination of its
+        codes (indexed by its joined code); kept for later targets."""
+        known = self._tables.get((g, levels))
         if known is not None:
             return known
+        group = self.groups[g]
         table = np.zeros([self.cards[j] for j in group], dtype=np.int64)
         stride = 1
         for axis in range(len(group) - 1, -1, -1):
             j = group[axis]
-            a, b = self.levels[j], int(target[j])
+            a, b = self.levels[j], levels[axis]
             if a == b:
                 up = np.arange(self.cards[j], dtype=np.int64)
             else:
@@ -219,11 +236,11 @@ class JointDigits:
         known = table.reshape(-1)
         if len(self._tables) >= _KEPT_TABLES:
             self._tables.clear()
-        self._tables[key] = known
+        self._tables[(g, levels)] = known
         return known
 
     @property
-    def stacked(self) -> IntArray:
+    def stacked(self) -> npt.NDArray[np.int32]:
         """The groups' joined codes as the rows of one array (for the compiled kernel)."""
         if self._stacked is None:
             self._stacked = np.ascontiguousarray(np.stack(self.codes))
