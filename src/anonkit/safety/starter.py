@@ -203,7 +203,20 @@ def propose_roles(profile: TableProfile) -> list[Proposal]:
         role, why = roles[dep.determinant]
         if role == "quasi_identifier" and dep.dependent in qis and "determines" not in why:
             roles[dep.determinant] = (role, f"{why}; determines {dep.dependent!r}")
+    for c in profile:
+        role, why = roles[c.name]
+        if role == "quasi_identifier" and c.nulls:  # anonymize refuses them (fail closed)
+            roles[c.name] = (role, f"{why}; {_missing_note(c.nulls)}")
     return [Proposal(name, role, why) for name, (role, why) in roles.items()]
+
+
+def _missing_note(nulls: int) -> str:
+    """Why a quasi-identifier's missing cells need a decision before the run."""
+    cells = "cell stops" if nulls == 1 else "cells stop"
+    return (
+        f"its {nulls} missing {cells} the run: fill them with a value its hierarchy covers, "
+        "or read the token as a value (leave it out of [read] missing)"
+    )
 
 
 # ------------------------------------------------------------------------ hierarchies
