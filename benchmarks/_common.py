@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import importlib.metadata
 import os
 import platform
 import shlex
@@ -58,12 +59,14 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def _version(module: str) -> str:
+def _version(distribution: str) -> str:
+    """The installed version, read from the package's metadata: importing the package
+    could change what is measured (numba switches anonkit's roll-ups to compiled
+    kernels, see anonkit.core.grouping.compiled_ready)."""
     try:
-        mod = __import__(module)
-    except ImportError:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
         return "not installed"
-    return str(getattr(mod, "__version__", "unknown"))
 
 
 def machine_info() -> dict[str, str]:
