@@ -86,14 +86,14 @@ class JointDigits:
                 self.groups.append([j])
                 sizes.append(self.cards[j])
         self.groups = [sorted(g) for g in self.groups]
-        #: Per group, each row's joined code (int32: a group holds at most
-        #: :data:`JOINT_CELLS` combinations, or one column; half the memory to stream).
-        self.codes: list[npt.NDArray[np.int32]] = []
+        #: Per group, each row's joined code (int64: numpy gathers by int32 indices at
+        #: half the speed; the compiled kernel reads them as int32, see :attr:`stacked`).
+        self.codes: list[IntArray] = []
         for group in self.groups:
-            joined = digits(group[0]).astype(np.int32, copy=True)
+            joined = digits(group[0]).astype(np.int64, copy=True)
             for j in group[1:]:
                 joined *= self.cards[j]
-                joined += digits(j).astype(np.int32, copy=False)
+                joined += digits(j)
             self.codes.append(joined)
         self._stacked: npt.NDArray[np.int32] | None = None
         self._tables: dict[tuple[int, tuple[int, ...]], IntArray] = {}
@@ -182,8 +182,12 @@ class JointDigits:
             )
             return keys, out, None if population is None else pop
         slot = self.slots(terms, offsets, outer)
-        present = np.flatnonzero(np.bincount(slot, minlength=space))
-        out = np.bincount(slot, weights=counts, minlength=space)[present].astype(np.int64)
+        totals = np.bincount(slot, weights=counts, minlength=space)
+        if population is None and counts.shape[0] and int(counts.min()) > 0:
+            present = np.flatnonzero(totals)  # every row holds records
+        else:  # rows of population records alone hold none
+            present = np.flatnonzero(np.bincount(slot, minlength=space))
+        out = totals[present].astype(np.int64)
         pop = None
         if population is not None:
             pop = np.bincount(slot, weights=population, minlength=space)[present]
@@ -200,9 +204,11 @@ class JointDigits:
     def slots(self, terms: IntArray, offsets: IntArray, outer: IntArray) -> IntArray:
         """Each row's slot in the dense table of a :meth:`plan`: the sum of its groups'
         terms, each times its group's stride."""
-        slot: IntArray = terms[offsets[0] :][self.codes[0]] * outer[0]
-        for start, codes, step in zip(offsets[1:], self.codes[1:], outer[1:], strict=True):
-            slot += terms[start:][codes] * step
+        ends = [*offsets[1:], terms.shape[0]]
+        scaled = [terms[a:b] * step for a, b, step in zip(offsets, ends, outer, strict=True)]
+        slot: IntArray = scaled[0][self.codes[0]]  # a table scaled, not every row
+        for table, codes in zip(scaled[1:], self.codes[1:], strict=True):
+            slot += table[codes]
         return slot
 
     def _table(
@@ -242,7 +248,9 @@ class JointDigits:
 
     @property
     def stacked(self) -> npt.NDArray[np.int32]:
-        """The groups' joined codes as the rows of one array (for the compiled kernel)."""
+        """The groups' joined codes as the rows of one int32 array, for the compiled
+        kernel (a group holds at most :data:`JOINT_CELLS` combinations, or one column:
+        half the bytes of int64 to stream)."""
         if self._stacked is None:
-            self._stacked = np.ascontiguousarray(np.stack(self.codes))
+            self._stacked = np.ascontiguousarray(np.stack(self.codes).astype(np.int32))
         return self._stacked
