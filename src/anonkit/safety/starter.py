@@ -69,8 +69,6 @@ _ROLE_KEYS: Final = {
     "sensitive": "sensitive",
     "insensitive": "insensitive",
 }
-#: Cells that mean "missing" in real files; those found in the data are proposed.
-
 _ID_TOKENS = {
     "name", "firstname", "lastname", "surname", "fullname", "forename", "email", "mail",
     "phone", "telephone", "tel", "mobile", "fax", "ssn", "passport", "iban", "address",
@@ -112,7 +110,6 @@ class Starter:
         raise KeyError(column)
 
 
-# ------------------------------------------------------------------------------ input
 # -------------------------------------------------------------------------- proposals
 def _tokens(name: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
