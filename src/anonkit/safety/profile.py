@@ -43,6 +43,7 @@ __all__ = [
     "ColumnProfile",
     "TableProfile",
     "date_format",
+    "numbers_written_as",
     "profile_table",
 ]
 
@@ -231,9 +232,15 @@ def _comma_numbers(values: pl.Series | None, kind: str) -> bool:
     ``None`` for another type) is a number, some written with a comma."""
     if kind not in ("category", "text") or values is None:
         return False
-    values = values.filter(values != "")
-    commas = values.str.contains(_COMMA_NUMBER)
-    return bool(commas.any()) and bool((commas | values.str.contains(_INTEGER)).all())
+    return numbers_written_as(values.filter(values != ""), _COMMA_NUMBER)
+
+
+def numbers_written_as(values: pl.Series, pattern: str) -> bool:
+    """Whether every one of ``values`` (stripped text) is a whole number or matches
+    ``pattern`` (a way of writing numbers that anonkit does not read as numbers), and at
+    least one matches it."""
+    written = values.str.contains(pattern)
+    return bool(written.any()) and bool((written | values.str.contains(_INTEGER)).all())
 
 
 def _kind(series: pl.Series) -> tuple[str, str | None, int | None, pl.Series | None]:

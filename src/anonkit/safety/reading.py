@@ -19,6 +19,7 @@ import polars as pl
 
 from anonkit.io.cells import DECIMAL_COMMA, read_options
 from anonkit.io.tables import read_table_info
+from anonkit.safety.profile import numbers_written_as
 
 __all__ = ["MISSING_CANDIDATES", "ReadSettings", "read_for_starter"]
 
@@ -131,6 +132,4 @@ def _decimal_commas(column: pl.Series) -> bool:
     only (missing cells aside), at least one of the latter."""
     if column.dtype != pl.String:
         return False
-    values = column.drop_nulls().str.strip_chars()
-    commas = values.str.contains(DECIMAL_COMMA)
-    return bool(commas.any()) and bool((commas | values.str.contains(r"^[+-]?[0-9]+$")).all())
+    return numbers_written_as(column.drop_nulls().str.strip_chars(), DECIMAL_COMMA)
