@@ -13,7 +13,14 @@ import polars as pl
 
 from anonkit.core.builders.values import DECIMAL_COMMA
 
-__all__ = ["DECIMAL_COMMA", "READ_OPTIONS", "clean_cells", "decimal_points", "read_options"]
+__all__ = [
+    "DECIMAL_COMMA",
+    "READ_OPTIONS",
+    "clean_cells",
+    "decimal_points",
+    "missing_as_null",
+    "read_options",
+]
 
 #: The reading options of a text table, as a configuration's ``[read]`` section names
 #: them and :func:`anonkit.io.tables.read_table` takes them.
@@ -35,12 +42,7 @@ def clean_cells(
     cells (``""``), which it keeps as empty strings: those are replaced here.
     """
     if strip:
-        stripped = frame.lazy().with_columns(pl.all().str.strip_chars())
-        if tokens:
-            stripped = stripped.with_columns(
-                pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
-            )
-        frame = stripped.collect()
+        frame = missing_as_null(frame.lazy(), tokens, strip=True).collect()
     elif "" in tokens:
         empty = frame.select((pl.all() == "").any()).row(0)
         names = [name for name, has in zip(frame.columns, empty, strict=True) if has]
@@ -49,6 +51,18 @@ def clean_cells(
                 pl.when(pl.col(names) == "").then(None).otherwise(pl.col(names)).name.keep()
             )
     return frame, int(sum(frame.null_count().row(0)))
+
+
+def missing_as_null(query: pl.LazyFrame, tokens: tuple[str, ...], *, strip: bool) -> pl.LazyFrame:
+    """``query`` with its values stripped (with ``strip``) and cells equal to one of the
+    missing ``tokens`` turned into nulls."""
+    if strip:
+        query = query.with_columns(pl.all().str.strip_chars())
+    if tokens:
+        query = query.with_columns(
+            pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
+        )
+    return query
 
 
 _Query = TypeVar("_Query", pl.DataFrame, pl.LazyFrame)

@@ -25,7 +25,7 @@ from anonkit.exceptions import (
     InputFormatError,
     ParameterError,
 )
-from anonkit.io.cells import clean_cells, decimal_points
+from anonkit.io.cells import clean_cells, decimal_points, missing_as_null
 from anonkit.io.sniff import (
     IntArray,
     RecordProblem,
@@ -213,12 +213,7 @@ def scan_table(
         infer_schema=False,
         null_values=[t for t in tokens if t] or None,
     )
-    if strip:
-        lazy = lazy.with_columns(pl.all().str.strip_chars())
-    if tokens:
-        lazy = lazy.with_columns(
-            pl.when(pl.all().is_in(list(tokens))).then(None).otherwise(pl.all()).name.keep()
-        )
+    lazy = missing_as_null(lazy, tokens, strip=strip)
     return decimal_points(lazy) if decimal_comma else lazy
 
 
