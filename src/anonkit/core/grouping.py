@@ -61,6 +61,29 @@ WORK = [0]
 _LOAD_AFTER_ROWS = 25_000_000
 
 
+def slot_totals(
+    slot: IntArray, counts: IntArray, population: IntArray | None, space: int
+) -> tuple[IntArray, IntArray, IntArray | None]:
+    """The occupied slots (sorted) of a dense table of ``space`` slots that rows fall into
+    by ``slot``, and the records (``counts`` per row) and population records in each.
+
+    Examples
+    --------
+    >>> present, counts, _ = slot_totals(np.array([3, 0, 3]), np.array([1, 2, 4]), None, 5)
+    >>> present.tolist(), counts.tolist()
+    ([0, 3], [2, 5])
+    """
+    totals = np.bincount(slot, weights=counts, minlength=space)
+    if population is None and counts.shape[0] and int(counts.min()) > 0:
+        present = np.flatnonzero(totals)  # every row holds records
+    else:  # rows of population records alone hold none
+        present = np.flatnonzero(np.bincount(slot, minlength=space))
+    pop = None
+    if population is not None:
+        pop = np.bincount(slot, weights=population, minlength=space)[present].astype(np.int64)
+    return present, totals[present].astype(np.int64), pop
+
+
 def compiled_ready() -> bool:
     """Whether to run the compiled kernels (:mod:`anonkit.core._group_kernel`): when numba
     is loaded already (Mondrian, greedy merging and the heuristics load it), or once this

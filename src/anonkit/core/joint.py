@@ -181,17 +181,9 @@ class JointDigits:
                 radix.shift_array,
             )
             return keys, out, None if population is None else pop
-        slot = self.slots(terms, offsets, outer)
-        totals = np.bincount(slot, weights=counts, minlength=space)
-        if population is None and counts.shape[0] and int(counts.min()) > 0:
-            present = np.flatnonzero(totals)  # every row holds records
-        else:  # rows of population records alone hold none
-            present = np.flatnonzero(np.bincount(slot, minlength=space))
-        out = totals[present].astype(np.int64)
-        pop = None
-        if population is not None:
-            pop = np.bincount(slot, weights=population, minlength=space)[present]
-            pop = pop.astype(np.int64)
+        present, out, pop = grouping.slot_totals(
+            self.slots(terms, offsets, outer), counts, population, space
+        )
         keys = np.zeros(present.shape[0], dtype=np.int64)
         for j, shift in enumerate(radix.shifts):
             keys |= (present // strides[j] % labels[j]) << shift

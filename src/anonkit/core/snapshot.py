@@ -493,27 +493,13 @@ def _count_digits(
     for j, (stride, a, b) in enumerate(zip(_strides(cards), snapshot.levels, target, strict=True)):
         codes = level_maps[j][a][b][digits(j)] if a != b else digits(j)
         slot += codes * stride if stride != 1 else codes
-    present, counts, pop = _slot_totals(slot, snapshot, space)
+    present, counts, pop = grouping.slot_totals(slot, snapshot.counts, snapshot.population, space)
     keys = np.zeros(present.shape[0], dtype=np.int64)
     rest = present
     for j in range(len(cards) - 1, -1, -1):  # the last column varies fastest
         keys |= (rest % cards[j]) << radix.shifts[j]
         rest = rest // cards[j]
     return keys, counts, pop
-
-
-def _slot_totals(
-    slot: IntArray, snapshot: FrequencySnapshot, space: int
-) -> tuple[IntArray, IntArray, IntArray | None]:
-    """The occupied slots (sorted) of a dense table of ``space`` slots that ``snapshot``'s
-    rows fall into by ``slot``, and the records (and population records) in each."""
-    present = np.flatnonzero(np.bincount(slot, minlength=space))
-    counts = np.bincount(slot, weights=snapshot.counts, minlength=space)[present]
-    pop = None
-    if snapshot.population is not None:
-        pop = np.bincount(slot, weights=snapshot.population, minlength=space)[present]
-        pop = pop.astype(np.int64)
-    return present, counts.astype(np.int64), pop
 
 
 def _count_numpy(
@@ -528,7 +514,7 @@ def _count_numpy(
     for shift, bits, stride in zip(radix.shifts, radix.bits, _strides(cards), strict=True):
         field = (new >> shift) & ((1 << bits) - 1)
         slot += field * stride if stride != 1 else field
-    present, counts, pop = _slot_totals(slot, snapshot, space)
+    present, counts, pop = grouping.slot_totals(slot, snapshot.counts, snapshot.population, space)
     rep = np.empty(space, dtype=np.int64)
     rep[slot] = np.arange(slot.shape[0])
     return new[rep[present]], counts, pop
