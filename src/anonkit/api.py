@@ -80,11 +80,12 @@ class _Privacy(Privacy):
     def __init__(
         self,
         k: int | None,
-        models: Sequence[PrivacyModel],
+        models: Any,
         suppression_limit: float,
         population: Any,
     ) -> None:
-        super().__init__(tuple(models), suppression_limit, population)
+        listed = isinstance(models, Iterable) and not isinstance(models, (str, PrivacyModel))
+        super().__init__(tuple(models) if listed else models, suppression_limit, population)
         object.__setattr__(self, "k", k)
 
     @property
@@ -112,7 +113,7 @@ class Anonymizer:
         quasi_identifiers: Sequence[str],
         hierarchies: Mapping[str, HierarchySpec] | None = None,
         k: int | None = None,
-        privacy: Iterable[PrivacyModel] = (),
+        privacy: PrivacyModel | Iterable[PrivacyModel] = (),
         suppression_limit: float = 0.0,
         algorithm: str | Estimator = "auto",
         metric: str = "loss",
@@ -215,7 +216,7 @@ class Anonymizer:
             If a parameter is invalid or does not fit the algorithm.
         """
         self._validate()
-        privacy = _Privacy(self.k, list(self.privacy), self.suppression_limit, self.population)
+        privacy = _Privacy(self.k, self.privacy, self.suppression_limit, self.population)
         if isinstance(self.algorithm, Estimator):
             given = (
                 self.k is not None
@@ -397,7 +398,7 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     k
         Shortcut for ``privacy=[KAnonymity(k)]``.
     privacy
-        Privacy models the release must satisfy (all of them).
+        Privacy models the release must satisfy (all of them), or a single one.
     suppression_limit
         Largest share of records that may be suppressed, in [0, 1] (default 0).
     algorithm

@@ -28,6 +28,8 @@ class AttributeRole(enum.Enum):
 
 #: What happens to columns given no role: an error (the default), kept as is, or removed.
 OTHERS_MODES = ("error", "keep", "drop")
+#: Column names starting so are anonkit's own working columns; a table may not have one.
+RESERVED_PREFIX = "__anonkit"
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,15 @@ class Schema:
         if not qi:
             raise ParameterError(
                 "quasi_identifiers", "anonymize", "a non-empty list of column names", qi
+            )
+        reserved = [c for c in columns if c.startswith(RESERVED_PREFIX)]
+        if reserved:
+            raise ParameterError(
+                reserved[0],
+                "anonymize",
+                f"a column name that does not start with {RESERVED_PREFIX!r} (anonkit names "
+                "its own working columns so; rename the column)",
+                reserved[0],
             )
         unknown = [c for c in dict.fromkeys(qi + ids + sens + ins) if c not in columns]
         if unknown:

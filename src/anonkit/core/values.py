@@ -23,13 +23,19 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.exceptions import EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
+from anonkit.exceptions import (
+    DataError,
+    EmptyDataError,
+    MissingValuesError,
+    ValuesNotInHierarchyError,
+)
 
 __all__ = [
     "MISSING_CODE",
     "UNKNOWN_CODE",
     "CodedRecords",
     "as_text",
+    "check_single_values",
     "code_expr",
     "encode_column",
     "encode_records",
@@ -76,6 +82,25 @@ def _datetime_text(col: pl.Expr, dtype: pl.Datetime) -> pl.Expr:
     never match. Nanoseconds below a microsecond are dropped, as Python drops them."""
     text = col.dt.strftime("%Y-%m-%d %H:%M:%S%.6f").str.strip_suffix(".000000")
     return text + col.dt.strftime("%:z") if dtype.time_zone else text
+
+
+def check_single_values(schema: pl.Schema, columns: Sequence[str]) -> None:
+    """Refuse a column of ``columns`` whose cells are not single values (lists, arrays,
+    structs, Python objects, bytes), which cannot be read as text, counted or generalized.
+
+    Raises
+    ------
+    DataError
+        Naming the first such column and its type.
+    """
+    for c in columns:
+        dtype = schema[c]
+        if dtype.is_nested() or dtype in (pl.Object, pl.Binary):
+            raise DataError(
+                f"Column {c!r} holds {dtype} values; a quasi-identifier or sensitive "
+                "attribute holds one value per record (text, a number, a date): flatten "
+                "it, or join its items into one text, first."
+            )
 
 
 #: Types whose values :func:`text_expr` writes one-to-one (a String column too, unless a

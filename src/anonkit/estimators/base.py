@@ -36,7 +36,6 @@ from anonkit._validation import (
     Boolean,
     Callback,
     Constraint,
-    Interval,
     OrNone,
     Parameters,
     validate,
@@ -44,9 +43,11 @@ from anonkit._validation import (
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
-from anonkit.engines.base import choose_engine
+from anonkit.core.values import check_single_values
+from anonkit.engines.base import choose_engine, get_engine
 from anonkit.estimators.bare import note_bare_columns, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
+from anonkit.estimators.privacy import Privacy, _IsPrivacy
 from anonkit.exceptions import (
     EmptyDataError,
     NotFittedError,
@@ -59,7 +60,7 @@ from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.io.tables import read_table
 from anonkit.io.write import check_output, write_table
 from anonkit.metrics.levels import model_attributes
-from anonkit.models import PrivacyModel, split_k_anonymity
+from anonkit.models import PrivacyModel
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
@@ -79,82 +80,8 @@ __all__ = [
     "with_engine",
 ]
 
-
-@dataclass(frozen=True)
-class Privacy:
-    """What a release must satisfy: every model, within a suppression limit.
-
-    Parameters
-    ----------
-    models
-        The privacy models (all must hold), or a single one.
-    suppression_limit
-        Largest share of records that may be suppressed, in [0, 1].
-    population
-        The population the data is a sample of (pandas or polars, holding the
-        quasi-identifiers), for k-map and δ-presence.
-
-    Examples
-    --------
-    >>> from anonkit.models import KAnonymity
-    >>> Privacy(KAnonymity(2), suppression_limit=0.1).describe()
-    ['2-anonymity']
-    """
-
-    models: PrivacyModel | Sequence[PrivacyModel] = ()
-    suppression_limit: float = 0.0
-    population: Any = None
-
-    #: Constraints of the fields that need no data to check.
-    _constraints: ClassVar[dict[str, Constraint]] = {
-        "suppression_limit": Interval(float, 0, 1, noun="a share"),
-    }
-    #: Who the messages about these fields name.
-    owner: ClassVar[str] = "Privacy"
-
-    @property
-    def model_list(self) -> list[PrivacyModel]:
-        """The models as a list."""
-        if isinstance(self.models, PrivacyModel):
-            return [self.models]
-        return list(self.models)
-
-    def describe(self) -> list[str]:
-        """Each model described."""
-        return [m.describe() for m in self.model_list]
-
-    def checked(self, n_records: int) -> list[PrivacyModel]:
-        """The models, after checking the fields against a table of ``n_records``.
-
-        Raises
-        ------
-        ParameterError
-            If there is no model, a share is out of range, or k exceeds the records.
-        """
-        validate({"suppression_limit": self.suppression_limit}, self._constraints, self.owner)
-        models = self.model_list
-        if not models:
-            self._no_models()
-        k, _ = split_k_anonymity(models)
-        if k is not None and k > n_records:
-            raise ParameterError(
-                "k", "KAnonymity", f"at most the number of records ({n_records})", k
-            )
-        return models
-
-    def _no_models(self) -> None:
-        raise ParameterError("models", self.owner, "a privacy model or a list of them", [])
-
-
-@dataclass(frozen=True)
-class _IsPrivacy:
-    """A :class:`Privacy` value (the constraint of every estimator's ``privacy``)."""
-
-    def accepts(self, value: object) -> bool:
-        return isinstance(value, Privacy)
-
-    def __str__(self) -> str:
-        return "a Privacy(models, suppression_limit, population)"
+#: Working columns of :meth:`Estimator._seen` (reserved names, core.schema.RESERVED_PREFIX).
+_ROW, _NEW = "__anonkit_row__", "__anonkit_new__"
 
 
 @dataclass(frozen=True)
@@ -385,6 +312,7 @@ class Estimator(Parameters):
         models = self.privacy.checked(data.height)
         wanted = model_attributes(models)
         schema = columns.schema(data.columns, wanted)
+        check_single_values(data.schema, [*qi, *schema.columns(AttributeRole.SENSITIVE)])
         _check_attainable(data, models)
         safety, leaks = self._leak_check(data, qi, schema, self._tallied(models))
         with errors_first(leaks):
@@ -554,16 +482,16 @@ class Estimator(Parameters):
         qi = fitting.quasi_identifiers
         first = (
             fitting.data.select(qi)
-            .with_row_index("_row")
+            .with_row_index(_ROW)
             .unique(subset=qi, keep="first", maintain_order=True)
         )
         joined = (
             data.select(qi)
-            .with_row_index("_new")
+            .with_row_index(_NEW)
             .join(first, on=qi, how="left", nulls_equal=True)
-            .sort("_new")
+            .sort(_NEW)
         )
-        row = joined["_row"]
+        row = joined[_ROW]
         return row.fill_null(0).cast(pl.Int64), row.is_not_null()
 
 
@@ -580,6 +508,15 @@ class Placed(Estimator):
         :func:`~anonkit.engines.base.choose_engine` picks it from the input)."""
         if self.engine == "auto":
             return choose_engine(frame, memory_share)
+        pandas = type(frame).__module__.split(".")[0] == "pandas"
+        if pandas and not get_engine(self.engine).in_memory:
+            raise ParameterError(
+                "engine",
+                type(self).__name__,
+                "'polars' or 'auto' for a pandas frame (it is in memory already; the "
+                f"{self.engine} engine reads files, polars frames and lazy queries)",
+                self.engine,
+            )
         return self.engine, "chosen by the caller"
 
     def _fit_in_memory(self, frame: Any, columns: Columns) -> None:

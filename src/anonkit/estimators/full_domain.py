@@ -502,7 +502,8 @@ class FullDomain(Placed):
         if self.local_suppression is not False or not starred.any():
             return out
         gone = self._generalize(fitting.data.filter(starred), fitting).select(qi).unique()
-        hit = out.select(qi).with_row_index("_new").join(gone, on=qi, how="semi")["_new"]
+        new = "__anonkit_new__"  # a reserved name (core.schema.RESERVED_PREFIX)
+        hit = out.select(qi).with_row_index(new).join(gone, on=qi, how="semi")[new]
         hit_mask = pl.Series(np.isin(np.arange(out.height), hit.to_numpy()))
         if self.suppressed == "drop":
             return out.filter(~hit_mask)

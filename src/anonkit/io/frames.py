@@ -1,21 +1,51 @@
-"""Dataframe conversion: pandas or polars in, the same type out."""
+"""Dataframe conversion: pandas or polars in, the same type out.
+
+pandas frames are converted column by column through numpy (pyarrow is not needed), and
+strictly: a column is read as the one type its values share, pandas' missing markers
+(``None``, ``NaN``, ``pd.NA``, ``NaT``) become nulls, and what would need a guess is an
+error naming the column (two columns whose names read the same, an ``object`` column that
+mixes text and numbers). On the way back nullable integers and booleans, and time zones,
+are kept.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Literal
 
+import numpy as np
 import polars as pl
 
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import DataError, ParameterError
+
+__all__ = ["FrameKind", "from_polars", "to_polars"]
 
 FrameKind = Literal["polars", "pandas"]
+
+#: What the values of an ``object`` column are, by Python type (bool before int: a bool
+#: is an int to Python).
+_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (str, "text"),
+    ((bool, np.bool_), "boolean"),
+    ((int, np.integer), "integer"),
+    ((float, np.floating), "number"),
+)
 
 
 def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
     """Convert a caller's frame to polars and remember what it was.
 
-    pandas frames are converted column by column through numpy, so pyarrow is not needed;
-    the pandas index is dropped (a release carries no row index).
+    The pandas index is dropped (a release carries no row index) and column names are
+    read as text.
+
+    Raises
+    ------
+    DataError
+        If a pandas column has no name, two have names that read the same (``0`` and
+        ``"0"``, or a name given twice), or an ``object`` column mixes kinds of values (text and
+        numbers, booleans and numbers) or holds values polars cannot hold.
+    ParameterError
+        If ``frame`` is neither a polars nor a pandas DataFrame.
     """
     if isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
@@ -23,20 +53,105 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
         return frame, "polars"
     module = type(frame).__module__.split(".")[0]
     if module == "pandas" and hasattr(frame, "columns"):
-        columns = {}
-        for name in frame.columns:
-            series = frame[name]
-            values = series.to_numpy()
-            if values.dtype.kind == "O":
-                # object columns: keep None for missing values, strings as strings
-                values = [None if v is None or v != v else v for v in values.tolist()]
-            columns[str(name)] = pl.Series(str(name), values, strict=False)
+        names = [str(name) for name in frame.columns]
+        if "" in names:
+            raise DataError(
+                f"Column {names.index('') + 1} of the frame has no name; give every column a name."
+            )
+        twice = [name for name, count in Counter(names).items() if count > 1]
+        if twice:
+            shown = ", ".join(repr(n) for n in twice)
+            raise DataError(
+                f"The frame has more than one column named {shown} (as text); give every "
+                "column a distinct name (anonkit reads column names as text, so 0 and '0' "
+                "are the same name)."
+            )
+        columns = [_pandas_column(name, frame.iloc[:, j]) for j, name in enumerate(names)]
         return pl.DataFrame(columns), "pandas"
     raise ParameterError("frame", "anonymize", "a polars or pandas DataFrame", type(frame).__name__)
 
 
+def _pandas_column(name: str, series: Any) -> pl.Series:
+    """One pandas column as a polars Series of the one type its values share."""
+    import pandas as pd
+
+    dtype = series.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        # numpy holds the instants in UTC without a zone: put the zone back
+        utc = series.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+        return pl.Series(name, utc).dt.replace_time_zone("UTC").dt.convert_time_zone(str(dtype.tz))
+    if isinstance(dtype, np.dtype) and dtype.kind != "O":
+        return pl.Series(name, series.to_numpy())
+    missing = series.isna().to_numpy()
+    plain = getattr(dtype, "numpy_dtype", None)
+    if isinstance(plain, np.dtype) and plain.kind in "biuf":
+        # nullable extension types (Int64, boolean, Float64): values and a mask
+        values = series.to_numpy(dtype=plain, na_value=plain.type(0))
+        return _with_nulls(pl.Series(name, values), missing)
+    values = series.to_numpy(dtype=object)
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred in ("mixed", "mixed-integer"):
+        _refuse_mixed(name, values[~missing])
+    cells = [None if gone else v for v, gone in zip(values.tolist(), missing, strict=True)]
+    try:
+        return pl.Series(name, cells, dtype=_INFERRED.get(inferred), strict=True)
+    except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
+        _refuse_mixed(name, values[~missing])
+        raise  # pragma: no cover - _refuse_mixed raises
+
+
+#: The polars type of an ``object`` column, by what pandas infers its values are (other
+#: kinds, dates or decimals say, are left to polars).
+_INFERRED: dict[str, Any] = {
+    "string": pl.String,
+    "boolean": pl.Boolean,
+    "integer": pl.Int64,
+    "floating": pl.Float64,
+    "mixed-integer-float": pl.Float64,
+}
+
+
+def _refuse_mixed(name: str, present: np.ndarray[Any, Any]) -> None:
+    """Raise the error for an ``object`` column whose values share no one type."""
+    kinds: dict[str, Any] = {}
+    for value in present:
+        kinds.setdefault(_kind(value), value)
+        if len(kinds) == 2:
+            break
+    if len(kinds) == 2:
+        examples = " and ".join(f"{v!r} ({k})" for k, v in kinds.items())
+        raise DataError(
+            f"Column {name!r} mixes kinds of values, for example {examples}; give it one "
+            f"type before anonymizing (for example df[{name!r}].astype(str)), so that no "
+            "value is read as another."
+        )
+    raise DataError(
+        f"Column {name!r} holds values anonkit cannot read ({', '.join(kinds)}); convert "
+        "it to text, numbers or dates first."
+    )
+
+
+def _kind(value: Any) -> str:
+    """What kind of value ``value`` is (:data:`_KINDS`), or its type's name."""
+    for types, kind in _KINDS:
+        if isinstance(value, types):
+            return kind
+    return type(value).__name__
+
+
+def _with_nulls(series: pl.Series, missing: np.ndarray[Any, Any]) -> pl.Series:
+    """``series`` with nulls where ``missing`` holds."""
+    if not missing.any():
+        return series
+    return series.scatter(np.flatnonzero(missing), None)
+
+
 def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:
-    """Return ``frame`` as the caller's frame type, with a fresh default index for pandas."""
+    """Return ``frame`` as the caller's frame type, with a fresh default index for pandas.
+
+    Text comes back as ``object`` columns; integers and booleans with nulls as pandas'
+    nullable ``Int64`` and ``boolean``; times with a zone as zoned times.
+    """
     if kind == "polars":
         return frame
     import pandas as pd
@@ -44,8 +159,15 @@ def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:
     data = {}
     for name in frame.columns:
         series = frame[name]
-        if series.dtype == pl.String:
+        dtype = series.dtype
+        if dtype == pl.String:
             data[name] = pd.Series(series.to_list(), dtype=object)
+        elif isinstance(dtype, pl.Datetime) and dtype.time_zone is not None:
+            utc = series.dt.convert_time_zone("UTC").dt.replace_time_zone(None).to_numpy()
+            data[name] = pd.Series(utc).dt.tz_localize("UTC").dt.tz_convert(dtype.time_zone)
+        elif series.null_count() and (dtype.is_integer() or dtype == pl.Boolean):
+            nullable = "boolean" if dtype == pl.Boolean else "Int64"
+            data[name] = pd.Series(pd.array(series.to_list(), dtype=nullable))
         else:
             data[name] = series.to_numpy()
     return pd.DataFrame(data)

@@ -220,7 +220,8 @@ def publish(
         past = ReleaseHistory(window=window, releases=past.releases, records=dict(past.records))
 
     start_stage(progress, "Dividing the records")
-    order = frame.with_row_index("_row").sort(qi, maintain_order=True)["_row"].to_numpy()
+    row = "__anonkit_row__"  # a reserved name (core.schema.RESERVED_PREFIX)
+    order = frame.with_row_index(row).sort(qi, maintain_order=True)[row].to_numpy()
     ids = frame[id_column].cast(pl.String)
     values = frame[sensitive].cast(pl.String)
     windows, window_of = _past_windows(past, ids)

@@ -1,0 +1,111 @@
+"""What a release must satisfy: the privacy models, the suppression limit and the
+population, as one value every estimator holds (its ``privacy``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from anonkit._validation import Constraint, Interval, validate
+from anonkit.exceptions import ParameterError
+from anonkit.models import PrivacyModel, split_k_anonymity
+
+__all__ = ["Privacy"]
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """What a release must satisfy: every model, within a suppression limit.
+
+    Parameters
+    ----------
+    models
+        The privacy models (all must hold), or a single one.
+    suppression_limit
+        Largest share of records that may be suppressed, in [0, 1].
+    population
+        The population the data is a sample of (pandas or polars, holding the
+        quasi-identifiers), for k-map and δ-presence.
+
+    Examples
+    --------
+    >>> from anonkit.models import KAnonymity
+    >>> Privacy(KAnonymity(2), suppression_limit=0.1).describe()
+    ['2-anonymity']
+    """
+
+    models: PrivacyModel | Sequence[PrivacyModel] = ()
+    suppression_limit: float = 0.0
+    population: Any = None
+
+    #: Constraints of the fields that need no data to check.
+    _constraints: ClassVar[dict[str, Constraint]] = {
+        "suppression_limit": Interval(float, 0, 1, noun="a share"),
+    }
+    #: Who the messages about these fields name.
+    owner: ClassVar[str] = "Privacy"
+
+    @property
+    def model_list(self) -> list[PrivacyModel]:
+        """The models as a list.
+
+        Raises
+        ------
+        ParameterError
+            If ``models`` is not a privacy model or a list of them.
+        """
+        given: Any = self.models
+        if isinstance(given, PrivacyModel):
+            return [given]
+        listed: list[PrivacyModel] = []
+        if isinstance(given, str) or not isinstance(given, Iterable):
+            bad = [given]
+        else:
+            listed = list(given)
+            bad = [m for m in listed if not isinstance(m, PrivacyModel)]
+        if bad:
+            raise ParameterError(
+                "models",
+                self.owner,
+                "a privacy model of anonkit.models (KAnonymity(5), ...) or a list of them",
+                bad[0],
+            )
+        return listed
+
+    def describe(self) -> list[str]:
+        """Each model described."""
+        return [m.describe() for m in self.model_list]
+
+    def checked(self, n_records: int) -> list[PrivacyModel]:
+        """The models, after checking the fields against a table of ``n_records``.
+
+        Raises
+        ------
+        ParameterError
+            If there is no model, a share is out of range, or k exceeds the records.
+        """
+        validate({"suppression_limit": self.suppression_limit}, self._constraints, self.owner)
+        models = self.model_list
+        if not models:
+            self._no_models()
+        k, _ = split_k_anonymity(models)
+        if k is not None and k > n_records:
+            raise ParameterError(
+                "k", "KAnonymity", f"at most the number of records ({n_records})", k
+            )
+        return models
+
+    def _no_models(self) -> None:
+        raise ParameterError("models", self.owner, "a privacy model or a list of them", [])
+
+
+@dataclass(frozen=True)
+class _IsPrivacy:
+    """A :class:`Privacy` value (the constraint of every estimator's ``privacy``)."""
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, Privacy)
+
+    def __str__(self) -> str:
+        return "a Privacy(models, suppression_limit, population)"

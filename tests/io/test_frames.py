@@ -1,0 +1,153 @@
+"""pandas in, pandas out: columns read as the one type their values share, never guessed,
+and a column the caller did not declare never published under another's name."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+
+from anonkit import DataError, KAnonymity, MissingValuesError, ParameterError, anonymize
+from anonkit.estimators import FullDomain, Mondrian, Privacy
+from anonkit.io.frames import from_polars, to_polars
+
+SEX = ["m", "m", "f", "f"]
+
+
+def _run(frame: pd.DataFrame, **kwargs: object) -> pd.DataFrame:
+    args: dict[str, object] = {"quasi_identifiers": ["sex"], "k": 2, "leak_check": False}
+    args.update(kwargs)
+    return anonymize(frame, **args).release  # type: ignore[arg-type]
+
+
+def test_two_columns_whose_names_read_the_same_are_refused() -> None:
+    """The int-named column 0 used to replace the declared '0' in the release."""
+    frame = pd.DataFrame({"sex": SEX, "0": ["a", "a", "b", "b"]})
+    frame[0] = ["HIV+", "HIV-", "HIV+", "HIV-"]
+    with pytest.raises(DataError, match="more than one column named '0'"):
+        _run(frame, insensitive=["0"])
+    twice = pd.DataFrame([["m", "flu", "HIV+"]] * 4, columns=["sex", "diag", "diag"])
+    for check in (True, False):
+        with pytest.raises(DataError, match="'diag'") as exc:
+            _run(twice, insensitive=["diag"], leak_check=check)
+        assert "HIV" not in str(exc.value)
+
+
+def test_a_column_without_a_name_is_refused() -> None:
+    with pytest.raises(DataError, match="Column 1 of the frame has no name"):
+        _run(pd.DataFrame({"": SEX, "sex": SEX}), quasi_identifiers=[""])
+
+
+def test_an_object_column_mixing_kinds_is_refused_naming_it() -> None:
+    """[1, 2, True, 4] came back as [1, 2, 1, 4]; int 5 and text '5' made one class."""
+    cases = {
+        "n": pd.Series([1, 2, True, 4], dtype=object),
+        "code": pd.Series(["A1", 7, 2.5, "A1"], dtype=object),
+    }
+    for name, column in cases.items():
+        with pytest.raises(DataError, match=f"Column '{name}' mixes kinds of values"):
+            _run(pd.DataFrame({"sex": SEX, name: column}), insensitive=[name])
+    mixed_qi = pd.DataFrame({"sex": pd.Series(["m", "m", 5, "5"], dtype=object)})
+    with pytest.raises(DataError, match="5 \\(integer\\) and '5' \\(text\\)|'m' \\(text\\)"):
+        _run(mixed_qi)
+
+
+def test_one_kind_per_object_column_is_read_as_that_type() -> None:
+    frame = pd.DataFrame(
+        {
+            "text": pd.Series(["a", None, "b", np.nan], dtype=object),
+            "whole": pd.Series([1, 2, None, 4], dtype=object),
+            "numbers": pd.Series([1, 2.5, None, 4], dtype=object),
+            "flags": pd.Series([True, False, None, True], dtype=object),
+        }
+    )
+    data, kind = to_polars(frame)
+    assert kind == "pandas"
+    assert data.schema == pl.Schema(
+        {"text": pl.String, "whole": pl.Int64, "numbers": pl.Float64, "flags": pl.Boolean}
+    )
+    assert data["text"].to_list() == ["a", None, "b", None]
+    assert data["whole"].null_count() == data["numbers"].null_count() == 1
+
+
+def test_pandas_missing_markers_are_nulls_and_nullable_types_come_back() -> None:
+    """pd.NA in a string or boolean column raised "boolean value of NA is ambiguous";
+    Int64 with NA came back as float64."""
+    frame = pd.DataFrame(
+        {
+            "sex": SEX,
+            "note": pd.array(["x", pd.NA, "y", "z"], dtype="string"),
+            "flag": pd.array([True, pd.NA, False, True], dtype="boolean"),
+            "n": pd.array([1, None, 3, 4], dtype="Int64"),
+            "c": pd.Categorical(["a", "b", None, "a"]),
+        }
+    )
+    out = _run(frame, insensitive=["note", "flag", "n", "c"])
+    assert out["note"].tolist() == ["x", None, "y", "z"]
+    assert str(out["flag"].dtype) == "boolean"
+    assert out["flag"].isna().tolist() == [False, True, False, False]
+    assert str(out["n"].dtype) == "Int64" and out["n"].tolist()[0] == 1
+    assert out["c"].tolist() == ["a", "b", None, "a"]
+    with pytest.raises(MissingValuesError, match="'sex' has 1 missing"):
+        _run(frame[["sex"]].assign(sex=pd.array(["m", pd.NA, "f", "f"], dtype="string")))
+
+
+def test_zoned_times_keep_their_zone_and_instant() -> None:
+    """A Paris time came back naive, shifted to UTC (another date)."""
+    when = pd.to_datetime(["2024-03-01 00:30"] * 4).tz_localize("Europe/Paris")
+    out = _run(pd.DataFrame({"sex": SEX, "when": when}), insensitive=["when"])
+    assert str(out["when"].dtype) == "datetime64[ns, Europe/Paris]" or (
+        getattr(out["when"].dtype, "tz", None) is not None
+        and str(out["when"].dtype.tz) == "Europe/Paris"
+    )
+    assert out["when"].iloc[0] == when[0]
+
+
+def test_round_trip_keeps_plain_types() -> None:
+    frame = pd.DataFrame({"a": [1, 2], "b": [1.5, np.nan], "c": ["x", "y"], "d": [True, False]})
+    back = from_polars(*to_polars(frame))
+    assert back.dtypes.tolist() == frame.dtypes.tolist()
+    assert back["b"].isna().tolist() == [False, True]
+
+
+def test_a_pandas_frame_with_an_engine_that_reads_files_is_a_parameter_error() -> None:
+    with pytest.raises(ParameterError, match="'polars' or 'auto' for a pandas frame"):
+        _run(pd.DataFrame({"sex": SEX}), engine="streaming")
+
+
+def test_privacy_takes_one_model_or_a_list_of_models() -> None:
+    frame = pd.DataFrame({"sex": SEX})
+    assert _run(frame, k=None, privacy=KAnonymity(2))["sex"].tolist() == SEX
+    for bad in (["k2"], "k2", 5):
+        with pytest.raises(ParameterError, match="a privacy model of anonkit.models"):
+            _run(frame, k=None, privacy=bad)
+    with pytest.raises(ParameterError, match="a privacy model"):
+        Privacy("k").checked(4)  # type: ignore[arg-type]
+
+
+def test_list_cells_in_a_quasi_identifier_are_refused_without_quoting_them() -> None:
+    frame = pl.DataFrame({"sex": [["m"], ["m"], ["f"], ["f"]]})
+    with pytest.raises(DataError, match="Column 'sex' holds List") as exc:
+        anonymize(frame, quasi_identifiers=["sex"], k=2)
+    assert "'m'" not in str(exc.value)
+
+
+@pytest.mark.parametrize("name", ["__anonkit_records__", "__anonkit_count__", "__anonkit_x"])
+def test_anonkit_working_column_names_are_reserved(name: str) -> None:
+    """A column named __anonkit_count__ made the search count wrongly (caught only by the
+    release's verification)."""
+    frame = pd.DataFrame({name: SEX, "age": [30, 31, 40, 41]})
+    with pytest.raises(ParameterError, match="does not start with '__anonkit'"):
+        anonymize(frame, quasi_identifiers=[name, "age"], k=3, suppression_limit=0.5)
+
+
+def test_transform_works_with_columns_named_like_its_old_working_columns() -> None:
+    """QIs named '_new' or '_row' made transform raise polars' DuplicateError."""
+    d = pd.DataFrame({"_new": ["m"] * 5 + ["f"], "age": [30] * 6})
+    fd = FullDomain(privacy=Privacy(KAnonymity(2), suppression_limit=0.5))
+    fd.fit(d, quasi_identifiers=["_new", "age"])
+    assert len(fd.transform(d)) == 6
+    d = pd.DataFrame({"_row": SEX, "age": [30, 31, 40, 41]})
+    mo = Mondrian(privacy=Privacy(KAnonymity(2))).fit(d, quasi_identifiers=["_row", "age"])
+    assert len(mo.transform(d.assign(age=[35, 36, 37, 38]))) == 4
