@@ -43,7 +43,7 @@ from typing import Any, Final
 
 from anonkit.core.builders.dates import DATE_LEVELS as DATE_LEVELS
 from anonkit.core.builders.dates import dates
-from anonkit.core.builders.intervals import intervals
+from anonkit.core.builders.intervals import default_start, intervals
 from anonkit.core.builders.masking import masking, suppression
 from anonkit.core.builders.ordered import ordered_groups
 from anonkit.core.builders.values import ROOT
@@ -59,6 +59,7 @@ __all__ = [
     "intervals",
     "masking",
     "ordered_groups",
+    "pinned_spec",
     "suppression",
 ]
 
@@ -168,3 +169,26 @@ def check_spec_keys(
             raise ConfigError(
                 f"The {kind!r} hierarchy spec{where} is missing the required key {key!r}."
             )
+
+
+def pinned_spec(spec: Mapping[str, Any], fitted: Hierarchy) -> Mapping[str, Any] | None:
+    """``spec`` with what its builder chose from the values ``fitted`` was built over
+    made fixed, so that building it again over more values gives those values the labels
+    they have in ``fitted``; ``None`` when no such spec exists.
+
+    Intervals are anchored where ``fitted``'s are (the anchor otherwise follows the
+    smallest value); masks, dates and suppression label each value on its own. Ordered
+    groups are runs of the sorted values, which a new value would shift: ``None``.
+
+    Examples
+    --------
+    >>> h = intervals([31, 47], [10, 20])
+    >>> pinned_spec({"type": "intervals", "widths": [10, 20]}, h)["start"]
+    Fraction(30, 1)
+    """
+    kind = spec.get("type")
+    if kind == "ordered":
+        return None
+    if kind == "intervals" and spec.get("start") is None:
+        return {**spec, "start": default_start(fitted.leaves, spec["widths"])}
+    return spec

@@ -27,6 +27,7 @@ from anonkit._frozen import FrozenDict
 from anonkit._validation import Constraint, Interval, Options, init_parameters
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
+from anonkit.core.hierarchy_builders import pinned_spec
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import built_from_values, resolve_hierarchy
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
@@ -475,15 +476,20 @@ class FullDomain(Placed):
     def _generalize(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """``data`` with each quasi-identifier at its learned level. A hierarchy built from a
         table (``{"type": "intervals", ...}``) is built again over the training and the new
-        values; a column given no hierarchy keeps its values at level 0 (new ones too) and
+        values, so that a new value gets a label, with what the builder chose from the
+        training values kept (:func:`~anonkit.core.hierarchy_builders.pinned_spec`: the
+        intervals' anchor); ordered groups are not (a new value would shift them), so
+        values they lack are an error, as with a hierarchy given whole. A column given no
+        hierarchy keeps its values at level 0 (new ones too) and
         is ``*`` above."""
         columns = []
         for c, h in fitting.by_name.items():
             lv = self.transformation_[c]
             spec = fitting.specs.get(c)
-            if spec is not None and built_from_values(spec):  # built again over new values too
-                values = pl.concat([fitting.data[c], data[c]])
-                h = resolve_hierarchy(c, spec, values)
+            pinned = pinned_spec(spec, h) if isinstance(spec, Mapping) else None
+            if spec is not None and built_from_values(spec) and pinned is not None:
+                # built again over the new values too, the training values' labels fixed
+                h = resolve_hierarchy(c, pinned, pl.concat([fitting.data[c], data[c]]))
             if spec is not None:
                 columns.append(generalize_column(data[c], h, lv, c))
             elif lv == 0:

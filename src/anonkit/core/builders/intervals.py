@@ -95,7 +95,7 @@ def intervals(
         numeric.append((x, label))
     numeric.sort()
     if start is None:
-        anchor = math.floor(numeric[0][0] / steps[0]) * steps[0]
+        anchor = _default_start(numeric[0][0], steps[0])
     else:
         given = to_fraction(start)
         if given is None:
@@ -114,6 +114,27 @@ def intervals(
         row.append(ROOT)
         rows.append(row)
     return Hierarchy(rows, name=name)
+
+
+def _default_start(low: Fraction, width: Fraction) -> Fraction:
+    """The anchor of the bin edges when none is given: ``low`` rounded down to a multiple
+    of the finest ``width``."""
+    return math.floor(low / width) * width
+
+
+def default_start(leaves: Iterable[str], widths: Sequence[float] | float) -> Fraction:
+    """The anchor :func:`intervals` chose for a hierarchy whose leaves are ``leaves`` and
+    was built without ``start`` (given to build it again over more values, so that the
+    first values keep their bins).
+
+    Examples
+    --------
+    >>> default_start(["31", "47"], [10, 20])
+    Fraction(30, 1)
+    """
+    steps = _check_widths(widths, "intervals()")
+    low = min(Fraction(leaf) for leaf in leaves)
+    return _default_start(low, steps[0])
 
 
 def _check_widths(widths: object, owner: str) -> list[Fraction]:
