@@ -25,7 +25,7 @@ import polars as pl
 from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import build_hierarchy, check_spec_keys, suppression
-from anonkit.exceptions import MissingValuesError, ParameterError
+from anonkit.exceptions import DataError, MissingValuesError, ParameterError
 
 __all__ = ["FILE", "HierarchySpec", "built_from_values", "hierarchy_file", "resolve_hierarchy"]
 
@@ -114,8 +114,15 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
     if built_from_values(spec):
         nans = int(values.is_nan().sum()) if values.dtype.is_float() else 0
         blanks = int((values.str.strip_chars() == "").sum()) if values.dtype == pl.String else 0
-        if nans or blanks:
-            raise MissingValuesError(column, nans + blanks)
+        nothing = values.len() if values.null_count() == values.len() else 0  # all missing
+        if nans or blanks or nothing:
+            raise MissingValuesError(column, nans + blanks + nothing)
+        infinite = int(values.is_infinite().sum()) if values.dtype.is_float() else 0
+        if infinite:
+            raise DataError(
+                f"Column {column!r} holds {infinite} infinite number(s); replace them with "
+                "numbers (or drop those rows) before anonymizing."
+            )
     if spec is None:
         return suppression(values.drop_nulls().unique(maintain_order=True).to_list(), name=column)
     if isinstance(spec, Hierarchy):
@@ -152,9 +159,15 @@ def _table_rows(spec: object) -> list[list[object]] | None:
         table = spec
     else:
         return None
-    return [["" if _missing(cell) else cell for cell in row] for row in table]
+    return [[_cell(cell) for cell in row] for row in table]
 
 
-def _missing(cell: object) -> bool:
-    """Whether a table cell is missing (None, or NaN as pandas fills gaps)."""
-    return cell is None or (isinstance(cell, float) and cell != cell)
+def _cell(cell: object) -> object:
+    """A table cell as a label: ``""`` where missing (None, or NaN as pandas fills
+    gaps), a whole float without its decimals (pandas reads a column with a gap as
+    floats, and the data's ``2.0`` reads as ``"2"``), anything else as it is."""
+    if cell is None or (isinstance(cell, float) and cell != cell):
+        return ""
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return cell

@@ -66,9 +66,17 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
         return col.str.strip_chars()
     if dtype == pl.Boolean:
         return pl.when(col).then(pl.lit("True")).when(~col).then(pl.lit("False")).alias(column)
-    if dtype.is_float():
-        whole = col.cast(pl.Int64, strict=False).cast(pl.String)
-        return pl.when(col == col.round(0)).then(whole).otherwise(col.cast(pl.String)).alias(column)
+    if dtype.is_float() or isinstance(dtype, pl.Decimal):
+        # a whole number without its decimals (30.0 and Decimal 30.00 as "30"), as the
+        # builders label it; Int128 holds every whole float up to 1.7e38 exactly
+        whole = col.cast(pl.Int128, strict=False)
+        is_whole = (col == col.round(0)) & whole.is_not_null()
+        return (
+            pl.when(is_whole)
+            .then(whole.cast(pl.String))
+            .otherwise(col.cast(pl.String))
+            .alias(column)
+        )
     if isinstance(dtype, pl.Datetime):
         return _datetime_text(col, dtype).alias(column)
     return col.cast(pl.String)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -20,6 +21,8 @@ ROOT: Final = "*"
 #: A number written with a decimal comma (``49,4``, ``-0,5``): not a number to the
 #: builders, which say so; :func:`anonkit.io.cells.decimal_points` reads it as one.
 DECIMAL_COMMA: Final = r"^([+-]?[0-9]+),([0-9]+)$"
+#: A number written in ASCII digits, as the builders read numeric strings.
+NUMBER: Final = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
 
 def as_number(value: object) -> numbers.Real | Decimal | None:
@@ -82,12 +85,19 @@ def to_fraction(value: object) -> Fraction | None:
 
 
 def numeric_value(original: object, label: str) -> Fraction | None:
-    """Numeric value of a value (numbers and numeric strings), else None."""
+    """Numeric value of a value (numbers, and strings that write a number in ASCII
+    digits, ``-12``, ``2.5``, ``1e3``), else None: ``78/2``, ``3_9`` or full-width
+    digits are not numbers here, though ``Fraction`` reads them.
+
+    Examples
+    --------
+    >>> numeric_value("2.5", "2.5"), numeric_value("78/2", "78/2"), numeric_value("3_9", "3_9")
+    (Fraction(5, 2), None, None)
+    """
     if isinstance(original, str):
-        try:
-            return Fraction(label)
-        except (ValueError, ZeroDivisionError):
+        if re.fullmatch(NUMBER, label) is None:
             return None
+        return Fraction(label)
     return to_fraction(original)
 
 
