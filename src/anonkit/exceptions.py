@@ -351,7 +351,10 @@ class InputEncodingError(InputFormatError):
         self.encoding = encoding
         self.offset = offset
         self.byte = byte
-        s = "latin-1" if _codec_name(encoding) != "iso8859-1" else "utf-8"
+        # bytes 0x80-0x9F are controls in Latin-1: Windows' cp1252 prints them (€, quotes)
+        s = "cp1252" if 0x80 <= byte <= 0x9F else "latin-1"
+        if _codec_name(encoding) in ("iso8859-1", "cp1252"):
+            s = "utf-8"
         if offset == 0 and byte in (0xFF, 0xFE) and not _codec_name(encoding).startswith("utf-16"):
             s = "utf-16"  # a UTF-16 byte-order mark (Excel's "Unicode text")
         if hierarchy:  # a hierarchy file: the ways to declare one file's encoding
@@ -418,8 +421,8 @@ class OutputIsInputError(AnonkitError, ValueError):
         self.source = str(source)
         same = "" if self.output == self.source else f" (the same file as {self.source})"
         super().__init__(
-            f"Cannot write {self.output}: it is the input{same}, and writing there would "
-            "replace the original records. Choose another output path."
+            f"Cannot write {self.output}: the run reads that file{same}, and writing there "
+            "would replace it. Choose another output path."
         )
 
 

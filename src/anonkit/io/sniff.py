@@ -11,7 +11,9 @@ import codecs
 import csv
 import gzip
 import io
-from collections.abc import Iterator
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.exceptions import InputEncodingError, InputFormatError
+from anonkit.io.source import refuse_nul
 
 #: Separators tried when none is given, in order of preference on a tie.
 CANDIDATES: tuple[str, ...] = (",", ";", "\t", "|")
@@ -76,9 +79,12 @@ def sample_head(path: Path) -> tuple[str, bool]:
     ------
     InputEncodingError
         If the sampled bytes are not valid UTF-8.
+    InputFormatError
+        If they hold a NUL byte (UTF-16, or not a text file).
     """
     with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as f:
         head = f.read(_HEAD_BYTES)
+    refuse_nul(path, head, 0)
     return sample_text(path, head, complete=len(head) < _HEAD_BYTES)
 
 
@@ -187,6 +193,67 @@ def refuse_title_lines(path: Path, sample: str, whole: bool) -> None:
                 "header, or give the separator to read the file as it is.",
                 line=above,
             )
+
+
+def refuse_record_header(path: Path, sample: str, separator: str, whole: bool) -> None:
+    """Raise when the first line of a file reads as a record rather than a header (a
+    file saved without its line of column names, as UCI's ``adult.data``): in at least
+    half of its columns, and two or more, the first line holds a value that the column
+    holds below, or a number written like the numbers below it. The first line would
+    be published as the release's column names.
+
+    Raises
+    ------
+    InputFormatError
+        Naming how many columns and which (by position, never the line's text).
+
+    Examples
+    --------
+    >>> refuse_record_header(Path("t.csv"), "age,sex\\n39,m\\n41,f\\n", ",", True)
+    >>> try:
+    ...     refuse_record_header(Path("t.csv"), "39,m\\n41,f\\n39,m\\n", ",", True)
+    ... except InputFormatError as err:
+    ...     print(str(err)[:64])
+    Cannot read t.csv: its first line looks like a record, not a lin
+    """
+    rows = _rows(sample, separator, whole)
+    if len(rows) < 3 or len(rows[0]) < 2:
+        return
+    header, body = rows[0], rows[1:]
+    like: list[int] = []
+    for j, name in enumerate(header):
+        values = [row[j].strip() for row in body if len(row) > j and row[j].strip()]
+        if _like_values(name.strip(), values):
+            like.append(j + 1)
+    if len(like) >= 2 and 2 * len(like) >= len(header):
+        shown = ", ".join(str(j) for j in like[:10]) + (", ..." if len(like) > 10 else "")
+        raise InputFormatError(
+            path,
+            f"its first line looks like a record, not a line of column names: in columns "
+            f"{shown} of {len(header)} it holds a value that the column holds below, or a "
+            "number written like them. anonkit reads the first line as the column names "
+            "and publishes them: add a line of column names at the top of the file.",
+            line=1,
+        )
+
+
+#: A number as a header cell or a value is compared: its digits and sign.
+_NUMBER_CELL = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+
+
+def _like_values(name: str, values: Sequence[str]) -> bool:
+    """Whether a header cell ``name`` reads like the column's ``values``: one of them, or
+    a number with as many digits before the point as most of them (which are numbers)."""
+    if not name or not values:
+        return False
+    if name in values:
+        return True
+    if _NUMBER_CELL.fullmatch(name) is None:
+        return False
+    if not all(_NUMBER_CELL.fullmatch(v) for v in values):
+        return False
+    digits = Counter(len(v.lstrip("+-").split(".")[0]) for v in values)
+    return digits.most_common(1)[0][0] == len(name.lstrip("+-").split(".")[0])
 
 
 def one_column_separator(sample: str, whole: bool = True) -> str:

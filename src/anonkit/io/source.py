@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
-from anonkit.exceptions import InputEncodingError, InputFileError
+from anonkit.exceptions import InputEncodingError, InputFileError, InputFormatError
 
-__all__ = ["TextSource"]
+__all__ = ["TextSource", "refuse_nul"]
 
 
 class TextSource:
@@ -38,7 +39,9 @@ class TextSource:
             raise InputFileError(self.path, exc.strerror or str(exc)) from None
         if head.startswith(codecs.BOM_UTF8):
             self.skipped = len(codecs.BOM_UTF8)
-        return head[self.skipped : self._HEAD], len(head) <= self._HEAD
+        head = head[self.skipped : self._HEAD + 1]
+        refuse_nul(self.path, head, self.skipped)
+        return head[: self._HEAD], len(head) <= self._HEAD
 
     def data(self) -> bytes:
         """The whole file as UTF-8 bytes, without a byte-order mark."""
@@ -58,7 +61,9 @@ class TextSource:
                     raise InputEncodingError.from_decode_error(
                         self.path, raw, exc, self.encoding
                     ) from None
+                _refuse_c1(self.path, text, self.encoding)
                 self._data = text.removeprefix("\ufeff").encode("utf-8")
+            refuse_nul(self.path, self._data, self.skipped)
         return self._data
 
     def polars_source(self) -> Path | bytes:
@@ -66,3 +71,45 @@ class TextSource:
         if self._data is None and self.utf8:
             return self.path
         return self.data()
+
+
+def refuse_nul(path: Path, data: bytes, start: int) -> None:
+    """Refuse text holding a NUL byte: UTF-16 without a byte-order mark (every other
+    byte of Latin text is NUL) or a file that is not text, which UTF-8 would take."""
+    if start == 0 and data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return  # marked UTF-16: the UTF-8 decoding error says to declare it
+    at = data.find(b"\x00")
+    if at >= 0:
+        line = data.count(b"\n", 0, at) + 1
+        # Latin text in UTF-16: the NUL is the high byte, first (big-endian) or second
+        utf16 = "utf-16-be" if (start + at) % 2 == 0 else "utf-16-le"
+        raise InputFormatError(
+            path,
+            f"line {line} holds a NUL byte (byte offset {start + at}): the file is not "
+            f'UTF-8 text; if it is UTF-16 ("Unicode text"), declare encoding = "{utf16}" '
+            "or save it as UTF-8.",
+            line=line,
+        )
+
+
+#: Control characters that Latin-1 gives the bytes 0x80-0x9F, which Windows files
+#: (cp1252) use for the euro sign, curly quotes and dashes.
+_C1 = re.compile("[\x80-\x9f]")
+
+
+def _refuse_c1(path: Path, text: str, encoding: str) -> None:
+    """Refuse Latin-1 text holding a C1 control character: almost always a cp1252 file
+    read as Latin-1, whose euro signs and quotes would be published as controls."""
+    if codecs.lookup(encoding).name != "iso8859-1":
+        return
+    found = _C1.search(text)
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        code = ord(found.group())
+        raise InputFormatError(
+            path,
+            f"line {line} holds byte 0x{code:02X}, a control character in {encoding}; "
+            "Windows files use it for the euro sign, quotes or dashes: declare encoding = "
+            '"cp1252" (--encoding cp1252, encoding="cp1252" in Python).',
+            line=line,
+        )

@@ -37,6 +37,7 @@ from anonkit.io.sniff import (
     quote_reason,
     record_problem,
     refuse_odd_start,
+    refuse_record_header,
     refuse_title_lines,
     sample_head,
     sample_text,
@@ -204,6 +205,7 @@ def scan_table(
         sep = ","
     names = header_fields(text, sep)
     _check_names(p, names, sep)
+    refuse_record_header(p, text, sep, whole)
     # polars parses a scan as it goes: a record with a surplus field passes when only some
     # columns are read, a short one is padded with nulls; read_table refuses both
     check_records(p, sep, len(names))
@@ -302,6 +304,7 @@ def read_table_info(
     if strip:
         names = [name.strip() for name in names]
     _check_names(p, names, separator)
+    refuse_record_header(p, sample, separator, whole)
     _check_quotes(source, separator)
     frame = _parse(source, separator, len(names), tokens=tokens, strip=strip)
     frame, blank = _check_records(source, frame, separator)
