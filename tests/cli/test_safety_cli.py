@@ -363,7 +363,7 @@ def test_an_output_that_is_the_input_is_refused_and_the_input_kept(tmp_path: Pat
         if target.parent.name == "..":
             (tmp_path / "sub").mkdir(exist_ok=True)
         code, _, err = _run("anonymize", str(cfg), "-o", str(target))
-        assert code == 2 and "is the input" in err and "another" in err, err
+        assert code == 2 and "the run reads that file" in err and "another" in err, err
         assert data.read_bytes() == before
     _no_leftovers(tmp_path)
 
@@ -372,7 +372,7 @@ def test_init_refuses_to_write_its_configuration_over_the_data(tmp_path: Path) -
     data = _write_csv(tmp_path / "data.toml", ROWS)  # an odd name, but a data file
     before = data.read_bytes()
     code, _, err = _run("init", str(data), "--separator", ",", "-o", str(data))
-    assert code == 2 and "is the input" in err, err
+    assert code == 2 and "the run reads that file" in err, err
     assert data.read_bytes() == before
 
 
@@ -381,13 +381,13 @@ def test_reports_and_sequential_releases_refuse_to_overwrite_their_inputs(tmp_pa
     before = data.read_bytes()
     cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n')
     code, _, err = _run("anonymize", str(cfg), "--summary", str(data))
-    assert code == 2 and "is the input" in err
+    assert code == 2 and "the run reads that file" in err
     code, _, err = _run("evaluate", str(data), str(data), "-c", str(cfg), "--html", str(data))
-    assert code == 2 and "is the input" in err
+    assert code == 2 and "the run reads that file" in err
     options = ["--history", str(tmp_path / "h.json"), "--id-column", "email", "--qi", "age"]
     options += ["--sensitive", "disease", "--m", "2"]
     code, _, err = _run("release", str(data), *options, "-o", str(data))
-    assert code == 2 and "is the input" in err, err
+    assert code == 2 and "the run reads that file" in err, err
     assert data.read_bytes() == before
 
 
@@ -396,5 +396,37 @@ def test_an_output_that_is_a_folder_is_named_in_the_error(tmp_path: Path) -> Non
     cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n')
     (tmp_path / "out.csv").mkdir()
     code, _, err = _run("anonymize", str(cfg), "-o", str(tmp_path / "out.csv"))
-    assert code == 1 and f"{tmp_path / 'out.csv'}: Is a directory" in err, err
+    # refused before the work (it failed at the end, after the search)
+    assert code == 2 and f"{tmp_path / 'out.csv'}: it is a folder" in err, err
     _no_leftovers(tmp_path)
+
+
+def test_outputs_that_name_one_file_or_the_config_are_refused_before_any_write(
+    tmp_path: Path,
+) -> None:
+    """--summary release.csv replaced the release with JSON (exit 0); --summary CONFIG
+    replaced the configuration; a --summary naming a folder stopped the run after the
+    release had replaced the previous one."""
+    _write_csv(tmp_path / "data.csv", ROWS)
+    cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n')
+    release = tmp_path / "release.csv"
+    release.write_text("PREVIOUS RELEASE\n", encoding="utf-8")
+    config_text = cfg.read_text(encoding="utf-8")
+    (tmp_path / "sum.json").mkdir()
+    cases = [
+        (["--summary", str(release)], "--summary names the same file as the release"),
+        (["--report", str(tmp_path / "r.html"), "--html", str(tmp_path / "r.html")], "--html"),
+        (["--summary", str(cfg)], "the run reads that file"),
+        (["--summary", str(tmp_path / "sum.json")], "sum.json: it is a folder"),
+    ]
+    for options, expected in cases:
+        code, _, err = _run("anonymize", str(cfg), "-o", str(release), *options)
+        assert code == 2 and expected in " ".join(err.split()), err
+        assert release.read_text(encoding="utf-8") == "PREVIOUS RELEASE\n"
+        assert cfg.read_text(encoding="utf-8") == config_text
+    code, _, err = _run(
+        "evaluate", str(tmp_path / "data.csv"), str(tmp_path / "data.csv"), "-c", str(cfg),
+        "--json", str(tmp_path / "x"), "--html", str(tmp_path / "x"),
+    )  # fmt: skip
+    assert code == 2 and "--html names the same file as --json" in err, err
+    assert not (tmp_path / "x").exists()

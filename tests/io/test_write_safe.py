@@ -140,7 +140,7 @@ def test_an_output_naming_an_input_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "hard.csv").hardlink_to(data)
     frame = pl.DataFrame({"a": [1]})
     for same in (data, str(data), tmp_path / "." / "data.csv", tmp_path / "hard.csv"):
-        with pytest.raises(OutputIsInputError, match="is the input") as err:
+        with pytest.raises(OutputIsInputError, match="the run reads that file") as err:
             check_not_input(same, [frame, data])
         assert err.value.exit_code == 2
     check_not_input(tmp_path / "other.csv", [frame, data, None])  # a new file is fine

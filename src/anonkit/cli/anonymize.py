@@ -32,7 +32,7 @@ from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_
 from anonkit.engines.base import get_engine
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
-from anonkit.io.write import check_output
+from anonkit.io.write import check_outputs
 from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
@@ -99,10 +99,12 @@ def anonymize_command(
     if target is None:
         raise ConfigError(f"No output file: set 'output' in {config} or pass -o/--output.")
     fmt = output_format(target)  # an unsupported extension fails before any work
-    read = [cfg.input, *cfg.hierarchies.values(), cfg.population]
-    for path in (target, summary, report, html):
-        if path is not None:
-            check_output(path, read)
+    read = [cfg.input, *cfg.hierarchies.values(), cfg.population, config]
+    outputs = {"the release": target, "--summary": summary, "--report": report, "--html": html}
+    # Spark writes the release as a folder of part files (an existing one is replaced)
+    check_outputs(
+        outputs, read, folders=("the release",) if chosen_engine(cfg)[0] == "spark" else ()
+    )
     if html is not None and cfg.suppressed == "drop":
         raise ConfigError(
             f"--html measures the release row by row against the input, so {config} must "

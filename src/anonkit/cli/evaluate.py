@@ -293,11 +293,10 @@ def evaluate_command(
     quiet: QuietOption = False,
 ) -> None:
     """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
-    from anonkit.io.write import check_output
+    from anonkit.io.write import check_outputs
 
-    for written in (json_out, html):
-        if written is not None:  # a report written over a table it measures
-            check_output(written, [original, release, config, population])
+    # a report written over a table it measures, or over the other report
+    check_outputs({"--json": json_out, "--html": html}, [original, release, config, population])
     cfg = read_measure_config(config)
     with progress_reporter(progress, quiet=quiet) as bar:
         payload, ev, levels, checks = _measure(

@@ -24,7 +24,7 @@ from anonkit.cli.common import (
     stdout_console,
 )
 from anonkit.io.tables import output_format, read_table, write_table
-from anonkit.io.write import check_not_input, check_output
+from anonkit.io.write import check_not_input, check_outputs
 from anonkit.progress import start_stage
 from anonkit.releases import ReleaseHistory, publish
 
@@ -84,8 +84,7 @@ def release_command(
     output_format(output)  # an unsupported extension fails before any work
     aux = counterfeits or output.with_name(f"{output.stem}.counterfeits.csv")
     output_format(aux)
-    for written in (output, aux, history):
-        check_output(written, [data])
+    check_outputs({"the release": output, "--counterfeits": aux, "--history": history}, [data])
     check_not_input(output, [history])
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {data.name}")

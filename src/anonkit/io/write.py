@@ -19,6 +19,7 @@ import polars as pl
 
 from anonkit._atomic import atomic_write
 from anonkit.exceptions import (
+    ConfigError,
     OutputFormatError,
     OutputIsInputError,
     OutputLocationError,
@@ -31,6 +32,7 @@ __all__ = [
     "WriteInfo",
     "check_not_input",
     "check_output",
+    "check_outputs",
     "escape_formulas",
     "escape_formulas_lazy",
     "escape_name",
@@ -153,6 +155,48 @@ def check_output(output: str | Path, sources: Iterable[Any]) -> None:
     finally:  # a Ctrl-C here leaves no probe behind
         with contextlib.suppress(OSError):
             os.unlink(probe)
+
+
+def check_outputs(
+    outputs: Mapping[str, str | Path | None],
+    sources: Iterable[Any],
+    *,
+    folders: Iterable[str] = (),
+) -> None:
+    """:func:`check_output` for each of a command's ``outputs`` (by the option that names
+    it; ``None``: not asked for), and refuse two that name the same file, or one that is
+    an existing folder (unless its option is among ``folders``: Spark writes a folder),
+    so that no output is written over another or fails after the work.
+
+    Raises
+    ------
+    OutputIsInputError, OutputLocationError
+        As :func:`check_output`; an existing folder is an ``OutputLocationError``.
+    ConfigError
+        If two outputs name the same file.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_outputs({"--output": "r.csv", "--summary": "r.csv"}, ["data.csv"])
+    ... except ConfigError as err:
+    ...     print(err)
+    --summary names the same file as --output (r.csv); give each output its own file.
+    """
+    named = {option: Path(path) for option, path in outputs.items() if path is not None}
+    seen: dict[Path, str] = {}
+    may_be_folder = set(folders)
+    for option, path in named.items():
+        key = path.resolve()
+        if key in seen:
+            raise ConfigError(
+                f"{option} names the same file as {seen[key]} ({path}); give each output "
+                "its own file."
+            )
+        seen[key] = option
+        if path.is_dir() and option not in may_be_folder:
+            raise OutputLocationError(path, "it is a folder; name a file")
+        check_output(path, sources)
 
 
 def _same_file(a: Path, b: Path) -> bool:
