@@ -330,7 +330,8 @@ _CHUNK_BYTES = 1 << 26
 
 class RecordProblem(NamedTuple):
     """The first fault :func:`record_problem` found: its 1-based ``line`` and ``kind``,
-    ``"fields"`` (a record of ``fields`` fields, not the header's), ``"stray"`` (a quote
+    ``"fields"`` (a record of ``fields`` fields, not the header's), ``"blank"`` (a blank
+    line after the header), ``"stray"`` (a quote
     inside a field), ``"open"`` (a quoted field never closed) or ``"bytes"`` (not UTF-8:
     the first bad ``byte``, at ``offset`` in the file after any byte-order mark)."""
 
@@ -342,6 +343,12 @@ class RecordProblem(NamedTuple):
 
     def reason(self, width: int, separator: str) -> str:
         """What is wrong, and what to do (never a value of the file)."""
+        if self.kind == "blank":
+            return (
+                f"line {self.line} is blank; a streamed read takes it for a record whose "
+                "every value is missing: remove the blank lines (read in memory, the file "
+                "may keep them)."
+            )
         if self.kind == "fields":
             s = "s" if self.fields != 1 else ""
             return (
@@ -370,11 +377,14 @@ def record_problem(
     width: int,
     *,
     utf8: bool = True,
+    blanks: bool = False,
     chunk: int = _CHUNK_BYTES,
 ) -> RecordProblem | None:
     """The first fault of a CSV file's records after the header, or ``None``: a record
     whose field count is not ``width`` (blank ones passed over), a misread quote
-    (:func:`quote_problem`) or, with ``utf8``, bytes that are not UTF-8.
+    (:func:`quote_problem`), with ``utf8`` bytes that are not UTF-8, and with ``blanks``
+    a blank line after the header (a streamed parse reads it as a record of missing
+    values, where :func:`~anonkit.io.tables.read_table` passes it over).
 
     Reads ``source`` (a file, a byte-order mark skipped, or its bytes) ``chunk`` bytes at
     a time, so a file larger than memory is checked too: each piece ends at the last line
@@ -417,11 +427,19 @@ def record_problem(
         present = np.flatnonzero(counts != 0)
         if header and present.size:  # the first record that is not blank
             header = False
+            after = int(present[0])
             present = present[1:]
+        else:
+            after = -1
         bad = present[counts[present] != width]
         if bad.size:
             i = int(bad[0])
             return RecordProblem(line_base + int(lines[i]), "fields", fields=int(counts[i]))
+        if blanks and not header:
+            empty = np.flatnonzero(counts == 0)
+            empty = empty[empty > after]
+            if empty.size:
+                return RecordProblem(line_base + int(lines[int(empty[0])]), "blank")
         line_base += part.count(b"\n")
         offset += len(part)
     return None

@@ -196,6 +196,7 @@ def scan_table(
             encoding,
         )
     text, whole = sample_head(p)
+    _refuse_no_lines(p, text.encode("utf-8"))
     tabs = separator is None and p.suffix.lower() == ".tsv"
     if separator is None:
         refuse_odd_start(p, text, tabs=tabs)
@@ -203,18 +204,24 @@ def scan_table(
     if sep is None:
         refuse_title_lines(p, text, whole)
         sep = ","
-    names = header_fields(text, sep)
+    raw = header_fields(text, sep)
+    names = [name.strip() for name in raw] if strip else raw
     _check_names(p, names, sep)
     refuse_record_header(p, text, sep, whole)
+    if whole and len(text.strip("\r\n").splitlines()) < 2:
+        raise EmptyDataError(str(p), message=f"The file {p} has a header but no records.")
     # polars parses a scan as it goes: a record with a surplus field passes when only some
-    # columns are read, a short one is padded with nulls; read_table refuses both
-    check_records(p, sep, len(names))
+    # columns are read, a short one is padded with nulls, a blank line read as a record of
+    # nulls; read_table refuses the first two and passes blank lines over
+    check_records(p, sep, len(names), blanks=True)
     lazy = pl.scan_csv(
         p,
         separator=sep,
         infer_schema=False,
         null_values=[t for t in tokens if t] or None,
     )
+    if names != raw:
+        lazy = lazy.rename(dict(zip(raw, names, strict=True)))
     lazy = missing_as_null(lazy, tokens, strip=strip)
     return decimal_points(lazy) if decimal_comma else lazy
 
@@ -286,12 +293,7 @@ def read_table_info(
         return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))
     source = TextSource(p, encoding)
     head, complete = source.head()
-    if not head.strip(b"\r\n"):
-        raise EmptyDataError(str(p), message=f"The file {p} is empty; it has no records.")
-    if b"\n" not in head and b"\r" in head.strip(b"\r"):
-        raise InputFormatError(
-            p, "its lines end with a carriage return only; convert them to line feeds (\\n)."
-        )
+    _refuse_no_lines(p, head)
     sample, whole = sample_text(p, head, start=source.skipped, complete=complete)
     sniffed = separator is None and p.suffix.lower() != ".tsv"
     if separator is None:
@@ -329,6 +331,17 @@ def read_table_info(
         single_column_hint=hint,
     )
     return frame, info
+
+
+def _refuse_no_lines(p: Path, head: bytes) -> None:
+    """Refuse a file whose first bytes ``head`` hold no line: empty, or lines ended by
+    carriage returns alone (which would read as one record, the whole file)."""
+    if not head.strip(b"\r\n"):
+        raise EmptyDataError(str(p), message=f"The file {p} is empty; it has no records.")
+    if b"\n" not in head and b"\r" in head.strip(b"\r"):
+        raise InputFormatError(
+            p, "its lines end with a carriage return only; convert them to line feeds (\\n)."
+        )
 
 
 def unknown_column_hint(info: ReadInfo, missing_columns: Sequence[str]) -> str:
@@ -480,7 +493,9 @@ def _raise_ragged(
         raise InputFormatError(p, reason, line=line)
 
 
-def check_records(path: Path, separator: str, width: int, *, utf8: bool = True) -> None:
+def check_records(
+    path: Path, separator: str, width: int, *, utf8: bool = True, blanks: bool = False
+) -> None:
     """Refuse a CSV file whose records a streamed parse would misread or repair
     (:func:`~anonkit.io.sniff.record_problem`), naming the line: one pass over the file.
 
@@ -491,7 +506,7 @@ def check_records(path: Path, separator: str, width: int, *, utf8: bool = True) 
     InputEncodingError
         With ``utf8``, bytes that are not UTF-8.
     """
-    found = record_problem(path, separator, width, utf8=utf8)
+    found = record_problem(path, separator, width, utf8=utf8, blanks=blanks)
     if found is None:
         return
     if found.kind == "bytes":
