@@ -258,3 +258,15 @@ def test_decimal_commas_are_not_guessed_in_a_comma_separated_file(tmp_path: Path
     target = tmp_path / "config.toml"
     assert run(str(data), "-o", str(target))[0] == 0
     assert tomllib.loads(target.read_text(encoding="utf-8"))["read"]["decimal_comma"] is False
+
+
+def test_three_digits_after_every_comma_are_not_guessed_a_decimal_comma(tmp_path: Path) -> None:
+    """In a ';' file, incomes of 18,000 were detected as decimal commas and released as
+    18.000, a thousandfold smaller, without a word."""
+    data = tmp_path / "money.csv"
+    rows = ["age;income"] + [f"{20 + i % 40};{1 + i % 90},{(i * 7) % 10}00" for i in range(100)]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    target = tmp_path / "config.toml"
+    code, _, err = run(str(data), "-o", str(target))
+    assert code == 0, err
+    assert tomllib.loads(target.read_text(encoding="utf-8"))["read"]["decimal_comma"] is False

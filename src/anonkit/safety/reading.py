@@ -129,7 +129,13 @@ def read_for_starter(
 
 def _decimal_commas(column: pl.Series) -> bool:
     """Whether a text column holds whole numbers and numbers written with a decimal comma
-    only (missing cells aside), at least one of the latter."""
+    only (missing cells aside), at least one of the latter, and not all of those with
+    three digits after the comma (``18,000``: a thousands separator as likely, which
+    read as a decimal comma would shrink the number a thousandfold)."""
     if column.dtype != pl.String:
         return False
-    return numbers_written_as(column.drop_nulls().str.strip_chars(), DECIMAL_COMMA)
+    cells = column.drop_nulls().str.strip_chars()
+    if not numbers_written_as(cells, DECIMAL_COMMA):
+        return False
+    decimals = cells.str.extract(DECIMAL_COMMA, 2).drop_nulls()
+    return bool((decimals.str.len_chars() != 3).any())
