@@ -109,6 +109,7 @@ from anonkit.io.cells import READ_OPTIONS, read_options
 from anonkit.io.tables import read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.metrics.generalization import METRICS
+from anonkit.metrics.levels import model_attributes
 from anonkit.models.registry import model_from_config
 
 if TYPE_CHECKING:
@@ -361,6 +362,15 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     if "k" not in privacy and not models:
         raise ConfigError(
             f"The key 'k' is missing in section [privacy] of {where}; give k or 'models'."
+        )
+    unused = [c for c in hierarchies if c not in {*qi, *sensitive, *model_attributes(models)}]
+    if unused:
+        # with others = "keep" such a column was published as it is, its hierarchy unused
+        shown = ", ".join(repr(c) for c in unused)
+        raise ConfigError(
+            f"[hierarchies] in {where} gives {shown} a hierarchy, but no quasi-identifier "
+            "or sensitive attribute is so named: add them to quasi_identifiers in "
+            "[attributes] to generalize them, or remove their hierarchies."
         )
     k = privacy.get("k")
     if k is not None:

@@ -243,3 +243,20 @@ def test_decimal_comma_is_a_read_option(tmp_path: Path) -> None:
     bad = text.replace("decimal_comma = true", 'decimal_comma = "yes"')
     with pytest.raises(ConfigError, match="read.decimal_comma"):
         load_config(write(tmp_path, bad, "bad.toml"))
+
+
+def test_a_hierarchy_for_a_column_that_is_not_generalized_is_an_error(tmp_path: Path) -> None:
+    """A hierarchy for a column left out of quasi_identifiers was ignored without a word:
+    with others = "keep" the column was published as it is (a missing hierarchy file
+    too)."""
+    text = (
+        'input = "d.csv"\noutput = "r.csv"\n[attributes]\nquasi_identifiers = ["age"]\n'
+        'sensitive = ["disease"]\nothers = "keep"\n[hierarchies]\nage = "a.csv"\n'
+        'hours = { type = "intervals", widths = [10] }\ndisease = "d.csv"\n[privacy]\nk = 2\n'
+    )
+    with pytest.raises(ConfigError, match="gives 'hours' a hierarchy, but no quasi-identifier"):
+        load_config(write(tmp_path, text))
+    # a sensitive attribute's hierarchy (hierarchical t-closeness) is used
+    assert load_config(write(tmp_path, text.replace("hours = {", "#"))).quasi_identifiers == (
+        "age",
+    )
