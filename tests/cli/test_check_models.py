@@ -317,3 +317,11 @@ def test_unknown_model_in_config(adult_release: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["check", str(adult_release), "--qi", "sex", "-c", str(config)])
     assert result.exit_code == 2
     assert "magic" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_column_named_twice_in_qi_is_a_usage_error(tmp_path: Path) -> None:
+    """It stopped with "polars stopped on the data (DuplicateError)", exit 1."""
+    data = tmp_path / "t.csv"
+    data.write_text("age,sex\n31,f\n45,m\n", encoding="utf-8")
+    result = runner.invoke(app, ["check", str(data), "--qi", "age,age"])
+    assert result.exit_code == 2 and "without duplicates" in result.stderr, result.stderr

@@ -148,7 +148,8 @@ def test_unknown_column_exits_2(tmp_path: Path, toy: Path) -> None:
     cfg = toy_config(tmp_path, toy, extra="", nope='{ type = "masking" }')
     cfg.write_text(
         cfg.read_text().replace(
-            "[hierarchies]", '[attributes]\nquasi_identifiers = ["age", "gender", "zipcode", "nope"]\n[hierarchies]'
+            "[hierarchies]",
+            '[attributes]\nquasi_identifiers = ["age", "gender", "zipcode", "nope"]\n[hierarchies]',
         )
     )
     result = runner.invoke(app, ["anonymize", str(cfg)])

@@ -313,7 +313,8 @@ def test_unknown_column(toy_files: dict[str, Path], tmp_path: Path) -> None:
         toy_files["config"]
         .read_text()
         .replace(
-            "[hierarchies]", '[attributes]\nquasi_identifiers = ["age", "gender", "zipcode", "nope"]\n[hierarchies]'
+            "[hierarchies]",
+            '[attributes]\nquasi_identifiers = ["age", "gender", "zipcode", "nope"]\n[hierarchies]',
         )
     )
     result = runner.invoke(

@@ -148,6 +148,17 @@ def test_padded_names_hint(tmp_path: Path) -> None:
     p = _write(tmp_path, "age, sex\n31, f\n")
     _, info = read_table_info(p)
     assert "strip" in unknown_column_hint(info, ["sex"])
+    _, stripped = read_table_info(p, strip=True)
+    assert unknown_column_hint(stripped, ["sex"]) == ""
+
+
+def test_padded_parquet_names_are_not_told_to_set_strip(tmp_path: Path) -> None:
+    """strip does nothing to Parquet: setting it, as the hint said, gave the same hint."""
+    p = tmp_path / "t.parquet"
+    pl.DataFrame({"age": ["31"], "sex ": ["f"]}).write_parquet(p)
+    _, info = read_table_info(p, strip=True)
+    hint = unknown_column_hint(info, ["sex"])
+    assert "text files only" in hint and "set strip" not in hint
 
 
 def test_bad_separator_parameter(tmp_path: Path) -> None:

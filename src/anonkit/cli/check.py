@@ -47,6 +47,8 @@ def _split(qi: str, option: str = "--qi") -> list[str]:
     names = [c.strip() for c in qi.split(",") if c.strip()]
     if not names:
         raise ParameterError(option, "check", "a comma-separated list of columns", qi)
+    if len(set(names)) < len(names):  # polars refused the grouping (DuplicateError)
+        raise ParameterError(option, "check", "a list of columns without duplicates", qi)
     return names
 
 

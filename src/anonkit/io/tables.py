@@ -363,7 +363,14 @@ def unknown_column_hint(info: ReadInfo, missing_columns: Sequence[str]) -> str:
             f"{info.single_column_hint!r}-separated: set separator = {info.single_column_hint!r}."
         )
     padded = {name.strip() for name in info.columns if name != name.strip()}
-    if not info.stripped and any(c.strip() in padded for c in missing_columns):
+    if not any(c.strip() in padded for c in missing_columns):
+        return ""
+    if info.separator is None:  # Parquet: its names are as written, strip is for text
+        return (
+            "The file's column names have spaces around them; strip applies to text files "
+            "only: name the columns with their spaces, or rename them in the Parquet file."
+        )
+    if not info.stripped:
         return (
             "The file's column names have spaces around them; set strip = true "
             "(strip=True in Python) to remove them."
