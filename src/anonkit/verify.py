@@ -142,6 +142,7 @@ def verify_release(
     hierarchies: Mapping[str, Any] | None = None,
     numeric: Sequence[str] = (),
     weight: str | None = None,
+    suppressed: int | None = None,
 ) -> Verification:
     """Re-check ``release`` independently of the search; raise if it fails.
 
@@ -170,6 +171,11 @@ def verify_release(
         too large for memory is checked on its tally (one row per distinct combination of
         released quasi-identifiers and sensitive values, see
         :meth:`anonkit.engines.base.Engine.tally`).
+    suppressed
+        How many records the algorithm says it suppressed. Records with ``*`` in every
+        quasi-identifier are suppressed ones, unless it suppressed none (then they are a
+        class, generalized to the top, judged as one) or they are more than the limit
+        allows (the same).
 
     Raises
     ------
@@ -200,7 +206,7 @@ def verify_release(
         height = int(frame[weight].sum())
     # more than the limit allows cannot all be suppressed: fully generalized records, judged
     # as one class (a release at the top of the lattice, a Mondrian box of roots)
-    top = n_star > allowed
+    top = n_star > allowed or suppressed == 0
     if top:
         n_star = 0
     if size_only:

@@ -16,13 +16,20 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from anonkit._frozen import FrozenDict
+from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED
-from anonkit.exceptions import SuppressedColumnWarning, warn_caller
+from anonkit.exceptions import DataError, HierarchyError, SuppressedColumnWarning, warn_caller
 
 if TYPE_CHECKING:
     from anonkit.estimators.base import Columns, Estimator
 
-__all__ = ["DETAIL", "note_bare_columns", "starred_everywhere", "without_hierarchy"]
+__all__ = [
+    "DETAIL",
+    "note_bare_columns",
+    "refuse_star_labels",
+    "starred_everywhere",
+    "without_hierarchy",
+]
 
 #: The key of ``result.details`` naming the columns.
 DETAIL = "suppressed_without_hierarchy"
@@ -61,3 +68,33 @@ def note_bare_columns(estimator: Estimator, bare: Sequence[str]) -> None:
     details = {**result.details, DETAIL: list(bare)}
     estimator.result_ = dataclasses.replace(result, details=FrozenDict(details))
     warn_caller(SuppressedColumnWarning(bare))
+
+
+def refuse_star_labels(hierarchies: Sequence[Hierarchy]) -> None:
+    """Refuse a quasi-identifier whose value or hierarchy label below the root is ``*``,
+    the mark of a suppressed value: a record at ``*`` in every quasi-identifier would be
+    taken for a suppressed one (dropped with ``suppressed="drop"``, left out of the risk
+    figures).
+
+    Raises
+    ------
+    DataError
+        If a value is ``*``.
+    HierarchyError
+        If a label below the root is ``*``.
+    """
+    for h in hierarchies:
+        if SUPPRESSED in h.leaves:
+            raise DataError(
+                f"Column {h.name!r} holds the value {SUPPRESSED!r}, which anonkit writes for "
+                "a suppressed value; replace it (for example with 'unknown') in the data "
+                "and in its hierarchy."
+            )
+        for level in range(1, h.height - 1):
+            if SUPPRESSED in h.labels(level):
+                raise HierarchyError(
+                    f"it labels values {SUPPRESSED!r} at level {level}, below its root; only "
+                    f"the root may be {SUPPRESSED!r}, the mark of a suppressed value "
+                    "(relabel them, for example 'any').",
+                    column=h.name,
+                )

@@ -45,7 +45,7 @@ from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.values import as_text, check_single_values
 from anonkit.engines.base import choose_engine, get_engine
-from anonkit.estimators.bare import note_bare_columns, starred_everywhere
+from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
 from anonkit.estimators.privacy import Privacy, _IsPrivacy
 from anonkit.exceptions import (
@@ -322,7 +322,7 @@ class Estimator(Parameters):
         with errors_first(fitting.leaks):
             result, masked = self._run(fitting)
         settle_leaks(fitting.safety, fitting.leaks)
-        verification = self._verify(masked, fitting)
+        verification = self._verify(masked, fitting, suppressed=result.suppressed)
         timing = {**result.timing, "total": time.perf_counter() - t0}
         self.result_ = dataclasses.replace(
             result, **verified_fields(verification, fitting.safety), timing=FrozenDict(timing)
@@ -359,6 +359,7 @@ class Estimator(Parameters):
                 resolve_hierarchy(c, specs.get(c), hierarchy_values(data, population, c))
                 for c in qi
             ]
+            refuse_star_labels(hierarchies)
         return Fitting(
             data=data,
             kind=kind,
@@ -424,10 +425,15 @@ class Estimator(Parameters):
         return list(schema.released_as_is())
 
     def _verify(
-        self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None
+        self,
+        released: pl.DataFrame,
+        fitting: Fitting,
+        weight: str | None = None,
+        suppressed: int | None = None,
     ) -> Verification:
         """The independent re-check of ``released`` (or of its tally, whose records each
-        row stands for are in the column ``weight``)."""
+        row stands for are in the column ``weight``); ``suppressed``: the records the
+        algorithm suppressed (:func:`~anonkit.verify.verify_release`)."""
         start_stage(self.progress, "Verifying the release")
         return verify_release(
             released,
@@ -442,6 +448,7 @@ class Estimator(Parameters):
             hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
             numeric=fitting.numeric,
             weight=weight,
+            suppressed=suppressed,
         )
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:

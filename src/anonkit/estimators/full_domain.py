@@ -504,9 +504,9 @@ class FullDomain(Placed):
         by ``local_suppression`` are not reproduced: their records keep the levels."""
         qi = fitting.quasi_identifiers
         out = self._generalize(data, fitting)
+        if self.local_suppression is not False or not self.result_.suppressed:
+            return out  # (at the top, every record shows '*' and none was suppressed)
         starred = self._masked.select(_all_star(qi)).to_series()
-        if self.local_suppression is not False or not starred.any():
-            return out
         gone = self._generalize(fitting.data.filter(starred), fitting).select(qi).unique()
         new = "__anonkit_new__"  # a reserved name (core.schema.RESERVED_PREFIX)
         hit = out.select(qi).with_row_index(new).join(gone, on=qi, how="semi")[new]

@@ -215,8 +215,9 @@ class _Local(Estimator):
         return result, released
 
     def _profile(self, released: pl.DataFrame, fitting: Fitting, k: int) -> ClassProfile:
-        """The class profile of the release (measured on the release itself)."""
-        return class_profile(released, fitting.quasi_identifiers, k=k)
+        """The class profile of the release (measured on the release itself; the
+        algorithm suppresses no record, so a class at ``*`` everywhere is a class)."""
+        return class_profile(released, fitting.quasi_identifiers, k=k, starred=False)
 
     def _leak_check(
         self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
@@ -405,16 +406,20 @@ class Mondrian(_Classes, Placed):
         tally: pl.DataFrame | None = getattr(self, "_tally", None)
         if tally is None:
             return super()._profile(released, fitting, k)
-        sizes, suppressed = tally_sizes(tally, fitting.quasi_identifiers, _WEIGHT)
-        return profile_sizes(sizes, k=k, suppressed=suppressed)
+        sizes, _ = tally_sizes(tally, fitting.quasi_identifiers, _WEIGHT, starred=False)
+        return profile_sizes(sizes, k=k)
 
     def _verify(
-        self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None
+        self,
+        released: pl.DataFrame,
+        fitting: Fitting,
+        weight: str | None = None,
+        suppressed: int | None = None,
     ) -> Verification:
         tally: pl.DataFrame | None = getattr(self, "_tally", None)
         if tally is None:
-            return super()._verify(released, fitting, weight)
-        return super()._verify(tally, fitting, _WEIGHT)
+            return super()._verify(released, fitting, weight, suppressed)
+        return super()._verify(tally, fitting, _WEIGHT, suppressed)
 
 
 class GreedyMerge(_Classes):

@@ -26,6 +26,7 @@ from anonkit.algorithms.dp import SCORES, k_for, safepub_search, sample_mask, sa
 from anonkit.algorithms.dp.safepub import SELECT_MODES
 from anonkit.algorithms.lattice import Evaluator
 from anonkit.core.lattice import Lattice
+from anonkit.core.schema import AttributeRole
 from anonkit.core.transform import SUPPRESSED
 from anonkit.engines.base import get_engine
 from anonkit.estimators.base import Estimator, Fitting, Privacy
@@ -213,6 +214,20 @@ class SafePub(Estimator):
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
         data, qi, t0 = fitting.data, fitting.quasi_identifiers, fitting.t0
+        as_is = fitting.schema.released_as_is()
+        if as_is:
+            # the guarantee is about the generalized, sampled quasi-identifiers: a column
+            # published as it is could single out a sampled record (a unique diagnosis)
+            role = "sensitive" if fitting.schema.columns(AttributeRole.SENSITIVE) else "others"
+            raise ParameterError(
+                role,
+                "SafePub",
+                "such that every column is a quasi-identifier or removed: its (epsilon, "
+                "delta)-differential privacy covers the quasi-identifiers it generalizes, "
+                "not columns published as they are (declare them identifying, or "
+                'others="drop"; or choose another algorithm to keep them)',
+                as_is,
+            )
         k, beta = self.k_, self.beta_
         eps = float(self.epsilon)
         eps_search = eps * float(self.search_share)
@@ -314,7 +329,11 @@ class SafePub(Estimator):
         return result, released
 
     def _verify(
-        self, released: pl.DataFrame, fitting: Fitting, weight: str | None = None
+        self,
+        released: pl.DataFrame,
+        fitting: Fitting,
+        weight: str | None = None,
+        suppressed: int | None = None,
     ) -> Verification:
         """The release is the sample: k-anonymity is checked over the sampled records."""
         start_stage(self.progress, "Verifying the release")
@@ -327,6 +346,7 @@ class SafePub(Estimator):
             hierarchies={c: h for c, h in fitting.by_name.items() if c not in fitting.numeric},
             numeric=fitting.numeric,
             weight=weight,
+            suppressed=suppressed,
         )
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:

@@ -90,23 +90,27 @@ def profile_sizes(sizes: IntArray, *, k: int = 1, suppressed: int = 0) -> ClassP
 
 
 def tally_sizes(
-    tally: pl.DataFrame, quasi_identifiers: Sequence[str], weight: str
+    tally: pl.DataFrame, quasi_identifiers: Sequence[str], weight: str, *, starred: bool = True
 ) -> tuple[IntArray, int]:
     """The class sizes of a release's tally (a row per released combination, the records
     it stands for in ``weight``), and the records suppressed (``*`` in every
-    quasi-identifier), which form no class."""
+    quasi-identifier), which form no class; with ``starred=False`` (an algorithm that
+    suppresses no record) those form a class."""
     star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in quasi_identifiers])
+    if not starred:
+        star = pl.lit(False)
     sizes = tally.filter(~star).group_by(quasi_identifiers).agg(pl.col(weight).sum())[weight]
     return sizes.to_numpy().astype(np.int64), int(tally.filter(star)[weight].sum())
 
 
 def class_profile(
-    frame: pl.DataFrame, quasi_identifiers: Sequence[str], *, k: int = 1
+    frame: pl.DataFrame, quasi_identifiers: Sequence[str], *, k: int = 1, starred: bool = True
 ) -> ClassProfile:
     """Group ``frame`` by its quasi-identifiers and profile the classes.
 
     Records whose quasi-identifiers are all ``*`` are counted as suppressed, not as a
-    class. Null is a value of its own.
+    class, unless ``starred`` is false (the release of an algorithm that suppresses no
+    record: they are a class generalized to the top). Null is a value of its own.
 
     Raises
     ------
@@ -123,6 +127,8 @@ def class_profile(
     qi = list(quasi_identifiers)
     text = frame.select([pl.col(c).cast(pl.String) for c in qi])
     all_star = pl.all_horizontal([pl.col(c) == "*" for c in qi]).fill_null(False)
+    if not starred:
+        all_star = pl.lit(False)
     suppressed = int(text.select(all_star.sum()).item())
     kept = text.filter(~all_star)
     sizes = (

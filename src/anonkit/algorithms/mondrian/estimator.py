@@ -224,6 +224,16 @@ class Mondrian:
         if n == 0:
             raise EmptyDataError()
         pop_size = None
+        if population is not None and self.numeric_release == "mean":
+            if any(isinstance(q, NumericQI) for q in qis):
+                raise ParameterError(
+                    "numeric_release",
+                    "Mondrian",
+                    "'range' with a model that counts population records (k-map, "
+                    "delta-presence): a class's count is of the records inside its box, "
+                    "which a mean, one point, does not publish",
+                    self.numeric_release,
+                )
         if population is not None:
             pop_size = check_lengths([population[q.name] for q in qis])
             if pop_size == 0:
