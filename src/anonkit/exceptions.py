@@ -321,7 +321,10 @@ class InputFormatError(InputFileError):
     """An input file is readable but malformed: ragged rows, a bad header, bad bytes.
 
     ``line`` (1-based) and ``column`` (1-based position) locate the problem when known.
+    A data problem (exit code 1), where a file that cannot be opened is a usage one.
     """
+
+    exit_code = 1
 
     def __init__(
         self, path: object, reason: str, *, line: int | None = None, column: int | None = None
@@ -335,8 +338,11 @@ class InputEncodingError(InputFormatError):
     """An input file holds bytes that its declared encoding cannot decode.
 
     ``offset`` is the 0-based byte offset of the first bad byte in the file, ``line`` its
-    1-based line number. The message suggests declaring the file's real encoding.
+    1-based line number. The message suggests declaring the file's real encoding: a usage
+    problem (exit code 2), the file being fine in its own encoding.
     """
+
+    exit_code = 2
 
     def __init__(
         self,
