@@ -88,3 +88,17 @@ def test_mondrian_refuses_means_with_population_counts() -> None:
             sample, privacy=[KMap(2)], population=population, mode="strict",
             numeric_release="mean", **kwargs,
         )  # fmt: skip
+
+
+def test_a_population_that_does_not_contain_the_sample_is_refused() -> None:
+    """A 100-record population beside a sample of 400 was accepted: a class held 163
+    sampled records against 7 population ones, and journalist risk read as prosecutor."""
+    sample = pd.DataFrame({"sex": ["m", "f"] * 50})
+    population = pd.DataFrame({"sex": ["m"] * 60 + ["f"] * 40})
+    with pytest.raises(DataError, match="fewer records than the sample for 1 combination"):
+        anonkit.anonymize(
+            sample, quasi_identifiers=["sex"], privacy=[KMap(2)], population=population
+        )
+    bigger = pd.DataFrame({"sex": ["m", "f"] * 80})
+    r = anonkit.anonymize(sample, quasi_identifiers=["sex"], privacy=[KMap(2)], population=bigger)
+    assert r.verified

@@ -47,7 +47,7 @@ from anonkit.core.values import as_text, check_single_values
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
-from anonkit.estimators.privacy import Privacy, _IsPrivacy
+from anonkit.estimators.privacy import Privacy, _IsPrivacy, check_population
 from anonkit.exceptions import (
     DataError,
     EmptyDataError,
@@ -354,6 +354,8 @@ class Estimator(Parameters):
             if unknown:
                 raise UnknownColumnError(unknown, data.columns)
             population = self._population(models, qi)
+            if population is not None:
+                check_population(data, population, qi)
             start_stage(self.progress, "Encoding")
             hierarchies = [
                 resolve_hierarchy(c, specs.get(c), hierarchy_values(data, population, c))

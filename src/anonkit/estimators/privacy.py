@@ -7,11 +7,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import polars as pl
+
 from anonkit._validation import Constraint, Interval, validate
-from anonkit.exceptions import ParameterError
+from anonkit.core.values import text_expr
+from anonkit.exceptions import DataError, ParameterError
 from anonkit.models import PrivacyModel, split_k_anonymity
 
-__all__ = ["Privacy"]
+__all__ = ["Privacy", "check_population"]
 
 
 @dataclass(frozen=True)
@@ -109,3 +112,43 @@ class _IsPrivacy:
 
     def __str__(self) -> str:
         return "a Privacy(models, suppression_limit, population)"
+
+
+def check_population(data: pl.DataFrame, population: pl.DataFrame, qi: Sequence[str]) -> None:
+    """Refuse a population that does not contain the sample ``data``: a combination of
+    quasi-identifier values (read as text, as hierarchies read them) held by more sampled
+    records than population records. k-map, δ-presence and the journalist risk count
+    population records per class; such a population makes them count too few.
+
+    Raises
+    ------
+    DataError
+        Saying how many combinations and sampled records are short (never the values).
+
+    Examples
+    --------
+    >>> sample = pl.DataFrame({"age": [30, 30]})
+    >>> check_population(sample, pl.DataFrame({"age": ["30", "30", "40"]}), ["age"])
+    >>> try:
+    ...     check_population(sample, pl.DataFrame({"age": ["30", "40"]}), ["age"])
+    ... except DataError as err:
+    ...     print(str(err)[:71])
+    The population holds fewer records than the sample for 1 combination(s)
+    """
+    cols = list(qi)
+
+    def counts(frame: pl.DataFrame, name: str) -> pl.DataFrame:
+        texts = [text_expr(c, frame.schema[c]).alias(c) for c in cols]
+        return frame.select(texts).group_by(cols).agg(pl.len().alias(name))
+
+    joined = counts(data, "_sample").join(
+        counts(population, "_population"), on=cols, how="left", nulls_equal=True
+    )
+    short = joined.filter(pl.col("_population").fill_null(0) < pl.col("_sample"))
+    if short.height:
+        raise DataError(
+            f"The population holds fewer records than the sample for {short.height} "
+            f"combination(s) of the quasi-identifiers ({int(short['_sample'].sum())} sampled "
+            "records); a population holds every record of its sample: check that it is the "
+            "table the sample was drawn from."
+        )
