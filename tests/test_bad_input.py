@@ -313,3 +313,15 @@ def test_an_unknown_builder_names_its_column() -> None:
     assert str(exc.value).startswith(
         "Unknown hierarchy builder 'interval' for column 'age' (did you mean 'intervals'?);"
     )
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "algorithm"),
+    [("mode", "relaxed", "flash"), ("cost", "ncp", "mondrian"), ("method", "gmm", "auto")],
+)
+def test_a_keyword_of_another_algorithm_is_an_error(
+    keyword: str, value: str, algorithm: str
+) -> None:
+    """mode= with flash, cost= with Mondrian were ignored without a word."""
+    with pytest.raises(ParameterError, match=f"'{keyword}' parameter of anonymize must be left"):
+        _run(**{keyword: value, "algorithm": algorithm})

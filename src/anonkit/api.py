@@ -70,6 +70,18 @@ ESTIMATOR_ALGORITHMS: dict[str, str] = {
 ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS, *ESTIMATOR_ALGORITHMS)
 
 
+#: Keywords of one local algorithm each, with their defaults: given another value with
+#: another algorithm, they would be ignored without a word.
+_FAMILY_KEYWORDS: dict[str, tuple[str, str]] = {
+    "mode": ("strict", "mondrian"),
+    "split": ("widest", "mondrian"),
+    "numeric_release": ("range", "mondrian"),
+    "cost": ("nllm", "greedy_merge"),
+    "method": ("mdav", "microaggregation"),
+    "aggregate": ("mean", "microaggregation"),
+}
+
+
 class _Privacy(Privacy):
     """The flat keywords' privacy: ``k`` becomes :class:`KAnonymity` when the fit
     checks the models (so an empty table is reported before a bad ``k``)."""
@@ -189,6 +201,15 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
+        for name, (default, family) in _FAMILY_KEYWORDS.items():
+            if getattr(self, name) != default and self.algorithm != family:
+                raise ParameterError(
+                    name,
+                    "anonymize",
+                    f"left out with algorithm={self.algorithm!r} (it is a parameter of "
+                    f"algorithm={family!r}, which would use it)",
+                    getattr(self, name),
+                )
         # local recoding runs in memory; Mondrian also on Spark and streamed from disk
         engines = (
             "polars",
