@@ -102,3 +102,13 @@ def test_a_population_that_does_not_contain_the_sample_is_refused() -> None:
     bigger = pd.DataFrame({"sex": ["m", "f"] * 80})
     r = anonkit.anonymize(sample, quasi_identifiers=["sex"], privacy=[KMap(2)], population=bigger)
     assert r.verified
+
+
+def test_microaggregation_refuses_booleans() -> None:
+    """A boolean quasi-identifier was released as means such as 0.8."""
+    frame = pd.DataFrame({"smoker": [True, False, True, True, True, False], "w": range(6)})
+    with pytest.raises(DataError, match="Column 'smoker' holds true/false values"):
+        anonkit.anonymize(
+            frame, quasi_identifiers=["smoker", "w"], numeric=["smoker", "w"], k=3,
+            algorithm="microaggregation",
+        )  # fmt: skip

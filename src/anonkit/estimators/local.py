@@ -108,11 +108,18 @@ def _parse_numbers(data: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
     Tables read from CSV hold text. Whole numbers become Int64 (so a median or mode
     stays whole), others Float64. Empty cells and ``NaN`` raise
     :class:`~anonkit.exceptions.MissingValuesError`, other text a
-    :class:`~anonkit.exceptions.DataError` naming the column and the count.
+    :class:`~anonkit.exceptions.DataError` naming the column and the count, as does a
+    column of booleans.
     """
     parsed = []
     for c in columns:
         text = data[c]
+        if text.dtype == pl.Boolean:  # its mean (0.8) would be released as a value
+            raise DataError(
+                f"Column {c!r} holds true/false values, which microaggregation would "
+                "release as averages such as 0.8; generalize it with a hierarchy instead "
+                "(another algorithm), or code it as numbers if an average means something."
+            )
         if text.dtype != pl.String:
             continue
         stripped = text.str.strip_chars()
