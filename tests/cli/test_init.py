@@ -270,3 +270,18 @@ def test_three_digits_after_every_comma_are_not_guessed_a_decimal_comma(tmp_path
     code, _, err = run(str(data), "-o", str(target))
     assert code == 0, err
     assert tomllib.loads(target.read_text(encoding="utf-8"))["read"]["decimal_comma"] is False
+
+
+def test_separator_tab_as_typed_and_a_release_anonymize_cannot_write(tmp_path: Path) -> None:
+    """--separator '\\t' was refused (TOML takes "\\t"); --release out.xlsx was written
+    into the configuration and failed only at anonymize."""
+    data = tmp_path / "t.csv"
+    data.write_text("age\tsex\n" + "".join(f"{20 + i}\t{'fm'[i % 2]}\n" for i in range(40)))
+    target = tmp_path / "config.toml"
+    code, _, err = run(str(data), "-o", str(target), "--separator", "\\t")
+    assert code == 0, err
+    assert tomllib.loads(target.read_text(encoding="utf-8"))["read"]["separator"] == "\t"
+    code, _, err = run(str(data), "-o", str(target), "--force", "--release", "out.xlsx")
+    assert code == 2 and ".xlsx" in err, err
+    code, _, err = run(str(data), "-o", str(target), "--force", "--release", str(data))
+    assert code == 2 and "the run reads that file" in err, err

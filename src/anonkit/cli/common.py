@@ -33,9 +33,20 @@ def said_otherwise() -> None:
     warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
 
 
+def _separator(value: str | None) -> str | None:
+    """A separator as a shell passes it: ``\\t`` or ``tab`` is a tab, as ``"\\t"`` is in
+    TOML (a tab is awkward to type in a shell)."""
+    return "\t" if value in ("\\t", "tab") else value
+
+
 #: ``--separator`` of the commands that read a table without a configuration's ``[read]``.
 SeparatorOption = Annotated[
-    str | None, typer.Option("--separator", help="CSV separator (detected if omitted).")
+    str | None,
+    typer.Option(
+        "--separator",
+        help="CSV separator (detected if omitted); \\t or tab for a tab.",
+        callback=_separator,
+    ),
 ]
 
 #: ``--encoding`` of the commands that read a table without a configuration's ``[read]``.

@@ -28,6 +28,7 @@ from anonkit._frozen import FrozenDict
 from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
+    SeparatorOption,
     guarded,
     progress_reporter,
     stdout_console,
@@ -285,10 +286,7 @@ def evaluate_command(
             help="Records with a risk above this share (0 to 1) count as at risk.",
         ),
     ] = 0.2,
-    separator: Annotated[
-        str | None,
-        typer.Option("--separator", help="CSV separator of the tables (detected if omitted)."),
-    ] = None,
+    separator: SeparatorOption = None,
     progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:

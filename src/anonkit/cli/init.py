@@ -22,12 +22,13 @@ from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
+    SeparatorOption,
     guarded,
     progress_reporter,
     stdout_console,
 )
 from anonkit.exceptions import ConfigError
-from anonkit.io.write import check_output
+from anonkit.io.write import check_not_input, check_output, output_format
 from anonkit.progress import start_stage
 from anonkit.safety.reading import read_for_starter
 from anonkit.safety.starter import Starter, starter_config
@@ -114,9 +115,7 @@ def init_command(
         Path | None,
         typer.Option(help="Release file to name as 'output' (default: DATA.anonymized.csv)."),
     ] = None,
-    separator: Annotated[
-        str | None, typer.Option(help="CSV field separator (default: sniffed).")
-    ] = None,
+    separator: SeparatorOption = None,
     encoding: Annotated[str, typer.Option(help="Text encoding of the file.")] = "utf-8",
     missing: Annotated[
         str | None,
@@ -142,6 +141,9 @@ def init_command(
 ) -> None:
     """Profile DATA and write a commented starter configuration for `anonkit anonymize`."""
     check_output(output, [data])
+    if release is not None:
+        output_format(release)  # an extension anonymize cannot write fails here, not there
+        check_not_input(release, [data, output])
     if output.exists() and not force:
         raise ConfigError(f"{output} already exists; pass --force to overwrite it.")
     tokens = None if missing is None else ["", *(t for t in missing.split(",") if t != "")]
