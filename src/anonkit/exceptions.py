@@ -481,7 +481,7 @@ class SuppressedColumnWarning(UserWarning):
         self.columns = list(columns)
         names = ", ".join(repr(c) for c in self.columns)
         super().__init__(
-            f"{names} had no hierarchy, so the release shows '*' for "
+            f"{names} had no hierarchy but '*', so the release shows '*' for "
             f"{'it' if len(self.columns) == 1 else 'them'} in every record (a column "
             "without a hierarchy can only be kept or suppressed); give a hierarchy to "
             "generalize instead: a hierarchy CSV file, or a builder table such as "

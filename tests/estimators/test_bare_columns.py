@@ -39,6 +39,19 @@ def test_a_column_suppressed_for_want_of_a_hierarchy_is_named() -> None:
     assert warning.filename == __file__  # the caller's line, not anonkit's
 
 
+def test_a_suppression_hierarchy_is_no_hierarchy_for_the_note() -> None:
+    """init proposes {type = "suppression"} for columns it cannot generalize; suppressed
+    in every record, they got no note (only columns given no hierarchy did)."""
+    with pytest.warns(SuppressedColumnWarning, match="'age' had no hierarchy but"):
+        result = anonkit.anonymize(
+            FRAME,
+            quasi_identifiers=["age", "sex"],
+            hierarchies={"age": {"type": "suppression"}},
+            k=3,
+        )
+    assert result.details["suppressed_without_hierarchy"] == ["age"]
+
+
 @pytest.mark.parametrize("algorithm", ["mondrian", "greedy_merge"])
 def test_local_algorithms_say_it_from_the_release(algorithm: str) -> None:
     with pytest.warns(SuppressedColumnWarning) as caught:
@@ -90,7 +103,7 @@ def test_the_cli_says_it_as_a_note(tmp_path: Path) -> None:
         app, ["anonymize", str(tmp_path / "run.toml"), "--summary", str(summary)]
     )
     assert res.exit_code == 0, res.output
-    assert "note: age had no hierarchy in [hierarchies]" in res.stderr
+    assert "note: age had no hierarchy but '*' in [hierarchies]" in res.stderr
     assert "SuppressedColumnWarning" not in res.stderr
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert data["details"]["suppressed_without_hierarchy"] == ["age"]

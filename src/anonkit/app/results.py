@@ -225,7 +225,7 @@ def notes(result: AnonymizationResult) -> list[str]:
     names = ", ".join(bare)
     them = "it" if len(bare) == 1 else "them"
     return [
-        f"{names} had no hierarchy, so the release shows '*' for {them} in every record: "
+        f"{names} had no hierarchy but '*', so the release shows '*' for {them} in every record: "
         f"give {them} a hierarchy on the Hierarchies page to release {them} generalized."
     ]
 

@@ -229,7 +229,8 @@ def _notes(notes: Console, result: AnonymizationResult) -> None:
     if bare:
         names = ", ".join(bare)
         notes.print(
-            f"note: {names} had no hierarchy in \\[hierarchies], so the release shows '*' "
+            f"note: {names} had no hierarchy but '*' in \\[hierarchies] (none, or "
+            '{type = "suppression"}), so the release shows "*" '
             f"for {'it' if len(bare) == 1 else 'them'} in every record; give a hierarchy "
             'file or a builder table (e.g. {type = "intervals", widths = [5, 10, 20]}) to '
             "generalize instead."

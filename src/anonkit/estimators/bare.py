@@ -10,7 +10,7 @@ would otherwise find ``*`` in every record and no word why): the result's
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -36,8 +36,14 @@ DETAIL = "suppressed_without_hierarchy"
 
 
 def without_hierarchy(columns: Columns) -> list[str]:
-    """The quasi-identifiers given no hierarchy."""
-    return [c for c in columns.quasi_identifiers if columns.specs.get(c) is None]
+    """The quasi-identifiers given no hierarchy but ``*``: none, or a suppression builder
+    table (which ``anonkit init`` proposes for columns it cannot generalize)."""
+    return [c for c in columns.quasi_identifiers if _only_star(columns.specs.get(c))]
+
+
+def _only_star(spec: object) -> bool:
+    """Whether a hierarchy spec generalizes nothing but to ``*``."""
+    return spec is None or (isinstance(spec, Mapping) and spec.get("type") == "suppression")
 
 
 def starred_everywhere(released: pl.DataFrame, columns: Columns) -> list[str]:
