@@ -229,12 +229,14 @@ class EmptyDataError(DataError):
 class MissingValuesError(DataError):
     """A quasi-identifier column holds missing (null) values."""
 
-    def __init__(self, column: str, count: int) -> None:
+    def __init__(self, column: str, count: int, *, table: str = "") -> None:
         self.column = column
         self.count = count
+        where = f" of the {table}" if table else ""
         super().__init__(
-            f"Column {column!r} has {count} missing value(s); fill them with a value "
-            "that the column's hierarchy covers (for example 'unknown') or drop those rows."
+            f"Column {column!r}{where} has {count} missing value(s); fill them with a value "
+            "(for example 'unknown', which the column's hierarchy must then cover, if it has "
+            "one) or drop those rows."
         )
 
 

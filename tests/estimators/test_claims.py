@@ -11,7 +11,7 @@ import pytest
 
 import anonkit
 from anonkit.estimators import FullDomain, Privacy
-from anonkit.exceptions import DataError, HierarchyError, ParameterError
+from anonkit.exceptions import DataError, HierarchyError, MissingValuesError, ParameterError
 from anonkit.models import KAnonymity, KMap
 
 FOUR = pd.DataFrame(
@@ -112,3 +112,12 @@ def test_microaggregation_refuses_booleans() -> None:
             frame, quasi_identifiers=["smoker", "w"], numeric=["smoker", "w"], k=3,
             algorithm="microaggregation",
         )  # fmt: skip
+
+
+def test_missing_values_of_the_population_say_so() -> None:
+    sample = pd.DataFrame({"sex": ["m", "f"] * 4})
+    population = pd.DataFrame({"sex": ["m", "f", None] * 8})
+    with pytest.raises(MissingValuesError, match="'sex' of the population table has 8 missing"):
+        anonkit.anonymize(
+            sample, quasi_identifiers=["sex"], privacy=[KMap(2)], population=population
+        )

@@ -394,6 +394,10 @@ class Estimator(Parameters):
             raise UnknownColumnError(missing, pop.columns)
         if pop.height == 0:
             raise EmptyDataError()
+        for c in qi:
+            nulls = pop[c].null_count()
+            if nulls:
+                raise MissingValuesError(c, nulls, table="population table")
         return pop.select(list(qi))
 
     def _leak_check(
