@@ -151,3 +151,9 @@ def test_transform_works_with_columns_named_like_its_old_working_columns() -> No
     d = pd.DataFrame({"_row": SEX, "age": [30, 31, 40, 41]})
     mo = Mondrian(privacy=Privacy(KAnonymity(2))).fit(d, quasi_identifiers=["_row", "age"])
     assert len(mo.transform(d.assign(age=[35, 36, 37, 38]))) == 4
+
+
+def test_a_frame_column_named_star_is_refused() -> None:
+    frame = pl.DataFrame({"sex": SEX, "*": ["a", "b", "a", "b"]})
+    with pytest.raises(ParameterError, match="a column name other than '\\*'"):
+        anonymize(frame, quasi_identifiers=["sex"], k=2, others="keep")

@@ -67,3 +67,9 @@ def test_a_table_without_its_header_line_is_refused_without_quoting_it(
 )
 def test_real_headers_are_read(tmp_path: Path, text: str) -> None:
     assert read_table(_write(tmp_path, text.encode())).height == text.count("\n") - 1
+
+
+def test_a_column_named_star_is_refused(tmp_path: Path) -> None:
+    """polars reads the name '*' as every column: reading raised a raw ValueError."""
+    with pytest.raises(InputFormatError, match="column 2 is named '\\*'"):
+        read_table(_write(tmp_path, b"male;*\nfemale;*\n"))

@@ -87,13 +87,14 @@ class Schema:
             raise ParameterError(
                 "quasi_identifiers", "anonymize", "a non-empty list of column names", qi
             )
-        reserved = [c for c in columns if c.startswith(RESERVED_PREFIX)]
+        reserved = [c for c in columns if c.startswith(RESERVED_PREFIX) or c == "*"]
         if reserved:
             raise ParameterError(
                 reserved[0],
                 "anonymize",
-                f"a column name that does not start with {RESERVED_PREFIX!r} (anonkit names "
-                "its own working columns so; rename the column)",
+                f"a column name other than '*' that does not start with {RESERVED_PREFIX!r} "
+                "(anonkit names its own working columns so, and polars reads '*' as every "
+                "column; rename the column)",
                 reserved[0],
             )
         unknown = [c for c in dict.fromkeys(qi + ids + sens + ins) if c not in columns]

@@ -437,6 +437,14 @@ def _check_names(p: Path, names: Sequence[str], separator: str | None = None) ->
                 line=1,
                 column=position,
             )
+        if name == "*":  # polars reads the name '*' as every column
+            raise InputFormatError(
+                p,
+                f"column {position} is named '*', the mark of a suppressed value; give it "
+                "another name (or, if the first line is not a header, add one).",
+                line=1,
+                column=position,
+            )
     dupes = [name for name, count in Counter(names).items() if count > 1]
     if dupes:
         shown = ", ".join(repr(n) for n in dupes)
