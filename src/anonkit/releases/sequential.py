@@ -69,8 +69,11 @@ import numpy as np
 import polars as pl
 
 from anonkit._validation import check_choice, check_int, check_name, check_names
+from anonkit.core.values import as_text
 from anonkit.exceptions import (
+    DataError,
     MissingValuesError,
+    ParameterError,
     PrivacyUnattainableError,
     ReleaseVerificationError,
     UnknownColumnError,
@@ -202,9 +205,11 @@ def publish(
     check_int(m, "m", owner, low=2)
     check_choice(model, "model", owner, MODELS)
     window = check_int(tau, "tau", owner, low=1) if model == "tau_safety" else 1
-    missing = [c for c in [id_column, *qi, sensitive] if c not in frame.columns]
+    missing = [c for c in [id_column, *qi, sensitive, *numeric] if c not in frame.columns]
     if missing:
         raise UnknownColumnError(missing, frame.columns)
+    _check_roles(id_column, qi, sensitive, numeric)
+    frame = _numbers(frame, [c for c in qi if c in numeric])
     for c in [id_column, sensitive]:
         nulls = frame[c].null_count()
         if nulls:
@@ -218,11 +223,13 @@ def publish(
     past = history if history is not None else ReleaseHistory(window=window)
     if past.window < window:
         past = ReleaseHistory(window=window, releases=past.releases, records=dict(past.records))
+    # ids as the other columns' values are read (a float id 10.0 is '10', as written)
+    ids = as_text(frame[id_column])
+    _check_history(past, ids, id_column, m)
 
     start_stage(progress, "Dividing the records")
     row = "__anonkit_row__"  # a reserved name (core.schema.RESERVED_PREFIX)
     order = frame.with_row_index(row).sort(qi, maintain_order=True)[row].to_numpy()
-    ids = frame[id_column].cast(pl.String)
     values = frame[sensitive].cast(pl.String)
     windows, window_of = _past_windows(past, ids)
     known = {v for w in windows for sig in w for v in sig}
@@ -254,6 +261,80 @@ def publish(
     start_stage(progress, "Releasing the classes")
     result = _release(frame, qi, sensitive, numeric, out, coded, past, model, m, window)
     return dataclasses.replace(result, withheld=int(np.count_nonzero(to == _WITHHELD)))
+
+
+def _check_roles(id_column: str, qi: list[str], sensitive: str, numeric: Sequence[str]) -> None:
+    """Refuse columns given two roles: the id column is never published, so it may not be
+    a quasi-identifier or the sensitive attribute (it was published whole)."""
+    owner = "publish"
+    if id_column in qi or id_column == sensitive:
+        raise ParameterError(
+            "id_column",
+            owner,
+            "a column that is neither a quasi-identifier nor the sensitive attribute (the "
+            "id column is never published)",
+            id_column,
+        )
+    if sensitive in qi:
+        raise ParameterError(
+            "sensitive", owner, "a column that is not a quasi-identifier", sensitive
+        )
+    if len(set(qi)) < len(qi):
+        raise ParameterError("quasi_identifiers", owner, "a list without duplicates", qi)
+    stray = [c for c in numeric if c not in qi]
+    if stray:
+        raise ParameterError("numeric", owner, "quasi-identifiers", stray)
+
+
+def _numbers(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``frame`` with the numeric quasi-identifiers ``columns`` read as numbers (a file's
+    text): ranges are written from their order, which text would give as ``[100-7]``.
+
+    Raises
+    ------
+    DataError
+        Naming the column and how many values are not numbers.
+    """
+    parsed = []
+    for c in columns:
+        if frame[c].dtype.is_numeric():
+            continue
+        number = frame[c].cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+        bad = number.null_count() - frame[c].null_count()
+        if bad:
+            raise DataError(
+                f"Column {c!r} is declared numeric but {bad} of its values are not numbers; "
+                "fix them, or leave the column out of numeric (released as sets of values)."
+            )
+        whole = number.cast(pl.Int64, strict=False)
+        same = whole.null_count() == number.null_count() and (whole == number).all()
+        parsed.append((whole if same else number).alias(c))
+    return frame.with_columns(parsed) if parsed else frame
+
+
+def _check_history(past: ReleaseHistory, ids: pl.Series, id_column: str, m: int) -> None:
+    """Refuse a release the history cannot follow: no record of the table in it (another
+    id column, or ids written otherwise: every record would be new, and its signature
+    change), or an ``m`` above its signatures' size (they are kept across releases)."""
+    if not past.records:
+        return
+    if not ids.is_in(list(past.records)).any():
+        raise DataError(
+            f"None of the {ids.len()} ids in column {id_column!r} is in the history, which "
+            f"holds {len(past.records)} records: every record would get a new signature, "
+            "and releases intersected would narrow their values. Check the id column and "
+            "how its ids are written (as in the first release), or start a new history."
+        )
+    held = min(len(sig) for entries in past.records.values() for _, sig in entries)
+    if m > held:
+        raise ParameterError(
+            "m",
+            "publish",
+            f"at most {held}, the number of values in the history's signatures (a record "
+            "keeps its signature across releases, so m cannot grow; start a new history "
+            "to release with a larger m)",
+            m,
+        )
 
 
 def _divide(
@@ -448,6 +529,9 @@ def _release(
             f"class holds at least {m} distinct sensitive values, and within {window} "
             "releases each record's signatures are equal or disjoint"
         )
+    # within a class, rows by sensitive value: written real rows first, the counterfeits
+    # (whose count per class is published) were the last rows, and gave the real values away
+    table = table.sort([CLASS_COLUMN, sensitive], maintain_order=True)
     return SequentialRelease(table, counterfeits, history, model, guarantee, verified=True)
 
 
