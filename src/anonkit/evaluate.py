@@ -227,6 +227,7 @@ def evaluate(
     levels: Mapping[str, int] | None = None,
     weights: Mapping[str, float] | None = None,
     progress: Progress | None = None,
+    suppression_limit: float | None = None,
 ) -> Evaluation:
     """Measure the information loss and re-identification risk of a release.
 
@@ -278,6 +279,10 @@ def evaluate(
         A progress callback; one with a ``stage`` method (:mod:`anonkit.progress`) is
         told when each step starts: matching the release, measuring loss, measuring risk
         (and l-diversity when ``sensitive`` is given).
+    suppression_limit
+        The share of records the release could suppress: records at ``*`` in every
+        quasi-identifier are suppressed ones up to it, beyond it a class generalized to
+        the top (with none given, they are suppressed ones).
 
     Returns
     -------
@@ -348,6 +353,7 @@ def evaluate(
             levels=levels,
             weights=weights,
             progress=progress,
+            suppression_limit=suppression_limit,
         )
 
     start_stage(progress, "Measuring risk")
@@ -539,6 +545,7 @@ def _measure(
     levels: Mapping[str, int] | None,
     weights: Mapping[str, float] | None,
     progress: Progress | None,
+    suppression_limit: float | None = None,
 ) -> _InMemory:
     """:func:`evaluate`'s reading of the release and its loss metrics, in memory."""
     orig, _ = to_polars(original)
@@ -566,6 +573,7 @@ def _measure(
         numeric=num,
         value_ranges=value_ranges,
         levels=levels,
+        suppression_limit=suppression_limit,
     )
     t1 = time.perf_counter()
 

@@ -325,3 +325,37 @@ def test_a_column_named_twice_in_qi_is_a_usage_error(tmp_path: Path) -> None:
     data.write_text("age,sex\n31,f\n45,m\n", encoding="utf-8")
     result = runner.invoke(app, ["check", str(data), "--qi", "age,age"])
     assert result.exit_code == 2 and "without duplicates" in result.stderr, result.stderr
+
+
+def test_a_class_at_the_top_is_a_class_when_the_config_gives_the_limit(tmp_path: Path) -> None:
+    """check and evaluate counted a release generalized to the top (k=13 on 13 records, no
+    suppression) as 13 suppressed records: achieved k 0 and every risk 0 %."""
+    rows = [(f"z{i % 5}", str(20 + i), "flu" if i % 2 else "hiv") for i in range(13)]
+    data = tmp_path / "t.csv"
+    data.write_text("zip,age,disease\n" + "".join(",".join(r) + "\n" for r in rows))
+    release = tmp_path / "r.csv"
+    release.write_text("zip,age,disease\n" + "".join(f"*,*,{r[2]}\n" for r in rows))
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[attributes]\nquasi_identifiers = ["zip", "age"]\nsensitive = ["disease"]\n'
+        "[privacy]\nk = 13\nsuppression_limit = 0.0\n"
+    )
+    out = check_json(str(release), "-c", str(config))
+    assert (out["suppressed"], out["n_classes"], out["n_records"]) == (0, 1, 13)
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(data),
+            str(release),
+            "-c",
+            str(config),
+            "--json",
+            str(tmp_path / "e.json"),
+        ],
+    )
+    assert result.exit_code == 0, result.stderr
+    measured = json.loads((tmp_path / "e.json").read_text())
+    assert measured["dataset"]["n_suppressed"] == 0
+    risk = {r["name"]: r["value"] for r in measured["risk"]}
+    assert risk["prosecutor_max"] == pytest.approx(1 / 13)

@@ -323,6 +323,8 @@ def _full_report(
         population=population,
         levels={c: lv for c, lv in result.transformation.items() if c in used},
         progress=progress,
+        # rows at '*' everywhere are suppressed ones only if the run suppressed records
+        suppression_limit=cfg.suppression_limit if result.suppressed else 0.0,
     )
     columns = release.select(qi).with_columns(
         [(release[s] if s in release.columns else frame[s]).alias(s) for s in sensitive]
@@ -338,6 +340,7 @@ def _full_report(
         population=population,
         numeric=numeric,
         normalize=True,
+        starred_suppressed=result.suppressed > 0,
     )
     settings = {**cfg.summary(), "output": str(target)}
     return render_evaluation_html(

@@ -36,7 +36,7 @@ from anonkit.cli.evaluate import (
 )
 from anonkit.exceptions import ParameterError
 from anonkit.io.tables import read_table
-from anonkit.metrics.classes import class_profile
+from anonkit.metrics.classes import class_profile, starred_rows, starred_suppressed
 from anonkit.progress import start_stage
 
 #: Failing classes shown per model.
@@ -149,7 +149,9 @@ def check_command(
         # a release as released: anonymize's formula escapes ('@home) undone
         frame = read_table(data, separator=separator, encoding=encoding, csv_formulas="unescape")
         start_stage(reporter, "Measuring the classes")
-        profile = class_profile(frame, columns, k=k)
+        limit = cfg.suppression_limit if cfg is not None else None
+        starred = starred_suppressed(starred_rows(frame, columns), frame.height, limit)
+        profile = class_profile(frame, columns, k=k, starred=starred)
         pop = None
         pop_path = population if population is not None else (cfg.population if cfg else None)
         if pop_path is not None and (population is not None or needs_population(models)):
@@ -161,6 +163,7 @@ def check_command(
             hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
             population=pop,
             numeric=cfg.numeric if cfg is not None else (),
+            starred_suppressed=starred,
         )
         levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
         checks = check_models(classes, models, limit=EXAMPLES)

@@ -69,6 +69,10 @@ class MeasureConfig:
         ``[privacy] population``, the population table's path.
     read
         ``[read]`` options for the original table (:func:`anonkit.io.tables.read_table`).
+    suppression_limit
+        ``[privacy] suppression_limit`` when the file gives it: records at ``*``
+        everywhere beyond it are a class, not suppressed ones
+        (:func:`~anonkit.metrics.classes.starred_suppressed`).
     """
 
     path: Path
@@ -80,6 +84,7 @@ class MeasureConfig:
     models: tuple[PrivacyModel, ...] = ()
     population: Path | None = None
     read: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
+    suppression_limit: float | None = None
 
 
 def read_measure_config(
@@ -135,6 +140,11 @@ def read_measure_config(
         models=tuple(models),
         population=getattr(cfg, "population", None),
         read=FrozenDict(cfg.read_kwargs()),
+        suppression_limit=(
+            float(cfg.suppression_limit)
+            if isinstance(privacy, dict) and "suppression_limit" in privacy
+            else None
+        ),
     )
 
 
@@ -319,6 +329,7 @@ def _measure(
     """Read both tables and measure the release (the work behind ``evaluate``)."""
     from anonkit.evaluate import evaluate
     from anonkit.io.tables import read_table
+    from anonkit.metrics.classes import starred_rows, starred_suppressed
     from anonkit.metrics.levels import (
         check_models,
         json_ready,
@@ -354,6 +365,7 @@ def _measure(
         k=k if k is not None else cfg.k,
         risk_threshold=risk_threshold,
         progress=bar,
+        suppression_limit=cfg.suppression_limit,
     )
     start_stage(bar, "Measuring privacy levels")
     # the release's classes; sensitive values from the release, else from the original
@@ -361,8 +373,16 @@ def _measure(
         [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
     )
     specs = level_specs(cfg, sensitive, with_qi=pop is not None)
+    starred = starred_suppressed(starred_rows(frame, qi), frame.height, cfg.suppression_limit)
     classes = released_classes(
-        frame, qi, sensitive, hierarchies=specs, population=pop, numeric=cfg.numeric, normalize=True
+        frame,
+        qi,
+        sensitive,
+        hierarchies=specs,
+        population=pop,
+        numeric=cfg.numeric,
+        normalize=True,
+        starred_suppressed=starred,
     )
     levels = json_ready(privacy_levels(classes))
     checks = check_models(classes, cfg.models, limit=0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -137,3 +138,31 @@ def class_profile(
         else np.zeros(0, dtype=np.int64)
     )
     return profile_sizes(sizes, k=k, suppressed=suppressed)
+
+
+def starred_suppressed(n_starred: int, n_records: int, suppression_limit: float | None) -> bool:
+    """Whether a release's ``n_starred`` records at ``*`` in every quasi-identifier are
+    suppressed ones rather than a class generalized to the top: not when they are more
+    than ``suppression_limit`` (a share) allows; with no limit known, they are.
+    (Verification knows what the algorithm suppressed; a measure of a release alone
+    knows only this.)
+
+    Examples
+    --------
+    >>> starred_suppressed(3, 100, 0.05), starred_suppressed(13, 13, 0.0)
+    (True, False)
+    >>> starred_suppressed(13, 13, None)
+    True
+    """
+    if n_starred == 0 or suppression_limit is None:
+        return True
+    return n_starred <= math.floor(suppression_limit * n_records + 1e-9)
+
+
+def starred_rows(frame: pl.DataFrame, quasi_identifiers: Sequence[str]) -> int:
+    """How many rows of ``frame`` show ``*`` in every quasi-identifier (0 when one of
+    them is missing: the measure that follows names it)."""
+    if any(c not in frame.columns for c in quasi_identifiers):
+        return 0
+    star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in quasi_identifiers])
+    return int(frame.select(star.fill_null(False).sum()).item())

@@ -29,6 +29,7 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownColumnError,
 )
+from anonkit.metrics.classes import starred_suppressed
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 
 __all__ = ["Release", "interpret_release"]
@@ -102,6 +103,7 @@ def interpret_release(
     numeric: Sequence[str] = (),
     value_ranges: Mapping[str, tuple[float, float]] | None = None,
     levels: Mapping[str, int] | None = None,
+    suppression_limit: float | None = None,
 ) -> Release:
     """Read ``release`` against ``original``, row by row.
 
@@ -122,6 +124,10 @@ def interpret_release(
     levels
         Per hierarchy attribute, the level to prefer when a released label exists at
         several levels (e.g. ``AnonymizationResult.transformation``).
+    suppression_limit
+        The share of records the release could suppress: records at ``*`` in every
+        quasi-identifier beyond it are a class (:func:`~anonkit.metrics.classes.
+        starred_suppressed`); with none, they are suppressed records.
 
     Raises
     ------
@@ -202,6 +208,9 @@ def interpret_release(
     class_suppressed = np.ones(sizes.shape[0], dtype=bool)
     for j, col in enumerate(cols):
         class_suppressed &= col.star[uniq[j]]
+    n_starred = int(sizes[class_suppressed].sum())
+    if not starred_suppressed(n_starred, original.height, suppression_limit):
+        class_suppressed[:] = False
     return Release(
         columns=tuple(cols),
         n_records=original.height,
