@@ -34,6 +34,7 @@ from anonkit.exceptions import (
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
+from anonkit.io.tables import read_table
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (the spark extra)")
 
@@ -364,6 +365,20 @@ def test_write_replaces_atomically_and_reads_back(spark: Any, tmp_path: Path) ->
         engine.write(failing, parquet)
     assert sorted_rows(pl.read_parquet(parquet / "*.parquet")) == sorted_rows(frame.head(2))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.parquet"]
+
+
+def test_csv_cells_are_written_as_the_polars_engine_writes_them(spark: Any, tmp_path: Path) -> None:
+    """Spark's defaults escaped quotes with a backslash (a file anonkit refuses), trimmed
+    spaces around cells, and so unescaped ' =x' into a raw formula."""
+    cells = ['He said "hi"', "  lead and trail  ", " =x", "back\\slash", "comma,inside"]
+    frame = pl.DataFrame({"a": cells})
+    engine = SparkEngine()
+    engine.write(to_spark(spark, frame).coalesce(1), tmp_path / "out.csv")
+    [part] = [p for p in (tmp_path / "out.csv").glob("part-*.csv") if p.stat().st_size]
+    written = read_table(part)["a"].to_list()
+    assert written == ['He said "hi"', "  lead and trail  ", " =x", "back\\slash", "comma,inside"]
+    back = engine.head(engine.read(tmp_path / "out.csv"), 10)["a"].to_list()
+    assert back == written
 
 
 def F_col(name: str) -> Any:  # noqa: N802 - pyspark's F.col

@@ -8,8 +8,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from anonkit.exceptions import OutputFormatError, ParameterError
+from anonkit.exceptions import (
+    OutputFormatError,
+    OutputIsInputError,
+    OutputLocationError,
+    ParameterError,
+)
 from anonkit.io.tables import WriteInfo, output_format, read_table, write_table
+from anonkit.io.write import check_output
 
 DANGEROUS = ["=cmd|' /C calc'!A0", "+x", "-x", "@x", "\tx", "\rx"]
 HARMLESS = ["-3", "+1.5", "-2e3", ".5", "x=1", "plain", ""]
@@ -227,3 +233,30 @@ def test_a_write_that_fails_midway_names_the_output_not_its_temporary_file(
         atomic_write(target, full_disk)
     assert err.value.filename == str(target) and err.value.errno == errno.ENOSPC
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_url_names_the_local_file_it_spells(tmp_path: Path) -> None:
+    """Spark's file:// spelling of the input went unchecked ('://' was taken for cluster
+    storage): the release replaced the original records."""
+    data = tmp_path / "records.parquet"
+    data.write_bytes(b"PAR1")
+    with pytest.raises(OutputIsInputError):
+        check_output(f"file://{data}", [data])
+    check_output("s3a://bucket/release.csv", [data])  # cluster storage is not probed
+
+
+def test_an_existing_folder_is_never_replaced_by_a_streamed_release(tmp_path: Path) -> None:
+    """With engine="streaming" a folder given as output was removed, whatever it held."""
+    import anonkit
+
+    data = tmp_path / "d.csv"
+    data.write_text("sex,zip\n" + "m,1\nf,2\n" * 5, encoding="utf-8")
+    folder = tmp_path / "out.csv"
+    folder.mkdir()
+    (folder / "precious.txt").write_text("not anonkit's", encoding="utf-8")
+    for engine in ("streaming", "polars"):
+        with pytest.raises(OutputLocationError, match="it is a folder"):
+            anonkit.anonymize(
+                str(data), quasi_identifiers=["sex", "zip"], k=2, engine=engine, output=folder
+            )
+        assert (folder / "precious.txt").exists()

@@ -49,6 +49,9 @@ _SPARK_CHARSETS = {
 }
 #: Paths Spark reads as delimited text (the rest as Parquet).
 TEXT_SUFFIXES = (".csv", ".csv.gz", ".tsv")
+#: CSV quoting as anonkit (and RFC 4180) writes it: a quote inside a quoted field is
+#: doubled, where Spark's default escapes it with a backslash.
+CSV_QUOTING = {"quote": '"', "escape": '"'}
 
 
 def read_csv(
@@ -90,7 +93,13 @@ def read_csv(
     sep = separator if separator is not None else _sniffed(path, encoding)
     # FAILFAST: Spark would pad a short record with nulls and drop a surplus field
     df = session.read.csv(
-        str(path), header=True, inferSchema=False, sep=sep, encoding=charset, mode="FAILFAST"
+        str(path),
+        header=True,
+        inferSchema=False,
+        sep=sep,
+        encoding=charset,
+        mode="FAILFAST",
+        **CSV_QUOTING,
     )
     if _local_bytes(path, charset):  # counted here, so that the error names the line
         check_records(Path(path), sep, len(df.columns), utf8=charset == "utf-8")

@@ -56,7 +56,7 @@ from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
-from anonkit.engines.spark_csv import TEXT_SUFFIXES, escape_formulas, read_csv
+from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formulas, read_csv
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import output_format
 
@@ -76,6 +76,8 @@ _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 #: Prefix of the lookup key of a float that is not whole (never starts an integer's text).
 _FRACTION = "~"
 _PREFIX = "__anonkit_"
+#: How Spark reads and writes the release's CSV: quotes as anonkit writes them.
+_CSV = CSV_QUOTING
 _ID = f"{_PREFIX}id__"
 _FLAG = f"{_PREFIX}suppressed__"
 
@@ -533,7 +535,7 @@ class SparkEngine(GroupingEngine):
     def read(self, path: str | Path) -> DataFrame:
         # a release this engine wrote (comma-separated, UTF-8): no input checks to repeat
         if str(path).lower().endswith((".csv", ".csv.gz")):
-            return self._session().read.csv(str(path), header=True, inferSchema=False)
+            return self._session().read.csv(str(path), header=True, inferSchema=False, **_CSV)
         return self.frame(path)
 
     def write(
@@ -568,13 +570,21 @@ class SparkEngine(GroupingEngine):
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)
             else:
-                escape_formulas(df).write.mode("errorifexists").csv(tmp, header=True, sep=sep)
+                escaped = escape_formulas(df).write.mode("errorifexists")
+                escaped.csv(
+                    tmp,
+                    header=True,
+                    sep=sep,
+                    ignoreLeadingWhiteSpace=False,  # Spark trims cells by default on write
+                    ignoreTrailingWhiteSpace=False,
+                    **_CSV,
+                )
             if check is not None:
                 reader = session.read
                 if fmt == "parquet":
                     check(reader.parquet(tmp))
                 else:
-                    check(reader.csv(tmp, header=True, sep=sep, inferSchema=False))
+                    check(reader.csv(tmp, header=True, sep=sep, inferSchema=False, **_CSV))
             if fs.exists(hadoop(target)):
                 fs.delete(hadoop(target), True)
             if not fs.rename(hadoop(tmp), hadoop(target)):

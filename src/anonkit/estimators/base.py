@@ -60,7 +60,7 @@ from anonkit.exceptions import (
 )
 from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.io.tables import read_table
-from anonkit.io.write import check_output, write_table
+from anonkit.io.write import check_outputs, write_table
 from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel
 from anonkit.models.base import POPULATION_COUNT
@@ -303,7 +303,11 @@ class Estimator(Parameters):
         output = getattr(self, "output", None)
         if output is not None:
             read = [frame, *(hierarchies or {}).values(), getattr(self.privacy, "population", None)]
-            check_output(output, read)
+            # only Spark writes a folder (of part files), which replaces an existing one
+            spark = getattr(self, "engine", None) == "spark" or type(frame).__module__.startswith(
+                "pyspark"
+            )
+            check_outputs({"output": output}, read, folders=("output",) if spark else ())
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
         roles = (identifying, sensitive, insensitive, others)
         self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))

@@ -34,7 +34,7 @@ from anonkit.engines.base import Engine
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.base import Columns
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
-from anonkit.exceptions import ParameterError, UnknownColumnError
+from anonkit.exceptions import OutputLocationError, ParameterError, UnknownColumnError
 from anonkit.io.tables import scan_table
 from anonkit.metrics.classes import ClassProfile
 from anonkit.metrics.levels import model_attributes
@@ -209,8 +209,11 @@ def _remove(path: Path) -> None:
 
 
 def _publish(staging: Path, out: Path) -> None:
-    """Move the verified release over ``out`` (a file, or a folder of part files)."""
+    """Move the verified release over ``out`` (a file, or a folder of part files, which
+    replaces only a folder: a release file never replaces a folder, whatever it holds)."""
     if out.is_dir():
+        if not staging.is_dir():
+            raise OutputLocationError(out, "it is a folder; name a file")
         shutil.rmtree(out)
     os.replace(staging, out)
     note_commit(out)  # a Ctrl-C from now on says the release is written

@@ -89,7 +89,21 @@ def output_format(path: str | Path) -> str:
     return OUTPUT_FORMATS[suffix]
 
 
-def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
+def local_path(path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """``path``, a ``file://`` URL (Spark's spelling of a local path) as the local path.
+
+    Examples
+    --------
+    >>> local_path("file:///data/release.csv"), local_path("s3a://bucket/r.csv")
+    (PosixPath('/data/release.csv'), 's3a://bucket/r.csv')
+    """
+    text = str(path)
+    if text.startswith("file://"):
+        return Path(text.removeprefix("file://"))
+    return path
+
+
+def check_not_input(output: str | os.PathLike[str], sources: Iterable[Any]) -> None:
     """Refuse an ``output`` path that names one of the files in ``sources`` (objects
     that are not paths, such as frames, are passed over; a hierarchy table of type
     ``"file"`` counts by its ``path``).
@@ -106,14 +120,14 @@ def check_not_input(output: str | Path, sources: Iterable[Any]) -> None:
     --------
     >>> check_not_input("release.csv", ["data.csv", None])
     """
-    target = Path(output)
+    target = Path(local_path(output))
     resolved = target.resolve()
     for source in sources:
         if isinstance(source, Mapping) and source.get("type") == "file":
             source = source.get("path")  # a hierarchy file table counts by its file
         if not isinstance(source, (str, os.PathLike)):
             continue
-        path = Path(source)
+        path = Path(local_path(source))
         if path.resolve() == resolved or _same_file(path, target):
             raise OutputIsInputError(output, source)
 
@@ -137,10 +151,11 @@ def check_output(output: str | Path, sources: Iterable[Any]) -> None:
     >>> import tempfile
     >>> check_output(Path(tempfile.mkdtemp()) / "new" / "release.csv", ["data.csv"])
     """
-    check_not_input(output, sources)
-    if "://" in str(output):  # a cluster's storage (s3://, hdfs://): Spark writes there
+    local = local_path(output)
+    check_not_input(local, sources)
+    if "://" in str(local):  # a cluster's storage (s3://, hdfs://): Spark writes there
         return
-    folder = Path(output).absolute().parent
+    folder = Path(local).absolute().parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
@@ -183,20 +198,23 @@ def check_outputs(
     ...     print(err)
     --summary names the same file as --output (r.csv); give each output its own file.
     """
-    named = {option: Path(path) for option, path in outputs.items() if path is not None}
-    seen: dict[Path, str] = {}
+    seen: dict[str, str] = {}
     may_be_folder = set(folders)
-    for option, path in named.items():
-        key = path.resolve()
+    for option, given in outputs.items():
+        if given is None:
+            continue
+        local = local_path(given)
+        remote = "://" in str(local)  # a cluster's storage: compared as written
+        key = str(local) if remote else str(Path(local).resolve())
         if key in seen:
             raise ConfigError(
-                f"{option} names the same file as {seen[key]} ({path}); give each output "
+                f"{option} names the same file as {seen[key]} ({given}); give each output "
                 "its own file."
             )
         seen[key] = option
-        if path.is_dir() and option not in may_be_folder:
-            raise OutputLocationError(path, "it is a folder; name a file")
-        check_output(path, sources)
+        if not remote and Path(local).is_dir() and option not in may_be_folder:
+            raise OutputLocationError(given, "it is a folder; name a file")
+        check_output(given, sources)
 
 
 def _same_file(a: Path, b: Path) -> bool:
