@@ -118,6 +118,39 @@ def test_output_is_written_once_verified(
     assert result.release.collect().equals(memory.release)
 
 
+def test_a_dropping_release_is_derived_from_the_verified_file(
+    parquet: Path, hierarchies: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With suppressed="drop" the published file was a third pass over the source, not
+    the file verified: a source changed in between was published unverified."""
+    from anonkit.engines.streaming_engine import StreamingEngine
+
+    passes: list[int] = []
+    apply = StreamingEngine.apply
+
+    def counted(self: Any, source: Any, plan: Any) -> Any:
+        passes.append(1)
+        return apply(self, source, plan)
+
+    monkeypatch.setattr(StreamingEngine, "apply", counted)
+    out = tmp_path / "release.csv"
+    result = anonkit.anonymize(
+        parquet,
+        engine="streaming",
+        output=out,
+        quasi_identifiers=QI,
+        hierarchies=hierarchies,
+        k=5,
+        suppression_limit=0.02,
+        suppressed="drop",
+        others="drop",
+    )
+    assert result.suppressed > 0 and len(passes) == 1
+    written = pl.read_csv(out, infer_schema=False)
+    assert written.height == result.n_records - result.suppressed
+    assert not written.select(pl.all_horizontal(pl.col(c) == "*" for c in QI).any()).item()
+
+
 def test_a_failed_verification_leaves_nothing(
     parquet: Path, hierarchies: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

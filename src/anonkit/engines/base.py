@@ -41,7 +41,7 @@ from anonkit._validation import lookup
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, built_from_values, resolve_hierarchy
-from anonkit.core.transform import ReleasePlan
+from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.engines.counting import (
     COUNT,
     Hierarchies,
@@ -130,6 +130,12 @@ class Engine(Protocol):
         """A file :meth:`write` wrote, in the engine's frame type (lazily when it can)."""
         ...
 
+    def drop_suppressed(self, release: Any, columns: Names) -> Any:
+        """``release`` (what :meth:`read` returned) without the records at ``*`` in every
+        one of ``columns``: a verified masked release, as published with suppressed
+        records dropped."""
+        ...
+
 
 class GroupingEngine:
     """``count`` and ``count_detail`` from one grouped count.
@@ -166,6 +172,11 @@ class GroupingEngine:
         """Up to ten distinct values of ``column`` that ``hierarchy`` lacks, and how many
         distinct ones there are in all."""
         raise NotImplementedError
+
+    def drop_suppressed(self, release: Any, columns: Names) -> Any:
+        """See :meth:`Engine.drop_suppressed` (a polars frame or lazy query)."""
+        star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in columns])
+        return release.filter(~star.fill_null(False))
 
     def count(
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy]

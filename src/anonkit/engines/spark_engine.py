@@ -519,6 +519,14 @@ class SparkEngine(GroupingEngine):
     def head(self, source: Any, n: int) -> pl.DataFrame:
         return collect_frame(self.frame(source).limit(n))
 
+    def drop_suppressed(self, release: Any, columns: Sequence[str]) -> Any:
+        from functools import reduce
+
+        from pyspark.sql import functions as F
+
+        star = reduce(lambda a, b: a & b, [F.col(f"`{c}`") == F.lit(SUPPRESSED) for c in columns])
+        return self.frame(release).filter(~F.coalesce(star, F.lit(False)))
+
     def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
         from pyspark.sql import functions as F
 

@@ -165,7 +165,10 @@ def fit_out_of_core(
             output,
             verify,
             progress=progress,
-            final=(lambda: engine.apply(source, plan)) if dropping else None,
+            # dropped from the verified file, not from another pass over the source
+            final=(lambda staged: engine.drop_suppressed(staged, plan.columns))
+            if dropping
+            else None,
         )
     else:
         start_stage(progress, "Verifying the release")

@@ -173,12 +173,13 @@ def write_verified(
     verify: Callable[[Path], V],
     *,
     progress: Progress | None,
-    final: Callable[[], Any] | None = None,
+    final: Callable[[Any], Any] | None = None,
 ) -> tuple[V, Any]:
     """Write ``release`` to a staging file beside ``output``, verify what was written
     (``verify`` of the staging file), then rename it to ``output``; with ``final``, write
-    ``final()`` there instead (the release as published, when it differs from the one
-    verified). The staging file is removed whatever happens.
+    ``final`` of the staging file read back there instead (the release as published,
+    derived from the one verified, not from another pass over the source, which may have
+    changed). The staging file is removed whatever happens.
 
     Returns
     -------
@@ -194,7 +195,7 @@ def write_verified(
         if final is None:
             _publish(staging, out)
         else:
-            engine.write(final(), out)
+            engine.write(final(engine.read(staging)), out)
     finally:
         _remove(staging)
     return verified, engine.read(out)
@@ -215,6 +216,8 @@ def _publish(staging: Path, out: Path) -> None:
         if not staging.is_dir():
             raise OutputLocationError(out, "it is a folder; name a file")
         shutil.rmtree(out)
+    elif staging.is_dir() and out.exists():  # Spark's folder replaces a file of that name
+        out.unlink()
     os.replace(staging, out)
     note_commit(out)  # a Ctrl-C from now on says the release is written
 
