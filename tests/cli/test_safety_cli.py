@@ -430,3 +430,20 @@ def test_outputs_that_name_one_file_or_the_config_are_refused_before_any_write(
     )  # fmt: skip
     assert code == 2 and "--html names the same file as --json" in err, err
     assert not (tmp_path / "x").exists()
+
+
+def test_column_names_with_brackets_are_printed_as_written(tmp_path: Path) -> None:
+    """rich read 'weight [kg]' as markup ('weight ' was printed), and a name holding
+    '[/]' crashed the run with a traceback after the files were written."""
+    rows = "".join(f"{'v0' if i % 2 else 'v1'},{'xyz'[i % 3]}\n" for i in range(12))
+    for name in ("weight [kg]", "[/]"):
+        (tmp_path / "d.csv").write_text(f'"{name}",s\n' + rows, encoding="utf-8")
+        cfg = _config(
+            tmp_path,
+            f'[attributes]\nquasi_identifiers = ["{name}"]\nsensitive = ["s"]\n'
+            f'[hierarchies]\n"{name}" = [["v0", "*"], ["v1", "*"]]\n',
+            data="d.csv",
+        )
+        code, out, err = _run("anonymize", str(cfg), "--no-progress")
+        assert code == 0, err
+        assert f"{name}=" in out and "Traceback" not in err

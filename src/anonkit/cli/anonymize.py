@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import (
@@ -182,7 +183,9 @@ def anonymize_command(
         notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
     if info.sniffed and info.separator is not None:
-        console.print(f"read {cfg.input.name}: separator {info.separator!r} (detected)")
+        console.print(
+            f"read {cfg.input.name}: separator {info.separator!r} (detected)", markup=False
+        )
     console.print(summary_table(result, heights=heights))
     console.print(risk_table(result))
     if written.escaped_cells:
@@ -224,10 +227,10 @@ def _notes(notes: Console, result: AnonymizationResult) -> None:
     """The leak check's warnings, and the quasi-identifiers without a hierarchy that the
     release suppresses in every record (a :class:`SuppressedColumnWarning` in Python)."""
     for warning in result.checks.get("leak_warnings", ()):
-        notes.print(f"warning: {warning['reason']}")
+        notes.print(f"warning: {warning['reason']}", markup=False)
     bare = result.details.get("suppressed_without_hierarchy", ())
     if bare:
-        names = ", ".join(bare)
+        names = escape(", ".join(bare))
         notes.print(
             f"note: {names} had no hierarchy but '*' in \\[hierarchies] (none, or "
             '{type = "suppression"}), so the release shows "*" '
@@ -242,7 +245,7 @@ def _written(console: Console, *files: Path | None) -> None:
     what = ("release", "summary", "report", "full report")
     for name, path in zip(what, files, strict=False):
         if path is not None:
-            console.print(f"{name} written to {path}")
+            console.print(f"{name} written to {path}", markup=False)
 
 
 def _anonymize_streamed(
@@ -273,7 +276,7 @@ def _anonymize_streamed(
     _notes(notes, result)
     console = stdout_console(quiet)
     engine = result.details["engine"]
-    console.print(f"engine: {engine['name']} ({engine['reason']})")
+    console.print(f"engine: {engine['name']} ({engine['reason']})", markup=False)
     console.print(summary_table(result))
     console.print(risk_table(result))
     _written(console, target, summary, report)

@@ -192,7 +192,8 @@ def summary_table(
     table = Table(title="Anonymization summary", show_header=False, title_justify="left")
     table.add_column("item", style="bold")
     table.add_column("value")
-    table.add_row("privacy", "; ".join(result.privacy))
+    # values that name columns are Text: rich reads '[kg]' in 'weight [kg]' as markup
+    table.add_row("privacy", Text("; ".join(result.privacy)))
     table.add_row("algorithm / metric", f"{result.algorithm} / {result.metric}")
     # a local recoding has no transformation and no lattice: say what it did instead
     local = _local_rows(result.details) if not result.transformation else None
@@ -203,7 +204,7 @@ def summary_table(
         for column, level in result.transformation.items():
             top = f"/{heights[column] - 1}" if heights and column in heights else ""
             levels.append(f"{column}={level}{top}")
-        table.add_row("transformation", ", ".join(levels))
+        table.add_row("transformation", Text(", ".join(levels)))
     table.add_row("records", f"{result.n_records:,}")
     table.add_row(
         "suppressed",
@@ -215,7 +216,9 @@ def summary_table(
         "classes", f"{c.n_classes:,} (sizes {c.min_size:,}-{c.max_size:,}, mean {c.mean_size:,.1f})"
     )
     table.add_row("achieved k", f"{c.min_size:,}")
-    table.add_row("metrics", "\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items()))
+    table.add_row(
+        "metrics", Text("\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items()))
+    )
     if local is not None:
         table.add_row(*local[1])
     else:
