@@ -359,7 +359,9 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     others = _choice(attrs, "others", "error", OTHERS, "attributes", where)
 
     models = _models(privacy.get("models", []), where)
-    if "k" not in privacy and not models:
+    # SafePub derives its k from epsilon and delta ([search] options), and takes no model
+    derives_k = isinstance(search, dict) and search.get("algorithm") == "safepub"
+    if "k" not in privacy and not models and not derives_k:
         raise ConfigError(
             f"The key 'k' is missing in section [privacy] of {where}; give k or 'models'."
         )

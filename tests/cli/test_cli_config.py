@@ -260,3 +260,15 @@ def test_a_hierarchy_for_a_column_that_is_not_generalized_is_an_error(tmp_path: 
     assert load_config(write(tmp_path, text.replace("hours = {", "#"))).quasi_identifiers == (
         "age",
     )
+
+
+def test_safepub_runs_from_a_configuration_without_k(tmp_path: Path) -> None:
+    """Without k the file was refused; with k SafePub refused it (it derives k)."""
+    text = (
+        'input = "d.csv"\noutput = "r.csv"\n[attributes]\nquasi_identifiers = ["age"]\n'
+        '[privacy]\n[search]\nalgorithm = "safepub"\noptions = { epsilon = 2.0 }\n'
+    )
+    cfg = load_config(write(tmp_path, text))
+    assert cfg.k is None and cfg.algorithm == "safepub"
+    with pytest.raises(ConfigError, match="The key 'k' is missing"):
+        load_config(write(tmp_path, text.replace("safepub", "flash")))

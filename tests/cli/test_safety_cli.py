@@ -447,3 +447,17 @@ def test_column_names_with_brackets_are_printed_as_written(tmp_path: Path) -> No
         code, out, err = _run("anonymize", str(cfg), "--no-progress")
         assert code == 0, err
         assert f"{name}=" in out and "Traceback" not in err
+
+
+def test_evaluate_refuses_to_write_over_a_hierarchy_it_reads(tmp_path: Path) -> None:
+    data = _write_csv(tmp_path / "data.csv", ROWS)
+    hierarchy = tmp_path / "zip.csv"
+    hierarchy.write_text("10115;101**;*\n10117;101**;*\n", encoding="utf-8")
+    before = hierarchy.read_bytes()
+    cfg = _config(
+        tmp_path,
+        f'[attributes]\nquasi_identifiers = ["zip"]\nothers = "drop"\n[hierarchies]\nzip = "{hierarchy}"\n',
+    )
+    code, _, err = _run("evaluate", str(data), str(data), "-c", str(cfg), "--json", str(hierarchy))
+    assert code == 2 and "the run reads that file" in err, err
+    assert hierarchy.read_bytes() == before

@@ -303,9 +303,10 @@ def evaluate_command(
     """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
     from anonkit.io.write import check_outputs
 
-    # a report written over a table it measures, or over the other report
-    check_outputs({"--json": json_out, "--html": html}, [original, release, config, population])
     cfg = read_measure_config(config)
+    # a report written over a table it measures, a hierarchy, or the other report
+    read = [original, release, config, population, cfg.population, *cfg.hierarchies.values()]
+    check_outputs({"--json": json_out, "--html": html}, read)
     with progress_reporter(progress, quiet=quiet) as bar:
         payload, ev, levels, checks = _measure(
             cfg, original, release, population, population_size, class_attribute, k,
