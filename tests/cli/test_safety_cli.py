@@ -456,7 +456,8 @@ def test_evaluate_refuses_to_write_over_a_hierarchy_it_reads(tmp_path: Path) -> 
     before = hierarchy.read_bytes()
     cfg = _config(
         tmp_path,
-        f'[attributes]\nquasi_identifiers = ["zip"]\nothers = "drop"\n[hierarchies]\nzip = "{hierarchy}"\n',
+        '[attributes]\nquasi_identifiers = ["zip"]\nothers = "drop"\n'
+        f'[hierarchies]\nzip = "{hierarchy}"\n',
     )
     code, _, err = _run("evaluate", str(data), str(data), "-c", str(cfg), "--json", str(hierarchy))
     assert code == 2 and "the run reads that file" in err, err
