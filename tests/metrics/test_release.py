@@ -241,3 +241,18 @@ def test_points_of_population_values(toy2: tuple[pl.DataFrame, dict[str, Hierarc
     assert np.array_equal(col.points(frame["ZIPCode"]), col.own_points())
     with pytest.raises(ValuesNotInHierarchyError):
         col.points(pl.Series(["00000"]))
+
+
+def test_a_label_at_two_levels_is_read_at_the_one_covering_the_original() -> None:
+    """With A -> A, B -> A, C -> C, a release at level 1 was read at level 0 (loss 0,
+    "untruthful cells", infinite entropy): the records of B released as 'A' show it is
+    the parent."""
+    from anonkit.evaluate import evaluate
+
+    h = Hierarchy([["A", "A", "*"], ["B", "A", "*"], ["C", "C", "*"]], name="g")
+    original = pl.DataFrame({"g": ["A", "B", "C", "C"] * 3})
+    release = pl.DataFrame({"g": ["A", "A", "C", "C"] * 3})
+    r = interpret_release(original, release, quasi_identifiers=["g"], hierarchies={"g": h})
+    assert r.column("g").level.tolist() == [1, 1]
+    ev = evaluate(original, release, quasi_identifiers=["g"], hierarchies={"g": h})
+    assert ev.loss["height"] == pytest.approx(1.0)

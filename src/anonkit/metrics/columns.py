@@ -10,7 +10,6 @@ and the released cells (labels are read by :mod:`anonkit.metrics.labels`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -257,6 +256,7 @@ def hierarchy_column(
         missing = sorted(unknown, key=lambda i: -counts[i])
         raise ValuesNotInHierarchyError(name, [labels[i] for i in missing[:10]], len(missing))
     if ambiguous:
+        _cover_originals(ambiguous, h, leaf, cell)
         _resolve_ambiguous(ambiguous, node_level, node_code, counts, level_hint)
 
     # Leaf order: every used label must cover a contiguous run of positions.
@@ -337,8 +337,21 @@ def hierarchy_column(
     )
 
 
+def _cover_originals(
+    ambiguous: dict[int, list[tuple[int, int]]], h: Hierarchy, leaf: IntArray, cell: IntArray
+) -> None:
+    """Keep, of each ambiguous label's candidate nodes, those that cover the original
+    values of every record released with it (when some do): with A -> A and B -> A, a
+    record of B released as 'A' shows the label is the parent, not the leaf A."""
+    for i, cands in list(ambiguous.items()):
+        leaves = np.unique(leaf[cell == i])
+        covering = [(lv, code) for lv, code in cands if (h.codes(lv)[leaves] == code).all()]
+        if covering:
+            ambiguous[i] = covering
+
+
 def _resolve_ambiguous(
-    ambiguous: Mapping[int, list[tuple[int, int]]],
+    ambiguous: dict[int, list[tuple[int, int]]],
     node_level: IntArray,
     node_code: IntArray,
     counts: IntArray,
@@ -349,6 +362,10 @@ def _resolve_ambiguous(
     The given level (``levels``) wins; else the level most records of the column's
     unambiguous labels are at (a full-domain release uses one level); else the lowest.
     """
+    for i, cands in list(ambiguous.items()):
+        if len(cands) == 1:  # one candidate covers the records' values: it counts below
+            node_level[i], node_code[i] = cands[0]
+            del ambiguous[i]
     known = node_level >= 0
     preferred = level_hint
     if preferred is None and known.any():
