@@ -170,3 +170,17 @@ def test_what_the_streamed_fit_refuses(data: pl.DataFrame, parquet: Path, hierar
             population=data,
             **_keywords(hierarchies),
         )
+
+
+def test_transform_after_a_streamed_fit_says_why_it_cannot() -> None:
+    """It said the estimator was not fitted, right after a successful fit."""
+    from anonkit.estimators import Mondrian, Privacy
+    from anonkit.exceptions import NotFittedError
+    from anonkit.models import KAnonymity
+
+    frame = pl.DataFrame({"age": [str(a) for a in range(20, 40)], "sex": ["m", "f"] * 10})
+    spec = {"age": {"type": "intervals", "widths": [5, 10]}}
+    m = Mondrian(privacy=Privacy(KAnonymity(2)), engine="streaming")
+    m.fit(frame.lazy(), quasi_identifiers=["age", "sex"], hierarchies=spec)
+    with pytest.raises(NotFittedError, match="fitted with engine='streaming'"):
+        m.transform(frame)

@@ -489,7 +489,9 @@ class Estimator(Parameters):
         """
         fitting: Fitting | None = getattr(self, "_fitting", None)
         if fitting is None:
-            raise NotFittedError(type(self).__name__)
+            result = getattr(self, "result_", None)
+            engine = result.details.get("engine", {}).get("name") if result is not None else None
+            raise NotFittedError(type(self).__name__, engine)
         data, kind = to_polars(frame)
         unseen = self._unseen_columns(data.columns)
         qi = fitting.quasi_identifiers
