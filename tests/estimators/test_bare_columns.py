@@ -109,6 +109,21 @@ def test_the_cli_says_it_as_a_note(tmp_path: Path) -> None:
     assert data["details"]["suppressed_without_hierarchy"] == ["age"]
 
 
+def test_the_cli_says_it_of_a_suppression_table_as_init_proposes(tmp_path: Path) -> None:
+    """init writes { type = "suppression" } for columns it cannot generalize; on the raw
+    Adult file four of them came out '*' in every record without a word."""
+    FRAME.write_csv(tmp_path / "data.csv")
+    (tmp_path / "run.toml").write_text(
+        'input = "data.csv"\noutput = "release.csv"\n'
+        '[attributes]\nquasi_identifiers = ["age", "sex"]\n'
+        '[hierarchies]\nage = { type = "suppression" }\n[privacy]\nk = 3\n',
+        encoding="utf-8",
+    )
+    res = CliRunner().invoke(app, ["anonymize", str(tmp_path / "run.toml")])
+    assert res.exit_code == 0, res.output
+    assert "note: age had no hierarchy but '*'" in " ".join(res.stderr.split())
+
+
 def test_streamed_mondrian_says_it_from_its_tally(tmp_path: Path) -> None:
     """Out of core the release is never in memory: the note comes from the re-check's
     tally of released labels."""

@@ -178,7 +178,7 @@ def anonymize_command(
         if html is not None and full_text is not None:
             atomic_write_text(html, full_text)
 
-    _notes(notes, result)
+    _notes(notes, result, cfg)
     if not cfg.leak_check:
         notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
@@ -223,12 +223,21 @@ def _write_texts(
         atomic_write_text(report, page)
 
 
-def _notes(notes: Console, result: AnonymizationResult) -> None:
-    """The leak check's warnings, and the quasi-identifiers without a hierarchy that the
-    release suppresses in every record (a :class:`SuppressedColumnWarning` in Python)."""
+def _notes(notes: Console, result: AnonymizationResult, cfg: AnonymizeConfig) -> None:
+    """The leak check's warnings, and the quasi-identifiers without a hierarchy but ``*``
+    that the release suppresses in every record (a :class:`SuppressedColumnWarning` in
+    Python; the run reads hierarchies built before the fit, so the suppression tables
+    ``init`` proposes are found here from the configuration)."""
     for warning in result.checks.get("leak_warnings", ()):
         notes.print(f"warning: {warning['reason']}", markup=False)
-    bare = result.details.get("suppressed_without_hierarchy", ())
+    starred = [
+        c
+        for c, spec in cfg.hierarchies.items()
+        if isinstance(spec, Mapping)
+        and spec.get("type") == "suppression"
+        and result.transformation.get(c, 0) > 0
+    ]
+    bare = list(dict.fromkeys([*result.details.get("suppressed_without_hierarchy", ()), *starred]))
     if bare:
         names = escape(", ".join(bare))
         notes.print(
@@ -273,7 +282,7 @@ def _anonymize_streamed(
             },
         }
         _write_texts(summary, summary_data, report, html_text)
-    _notes(notes, result)
+    _notes(notes, result, cfg)
     console = stdout_console(quiet)
     engine = result.details["engine"]
     console.print(f"engine: {engine['name']} ({engine['reason']})", markup=False)
