@@ -27,8 +27,8 @@ counts the same data the same way:
 
 Choices and known differences
 -----------------------------
-* Whole floats that do not fit in a 64-bit integer (``1e20``, infinities) have no text
-  in polars (null); here they are values outside every hierarchy
+* Whole floats that do not fit in a 128-bit integer (``1e40``, infinities) have no
+  integer text in polars (their float text); here they are values outside every hierarchy
   (:class:`~anonkit.exceptions.ValuesNotInHierarchyError`).
 * Dates and timestamps are printed by Spark's cast to string, which can differ from
   :func:`~anonkit.core.values.text_expr` for timestamps (fractions of a second, time
@@ -44,6 +44,7 @@ import re
 import uuid
 from array import array
 from collections.abc import Callable, Sequence
+from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,8 +77,6 @@ _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 #: Prefix of the lookup key of a float that is not whole (never starts an integer's text).
 _FRACTION = "~"
 _PREFIX = "__anonkit_"
-#: How Spark reads and writes the release's CSV: quotes as anonkit writes them.
-_CSV = CSV_QUOTING
 _ID = f"{_PREFIX}id__"
 _FLAG = f"{_PREFIX}suppressed__"
 
@@ -520,8 +519,6 @@ class SparkEngine(GroupingEngine):
         return collect_frame(self.frame(source).limit(n))
 
     def drop_suppressed(self, release: Any, columns: Sequence[str]) -> Any:
-        from functools import reduce
-
         from pyspark.sql import functions as F
 
         star = reduce(lambda a, b: a & b, [F.col(f"`{c}`") == F.lit(SUPPRESSED) for c in columns])
@@ -543,7 +540,9 @@ class SparkEngine(GroupingEngine):
     def read(self, path: str | Path) -> DataFrame:
         # a release this engine wrote (comma-separated, UTF-8): no input checks to repeat
         if str(path).lower().endswith((".csv", ".csv.gz")):
-            return self._session().read.csv(str(path), header=True, inferSchema=False, **_CSV)
+            return self._session().read.csv(
+                str(path), header=True, inferSchema=False, **CSV_QUOTING
+            )
         return self.frame(path)
 
     def write(
@@ -578,21 +577,17 @@ class SparkEngine(GroupingEngine):
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)
             else:
-                escaped = escape_formulas(df).write.mode("errorifexists")
-                escaped.csv(
-                    tmp,
-                    header=True,
-                    sep=sep,
-                    ignoreLeadingWhiteSpace=False,  # Spark trims cells by default on write
-                    ignoreTrailingWhiteSpace=False,
-                    **_CSV,
-                )
+                writer = escape_formulas(df).write.mode("errorifexists")
+                writer.csv(  # Spark trims cells when it writes unless told not to
+                    tmp, header=True, sep=sep, ignoreLeadingWhiteSpace=False,
+                    ignoreTrailingWhiteSpace=False, **CSV_QUOTING,
+                )  # fmt: skip
             if check is not None:
                 reader = session.read
                 if fmt == "parquet":
                     check(reader.parquet(tmp))
                 else:
-                    check(reader.csv(tmp, header=True, sep=sep, inferSchema=False, **_CSV))
+                    check(reader.csv(tmp, header=True, sep=sep, inferSchema=False, **CSV_QUOTING))
             if fs.exists(hadoop(target)):
                 fs.delete(hadoop(target), True)
             if not fs.rename(hadoop(tmp), hadoop(target)):

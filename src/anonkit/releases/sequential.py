@@ -62,6 +62,7 @@ sequential publication with arbitrary updates. Computers & Security 66, 20-39.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -313,17 +314,20 @@ def _numbers(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
 
 
 def _check_history(past: ReleaseHistory, ids: pl.Series, id_column: str, m: int) -> None:
-    """Refuse a release the history cannot follow: no record of the table in it (another
-    id column, or ids written otherwise: every record would be new, and its signature
-    change), or an ``m`` above its signatures' size (they are kept across releases)."""
+    """Refuse an ``m`` above the history's signatures' size (they are kept across
+    releases); warn when no record of the table is in it (a complete turnover, or
+    another id column or ids written otherwise: every record gets a new signature)."""
     if not past.records:
         return
     if not ids.is_in(list(past.records)).any():
-        raise DataError(
+        # every record new: a complete turnover, or ids written otherwise than before
+        warnings.warn(
             f"None of the {ids.len()} ids in column {id_column!r} is in the history, which "
-            f"holds {len(past.records)} records: every record would get a new signature, "
-            "and releases intersected would narrow their values. Check the id column and "
-            "how its ids are written (as in the first release), or start a new history."
+            f"holds {len(past.records)} records: every record gets a new signature. If they "
+            "are the same people, check the id column and how its ids are written (as in "
+            "the first release): intersected, the releases would narrow their values.",
+            UserWarning,
+            stacklevel=3,
         )
     held = min(len(sig) for entries in past.records.values() for _, sig in entries)
     if m > held:
