@@ -210,3 +210,25 @@ def test_a_local_gzipped_csv_is_read_with_its_own_separator(spark: Any, tmp_path
     packed = tmp_path / "semi.csv.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     assert _read(spark, packed).equals(_read(spark, plain))
+
+
+def test_a_latin1_file_s_separator_is_sniffed_too(spark: Any, tmp_path: Path) -> None:
+    """It fell back to ',' for any encoding but UTF-8 (the docs say local files are
+    sniffed): a ';' Latin-1 file stopped with 'line 2 has 2 fields'."""
+    latin = _read(spark, _write(tmp_path / "l.csv", ROWS, ";", "latin-1"), encoding="latin-1")
+    assert latin.columns == ["sex", "age"] and sorted(set(latin["sex"])) == ["fée", "mâle"]
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [("sex,age,sex", "more than once"), ("sex,,age", "column 2 has no name")],
+)
+def test_a_bad_header_is_refused_as_in_memory(
+    spark: Any, tmp_path: Path, header: str, message: str
+) -> None:
+    """Spark renamed duplicates (sex0, sex2) and named an empty column: accepted, or an
+    unknown-column error for 'sex'."""
+    path = tmp_path / "h.csv"
+    path.write_text(header + "\n" + "m,31,x\nf,45,y\n" * 3, encoding="utf-8")
+    with pytest.raises(InputFormatError, match=message):
+        read_csv(spark, path)

@@ -27,7 +27,7 @@ from anonkit._validation import check_bool
 from anonkit.exceptions import InputFormatError, ParameterError
 from anonkit.io.cells import DECIMAL_COMMA
 from anonkit.io.sniff import sample_head, sniff_separator
-from anonkit.io.tables import check_read_parameters, check_records
+from anonkit.io.tables import check_header, check_read_parameters, check_records
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
 if TYPE_CHECKING:
@@ -91,6 +91,8 @@ def read_csv(
             encoding,
         )
     sep = separator if separator is not None else _sniffed(path, encoding)
+    if _local_bytes(path, charset) and charset == "utf-8":
+        check_header(Path(path), sep)  # Spark renames duplicates and names empty ones
     # FAILFAST: Spark would pad a short record with nulls and drop a surplus field
     df = session.read.csv(
         str(path),
@@ -133,14 +135,24 @@ def _local_bytes(path: str | Path, charset: str) -> bool:
 
 
 def _sniffed(path: str | Path, encoding: str) -> str:
-    """The separator of a local UTF-8 file, sniffed from its first records as anonkit
-    reads files itself; ``,`` for other paths (folders, cluster file systems)."""
+    """The separator of a local file, sniffed from its first records as anonkit reads
+    files itself (decoded in ``encoding``); ``,`` for other paths (folders, cluster file
+    systems)."""
     p = Path(path)
     if str(path).lower().endswith(".tsv"):
         return "\t"
-    if "://" in str(path) or not p.is_file() or codecs.lookup(encoding).name != "utf-8":
+    if "://" in str(path) or not p.is_file():
         return ","
+    if codecs.lookup(encoding).name != "utf-8":
+        with p.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES + 1)
+        text = head[:_SNIFF_BYTES].decode(encoding, errors="replace")
+        return sniff_separator(text, len(head) <= _SNIFF_BYTES) or ","
     return sniff_separator(*sample_head(p)) or ","
+
+
+#: How much of a local file in another encoding than UTF-8 the separator is sniffed from.
+_SNIFF_BYTES = 1 << 20
 
 
 def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None:
@@ -162,7 +174,9 @@ def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None
         raise InputFormatError(
             path,
             "a record has more or fewer fields than the header (Spark names no line); "
-            "fix the file or check the separator",
+            "fix the file or check the separator. A quoted field holding a line break "
+            "also does it: Spark reads such a record as two (the polars and streaming "
+            "engines read it).",
         ) from None
     bad = [c for i, c in enumerate(df.columns) if row[str(i)]]
     if bad:

@@ -508,6 +508,20 @@ def _raise_ragged(
         raise InputFormatError(p, reason, line=line)
 
 
+def check_header(path: Path, separator: str) -> None:
+    """Refuse a UTF-8 file's header as :func:`read_table` does (empty, duplicate or ``*``
+    names, a first line that reads as a record), for a reader that does not (Spark).
+
+    Raises
+    ------
+    InputFormatError
+        Naming the column by position, or the name.
+    """
+    text, whole = sample_head(path)
+    _check_names(path, header_fields(text, separator), separator)
+    refuse_record_header(path, text, separator, whole)
+
+
 def check_records(
     path: Path, separator: str, width: int, *, utf8: bool = True, blanks: bool = False
 ) -> None:
