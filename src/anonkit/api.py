@@ -70,15 +70,15 @@ ESTIMATOR_ALGORITHMS: dict[str, str] = {
 ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS, *ESTIMATOR_ALGORITHMS)
 
 
-#: Keywords of one local algorithm each, with their defaults: given another value with
+#: Keywords of one local algorithm each: given another value than their default with
 #: another algorithm, they would be ignored without a word.
-_FAMILY_KEYWORDS: dict[str, tuple[str, str]] = {
-    "mode": ("strict", "mondrian"),
-    "split": ("widest", "mondrian"),
-    "numeric_release": ("range", "mondrian"),
-    "cost": ("nllm", "greedy_merge"),
-    "method": ("mdav", "microaggregation"),
-    "aggregate": ("mean", "microaggregation"),
+_FAMILY_KEYWORDS: dict[str, str] = {
+    "mode": "mondrian",
+    "split": "mondrian",
+    "numeric_release": "mondrian",
+    "cost": "greedy_merge",
+    "method": "microaggregation",
+    "aggregate": "microaggregation",
 }
 
 
@@ -201,8 +201,9 @@ class Anonymizer:
             )
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
-        for name, (default, family) in _FAMILY_KEYWORDS.items():
-            if getattr(self, name) != default and self.algorithm != family:
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name, family in _FAMILY_KEYWORDS.items():
+            if getattr(self, name) != defaults[name].default and self.algorithm != family:
                 raise ParameterError(
                     name,
                     "anonymize",

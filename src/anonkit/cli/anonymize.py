@@ -31,6 +31,7 @@ from anonkit.cli.common import (
 )
 from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
 from anonkit.engines.base import get_engine
+from anonkit.estimators.bare import only_star
 from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
 from anonkit.io.write import check_outputs
@@ -233,9 +234,7 @@ def _notes(notes: Console, result: AnonymizationResult, cfg: AnonymizeConfig) ->
     starred = [
         c
         for c, spec in cfg.hierarchies.items()
-        if isinstance(spec, Mapping)
-        and spec.get("type") == "suppression"
-        and result.transformation.get(c, 0) > 0
+        if only_star(spec) and result.transformation.get(c, 0) > 0
     ]
     bare = list(dict.fromkeys([*result.details.get("suppressed_without_hierarchy", ()), *starred]))
     if bare:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DETAIL",
     "note_bare_columns",
+    "only_star",
     "refuse_star_labels",
     "starred_everywhere",
     "without_hierarchy",
@@ -38,10 +39,10 @@ DETAIL = "suppressed_without_hierarchy"
 def without_hierarchy(columns: Columns) -> list[str]:
     """The quasi-identifiers given no hierarchy but ``*``: none, or a suppression builder
     table (which ``anonkit init`` proposes for columns it cannot generalize)."""
-    return [c for c in columns.quasi_identifiers if _only_star(columns.specs.get(c))]
+    return [c for c in columns.quasi_identifiers if only_star(columns.specs.get(c))]
 
 
-def _only_star(spec: object) -> bool:
+def only_star(spec: object) -> bool:
     """Whether a hierarchy spec generalizes nothing but to ``*``."""
     return spec is None or (isinstance(spec, Mapping) and spec.get("type") == "suppression")
 

@@ -486,8 +486,11 @@ class FullDomain(Placed):
         for c, h in fitting.by_name.items():
             lv = self.transformation_[c]
             spec = fitting.specs.get(c)
-            pinned = pinned_spec(spec, h) if isinstance(spec, Mapping) else None
-            if spec is not None and built_from_values(spec) and pinned is not None:
+            if (
+                isinstance(spec, Mapping)
+                and built_from_values(spec)
+                and (pinned := pinned_spec(spec, h)) is not None
+            ):
                 # built again over the new values too, the training values' labels fixed
                 h = resolve_hierarchy(c, pinned, pl.concat([fitting.data[c], data[c]]))
             if spec is not None:
