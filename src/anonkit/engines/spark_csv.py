@@ -143,16 +143,7 @@ def _sniffed(path: str | Path, encoding: str) -> str:
         return "\t"
     if "://" in str(path) or not p.is_file():
         return ","
-    if codecs.lookup(encoding).name != "utf-8":
-        with p.open("rb") as fh:
-            head = fh.read(_SNIFF_BYTES + 1)
-        text = head[:_SNIFF_BYTES].decode(encoding, errors="replace")
-        return sniff_separator(text, len(head) <= _SNIFF_BYTES) or ","
-    return sniff_separator(*sample_head(p)) or ","
-
-
-#: How much of a local file in another encoding than UTF-8 the separator is sniffed from.
-_SNIFF_BYTES = 1 << 20
+    return sniff_separator(*sample_head(p, encoding)) or ","
 
 
 def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None:

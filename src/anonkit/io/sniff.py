@@ -37,9 +37,10 @@ IntArray = npt.NDArray[np.int64]
 
 
 def sample_text(
-    path: Path, data: bytes, *, start: int = 0, complete: bool = True
+    path: Path, data: bytes, *, start: int = 0, complete: bool = True, encoding: str = "utf-8"
 ) -> tuple[str, bool]:
-    """The first records of ``data`` (UTF-8) as text, and whether that is the whole file.
+    """The first records of ``data`` (in ``encoding``) as text, and whether that is the
+    whole file.
 
     ``data`` is the file's bytes, or its first bytes when ``complete`` is false; ``start``
     is the offset of ``data`` in the file (a byte-order mark skipped), for errors.
@@ -50,7 +51,7 @@ def sample_text(
     Raises
     ------
     InputEncodingError
-        If the sampled bytes are not valid UTF-8.
+        If the sampled bytes are not valid in ``encoding``.
     """
     size = _SAMPLE_BYTES
     while True:
@@ -62,15 +63,17 @@ def sample_text(
     if not whole:
         cut = chunk.rfind(b"\n")
         chunk = chunk[: cut + 1] if cut >= 0 else chunk
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    decoder = codecs.getincrementaldecoder(encoding)(errors="strict")
     try:
         text = decoder.decode(chunk, final=whole)
     except UnicodeDecodeError as exc:
-        raise InputEncodingError.from_decode_error(path, chunk, exc, "utf-8", start=start) from None
+        raise InputEncodingError.from_decode_error(
+            path, chunk, exc, encoding, start=start
+        ) from None
     return text.removeprefix("\ufeff"), whole
 
 
-def sample_head(path: Path) -> tuple[str, bool]:
+def sample_head(path: Path, encoding: str = "utf-8") -> tuple[str, bool]:
     """:func:`sample_text` of a file's first MiB: its first records, and whether that is
     the whole file (for a scan, which does not read the file first). A ``.gz`` file's
     first MiB decompressed (Spark reads them).
@@ -78,14 +81,15 @@ def sample_head(path: Path) -> tuple[str, bool]:
     Raises
     ------
     InputEncodingError
-        If the sampled bytes are not valid UTF-8.
+        If the sampled bytes are not valid in ``encoding``.
     InputFormatError
-        If they hold a NUL byte (UTF-16, or not a text file).
+        If they hold a NUL byte (UTF-16 read as another encoding, or not a text file).
     """
     with gzip.open(path, "rb") if path.suffix.lower() == ".gz" else path.open("rb") as f:
         head = f.read(_HEAD_BYTES)
-    refuse_nul(path, head, 0)
-    return sample_text(path, head, complete=len(head) < _HEAD_BYTES)
+    if not codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")):
+        refuse_nul(path, head, 0)
+    return sample_text(path, head, complete=len(head) < _HEAD_BYTES, encoding=encoding)
 
 
 def _rows(sample: str, separator: str, whole: bool) -> list[list[str]]:
