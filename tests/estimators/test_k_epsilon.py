@@ -85,3 +85,22 @@ def test_anonymize_accepts_the_estimator(frame, adult_hierarchies) -> None:
         algorithm=KEpsilon(noisy="hours", seed=1),
     )
     assert res.algorithm == "k_epsilon" and res.verified and res.classes.min_size >= 3
+
+
+def test_suppressed_records_release_no_noisy_value() -> None:
+    # A lone outlier is suppressed; alone in its "class" its range has width 0, so the
+    # Laplace step released its income unchanged beside the stars.
+    rows = [("m", 30 + i) for i in range(5)] + [("f", 40 + i) for i in range(5)]
+    df = pl.DataFrame(rows + [("x", 99_999)], schema=["sex", "income"], orient="row")
+    est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2), suppression_limit=0.2), seed=0)
+    res = est.fit(
+        df,
+        quasi_identifiers=["sex"],
+        hierarchies={"sex": {"type": "suppression"}},
+        insensitive=["income"],
+    ).result_
+    assert res.suppressed == 1
+    starred = res.release.filter(pl.col("sex") == "*")
+    assert starred.height == 1 and starred["income"].null_count() == 1
+    assert res.release.filter(pl.col("sex") != "*")["income"].null_count() == 0
+    assert "withheld" in res.details["guarantee"]

@@ -4,8 +4,8 @@ numeric attributes within each class.
 :class:`KEpsilon` runs a full-domain search (:class:`~anonkit.estimators.FullDomain`) for
 the privacy models, then perturbs the ``noisy`` columns of every record with
 :func:`anonkit.algorithms.dp.k_epsilon.laplace_within_classes` over the released classes
-(records suppressed together count as one class). See that module for the reading of the
-paper this implements.
+(records suppressed together count as one class, and their ``noisy`` values are withheld:
+released as missing). See that module for the reading of the paper this implements.
 
 References
 ----------
@@ -47,7 +47,8 @@ class KEpsilon(Estimator):
     epsilon
         The ε of the per-class Laplace mechanism, ``> 0``.
     noisy
-        Numeric columns (not quasi-identifiers) released with noise.
+        Numeric columns (not quasi-identifiers) released with noise (withheld, as
+        missing values, on the records the search suppressed).
     search, metric
         The full-domain search and its metric (as :class:`~anonkit.estimators.FullDomain`).
     privacy
@@ -164,16 +165,23 @@ class KEpsilon(Estimator):
             for c in noisy
         ]
         masked = masked.with_columns(noisy_cols)
+        starred = pl.all_horizontal([pl.col(c) == "*" for c in qi])
+        if result.suppressed:
+            # Suppressed records are no class to hide in: a lone outlier's range has width
+            # 0, so its value would come out exact. Their noisy columns are withheld too.
+            masked = masked.with_columns(
+                pl.when(starred).then(None).otherwise(pl.col(c)).alias(c) for c in noisy
+            )
         released = masked
         if inner.suppressed == "drop" and result.suppressed:
-            keep = ~pl.all_horizontal([pl.col(c) == "*" for c in qi])
-            released = masked.filter(keep)
+            released = masked.filter(~starred)
         k = min((int(m.min_class_size) for m in fitting.models), default=1)
         guarantee = (
             f"({max(k, result.classes.min_size)}, {self.epsilon})-anonymity (Holohan et al. "
             f"2017, as read here): every class holds at least {k} records and the values of "
             f"{', '.join(noisy) or 'no column'} carry Laplace noise scaled to their class's "
             f"range over ε={self.epsilon}"
+            + ("; suppressed records have them withheld" if result.suppressed else "")
         )
         details = {
             **result.details,
