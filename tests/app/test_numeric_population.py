@@ -204,3 +204,22 @@ def test_builder_hierarchies_cover_the_population_in_the_cli(
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
     assert run_config(load_config(path)).release.equals(outcome.result.release)
+
+
+def test_a_release_generalized_to_star_everywhere_keeps_its_risk_with_a_population() -> None:
+    """A run that suppressed nothing but generalized every quasi-identifier to '*' has one
+    class of all records: the risk measured against the population must not take that
+    class for suppressed records (it showed 0 where the result says 1/4)."""
+    frame = pl.DataFrame({"zip": ["1", "2", "3", "4"]})
+    pop = pl.DataFrame({"zip": ["1", "2", "3", "4"] * 3})
+    roles = {"quasi_identifier": ["zip"], "identifying": [], "sensitive": [], "insensitive": []}
+    specs = {"zip": [[z, "*"] for z in "1234"]}
+    keywords = results.anonymizer_keywords(
+        roles, specs, k=4, models=[], suppression_limit=0.0, algorithm="flash",
+        metric="loss", population=pop,
+    )  # fmt: skip
+    outcome = results.run(results.RunRequest(frame, keywords), with_alternatives=False)
+    assert outcome.result.suppressed == 0 and outcome.result.transformation == {"zip": 1}
+    for key in ("prosecutor_max", "prosecutor_average", "sample_uniqueness", "records_at_risk"):
+        assert outcome.risk[key] == pytest.approx(outcome.result.risk[key]), key
+    assert outcome.risk["journalist_max"] == pytest.approx(1 / 12)

@@ -129,11 +129,15 @@ def population_risk(
     quasi_identifiers: Sequence[str],
     hierarchies: Mapping[str, Any],
     numeric: Sequence[str] = (),
+    suppressed: bool = True,
 ) -> dict[str, float | None]:
     """The release's risk figures with the population's records per released class
     (journalist risk included).
 
-    Suppressed records (``*`` in every quasi-identifier) are in no class; a class is taken
+    ``suppressed`` says whether the run suppressed records (``result.suppressed > 0``):
+    only then are the records at ``*`` in every quasi-identifier suppressed ones, in no
+    class; otherwise they are a class of fully generalized records like any other, as
+    :func:`anonkit.verify.verify_release` counts them. A class is taken
     to match at least its own records in the population
     (:func:`anonkit.metrics.risk.journalist_risk`), so a population lacking some sample
     records makes the journalist risk no higher than the prosecutor risk.
@@ -145,6 +149,7 @@ def population_risk(
         hierarchies={c: h for c, h in hierarchies.items() if c in qi and c not in numeric},
         population=population.select(qi),
         numeric=list(numeric),
+        starred_suppressed=suppressed,
     )
     summary = classes.summary
     return release_risk(summary.sizes, summary.population)

@@ -194,6 +194,7 @@ def run(
             quasi_identifiers=request.keywords["quasi_identifiers"],
             hierarchies=request.keywords.get("hierarchies") or {},
             numeric=request.keywords.get("numeric", ()),
+            suppressed=result.suppressed > 0,
         )
     return RunOutcome(estimator, result, seconds, found, risk)
 
