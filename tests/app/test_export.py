@@ -144,3 +144,36 @@ def test_a_latin1_hierarchy_file_is_read_and_exported_as_the_table_was(tmp_path:
     path = tmp_path / "config.toml"
     path.write_text(text, encoding="utf-8")
     assert run_config(load_config(path)).release.equals(outcome.result.release)
+
+
+def test_exports_are_written_atomically(tmp_path: Path) -> None:
+    """The configuration and the report replace an earlier export only once complete: a
+    write that fails part way leaves the earlier file as it was (Path.write_text, which
+    the page used, truncated it first)."""
+    target = tmp_path / "exports" / "anonkit-config.toml"
+    export.write_text(target, "k = 5\n")
+    with pytest.raises(UnicodeEncodeError):
+        export.write_text(target, "k = 5\n# \ud800\n")  # not encodable: fails mid-write
+    assert target.read_text(encoding="utf-8") == "k = 5\n"
+    assert [p.name for p in target.parent.iterdir()] == ["anonkit-config.toml"]
+
+
+def test_an_export_never_overwrites_a_file_the_run_read(tmp_path: Path) -> None:
+    from anonkit.exceptions import OutputIsInputError
+
+    table = tmp_path / "people.csv"
+    table.write_text("sex\nF\nM\nF\nM\n", encoding="utf-8")
+    hierarchy = tmp_path / "sex.csv"
+    hierarchy.write_text("F;*\nM;*\n", encoding="utf-8")
+    outcome = results.run(
+        results.RunRequest(pl.read_csv(table), {"quasi_identifiers": ["sex"], "k": 2})
+    )
+    inputs = [table, {"type": "file", "path": str(hierarchy), "encoding": "utf-8"}, None]
+    with pytest.raises(OutputIsInputError):
+        export.write_release(outcome.result, table, separator=",", inputs=inputs)
+    with pytest.raises(OutputIsInputError):
+        export.write_text(hierarchy, "<html></html>", inputs=inputs)
+    assert table.read_text(encoding="utf-8") == "sex\nF\nM\nF\nM\n"
+    assert hierarchy.read_text(encoding="utf-8") == "F;*\nM;*\n"
+    export.write_release(outcome.result, tmp_path / "release.csv", separator=",", inputs=inputs)
+    assert pl.read_csv(tmp_path / "release.csv").height == 4

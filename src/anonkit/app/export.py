@@ -5,25 +5,28 @@
 its keys, tested by a round trip through the CLI); :func:`write_release` writes the
 release as the CLI does (:func:`anonkit.io.tables.write_table`, the input's separator,
 formula cells escaped); :func:`report_html` is the CLI's ``--report`` page
-(:func:`anonkit.report.html.render_html`).
+(:func:`anonkit.report.html.render_html`), written with the configuration by
+:func:`write_text`. Every export is written atomically (a complete file or the earlier
+one) and never over a file the run read (the table, a hierarchy file, the population).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anonkit._atomic import atomic_write_text
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import FILE, HierarchySpec
 from anonkit.io.tables import output_format, write_table
-from anonkit.io.write import WriteInfo
+from anonkit.io.write import WriteInfo, check_not_input
 from anonkit.report.html import render_html
 from anonkit.result import AnonymizationResult
 from anonkit.safety.reading import ReadSettings
 from anonkit.safety.starter import toml_key, toml_string, toml_value
 
-__all__ = ["config_toml", "report_html", "toml_value", "write_release"]
+__all__ = ["config_toml", "report_html", "toml_value", "write_release", "write_text"]
 
 
 def config_toml(
@@ -138,18 +141,41 @@ def config_toml(
 
 
 def write_release(
-    result: AnonymizationResult, path: str | Path, *, separator: str | None
+    result: AnonymizationResult,
+    path: str | Path,
+    *,
+    separator: str | None,
+    inputs: Iterable[Any] = (),
 ) -> WriteInfo:
     """Write the release as ``anonkit anonymize`` does (CSV with the input's separator,
     or Parquet by extension), atomically.
+
+    ``inputs`` are the files the run read (paths, hierarchy specs; other objects are
+    passed over): the release is never written over one of them.
 
     Raises
     ------
     OutputFormatError
         If the extension is not .csv, .tsv or .parquet.
+    OutputIsInputError
+        If ``path`` is one of ``inputs``.
     """
     fmt = output_format(Path(path))
+    check_not_input(path, inputs)
     return write_table(result.release, path, separator=separator if fmt == "csv" else None)
+
+
+def write_text(path: str | Path, text: str, *, inputs: Iterable[Any] = ()) -> None:
+    """Write an export that is text (the configuration, the report) atomically, as UTF-8:
+    a write that fails leaves the earlier file as it was.
+
+    Raises
+    ------
+    OutputIsInputError
+        If ``path`` is one of ``inputs`` (the files the run read).
+    """
+    check_not_input(path, inputs)
+    atomic_write_text(Path(path), text)
 
 
 def report_html(

@@ -55,7 +55,20 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             population=None if population is None else population.path,
         )
 
+    def read_by_run() -> list[Any]:
+        """The files the run read (the table, hierarchy files, the population): an
+        export is never written over one of them."""
+        _, chosen = finished()
+        population: Population | None = chosen["population"]
+        return [
+            state.loaded().path,
+            *chosen["specs"].values(),
+            None if population is None else population.path,
+        ]
+
     def write(name: str, writer: Callable[[Path], object]) -> str:
+        """Write the export ``name`` in the session's folder (atomically, see
+        :mod:`anonkit.app.export`); its path, which Shiny sends."""
         target = state.workdir / "exports" / name
         target.parent.mkdir(parents=True, exist_ok=True)
         writer(target)
@@ -66,20 +79,24 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         done, _ = finished()
         sep = state.loaded().read.separator
         return write(
-            release_name("csv"), lambda p: export.write_release(done.result, p, separator=sep)
+            release_name("csv"),
+            lambda p: export.write_release(done.result, p, separator=sep, inputs=read_by_run()),
         )
 
     @render.download(filename=lambda: release_name("parquet"))
     def download_parquet() -> str:
         done, _ = finished()
         return write(
-            release_name("parquet"), lambda p: export.write_release(done.result, p, separator=None)
+            release_name("parquet"),
+            lambda p: export.write_release(done.result, p, separator=None, inputs=read_by_run()),
         )
 
     @render.download(filename="anonkit-config.toml")
     def download_toml() -> str:
         text = config_text()
-        return write("anonkit-config.toml", lambda p: p.write_text(text, encoding="utf-8"))
+        return write(
+            "anonkit-config.toml", lambda p: export.write_text(p, text, inputs=read_by_run())
+        )
 
     @render.download(filename="anonkit-report.html")
     def download_report() -> str:
@@ -90,7 +107,9 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             settings={"input": state.loaded().name, "algorithm": chosen["algorithm"]},
             heights=chosen["heights"],
         )
-        return write("anonkit-report.html", lambda p: p.write_text(text, encoding="utf-8"))
+        return write(
+            "anonkit-report.html", lambda p: export.write_text(p, text, inputs=read_by_run())
+        )
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
