@@ -132,3 +132,42 @@ def test_stdout_is_left_alone_while_shown(capsys: pytest.CaptureFixture[str]) ->
     captured = capsys.readouterr()
     assert captured.out == "a,b\n"
     assert "a,b" not in captured.err
+
+
+def test_forced_onto_a_log_it_writes_plain_lines() -> None:
+    """--progress with stderr redirected wrote 22 KB of escape codes and spinner frames
+    into the log of a 10-second run; a log gets one line per step and per interval."""
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False)
+    with ProgressReporter(delay=0, force=True, console=console, interval=3600) as bar:
+        assert bar.plain
+        start_stage(bar, "Reading data.csv")
+        start_stage(bar, "Searching", "nodes")
+        bar(1, 3502)
+        bar(2, 3502)  # within the interval: no line
+        bar.note("best loss 0.31")
+        bar(3502, 3502)  # the step completes: a line
+        start_stage(bar, "Writing")
+    lines = buf.getvalue().splitlines()
+    assert [line.split("] ", 1)[1] for line in lines] == [
+        "Reading data.csv",
+        "Searching",
+        "Searching (best loss 0.31): 3,502/3,502 nodes (100%)",
+        "Writing",
+    ]
+    assert all(line.startswith("[0:00:0") for line in lines)
+    assert "\x1b" not in buf.getvalue() and "\r" not in buf.getvalue()
+
+
+def test_plain_lines_come_every_interval_and_not_for_short_runs() -> None:
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False)
+    with ProgressReporter(delay=60, force=True, console=console) as bar:
+        start_stage(bar, "Reading")
+        bar(1, 2)
+    assert buf.getvalue() == ""
+    with ProgressReporter(delay=0, force=True, console=console, interval=0) as bar:
+        start_stage(bar, "Searching", "nodes")
+        for i in range(3):
+            bar(i, 10)
+    assert buf.getvalue().count("/10 nodes") == 3

@@ -63,7 +63,8 @@ ProgressOption = Annotated[
     bool | None,
     typer.Option(
         "--progress/--no-progress",
-        help="Show progress on stderr (default: only when stderr is a terminal).",
+        help="Show progress on stderr (default: only when stderr is a terminal; "
+        "--progress into a log writes plain lines).",
         show_default=False,
     ),
 ]

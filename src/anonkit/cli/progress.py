@@ -1,10 +1,12 @@
-"""One progress display for a whole run, invisible for short ones."""
+"""One progress display for a whole run, invisible for short ones: a live rich display on
+a terminal, plain lines in a log (``--progress`` with stderr redirected)."""
 
 from __future__ import annotations
 
 import threading
 import time
 from types import TracebackType
+from typing import IO
 
 from rich.console import Console, RenderableType
 from rich.progress import (
@@ -65,8 +67,11 @@ class ProgressReporter:
             anonymize(..., progress=bar)
 
     Nothing is shown when ``enabled`` is false, when stderr is not a terminal (unless
-    ``force``, which also draws on a stderr that is not a terminal), or when the whole run
-    finishes within ``delay`` seconds. ``description`` and ``unit`` name the work counted
+    ``force``), or when the whole run finishes within ``delay`` seconds. With ``force`` on
+    a stderr that is not a terminal (a log file, a CI job), the display is plain lines
+    instead, without escape codes: one line as each step starts, and for a counted step
+    one every ``interval`` seconds and one when it completes (``[0:00:12] Searching:
+    1,200/3,502 nodes (34%)``). ``description`` and ``unit`` name the work counted
     by calls made before any :meth:`stage` (lattice nodes, study cells); ``remaining``
     adds an estimate of the time left to counted steps. The display is transient: it is
     erased when closed, and it never writes to stdout.
@@ -82,15 +87,21 @@ class ProgressReporter:
         enabled: bool = True,
         force: bool = False,
         console: Console | None = None,
+        interval: float = 10.0,
     ) -> None:
         self.description = description
         self.unit = unit
         self.remaining = remaining
         self.delay = delay
+        self.interval = interval
         if console is None:
-            console = Console(stderr=True, force_terminal=True if force else None)
+            console = Console(stderr=True)
+        #: Plain lines rather than a live display: forced onto a stream that is no terminal.
+        self.plain = force and not console.is_terminal
         self.console = console
         self.enabled = enabled and (force or self.console.is_terminal)
+        self._log: IO[str] | None = None
+        self._logged = 0.0
         self._lock = threading.RLock()
         self._start = time.monotonic()
         self._stage_start = self._start
@@ -102,15 +113,20 @@ class ProgressReporter:
 
     @property
     def shown(self) -> bool:
-        """Whether the display is on screen."""
-        return self._progress is not None
+        """Whether the display is on screen (for plain lines: whether they have begun)."""
+        return self._progress is not None or self._log is not None
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
         with self._lock:
+            before = self._counts
             self._counts = (done, total)
-            if self._progress is None:
+            if self._log is not None:
+                finished = done >= total and (before is None or before[0] < before[1])
+                if finished or time.monotonic() - self._logged >= self.interval:
+                    self._line()
+            elif self._progress is None:
                 if time.monotonic() - self._start < self.delay or done >= total:
                     return
                 self._show()
@@ -139,6 +155,9 @@ class ProgressReporter:
             self._note = ""
             self._counts = None
             self._stage_start = time.monotonic()
+            if self._log is not None:
+                self._line()
+                return
             if self._progress is not None:
                 if self._task is not None:
                     self._progress.remove_task(self._task)
@@ -154,9 +173,25 @@ class ProgressReporter:
 
     def _on_timer(self) -> None:
         with self._lock:
-            if self._timer is not None and self._progress is None:
+            if self._timer is not None and not self.shown:
                 self._timer = None
                 self._show()
+
+    def _line(self) -> None:
+        """Write the current step as one plain line (elapsed time of the run, the step,
+        its count and share done)."""
+        assert self._log is not None
+        now = time.monotonic()
+        elapsed = int(now - self._start)
+        hours, rest = divmod(elapsed, 3600)
+        text = f"[{hours}:{rest // 60:02d}:{rest % 60:02d}] {self._label()}"
+        if self._counts is not None and self.unit:
+            done, total = self._counts
+            share = f" ({100 * done // total}%)" if total > 0 else ""
+            text += f": {min(done, total):,}/{total:,} {self.unit}{share}"
+        self._log.write(text + "\n")
+        self._log.flush()
+        self._logged = now
 
     def _add_task(self, progress: Progress) -> TaskID:
         total: int | None = None
@@ -170,6 +205,10 @@ class ProgressReporter:
         return task
 
     def _show(self) -> None:
+        if self.plain:
+            self._log = self.console.file
+            self._line()
+            return
         columns: list[ProgressColumn] = [
             TextColumn("[progress.description]{task.description}"),
             _Activity(),
@@ -191,6 +230,7 @@ class ProgressReporter:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            self._log = None
             if self._progress is not None:
                 self._progress.stop()
                 self._progress = None
