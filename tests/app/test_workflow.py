@@ -167,3 +167,44 @@ def test_adult_and_profiles_are_kept_once_read(leaky_csv: Path) -> None:
     assert workflow.role_rows(workflow.propose(other)) == workflow.role_rows(
         workflow.propose(again)
     )
+
+
+class _Fields:
+    """The privacy page's inputs as ``settings_from`` reads them (Shiny's ``input``)."""
+
+    def __init__(self, **values: object) -> None:
+        self.values = {
+            "k": 5, "suppression": 5, "l": 0, "l_variant": "distinct_l_diversity", "t": 0,
+            "t_variant": "equal_t_closeness", "model_attribute": "income", "more_models": "",
+            "algorithm": "flash", "algorithm_options": "", "metric": "loss", "k_map": 0,
+            "delta_min": 0, "delta_max": 0, **values,
+        }  # fmt: skip
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.values
+
+    def __getitem__(self, name: str) -> object:
+        return lambda: self.values[name]
+
+    def __getattr__(self, name: str) -> object:
+        if name == "values":
+            raise AttributeError(name)
+        return lambda: self.values.get(name)
+
+
+@pytest.mark.parametrize("field", ["k", "l", "k_map"])
+def test_a_fraction_typed_for_a_whole_number_is_refused_not_truncated(field: str) -> None:
+    """k = 2.5 ran as k = 2 (a weaker guarantee than the one typed); it is an error
+    naming the field and the value typed. Whole numbers typed as 3.0 and 0 (off) stay."""
+    from anonkit.app.steps.privacy import settings_from
+
+    roles = {"quasi_identifier": ["age"], "sensitive": ["income"]}
+    with pytest.raises(ParameterError, match=rf"'{field}'.*Got 2\.5"):
+        settings_from(_Fields(**{field: 2.5}), roles)
+    settings = settings_from(_Fields(**{field: 3.0}), roles)
+    if field == "k":
+        assert settings.k == 3
+    else:
+        [model] = settings.models
+        assert model.params["l" if field == "l" else "k"] == 3
+    assert settings_from(_Fields(k=0), roles).k is None

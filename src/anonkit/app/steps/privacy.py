@@ -148,13 +148,29 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
         numeric = tuple(values.numeric() or ())
     return workflow.Settings(
         options=options,
-        k=int(k) if k else None,
+        k=_whole(k, "k"),
         suppression_limit=float(suppression or 0) / 100,
         models=tuple(models),
         algorithm=algorithm,
         metric=values.metric(),
         numeric=numeric,
     )
+
+
+def _whole(value: Any, field: str) -> int | None:
+    """A number field holding a whole number (blank or 0: off, None).
+
+    Raises
+    ------
+    ParameterError
+        If the field holds a fraction: ``int`` would have cut 2.5 to 2, a weaker
+        guarantee than the one typed.
+    """
+    if not value:
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        raise ParameterError(field, "the privacy settings", "a whole number (0: off)", value)
+    return int(value)
 
 
 def _attribute_models(values: Any, roles: Mapping[str, Sequence[str]]) -> list[workflow.ModelSpec]:
@@ -168,7 +184,7 @@ def _attribute_models(values: Any, roles: Mapping[str, Sequence[str]]) -> list[w
                 raise ParameterError(
                     "attribute", name, "a sensitive column (mark one on Roles)", attribute
                 )
-            value = int(amount) if key == "l" else float(amount)
+            value = _whole(amount, "l") if key == "l" else float(amount)
             models.append(workflow.ModelSpec(name, {"attribute": attribute, key: value}))
     return models
 
@@ -177,7 +193,7 @@ def _population_models(values: Any) -> list[workflow.ModelSpec]:
     """k-map and δ-presence (they need the population table)."""
     models: list[workflow.ModelSpec] = []
     if values.k_map():
-        models.append(workflow.ModelSpec("k_map", {"k": int(values.k_map())}))
+        models.append(workflow.ModelSpec("k_map", {"k": _whole(values.k_map(), "k_map")}))
     if values.delta_max():
         bounds = {
             "delta_min": float(values.delta_min() or 0),
