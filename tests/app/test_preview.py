@@ -65,6 +65,25 @@ def test_builder_examples_fit_the_values() -> None:
     assert preview.builder_example("suppression", many) == {"type": "suppression"}
 
 
+@pytest.mark.parametrize(
+    "values",
+    [["17", "inf", "90"], ["-inf", "17", "90"], ["1e308", "-1e308"], [1.5, float("inf")]],
+)
+def test_an_intervals_example_on_infinite_or_huge_numbers_does_not_fail(
+    values: list[object],
+) -> None:
+    """Choosing the intervals builder for a column holding 'inf' (or a range wider than a
+    float) raised OverflowError in the page's effect, which ended the user's session;
+    the example is now drawn from the finite values, and is a plain 1 when none span a
+    finite range."""
+    example = preview.builder_example("intervals", pl.Series(values))
+    assert example["type"] == "intervals"
+    widths = example["widths"]
+    assert len(widths) == 3 and all(w > 0 for w in widths)
+    if "17" in values:
+        assert widths == [5, 10, 20]
+
+
 def test_draft_spec_reads_the_editor_fields(tmp_path: Path) -> None:
     assert preview.draft_spec("intervals", "widths = [5, 10]", "") == {
         "type": "intervals", "widths": [5, 10]

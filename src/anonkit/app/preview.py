@@ -87,7 +87,8 @@ def builder_example(kind: str, values: pl.Series) -> dict[str, Any]:
     """Parameters of builder ``kind`` that suit ``values`` (a starting point to edit).
 
     intervals: three widths, each twice the previous, the first the least round number (1,
-    2 or 5 times a power of ten) of at least a sixteenth of the range; dates: month, year
+    2 or 5 times a power of ten) of at least a sixteenth of the range of the finite
+    values (1 when that range is empty or wider than a float holds); dates: month, year
     (day first for timestamps), in the format the values are written in;
     ordered: groups of 2, then 2, with the order listed when the column has at most
     :data:`ORDER_LIMIT` distinct values; masking and suppression: their defaults.
@@ -103,8 +104,10 @@ def builder_example(kind: str, values: pl.Series) -> dict[str, Any]:
     text = as_text(values.drop_nulls())
     if kind == "intervals":
         found = text.cast(pl.Float64, strict=False).drop_nulls().to_numpy()
-        span = float(found.max() - found.min()) if found.size else 0.0
-        first = _round_width(span / 8) if span > 0 else 1
+        found = found[np.isfinite(found)]  # 'inf' reads as a number; its span is no width
+        with np.errstate(over="ignore"):
+            span = float(found.max() - found.min()) if found.size else 0.0
+        first = _round_width(span / 8) if 0 < span < math.inf else 1
         spec["widths"] = [first, first * 2, first * 4]
     elif kind == "dates":
         distinct = text.unique()  # (as_text strips strings)
