@@ -111,3 +111,14 @@ def test_adult_previews_are_the_workflow_previews() -> None:
     hierarchy, values = workflow.hierarchy_preview(loaded.frame, "age", specs["age"])
     assert values.equals(shown.values) and hierarchy.height == shown.hierarchy.height
     assert shown.levels["groups"][0] == loaded.frame["age"].n_unique()
+
+
+@pytest.mark.parametrize("name", ["count", "level 0", "value"])
+def test_a_column_named_like_the_preview_s_own_columns_is_previewed(name: str) -> None:
+    """A quasi-identifier named 'count' made the preview's value count clash with its
+    own column (polars DuplicateError): the page's effects, the run's own hierarchy check
+    among them, failed on it and the session ended."""
+    frame = pl.DataFrame({name: ["021", "022", "021", "031"]})
+    shown = preview.preview_hierarchy(frame, name, {"type": "masking"}, rows=8)
+    assert shown.values["level 0"].to_list() == ["021", "022", "031"]
+    assert shown.levels["groups"].to_list()[0] == 3

@@ -147,3 +147,14 @@ def test_a_column_suppressed_for_want_of_a_hierarchy_is_a_note() -> None:
     assert note.startswith("age had no hierarchy") and "Hierarchies page" in note
     given = {**keywords, "hierarchies": {"age": {"type": "intervals", "widths": [10, 100]}}}
     assert results.notes(results.run(results.RunRequest(frame, given)).result) == []
+
+
+@pytest.mark.parametrize("name", ["n", "value", "records"])
+def test_distributions_of_a_column_named_like_the_count(name: str) -> None:
+    """The Explore page's charts of a column named 'n' failed (polars DuplicateError:
+    the value count's own column was 'n')."""
+    original = pl.DataFrame({name: ["a", "b", "a"]})
+    release = pl.DataFrame({name: ["*", "*", "*"]})
+    before, after = results.distribution_svgs(original, release, name)
+    assert f"{name}: original" in before and f"{name}: released" in after
+    assert "a: 2" in before and "*: 3" in after

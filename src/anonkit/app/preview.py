@@ -153,20 +153,20 @@ def preview_hierarchy(
         levels["smallest group"].append(int(per_group[present].min()) if present.size else 0)
         shown = [labels[i] for i in present[np.argsort(-per_group[present], kind="stable")][:3]]
         levels["examples"].append(", ".join(shown) + (", ..." if present.size > 3 else ""))
-    return HierarchyPreview(
-        hierarchy, _top_values(values, hierarchy, column, rows), pl.DataFrame(levels)
-    )
+    return HierarchyPreview(hierarchy, _top_values(values, hierarchy, rows), pl.DataFrame(levels))
 
 
-def _top_values(values: pl.Series, hierarchy: Hierarchy, column: str, rows: int) -> pl.DataFrame:
+def _top_values(values: pl.Series, hierarchy: Hierarchy, rows: int) -> pl.DataFrame:
     """The ``rows`` most frequent values (ties by value) at every level."""
+    # renamed: a column named like the count's own column ("count") would clash with it
     top = (
         as_text(values.drop_nulls())
+        .alias("value")
         .value_counts(sort=True, name="count")
-        .sort(["count", column], descending=[True, False])
+        .sort(["count", "value"], descending=[True, False])
         .head(rows)
     )
-    shown = top.get_column(column).to_list()
+    shown = top.get_column("value").to_list()
     data: dict[str, list[str]] = {"level 0": shown}
     for level in range(1, hierarchy.height):
         data[f"level {level}"] = [

@@ -253,14 +253,16 @@ def class_size_svg(histogram: Mapping[str, int], *, title: str = "Class sizes") 
 
 
 def _top(series: pl.Series, top: int) -> tuple[list[str], list[float]]:
+    # renamed: a column named like the count's own column ("n") would clash with it
     counts = (
         series.cast(pl.String)
         .fill_null("(missing)")
+        .alias("value")
         .value_counts(sort=True, name="n")
-        .sort(["n", series.name], descending=[True, False])
+        .sort(["n", "value"], descending=[True, False])
     )
     head = counts.head(top)
-    labels = head.get_column(series.name).to_list()
+    labels = head.get_column("value").to_list()
     values = [float(v) for v in head.get_column("n").to_list()]
     rest = counts.height - head.height
     if rest > 0:
