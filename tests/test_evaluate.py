@@ -18,6 +18,7 @@ from anonkit.evaluate import LOSS_INFO, RISK_INFO, Evaluation, evaluate
 from anonkit.exceptions import (
     DataError,
     ParameterError,
+    UncoveredValueError,
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
@@ -242,3 +243,61 @@ def test_timing_and_numbers_are_plain(tmp_path: Path) -> None:
         assert all(not isinstance(v, np.generic) for v in a.values())
     (tmp_path / "e.json").write_text(ev.to_json())
     assert json.loads((tmp_path / "e.json").read_text())["configuration"]["k"] is None
+
+
+# ------------------------------------------------------ labels that cover their values
+def test_labels_shuffled_between_rows_are_refused() -> None:
+    """A release whose rows were reordered was measured as if it were a release of its
+    original (a wrong utility figure for a table that generalizes nothing)."""
+    original, release, hs = hospital()
+    shuffled = release.iloc[::-1].reset_index(drop=True)  # the same labels, other rows
+    with pytest.raises(UncoveredValueError) as caught:
+        evaluate(original, shuffled, quasi_identifiers=QI, hierarchies=hs)
+    err = caught.value
+    assert isinstance(err, DataError)
+    # data row 1 (13053, 28) got the last row's labels: '130**' covers it, '[30,40)' not
+    assert (err.column, err.row, err.label) == ("Age", 1, "[30,40)")
+    assert err.counts == {"Zip": 2, "Age": 10}
+    message = str(err)
+    assert "'Age'" in message and "row 1" in message and "'[30,40)'" in message
+    assert "28" not in message and "13053" not in message  # never an original value
+
+
+def test_one_label_that_does_not_cover_its_value_is_refused() -> None:
+    original, release, hs = hospital()
+    wrong = release.copy()
+    wrong.loc[2, "Zip"] = "1485*"  # data row 3 holds 13068
+    with pytest.raises(UncoveredValueError) as caught:
+        evaluate(original, wrong, quasi_identifiers=QI, hierarchies=hs)
+    assert (caught.value.column, caught.value.row, caught.value.label) == ("Zip", 3, "1485*")
+    assert caught.value.counts == {"Zip": 1}
+    assert "13068" not in str(caught.value)
+
+
+def test_a_numeric_range_must_hold_its_value_an_aggregate_need_not() -> None:
+    original = pl.DataFrame({"a": [1.0, 2.0, 3.0, 10.0, 11.0, 12.0], "g": ["x"] * 6})
+    ranges = ["[1-3]", "[1-3]", "[1-3]", "[10-12]", "[1-3]", "[10-12]"]
+    release = pl.DataFrame({"a": ranges, "g": ["x"] * 6})
+    with pytest.raises(UncoveredValueError) as caught:
+        evaluate(original, release, quasi_identifiers=["a", "g"], numeric=["a"])
+    assert (caught.value.column, caught.value.row, caught.value.label) == ("a", 5, "[1-3]")
+    assert "11" not in str(caught.value)
+    # open bounds count: 3 is not in [1-3[
+    release = release.with_columns(pl.Series("a", [*["[1-3["] * 3, "[10-12]", "[10-12]", "*"]))
+    with pytest.raises(UncoveredValueError, match=r"row 3\b"):
+        evaluate(original, release, quasi_identifiers=["a", "g"], numeric=["a"])
+    # exact numbers are read as aggregates (microaggregation): measured, with a note
+    means = pl.DataFrame({"a": [2.0, 2.0, 2.0, 11.0, 11.0, 11.0], "g": ["x"] * 6})
+    ev = evaluate(original, means, quasi_identifiers=["a", "g"], numeric=["a"])
+    assert ev.attributes["a"]["untruthful_cells"] == 4
+
+
+def test_ranges_read_through_a_hierarchy_must_hold_their_value() -> None:
+    h = Hierarchy([[str(a), "<50" if a < 50 else ">=50", "*"] for a in range(100)], name="age")
+    original = pl.DataFrame({"age": ["20", "30", "60", "70"]})
+    ok = pl.DataFrame({"age": ["[20-30]", "[20-30]", ">=50", "*"]})
+    assert evaluate(original, ok, quasi_identifiers=["age"], hierarchies={"age": h}).n_records == 4
+    bad = pl.DataFrame({"age": ["[20-30]", "[20-30]", "[70-80]", "<50"]})
+    with pytest.raises(UncoveredValueError) as caught:
+        evaluate(original, bad, quasi_identifiers=["age"], hierarchies={"age": h})
+    assert (caught.value.row, caught.value.label, caught.value.counts) == (3, "[70-80]", {"age": 2})

@@ -24,6 +24,7 @@ EXAMPLES: list[BaseException] = [
     ex.HierarchyError("no root", column="age"),
     ex.ValuesNotInHierarchyError("age", ["17"], 1),
     ex.InputChangedError("age", 2),
+    ex.UncoveredValueError("age", 3, "[30-40[", {"age": 2, "zip": 1}),
     ex.NotFittedError("FullDomain"),
     ex.ConfigError("bad key"),
     ex.InputFileError("data.csv", "no such file"),

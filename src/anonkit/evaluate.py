@@ -32,7 +32,7 @@ from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.levels import json_ready
 from anonkit.metrics.loss import all_losses, attribute_losses
-from anonkit.metrics.release import Release, interpret_release
+from anonkit.metrics.release import Release, check_covered, interpret_release
 from anonkit.metrics.risk import (
     PopulationModel,
     average_journalist_risk,
@@ -296,6 +296,9 @@ def evaluate(
         If a parameter is invalid.
     DataError, ValuesNotInHierarchyError
         If the release cannot be read against the original.
+    UncoveredValueError
+        If a released label does not cover its row's original value (rows reordered, or a
+        label of another record); exact numbers of ``numeric`` columns are aggregates.
 
     Examples
     --------
@@ -575,6 +578,7 @@ def _measure(
         levels=levels,
         suppression_limit=suppression_limit,
     )
+    check_covered(r)  # rows correspond here (same number, same order): each label covers
     t1 = time.perf_counter()
 
     start_stage(progress, "Measuring loss")

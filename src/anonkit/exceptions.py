@@ -11,7 +11,7 @@ import difflib
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import FrameType
 
 
@@ -287,6 +287,33 @@ class InputChangedError(DataError):
         super().__init__(
             f"The input changed while it was being anonymized: {what}, so nothing was "
             "written. Run again on input that does not change during the run."
+        )
+
+
+class UncoveredValueError(DataError):
+    """A release read beside its original table has a label that does not cover its
+    row's original value: the release is not a generalization of that table row by row
+    (rows reordered or shuffled, or a label that belongs to another record).
+
+    ``column``, ``row`` (1-based data row) and ``label`` locate the first such cell;
+    ``counts`` holds, per column, how many rows' labels miss their value. The message
+    names the column, the row and the released label, never the original value.
+    """
+
+    def __init__(self, column: str, row: int, label: str, counts: Mapping[str, int]) -> None:
+        self.column = column
+        self.row = row
+        self.label = label
+        self.counts = dict(counts)
+        total = sum(self.counts.values())
+        per_column = ", ".join(f"{c!r} {n}" for c, n in self.counts.items())
+        super().__init__(
+            f"The release is not a generalization of the original table row by row: in "
+            f"column {column!r}, the label {label!r} of data row {row} does not cover that "
+            f"row's original value ({total} such cell(s): {per_column}). Rows are matched "
+            "by position, so the release must keep the original's rows in their order, and "
+            "each label must be the original value, an ancestor of it in the column's "
+            "hierarchy, a range holding it, or '*'."
         )
 
 

@@ -307,6 +307,35 @@ def test_row_count_mismatch(toy_files: dict[str, Path], tmp_path: Path) -> None:
     assert not (tmp_path / "o.json").exists() and not (tmp_path / "o.html").exists()
 
 
+def test_a_release_in_another_row_order_is_refused(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Rows are matched by position: a release written in another order was measured as
+    if each label belonged to the record beside it."""
+    reordered = tmp_path / "reordered.csv"
+    pl.read_csv(toy_files["release"], infer_schema=False).reverse().write_csv(reordered)
+    out = tmp_path / "o.json"
+    result = runner.invoke(
+        app,
+        [
+            "evaluate",
+            str(toy_files["original"]),
+            str(reordered),
+            "-c",
+            str(toy_files["config"]),
+            "--json",
+            str(out),
+        ],
+    )
+    line = one_error_line(result, 1)
+    # the release shows age as '*' and zipcode as '81***'; gender, kept, differs on row 2
+    assert "column 'gender'" in line and "data row 2" in line and "does not cover" in line
+    original = pl.read_csv(toy_files["original"], separator=";", infer_schema=False)
+    for value in original["zipcode"].to_list():
+        assert value not in line  # the original values are never shown
+    assert not out.exists()
+
+
 def test_unknown_column(toy_files: dict[str, Path], tmp_path: Path) -> None:
     config = tmp_path / "bad.toml"
     config.write_text(

@@ -15,10 +15,11 @@ from anonkit.exceptions import (
     EmptyDataError,
     MissingValuesError,
     ParameterError,
+    UncoveredValueError,
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
-from anonkit.metrics.release import interpret_release
+from anonkit.metrics.release import check_covered, interpret_release
 
 
 # --------------------------------------------------------------------- toy: test2 data
@@ -256,3 +257,22 @@ def test_a_label_at_two_levels_is_read_at_the_one_covering_the_original() -> Non
     assert r.column("g").level.tolist() == [1, 1]
     ev = evaluate(original, release, quasi_identifiers=["g"], hierarchies={"g": h})
     assert ev.loss["height"] == pytest.approx(1.0)
+
+
+def test_reading_leaves_coverage_to_a_separate_check(
+    toy2: tuple[pl.DataFrame, dict[str, Hierarchy]],
+) -> None:
+    """interpret_release also reads rows that do not correspond one to one (population
+    matching reads a release against a stand-in original), so it must not refuse a label
+    that misses its row's value; check_covered, run where rows correspond, does."""
+    frame, hs = toy2
+    rel = frame.reverse()
+    r = interpret_release(frame, rel, quasi_identifiers=["ZIPCode", "Age"], hierarchies=hs)
+    assert r.n_records == frame.height  # read, not judged
+    with pytest.raises(UncoveredValueError) as caught:
+        check_covered(r)
+    err = caught.value
+    bad = [i for i in range(frame.height) if frame["ZIPCode"][i] != rel["ZIPCode"][i]]
+    assert err.column == "ZIPCode" and err.row == bad[0] + 1
+    assert err.label == rel["ZIPCode"][bad[0]]
+    check_covered(interpret_release(frame, frame, quasi_identifiers=["Age"], hierarchies=hs))

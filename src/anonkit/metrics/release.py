@@ -9,6 +9,10 @@ equal released values) and the suppressed records (every quasi-identifier ``*``)
 
 :func:`anonkit.metrics.matching.match_classes` finds the release classes containing given
 rows of original values; the KL divergence and journalist risk use it.
+
+Reading does not judge whether each label covers its row's value: the same reading serves
+rows that do not correspond one to one (a population matched against a stand-in
+original). :func:`check_covered` judges it, where the rows do correspond.
 """
 
 from __future__ import annotations
@@ -27,12 +31,13 @@ from anonkit.exceptions import (
     DataError,
     EmptyDataError,
     ParameterError,
+    UncoveredValueError,
     UnknownColumnError,
 )
 from anonkit.metrics.classes import starred_suppressed
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 
-__all__ = ["Release", "interpret_release"]
+__all__ = ["Release", "check_covered", "interpret_release"]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -220,3 +225,55 @@ def interpret_release(
         class_labels=np.ascontiguousarray(uniq.T),
         class_suppressed=class_suppressed,
     )
+
+
+def check_covered(release: Release) -> None:
+    """Refuse a release in which a row's label does not cover that row's original value.
+
+    Call it only on a release read against its own original, row for row (as
+    :func:`anonkit.evaluate.evaluate` reads one); a reading against a stand-in original
+    (population matching) covers nothing by design. A hierarchy label covers the leaves
+    below it, a range the numbers inside it (its open bounds excluded), ``*`` every value.
+    Exact numbers in a numeric column are not judged: they are read as aggregates (the
+    means or medians of microaggregation, Mondrian's means), which need not equal the
+    record's value (:attr:`QIColumn.truthful` still counts them).
+
+    The test is one comparison of integer domain positions per record and column.
+
+    Raises
+    ------
+    UncoveredValueError
+        Naming the first row with such a cell (the first such column on it), its label,
+        and how many rows of each column miss their value; never an original value.
+
+    Examples
+    --------
+    >>> h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]], name="x")
+    >>> orig = pl.DataFrame({"x": ["a", "b", "c"]})
+    >>> check_covered(interpret_release(orig, pl.DataFrame({"x": ["ab", "*", "c"]}),
+    ...                                 quasi_identifiers=["x"], hierarchies={"x": h}))
+    >>> shifted = interpret_release(orig, pl.DataFrame({"x": ["ab", "c", "ab"]}),
+    ...                             quasi_identifiers=["x"], hierarchies={"x": h})
+    >>> try:
+    ...     check_covered(shifted)
+    ... except UncoveredValueError as err:
+    ...     print(err.column, err.row, err.label, err.counts)
+    x 2 c {'x': 2}
+    """
+    counts: dict[str, int] = {}
+    first: tuple[int, int] | None = None  # (row, column index)
+    for j, col in enumerate(release.columns):
+        missed = ~col.truthful
+        if col.kind == "numeric":  # an exact number is an aggregate, not a range
+            missed &= np.isnan(col.value)[col.cell]
+        n_missed = int(np.count_nonzero(missed))
+        if not n_missed:
+            continue
+        counts[col.name] = n_missed
+        row = int(np.argmax(missed))
+        if first is None or row < first[0]:
+            first = (row, j)
+    if first is not None:
+        row, j = first
+        col = release.columns[j]
+        raise UncoveredValueError(col.name, row + 1, col.labels[int(col.cell[row])], counts)
