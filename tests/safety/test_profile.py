@@ -8,6 +8,7 @@ from datetime import date
 import polars as pl
 import pytest
 
+from anonkit.exceptions import DataError
 from anonkit.safety.profile import profile_table
 
 
@@ -103,3 +104,16 @@ def test_empty_table() -> None:
     profile = profile_table(pl.DataFrame({"a": pl.Series([], dtype=pl.String)}))
     assert profile.records == 0 and profile["a"].kind == "empty"
     assert profile.dependencies == ()
+
+
+def test_columns_without_a_text_form_are_named_not_a_polars_error() -> None:
+    """`anonkit init` on a Parquet file with a List or Duration column stopped on
+    'polars stopped on the data (InvalidOperationError)'."""
+    import datetime as dt
+
+    frame = pl.DataFrame(
+        {"age": [30, 40], "tags": [[1], [2, 3]], "wait": [dt.timedelta(1), dt.timedelta(2)]}
+    )
+    with pytest.raises(DataError, match=r"Columns 'tags' \(List\(Int64\)\), 'wait' \(Duration"):
+        profile_table(frame)
+    assert [c.name for c in profile_table(frame.select("age"))] == ["age"]

@@ -92,18 +92,41 @@ def _datetime_text(col: pl.Expr, dtype: pl.Datetime) -> pl.Expr:
     return text + col.dt.strftime("%:z") if dtype.time_zone else text
 
 
-def check_single_values(schema: pl.Schema, columns: Sequence[str]) -> None:
-    """Refuse a column of ``columns`` whose cells are not single values (lists, arrays,
-    structs, Python objects, bytes), which cannot be read as text, counted or generalized.
+def check_single_values(
+    schema: pl.Schema, columns: Sequence[str], *, released: bool = False
+) -> None:
+    """Refuse a column of ``columns`` whose cells are not single values anonkit can read
+    (lists, arrays, structs, Python objects, bytes) or are durations (no text form to
+    match a hierarchy's labels), which cannot be counted or generalized; with
+    ``released``, columns released as they are, which the leak check must read (bytes
+    it reads).
 
     Raises
     ------
     DataError
         Naming the first such column and its type.
+
+    Examples
+    --------
+    >>> import datetime as dt
+    >>> check_single_values(pl.Schema({"wait": pl.Duration("us")}), ["wait"])
+    Traceback (most recent call last):
+    anonkit.exceptions.DataError: Column 'wait' holds Duration(time_unit='us') values, ...
     """
     for c in columns:
         dtype = schema[c]
-        if dtype.is_nested() or dtype in (pl.Object, pl.Binary):
+        if isinstance(dtype, pl.Duration):
+            raise DataError(
+                f"Column {c!r} holds {dtype} values, which anonkit does not read: convert "
+                f"it to a number first (pl.col({c!r}).dt.total_days(), or total_seconds())."
+            )
+        if released and (dtype.is_nested() or dtype == pl.Object):
+            raise DataError(
+                f"Column {c!r} holds {dtype} values, which the leak check cannot read to "
+                "tell whether releasing it gives the quasi-identifiers away: flatten it, or "
+                "join its items into one text, first (or turn the leak check off)."
+            )
+        if not released and (dtype.is_nested() or dtype in (pl.Object, pl.Binary)):
             raise DataError(
                 f"Column {c!r} holds {dtype} values; a quasi-identifier or sensitive "
                 "attribute holds one value per record (text, a number, a date): flatten "

@@ -420,6 +420,7 @@ class Estimator(Parameters):
         if self.leak_check:
             start_stage(self.progress, "Checking for leaks")
             released = self._released_as_is(schema)
+            check_single_values(data.schema, released, released=True)
             if released:
                 return out, PendingLeaks(data, qi, released, tallied)
             check_leaks(data, quasi_identifiers=qi, released=released)  # checks the names

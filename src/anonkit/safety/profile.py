@@ -35,6 +35,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from anonkit.exceptions import DataError
 from anonkit.safety.leaks import ColumnCodes, Dependency, find_dependencies, identifier_kind
 
 __all__ = [
@@ -262,6 +263,23 @@ def _kind(series: pl.Series) -> tuple[str, str | None, int | None, pl.Series | N
     return (*_text_kind(text.filter(text != ""), present), text)
 
 
+def _refuse_unreadable(schema: pl.Schema) -> None:
+    """Refuse columns whose values have no text form to profile (lists, structs, arrays,
+    Python objects, durations: a Parquet file can hold them), naming each with its type."""
+    odd = [
+        f"{c!r} ({t})"
+        for c, t in schema.items()
+        if t.is_nested() or t == pl.Object or isinstance(t, pl.Duration)
+    ]
+    if odd:
+        raise DataError(
+            f"{'Columns' if len(odd) > 1 else 'Column'} {', '.join(odd)} "
+            f"{'hold' if len(odd) > 1 else 'holds'} values anonkit does not read (lists, "
+            "structs, objects, durations): drop them from the table, or convert them "
+            "(durations to a number, lists joined into one text), then try again."
+        )
+
+
 def profile_table(frame: pl.DataFrame) -> TableProfile:
     """Profile every column of ``frame`` (see the module docstring).
 
@@ -275,6 +293,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
     >>> [(d.determinant, d.dependent) for d in profile_table(frame).dependencies]
     []
     """
+    _refuse_unreadable(frame.schema)
     coded = ColumnCodes(frame)
     n = frame.height
     columns = []
