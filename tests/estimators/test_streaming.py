@@ -10,6 +10,7 @@ import pytest
 
 import anonkit
 from anonkit.exceptions import (
+    DataError,
     LeakError,
     ParameterError,
     ReleaseVerificationError,
@@ -294,3 +295,21 @@ def test_a_streamed_fit_refuses_new_columns_in_transform(
     new = data.tail(50).lazy().with_columns(pl.lit("x@y.org").alias("email"))
     with pytest.raises(UndeclaredColumnsError, match="'email'"):
         fitted.transform(new)
+
+
+@pytest.mark.parametrize("leak_check", [True, False])
+def test_a_duration_quasi_identifier_is_named_when_streamed(
+    tmp_path: Path, leak_check: bool
+) -> None:
+    """Streamed, it stopped on polars' 'casting from Duration to String not supported'."""
+    import datetime as dt
+
+    path = tmp_path / "d.parquet"
+    days = [dt.timedelta(days=i % 2) for i in range(8)]
+    pl.DataFrame({"sex": ["m", "f"] * 4, "wait": days}).write_parquet(path)
+    sup = {"type": "suppression"}
+    with pytest.raises(DataError, match="Column 'wait' holds Duration"):
+        anonkit.anonymize(path, engine="streaming", output=tmp_path / "o.parquet", k=2,
+                          quasi_identifiers=["sex", "wait"], hierarchies={"sex": sup, "wait": sup},
+                          leak_check=leak_check)  # fmt: skip
+    assert not (tmp_path / "o.parquet").exists()

@@ -29,7 +29,8 @@ from anonkit._atomic import note_commit
 from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
-from anonkit.core.schema import Schema
+from anonkit.core.schema import AttributeRole, Schema
+from anonkit.core.values import check_single_values
 from anonkit.engines.base import Engine
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.base import Columns
@@ -105,8 +106,12 @@ def head_leak_check(
     estimator: _LeakChecking, engine: Engine, source: Any, qi: Sequence[str], schema: Schema
 ) -> dict[str, Any]:
     """The estimator's leak check on the first :data:`LEAK_SAMPLE` records of ``source``
-    (the safety checks of the result; ``leak_check_records`` says how many were read)."""
-    sample = engine.head(source, LEAK_SAMPLE) if estimator.leak_check else pl.DataFrame()
+    (the safety checks of the result; ``leak_check_records`` says how many were read),
+    after the check that the quasi-identifiers and sensitive attributes hold values
+    anonkit reads (:func:`~anonkit.core.values.check_single_values`)."""
+    sample = engine.head(source, LEAK_SAMPLE if estimator.leak_check else 1)
+    # the columns' types, as reading in memory checks them (a Duration stopped in polars)
+    check_single_values(sample.schema, [*qi, *schema.columns(AttributeRole.SENSITIVE)])
     safety, pending = estimator._leak_check(sample, qi, schema)
     settle_leaks(safety, pending)
     if estimator.leak_check:
