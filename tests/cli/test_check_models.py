@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -359,3 +360,80 @@ def test_a_class_at_the_top_is_a_class_when_the_config_gives_the_limit(tmp_path:
     assert measured["dataset"]["n_suppressed"] == 0
     risk = {r["name"]: r["value"] for r in measured["risk"]}
     assert risk["prosecutor_max"] == pytest.approx(1 / 13)
+
+
+# ------------------------------------------------- records at '*' everywhere, no config
+def _top_release(folder: Path) -> tuple[Path, Path]:
+    """13 records and their release generalized to the top: '*' in both quasi-identifiers."""
+    rows = [(f"z{i % 5}", str(20 + i), "flu" if i % 2 else "hiv") for i in range(13)]
+    data = folder / "t.csv"
+    data.write_text("zip,age,disease\n" + "".join(",".join(r) + "\n" for r in rows))
+    release = folder / "r.csv"
+    release.write_text("zip,age,disease\n" + "".join(f"*,*,{r[2]}\n" for r in rows))
+    return data, release
+
+
+def test_without_a_config_records_at_star_everywhere_are_a_class(tmp_path: Path) -> None:
+    """check without --config read a release generalized to the top (one class of 13) as
+    13 suppressed records: no class, achieved k 0, average risk 0, not 5-anonymous."""
+    _, release = _top_release(tmp_path)
+    args = ["--qi", "zip,age", "-k", "5", "--sensitive", "disease"]
+    out = check_json(str(release), *args)
+    assert (out["suppressed"], out["n_classes"], out["min_size"]) == (0, 1, 13)
+    assert (out["all_star_records"], out["all_star_read_as"]) == (13, "class")
+    levels = out["privacy_levels"]
+    assert isinstance(levels, dict)
+    assert levels["k"] == 13 and levels["average_risk"] == pytest.approx(1 / 13)
+    assert levels["sensitive"]["disease"]["distinct_l"] == 2  # judged as a class
+    table = runner.invoke(app, ["check", str(release), *args])
+    assert table.exit_code == 0, table.output
+    assert re.search(r"5-anonymous\W+yes", table.stdout), table.stdout
+    assert "one class" in table.stdout
+
+
+def test_suppression_limit_says_which_records_at_star_are_suppressed(tmp_path: Path) -> None:
+    """Told the release may suppress records (--suppression, or [privacy]
+    suppression_limit), check counts those at '*' everywhere as suppressed up to the
+    limit; more than it allows are a class."""
+    data = tmp_path / "tiny.csv"
+    data.write_text("a;b\n" + "1;x\n" * 3 + "2;y\n" * 2 + "3;z\n" + "*;*\n")
+    base = [str(data), "--qi", "a,b", "-k", "3"]
+    out = check_json(*base)  # told nothing: the '*' record is a class of one
+    assert (out["suppressed"], out["n_classes"], out["sample_uniques"]) == (0, 4, 2)
+    out = check_json(*base, "--suppression", "0.2")  # 1 of 7 within 20 %
+    assert (out["suppressed"], out["n_classes"], out["sample_uniques"]) == (1, 3, 1)
+    assert (out["all_star_records"], out["all_star_read_as"]) == (1, "suppressed")
+    out = check_json(*base, "--suppression", "0.1")  # 10 % of 7 allows none
+    assert (out["suppressed"], out["n_classes"]) == (0, 4)
+    config = tmp_path / "c.toml"
+    config.write_text('[attributes]\nquasi_identifiers = ["a", "b"]\n[privacy]\nk = 3\n')
+    assert check_json(str(data), "-c", str(config))["suppressed"] == 0
+    config.write_text(config.read_text() + "suppression_limit = 0.2\n")
+    assert check_json(str(data), "-c", str(config))["suppressed"] == 1
+    # the option overrides the file
+    assert check_json(str(data), "-c", str(config), "--suppression", "0")["suppressed"] == 0
+    bad = runner.invoke(app, ["check", *base, "--suppression", "1.5"])
+    assert bad.exit_code == 2 and "'--suppression'" in bad.stderr, bad.stderr
+
+
+def test_evaluate_reads_records_at_star_as_check_does(tmp_path: Path) -> None:
+    """evaluate read them as suppressed unless its configuration gave a limit; anonymize
+    suppresses none by default, so a run's configuration without one means none."""
+    data, release = _top_release(tmp_path)
+    config = tmp_path / "c.toml"
+    config.write_text(
+        '[attributes]\nquasi_identifiers = ["zip", "age"]\nsensitive = ["disease"]\n'
+        "[privacy]\nk = 5\n"
+    )
+    base = ["evaluate", str(data), str(release), "-c", str(config), "--json"]
+    for extra, suppressed, classes in (([], 0, 1), (["--suppression", "1"], 13, 0)):
+        out = tmp_path / "e.json"
+        result = runner.invoke(app, [*base, str(out), *extra])
+        assert result.exit_code == 0, result.stderr
+        measured = json.loads(out.read_text())
+        assert measured["dataset"]["n_suppressed"] == suppressed
+        assert measured["privacy_levels"]["classes"] == classes
+        figures = {r["name"]: r["value"] for r in measured["risk"]}
+        assert figures["prosecutor_max"] == pytest.approx(classes / 13)
+        said = any("read as one class" in note for note in measured["notes"])
+        assert said is (classes == 1)

@@ -142,6 +142,7 @@ def adult_files(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> 
         f'occupation = "{adult / "adult_hierarchy_occupation.csv"}"',
         "[privacy]",
         "k = 5",
+        "suppression_limit = 0.02",  # as the run: its records at '*' are suppressed ones
         'models = [{ name = "distinct_l_diversity", attribute = "occupation", l = 3 }]',
     ]
     config.write_text("\n".join(lines) + "\n", encoding="utf-8")

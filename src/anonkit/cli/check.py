@@ -7,6 +7,12 @@ and (with a hierarchy) hierarchical distances, δ-disclosure and β-likeness (se
 ``[privacy]`` section, which classes fail each one: their number, their records and the
 released quasi-identifier values of the first few (generalized values, never a record).
 A measurement: it exits 0 whether or not the table meets anything.
+
+Records at ``*`` in every quasi-identifier form one class of their size, judged like any
+other (what an attacker sees), unless the release may have suppressed records:
+``--suppression`` (or the configuration's ``[privacy] suppression_limit``) says up to
+which share of the records they are suppressed ones
+(:func:`anonkit.cli.evaluate.starred_limit`).
 """
 
 from __future__ import annotations
@@ -29,10 +35,13 @@ from anonkit.cli.common import (
 )
 from anonkit.cli.evaluate import (
     MeasureConfig,
+    SuppressionLimitOption,
     level_specs,
     needs_population,
     privacy_table,
     read_measure_config,
+    starred_limit,
+    starred_note,
 )
 from anonkit.exceptions import ParameterError
 from anonkit.io.tables import read_table
@@ -102,6 +111,7 @@ def check_command(
             "overrides \\[privacy] population.",
         ),
     ] = None,
+    suppression_limit: SuppressionLimitOption = None,
     separator: SeparatorOption = None,
     encoding: EncodingOption = "utf-8",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
@@ -109,7 +119,10 @@ def check_command(
 ) -> None:
     """Report achieved k, class sizes and the sensitive attributes' privacy levels.
 
-    Classes are formed over the quasi-identifiers.
+    Classes are formed over the quasi-identifiers. Records at '*' in every
+    one of them form one class of their size, judged like any other, unless
+    the release may have suppressed records: up to the share --suppression
+    (default: \\[privacy] suppression_limit, else 0) they count as suppressed.
 
     A measurement: exits 0 whether or not the table is k-anonymous.
     """
@@ -143,14 +156,15 @@ def check_command(
     sens = list(dict.fromkeys([*named, *model_attributes(models)]))
     if k is None:
         k = cfg.k if cfg is not None and cfg.k is not None else 5
+    limit = starred_limit(suppression_limit, cfg, "check")
 
     with progress_reporter(progress) as reporter:
         start_stage(reporter, f"Reading {data.name}")
         # a release as released: anonymize's formula escapes ('@home) undone
         frame = read_table(data, separator=separator, encoding=encoding, csv_formulas="unescape")
         start_stage(reporter, "Measuring the classes")
-        limit = cfg.suppression_limit if cfg is not None else None
-        starred = starred_suppressed(starred_rows(frame, columns), frame.height, limit)
+        n_star = starred_rows(frame, columns)
+        starred = starred_suppressed(n_star, frame.height, limit)
         profile = class_profile(frame, columns, k=k, starred=starred)
         pop = None
         pop_path = population if population is not None else (cfg.population if cfg else None)
@@ -175,6 +189,8 @@ def check_command(
                     "file": str(data),
                     "quasi_identifiers": columns,
                     **profile.to_dict(),
+                    "all_star_records": n_star,
+                    "all_star_read_as": ("suppressed" if starred else "class") if n_star else None,
                     "sensitive": sens,
                     "privacy_levels": levels,
                     "requested_models": [c.to_dict() for c in checks],
@@ -203,7 +219,11 @@ def check_command(
     table.add_row(f"records in classes below k={k}", f"{profile.below_k:,}")
     table.add_row(f"classes below k={k}", f"{profile.classes_below_k:,}")
     table.add_row("suppressed records (all '*')", f"{profile.suppressed:,}")
+    if n_star and not starred:
+        table.add_row("records at '*' everywhere (one class)", f"{n_star:,}")
     console.print(table)
+    if n_star and not starred:
+        console.print(f"note: {escape(starred_note(n_star, limit))}")
 
     hist = Table(title="Class size distribution", title_justify="left")
     hist.add_column("size")

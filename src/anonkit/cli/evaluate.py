@@ -70,9 +70,9 @@ class MeasureConfig:
     read
         ``[read]`` options for the original table (:func:`anonkit.io.tables.read_table`).
     suppression_limit
-        ``[privacy] suppression_limit`` when the file gives it: records at ``*``
-        everywhere beyond it are a class, not suppressed ones
-        (:func:`~anonkit.metrics.classes.starred_suppressed`).
+        ``[privacy] suppression_limit`` when the file gives it (``None`` otherwise): up to
+        that share, records at ``*`` everywhere are suppressed ones, beyond it a class
+        (:func:`starred_limit`, :func:`~anonkit.metrics.classes.starred_suppressed`).
     """
 
     path: Path
@@ -145,6 +145,67 @@ def read_measure_config(
             if isinstance(privacy, dict) and "suppression_limit" in privacy
             else None
         ),
+    )
+
+
+#: ``--suppression`` of ``anonkit check`` and ``anonkit evaluate``.
+SuppressionLimitOption = Annotated[
+    float | None,
+    typer.Option(
+        "--suppression",
+        metavar="SHARE",
+        help="The release's suppression limit, a share of records (0 to 1): up to that many "
+        "records at '*' in every quasi-identifier count as suppressed, more form one class "
+        "(default: \\[privacy] suppression_limit, else 0: they form one class).",
+    ),
+]
+
+
+def starred_limit(option: float | None, config: MeasureConfig | None, command: str) -> float:
+    """The share of records a measured release may have suppressed, which says how its
+    records at ``*`` in every quasi-identifier are read
+    (:func:`~anonkit.metrics.classes.starred_suppressed`): ``--suppression``, else
+    ``[privacy] suppression_limit``, else 0.
+
+    Told nothing, they are one class of their size, judged like any other: that is what an
+    attacker sees, and what ``anonkit anonymize`` releases unless its configuration allows
+    suppression (its default limit is 0). Read as suppressed records instead, a release
+    generalized to the top would show no class, no risk and an achieved k of 0, and the
+    sensitive values of such a class would go unjudged.
+
+    Raises
+    ------
+    ParameterError
+        If ``option`` is not a share between 0 and 1 (no typer range: its ``[0.0<=x<=1.0]``
+        would cut the option names of ``--help`` on an 80-column terminal).
+
+    Examples
+    --------
+    >>> starred_limit(None, None, "check"), starred_limit(0.05, None, "check")
+    (0.0, 0.05)
+    """
+    from anonkit._validation import check_real
+
+    if option is not None:
+        return check_real(option, "--suppression", command, low=0, high=1)
+    if config is not None and config.suppression_limit is not None:
+        return config.suppression_limit
+    return 0.0
+
+
+def starred_note(n_star: int, limit: float) -> str:
+    """The note that ``n_star`` records at ``*`` everywhere are read as one class (under the
+    suppression limit ``limit``), and how to say they are suppressed ones."""
+    what = f"{n_star:,} record(s) show '*' in every quasi-identifier"
+    if limit:
+        return (
+            f"{what}, more than the suppression limit ({limit:.2%}) allows; they are read "
+            "as one class of fully generalized records, judged like any other."
+        )
+    return (
+        f"{what}; they are read as one class of fully generalized records, judged like any "
+        "other. If the release suppressed them, give its suppression limit (--suppression "
+        "SHARE, or suppression_limit in the configuration's privacy section)."
     )
 
 
@@ -296,21 +357,29 @@ def evaluate_command(
             help="Records with a risk above this share (0 to 1) count as at risk.",
         ),
     ] = 0.2,
+    suppression_limit: SuppressionLimitOption = None,
     separator: SeparatorOption = None,
     progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL."""
+    """Measure the information loss, risk and privacy levels of RELEASE against ORIGINAL.
+
+    Records at '*' in every quasi-identifier form one class of their size,
+    judged like any other, unless the release may have suppressed records:
+    up to the share --suppression (default: \\[privacy] suppression_limit,
+    else 0) they count as suppressed.
+    """
     from anonkit.io.write import check_outputs
 
     cfg = read_measure_config(config)
+    limit = starred_limit(suppression_limit, cfg, "evaluate")
     # a report written over a table it measures, a hierarchy, or the other report
     read = [original, release, config, population, cfg.population, *cfg.hierarchies.values()]
     check_outputs({"--json": json_out, "--html": html}, read)
     with progress_reporter(progress, quiet=quiet) as bar:
         payload, ev, levels, checks = _measure(
             cfg, original, release, population, population_size, class_attribute, k,
-            risk_threshold, separator, bar,
+            risk_threshold, separator, bar, limit,
         )  # fmt: skip
     _report(payload, ev, levels, checks, original, release, config, json_out, html, quiet)
 
@@ -326,8 +395,10 @@ def _measure(
     risk_threshold: float,
     separator: str | None,
     bar: ProgressReporter,
+    limit: float,
 ) -> tuple[dict[str, Any], Any, Any, tuple[ModelCheck, ...]]:
-    """Read both tables and measure the release (the work behind ``evaluate``)."""
+    """Read both tables and measure the release (the work behind ``evaluate``); records
+    at ``*`` everywhere are suppressed ones up to the share ``limit``."""
     from anonkit.evaluate import evaluate
     from anonkit.io.tables import read_table
     from anonkit.metrics.classes import starred_rows, starred_suppressed
@@ -366,7 +437,7 @@ def _measure(
         k=k if k is not None else cfg.k,
         risk_threshold=risk_threshold,
         progress=bar,
-        suppression_limit=cfg.suppression_limit,
+        suppression_limit=limit,
     )
     start_stage(bar, "Measuring privacy levels")
     # the release's classes; sensitive values from the release, else from the original
@@ -374,7 +445,8 @@ def _measure(
         [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
     )
     specs = level_specs(cfg, sensitive, with_qi=pop is not None)
-    starred = starred_suppressed(starred_rows(frame, qi), frame.height, cfg.suppression_limit)
+    n_star = starred_rows(frame, qi)
+    starred = starred_suppressed(n_star, frame.height, limit)
     classes = released_classes(
         frame,
         qi,
@@ -394,6 +466,8 @@ def _measure(
         "privacy_levels": levels,
         "requested_models": [c.to_dict() for c in checks],
     }
+    if n_star and not starred:
+        payload["notes"].append(starred_note(n_star, limit))
     return payload, ev, levels, checks
 
 
