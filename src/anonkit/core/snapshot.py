@@ -186,6 +186,29 @@ def _strides(cardinalities: Sequence[int]) -> list[int]:
     return strides
 
 
+def _dense_keys(
+    columns: Sequence[npt.NDArray[np.integer[Any]]], cardinalities: Sequence[int]
+) -> tuple[IntArray, int]:
+    """Keys of the rows in the order of the rows' codes (first column first) for a code
+    space too large for one int64 key: columns are packed left to right, and before a
+    column would overflow the key, the key so far is replaced by its rank among the
+    distinct keys (which keeps their order and is below the number of rows). A sort of
+    one int64 array per overflow instead of ``np.unique(axis=0)``'s sort of whole rows
+    (14 columns of 814,025 records: 0.2 s against 3 s)."""
+    n = int(columns[0].shape[0])
+    keys = np.zeros(n, dtype=np.int64)
+    space = 1
+    for col, card in zip(columns, cardinalities, strict=True):
+        card = max(int(card), 1)
+        if space * card >= 2**62:
+            distinct, keys = np.unique(keys, return_inverse=True)
+            keys = keys.reshape(-1).astype(np.int64, copy=False)
+            space = max(int(distinct.size), 1)
+        keys = keys * card + col
+        space *= card
+    return keys, space
+
+
 def group_codes(
     columns: Sequence[npt.NDArray[np.integer[Any]]],
     cardinalities: Sequence[int],
@@ -219,20 +242,16 @@ def group_codes(
     space = 1
     for c in cardinalities:
         space *= max(int(c), 1)
-    if space >= 2**62:  # keys would overflow: sort rows instead
-        stacked = np.stack(columns, axis=1)
-        uniq, rows_inverse = np.unique(stacked, axis=0, return_inverse=True)
-        flat = rows_inverse.reshape(-1)
-        counts = np.bincount(flat, weights=w, minlength=uniq.shape[0]).astype(np.int64)
-        inv = flat.astype(np.int64) if with_inverse else None
-        return np.ascontiguousarray(uniq.T, dtype=np.int64), counts, inv
-    strides = _strides(cardinalities)
-    keys = np.zeros(n, dtype=np.int64)
-    for col, stride in zip(columns, strides, strict=True):
-        if stride == 1:
-            keys += col
-        else:  # in int64: a narrower column times a large stride would overflow
-            keys += col.astype(np.int64, copy=False) * stride
+    if space >= 2**62:  # keys would overflow: pack the columns in dense steps
+        keys, space = _dense_keys(columns, cardinalities)
+    else:
+        strides = _strides(cardinalities)
+        keys = np.zeros(n, dtype=np.int64)
+        for col, stride in zip(columns, strides, strict=True):
+            if stride == 1:
+                keys += col
+            else:  # in int64: a narrower column times a large stride would overflow
+                keys += col.astype(np.int64, copy=False) * stride
     inverse: IntArray | None = None
     if space <= max(_DENSE_FACTOR * n, 1 << 12):
         totals = np.bincount(keys, weights=w, minlength=space)
