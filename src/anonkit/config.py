@@ -106,6 +106,7 @@ from anonkit.exceptions import (
     UnknownNameError,
 )
 from anonkit.io.cells import READ_OPTIONS, read_options
+from anonkit.io.stamps import file_stamp, note_source
 from anonkit.io.tables import read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.metrics.generalization import METRICS
@@ -544,7 +545,11 @@ def run_config(
             raise ConfigError(f"The {name} engine writes the release itself: give an output file.")
         source: Any = config.input
         if name == "streaming":
+            # the file as it was before scan_table's checks read it, so that a change
+            # from then on names it (InputChangedError)
+            stamp = file_stamp(config.input)
             source = scan_table(config.input, **config.read_kwargs())
+            source = note_source(source, config.input, stamp)
         elif name == "spark" and str(config.input).lower().endswith(TEXT_SUFFIXES):
             spark: Any = get_engine("spark")  # Spark reads the text as [read] says
             source = spark.read_text(config.input, **config.read_kwargs())

@@ -270,23 +270,39 @@ class ValuesNotInHierarchyError(HierarchyError):
 
 class InputChangedError(DataError):
     """The input changed between the pass that read it first and the pass that releases
-    it (a table streamed from disk is read twice): a quasi-identifier (``column``) holds
-    values that pass did not see, or records were added or removed (``column`` is then
-    ``None``). The message names the column, never a value."""
+    it (a table streamed from disk or read by Spark is read more than once): a
+    quasi-identifier (``column``) holds values that pass did not see, or records were
+    added or removed (``column`` is then ``None``; ``count`` is how many), or ``reason``
+    says what else changed (the file's size or time, records counted in other classes).
+    ``source`` names the file when the run knows it. The message names the file and the
+    column, never a value."""
 
-    def __init__(self, column: str | None, count: int) -> None:
+    def __init__(
+        self,
+        column: str | None,
+        count: int,
+        source: str | os.PathLike[str] | None = None,
+        *,
+        reason: str | None = None,
+    ) -> None:
         self.column = column
         self.count = count
-        if column is None:
+        self.source = None if source is None else os.fspath(source)
+        self.reason = reason
+        if reason is not None:
+            what = reason
+        elif column is None:
             what = f"the release pass read {count} record(s) more or fewer than the first pass"
         else:
             what = (
                 f"column {column!r} holds {count} value(s) in the release pass that the "
                 "first pass did not read there (missing, outside its hierarchy, or changed)"
             )
+        where = "The input" if self.source is None else f"The input file {self.source}"
         super().__init__(
-            f"The input changed while it was being anonymized: {what}, so nothing was "
-            "written. Run again on input that does not change during the run."
+            f"{where} changed during the run, between the pass that counted its records "
+            f"and the pass that released them: {what}. Nothing was written; run again on "
+            "input that does not change during the run."
         )
 
 

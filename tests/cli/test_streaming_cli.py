@@ -97,3 +97,32 @@ def test_a_streamed_csv_release_says_which_separator_it_is_written_with(
     assert code == 0 and "writes a CSV release" not in err
     header = (tmp_path / "m.csv").read_text(encoding="utf-8").split("\n", 1)[0]
     assert header.count(";") == len(QI) - 1
+
+
+def test_a_file_that_changes_during_a_streamed_run_is_named(
+    adult_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records appended between the count and the release (every value still a leaf):
+    one line naming the file, exit 1, no release; it used to be an internal error."""
+    from typing import Any
+
+    from anonkit.engines.streaming_engine import StreamingEngine
+
+    data = tmp_path / "adult.csv"
+    data.write_bytes(adult_csv.read_bytes())
+    count = StreamingEngine.count
+
+    def count_then_append(self: StreamingEngine, source: Any, *args: Any) -> Any:
+        table = count(self, source, *args)
+        with data.open("ab") as f:  # the first records again, at the end
+            f.write(b"".join(adult_csv.read_bytes().splitlines(keepends=True)[1:51]))
+        return table
+
+    monkeypatch.setattr(StreamingEngine, "count", count_then_append)
+    cfg = _config(tmp_path, data, "out.csv")
+    code, _, err = _run("anonymize", str(cfg), "--engine", "streaming", "--no-progress")
+    message = " ".join(err.split())
+    assert code == 1
+    assert f"The input file {data} changed during the run" in message
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".*staging*"))

@@ -27,6 +27,7 @@ from anonkit._validation import check_bool
 from anonkit.exceptions import InputFormatError, ParameterError
 from anonkit.io.cells import DECIMAL_COMMA
 from anonkit.io.sniff import sample_head, sniff_separator
+from anonkit.io.stamps import file_stamp, note_source
 from anonkit.io.tables import check_header, check_read_parameters, check_records
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
@@ -66,7 +67,9 @@ def read_csv(
 ) -> DataFrame:
     """``path`` (a CSV file, or a folder of part files; any path Spark reads) as a Spark
     DataFrame of text columns, read with anonkit's reading options (see the module
-    docstring and :func:`anonkit.io.tables.read_table`).
+    docstring and :func:`anonkit.io.tables.read_table`). The DataFrame is noted as
+    reading ``path`` (:func:`~anonkit.io.stamps.note_source`), so that a fit finds a
+    change to a local file made after this read began.
 
     Raises
     ------
@@ -90,6 +93,7 @@ def read_csv(
             "'utf-32'; convert the file to one of them, or to Parquet",
             encoding,
         )
+    stamp = file_stamp(path)  # before the checks read it: a change from then on is named
     sep = separator if separator is not None else _sniffed(path, encoding)
     if _local_bytes(path, charset) and charset == "utf-8":
         check_header(Path(path), sep)  # Spark renames duplicates and names empty ones
@@ -122,7 +126,7 @@ def read_csv(
         cleaned.append(value.alias(c))
     df = df.select(*cleaned)
     _refuse_replacements(df, path, encoding)
-    return df
+    return note_source(df, path, stamp)
 
 
 def _local_bytes(path: str | Path, charset: str) -> bool:

@@ -15,6 +15,11 @@ touches the records only through the engine (:mod:`anonkit.engines.base`):
    (tallied by released values, so the check is as independent as in memory) and only
    then renamed to ``output``; without, the query itself is tallied and verified.
 
+The input is watched between the passes (:mod:`anonkit.estimators.input_watch`): a file
+that changes after the first pass, or a release pass that finds other records per class
+than the count, stops the fit with an ``InputChangedError`` naming the file, and nothing
+is published.
+
 The release is returned in the engine's type: a ``polars.LazyFrame`` (reading ``output``
 when given) or a Spark DataFrame.
 """
@@ -23,17 +28,23 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import polars as pl
 
 from anonkit._frozen import FrozenDict
+from anonkit.core.encoding import EncodedTable
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import AttributeRole
 from anonkit.core.transform import ReleasePlan
 from anonkit.engines.base import Engine, SensitiveSpec, resolve_hierarchies
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
+from anonkit.estimators.input_watch import InputWatch, released_sizes
 from anonkit.estimators.searching import objective, search
 from anonkit.estimators.steps import (
     TallyCheck,
@@ -42,7 +53,7 @@ from anonkit.estimators.steps import (
     streamed_source,
     write_verified,
 )
-from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
+from anonkit.exceptions import InputChangedError, PrivacyUnattainableError, UnknownColumnError
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
@@ -54,9 +65,20 @@ if TYPE_CHECKING:
 __all__ = ["fit_out_of_core"]
 
 
-def _verify(engine: Engine, release: Any, check: TallyCheck, population: Any) -> Verification:
-    """The independent re-check, on the release tallied by its released values."""
+def _verify(
+    engine: Engine,
+    release: Any,
+    check: TallyCheck,
+    population: Any,
+    watch: InputWatch,
+    expected: pl.DataFrame,
+) -> Verification:
+    """The independent re-check, on the release tallied by its released values, after
+    checking that the release pass read the records the count read (``expected``: per
+    released class) from a file that has not changed since."""
     tallied = engine.tally(release, check.columns)
+    watch.check_classes(expected, tallied, check.quasi_identifiers)
+    watch.check()
     pop = None
     if population is not None:
         # the population's records, rebuilt from its tally (k-map and delta-presence match
@@ -66,6 +88,28 @@ def _verify(engine: Engine, release: Any, check: TallyCheck, population: Any) ->
         rows = np.repeat(np.arange(counts.height), counts[COUNT].to_numpy())
         pop = counts.select(qi)[rows]
     return check.verify(tallied, pop)
+
+
+def _count(
+    engine: Engine,
+    source: Any,
+    qi: list[str],
+    hierarchies: list[Hierarchy],
+    specs: Mapping[str, HierarchySpec],
+    wanted: list[str],
+    detailed: bool,
+    population: Any,
+) -> EncodedTable:
+    """The count: the bottom snapshot, with the detail the models read when ``detailed``."""
+    if not detailed:
+        return engine.count(source, qi, hierarchies)
+    sens = [
+        SensitiveSpec(c, resolve_hierarchies(engine, source, [c], specs)[0])
+        if c in specs
+        else SensitiveSpec(c)
+        for c in wanted
+    ]
+    return engine.count_detail(source, qi, hierarchies, sens, population=population)
 
 
 def fit_out_of_core(
@@ -89,6 +133,7 @@ def fit_out_of_core(
     progress = estimator.progress
     qi, specs = columns.quasi_identifiers, columns.specs
     models = privacy.model_list
+    watch = InputWatch.start(source)  # before the first pass: scan_table's checks read it
     source = streamed_source(source, engine)
     schema, wanted = engine_roles(engine, source, columns, models)
     population = privacy.population if any(POPULATION_COUNT in m.requires for m in models) else None
@@ -101,16 +146,12 @@ def fit_out_of_core(
     start_stage(progress, "Counting")
     detailed = any(m.requires - {CLASS_SIZE} for m in models)
     hierarchies = resolve_hierarchies(engine, source, qi, specs, population)
-    if detailed:
-        sens = [
-            SensitiveSpec(c, resolve_hierarchies(engine, source, [c], specs)[0])
-            if c in specs
-            else SensitiveSpec(c)
-            for c in wanted
-        ]
-        table = engine.count_detail(source, qi, hierarchies, sens, population=population)
-    else:
-        table = engine.count(source, qi, hierarchies)
+    try:
+        table = _count(engine, source, qi, hierarchies, specs, wanted, detailed, population)
+    except Exception:
+        watch.check()  # a pass that failed on a file that changed: say so
+        raise
+    watch.check()
     n = table.n_records
     models = privacy.checked(n)
     for m in models:
@@ -146,34 +187,41 @@ def fit_out_of_core(
     by_name = dict(zip(qi, table.hierarchies, strict=True))
 
     check = TallyCheck(qi, wanted, models, n, limit, specs, by_name)
+    expected = released_sizes(table, masked)
 
     def verify(release: Any) -> Verification:
-        return _verify(engine, release, check, population)
+        return _verify(engine, release, check, population, watch, expected)
 
-    if output is not None and "://" in str(output):
-        # a cluster file system (hdfs://, s3a://): the release plan is verified as a query,
-        # then the engine writes it (atomically, on that file system)
-        start_stage(progress, "Verifying the release")
-        verification = verify(engine.apply(source, masked))
-        engine.write(engine.apply(source, plan), output)  # type: ignore[arg-type]
-        release: Any = engine.read(output)  # type: ignore[arg-type]
-    elif output is not None:
-        dropping = estimator.suppressed == "drop" and outcome.suppressed
-        verification, release = write_verified(
-            engine,
-            engine.apply(source, masked),
-            output,
-            verify,
-            progress=progress,
-            # dropped from the verified file, not from another pass over the source
-            final=(lambda staged: engine.drop_suppressed(staged, plan.columns))
-            if dropping
-            else None,
-        )
-    else:
-        start_stage(progress, "Verifying the release")
-        verification = verify(engine.apply(source, masked))
-        release = engine.apply(source, plan)
+    try:
+        if output is not None and "://" in str(output):
+            # a cluster file system (hdfs://, s3a://): the release plan is verified as a
+            # query, then the engine writes it (atomically, on that file system)
+            start_stage(progress, "Verifying the release")
+            verification = verify(engine.apply(source, masked))
+            engine.write(engine.apply(source, plan), output)  # type: ignore[arg-type]
+            release: Any = engine.read(output)  # type: ignore[arg-type]
+        elif output is not None:
+            dropping = estimator.suppressed == "drop" and outcome.suppressed
+            verification, release = write_verified(
+                engine,
+                engine.apply(source, masked),
+                output,
+                verify,
+                progress=progress,
+                # dropped from the verified file, not from another pass over the source
+                final=(lambda staged: engine.drop_suppressed(staged, plan.columns))
+                if dropping
+                else None,
+            )
+        else:
+            start_stage(progress, "Verifying the release")
+            verification = verify(engine.apply(source, masked))
+            release = engine.apply(source, plan)
+    except InputChangedError as err:  # the streaming engine's own names no file
+        raise watch.named(err) from None
+    except Exception:
+        watch.check()  # a pass that failed on a file that changed: say so
+        raise
     t3 = time.perf_counter()
 
     found = outcome.found
