@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from anonkit.cli.progress import ProgressReporter
+from anonkit.engines.spark_session import worker_problem
 from anonkit.exceptions import AnonkitError, LeakWarning, SuppressedColumnWarning
 from anonkit.result import AnonymizationResult
 
@@ -97,8 +98,10 @@ def fail(message: str, code: int) -> typer.Exit:
 
 
 def guarded(func: F) -> F:
-    """Turn :class:`AnonkitError`, I/O errors and polars' errors (their kind only: their
-    messages can quote records) into one line on stderr and an exit code."""
+    """Turn :class:`AnonkitError`, I/O errors, polars' and Spark's errors (their kind
+    only: their messages can quote records) into one line on stderr and an exit code; a
+    Spark job whose Python workers cannot run anonkit says what to set
+    (:func:`~anonkit.engines.spark_session.worker_problem`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -118,6 +121,19 @@ def guarded(func: F) -> F:
             raise fail(
                 f"polars stopped on the data ({type(err).__name__}); its message is not "
                 "shown, as it can quote records: set ANONKIT_SHOW_ERRORS=1 to see it",
+                1,
+            ) from None
+        except Exception as err:
+            if not type(err).__module__.startswith(("pyspark.", "py4j.")):
+                raise
+            problem = worker_problem(err)
+            if problem is not None:  # the setup, not the data: what to set
+                raise fail(problem, 2) from None
+            if os.environ.get("ANONKIT_SHOW_ERRORS"):
+                raise
+            raise fail(
+                f"Spark stopped ({type(err).__name__}); its message is not shown, as it "
+                "can quote records: set ANONKIT_SHOW_ERRORS=1 to see it",
                 1,
             ) from None
 

@@ -58,6 +58,7 @@ from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formulas, read_csv
+from anonkit.engines.spark_session import start_session
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import output_format
 
@@ -274,8 +275,9 @@ class SparkEngine(GroupingEngine):
     ----------
     session
         The Spark session that reads paths and builds the lookup tables; by default the
-        source DataFrame's session, else the active one, else one started here (without
-        Spark's stage bars, logging errors only: anonkit shows its own progress).
+        source DataFrame's session, else the active one, else one started here
+        (:func:`~anonkit.engines.spark_session.start_session`: no stage bars, no error
+        logs, and a local session's Python workers run this interpreter).
 
     Notes
     -----
@@ -336,14 +338,7 @@ class SparkEngine(GroupingEngine):
         if self.session is not None:
             return self.session
         active = SparkSession.getActiveSession()
-        if active is not None:
-            return active
-        # one anonkit starts: no stage bars on the stderr anonkit draws progress on, and no
-        # executor error logs, which quote the records they failed on
-        session = SparkSession.builder.config("spark.ui.showConsoleProgress", "false")
-        started = session.appName("anonkit").getOrCreate()
-        started.sparkContext.setLogLevel("FATAL")  # anonkit reports errors, without records
-        return started
+        return active if active is not None else start_session()
 
     def _codes(
         self, df: DataFrame, columns: Sequence[str], hierarchies: Sequence[Hierarchy]
