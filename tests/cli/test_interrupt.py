@@ -184,9 +184,12 @@ def _alive(pid: int) -> bool:
 
 
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """``python -m anonkit``, protected from the first import as the console script is
+    (``-m anonkit.cli.main`` is not while its own imports run: under load a Ctrl-C 2.5 s
+    in landed there and printed a traceback)."""
     env = {**os.environ, "PYTHONPATH": str(SRC), "COLUMNS": "200"}
     return subprocess.Popen(
-        [sys.executable, "-m", "anonkit.cli.main", *args],
+        [sys.executable, "-m", "anonkit", *args],
         cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
