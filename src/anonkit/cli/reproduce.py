@@ -55,7 +55,11 @@ def reproduce_command(
     ],
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Folder for the plot, the CSV and mauger2020.md."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Folder for the page (mauger2020.md or seed000.md), its plots and CSV files.",
+        ),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", min=1, help="Processes (default: the cores).")
@@ -107,7 +111,7 @@ def reproduce_command(
     quiet: QuietOption = False,
     progress: StudyProgressOption = None,
 ) -> None:
-    """Re-run a published experiment and print it beside the paper's numbers."""
+    """Re-run a published experiment (mauger2020 or seed000) beside the paper's numbers."""
     if experiment not in EXPERIMENTS:
         raise UnknownNameError("experiment", experiment, EXPERIMENTS)
     if experiment == "seed000":
