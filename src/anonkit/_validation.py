@@ -50,6 +50,7 @@ __all__ = [
     "Names",
     "Options",
     "Parameters",
+    "Separator",
     "check",
     "check_bool",
     "check_choice",
@@ -198,6 +199,25 @@ class Names:
 
     def __str__(self) -> str:
         return "a column name or a list of column names"
+
+
+@dataclass(frozen=True)
+class Separator:
+    """A CSV field separator: one ASCII character other than a quote or a line break.
+
+    Examples
+    --------
+    >>> Separator().accepts(";"), Separator().accepts(";;"), Separator().accepts('"')
+    (True, False, False)
+    """
+
+    def accepts(self, value: object) -> bool:
+        return (
+            isinstance(value, str) and len(value) == 1 and value.isascii() and value not in '"\r\n'
+        )
+
+    def __str__(self) -> str:
+        return "one ASCII character other than a quote or line break"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from anonkit._validation import (
     Interval,
     Options,
     OrNone,
+    Separator,
     init_parameters,
     validate,
 )
@@ -52,6 +53,7 @@ _CONSTRAINTS: dict[str, Constraint] = {
     "suppressed": Options(SUPPRESSED_MODES),
     "suppression_limit": Interval(float, 0, 1, noun="a share"),
     "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
+    "output_separator": OrNone(Separator()),
     "progress": OrNone(Callback()),
 }
 P = ParamSpec("P")
@@ -138,6 +140,7 @@ class Anonymizer:
         suppressed: str = "mask",
         engine: str = "polars",
         output: str | Path | None = None,
+        output_separator: str | None = None,
         memory_share: float = 0.25,
         time_limit: float | None = None,
         max_nodes: int | None = None,
@@ -170,6 +173,7 @@ class Anonymizer:
         self.suppressed = suppressed
         self.engine = engine
         self.output = output
+        self.output_separator = output_separator
         self.memory_share = memory_share
         self.time_limit = time_limit
         self.max_nodes = max_nodes
@@ -247,7 +251,7 @@ class Anonymizer:
                 or self.suppression_limit != 0.0
             )
             held = _with_keywords(self.algorithm, privacy, given, self.progress)
-            return _with_output(held, self.output)
+            return _with_output(held, self.output, self.output_separator)
         shared: dict[str, Any] = {
             "privacy": privacy,
             "leak_check": self.leak_check,
@@ -272,6 +276,7 @@ class Anonymizer:
                 self.numeric_release,
                 engine=engine,
                 output=self.output,
+                output_separator=self.output_separator,
                 **shared,
             )
         if self.algorithm == "greedy_merge":
@@ -286,6 +291,7 @@ class Anonymizer:
             local_suppression=self.local_suppression,
             engine=self.engine,
             output=self.output,
+            output_separator=self.output_separator,
             memory_share=self.memory_share,
             time_limit=self.time_limit,
             max_nodes=self.max_nodes,
@@ -320,7 +326,8 @@ class Anonymizer:
             frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
         result = estimator.fit(frame, **self.roles()).result_
         if self.output is not None and not writes:
-            write_table(to_polars(result.release)[0], self.output)
+            release = to_polars(result.release)[0]
+            write_table(release, self.output, separator=self.output_separator)
         return result
 
 
@@ -361,15 +368,19 @@ def _with_keywords(
     return type(estimator)(**params)
 
 
-def _with_output(estimator: Estimator, output: str | Path | None) -> Estimator:
-    """``estimator``, or a copy writing ``output`` (the keyword) when it writes its own
-    release (an ``output`` parameter) and holds none; two different outputs are an
-    error."""
+def _with_output(
+    estimator: Estimator, output: str | Path | None, separator: str | None = None
+) -> Estimator:
+    """``estimator``, or a copy writing ``output`` (the keyword, with ``separator``) when
+    it writes its own release (an ``output`` parameter) and holds none; two different
+    outputs are an error."""
     params = estimator.get_params()
     if output is None or "output" not in params:
         return estimator
     if params["output"] is None:
         params["output"] = output
+        if separator is not None and params.get("output_separator") is None:
+            params["output_separator"] = separator
         return type(estimator)(**params)
     if str(params["output"]) != str(output):
         raise ParameterError(
@@ -482,6 +493,9 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
     output
         Write the release to this file (``.parquet``, ``.csv``, ``.tsv``) atomically, once
         verified (full-domain algorithms and Mondrian; on Spark a folder of part files).
+    output_separator
+        The field separator of a CSV or TSV ``output``: one ASCII character (default
+        ``,`` for ``.csv``, tab for ``.tsv``), whichever engine writes it.
     memory_share
         With ``engine="auto"``, stream a file whose table would take more than this share
         of the machine's memory (default 0.25).

@@ -109,6 +109,7 @@ from anonkit.io.cells import READ_OPTIONS, read_options
 from anonkit.io.stamps import file_stamp, note_source
 from anonkit.io.tables import read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
+from anonkit.io.write import output_format
 from anonkit.metrics.generalization import METRICS
 from anonkit.metrics.levels import model_attributes
 from anonkit.models.registry import model_from_config
@@ -533,7 +534,8 @@ def run_config(
 
     When the engine does not hold the records in memory (``streaming``, ``spark``, or
     ``auto`` choosing one of them), the input is not read but scanned, and the release is
-    written to ``output`` by the engine (required then); the result's ``release`` reads it.
+    written to ``output`` by the engine (required then), a CSV file with the ``[read]``
+    separator as the command writes one in memory; the result's ``release`` reads it.
     """
     kwargs = config.anonymize_kwargs()
     population = None
@@ -554,6 +556,9 @@ def run_config(
             spark: Any = get_engine("spark")  # Spark reads the text as [read] says
             source = spark.read_text(config.input, **config.read_kwargs())
         kwargs["engine"] = name
+        # a CSV release takes the [read] separator, as the command writes one in memory
+        if output_format(output) == "csv":
+            kwargs["output_separator"] = config.separator
         result = anonymize(
             source, progress=progress, population=population, output=output, **kwargs
         )

@@ -201,6 +201,7 @@ def test_parameters_are_stored_unchanged() -> None:
         "engine": "polars",
         "max_block_records": 1_000_000,
         "output": None,
+        "output_separator": None,
         "privacy": K2,
         "leak_check": True,
         "progress": None,

@@ -126,12 +126,6 @@ def anonymize_command(
                 f"The {name} engine always escapes formulas in CSV output; write Parquet or "
                 'drop csv_formulas = "keep".'
             )
-        if fmt == "csv" and cfg.separator not in (None, ","):
-            notes.print(
-                f"note: the {name} engine writes a CSV release with ',' (the \\[read] "
-                f"separator {cfg.separator!r} is how the input is read); in memory "
-                "(--engine polars) the release takes the input's separator.",
-            )
         _anonymize_streamed(cfg, target, summary, report, progress, quiet, notes)
         return
     with progress_reporter(progress, quiet=quiet) as bar:

@@ -121,13 +121,15 @@ class Engine(Protocol):
         are), with the number of records in ``COUNT``."""
         ...
 
-    def write(self, release: Any, path: Path) -> None:
+    def write(self, release: Any, path: Path, *, separator: str | None = None) -> None:
         """Write ``release`` (what :meth:`apply` returned) to ``path``, in the format its
-        extension names; nothing is left at ``path`` if the write fails."""
+        extension names (CSV and TSV with ``separator``: by default ``,`` and tab);
+        nothing is left at ``path`` if the write fails."""
         ...
 
-    def read(self, path: Path) -> Any:
-        """A file :meth:`write` wrote, in the engine's frame type (lazily when it can)."""
+    def read(self, path: Path, *, separator: str | None = None) -> Any:
+        """A file :meth:`write` wrote (with ``separator``), in the engine's frame type
+        (lazily when it can)."""
         ...
 
     def drop_suppressed(self, release: Any, columns: Names) -> Any:

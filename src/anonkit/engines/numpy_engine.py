@@ -110,11 +110,11 @@ class NumpyEngine(GroupingEngine):
         data = {c: [k[j] for k in keys] for j, c in enumerate(columns)}
         return pl.DataFrame({**data, COUNT: [rows[k] for k in keys]}).cast({COUNT: pl.Int64})
 
-    def read(self, path: Path) -> pl.DataFrame:
-        return read_table(path)
+    def read(self, path: Path, *, separator: str | None = None) -> pl.DataFrame:
+        return read_table(path, separator=separator)
 
-    def write(self, release: Any, path: Path) -> None:
-        write_table(_frame(release), path)
+    def write(self, release: Any, path: Path, *, separator: str | None = None) -> None:
+        write_table(_frame(release), path, separator=separator)
 
     def apply(self, source: Any, plan: ReleasePlan) -> pl.DataFrame:
         frame = _frame(source)

@@ -467,15 +467,17 @@ class PolarsEngine(GroupingEngine):
         grouped = _lazy(frame).group_by(list(columns)).agg(pl.len().alias(COUNT))
         return grouped.collect(engine=self._collect).cast({COUNT: pl.Int64})
 
-    def read(self, path: Path) -> pl.LazyFrame:
-        return _lazy(path)
+    def read(self, path: Path, *, separator: str | None = None) -> pl.LazyFrame:
+        if separator is None or table_format(Path(path)) == "parquet":
+            return _lazy(path)
+        return pl.scan_csv(path, separator=separator, infer_schema=False)
 
-    def write(self, release: Any, path: Path) -> None:
+    def write(self, release: Any, path: Path, *, separator: str | None = None) -> None:
         lazy = _lazy(release)
         fmt = output_format(path)
         with atomic_path(Path(path)) as tmp:
             if fmt == "parquet":
                 lazy.sink_parquet(tmp, engine=self._collect)
             else:
-                separator = "\t" if fmt == "tsv" else ","
-                escape_formulas_lazy(lazy).sink_csv(tmp, separator=separator, engine=self._collect)
+                sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
+                escape_formulas_lazy(lazy).sink_csv(tmp, separator=sep, engine=self._collect)

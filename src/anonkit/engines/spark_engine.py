@@ -58,6 +58,7 @@ from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formulas, read_csv
+from anonkit.engines.spark_frames import collect_frame, polars_types
 from anonkit.engines.spark_session import start_session
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import output_format
@@ -228,38 +229,6 @@ def _lookup(
             table = table.unionByName(extra)
     joined = frame.withColumn(join, key).join(F.broadcast(table), on=join, how="left")
     return joined.drop(join)
-
-
-_POLARS_TYPES: dict[str, pl.DataType] = {
-    "string": pl.String(),
-    "bigint": pl.Int64(),
-    "int": pl.Int32(),
-    "smallint": pl.Int16(),
-    "tinyint": pl.Int8(),
-    "double": pl.Float64(),
-    "float": pl.Float32(),
-    "boolean": pl.Boolean(),
-    "date": pl.Date(),
-}
-
-
-def polars_types(df: DataFrame) -> dict[str, pl.DataType | None]:
-    """Each column's polars type as :func:`collect_frame` reads it (``None``: left to polars
-    to infer from the Python values Spark gives)."""
-    return {f.name: _POLARS_TYPES.get(f.dataType.simpleString()) for f in df.schema.fields}
-
-
-def collect_frame(df: DataFrame) -> pl.DataFrame:
-    """A small Spark DataFrame collected into a polars frame (types other than numbers,
-    booleans, text and dates come as text)."""
-    from pyspark.sql import functions as F
-
-    schema = {f.name: _POLARS_TYPES.get(f.dataType.simpleString()) for f in df.schema.fields}
-    df = df.select(
-        *[F.col(c) if t is not None else F.col(c).cast("string") for c, t in schema.items()]
-    )
-    types = {c: t if t is not None else pl.String() for c, t in schema.items()}
-    return pl.DataFrame([tuple(r) for r in df.collect()], schema=types, orient="row")
 
 
 def _polars_text(values: Sequence[Any], dtype: DataType) -> list[str | None]:
@@ -532,19 +501,25 @@ class SparkEngine(GroupingEngine):
         engine's session; see :func:`~anonkit.engines.spark_csv.read_csv`."""
         return read_csv(self._session(), path, **read)
 
-    def read(self, path: str | Path) -> DataFrame:
-        # a release this engine wrote (comma-separated, UTF-8): no input checks to repeat
-        if str(path).lower().endswith((".csv", ".csv.gz")):
+    def read(self, path: str | Path, *, separator: str | None = None) -> DataFrame:
+        # a release this engine wrote (UTF-8, with ``separator``): no input checks to repeat
+        if separator is not None or str(path).lower().endswith((".csv", ".csv.gz")):
             return self._session().read.csv(
-                str(path), header=True, inferSchema=False, **CSV_QUOTING
+                str(path), header=True, inferSchema=False, sep=separator or ",", **CSV_QUOTING
             )
         return self.frame(path)
 
     def write(
-        self, release: Any, path: str | Path, check: Callable[[DataFrame], None] | None = None
+        self,
+        release: Any,
+        path: str | Path,
+        check: Callable[[DataFrame], None] | None = None,
+        *,
+        separator: str | None = None,
     ) -> None:
         """Write ``release`` as a Spark output directory at ``path`` (Parquet, or CSV/TSV
-        with a header line and formula-like cells escaped, as the extension says).
+        with a header line and formula-like cells escaped, as the extension says; CSV and
+        TSV with ``separator``, by default ``,`` and tab).
 
         Spark writes to a hidden sibling directory, which is renamed to ``path`` once the
         job has committed (an existing ``path`` is replaced); a failed job leaves
@@ -567,7 +542,7 @@ class SparkEngine(GroupingEngine):
         assert jvm is not None
         hadoop = jvm.org.apache.hadoop.fs.Path
         fs = hadoop(target).getFileSystem(session._jsc.hadoopConfiguration())  # noqa: SLF001
-        sep = "\t" if fmt == "tsv" else ","
+        sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
         try:
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)

@@ -532,9 +532,9 @@ class StreamingEngine(PolarsEngine):
         }
         return grouped.with_columns(decoded.values()).select([*columns, COUNT])
 
-    def write(self, release: Any, path: Path) -> None:
+    def write(self, release: Any, path: Path, *, separator: str | None = None) -> None:
         try:
-            super().write(release, path)
+            super().write(release, path, separator=separator)
         except _CHANGED:
             changed = self._changed(release)
             if changed is None:

@@ -554,6 +554,7 @@ class Placed(Estimator):
 
     engine: str
     output: str | Path | None
+    output_separator: str | None
 
     def _engine_choice(self, frame: Any, memory_share: float = 0.25) -> tuple[str, str]:
         """The engine the fit runs on and why (``engine="auto"``:
@@ -578,7 +579,8 @@ class Placed(Estimator):
             frame = read_table(frame)
         super()._fit(frame, columns)
         if self.output is not None:
-            write_table(to_polars(self.result_.release)[0], self.output)
+            release = to_polars(self.result_.release)[0]
+            write_table(release, self.output, separator=self.output_separator)
 
     def _fitted_elsewhere(self, result: AnonymizationResult, columns: Columns) -> None:
         """Keep the result of a fit through an engine that holds no records here."""

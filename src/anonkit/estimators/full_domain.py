@@ -24,7 +24,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit._validation import Constraint, Interval, Options, init_parameters
+from anonkit._validation import Constraint, Interval, Options, OrNone, Separator, init_parameters
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy_builders import pinned_spec
@@ -131,6 +131,9 @@ class FullDomain(Placed):
         A file (``.parquet``, ``.csv``, ``.tsv``) to write the release to, atomically and
         only once verified. With the streaming and Spark engines the result's ``release``
         then reads that file lazily.
+    output_separator
+        The field separator of a CSV or TSV ``output``: one ASCII character (default
+        ``,`` for ``.csv``, tab for ``.tsv``); every engine writes with it.
     memory_share
         With ``engine="auto"``: a file is streamed when its table would take more than
         this share of the machine's memory.
@@ -173,6 +176,7 @@ class FullDomain(Placed):
         "suppressed": Options(SUPPRESSED_MODES),
         "local_suppression": _LocalSuppression(),
         "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
+        "output_separator": OrNone(Separator()),
     }
 
     def __init__(
@@ -186,6 +190,7 @@ class FullDomain(Placed):
         local_suppression: bool | Mapping[str, float] = False,
         engine: str = "polars",
         output: str | Path | None = None,
+        output_separator: str | None = None,
         memory_share: float = 0.25,
         time_limit: float | None = None,
         max_nodes: int | None = None,
@@ -201,6 +206,7 @@ class FullDomain(Placed):
         self.local_suppression = local_suppression
         self.engine = engine
         self.output = output
+        self.output_separator = output_separator
         self.memory_share = memory_share
         self.time_limit = time_limit
         self.max_nodes = max_nodes

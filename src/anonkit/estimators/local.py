@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 
 import polars as pl
 
-from anonkit._validation import Boolean, Constraint, Interval, Options
+from anonkit._validation import Boolean, Constraint, Interval, Options, OrNone, Separator
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES
 from anonkit.algorithms.microaggregation.estimator import METHODS
 from anonkit.algorithms.mondrian.estimator import NUMERIC_RELEASES
@@ -305,6 +305,9 @@ class Mondrian(_Classes, Placed):
     output
         Write the release to this file once verified (on Spark: a folder of part files,
         verified from what was written and then renamed into place).
+    output_separator
+        The field separator of a CSV or TSV ``output``: one ASCII character (default
+        ``,`` for ``.csv``, tab for ``.tsv``); every engine writes with it.
     privacy, leak_check, progress
         As for every estimator (:class:`~anonkit.estimators.FullDomain`).
 
@@ -321,6 +324,7 @@ class Mondrian(_Classes, Placed):
         "numeric_release": Options(NUMERIC_RELEASES),
         "engine": Options(("polars", "spark", "streaming", "auto")),
         "max_block_records": Interval(int, 1),
+        "output_separator": OrNone(Separator()),
     }
 
     def __init__(
@@ -332,6 +336,7 @@ class Mondrian(_Classes, Placed):
         engine: str = "polars",
         max_block_records: int = 1_000_000,
         output: str | Path | None = None,
+        output_separator: str | None = None,
         privacy: Privacy | None = None,
         leak_check: bool = True,
         progress: Progress | None = None,
@@ -342,6 +347,7 @@ class Mondrian(_Classes, Placed):
         self.engine = engine
         self.max_block_records = max_block_records
         self.output = output
+        self.output_separator = output_separator
         self.privacy = privacy
         self.leak_check = leak_check
         self.progress = progress

@@ -188,6 +188,7 @@ def fit_out_of_core(
 
     check = TallyCheck(qi, wanted, models, n, limit, specs, by_name)
     expected = released_sizes(table, masked)
+    separator = estimator.output_separator  # of a CSV or TSV output
 
     def verify(release: Any) -> Verification:
         return _verify(engine, release, check, population, watch, expected)
@@ -198,8 +199,8 @@ def fit_out_of_core(
             # query, then the engine writes it (atomically, on that file system)
             start_stage(progress, "Verifying the release")
             verification = verify(engine.apply(source, masked))
-            engine.write(engine.apply(source, plan), output)  # type: ignore[arg-type]
-            release: Any = engine.read(output)  # type: ignore[arg-type]
+            engine.write(engine.apply(source, plan), output, separator=separator)  # type: ignore[arg-type]
+            release: Any = engine.read(output, separator=separator)  # type: ignore[arg-type]
         elif output is not None:
             dropping = estimator.suppressed == "drop" and outcome.suppressed
             verification, release = write_verified(
@@ -212,6 +213,7 @@ def fit_out_of_core(
                 final=(lambda staged: engine.drop_suppressed(staged, plan.columns))
                 if dropping
                 else None,
+                separator=separator,
             )
         else:
             start_stage(progress, "Verifying the release")

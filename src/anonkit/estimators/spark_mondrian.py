@@ -132,6 +132,7 @@ def fit_mondrian_spark(
         max_block_records=estimator.max_block_records,
         progress=progress,
         output=estimator.output,
+        separator=estimator.output_separator,
     )
     t2 = time.perf_counter()
 

@@ -175,16 +175,19 @@ def write_verified(
     engine: Engine,
     release: Any,
     output: str | Path,
-    verify: Callable[[Path], V],
+    verify: Callable[[Any], V],
     *,
     progress: Progress | None,
     final: Callable[[Any], Any] | None = None,
+    separator: str | None = None,
 ) -> tuple[V, Any]:
     """Write ``release`` to a staging file beside ``output``, verify what was written
-    (``verify`` of the staging file), then rename it to ``output``; with ``final``, write
-    ``final`` of the staging file read back there instead (the release as published,
-    derived from the one verified, not from another pass over the source, which may have
-    changed). The staging file is removed whatever happens.
+    (``verify`` of the staging file read back by the engine), then rename it to
+    ``output``; with ``final``, write ``final`` of the staging file read back there
+    instead (the release as published, derived from the one verified, not from another
+    pass over the source, which may have changed). The staging file is removed whatever
+    happens. A CSV or TSV release is written and read back with ``separator`` (default:
+    ``,`` and tab).
 
     Returns
     -------
@@ -194,16 +197,17 @@ def write_verified(
     out = Path(output)
     staging = out.with_name(f".{out.stem}.staging{out.suffix}")
     try:
-        engine.write(release, staging)
+        engine.write(release, staging, separator=separator)
         start_stage(progress, "Verifying the release")
-        verified = verify(staging)
+        written = engine.read(staging, separator=separator)
+        verified = verify(written)
         if final is None:
             _publish(staging, out)
         else:
-            engine.write(final(engine.read(staging)), out)
+            engine.write(final(written), out, separator=separator)
     finally:
         _remove(staging)
-    return verified, engine.read(out)
+    return verified, engine.read(out, separator=separator)
 
 
 def _remove(path: Path) -> None:

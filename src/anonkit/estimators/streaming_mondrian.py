@@ -163,7 +163,12 @@ def fit_mondrian_streaming(
     output = estimator.output
     if output is not None:
         (verification, tallied), released = write_verified(
-            engine, engine.apply_records(source, release), output, verify, progress=progress
+            engine,
+            engine.apply_records(source, release),
+            output,
+            verify,
+            progress=progress,
+            separator=estimator.output_separator,
         )
     else:
         released = engine.apply_records(source, release)

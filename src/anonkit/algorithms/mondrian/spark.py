@@ -205,6 +205,7 @@ def mondrian_spark(
     session: SparkSession | None = None,
     progress: Progress | None = None,
     output: str | Path | None = None,
+    separator: str | None = None,
 ) -> SparkMondrian:
     """Mondrian on a Spark DataFrame (see the module docstring).
 
@@ -238,6 +239,8 @@ def mondrian_spark(
         Write the release there (:meth:`~anonkit.engines.spark_engine.SparkEngine.write`:
         Parquet, CSV or TSV by the extension), verify what was written, and only then
         rename it into place; the returned release reads it.
+    separator
+        The field separator of a CSV or TSV ``output`` (default: ``,`` and tab).
 
     Returns
     -------
@@ -367,8 +370,13 @@ def mondrian_spark(
     else:
         checked: list[tuple[pl.DataFrame, Verification]] = []
         start_stage(progress, "Writing the release")
-        engine.write(release, output, check=lambda written: checked.append(verify(written)))
-        (tally, verification), release = checked[0], engine.read(output)
+        engine.write(
+            release,
+            output,
+            check=lambda written: checked.append(verify(written)),
+            separator=separator,
+        )
+        (tally, verification), release = checked[0], engine.read(output, separator=separator)
     largest = int(block_sizes.max())
     return SparkMondrian(
         release=release,
