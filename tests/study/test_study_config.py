@@ -114,6 +114,14 @@ def test_invalid_settings(changes: dict[str, object], message: str) -> None:
         StudyConfig(**changes)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("seed", [-1, 2**32])
+def test_seed_is_one_the_splitters_take(seed: int) -> None:
+    # scikit-learn takes random_state in [0, 2**32 - 1]: outside it the split failed later,
+    # blamed on test_size, or broke the process pool with a traceback
+    with pytest.raises(ParameterError, match="'seed' parameter of StudyConfig must be an int"):
+        StudyConfig(seed=seed)
+
+
 def test_unknown_classifier() -> None:
     with pytest.raises(UnknownNameError, match="Unknown classifier 'svm'; choose one of"):
         StudyConfig(classifiers=["svm"])

@@ -101,6 +101,8 @@ OWNER = "StudyConfig"
 BUILTIN_DATASETS: tuple[str, ...] = ("adult", "synthetic")
 #: Classifiers of a study unless configured (names of :mod:`anonkit.study.ml`).
 DEFAULT_CLASSIFIERS: tuple[str, ...] = CLASSIFIERS
+#: Largest seed: scikit-learn's ``random_state`` is an int in ``[0, 2**32 - 1]``.
+MAX_SEED = 2**32 - 1
 #: Adult's class column, the target of Kohavi's original task.
 ADULT_TARGET = "salary-class"
 #: Adult's quasi-identifiers read as numbers by Mondrian and microaggregation.
@@ -170,7 +172,8 @@ class StudyConfig:
     test_size
         Share of records held out when ``folds == 1``, in (0, 1).
     seed
-        Seed of the splits and of the classifiers.
+        Seed of the splits and of the classifiers, in ``[0, 2**32 - 1]`` (what
+        scikit-learn's ``random_state`` takes).
     workers
         Processes computing cells (default ``os.cpu_count()``; 1 runs in this process).
     output
@@ -362,7 +365,8 @@ class StudyConfig:
             self.test_size, "test_size", OWNER, low=0, high=1, closed="neither", noun="a share"
         )
         setter(self, "test_size", size)
-        setter(self, "seed", check_int(self.seed, "seed", OWNER))
+        # scikit-learn's random_state (splits, classifiers) takes [0, 2**32 - 1]
+        setter(self, "seed", check_int(self.seed, "seed", OWNER, low=0, high=MAX_SEED))
         if self.workers is not None:
             setter(self, "workers", check_int(self.workers, "workers", OWNER, low=1))
         for name in ("output", "cache"):
