@@ -34,3 +34,10 @@ def test_option_names_are_whole_on_an_80_column_terminal(command: str) -> None:
     assert "Usage" in out
     cut = [word for word in out.split() if word.startswith("-") and word.endswith("…")]
     assert not cut
+
+
+def test_positional_arguments_show_their_help() -> None:
+    """With click 8.5.0, typer's Argument(help=...) vanished from --help: `anonkit check
+    --help` showed `data PATH [required]` and nothing about what the file is."""
+    out = CliRunner().invoke(app, ["check", "--help"], env={"COLUMNS": "200"}).output
+    assert "Table to measure" in out
