@@ -145,3 +145,13 @@ def test_best_cells_show_whole_names_on_an_80_column_terminal(tmp_path: Path) ->
     best = result.stdout[result.stdout.index("Best cell per classifier") :]
     assert "…" not in best  # a name may wrap, but loses no character
     assert "hist_gradient_boos" in best and "greedy_merge" in best
+
+
+def test_a_config_file_among_the_outputs_is_refused(tmp_path: Path) -> None:
+    # a configuration named like an output in the output folder was written over
+    config = tmp_path / "study.json"
+    config.write_text(TINY.replace('output = "out"', 'output = "."'), encoding="utf-8")
+    line = one_error_line(runner.invoke(app, ["study", str(config)]), 2)
+    assert "study.json" in line and "Choose another output" in line
+    assert config.read_text(encoding="utf-8").startswith("\ndataset")
+    assert not (tmp_path / "cache").exists()

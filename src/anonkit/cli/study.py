@@ -214,6 +214,7 @@ def study_command(
     Ctrl-C stops it at once; the finished cells stay in the cache and a rerun resumes.
     """
     from anonkit.study.config import StudyConfig
+    from anonkit.study.outputs import check_outputs
     from anonkit.study.runner import run_study
 
     cfg = StudyConfig.from_toml(config)
@@ -226,6 +227,7 @@ def study_command(
         changes["k_values"] = parse_k_list(k)
     if changes:
         cfg = cfg.replace(**changes)
+    check_outputs(cfg, [config])  # the study's own checks do not know the configuration file
     start = time.perf_counter()
     bar = study_progress(progress, quiet)
     with bar:

@@ -12,7 +12,7 @@ import math
 import os
 import platform
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -22,12 +22,27 @@ import polars as pl
 from anonkit import __version__
 from anonkit._atomic import atomic_write, atomic_write_text
 from anonkit._frozen import FrozenDict
+from anonkit.io.write import check_output
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.cache import CellOutcome
 from anonkit.study.cells import LOSS_NAMES, STAGES
-from anonkit.study.config import StudyConfig
+from anonkit.study.config import BUILTIN_DATASETS, StudyConfig
 
-__all__ = ["COLUMNS", "assemble", "machine", "report_settings", "versions", "write_outputs"]
+__all__ = [
+    "COLUMNS",
+    "FILES",
+    "assemble",
+    "check_outputs",
+    "machine",
+    "report_settings",
+    "versions",
+    "write_outputs",
+]
+
+#: The files a study writes into its output folder, by their name in ``StudyResult.paths``.
+FILES: Mapping[str, str] = FrozenDict(
+    {"results": "results.csv", "study": "study.json", "report": "report.html"}
+)
 
 _FIRST: dict[str, type[pl.DataType]] = {
     "dataset": pl.String,
@@ -149,6 +164,34 @@ def report_settings(config: StudyConfig) -> dict[str, Any]:
     }
 
 
+def check_outputs(config: StudyConfig, sources: Iterable[object] = ()) -> None:
+    """Refuse, before any cell runs, output files that name a file the study reads (its
+    dataset, a hierarchy file, or one of ``sources``, such as the configuration file), or
+    an output folder that cannot take them (:func:`anonkit.io.write.check_output`).
+
+    Raises
+    ------
+    OutputIsInputError, OutputLocationError
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> check_outputs(StudyConfig(output=folder), [folder / "study.toml"])
+    >>> try:
+    ...     check_outputs(StudyConfig(output=folder), [folder / "results.csv"])
+    ... except ValueError as err:
+    ...     print(type(err).__name__)
+    OutputIsInputError
+    """
+    read: list[object] = list(config.hierarchies.values())
+    if config.dataset not in BUILTIN_DATASETS:
+        read.append(config.dataset)
+    read.extend(sources)
+    for name in FILES.values():
+        check_output(Path(config.output) / name, read)
+
+
 def write_outputs(
     config: StudyConfig,
     frame: pl.DataFrame,
@@ -159,10 +202,10 @@ def write_outputs(
     given) and ``study.json``, atomically."""
     folder = Path(config.output)
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {"results": folder / "results.csv", "study": folder / "study.json"}
+    paths = {"results": folder / FILES["results"], "study": folder / FILES["study"]}
     atomic_write(paths["results"], lambda tmp: frame.write_csv(tmp))
     if writer is not None:
-        paths["report"] = folder / "report.html"
+        paths["report"] = folder / FILES["report"]
         writer(
             frame,
             paths["report"],
