@@ -202,3 +202,79 @@ def test_spawn_pool_gives_the_same_table(study: StudyResult, tmp_path: Path) -> 
     assert pooled.cells_computed == 10 and calls[-1] == 10
     drop = [c for c in COLUMNS if c.startswith("seconds_")]
     assert pooled.frame.drop(drop).equals(study.frame.drop(drop))
+
+
+def test_cached_cells_take_the_names_of_the_current_grid(tmp_path: Path) -> None:
+    # a cell computed when the study had one suppression limit ("flash:loss") is reused
+    # when it has two, where a fresh run names it "flash:loss@0%"
+    cfg = tiny(tmp_path / "a", sample=600, k_values=[10], algorithms=[SPECS[0]])
+    run_study(cfg)
+    varied = cfg.replace(suppression_limits=(0.0, 0.05))
+    resumed = run_study(varied)
+    assert resumed.cells_cached == 2
+    fresh = run_study(varied.replace(output=tmp_path / "b"), use_cache=False)
+    assert resumed.frame["cell"].to_list() == fresh.frame["cell"].to_list()
+    assert "flash:loss@0%" in resumed.frame["cell"].to_list()
+    drop = [c for c in COLUMNS if c.startswith("seconds_")]
+    assert resumed.frame.drop(drop).equals(fresh.frame.drop(drop))
+
+
+def test_no_cache_does_not_read_the_scores_of_releases(tmp_path: Path) -> None:
+    cfg = tiny(tmp_path, sample=600, k_values=[10], algorithms=[SPECS[0]])
+    first = run_study(cfg)
+    for path in (cfg.cache_folder / "releases").glob("*.json"):
+        rows = json.loads(path.read_text())
+        path.write_text(json.dumps([{**row, "accuracy": 0.125} for row in rows]))
+    fresh = run_study(cfg, use_cache=False)
+    assert 0.125 not in fresh.frame["accuracy"].to_list()
+    assert fresh.frame["accuracy"].to_list() == first.frame["accuracy"].to_list()
+
+
+def test_split_errors_raise_before_the_pool_starts(tmp_path: Path) -> None:
+    from anonkit.exceptions import ParameterError
+
+    cfg = tiny(tmp_path, sample=600, k_values=[10], algorithms=[SPECS[0]], folds=5000, workers=2)
+    with pytest.raises(ParameterError, match="'folds' parameter"):
+        run_study(cfg)
+    assert not cfg.cache_folder.exists()
+
+
+def test_a_failed_worker_start_is_the_error_of_its_first_task(tmp_path: Path) -> None:
+    # an exception in the pool's initializer breaks the pool ("BrokenProcessPool" and a
+    # traceback per worker); kept, it is raised by the worker's tasks and reaches the caller
+    from anonkit.exceptions import DataError
+    from anonkit.study import cells
+
+    cfg = tiny(tmp_path, sample=600, k_values=[10], algorithms=[SPECS[0]])
+    cells._init_worker(cfg, "another fingerprint")
+    with pytest.raises(DataError, match="dataset changed"):
+        cells._run_in_worker(())
+
+
+@pytest.mark.parametrize("role", ["dataset", "hierarchy"])
+def test_an_output_file_that_is_an_input_is_refused(tmp_path: Path, role: str) -> None:
+    # results.csv written over the table (or a hierarchy) the study reads
+    from anonkit.datasets import load_adult
+    from anonkit.exceptions import OutputIsInputError
+
+    frame, _ = load_adult()
+    data = tmp_path / ("results.csv" if role == "dataset" else "data.csv")
+    frame.head(300).write_csv(data)
+    race = tmp_path / ("results.csv" if role == "hierarchy" else "race.csv")
+    values = sorted(set(frame["race"]))
+    race.write_text("".join(f"{v},*\n" for v in values), encoding="utf-8")
+    before = {p: p.read_bytes() for p in (data, race)}
+    cfg = StudyConfig(
+        dataset=str(data),
+        target="salary-class",
+        quasi_identifiers=["sex", "race"],
+        hierarchies={"race": str(race)},
+        k_values=[5],
+        algorithms=[SPECS[0]],
+        classifiers=[CLASSIFIER],
+        workers=1,
+        output=tmp_path,
+    )
+    with pytest.raises(OutputIsInputError, match="results.csv"):
+        run_study(cfg)
+    assert {p: p.read_bytes() for p in before} == before and not cfg.cache_folder.exists()

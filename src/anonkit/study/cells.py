@@ -101,11 +101,16 @@ class CellWorker:
     """Computes cells; holds the data, the splits and the utility setup of one study.
 
     One lives in every worker process (created once by the pool initializer), or in the
-    calling process when the study runs with one worker.
+    calling process when the study runs with one worker. ``use_cache=False`` (``anonkit
+    study --no-cache``) trains on every release again instead of reading the scores of an
+    equal release from the study's cache (they are still written there).
     """
 
-    def __init__(self, config: StudyConfig, data: StudyData | None = None) -> None:
+    def __init__(
+        self, config: StudyConfig, data: StudyData | None = None, *, use_cache: bool = True
+    ) -> None:
         self.config = config
+        self.use_cache = use_cache
         self.data = data if data is not None else load_study_data(config)
         self.qi = tuple(config.quasi_identifiers or ())
         self.numeric = tuple(config.numeric or ())
@@ -343,7 +348,7 @@ class CellWorker:
         if key in self._scored:
             return self._scored[key]
         path = self._scores_path(key)
-        if not path.is_file():
+        if not self.use_cache or not path.is_file():
             return None
         try:
             rows = json.loads(path.read_text(encoding="utf-8"))
@@ -435,18 +440,32 @@ class CellWorker:
 
 # ------------------------------------------------------------------------------ pool
 _WORKER: CellWorker | None = None
+#: Why the pool initializer could not build :data:`_WORKER`: raised by every task.
+_START_ERROR: Exception | None = None
 
 
-def _init_worker(config: StudyConfig, fingerprint: str) -> None:
-    """Pool initializer: load the data and split it once per process."""
-    global _WORKER
-    worker = CellWorker(config)
-    if worker.data.fingerprint != fingerprint:
-        raise DataError("The study's dataset changed while the study was starting.")
+def _init_worker(config: StudyConfig, fingerprint: str, use_cache: bool = True) -> None:
+    """Pool initializer: load the data and split it once per process.
+
+    An error is kept and raised by the process's tasks, so that it reaches the caller as
+    itself: raised here, it would break the pool (``BrokenProcessPool``, a traceback per
+    worker) and be lost.
+    """
+    global _WORKER, _START_ERROR
+    _WORKER, _START_ERROR = None, None
+    try:
+        worker = CellWorker(config, use_cache=use_cache)
+        if worker.data.fingerprint != fingerprint:
+            raise DataError("The study's dataset changed while the study was starting.")
+    except Exception as err:
+        _START_ERROR = err
+        return
     _WORKER = worker
 
 
 def _run_in_worker(batch: tuple[Cell, ...]) -> tuple[CellOutcome, ...]:
+    if _START_ERROR is not None:
+        raise _START_ERROR
     assert _WORKER is not None, "the pool initializer did not run"
     return tuple(_WORKER.run(cell) for cell in batch)
 
@@ -480,11 +499,14 @@ def run_cells_in_processes(
     todo: Sequence[int],
     workers: int,
     finished: Callable[[int, CellOutcome], None],
+    *,
+    use_cache: bool = True,
 ) -> None:
     """Compute ``cells[i]`` for every ``i`` in ``todo`` in ``workers`` processes.
 
     Each process builds one :class:`CellWorker` (checking that the data still has
-    ``fingerprint``); ``finished(i, outcome)`` runs in this process as each cell ends.
+    ``fingerprint``; ``use_cache`` as there); ``finished(i, outcome)`` runs in this
+    process as each cell ends.
     The cells of one split and requested k go to one process as one task
     (:func:`batches`): a release that several settings share (a suppression limit that
     suppresses nothing more, Incognito's optimum, which is Flash's) is then trained once
@@ -503,5 +525,5 @@ def run_cells_in_processes(
         done,
         workers=workers,
         initializer=_init_worker,
-        initargs=(config, fingerprint),
+        initargs=(config, fingerprint, use_cache),
     )

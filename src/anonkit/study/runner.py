@@ -26,6 +26,7 @@ PPAI workshop at AAAI 2020 (seed 004).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -40,8 +41,15 @@ from anonkit.study.analysis import cell_rows
 from anonkit.study.cache import CellCache, CellOutcome
 from anonkit.study.cells import STAGES, CellWorker, run_cells_in_processes
 from anonkit.study.config import StudyConfig
-from anonkit.study.grid import cell_key, load_study_data, split_indices, study_cells
-from anonkit.study.outputs import COLUMNS, assemble, machine, versions, write_outputs
+from anonkit.study.grid import Cell, cell_key, load_study_data, split_indices, study_cells
+from anonkit.study.outputs import (
+    COLUMNS,
+    assemble,
+    check_outputs,
+    machine,
+    versions,
+    write_outputs,
+)
 from anonkit.study.setup import EVALUATIONS
 
 __all__ = ["COLUMNS", "EVALUATIONS", "Progress", "StudyResult", "cached_results", "run_study"]
@@ -121,6 +129,18 @@ def _report_writer() -> Callable[..., Any] | None:
 
 
 # ------------------------------------------------------------------------------ run
+def _in_grid(outcome: CellOutcome, cell: Cell) -> CellOutcome:
+    """A cached outcome under the name and suppression limit ``cell`` has in this grid.
+
+    The cache key leaves out what only names a cell: ``flash:loss`` of a study with one
+    suppression limit is ``flash:loss@0%`` in one that varies it, the same figures.
+    """
+    if cell.spec is None:
+        return outcome
+    named = {"cell": cell.name, "suppression_limit": cell.suppression}
+    return dataclasses.replace(outcome, rows=tuple({**row, **named} for row in outcome.rows))
+
+
 def run_study(
     config: StudyConfig, *, progress: Progress | None = None, use_cache: bool = True
 ) -> StudyResult:
@@ -134,8 +154,10 @@ def run_study(
         Called as ``progress(done, total)`` in cells, once with the cells found in the
         cache and after every computed cell.
     use_cache
-        ``False`` computes every cell afresh (finished cells are still written to the
-        cache, so a later run can resume from them).
+        ``False`` computes every cell afresh and trains on every release again, reading
+        neither the finished cells nor the scores of releases from the cache (both are
+        still written there, so a later run can resume from them). Cells read from the
+        cache take the name and suppression limit of this grid.
 
     Returns
     -------
@@ -145,6 +167,9 @@ def run_study(
     ------
     UnknownColumnError, InputFileError, DataError, ParameterError
         If the dataset cannot be loaded or split as configured (before any cell runs).
+    OutputIsInputError, OutputLocationError
+        If an output file (``results.csv``, ``study.json``, ``report.html``) is one the
+        study reads, or the output folder cannot take files (before any cell runs).
         Cells that fail (a k larger than the training split, ...) do not raise: their
         rows carry ``status = "error: ..."``.
 
@@ -158,7 +183,16 @@ def run_study(
     >>> result.frame.select("k", "cell", "accuracy_drop", "loss_ncp")  # doctest: +SKIP
     """
     start = time.perf_counter()
+    check_outputs(config)
     data = load_study_data(config)
+    # split here, before any cell: a split error in the process pool's workers broke it
+    train, test = split_indices(
+        data.frame[str(config.target)],
+        folds=config.folds,
+        test_size=config.test_size,
+        seed=config.seed,
+        repeats=config.repeats,
+    )[0]
     cells = study_cells(config)
     keys = [cell_key(cell, config, data.fingerprint) for cell in cells]
     cache = CellCache(config.cache_folder)
@@ -167,7 +201,7 @@ def run_study(
         for i, key in enumerate(keys):
             found = cache.read(key)
             if found is not None:
-                outcomes[i] = found
+                outcomes[i] = _in_grid(found, cells[i])
     cached = len(outcomes)
     total = len(cells)
     if progress is not None:
@@ -182,23 +216,18 @@ def run_study(
     todo = [i for i in range(total) if i not in outcomes]
     workers = min(config.n_workers, len(todo))
     if workers == 1:
-        worker = CellWorker(config, data)
+        worker = CellWorker(config, data, use_cache=use_cache)
         for i in todo:
             finished(i, worker.run(cells[i]))
     elif workers > 1:
-        run_cells_in_processes(config, data.fingerprint, cells, todo, workers, finished)
+        run_cells_in_processes(
+            config, data.fingerprint, cells, todo, workers, finished, use_cache=use_cache
+        )
 
     ordered = [outcomes[i] for i in range(total)]
     frame = assemble(ordered)
     timing = {s: float(sum(o.seconds.get(s, 0.0) for o in ordered)) for s in STAGES}
     failed = sum(1 for o in ordered if not o.ok)
-    train, test = split_indices(
-        data.frame[str(config.target)],
-        folds=config.folds,
-        test_size=config.test_size,
-        seed=config.seed,
-        repeats=config.repeats,
-    )[0]
     timing["wall"] = time.perf_counter() - start
     summary = {
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -245,5 +274,5 @@ def cached_results(config: StudyConfig) -> tuple[pl.DataFrame, int, int]:
     cache = CellCache(config.cache_folder)
     found = [(cell, cache.read(cell_key(cell, config, data.fingerprint))) for cell in cells]
     incomplete = {c.fold for c, o in found if o is None}
-    outcomes = [o for c, o in found if o is not None and c.fold not in incomplete]
+    outcomes = [_in_grid(o, c) for c, o in found if o is not None and c.fold not in incomplete]
     return assemble(outcomes), len(outcomes), len(cells)
