@@ -166,3 +166,40 @@ def test_reproduce_seed000_passes_quick_and_data_to_the_study(
     )
     assert done.exit_code == 0, done.output
     assert seen["quick"] is True and seen["data"] == tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["seed000", "--k", "5"], "--k"),
+        (["seed000", "--costs", "nllm"], "--costs"),
+        (["seed000", "--order", "random"], "--order"),
+        (["seed000", "--seed", "3"], "--seed"),
+        (["seed000", "--small-class", "queue"], "--small-class"),
+        (["seed000", "--leaves", "data"], "--leaves"),
+        (["seed000", "--no-fusion"], "--no-fusion"),
+        (["mauger2020", "--data", "."], "--data"),
+    ],
+)
+def test_options_of_the_other_experiment_are_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, args: list[str], option: str
+) -> None:
+    # they were ignored without a word: seed000 ran its whole grid despite --k 5
+    from anonkit.study import seed000
+
+    def never(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the experiment ran")
+
+    monkeypatch.setattr(seed000, "reproduce", never)
+    monkeypatch.setattr(mauger2020, "reproduce", never)
+    monkeypatch.setattr(mauger2020, "run_study", never)
+    result = runner.invoke(app, ["reproduce", *args, "-o", str(tmp_path), "-w", "1"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"'{option}' parameter of anonkit reproduce" in lines[0]
+
+
+def test_a_bad_k_names_the_reproduce_command() -> None:
+    result = runner.invoke(app, ["reproduce", "mauger2020", "--k", "2,x"])
+    assert result.exit_code == 2
+    assert "'--k' parameter of anonkit reproduce mauger2020" in result.stderr

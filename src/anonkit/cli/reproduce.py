@@ -114,21 +114,24 @@ def reproduce_command(
     """Re-run a published experiment (mauger2020 or seed000) beside the paper's numbers."""
     if experiment not in EXPERIMENTS:
         raise UnknownNameError("experiment", experiment, EXPERIMENTS)
+    grid_options: dict[str, tuple[object, object]] = {  # option: (value, default)
+        "--k": (k, None),
+        "--costs": (costs, None),
+        "--order": (order, "codes"),
+        "--seed": (seed, 0),
+        "--small-class": (small_class, "first"),
+        "--leaves": (leaves, "hierarchy"),
+        "--no-fusion": (no_fusion, False),
+    }
+    given = {name: value for name, (value, default) in grid_options.items() if value != default}
     if experiment == "seed000":
+        _refuse(given, "seed000", "an option of mauger2020; seed000 runs its fixed design")
         _seed000(output, workers, quick, data, quiet, progress)
         return
+    _refuse({} if data is None else {"--data": str(data)}, "mauger2020", "an option of seed000")
     from anonkit.study import mauger2020
 
-    grid = (
-        k is not None
-        or costs is not None
-        or order != "codes"
-        or seed != 0
-        or small_class != "first"
-        or leaves != "hierarchy"
-        or no_fusion
-    )
-    if not grid:
+    if not given:
         _mauger_study(output, workers, quick, quiet, progress)
         return
     if quick:
@@ -147,7 +150,7 @@ def reproduce_command(
         "workers": workers,
     }
     if k is not None:
-        options["k_values"] = parse_k_list(k)
+        options["k_values"] = parse_k_list(k, "anonkit reproduce mauger2020")
     if costs is not None:
         options["costs"] = _names(costs)
     with study_progress(progress, quiet) as bar:
@@ -159,6 +162,13 @@ def reproduce_command(
         console.print("wrote " + ", ".join(str(p) for p in written.values()), markup=False)
     else:
         console.print(rep.to_markdown(), markup=False, highlight=False, soft_wrap=True)
+
+
+def _refuse(options: dict[str, object], experiment: str, why: str) -> None:
+    """Options that the experiment does not read are an error, not ignored."""
+    if options:
+        name, value = next(iter(options.items()))
+        raise ParameterError(name, "anonkit reproduce", f"left out for {experiment} ({why})", value)
 
 
 def _mauger_study(

@@ -48,8 +48,8 @@ StudyProgressOption = Annotated[
 ]
 
 
-def parse_k_list(text: str) -> tuple[int, ...]:
-    """The k values of ``--k 2,5,10``.
+def parse_k_list(text: str, command: str = "anonkit study") -> tuple[int, ...]:
+    """The k values of ``--k 2,5,10`` (an error names ``command``).
 
     Examples
     --------
@@ -62,7 +62,7 @@ def parse_k_list(text: str) -> tuple[int, ...]:
     except ValueError:
         values = ()
     if not values or any(v < 1 for v in values):
-        raise ParameterError("--k", "anonkit study", "a comma-separated list of ints >= 1", text)
+        raise ParameterError("--k", command, "a comma-separated list of ints >= 1", text)
     return values
 
 
