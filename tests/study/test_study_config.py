@@ -122,6 +122,17 @@ def test_seed_is_one_the_splitters_take(seed: int) -> None:
         StudyConfig(seed=seed)
 
 
+def test_suppression_limit_and_its_grid_agree() -> None:
+    # replace() kept the grid derived from the old limit: the new limit was never run
+    cfg = StudyConfig(suppression_limit=0.1).replace(suppression_limit=0.2)
+    assert cfg.suppression_limits == (0.2,)
+    assert StudyConfig(suppression_limits=[0.0, 0.05]).suppression_limit == 0.0
+    assert StudyConfig(suppression_limit=0.05, suppression_limits=[0.0, 0.05]).suppression_limits
+    # both given, the single limit outside the grid: one of them would be ignored
+    with pytest.raises(ParameterError, match="'suppression_limit' parameter of StudyConfig"):
+        StudyConfig(suppression_limit=0.1, suppression_limits=[0.0, 0.05])
+
+
 def test_unknown_classifier() -> None:
     with pytest.raises(UnknownNameError, match="Unknown classifier 'svm'; choose one of"):
         StudyConfig(classifiers=["svm"])

@@ -156,7 +156,8 @@ class StudyConfig:
     suppression_limits
         Several suppression limits, a dimension of the grid: every full-domain algorithm
         runs once per limit (cell label ``flash:loss@1%``); local-recoding algorithms,
-        which do not suppress, run once. Default: ``(suppression_limit,)``.
+        which do not suppress, run once. Default: ``(suppression_limit,)``. Given with a
+        ``suppression_limit`` other than 0, that limit must be one of them.
     classifiers
         Classifier names of :mod:`anonkit.study.ml`.
     folds
@@ -337,16 +338,21 @@ class StudyConfig:
             raise ParameterError(
                 "suppression_limits", OWNER, "a non-empty list of shares in [0, 1]", limits
             )
-        setter(
-            self,
-            "suppression_limits",
-            tuple(
-                dict.fromkeys(
-                    check_real(v, "suppression_limits", OWNER, low=0, high=1, noun="a share")
-                    for v in limits
-                )
-            ),
+        limits = tuple(
+            dict.fromkeys(
+                check_real(v, "suppression_limits", OWNER, low=0, high=1, noun="a share")
+                for v in limits
+            )
         )
+        if limit != 0.0 and limit not in limits:  # 0.0, the default, says nothing
+            raise ParameterError(
+                "suppression_limit",
+                OWNER,
+                f"one of suppression_limits {list(limits)} when both are given (the grid "
+                "runs suppression_limits only)",
+                limit,
+            )
+        setter(self, "suppression_limits", limits)
         if not isinstance(self.tuning, bool):
             raise ParameterError("tuning", OWNER, "true or false", self.tuning)
         classifiers = _names(self.classifiers, "classifiers")
@@ -410,6 +416,12 @@ class StudyConfig:
     def replace(self, **changes: Any) -> StudyConfig:
         """A copy with some settings changed (validated again)."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if (
+            "suppression_limit" in changes
+            and "suppression_limits" not in changes
+            and self.suppression_limits == (self.suppression_limit,)
+        ):
+            values["suppression_limits"] = None  # derived from the limit: derive it again
         values.update(changes)
         return StudyConfig(**values)
 
