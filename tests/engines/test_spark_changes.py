@@ -107,3 +107,41 @@ def test_without_a_file_to_compare_the_class_sizes_tell(
     source = spark.read.csv(str(data), header=True, inferSchema=False)
     err = _run_changed(spark, monkeypatch, tmp_path, adult, _swapped(frame), source, data)
     assert err.source is None
+
+
+@pytest.mark.parametrize("change", ["appended", "swapped"])
+def test_mondrian_on_spark_names_a_changed_file(
+    spark: Any,
+    adult: tuple[pl.DataFrame, dict[str, Path]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    change: str,
+) -> None:
+    """Mondrian on Spark reads the input to count it, then to partition and release it:
+    records appended ended in the verification's internal error, a leaf swapped was
+    released unseen."""
+    frame, paths = adult[0].select(QI).head(3000), adult[1]
+    data = tmp_path / "adult.csv"
+    frame.write_csv(data)
+    changed = pl.concat([frame, frame.head(50)]) if change == "appended" else _swapped(frame)
+    count = SparkEngine.group_counts
+
+    def count_then_change(self: SparkEngine, *args: Any) -> Any:
+        counts = count(self, *args)
+        changed.write_csv(data)
+        return counts
+
+    monkeypatch.setattr(SparkEngine, "group_counts", count_then_change)
+    out = tmp_path / "out" / "release.parquet"
+    with pytest.raises(InputChangedError) as caught:
+        anonkit.anonymize(
+            str(data),
+            engine="spark",
+            algorithm="mondrian",
+            output=out,
+            quasi_identifiers=QI,
+            hierarchies={c: paths[c] for c in QI},
+            k=5,
+        )
+    assert caught.value.source == str(data)
+    assert not out.parent.exists() or list(out.parent.iterdir()) == []

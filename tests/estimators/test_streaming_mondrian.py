@@ -133,6 +133,7 @@ def test_an_input_changed_after_it_was_read_leaves_no_output(
             **_keywords(hierarchies, k=5),
         )
     assert caught.value.column == column
+    assert caught.value.source == str(parquet)  # the message names the file
     assert not out.parent.exists() or list(out.parent.iterdir()) == []
 
 

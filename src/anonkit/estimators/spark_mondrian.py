@@ -19,6 +19,10 @@ steps every estimator runs, through the Spark engine instead of a table in memor
    (:mod:`anonkit.evaluate_spark`'s group-bys) are measured without collecting the
    records.
 
+A local input file is watched between the passes (:mod:`anonkit.estimators.input_watch`):
+one that changed after the fit began, or a release with more or fewer records than the
+count, is an ``InputChangedError`` naming it, and nothing is published.
+
 The result's ``release`` is a Spark DataFrame (reading ``output`` when given).
 """
 
@@ -38,7 +42,9 @@ from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import DETAIL as BARE
 from anonkit.estimators.bare import starred_everywhere
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
+from anonkit.estimators.input_watch import InputWatch
 from anonkit.estimators.steps import engine_roles, head_leak_check, local_result, refuse_numeric
+from anonkit.exceptions import InputChangedError
 from anonkit.metrics.classes import profile_sizes, tally_sizes
 from anonkit.models import split_k_anonymity
 from anonkit.progress import start_stage
@@ -108,6 +114,7 @@ def fit_mondrian_spark(
     refuse_numeric(columns.numeric, "spark", "on Spark, ")
     qi, specs = columns.quasi_identifiers, columns.specs
     engine = SparkEngine()
+    watch = InputWatch.start(frame)  # a path, or a DataFrame read_csv noted
     df = engine.frame(frame)
     names = list(df.columns)
     models = privacy.checked(2**62)  # k against the records: mondrian_spark, once counted
@@ -121,19 +128,26 @@ def fit_mondrian_spark(
     kept = df.select(*[f"`{c}`" for c in names if c not in dropped])
     t1 = time.perf_counter()
 
-    out = mondrian_spark(
-        kept,
-        quasi_identifiers=qi,
-        hierarchies=hierarchies,
-        models=models,
-        sensitive_hierarchies=sens_h,
-        mode=estimator.mode,
-        split=estimator.split,
-        max_block_records=estimator.max_block_records,
-        progress=progress,
-        output=estimator.output,
-        separator=estimator.output_separator,
-    )
+    try:
+        out = mondrian_spark(
+            kept,
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            models=models,
+            sensitive_hierarchies=sens_h,
+            mode=estimator.mode,
+            split=estimator.split,
+            max_block_records=estimator.max_block_records,
+            progress=progress,
+            output=estimator.output,
+            separator=estimator.output_separator,
+            check_input=watch.check,
+        )
+    except InputChangedError as err:  # the count's check names no file
+        raise watch.named(err) from None
+    except Exception:
+        watch.check()  # a pass that failed on a file that changed: say so
+        raise
     t2 = time.perf_counter()
 
     sizes, suppressed = tally_sizes(out.tally, qi, COUNT)

@@ -22,6 +22,10 @@ on sits in memory:
    released labels, as every release is verified) and then renamed; without, the query
    itself is tallied and verified and returned as a ``polars.LazyFrame``.
 
+The input file is watched between the passes as in the full-domain fit
+(:mod:`anonkit.estimators.input_watch`): an ``InputChangedError`` names it, and a file
+that changed after the first pass is refused before the release is published.
+
 Loss metrics are not measured (as for every local estimator on more than
 :data:`~anonkit.estimators.local.LARGE_TABLE` records): :func:`anonkit.evaluate` measures
 them on the release.
@@ -44,6 +48,7 @@ from anonkit.engines.streaming_engine import RecordRelease, StreamingEngine, rec
 from anonkit.estimators.bare import DETAIL as BARE
 from anonkit.estimators.bare import starred_everywhere
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
+from anonkit.estimators.input_watch import InputWatch
 from anonkit.estimators.steps import (
     TallyCheck,
     engine_roles,
@@ -103,6 +108,7 @@ def fit_mondrian_streaming(
         )
     qi, specs = columns.quasi_identifiers, columns.specs
     engine = StreamingEngine()
+    watch = InputWatch.start(source)  # before the first pass: scan_table's checks read it
     source = streamed_source(source, engine)
     schema, wanted = engine_roles(engine, source, columns, models)
     safety = head_leak_check(estimator, engine, source, qi, schema)
@@ -111,7 +117,11 @@ def fit_mondrian_streaming(
     hierarchies = resolve_hierarchies(engine, source, qi, specs)
     given = [c for c in wanted if c in specs]
     sens_h = dict(zip(given, resolve_hierarchies(engine, source, given, specs), strict=True))
-    codes = engine.record_codes(source, qi, hierarchies)
+    try:
+        codes = engine.record_codes(source, qi, hierarchies)
+    except Exception:
+        watch.check()  # a pass that failed on a file that changed: say so
+        raise
     n = int(codes[0].shape[0])
     models = privacy.checked(n)
     sens = [
@@ -158,22 +168,30 @@ def fit_mondrian_streaming(
     check = TallyCheck(qi, wanted, models, n, limit, specs, dict(zip(qi, hierarchies, strict=True)))
 
     def verify(written: Any) -> tuple[Verification, pl.DataFrame]:
-        return _verify(engine, written, check, tables)
+        verified = _verify(engine, written, check, tables)
+        watch.check()  # before the release is published
+        return verified
 
     output = estimator.output
-    if output is not None:
-        (verification, tallied), released = write_verified(
-            engine,
-            engine.apply_records(source, release),
-            output,
-            verify,
-            progress=progress,
-            separator=estimator.output_separator,
-        )
-    else:
-        released = engine.apply_records(source, release)
-        start_stage(progress, "Verifying the release")
-        verification, tallied = verify(released)
+    try:
+        if output is not None:
+            (verification, tallied), released = write_verified(
+                engine,
+                engine.apply_records(source, release),
+                output,
+                verify,
+                progress=progress,
+                separator=estimator.output_separator,
+            )
+        else:
+            released = engine.apply_records(source, release)
+            start_stage(progress, "Verifying the release")
+            verification, tallied = verify(released)
+    except InputChangedError as err:  # the engine's own names no file
+        raise watch.named(err) from None
+    except Exception:
+        watch.check()  # a pass that failed on a file that changed: say so
+        raise
     sizes, starred = tally_sizes(tallied, qi, COUNT)
     bare = starred_everywhere(tallied, columns)
     if bare:

@@ -39,7 +39,7 @@ of the records is Spark's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,7 +60,12 @@ from anonkit.algorithms.mondrian.spark_blocks import (
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import sensitive_labels
 from anonkit.engines.counting import COUNT, check_counts
-from anonkit.exceptions import DataError, ParameterError, PrivacyUnattainableError
+from anonkit.exceptions import (
+    DataError,
+    InputChangedError,
+    ParameterError,
+    PrivacyUnattainableError,
+)
 from anonkit.models import KAnonymity, PrivacyModel, split_k_anonymity
 from anonkit.models.base import SENSITIVE_HISTOGRAM
 from anonkit.models.judge import SensitiveSource, first_violated, summarize_classes
@@ -206,6 +211,7 @@ def mondrian_spark(
     progress: Progress | None = None,
     output: str | Path | None = None,
     separator: str | None = None,
+    check_input: Callable[[], None] | None = None,
 ) -> SparkMondrian:
     """Mondrian on a Spark DataFrame (see the module docstring).
 
@@ -241,6 +247,9 @@ def mondrian_spark(
         rename it into place; the returned release reads it.
     separator
         The field separator of a CSV or TSV ``output`` (default: ``,`` and tab).
+    check_input
+        Called once the release is tallied, before it is published: raises if the
+        input changed since it was counted (the caller's check of its file).
 
     Returns
     -------
@@ -255,6 +264,9 @@ def mondrian_spark(
         As the default engine raises them for the same data.
     PrivacyUnattainableError
         If the whole table, taken as one class, does not satisfy the models.
+    InputChangedError
+        If the release holds more or fewer records than were counted (the input changed
+        between the count and the release pass), or ``check_input`` raises it.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
@@ -355,6 +367,11 @@ def mondrian_spark(
     def verify(written: DataFrame) -> tuple[pl.DataFrame, Verification]:
         start_stage(progress, "Verifying the release")
         tally = engine.tally(written, [*qi, *wanted])
+        read = int(tally[COUNT].sum())
+        if read != n_records:  # a record no block holds is left out by the join
+            raise InputChangedError(None, abs(read - n_records))
+        if check_input is not None:
+            check_input()
         return tally, verify_release(
             tally,
             quasi_identifiers=qi,
