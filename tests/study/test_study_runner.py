@@ -278,3 +278,41 @@ def test_an_output_file_that_is_an_input_is_refused(tmp_path: Path, role: str) -
     with pytest.raises(OutputIsInputError, match="results.csv"):
         run_study(cfg)
     assert {p: p.read_bytes() for p in before} == before and not cfg.cache_folder.exists()
+
+
+def test_an_interrupted_write_leaves_the_previous_outputs_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # results.csv was renamed into place before the report was rendered: a Ctrl-C then
+    # left the new results beside the previous study.json and report.html
+    cfg = tiny(tmp_path, sample=600, k_values=[10], algorithms=[SPECS[0]])
+    run_study(cfg)
+    before = {name: (tmp_path / name).read_bytes() for name in ("results.csv", "study.json")}
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "_report_writer", lambda: interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_study(cfg.replace(k_values=[50]))
+    assert {name: (tmp_path / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "cache",
+        "report.html",
+        "results.csv",
+        "study.json",
+    ]
+
+
+def test_the_renames_of_the_outputs_hold_ctrl_c() -> None:
+    import signal
+
+    from anonkit.study.outputs import _signals_held
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with _signals_held():
+            signal.raise_signal(signal.SIGINT)
+            done.append("renamed")  # not cut short: the Ctrl-C arrives after the block
+    assert done == ["renamed"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -2,17 +2,21 @@
 (with the versions and the machine) and ``report.html``.
 
 :func:`assemble` puts the rows of every cell in grid order and fills in the baseline
-columns; :func:`write_outputs` writes the files atomically.
+columns; :func:`check_outputs` refuses, before the work, output files that would replace
+an input; :func:`write_outputs` writes the files together, atomically.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import platform
+import signal
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from anonkit import __version__
-from anonkit._atomic import atomic_write, atomic_write_text
+from anonkit._atomic import atomic_path
 from anonkit._frozen import FrozenDict
 from anonkit.io.write import check_output
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
@@ -199,20 +203,48 @@ def write_outputs(
     writer: Callable[..., Any] | None,
 ) -> dict[str, Path]:
     """``results.csv``, ``report.html`` (when ``writer``, the HTML report function, is
-    given) and ``study.json``, atomically."""
+    given) and ``study.json``, together: each is written to a temporary file beside its
+    place, and only when all are complete are they renamed into place, with Ctrl-C held
+    for those few renames. An interruption or error before then leaves the previous
+    files of the folder as they were, never the new results beside an older report."""
     folder = Path(config.output)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"results": folder / FILES["results"], "study": folder / FILES["study"]}
-    atomic_write(paths["results"], lambda tmp: frame.write_csv(tmp))
     if writer is not None:
         paths["report"] = folder / FILES["report"]
-        writer(
-            frame,
-            paths["report"],
-            title=f"Utility study: {config.name}",
-            config_summary=report_settings(config),
-            timing={"wall-clock": summary["timing_seconds"]["wall"]},
-        )
     payload = {**summary, "files": {name: str(p) for name, p in paths.items()}}
-    atomic_write_text(paths["study"], json.dumps(payload, indent=2, allow_nan=False) + "\n")
+    with contextlib.ExitStack() as renames:
+        staged = {name: renames.enter_context(atomic_path(p)) for name, p in paths.items()}
+        frame.write_csv(staged["results"])
+        if writer is not None:
+            writer(
+                frame,
+                staged["report"],
+                title=f"Utility study: {config.name}",
+                config_summary=report_settings(config),
+                timing={"wall-clock": summary["timing_seconds"]["wall"]},
+            )
+        text = json.dumps(payload, indent=2, allow_nan=False) + "\n"
+        staged["study"].write_text(text, encoding="utf-8")
+        with _signals_held():
+            renames.close()
     return paths
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP inside the block: one that arrives meanwhile is
+    raised again when it ends (main thread only, where Python runs signal handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    held = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        for number in dict.fromkeys(arrived):
+            signal.raise_signal(number)
