@@ -518,7 +518,8 @@ def chosen_engine(config: AnonymizeConfig) -> tuple[str, str]:
     """The engine a run of ``config`` uses, and why (``engine = "auto"`` looks at the
     input file's size)."""
     if config.engine != "auto":
-        return config.engine, "chosen in the configuration"
+        # the command's --engine replaces the configuration's before this is asked
+        return config.engine, "set by [search] engine or --engine"
     share = float(config.options.get("memory_share", 0.25))
     return choose_engine(config.input, share)
 

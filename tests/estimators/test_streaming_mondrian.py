@@ -66,7 +66,7 @@ def test_streamed_mondrian_equals_the_in_memory_release(
     assert streamed.verified
     assert streamed.classes.n_classes == memory.classes.n_classes
     assert streamed.classes.min_size == memory.classes.min_size
-    assert streamed.details["engine"] == {"name": "streaming", "reason": "chosen by the caller"}
+    assert streamed.details["engine"] == {"name": "streaming", "reason": "the engine argument"}
     assert streamed.details["mondrian"]["partitions"] == memory.details["mondrian"]["partitions"]
 
 

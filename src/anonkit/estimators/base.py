@@ -570,7 +570,8 @@ class Placed(Estimator):
                 f"{self.engine} engine reads files, polars frames and lazy queries)",
                 self.engine,
             )
-        return self.engine, "chosen by the caller"
+        # given or the default: the two cannot be told apart here
+        return self.engine, "the engine argument"
 
     def _fit_in_memory(self, frame: Any, columns: Columns) -> None:
         """The in-memory fit of ``frame`` (a path read first), the release then written
