@@ -235,3 +235,31 @@ def test_reproduce_takes_order_seed_and_fusion(sample: pl.DataFrame) -> None:
     with pytest.raises(ParameterError, match="order"):
         m.reproduce(**kw, order="hash")  # type: ignore[arg-type]
     assert np.isfinite(a.runs[0].tied_share)
+
+
+def test_an_interrupted_page_write_leaves_the_page_whole(tmp_path: Path) -> None:
+    # the answer block was written before the results block was rendered: a Ctrl-C in
+    # between left a new answer above the previous run's results
+    page = tmp_path / "mauger2020.md"
+    old = (
+        "# T\n\n<!-- mauger2020:answer:start -->\nold\n<!-- mauger2020:answer:end -->\n\n"
+        "<!-- mauger2020:results:start -->\nold\n<!-- mauger2020:results:end -->\n"
+    )
+    page.write_text(old, encoding="utf-8")
+
+    class Interrupted:
+        def plots(self) -> dict[str, str]:
+            return {}
+
+        def to_polars(self) -> pl.DataFrame:
+            return pl.DataFrame({"a": [1]})
+
+        def answer_markdown(self) -> str:
+            return "NEW ANSWER"
+
+        def to_markdown(self, **kwargs: object) -> str:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        m.write_study_outputs(Interrupted(), tmp_path)  # type: ignore[arg-type]
+    assert page.read_text(encoding="utf-8") == old

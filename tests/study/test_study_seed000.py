@@ -117,3 +117,27 @@ def test_cli_seed000_needs_an_output_folder() -> None:
     result = CliRunner().invoke(app, ["reproduce", "seed000"])
     assert result.exit_code == 2
     assert "--output" in result.output
+
+
+def test_an_interrupted_page_write_leaves_the_page_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the answer block was written before the results were rendered: a Ctrl-C in
+    # between left a new answer above the previous run's results
+    page = tmp_path / "seed000.md"
+    old = (
+        f"# T\n\n{seed000_page.ANSWER_START}\nold\n{seed000_page.ANSWER_END}\n\n"
+        f"{seed000_page.RESULTS_START}\nold\n{seed000_page.RESULTS_END}\n"
+    )
+    page.write_text(old, encoding="utf-8")
+
+    def interrupted(*args: object, **kwargs: object) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(seed000, "_figures", lambda frames, out: {})
+    monkeypatch.setattr(seed000, "analyse", lambda frames: {})
+    monkeypatch.setattr(seed000, "render_answer", lambda *a, **k: "NEW ANSWER")
+    monkeypatch.setattr(seed000, "render_markdown", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        seed000.write_outputs({}, tmp_path)
+    assert page.read_text(encoding="utf-8") == old

@@ -291,7 +291,7 @@ def write_outputs(
     """Write the figures and replace the answer and results blocks of
     ``folder/seed000.md`` (``note``: which run drew them, shown above the results;
     ``cuts``: what the design left out, named in the answer)."""
-    from anonkit._atomic import replace_marked_block
+    from anonkit.study.markdown import replace_marked_blocks
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -300,14 +300,9 @@ def write_outputs(
     title = "# Does a loss metric predict classifier accuracy?"
     analysed = analyse(frames)  # the answer and the results read the same statistics
     answer = render_answer(frames, cuts=cuts, analyses=analysed)
-    replace_marked_block(page, ANSWER_START, ANSWER_END, answer, title=title)
-    replace_marked_block(
-        page,
-        RESULTS_START,
-        RESULTS_END,
-        render_markdown(frames, figures=figures, note=note, analyses=analysed),
-        title=title,
-    )
+    results = render_markdown(frames, figures=figures, note=note, analyses=analysed)
+    blocks = [(ANSWER_START, ANSWER_END, answer), (RESULTS_START, RESULTS_END, results)]
+    replace_marked_blocks(page, blocks, title=title)  # both blocks in one write
     return page
 
 

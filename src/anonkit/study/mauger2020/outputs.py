@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from anonkit._atomic import atomic_path, atomic_write_text, replace_marked_block
+from anonkit.study.markdown import replace_marked_blocks
 from anonkit.study.mauger2020.results import Reproduction
 from anonkit.study.mauger2020.study import MaugerStudy
 
@@ -54,10 +55,11 @@ def write_study_outputs(study: MaugerStudy, folder: str | os.PathLike[str]) -> d
         study.to_polars().write_csv(tmp)
     written["csv"] = csv
     page = out / "mauger2020.md"
-    replace_marked_block(page, ANSWER_START, ANSWER_END, study.answer_markdown(), title=TITLE)
-    replace_marked_block(
-        page, RESULTS_START, RESULTS_END, study.to_markdown(images=images), title=TITLE
-    )
+    blocks = [
+        (ANSWER_START, ANSWER_END, study.answer_markdown()),
+        (RESULTS_START, RESULTS_END, study.to_markdown(images=images)),
+    ]
+    replace_marked_blocks(page, blocks, title=TITLE)  # both blocks in one write
     written["markdown"] = page
     return written
 
