@@ -277,7 +277,10 @@ def test_study_interrupted_keeps_finished_cells(tmp_path: Path) -> None:
     line = _interrupt(proc)
     kept = len(list(cache.glob("*.json")))
     assert line.startswith("Interrupted; ") and "finished cell" in line, line
-    assert line.endswith(f" kept in {cache.resolve()} and a rerun resumes from them."), line
+    assert line.endswith(
+        f" kept in {cache.resolve()} and a rerun resumes from "
+        f"{'it' if line.split()[1] == '1' else 'them'}."
+    ), line
     assert int(line.split()[1]) <= kept  # every cell counted is in the cache
     assert not (tmp_path / "out" / "results.csv").exists() and not _temp_files(tmp_path)
 

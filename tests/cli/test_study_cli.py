@@ -155,3 +155,12 @@ def test_a_config_file_among_the_outputs_is_refused(tmp_path: Path) -> None:
     assert "study.json" in line and "Choose another output" in line
     assert config.read_text(encoding="utf-8").startswith("\ndataset")
     assert not (tmp_path / "cache").exists()
+
+
+def test_interrupt_line_agrees_with_the_count() -> None:
+    from anonkit.cli.study import interrupted_study
+
+    one = interrupted_study(1, Path("out/cache"))
+    assert one == "Interrupted; 1 finished cell is kept in out/cache and a rerun resumes from it."
+    many = interrupted_study(2, Path("out/cache"))
+    assert many.endswith("2 finished cells are kept in out/cache and a rerun resumes from them.")

@@ -115,13 +115,15 @@ def interrupted_study(cells: int, cache: Path) -> str:
     --------
     >>> interrupted_study(12, Path("out/cache"))
     'Interrupted; 12 finished cells are kept in out/cache and a rerun resumes from them.'
+    >>> interrupted_study(1, Path("out/cache"))
+    'Interrupted; 1 finished cell is kept in out/cache and a rerun resumes from it.'
     >>> interrupted_study(0, Path("out/cache"))
     'Interrupted; no cell had finished and nothing was written.'
     """
     if cells == 0:
         return "Interrupted; no cell had finished and nothing was written."
-    are = "cell is" if cells == 1 else "cells are"
-    return f"Interrupted; {cells:,} finished {are} kept in {cache} and a rerun resumes from them."
+    are, them = ("cell is", "it") if cells == 1 else ("cells are", "them")
+    return f"Interrupted; {cells:,} finished {are} kept in {cache} and a rerun resumes from {them}."
 
 
 def _seconds(value: float) -> str:
