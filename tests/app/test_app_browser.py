@@ -103,7 +103,7 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     api.expect(page.locator("#no-leaks")).to_be_visible()
 
     # releasing education-num as is gives education away: red, and Next is refused
-    role = page.locator("#role_3")  # education-num, the fourth column
+    role = page.locator("#role-row-3 select")  # education-num, the fourth column
     role.select_option("insensitive")
     api.expect(page.locator("#leak-list .text-danger")).to_contain_text("education-num")
     api.expect(page.locator("#role-row-3 .app-column")).to_have_css("color", "rgb(204, 0, 0)")
@@ -177,8 +177,8 @@ def test_a_long_run_shows_progress_keeps_the_page_responsive_and_cancels(
     api.expect(page.locator("#load-summary")).to_contain_text("30,162 records")
     page.get_by_role("button", name="Next: roles").click()
     # all nine columns generalized and an exhaustive search: about 13,000 nodes
-    page.locator("#role_7").select_option("quasi_identifier")
-    page.locator("#role_8").select_option("quasi_identifier")
+    page.locator("#role-row-7 select").select_option("quasi_identifier")
+    page.locator("#role-row-8 select").select_option("quasi_identifier")
     api.expect(page.locator("#no-leaks")).to_be_visible()
     step(page, "Privacy")
     page.locator("#algorithm").select_option("exhaustive")

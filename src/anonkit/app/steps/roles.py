@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from shiny import Inputs, Outputs, reactive, render, ui
@@ -26,6 +27,20 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @reactive.calc
     def proposed() -> list[dict[str, Any]]:
         return workflow.role_rows(starter())
+
+    # The role selectors' ids carry a token new at every load: the browser keeps the
+    # value of an input whose selector is gone, so ids by position alone (``role_3``)
+    # gave the new table's fourth column the role chosen for the old table's fourth
+    # column until the new selectors reported theirs.
+    tokens = itertools.count(1)
+
+    @reactive.calc
+    def load_token() -> int:
+        state.loaded()
+        return next(tokens)
+
+    def role_id(i: int) -> str:
+        return f"role_{load_token()}_{i}"
 
     @reactive.effect
     def _reset_hierarchies() -> None:
@@ -57,7 +72,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def roles_table() -> ui.TagChild:
         if drawn_for() is not state.loaded():
             return ui.p("Proposing roles...", class_="text-muted")
-        body = [_role_row(i, row) for i, row in enumerate(proposed())]
+        body = [_role_row(role_id(i), i, row) for i, row in enumerate(proposed())]
         head = ui.tags.tr(*(ui.tags.th(c) for c in _COLUMNS))
         return ui.tags.table(
             ui.tags.thead(head), ui.tags.tbody(*body), class_="table table-sm", id="roles"
@@ -71,7 +86,8 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         reporting their first values (the proposals) recompute nothing."""
         out = {}
         for i, row in enumerate(proposed()):
-            picked = input[f"role_{i}"]() if f"role_{i}" in input else None
+            key = role_id(i)
+            picked = input[key]() if key in input else None
             out[row["column"]] = picked or row["role"]
         with reactive.isolate():
             if out == chosen():
@@ -149,9 +165,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             go("Hierarchies")
 
 
-def _role_row(i: int, row: dict[str, Any]) -> ui.Tag:
-    """One column: name, type, distinct values, unique share, role selector, reason."""
-    select = ui.input_select(f"role_{i}", None, ROLE_LABELS, selected=row["role"], width="17em")
+def _role_row(input_id: str, i: int, row: dict[str, Any]) -> ui.Tag:
+    """One column: name, type, distinct values, unique share, role selector (the input
+    ``input_id``), reason; the row's id is ``role-row-<i>``."""
+    select = ui.input_select(input_id, None, ROLE_LABELS, selected=row["role"], width="17em")
     return ui.tags.tr(
         ui.tags.td(row["column"], class_="app-column"),
         ui.tags.td(row["kind"]),

@@ -1,0 +1,70 @@
+"""The app's steps in a Shiny session without a browser (``session.Harness``): what the
+pages keep when a second table is loaded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from anonkit.app import workflow
+from anonkit.app.steps import load, roles
+
+from .conftest import leaky_frame
+from .session import Harness
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Iterator[Harness]:
+    h = Harness([load, roles], tmp_path / "work")
+    yield h
+    h.close()
+
+
+def _load(h: Harness, path: Path, clicks: int) -> None:
+    h.set(path=str(path), load=clicks)
+
+
+def _draw_roles(h: Harness) -> list[tuple[str, str]]:
+    """Let the roles table draw (one flush after the load), and report the selectors'
+    values as the browser does when it shows them."""
+    h.flush(wait=0.05)
+    h.flush()
+    selects = h.selects("roles_table")
+    h.set(**dict(selects))
+    return selects
+
+
+def _proposed(h: Harness) -> dict[str, list[str]]:
+    rows = workflow.role_rows(workflow.propose(h.read(h.state.loaded)))
+    return workflow.roles_by_kind({row["column"]: row["role"] for row in rows})
+
+
+def test_a_second_table_takes_its_own_proposals_not_the_first_tables_choices(
+    harness: Harness, tmp_path: Path
+) -> None:
+    first = tmp_path / "people.csv"
+    leaky_frame().write_csv(first)
+    _load(harness, first, 1)
+    selects = _draw_roles(harness)
+    assert len(selects) == 5
+    # the user makes the first column identifying
+    harness.set(**{selects[0][0]: "identifying"})
+    assert harness.read(harness.state.by_role)["identifying"] == ["age"]
+
+    second = tmp_path / "visits.csv"
+    pl.DataFrame(
+        {
+            "zip": [f"{10000 + i % 7}" for i in range(60)],
+            "ward": [f"W{i % 3}" for i in range(60)],
+            "diagnosis": [f"D{i % 5}" for i in range(60)],
+        }
+    ).write_csv(second)
+    _load(harness, second, 2)
+    # at once, before the new selectors are drawn, and after they are
+    assert harness.read(harness.state.by_role) == _proposed(harness)
+    new = _draw_roles(harness)
+    assert {name for name, _ in new}.isdisjoint(name for name, _ in selects)
+    assert harness.read(harness.state.by_role) == _proposed(harness)
