@@ -89,7 +89,8 @@ def test_bad_k_option(tmp_path: Path) -> None:
     ("text", "code", "message"),
     [
         ('dataset = "adult"\nalgorithms = [{ algorithm = "magic" }]\n', 2, "Unknown algorithm"),
-        ('dataset = "adult"\nfolds = 0\n', 2, "'folds' parameter of StudyConfig"),
+        ('dataset = "adult"\nfolds = 0\n', 2,
+         "The key 'folds' in {config} must be an int >= 1, not 0."),
         ('dataset = "missing.csv"\ntarget = "y"\n[attributes]\nquasi_identifiers = ["a"]\n',
          2, "no such file"),
         ('dataset = "adult"\nk = [5]\nworkers = 1\n[attributes]\nquasi_identifiers = ["zip"]\n'
@@ -99,7 +100,8 @@ def test_bad_k_option(tmp_path: Path) -> None:
 def test_config_errors_are_one_line(tmp_path: Path, text: str, code: int, message: str) -> None:
     config = tmp_path / "study.toml"
     config.write_text(text, encoding="utf-8")
-    assert message in one_error_line(runner.invoke(app, ["study", str(config)]), code)
+    line = one_error_line(runner.invoke(app, ["study", str(config)]), code)
+    assert message.format(config=config.resolve()) in line
 
 
 def test_missing_config(tmp_path: Path) -> None:

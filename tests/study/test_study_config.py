@@ -204,13 +204,48 @@ def test_toml_quasi_identifiers_default_to_hierarchies(tmp_path: Path) -> None:
         ("algorithms = 'flash'\n", ConfigError, "must be a list of tables"),
         ("output = 3\n", ConfigError, "The key 'output'"),
         ("[[algorithms]]\nalgorithm = 'magic'\n", UnknownNameError, "Unknown algorithm 'magic'"),
-        ("folds = 'two'\n", ParameterError, "'folds' parameter of StudyConfig"),
+        ("folds = 'two'\n", ConfigError, "The key 'folds' in {path} must be an int >= 1"),
         ("[hierarchies]\nage = 3\n", ConfigError, "hierarchies.age"),
+        # a bad value names the TOML key and the file, not StudyConfig's parameter
+        ("k = [2, 0]\n", ConfigError, "The key 'k' in {path} must be an int >= 1, not 0."),
+        ("k = []\n", ConfigError, "The key 'k' in {path} must be a non-empty list"),
+        ("sample = 1\n", ConfigError, "The key 'sample' in {path} must be an int >= 2"),
+        ("seed = -1\n", ConfigError, "The key 'seed' in {path} must be an int"),
+        (
+            "[attributes]\nnumeric = ['salary']\n",
+            ConfigError,
+            "The key 'attributes.numeric' in {path} must be quasi-identifiers, not 'salary'.",
+        ),
+        (
+            "[attributes]\nfeatures = ['sex']\n",
+            ConfigError,
+            "The key 'attributes.features' in {path} must be columns other than",
+        ),
+        (
+            "[[algorithms]]\nalgorithm = 'mondrian'\nmode = 3\n",
+            ConfigError,
+            "The key 'algorithms.mode' in {path} must be a string, not 3.",
+        ),
+        (
+            "classifiers = ['svm']\n",
+            UnknownNameError,
+            "Unknown classifier 'svm' in the key 'classifiers' of {path}",
+        ),
     ],
 )
 def test_toml_errors(tmp_path: Path, text: str, error: type[Exception], message: str) -> None:
-    with pytest.raises(error, match=message):
-        StudyConfig.from_toml(write(tmp_path / "bad.toml", text))
+    path = write(tmp_path / "bad.toml", text)
+    with pytest.raises(error) as info:
+        StudyConfig.from_toml(path)
+    assert message.format(path=path.resolve()) in str(info.value)
+    assert "parameter of" not in str(info.value)
+
+
+def test_toml_errors_keep_the_parameter_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        StudyConfig.from_toml(write(tmp_path / "bad.toml", "folds = 0\n"))
+    cause = info.value.__cause__
+    assert isinstance(cause, ParameterError) and (cause.parameter, cause.got) == ("folds", 0)
 
 
 def test_missing_file(tmp_path: Path) -> None:

@@ -84,7 +84,7 @@ from anonkit.datasets import (
 )
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.toml import read_toml
-from anonkit.study.config_file import toml_settings
+from anonkit.study.config_file import toml_error, toml_settings
 from anonkit.study.setup import CLASSIFIERS
 from anonkit.study.specs import AlgorithmSpec, default_algorithms, parse_algorithm
 
@@ -471,8 +471,19 @@ class StudyConfig:
         InputFileError
             If the file is missing or unreadable.
         ConfigError
-            If it is not TOML, or holds an unknown key or a key of the wrong type.
-        ParameterError, UnknownNameError
-            For an invalid setting.
+            If it is not TOML, or holds an unknown key or a key of the wrong type, or a
+            setting is invalid: the message names the key and the file (the
+            :class:`ParameterError` of the setting is its ``__cause__``).
+        UnknownNameError
+            For an unknown classifier, algorithm or variant (the message says which key of
+            the file names it).
         """
-        return cls(**toml_settings(read_toml(path), Path(path).resolve(), BUILTIN_DATASETS))
+        where = Path(path).resolve()
+        settings = toml_settings(read_toml(path), where, BUILTIN_DATASETS)
+        try:
+            return cls(**settings)
+        except (ParameterError, UnknownNameError) as err:
+            told = toml_error(err, where, OWNER)
+            if told is err:
+                raise
+            raise told from err

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from anonkit.config import parse_config
-from anonkit.exceptions import ConfigError
+from anonkit.exceptions import ConfigError, ParameterError, UnknownNameError
 from anonkit.io.toml import check_keys
 
-__all__ = ["toml_settings"]
+__all__ = ["toml_error", "toml_settings"]
 
 _TOP: dict[str, str] = {
     "dataset": "dataset",
@@ -38,6 +38,12 @@ _TOP: dict[str, str] = {
     "algorithms": "algorithms",
 }
 _ATTRIBUTES = ("quasi_identifiers", "numeric", "features")
+#: The TOML key of each :class:`StudyConfig` parameter (for errors that name the key).
+_KEYS: dict[str, str] = {
+    **{name: key for key, name in _TOP.items()},
+    **{name: f"attributes.{name}" for name in _ATTRIBUTES},
+    "hierarchies": "hierarchies",
+}
 
 
 def toml_settings(
@@ -105,3 +111,40 @@ def _toml_names(value: object, key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"The key '{key}' in {where} must be a list of strings, not {value!r}.")
     return tuple(value)
+
+
+def toml_error(err: ParameterError | UnknownNameError, path: Path, owner: str) -> Exception:
+    """``err``, raised by :class:`StudyConfig` (``owner``) or an algorithm spec on the
+    settings of the TOML file ``path``, told in the file's words: a
+    :class:`ConfigError` naming the key and the file ("The key 'k' in study.toml must be
+    an int >= 1, not 0."; ``err`` is its cause), or the unknown name with where it was
+    given. ``err`` itself when it does not come from a key of the file.
+
+    Examples
+    --------
+    >>> err = ParameterError("k_values", "StudyConfig", "an int >= 1", 0)
+    >>> print(toml_error(err, Path("study.toml"), "StudyConfig"))
+    The key 'k' in study.toml must be an int >= 1, not 0.
+    """
+    where = str(path)
+    if isinstance(err, UnknownNameError):
+        kind, _, algorithm = err.kind.partition(" of ")
+        key = {"classifier": "classifiers", "algorithm": "algorithms.algorithm"}.get(kind)
+        if algorithm:  # "metric of flash": a key of an [[algorithms]] table
+            key = f"algorithms.{kind}"
+        if key is None or err.where:
+            return err
+        return UnknownNameError(
+            err.kind, err.name, err.available, f" in the key '{key}' of {where}"
+        )
+    if err.owner == owner:
+        key = _KEYS.get(err.parameter)
+    elif err.owner.endswith("algorithm spec"):
+        key = f"algorithms.{err.parameter}"
+    else:
+        key = None
+    if key is None:
+        return err
+    return ConfigError(
+        f"The key '{key}' in {where} must be {err.expected}, not {err.got!r}.{err.hint}"
+    )
