@@ -6,6 +6,7 @@ from __future__ import annotations
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import results
+from anonkit.app.guard import guard
 from anonkit.app.state import AppState
 from anonkit.app.widgets import (
     ALTERNATIVE_COLUMNS,
@@ -31,6 +32,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Drawing the Explore page")
     def explore() -> ui.TagChild:
         done = state.outcome()
         if done is None:
@@ -62,6 +64,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Showing the alternative")
     def alt_detail() -> ui.TagChild:
         alts = alternatives()
         done = state.outcome()
@@ -84,6 +87,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Drawing the distributions")
     def distributions() -> ui.TagChild:
         done = state.outcome()
         if done is None or "dist_column" not in input or not input.dist_column():

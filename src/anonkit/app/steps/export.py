@@ -10,6 +10,7 @@ from typing import Any
 from shiny import Inputs, Outputs, render, ui
 
 from anonkit.app import export, results, workflow
+from anonkit.app.guard import NotReadyError, guard, guard_download
 from anonkit.app.population import Population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
@@ -23,7 +24,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def finished() -> tuple[results.RunOutcome, dict[str, Any]]:
         done, chosen = state.outcome(), state.ran_with()
         if done is None or chosen is None:
-            raise ValueError("Run the anonymization first.")
+            raise NotReadyError("Run the anonymization first.")
         return done, chosen
 
     def release_name(ext: str) -> str:
@@ -75,6 +76,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         return str(target)
 
     @render.download(filename=lambda: release_name("csv"))
+    @guard_download("Writing the release (CSV)")
     def download_csv() -> str:
         done, _ = finished()
         sep = state.loaded().read.separator
@@ -84,6 +86,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         )
 
     @render.download(filename=lambda: release_name("parquet"))
+    @guard_download("Writing the release (Parquet)")
     def download_parquet() -> str:
         done, _ = finished()
         return write(
@@ -92,6 +95,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         )
 
     @render.download(filename="anonkit-config.toml")
+    @guard_download("Writing the configuration")
     def download_toml() -> str:
         text = config_text()
         return write(
@@ -99,6 +103,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         )
 
     @render.download(filename="anonkit-report.html")
+    @guard_download("Writing the report")
     def download_report() -> str:
         done, chosen = finished()
         text = export.report_html(
@@ -113,6 +118,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Writing the configuration")
     def export_state() -> ui.TagChild:
         if state.outcome() is None:
             return ui.p("Run the anonymization first.", class_="text-muted")

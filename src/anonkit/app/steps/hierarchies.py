@@ -9,6 +9,7 @@ from pathlib import Path
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
+from anonkit.app.guard import guard
 from anonkit.app.preview import builder_example, draft_spec, preview_hierarchy
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, describe_spec, error_box, frame_table, table
@@ -22,6 +23,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Listing the quasi-identifiers")
     def hier_gate() -> ui.TagChild:
         if not state.roles_ready():
             return error_box("Resolve the leaks and choose quasi-identifiers on Roles first.")
@@ -33,6 +35,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.h_column)
+    @guard("Showing the hierarchy")
     def _show_spec() -> None:
         spec = spec_of(input.h_column())
         if isinstance(spec, Mapping) and spec.get("type") == FILE:  # a file read as the data
@@ -50,6 +53,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.h_upload)
+    @guard("Reading the uploaded hierarchy")
     def _hier_upload() -> None:
         got = state.upload_target(input.h_upload(), "hierarchies")
         if got is not None:
@@ -76,6 +80,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.h_type)
+    @guard("Proposing builder parameters")
     def _example() -> None:
         """A builder chosen for a column that uses another: parameters to start from."""
         column = input.h_column() if "h_column" in input else None
@@ -91,6 +96,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.h_apply)
+    @guard("Applying the hierarchy")
     def _apply_spec() -> None:
         column = input.h_column() if "h_column" in input else None
         if not column:
@@ -108,15 +114,18 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.h_column)
+    @guard("Showing the hierarchy")
     def _clear_message() -> None:
         hier_message.set(None)
 
     @render.ui
+    @guard("Showing the hierarchy")
     def hier_error() -> ui.TagChild:
         return hier_message()
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Previewing the hierarchy")
     def hier_preview() -> ui.TagChild:
         if "h_column" not in input or not input.h_column() or not state.roles_ready():
             return None
@@ -148,6 +157,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Listing the hierarchies")
     def hier_summary() -> ui.TagChild:
         if not state.roles_ready():
             return None

@@ -8,6 +8,7 @@ from pathlib import Path
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
+from anonkit.app.guard import guard
 from anonkit.app.state import AppState, go
 from anonkit.app.widgets import ERRORS, error_box, frame_table
 
@@ -27,6 +28,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.load)
+    @guard("Loading the table")
     def _load() -> None:
         kind = input.source()
         if kind == "adult":
@@ -39,6 +41,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.upload)
+    @guard("Loading the upload")
     def _uploaded() -> None:
         """A finished upload is loaded at once (the upload runs after the choice)."""
         ui.update_radio_buttons("source", selected="upload")
@@ -78,11 +81,13 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     state.loaded = loaded
 
     @render.ui
+    @guard("Reading the table")
     def load_error() -> ui.Tag | None:
         value = loaded_or_error()
         return error_box(value) if isinstance(value, BaseException) else None
 
     @render.ui
+    @guard("Describing the table")
     def load_summary() -> ui.TagChild:
         value = loaded_or_error()
         if not isinstance(value, workflow.Loaded):
@@ -103,11 +108,13 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         )
 
     @render.ui
+    @guard("Previewing the table")
     def preview() -> ui.TagChild:
         return frame_table(loaded().frame.head(PREVIEW_ROWS), id="preview-table")
 
     @reactive.effect
     @reactive.event(input.to_roles)
+    @guard("Opening the Roles page")
     def _to_roles() -> None:
         go("Roles")
 

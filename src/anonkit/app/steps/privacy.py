@@ -10,6 +10,7 @@ from typing import Any, Final
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
+from anonkit.app.guard import guard
 from anonkit.app.population import Population, check_population, load_population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
@@ -40,12 +41,14 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Listing the sensitive columns")
     def privacy_attrs() -> ui.TagChild:
         sensitive = state.by_role()["sensitive"] or ["(no sensitive column)"]
         return ui.input_select("model_attribute", "Sensitive attribute", sensitive)
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Listing the numeric columns")
     def numeric_choice() -> ui.TagChild:
         qi = state.by_role()["quasi_identifier"]
         with reactive.isolate():
@@ -65,6 +68,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.population_apply)
+    @guard("Reading the population table")
     def _population_path() -> None:
         text = input.population_path().strip()
         if not text:
@@ -76,6 +80,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.population_upload)
+    @guard("Reading the population table")
     def _population_upload() -> None:
         got = state.upload_target(input.population_upload(), "population")
         if got is not None:
@@ -83,10 +88,12 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.population_clear)
+    @guard("Clearing the population table")
     def _population_clear() -> None:
         state.population.set(None)
 
     @render.ui
+    @guard("Checking the population table")
     def population_state() -> ui.TagChild:
         found = state.population()
         if isinstance(found, BaseException):
@@ -103,6 +110,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         )  # fmt: skip
 
     @render.ui
+    @guard("Checking the settings")
     def settings_error() -> ui.TagChild:
         found = settings_or_error()
         if isinstance(found, BaseException):

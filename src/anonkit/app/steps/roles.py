@@ -8,6 +8,7 @@ from typing import Any
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
+from anonkit.app.guard import guard
 from anonkit.app.state import AppState, go
 from anonkit.app.widgets import ERRORS, ROLE_LABELS, error_box
 
@@ -43,6 +44,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         return f"role_{load_token()}_{i}"
 
     @reactive.effect
+    @guard("Profiling the columns")
     def _reset_hierarchies() -> None:
         table = state.loaded()
         state.hier_specs.set(workflow.default_hierarchies(table, starter()))
@@ -55,6 +57,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     pending = [False]
 
     @reactive.effect
+    @guard("Proposing roles")
     def _draw_after_load() -> None:
         table = state.loaded()
         with reactive.isolate():
@@ -69,6 +72,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Proposing roles")
     def roles_table() -> ui.TagChild:
         if drawn_for() is not state.loaded():
             return ui.p("Proposing roles...", class_="text-muted")
@@ -81,6 +85,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     chosen: reactive.Value[dict[str, str]] = reactive.value({}, name="roles")
 
     @reactive.effect
+    @guard("Reading the roles")
     def _roles() -> None:
         """The roles as chosen; set only when they change, so that the role selectors
         reporting their first values (the proposals) recompute nothing."""
@@ -112,6 +117,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Checking for leaks")
     def leaks() -> ui.TagChild:
         found = leaks_or_error()
         if isinstance(found, BaseException):
@@ -135,6 +141,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @output(suspend_when_hidden=False)  # ready before its page opens
     @render.ui
+    @guard("Checking for leaks")
     def leak_marks() -> ui.TagChild:
         """Red column names for the columns whose leaks stop the run."""
         found = leaks_or_error()
@@ -160,6 +167,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.to_hierarchies)
+    @guard("Opening the Hierarchies page")
     def _to_hierarchies() -> None:
         if roles_ready():
             go("Hierarchies")

@@ -9,6 +9,7 @@ from typing import Any
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import results, workflow
+from anonkit.app.guard import NotReadyError, guard, what_failed
 from anonkit.app.population import check_population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box, progress_bar, summary_cards
@@ -30,6 +31,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.run)
+    @guard("Starting the run")
     def _run() -> None:
         try:
             request, chosen = run_request(state)
@@ -44,12 +46,14 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
     @reactive.effect
     @reactive.event(input.cancel)
+    @guard("Cancelling the run")
     def _cancel() -> None:
         progress = state.progress_box()
         if progress is not None:
             progress.cancel()
 
     @reactive.effect
+    @guard("Finishing the run")
     def _finished() -> None:
         status = run_task.status()
         if status == "success":
@@ -65,6 +69,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             )
 
     @render.ui
+    @guard("Showing the run's progress")
     def run_status() -> ui.TagChild:
         status = run_task.status()
         progress = state.progress_box()
@@ -87,13 +92,13 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
 
     Raises
     ------
-    ValueError
+    NotReadyError
         If the roles are not ready (a blocking leak, no quasi-identifier).
     AnonkitError
         A bad setting or hierarchy, with the API's message.
     """
     if not state.roles_ready():
-        raise ValueError("Resolve the leaks on Roles before running.")
+        raise NotReadyError("Resolve the leaks on Roles before running.")
     found = state.settings_or_error()
     if isinstance(found, BaseException):
         raise found
@@ -126,11 +131,12 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
 
 
 def _task_error(task: Any) -> BaseException | str:
-    """The error the run raised: the library's as is, others by their type only."""
+    """The error the run raised: the library's as is, others by their type only
+    (:func:`~anonkit.app.guard.what_failed`)."""
     try:
         task.result()
     except BaseException as err:  # noqa: BLE001 - the error the run raised, shown as is
         if isinstance(err, ERRORS):
             return err
-        return f"The run failed: {type(err).__name__}."
+        return what_failed("The run", err)
     return "The run failed."
