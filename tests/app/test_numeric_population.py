@@ -223,3 +223,25 @@ def test_a_release_generalized_to_star_everywhere_keeps_its_risk_with_a_populati
     for key in ("prosecutor_max", "prosecutor_average", "sample_uniqueness", "records_at_risk"):
         assert outcome.risk[key] == pytest.approx(outcome.result.risk[key]), key
     assert outcome.risk["journalist_max"] == pytest.approx(1 / 12)
+
+
+def test_the_report_shows_the_journalist_risk_explore_shows(
+    sample: tuple[workflow.Loaded, Path],
+) -> None:
+    """The exported report has the risk figures of Explore (``RunOutcome.risk``), the
+    journalist risk measured against the population among them, and names the
+    population table."""
+    loaded, population_path = sample
+    pop = population.load_population(population_path, loaded.read)
+    settings = workflow.Settings(k=5, suppression_limit=0.02, algorithm="flash")
+    outcome = _run(loaded, settings, pop.frame)
+    assert outcome.result.risk["journalist_max"] is None
+    html = export.report_html(
+        outcome.result, title="T", settings={"k": 5}, heights={}, risk=outcome.risk,
+        population=pop,
+    )  # fmt: skip
+    shown = {r["figure"]: r["value"] for r in results.risk_rows(outcome.result, outcome.risk)}
+    assert "Highest journalist risk" in shown and "Average journalist risk" in shown
+    for key in ("journalist_max", "journalist_average", "marketer", "prosecutor_max"):
+        assert f"{outcome.risk[key]:.2%}" in html, key
+    assert "population.csv" in html and "30,162" in html

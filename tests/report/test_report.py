@@ -432,3 +432,29 @@ def test_short_report_says_a_heuristic_release_is_not_proven_optimal(
     assert result.search_note is not None
     page = render_html(result, title="t")
     assert f"The release is {result.search_note}." in page
+
+
+def test_short_report_shows_risk_measured_beside_the_result(
+    adult_frame: pl.DataFrame, adult_hierarchies: dict[str, Path]
+) -> None:
+    """Figures measured after the run (the journalist risk against a population table,
+    as the app's Explore page shows them) replace the result's, with their note."""
+    from anonkit import anonymize
+
+    qi = ["sex", "race"]
+    result = anonymize(
+        adult_frame,
+        quasi_identifiers=qi,
+        hierarchies={c: adult_hierarchies[c] for c in qi},
+        k=2,
+        others="keep",
+    )
+    assert result.risk["journalist_max"] is None
+    plain = render_html(result, title="t")
+    risk = {**result.risk, "journalist_max": 0.0123, "journalist_average": 0.0045}
+    page = render_html(
+        result, title="t", risk=risk, risk_note="Measured against the register (9 records)."
+    )
+    assert "1.23%" in page and "0.45%" in page and "Average journalist risk" in page
+    assert "Measured against the register (9 records)." in page
+    assert "1.23%" not in plain and "Measured against" not in plain

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from anonkit._atomic import atomic_write_text
+from anonkit.app.population import Population
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import FILE, HierarchySpec
 from anonkit.io.tables import output_format, write_table
@@ -184,6 +185,19 @@ def report_html(
     title: str,
     settings: Mapping[str, Any],
     heights: Mapping[str, int],
+    risk: Mapping[str, float | None] | None = None,
+    population: Population | None = None,
 ) -> str:
-    """The short report of the run (the CLI's ``--report`` page)."""
-    return render_html(result, title=title, config_summary=settings, heights=heights)
+    """The short report of the run (the CLI's ``--report`` page) with the risk figures
+    the Explore page shows (``risk``, :attr:`~anonkit.app.results.RunOutcome.risk`: the
+    journalist risk measured against the ``population`` table when one was given)."""
+    note = None
+    if population is not None:
+        settings = {**settings, "population": population.name}
+        note = (
+            f"The journalist risk is measured against the population table {population.name} "
+            f"({population.frame.height:,} records)."
+        )
+    return render_html(
+        result, title=title, config_summary=settings, heights=heights, risk=risk, risk_note=note
+    )

@@ -47,6 +47,8 @@ def render_html(
     title: str = "Anonymization report",
     config_summary: Mapping[str, Any] | None = None,
     heights: Mapping[str, int] | None = None,
+    risk: Mapping[str, float | None] | None = None,
+    risk_note: str | None = None,
 ) -> str:
     """The report page as a string (template ``templates/run.html.j2``).
 
@@ -60,6 +62,12 @@ def render_html(
         Settings to list (name -> value), e.g. :meth:`AnonymizeConfig.summary`.
     heights
         Number of levels of each quasi-identifier's hierarchy, to show "level / max".
+    risk
+        Risk figures measured beside the result (keys of :func:`anonkit.verify.release_risk`),
+        which replace the result's: ``anonkit app`` measures the journalist risk against
+        a population table no model read, and its report shows what its Explore page does.
+    risk_note
+        A sentence shown under the risk table (what ``risk`` was measured against).
     """
     classes = result.classes
     cards = [
@@ -110,7 +118,7 @@ def render_html(
         histogram=[(label, count, count / biggest) for label, count in hist.items()],
         classes=classes,
         mean_size=f"{classes.mean_size:,.2f}",
-        risk=_risk(result),
+        risk=_risk(result, risk, risk_note),
         verified=result.verified,
         metrics=metrics,
         settings=settings,
@@ -133,6 +141,10 @@ RISK_EXPLANATIONS = {
         "Highest journalist risk",
         "Chance of re-identifying a person of the population (needs a population table).",
     ),
+    "journalist_average": (
+        "Average journalist risk",
+        "The same chance averaged over the released records (needs a population table).",
+    ),
     "marketer": (
         "Marketer risk",
         "Expected share of records an attacker re-identifies when matching them all.",
@@ -145,15 +157,20 @@ RISK_EXPLANATIONS = {
 }
 
 
-def _risk(result: AnonymizationResult) -> dict[str, Any] | None:
-    """Re-identification risk rows, the leak-check switch and its warnings (``None``
-    when the result measured no risk)."""
-    if not result.risk:
+def _risk(
+    result: AnonymizationResult,
+    measured: Mapping[str, float | None] | None = None,
+    note: str | None = None,
+) -> dict[str, Any] | None:
+    """Re-identification risk rows (``measured`` over the result's figures), the
+    leak-check switch and its warnings (``None`` when no risk was measured)."""
+    figures = {**result.risk, **(measured or {})}
+    if not figures:
         return None
-    threshold = result.risk.get("risk_threshold") or 0.2
+    threshold = figures.get("risk_threshold") or 0.2
     rows = []
     for key, (name, meaning) in RISK_EXPLANATIONS.items():
-        value = result.risk.get(key)
+        value = figures.get(key)
         if key == "records_at_risk":
             meaning = meaning.replace("the threshold", f"{threshold:.0%}")
         if value is None:
@@ -166,6 +183,7 @@ def _risk(result: AnonymizationResult) -> dict[str, Any] | None:
     checks = result.checks or {}
     return {
         "rows": rows,
+        "note": note,
         "leak_check": checks.get("leak_check", True),
         "warnings": [str(w.get("reason", w)) for w in checks.get("leak_warnings", ())],
     }

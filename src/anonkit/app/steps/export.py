@@ -111,6 +111,8 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             title=f"Anonymization of {state.loaded().name}",
             settings={"input": state.loaded().name, "algorithm": chosen["algorithm"]},
             heights=chosen["heights"],
+            risk=done.risk,
+            population=chosen["population"],
         )
         return write(
             "anonkit-report.html", lambda p: export.write_text(p, text, inputs=read_by_run())
