@@ -458,3 +458,32 @@ def test_short_report_shows_risk_measured_beside_the_result(
     assert "1.23%" in page and "0.45%" in page and "Average journalist risk" in page
     assert "Measured against the register (9 records)." in page
     assert "1.23%" not in plain and "Measured against" not in plain
+
+
+def test_evaluation_report_shows_every_share_with_the_same_decimals() -> None:
+    """A share of 1 (a record alone in its group) reads like the others, not like a
+    count: "1.0000 (100.00%)", never "1 (100.00%)"."""
+    original = pl.DataFrame({"age": ["30", "31", "40", "41", "50"]})
+    release = pl.DataFrame({"age": ["3*", "3*", "4*", "4*", "50"]})
+    ev = evaluate(original, release, quasi_identifiers=["age"])
+    assert ev.risk["prosecutor_max"] == 1.0
+    page = render_evaluation_html(ev)
+    assert "1.0000 (100.00%)" in page
+    assert not re.search(r">\s*[01] \(\d+\.\d\d%\)", page)
+
+
+def test_short_report_of_a_local_recoding_counts_no_lattice_nodes(
+    adult_frame: pl.DataFrame,
+) -> None:
+    """Mondrian evaluates no transformation of a lattice: the report says what it did,
+    not "0 of 0 transformations were evaluated"."""
+    from anonkit import anonymize
+
+    qi = ["sex", "race"]
+    result = anonymize(
+        adult_frame.head(500), quasi_identifiers=qi, k=5, algorithm="mondrian", others="keep"
+    )
+    assert result.family == "local" and result.lattice_size == 0
+    page = render_html(result, title="t")
+    assert "transformations were evaluated" not in page
+    assert "Local recoding" in page

@@ -13,6 +13,7 @@ record, only counts, levels and metrics.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,17 @@ def _listed(value: Any) -> Any:
 
 
 def _percent(value: Any) -> str:
-    return "n/a" if value is None else f"{fmt(value)} ({value:.2%})"
+    """A share with four decimals and as a percentage; a share of 1 too (``fmt`` would
+    drop its decimals and make it read like a count).
+
+    Examples
+    --------
+    >>> _percent(1.0), _percent(0.125), _percent(None), _percent(float("nan"))
+    ('1.0000 (100.00%)', '0.1250 (12.50%)', 'n/a', 'n/a')
+    """
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{value:.4f} ({value:.2%})"
 
 
 def _privacy_rows(

@@ -112,6 +112,9 @@ def render_html(
         metric=result.metric,
         cards=cards,
         transformation=transformation,
+        # a local recoding (Mondrian, greedy merging, microaggregation) searches no
+        # lattice: "0 of 0 transformations were evaluated" told nothing
+        local=result.family == "local",
         nodes_evaluated=result.nodes_evaluated,
         lattice_size=result.lattice_size,
         search_note=result.search_note,
