@@ -95,6 +95,9 @@ def test_bad_k_option(tmp_path: Path) -> None:
          2, "no such file"),
         ('dataset = "adult"\nk = [5]\nworkers = 1\n[attributes]\nquasi_identifiers = ["zip"]\n'
          'numeric = []\n', 2, "Unknown column(s) 'zip'"),
+        ('dataset = "adult"\nk = [5]\nworkers = 1\nsample = 1000000\n', 2,
+         "The key 'sample' in {config} must be at most the 30,162 complete records of the "
+         "bundled Adult table, not 1000000."),
     ],
 )  # fmt: skip
 def test_config_errors_are_one_line(tmp_path: Path, text: str, code: int, message: str) -> None:

@@ -164,11 +164,11 @@ def test_examples_parse() -> None:
 def test_toml_relative_paths_and_hierarchies(tmp_path: Path) -> None:
     (tmp_path / "h").mkdir()
     write(tmp_path / "h" / "colour.csv", "red;warm;*\nblue;cold;*\n")
-    write(tmp_path / "data.csv", "colour;size;y\nred;10;a\nblue;20;b\n")
+    write(tmp_path / "data.csv", "colour;size;y\nred;10;a\nblue;20;b\nred;;a\n")
     cfg = StudyConfig.from_toml(
         write(
             tmp_path / "study.toml",
-            'dataset = "data.csv"\ntarget = "y"\nk = [2, 3]\nsample = 50\n'
+            'dataset = "data.csv"\ntarget = "y"\nk = [2, 3]\nsample = 2\n'
             'algorithms = [{ algorithm = "mondrian" }]\n'
             '[attributes]\nquasi_identifiers = ["colour", "size"]\nnumeric = ["size"]\n'
             '[hierarchies]\ncolour = "h/colour.csv"\n',
@@ -176,11 +176,24 @@ def test_toml_relative_paths_and_hierarchies(tmp_path: Path) -> None:
     )
     assert cfg.dataset == str(tmp_path / "data.csv") and cfg.name == "data"
     assert cfg.hierarchies["colour"] == tmp_path / "h" / "colour.csv"
-    assert cfg.k_values == (2, 3) and cfg.sample == 50
+    assert cfg.k_values == (2, 3) and cfg.sample == 2
     assert cfg.output == tmp_path / "study" and cfg.cache_folder == tmp_path / "study" / "cache"
     data = load_study_data(cfg)
     assert data.frame.schema["size"] == pl.Int64 and data.hierarchies["colour"].height == 3
-    assert data.frame.height == 2  # a sample larger than the table takes it all
+    assert data.frame.height == 2  # a sample of the whole table takes it all
+    big = cfg.replace(sample=3)
+    with pytest.raises(ParameterError) as info:
+        load_study_data(big)
+    assert (info.value.parameter, info.value.got) == ("sample", 3)
+    assert str(info.value).startswith(
+        f"The 'sample' parameter of StudyConfig must be at most the 2 complete records of "
+        f"{tmp_path / 'data.csv'} (1 row left out for missing values). Got 3 instead."
+    )
+
+
+def test_a_sample_larger_than_adult_names_its_size() -> None:
+    with pytest.raises(ParameterError, match="at most the 30,162 complete records of the bundled"):
+        load_study_data(StudyConfig(sample=1_000_000))
 
 
 def test_toml_quasi_identifiers_default_to_hierarchies(tmp_path: Path) -> None:

@@ -215,7 +215,8 @@ def study_command(
 
     Ctrl-C stops it at once; the finished cells stay in the cache and a rerun resumes.
     """
-    from anonkit.study.config import StudyConfig
+    from anonkit.study.config import OWNER, StudyConfig
+    from anonkit.study.config_file import toml_error
     from anonkit.study.outputs import check_outputs
     from anonkit.study.runner import run_study
 
@@ -235,7 +236,14 @@ def study_command(
     with bar:
         cache = cfg.cache_folder
         with saying(lambda: interrupted_study(bar.done, cache)):
-            result = run_study(cfg, progress=bar, use_cache=not no_cache)
+            try:
+                result = run_study(cfg, progress=bar, use_cache=not no_cache)
+            except ParameterError as err:
+                # a setting the data cannot meet (a sample larger than the table): told
+                # as the key of the file, unless an option of the command set it
+                if err.owner != OWNER or err.parameter in changes:
+                    raise
+                raise toml_error(err, config.resolve(), OWNER) from err
     if result.cells_failed == result.cells_total:
         first = str(result.frame["status"][0]) if result.frame.height else "no cell ran"
         raise DataError(f"Every cell of the study failed; the first says: {first}")

@@ -22,7 +22,7 @@ import polars as pl
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
-from anonkit.study.config import StudyConfig
+from anonkit.study.config import OWNER, StudyConfig
 from anonkit.study.specs import AlgorithmSpec
 
 __all__ = [
@@ -132,6 +132,8 @@ def load_study_data(config: StudyConfig) -> StudyData:
         If a configured column is not in the table.
     InputFileError, EmptyDataError, DataError
         If the table cannot be read, has no complete row, or a numeric column holds text.
+    ParameterError
+        If ``sample`` asks for more records than the table has complete ones.
     """
     frame, hierarchies = _raw_dataset(config)
     target = str(config.target)
@@ -152,6 +154,8 @@ def load_study_data(config: StudyConfig) -> StudyData:
     available = complete.height
     if complete.height == 0:
         raise EmptyDataError("The study table (after dropping rows with missing values)")
+    if config.sample is not None and config.sample > available:
+        raise _sample_too_large(config, available, frame.height - available)
     if config.sample is not None and config.sample < complete.height:
         rng = np.random.default_rng(config.seed)
         chosen = np.sort(rng.choice(complete.height, size=config.sample, replace=False))
@@ -166,6 +170,23 @@ def load_study_data(config: StudyConfig) -> StudyData:
         fingerprint=dataset_fingerprint(complete, hierarchies),
         dropped=frame.height - available,
         available=available,
+    )
+
+
+def _sample_too_large(config: StudyConfig, available: int, dropped: int) -> ParameterError:
+    """The error of a ``sample`` larger than the table: naming the table and its size
+    (the study used to take every record instead, silently)."""
+    source = {"adult": "the bundled Adult table", "synthetic": "the synthetic table"}.get(
+        config.dataset, config.dataset
+    )
+    rows = "row" if dropped == 1 else "rows"
+    left = f" ({dropped:,} {rows} left out for missing values)" if dropped else ""
+    return ParameterError(
+        "sample",
+        OWNER,
+        f"at most the {available:,} complete records of {source}{left}",
+        config.sample,
+        " Leave 'sample' out to use every record.",
     )
 
 
