@@ -169,3 +169,16 @@ def test_interrupt_line_agrees_with_the_count() -> None:
     assert one == "Interrupted; 1 finished cell is kept in out/cache and a rerun resumes from it."
     many = interrupted_study(2, Path("out/cache"))
     assert many.endswith("2 finished cells are kept in out/cache and a rerun resumes from them.")
+
+
+def test_a_quasi_identifier_without_hierarchy_is_noted_on_stderr(tmp_path: Path) -> None:
+    config = tmp_path / "study.toml"
+    config.write_text(TINY + '[hierarchies]\nrace = { type = "suppression" }\n', encoding="utf-8")
+    result = runner.invoke(app, ["study", str(config), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    notes = " ".join(result.stderr.split())
+    assert notes.startswith("note: 'race' had no hierarchy but '*', so the study's cells")
+    assert notes.count("note: ") == 1 and "Warning" not in notes
+    assert "had no hierarchy" not in result.stdout
+    quiet = runner.invoke(app, ["study", str(config), "-q"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""

@@ -277,6 +277,20 @@ def test_load_adult_sample_and_unknown_column() -> None:
         load_study_data(StudyConfig(quasi_identifiers=["sex", "postcode"], numeric=()))
 
 
+def test_quasi_identifiers_without_hierarchy_are_named(tmp_path: Path) -> None:
+    write(tmp_path / "d.csv", "colour;zip;y\nred;101;a\nblue;102;b\n")
+    cfg = StudyConfig(
+        dataset=str(tmp_path / "d.csv"),
+        target="y",
+        quasi_identifiers=["colour", "zip"],
+        hierarchies={"zip": {"type": "masking"}},
+    )
+    assert load_study_data(cfg).without_hierarchy == ("colour",)
+    starred = StudyConfig(sample=300, hierarchies={"race": {"type": "suppression"}})
+    assert load_study_data(starred).without_hierarchy == ("race",)
+    assert load_study_data(StudyConfig(sample=300)).without_hierarchy == ()
+
+
 def test_numeric_column_with_text(tmp_path: Path) -> None:
     write(tmp_path / "d.csv", "size;y\n10;a\nbig;b\n")
     cfg = StudyConfig(

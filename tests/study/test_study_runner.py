@@ -316,3 +316,37 @@ def test_the_renames_of_the_outputs_hold_ctrl_c() -> None:
             done.append("renamed")  # not cut short: the Ctrl-C arrives after the block
     assert done == ["renamed"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_quasi_identifier_without_hierarchy_is_named_once_before_the_cells(
+    tmp_path: Path,
+) -> None:
+    # the study resolved a value -> '*' hierarchy for it, so anonymize never warned and
+    # the column was released as it stands or as '*' in every cell without a word
+    import warnings
+
+    from anonkit.exceptions import SuppressedColumnWarning
+    from anonkit.study.grid import NoHierarchyWarning
+
+    cfg = tiny(
+        tmp_path,
+        sample=600,
+        k_values=[10],
+        algorithms=[SPECS[0]],
+        hierarchies={"race": {"type": "suppression"}},
+    )
+    at_first_progress: list[int] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+
+        def named() -> list[warnings.WarningMessage]:
+            return [w for w in caught if issubclass(w.category, SuppressedColumnWarning)]
+
+        run_study(cfg, progress=lambda done, total: at_first_progress.append(len(named())))
+    assert len(named()) == 1 and at_first_progress[0] == 1  # once, before any cell
+    warning = named()[0]
+    assert issubclass(warning.category, NoHierarchyWarning) and warning.filename == __file__
+    text = str(warning.message)
+    assert text.startswith("'race' had no hierarchy but '*', so the study's cells")
+    assert "[hierarchies]" in text and '{type = "masking"}' in text
+    assert warning.message.columns == ["race"]  # type: ignore[union-attr]

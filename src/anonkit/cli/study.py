@@ -9,9 +9,12 @@ folder; nothing printed or written holds a record.
 
 from __future__ import annotations
 
+import contextlib
 import time
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TextIO
 
 import typer
 from rich.console import Console
@@ -21,7 +24,7 @@ from rich.table import Table
 from anonkit.cli.common import QuietOption, guarded, stdout_console
 from anonkit.cli.interrupt import saying
 from anonkit.cli.progress import ProgressReporter
-from anonkit.exceptions import DataError, ParameterError
+from anonkit.exceptions import DataError, ParameterError, SuppressedColumnWarning
 
 if TYPE_CHECKING:
     from anonkit.study.runner import StudyResult
@@ -30,6 +33,7 @@ __all__ = [
     "PROGRESS_HELP",
     "StudyProgressOption",
     "StudyProgress",
+    "column_notes",
     "interrupted_study",
     "parse_k_list",
     "study_progress",
@@ -124,6 +128,34 @@ def interrupted_study(cells: int, cache: Path) -> str:
         return "Interrupted; no cell had finished and nothing was written."
     are, them = ("cell is", "it") if cells == 1 else ("cells are", "them")
     return f"Interrupted; {cells:,} finished {are} kept in {cache} and a rerun resumes from {them}."
+
+
+@contextlib.contextmanager
+def column_notes(quiet: bool) -> Iterator[None]:
+    """Show the study's :class:`~anonkit.exceptions.SuppressedColumnWarning` (a
+    quasi-identifier without a hierarchy, warned before the cells) as a ``note:`` line
+    on stderr, as ``anonymize`` does, instead of Python's warning format; nothing with
+    ``quiet``. Other warnings are shown as usual."""
+    notes = Console(stderr=True, quiet=quiet, highlight=False)
+    shown = warnings.showwarning
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, SuppressedColumnWarning):
+            notes.print(f"note: {message}", markup=False)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", SuppressedColumnWarning)
+        warnings.showwarning = show
+        yield
 
 
 def _seconds(value: float) -> str:
@@ -233,7 +265,7 @@ def study_command(
     check_outputs(cfg, [config])  # the study's own checks do not know the configuration file
     start = time.perf_counter()
     bar = study_progress(progress, quiet)
-    with bar:
+    with bar, column_notes(quiet):  # the notes come before the bar's first draw
         cache = cfg.cache_folder
         with saying(lambda: interrupted_study(bar.done, cache)):
             try:

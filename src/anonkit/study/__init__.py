@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from anonkit.study.analysis import correlations, load_results, rank_metrics
     from anonkit.study.config import StudyConfig
+    from anonkit.study.grid import NoHierarchyWarning
     from anonkit.study.inference import (
         frontier,
         metric_differences,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, str]] = {
     "AlgorithmSpec": ("specs", "AlgorithmSpec"),
     "StudyConfig": ("config", "StudyConfig"),
+    "NoHierarchyWarning": ("grid", "NoHierarchyWarning"),
     "StudyResult": ("runner", "StudyResult"),
     "RESULT_COLUMNS": ("runner", "COLUMNS"),
     "run_study": ("runner", "run_study"),
@@ -83,6 +85,7 @@ __all__ = [
     "CLASSIFIERS",
     "RESULT_COLUMNS",
     "AlgorithmSpec",
+    "NoHierarchyWarning",
     "StudyConfig",
     "StudyResult",
     "UtilityScore",

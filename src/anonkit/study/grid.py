@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +21,20 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
-from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
+from anonkit.estimators.bare import only_star
+from anonkit.exceptions import (
+    DataError,
+    EmptyDataError,
+    ParameterError,
+    SuppressedColumnWarning,
+    UnknownColumnError,
+)
 from anonkit.study.config import OWNER, StudyConfig
 from anonkit.study.specs import AlgorithmSpec
 
 __all__ = [
     "Cell",
+    "NoHierarchyWarning",
     "StudyData",
     "cell_key",
     "dataset_fingerprint",
@@ -58,6 +66,10 @@ class StudyData:
         Rows left out for missing values.
     available
         Complete rows before ``sample`` was drawn.
+    without_hierarchy
+        Quasi-identifiers given no hierarchy but ``*`` (none, or a suppression table):
+        their hierarchy maps every value to ``*``, so cells can only keep them or
+        suppress them (:class:`NoHierarchyWarning`).
     """
 
     frame: pl.DataFrame
@@ -65,10 +77,41 @@ class StudyData:
     fingerprint: str
     dropped: int
     available: int
+    without_hierarchy: tuple[str, ...] = ()
 
 
-def _raw_dataset(config: StudyConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy]]:
-    """The whole table and the hierarchies of its quasi-identifiers."""
+class NoHierarchyWarning(SuppressedColumnWarning):
+    """Quasi-identifiers of a study have no hierarchy but ``*``, so its cells can only
+    keep them as they stand or release ``*`` for them in every record.
+
+    :func:`~anonkit.study.runner.run_study` warns once, before the cells (the cells
+    anonymize with the resolved value -> ``*`` hierarchy, so the
+    :class:`~anonkit.exceptions.SuppressedColumnWarning` of :func:`anonkit.anonymize`
+    does not arise there); a filter on that warning catches this one too.
+    """
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        names = ", ".join(repr(c) for c in self.columns)
+        them = "it" if len(self.columns) == 1 else "them"
+        UserWarning.__init__(
+            self,
+            f"{names} had no hierarchy but '*', so the study's cells can only keep {them} "
+            f"as {'it stands' if them == 'it' else 'they stand'} or show '*' for {them} in "
+            "every record (a column without a hierarchy can only be kept or suppressed; "
+            "Mondrian and microaggregation read numeric columns as numbers); give a "
+            "hierarchy to generalize instead, in the study's hierarchies ([hierarchies] of "
+            "its TOML file): a hierarchy CSV file, or a builder table such as "
+            '{type = "intervals", widths = [5, 10, 20]} for numbers or {type = "masking"} '
+            "for codes (anonkit.builders).",
+        )
+
+
+def _raw_dataset(
+    config: StudyConfig,
+) -> tuple[pl.DataFrame, dict[str, Hierarchy], tuple[str, ...]]:
+    """The whole table, the hierarchies of its quasi-identifiers, and those given no
+    hierarchy but ``*``."""
 
     qi = list(config.quasi_identifiers or ())
     specs: Mapping[str, Any]
@@ -85,7 +128,8 @@ def _raw_dataset(config: StudyConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy
         missing = [c for c in qi if c not in frame.columns]
         if missing:
             raise UnknownColumnError(missing, frame.columns)
-        return frame, {c: resolve_hierarchy(c, merged.get(c), frame[c]) for c in qi}
+        bare = tuple(c for c in qi if only_star(merged.get(c)))
+        return frame, {c: resolve_hierarchy(c, merged.get(c), frame[c]) for c in qi}, bare
     # a table: the reading and hierarchy resolution of ``anonkit anonymize`` configurations
     from pathlib import Path
 
@@ -104,7 +148,7 @@ def _raw_dataset(config: StudyConfig) -> tuple[pl.DataFrame, dict[str, Hierarchy
     missing = [c for c in qi if c not in frame.columns]
     if missing:
         raise UnknownColumnError(missing, frame.columns)
-    return frame, hierarchies
+    return frame, hierarchies, tuple(c for c in qi if only_star(config.hierarchies.get(c)))
 
 
 def _as_numbers(frame: pl.DataFrame, column: str) -> pl.Series:
@@ -135,7 +179,7 @@ def load_study_data(config: StudyConfig) -> StudyData:
     ParameterError
         If ``sample`` asks for more records than the table has complete ones.
     """
-    frame, hierarchies = _raw_dataset(config)
+    frame, hierarchies, bare = _raw_dataset(config)
     target = str(config.target)
     used = list(dict.fromkeys([*(config.quasi_identifiers or ()), target, *config.features]))
     missing = [c for c in used if c not in frame.columns]
@@ -170,6 +214,7 @@ def load_study_data(config: StudyConfig) -> StudyData:
         fingerprint=dataset_fingerprint(complete, hierarchies),
         dropped=frame.height - available,
         available=available,
+        without_hierarchy=bare,
     )
 
 

@@ -37,11 +37,19 @@ from typing import Any
 import polars as pl
 
 from anonkit._frozen import FrozenDict
+from anonkit.exceptions import warn_caller
 from anonkit.study.analysis import cell_rows
 from anonkit.study.cache import CellCache, CellOutcome
 from anonkit.study.cells import STAGES, CellWorker, run_cells_in_processes
 from anonkit.study.config import StudyConfig
-from anonkit.study.grid import Cell, cell_key, load_study_data, split_indices, study_cells
+from anonkit.study.grid import (
+    Cell,
+    NoHierarchyWarning,
+    cell_key,
+    load_study_data,
+    split_indices,
+    study_cells,
+)
 from anonkit.study.outputs import (
     COLUMNS,
     assemble,
@@ -167,6 +175,11 @@ def run_study(
     ------
     UnknownColumnError, InputFileError, DataError, ParameterError
         If the dataset cannot be loaded or split as configured (before any cell runs).
+
+    Warns
+    -----
+    NoHierarchyWarning
+        Once, before any cell runs, when quasi-identifiers have no hierarchy but ``*``.
     OutputIsInputError, OutputLocationError
         If an output file (``results.csv``, ``study.json``, ``report.html``) is one the
         study reads, or the output folder cannot take files (before any cell runs).
@@ -185,6 +198,8 @@ def run_study(
     start = time.perf_counter()
     check_outputs(config)
     data = load_study_data(config)
+    if data.without_hierarchy:  # once, before the work (the cells cannot tell)
+        warn_caller(NoHierarchyWarning(data.without_hierarchy))
     # split here, before any cell: a split error in the process pool's workers broke it
     train, test = split_indices(
         data.frame[str(config.target)],
