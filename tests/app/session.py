@@ -36,7 +36,7 @@ LOAD_INPUTS: dict[str, object] = {
 
 class _Recording(MockConnection):
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.sent: list[dict[str, Any]] = []
         self.closed = False
 
@@ -57,7 +57,8 @@ class Harness:
         app._sessions["test"] = self.session  # so that an unhandled error can close it
         self.state = AppState(None, workdir)
         self._loop = asyncio.new_event_loop()
-        self.session.bookmark._set_restore_context(RestoreContext())  # as the "init" message
+        # as the "init" message does (Shiny's private API: the harness follows its version)
+        self.session.bookmark._set_restore_context(RestoreContext())  # type: ignore[attr-defined,no-untyped-call]
         with session_context(self.session):
             self.session._manage_inputs({**LOAD_INPUTS, **inputs})
             for step in steps:

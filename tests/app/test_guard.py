@@ -16,7 +16,7 @@ from shiny.types import SilentException
 from anonkit.app import guard as guard_module
 from anonkit.app import workflow
 from anonkit.app.guard import ExportFailedError, guard, guard_download, what_failed
-from anonkit.app.steps import load, roles
+from anonkit.app.steps import load, roles, run
 from anonkit.exceptions import ConfigError
 
 from .conftest import leaky_frame
@@ -157,6 +157,16 @@ def test_what_failed_outside_a_session_is_a_sentence() -> None:
     assert what_failed("The run", ZeroDivisionError(SECRET)) == (
         "The run failed (ZeroDivisionError); nothing was changed. "
         "Set ANONKIT_SHOW_ERRORS=1 to see the message."
+    )
+
+
+def test_a_run_that_fails_with_a_foreign_error_says_its_type_only() -> None:
+    class Failed:
+        def result(self) -> None:
+            raise pl.exceptions.ComputeError(f"cannot cast {SECRET!r}")
+
+    assert run._task_error(Failed()) == what_failed("The run", ZeroDivisionError()).replace(
+        "ZeroDivisionError", "ComputeError"
     )
 
 

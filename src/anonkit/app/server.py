@@ -7,7 +7,9 @@ its module of :mod:`anonkit.app.steps`, in page order. The run is a Shiny extend
 whose work runs in a worker thread, so the page stays responsive.
 
 Errors of the library (:class:`~anonkit.exceptions.AnonkitError`) are shown as their
-message next to the field that caused them; nothing about the data is logged.
+message next to the field that caused them; any other error of an output or effect is
+told by its type (:func:`anonkit.app.guard.guard`) and the session goes on; nothing
+about the data is logged.
 """
 
 from __future__ import annotations
