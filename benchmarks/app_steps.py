@@ -248,7 +248,7 @@ def _walk(browser: Any, url: str, expect: Any) -> list[tuple[str, float, float]]
     timed("load Adult (preview, roles, leaks)", load.click, shows("#load-summary", "30,162"))
     nxt = page.get_by_role("button", name="Next: roles")
     timed("open Roles", nxt.click, shows("#roles"))
-    role = page.locator("#role_8")
+    role = page.locator("#role-row-8 select")
     timed(
         "change a role (leak check)", lambda: role.select_option("identifying"), shows("#no-leaks")
     )
