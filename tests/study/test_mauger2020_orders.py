@@ -247,9 +247,14 @@ def test_an_interrupted_page_write_leaves_the_page_whole(tmp_path: Path) -> None
     )
     page.write_text(old, encoding="utf-8")
 
+    # and the plots and the CSV were renamed into place before the page was rendered:
+    # new figures beside the previous page
+    figure = tmp_path / "mauger2020_figure10.svg"
+    figure.write_text("<svg>old</svg>", encoding="utf-8")
+
     class Interrupted:
         def plots(self) -> dict[str, str]:
-            return {}
+            return {"Figure 10": "<svg>new</svg>"}
 
         def to_polars(self) -> pl.DataFrame:
             return pl.DataFrame({"a": [1]})
@@ -263,3 +268,5 @@ def test_an_interrupted_page_write_leaves_the_page_whole(tmp_path: Path) -> None
     with pytest.raises(KeyboardInterrupt):
         m.write_study_outputs(Interrupted(), tmp_path)  # type: ignore[arg-type]
     assert page.read_text(encoding="utf-8") == old
+    assert figure.read_text(encoding="utf-8") == "<svg>old</svg>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [page.name, figure.name]

@@ -322,6 +322,32 @@ def test_write_outputs_splices_the_results_block(tiny: m.Reproduction, tmp_path:
     assert (fresh / "mauger2020.md").read_text(encoding="utf-8").startswith("# Mauger")
 
 
+def test_an_interrupted_write_leaves_the_figure_csv_and_page_whole(tmp_path: Path) -> None:
+    # the figure and the CSV were renamed into place before the page was rendered: a
+    # Ctrl-C then left them beside the previous run's page
+    old = {
+        "mauger2020.md": f"# T\n\n{m.RESULTS_START}\nold\n{m.RESULTS_END}\n",
+        "mauger2020_figure9.svg": "<svg>old</svg>",
+        "mauger2020_runs.csv": "a\n0\n",
+    }
+    for name, text in old.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+    class Interrupted:
+        def figure9_svg(self) -> str:
+            return "<svg>new</svg>"
+
+        def to_polars(self) -> pl.DataFrame:
+            return pl.DataFrame({"a": [1]})
+
+        def to_markdown(self, **kwargs: object) -> str:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        m.write_outputs(Interrupted(), tmp_path)  # type: ignore[arg-type]
+    assert {p.name: p.read_text(encoding="utf-8") for p in tmp_path.iterdir()} == old
+
+
 @pytest.mark.slow
 def test_full_reproduction() -> None:
     """The whole grid (21 k x 7 optimizations, ~4 min of CPU)."""

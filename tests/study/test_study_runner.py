@@ -307,11 +307,11 @@ def test_an_interrupted_write_leaves_the_previous_outputs_whole(
 def test_the_renames_of_the_outputs_hold_ctrl_c() -> None:
     import signal
 
-    from anonkit.study.outputs import _signals_held
+    from anonkit.study.staging import signals_held
 
     done = []
     with pytest.raises(KeyboardInterrupt):
-        with _signals_held():
+        with signals_held():
             signal.raise_signal(signal.SIGINT)
             done.append("renamed")  # not cut short: the Ctrl-C arrives after the block
     assert done == ["renamed"]
@@ -350,3 +350,24 @@ def test_a_quasi_identifier_without_hierarchy_is_named_once_before_the_cells(
     assert text.startswith("'race' had no hierarchy but '*', so the study's cells")
     assert "[hierarchies]" in text and '{type = "masking"}' in text
     assert warning.message.columns == ["race"]  # type: ignore[union-attr]
+
+
+def test_staged_files_are_renamed_together_or_not_at_all(tmp_path: Path) -> None:
+    from anonkit.study.staging import staged_files
+
+    first, second = tmp_path / "a.svg", tmp_path / "b.md"
+    first.write_text("old", encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        with staged_files() as stage:
+            stage(first).write_text("new", encoding="utf-8")
+            assert first.read_text(encoding="utf-8") == "old"  # not yet in place
+            raise KeyboardInterrupt
+    assert [p.name for p in tmp_path.iterdir()] == ["a.svg"]
+    assert first.read_text(encoding="utf-8") == "old"
+    with staged_files() as stage:
+        stage(first).write_text("new", encoding="utf-8")
+        stage(second).write_text("page", encoding="utf-8")
+    assert (
+        first.read_text(encoding="utf-8") == "new" and second.read_text(encoding="utf-8") == "page"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.svg", "b.md"]

@@ -134,10 +134,17 @@ def test_an_interrupted_page_write_leaves_the_page_whole(
     def interrupted(*args: object, **kwargs: object) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(seed000, "_figures", lambda frames, out: {})
+    # the figures were renamed into place one by one before the page was rendered: a
+    # Ctrl-C then left new figures beside the previous run's page
+    figure = tmp_path / "seed000_adult_accuracy_vs_k.svg"
+    figure.write_text("<svg>old</svg>", encoding="utf-8")
+    drawn = {"adult: accuracy vs k": (figure.name, "<svg>new</svg>")}
+    monkeypatch.setattr(seed000, "_figures", lambda frames: drawn)
     monkeypatch.setattr(seed000, "analyse", lambda frames: {})
     monkeypatch.setattr(seed000, "render_answer", lambda *a, **k: "NEW ANSWER")
     monkeypatch.setattr(seed000, "render_markdown", interrupted)
     with pytest.raises(KeyboardInterrupt):
         seed000.write_outputs({}, tmp_path)
     assert page.read_text(encoding="utf-8") == old
+    assert figure.read_text(encoding="utf-8") == "<svg>old</svg>"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([figure.name, page.name])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from anonkit._atomic import atomic_write_text, splice_marked_block
 
-__all__ = ["md_table", "replace_marked_blocks"]
+__all__ = ["md_table", "replace_marked_blocks", "with_marked_blocks"]
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[object]], align: str) -> list[str]:
@@ -42,7 +42,14 @@ def replace_marked_blocks(
     >>> page.read_text(encoding="utf-8")
     '# T\n\n<!-- a -->\none\n<!-- b -->\n'
     """
+    atomic_write_text(path, with_marked_blocks(path, blocks, title=title))
+
+
+def with_marked_blocks(path: Path, blocks: Sequence[tuple[str, str, str]], *, title: str) -> str:
+    """The text of the page ``path`` (empty when missing) with each ``(start, end,
+    body)`` of ``blocks`` between its marker lines, for a caller that writes it together
+    with other files (:func:`anonkit.study.staging.staged_files`)."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     for start, end, body in blocks:
         text = splice_marked_block(text, start, end, body, title=title)
-    atomic_write_text(path, text)
+    return text

@@ -8,15 +8,12 @@ an input; :func:`write_outputs` writes the files together, atomically.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import platform
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -24,13 +21,13 @@ from typing import Any
 import polars as pl
 
 from anonkit import __version__
-from anonkit._atomic import atomic_path
 from anonkit._frozen import FrozenDict
 from anonkit.io.write import check_output
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.cache import CellOutcome
 from anonkit.study.cells import LOSS_NAMES, STAGES
 from anonkit.study.config import BUILTIN_DATASETS, StudyConfig
+from anonkit.study.staging import staged_files
 
 __all__ = [
     "COLUMNS",
@@ -203,18 +200,19 @@ def write_outputs(
     writer: Callable[..., Any] | None,
 ) -> dict[str, Path]:
     """``results.csv``, ``report.html`` (when ``writer``, the HTML report function, is
-    given) and ``study.json``, together: each is written to a temporary file beside its
-    place, and only when all are complete are they renamed into place, with Ctrl-C held
-    for those few renames. An interruption or error before then leaves the previous
-    files of the folder as they were, never the new results beside an older report."""
+    given) and ``study.json``, together (:func:`anonkit.study.staging.staged_files`): each
+    is written to a temporary file beside its place, and only when all are complete are
+    they renamed into place, with Ctrl-C held for those few renames. An interruption or
+    error before then leaves the previous files of the folder as they were, never the new
+    results beside an older report."""
     folder = Path(config.output)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"results": folder / FILES["results"], "study": folder / FILES["study"]}
     if writer is not None:
         paths["report"] = folder / FILES["report"]
     payload = {**summary, "files": {name: str(p) for name, p in paths.items()}}
-    with contextlib.ExitStack() as renames:
-        staged = {name: renames.enter_context(atomic_path(p)) for name, p in paths.items()}
+    with staged_files() as stage:
+        staged = {name: stage(p) for name, p in paths.items()}
         frame.write_csv(staged["results"])
         if writer is not None:
             writer(
@@ -226,25 +224,4 @@ def write_outputs(
             )
         text = json.dumps(payload, indent=2, allow_nan=False) + "\n"
         staged["study"].write_text(text, encoding="utf-8")
-        with _signals_held():
-            renames.close()
     return paths
-
-
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP inside the block: one that arrives meanwhile is
-    raised again when it ends (main thread only, where Python runs signal handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    arrived: list[int] = []
-    held = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
-    previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum)) for s in held}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
-        for number in dict.fromkeys(arrived):
-            signal.raise_signal(number)

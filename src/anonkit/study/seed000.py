@@ -205,11 +205,11 @@ def reproduce(
 
 
 # ------------------------------------------------------------------------ rendering
-def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]:
-    from anonkit._atomic import atomic_write_text
+def _figures(frames: Mapping[str, pl.DataFrame]) -> dict[str, tuple[str, str]]:
+    """The figures of the page: caption -> (file name, SVG), not written yet."""
     from anonkit.study.plots import Reference, Series, line_chart_svg, scatter_svg
 
-    written: dict[str, str] = {}
+    drawn: dict[str, tuple[str, str]] = {}
     for name, frame in frames.items():
         rows = release_rows(frame, degenerate="include")
         if rows.is_empty():
@@ -236,19 +236,18 @@ def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]
         majority = base.filter(pl.col("algorithm") == "majority")["accuracy"]
         if majority.len():
             refs.append(Reference("majority class", float(majority.mean())))  # type: ignore[arg-type]
-        file = f"seed000_{name}_accuracy_vs_k.svg"
-        atomic_write_text(
-            folder / file,
-            line_chart_svg(
-                series,
-                title=f"{name}: accuracy vs k ({clf}, mean over splits and settings)",
-                xlabel="requested k (log scale)",
-                ylabel="accuracy",
-                log_x=True,
-                references=refs,
-            ),
+        svg = line_chart_svg(
+            series,
+            title=f"{name}: accuracy vs k ({clf}, mean over splits and settings)",
+            xlabel="requested k (log scale)",
+            ylabel="accuracy",
+            log_x=True,
+            references=refs,
         )
-        written[f"{name}: accuracy vs k by algorithm ({clf})"] = file
+        drawn[f"{name}: accuracy vs k by algorithm ({clf})"] = (
+            f"seed000_{name}_accuracy_vs_k.svg",
+            svg,
+        )
         # every release is a point of the front, degenerate ones included: a release on
         # which classifiers fall back on the majority class has that accuracy
         front = frontier(
@@ -275,10 +274,9 @@ def _figures(frames: Mapping[str, pl.DataFrame], folder: Path) -> dict[str, str]
                 ylabel="accuracy",
                 log_x=True,
             )
-            file = f"seed000_{name}_frontier.svg"
-            atomic_write_text(folder / file, svg)
-            written[f"{name}: privacy-utility frontier ({clf})"] = file
-    return written
+            caption = f"{name}: privacy-utility frontier ({clf})"
+            drawn[caption] = (f"seed000_{name}_frontier.svg", svg)
+    return drawn
 
 
 def write_outputs(
@@ -290,19 +288,26 @@ def write_outputs(
 ) -> Path:
     """Write the figures and replace the answer and results blocks of
     ``folder/seed000.md`` (``note``: which run drew them, shown above the results;
-    ``cuts``: what the design left out, named in the answer)."""
-    from anonkit.study.markdown import replace_marked_blocks
+    ``cuts``: what the design left out, named in the answer). The figures and the page
+    are written together (:func:`anonkit.study.staging.staged_files`): an interruption
+    leaves the previous page and the figures it links as they were."""
+    from anonkit.study.markdown import with_marked_blocks
+    from anonkit.study.staging import staged_files
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    figures = _figures(frames, out)
     page = out / "seed000.md"
     title = "# Does a loss metric predict classifier accuracy?"
-    analysed = analyse(frames)  # the answer and the results read the same statistics
-    answer = render_answer(frames, cuts=cuts, analyses=analysed)
-    results = render_markdown(frames, figures=figures, note=note, analyses=analysed)
-    blocks = [(ANSWER_START, ANSWER_END, answer), (RESULTS_START, RESULTS_END, results)]
-    replace_marked_blocks(page, blocks, title=title)  # both blocks in one write
+    with staged_files() as stage:
+        drawn = _figures(frames)
+        for file, svg in drawn.values():
+            stage(out / file).write_text(svg, encoding="utf-8")
+        figures = {caption: file for caption, (file, _) in drawn.items()}
+        analysed = analyse(frames)  # the answer and the results read the same statistics
+        answer = render_answer(frames, cuts=cuts, analyses=analysed)
+        results = render_markdown(frames, figures=figures, note=note, analyses=analysed)
+        blocks = [(ANSWER_START, ANSWER_END, answer), (RESULTS_START, RESULTS_END, results)]
+        stage(page).write_text(with_marked_blocks(page, blocks, title=title), encoding="utf-8")
     return page
 
 

@@ -1,8 +1,10 @@
-"""Files of the reproduction of Mauger et al. (2020): the plot, the CSV, the results block.
+"""Files of the reproduction of Mauger et al. (2020): the plots, the CSV, the page blocks.
 
 :func:`write_outputs` writes ``mauger2020_figure9.svg``, ``mauger2020_runs.csv`` and the
-block of ``mauger2020.md`` between :data:`RESULTS_START` and :data:`RESULTS_END`, each
-atomically.
+block of ``mauger2020.md`` between :data:`RESULTS_START` and :data:`RESULTS_END`;
+:func:`write_study_outputs` the plots, the CSV and both blocks of the multi-order study.
+Each writes its files together (:func:`anonkit.study.staging.staged_files`): an
+interruption leaves the previous page and the figures it links as they were.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from anonkit._atomic import atomic_path, atomic_write_text, replace_marked_block
-from anonkit.study.markdown import replace_marked_blocks
+from anonkit.study.markdown import with_marked_blocks
 from anonkit.study.mauger2020.results import Reproduction
 from anonkit.study.mauger2020.study import MaugerStudy
+from anonkit.study.staging import staged_files
 
 __all__ = [
     "ANSWER_END",
@@ -33,7 +35,7 @@ TITLE = "# Mauger, Le Mahec & Dequen (2020): Figures 6 to 13 under many orders"
 
 
 def write_study_outputs(study: MaugerStudy, folder: str | os.PathLike[str]) -> dict[str, Path]:
-    """Write the study's page blocks, plots and CSV into ``folder``, each atomically.
+    """Write the study's page blocks, plots and CSV into ``folder``, together.
 
     ``mauger2020.md`` gets the opening answer between :data:`ANSWER_START` and
     :data:`ANSWER_END` and the results between :data:`RESULTS_START` and
@@ -45,22 +47,24 @@ def write_study_outputs(study: MaugerStudy, folder: str | os.PathLike[str]) -> d
     out.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     images: dict[str, str] = {}
-    for name, svg in study.plots().items():
-        path = out / f"mauger2020_{name.lower().replace(' ', '')}.svg"
-        atomic_write_text(path, svg)
-        written[name] = path
-        images[name] = path.name
-    csv = out / "mauger2020_runs.csv"
-    with atomic_path(csv) as tmp:
-        study.to_polars().write_csv(tmp)
-    written["csv"] = csv
-    page = out / "mauger2020.md"
-    blocks = [
-        (ANSWER_START, ANSWER_END, study.answer_markdown()),
-        (RESULTS_START, RESULTS_END, study.to_markdown(images=images)),
-    ]
-    replace_marked_blocks(page, blocks, title=TITLE)  # both blocks in one write
-    written["markdown"] = page
+    # staged, then renamed together with the page: never new plots beside an old page
+    with staged_files() as stage:
+        for name, svg in study.plots().items():
+            path = out / f"mauger2020_{name.lower().replace(' ', '')}.svg"
+            stage(path).write_text(svg, encoding="utf-8")
+            written[name] = path
+            images[name] = path.name
+        csv = out / "mauger2020_runs.csv"
+        study.to_polars().write_csv(stage(csv))
+        written["csv"] = csv
+        page = out / "mauger2020.md"
+        blocks = [
+            (ANSWER_START, ANSWER_END, study.answer_markdown()),
+            (RESULTS_START, RESULTS_END, study.to_markdown(images=images)),
+        ]
+        text = with_marked_blocks(page, blocks, title=TITLE)
+        stage(page).write_text(text, encoding="utf-8")
+        written["markdown"] = page
     return written
 
 
@@ -70,8 +74,8 @@ def write_outputs(rep: Reproduction, folder: str | os.PathLike[str]) -> dict[str
     The Markdown of :meth:`Reproduction.to_markdown` replaces the part of
     ``folder/mauger2020.md`` between ``<!-- mauger2020:results:start -->`` and
     ``<!-- mauger2020:results:end -->`` (the rest of the page is kept); a page without
-    the markers gets the block appended, a missing page is created. Every file is written
-    atomically.
+    the markers gets the block appended, a missing page is created. The three files are
+    written together (:func:`anonkit.study.staging.staged_files`).
     """
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -80,14 +84,10 @@ def write_outputs(rep: Reproduction, folder: str | os.PathLike[str]) -> dict[str
         out / "mauger2020_runs.csv",
         out / "mauger2020.md",
     )
-    atomic_write_text(svg, rep.figure9_svg())
-    with atomic_path(csv) as tmp:
-        rep.to_polars().write_csv(tmp)
-    replace_marked_block(
-        page,
-        RESULTS_START,
-        RESULTS_END,
-        rep.to_markdown(figure9_image=svg.name),
-        title="# Mauger et al. (2020): Figures 6 to 9 reproduced",
-    )
+    with staged_files() as stage:
+        stage(svg).write_text(rep.figure9_svg(), encoding="utf-8")
+        rep.to_polars().write_csv(stage(csv))
+        block = (RESULTS_START, RESULTS_END, rep.to_markdown(figure9_image=svg.name))
+        title = "# Mauger et al. (2020): Figures 6 to 9 reproduced"
+        stage(page).write_text(with_marked_blocks(page, [block], title=title), encoding="utf-8")
     return {"svg": svg, "csv": csv, "markdown": page}
