@@ -861,6 +861,25 @@ def test_frame_adapter_errors() -> None:
     assert res.labels("a") == ("*",)
 
 
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt64])
+def test_numeric_integers_beyond_float_precision_are_refused(dtype) -> None:
+    """Numbers are cut as float64: integers past 2**53 would be rounded, and the released
+    ranges would not contain the values they stand for (2**62 - 3 shown as 2**62)."""
+    big = [2**62 - i for i in range(6)]
+    df = pl.DataFrame({"x": pl.Series(big, dtype=dtype)})
+    with pytest.raises(DataError, match=r"'x'.*2\*\*53") as caught:
+        fit_frame(df, [KAnonymity(2)], quasi_identifiers=["x"], numeric=["x"])
+    assert str(big[0]) not in str(caught.value)  # no record value in the message
+    # integers a float64 holds exactly are cut as before
+    ok = pl.DataFrame({"x": pl.Series([2**53 - 1 - i for i in range(6)], dtype=dtype)})
+    res = fit_frame(ok, [KAnonymity(2)], quasi_identifiers=["x"], numeric=["x"])
+    labels = release_frame(ok, res)["x"].to_list()
+    assert (
+        labels
+        == ["[9007199254740989-9007199254740991]"] * 3 + ["[9007199254740986-9007199254740988]"] * 3
+    )
+
+
 def test_frame_adapter_orders_and_population() -> None:
     df = pl.DataFrame(
         {

@@ -128,3 +128,22 @@ def test_anonymize_accepts_the_estimator() -> None:
     res = anonymize(frame, quasi_identifiers=["a", "b"], numeric=["a"], k=2, algorithm=Hilbert())
     assert res.verified and res.algorithm == Hilbert.name
     assert res.classes.min_size >= 2
+
+
+@pytest.mark.parametrize("algorithm", ["hilbert", "banga", "mondrian"])
+def test_integers_past_float_precision_are_refused(algorithm: str) -> None:
+    """Grouped as float64, 2**62 - 3 would be released inside '2**62' (a range that does
+    not hold it): the run stops and names the column instead."""
+    import anonkit
+    from anonkit.exceptions import DataError
+
+    frame = pd.DataFrame({"id": [2**62 - i for i in range(6)], "zip": ["1301"] * 6})
+    with pytest.raises(DataError, match=r"Column 'id' holds integers beyond"):
+        anonkit.anonymize(
+            frame,
+            quasi_identifiers=["id", "zip"],
+            hierarchies={"zip": ZIP},
+            numeric=["id"],
+            k=2,
+            algorithm=algorithm,
+        )

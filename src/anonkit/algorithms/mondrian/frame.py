@@ -39,12 +39,29 @@ from anonkit.exceptions import (
 from anonkit.models.base import PrivacyModel
 from anonkit.progress import Progress
 
+#: The largest integer magnitude below which a float64 holds every integer exactly.
+_EXACT = 2**53
+
+
+def _beyond_float(series: pl.Series) -> bool:
+    """Whether an integer column holds a value a float64 cannot hold exactly."""
+    low, high = series.min(), series.max()
+    return bool(int(high) > _EXACT or int(low) < -_EXACT)  # type: ignore[arg-type]
+
 
 def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
     series = frame[column]
     nulls = series.null_count()
     if nulls:
         raise MissingValuesError(column, nulls)
+    if series.dtype.is_integer() and series.len() and _beyond_float(series):
+        # cut as float64, such integers would be rounded: the released ranges would not
+        # contain the values they stand for
+        raise DataError(
+            f"Column {column!r} holds integers beyond ±2**53 ({_EXACT:,}), which a numeric "
+            "quasi-identifier cannot hold exactly; give it a hierarchy instead (leave it "
+            "out of 'numeric') or rescale it before anonymizing."
+        )
     try:
         values = series.cast(pl.Float64, strict=True).to_numpy()
     except pl.exceptions.PolarsError:
