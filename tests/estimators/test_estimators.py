@@ -352,3 +352,27 @@ def test_transform_drops_unseen_columns_when_the_fit_dropped_undeclared_ones() -
     new = frame.head(6).with_columns(pl.lit("123-45-6789").alias("ssn"))
     out = fitted.transform(new)
     assert "ssn" not in out.columns and "note" not in out.columns
+
+
+@pytest.mark.parametrize(
+    "algorithm", ["mondrian", "greedy_merge", "hilbert", "banga", "k_optimize"]
+)
+def test_a_decimal_column_with_a_hierarchy_is_released_and_measured(algorithm: str) -> None:
+    """Decimal quasi-identifiers generalized on a hierarchy: the loss measured on the
+    release read them as numbers of object dtype and failed inside polars."""
+    frame = pl.DataFrame(
+        {
+            "age": pl.Series([21, 22, 23, 35, 36, 37, 50, 51]).cast(pl.Decimal(10, 2)),
+            "zip": ["1301", "1302", "1301", "1401", "1402", "1401", "1301", "1402"],
+        }
+    )
+    result = anonkit.anonymize(
+        frame,
+        quasi_identifiers=["age", "zip"],
+        hierarchies={"age": AGES, "zip": ZIP},
+        k=2,
+        algorithm=algorithm,
+    )
+    assert result.verified and result.release.height == 8
+    assert result.release.group_by(["age", "zip"]).len()["len"].min() >= 2
+    assert 0.0 <= result.metrics["loss"] <= 1.0
