@@ -376,3 +376,29 @@ def test_a_decimal_column_with_a_hierarchy_is_released_and_measured(algorithm: s
     assert result.verified and result.release.height == 8
     assert result.release.group_by(["age", "zip"]).len()["len"].min() >= 2
     assert 0.0 <= result.metrics["loss"] <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        ({"age": -1.0}, "finite numbers > 0"),
+        ({"age": float("nan")}, "finite numbers > 0"),
+        ({"age": "high"}, "finite numbers > 0"),
+        ({"agee": 2.0}, "quasi-identifiers"),
+        ({"disease": 2.0}, "quasi-identifiers"),
+    ],
+)
+def test_local_suppression_weights_are_checked_even_when_nothing_is_suppressed(
+    weights: dict[str, object], match: str
+) -> None:
+    """Bad importance weights were accepted whenever the search suppressed no record (they
+    were read only by the cell suppression), and otherwise named 'importance', a parameter
+    the caller never gave."""
+    frame = _people()
+    keywords = {"hierarchies": {"zip": ZIP, "age": AGES}, "k": 2, **ROLES}
+    with pytest.raises(ParameterError, match=f"'local_suppression'.*{match}"):
+        anonkit.anonymize(frame, local_suppression=weights, **keywords)
+    with pytest.raises(ParameterError, match=f"'local_suppression'.*{match}"):
+        anonkit.anonymize(frame, local_suppression=weights, suppression_limit=0.5, **keywords)
+    fine = anonkit.anonymize(frame, local_suppression={"age": 2.0}, **keywords)
+    assert fine.verified

@@ -93,6 +93,31 @@ class _LocalSuppression:
         return "True, False or a mapping of attribute importance weights"
 
 
+def _check_importance(weights: Mapping[Any, Any], qi: Sequence[str], owner: str) -> None:
+    """Refuse importance weights for local suppression that are not finite numbers > 0 of
+    quasi-identifiers, before the search (which may leave no cell to suppress)."""
+    unknown = [c for c in weights if c not in qi]
+    if unknown:
+        raise ParameterError(
+            "local_suppression", owner, "importance weights of quasi-identifiers only", unknown
+        )
+    bad = [
+        c
+        for c, v in weights.items()
+        if isinstance(v, bool)
+        or not isinstance(v, (int, float, np.integer, np.floating))
+        or not np.isfinite(v)
+        or v <= 0
+    ]
+    if bad:
+        raise ParameterError(
+            "local_suppression",
+            owner,
+            "importance weights that are finite numbers > 0",
+            {c: weights[c] for c in bad},
+        )
+
+
 class FullDomain(Placed):
     """Full-domain generalization and record suppression (global recoding).
 
@@ -258,6 +283,8 @@ class FullDomain(Placed):
             output_format(self.output)  # an unknown extension fails before any work
         qi = columns.quasi_identifiers
         aggregation(self.metric, self.metric_options, qi, type(self).__name__)
+        if isinstance(self.local_suppression, Mapping):
+            _check_importance(self.local_suppression, qi, type(self).__name__)
         if not engine.in_memory:
             if self.local_suppression is not False:
                 raise ParameterError(
