@@ -20,7 +20,7 @@ from anonkit.estimators import (
     Mondrian,
     Privacy,
 )
-from anonkit.exceptions import NotFittedError, ParameterError
+from anonkit.exceptions import NotFittedError, ParameterError, UnknownColumnError
 from anonkit.io.frames import from_polars
 from anonkit.models import DistinctLDiversity, KAnonymity
 
@@ -402,3 +402,27 @@ def test_local_suppression_weights_are_checked_even_when_nothing_is_suppressed(
         anonkit.anonymize(frame, local_suppression=weights, suppression_limit=0.5, **keywords)
     fine = anonkit.anonymize(frame, local_suppression={"age": 2.0}, **keywords)
     assert fine.verified
+
+
+@pytest.mark.parametrize("algorithm", ["mondrian", "hilbert", "banga", "k_optimize"])
+def test_numeric_columns_outside_the_quasi_identifiers_are_named_as_such(algorithm: str) -> None:
+    """'numeric' naming a column of the data that is not a quasi-identifier was reported
+    as an unknown column, with the quasi-identifiers listed as what "the data has"."""
+    frame = _people().drop("name")
+    keywords = {"hierarchies": {"zip": ZIP}, "k": 2, "algorithm": algorithm}
+    with pytest.raises(ParameterError, match=r"'numeric'.*quasi-identifiers.*\['age'\]"):
+        anonkit.anonymize(
+            frame,
+            quasi_identifiers=["zip"],
+            insensitive=["age", "disease"],
+            numeric=["age"],
+            **keywords,
+        )
+    with pytest.raises(UnknownColumnError, match=r"'agee' \(did you mean 'age'\?\).*'disease'"):
+        anonkit.anonymize(
+            frame,
+            quasi_identifiers=["zip", "age"],
+            sensitive=["disease"],
+            numeric=["agee"],
+            **keywords,
+        )

@@ -59,8 +59,8 @@ from anonkit.estimators.base import (
 )
 from anonkit.estimators.leak_check import PendingLeaks
 from anonkit.estimators.recoding import assign_classes, nearest_groups
-from anonkit.estimators.steps import LEAK_SAMPLE, local_result
-from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
+from anonkit.estimators.steps import LEAK_SAMPLE, check_numeric, local_result
+from anonkit.exceptions import DataError, MissingValuesError, ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes, tally_sizes
 from anonkit.metrics.levels import model_attributes
@@ -193,9 +193,7 @@ class _Local(Estimator):
         return None
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
-        unknown = [c for c in fitting.numeric if c not in fitting.quasi_identifiers]
-        if unknown:
-            raise UnknownColumnError(unknown, fitting.quasi_identifiers)
+        check_numeric(fitting.numeric, fitting.quasi_identifiers, fitting.data.columns, self.name)
         t1 = time.perf_counter()
         released, metrics, metric, k = self._outcome(fitting)
         t2 = time.perf_counter()

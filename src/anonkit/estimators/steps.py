@@ -50,6 +50,7 @@ __all__ = [
     "engine_roles",
     "head_leak_check",
     "local_result",
+    "check_numeric",
     "refuse_numeric",
     "write_verified",
 ]
@@ -130,6 +131,19 @@ def refuse_numeric(numeric: Sequence[str], engine: str, where: str = "") -> None
             "hierarchies; give the numeric columns an interval hierarchy)",
             list(numeric),
         )
+
+
+def check_numeric(
+    numeric: Sequence[str], qi: Sequence[str], columns: Sequence[str], owner: str
+) -> None:
+    """Refuse numeric columns that are not in the data (an unknown column, the data's
+    columns listed) or not quasi-identifiers."""
+    absent = [c for c in numeric if c not in columns]
+    if absent:
+        raise UnknownColumnError(absent, columns)
+    others = [c for c in numeric if c not in qi]
+    if others:
+        raise ParameterError("numeric", owner, "quasi-identifiers only", others)
 
 
 @dataclass(frozen=True, eq=False)
