@@ -310,12 +310,17 @@ def test_the_renames_of_the_outputs_hold_ctrl_c() -> None:
     from anonkit.study.staging import signals_held
 
     done = []
-    with pytest.raises(KeyboardInterrupt):
-        with signals_held():
-            signal.raise_signal(signal.SIGINT)
-            done.append("renamed")  # not cut short: the Ctrl-C arrives after the block
-    assert done == ["renamed"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's own handler, whatever an earlier test left (a SparkContext installs its own)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with signals_held():
+                signal.raise_signal(signal.SIGINT)
+                done.append("renamed")  # not cut short: the Ctrl-C arrives after the block
+        assert done == ["renamed"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_a_quasi_identifier_without_hierarchy_is_named_once_before_the_cells(
