@@ -49,8 +49,9 @@ def test_an_object_column_mixing_kinds_is_refused_naming_it() -> None:
         with pytest.raises(DataError, match=f"Column '{name}' mixes kinds of values"):
             _run(pd.DataFrame({"sex": SEX, name: column}), insensitive=[name])
     mixed_qi = pd.DataFrame({"sex": pd.Series(["m", "m", 5, "5"], dtype=object)})
-    with pytest.raises(DataError, match="5 \\(integer\\) and '5' \\(text\\)|'m' \\(text\\)"):
+    with pytest.raises(DataError, match=r"text \(row 1\) and integer \(row 3\)") as err:
         _run(mixed_qi)
+    assert "'m'" not in str(err.value)  # kinds and rows, never a value of the records
 
 
 def test_one_kind_per_object_column_is_read_as_that_type() -> None:

@@ -91,12 +91,12 @@ def _pandas_column(name: str, series: Any) -> pl.Series:
     values = series.to_numpy(dtype=object)
     inferred = pd.api.types.infer_dtype(values, skipna=True)
     if inferred in ("mixed", "mixed-integer"):
-        _refuse_mixed(name, values[~missing])
+        _refuse_mixed(name, values, missing)
     cells = [None if gone else v for v, gone in zip(values.tolist(), missing, strict=True)]
     try:
         return pl.Series(name, cells, dtype=_INFERRED.get(inferred), strict=True)
     except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
-        _refuse_mixed(name, values[~missing])
+        _refuse_mixed(name, values, missing)
         raise  # pragma: no cover - _refuse_mixed raises
 
 
@@ -111,15 +111,16 @@ _INFERRED: dict[str, Any] = {
 }
 
 
-def _refuse_mixed(name: str, present: np.ndarray[Any, Any]) -> None:
-    """Raise the error for an ``object`` column whose values share no one type."""
-    kinds: dict[str, Any] = {}
-    for value in present:
-        kinds.setdefault(_kind(value), value)
+def _refuse_mixed(name: str, values: np.ndarray[Any, Any], missing: np.ndarray[Any, Any]) -> None:
+    """Raise the error for an ``object`` column whose values share no one type, naming
+    the kinds and a row of each (1-based, as a file's data rows), never a value."""
+    kinds: dict[str, int] = {}
+    for row in np.flatnonzero(~missing):
+        kinds.setdefault(_kind(values[row]), int(row) + 1)
         if len(kinds) == 2:
             break
     if len(kinds) == 2:
-        examples = " and ".join(f"{v!r} ({k})" for k, v in kinds.items())
+        examples = " and ".join(f"{k} (row {r})" for k, r in kinds.items())
         raise DataError(
             f"Column {name!r} mixes kinds of values, for example {examples}; give it one "
             f"type before anonymizing (for example df[{name!r}].astype(str)), so that no "
