@@ -109,3 +109,16 @@ def test_a_column_named_by_a_number_is_told_the_names_are_text() -> None:
     anonkit) name them '0', '1', and ``quasi_identifiers=[0]`` was only 'unknown'."""
     msg = str(ex.UnknownColumnError([0, "b"], ["0", "1", "a"]))  # type: ignore[list-item]
     assert "0 (the data names it '0': column names are text)" in msg
+
+
+def test_options_of_an_estimator_without_options_say_so() -> None:
+    """The list of accepted options was empty: 'must be parameters of Hilbert: . Got'."""
+    import polars as pl
+
+    import anonkit
+
+    frame = pl.DataFrame({"a": [1, 2, 3, 4]})
+    with pytest.raises(ex.ParameterError, match="Hilbert takes no parameters beyond") as err:
+        anonkit.anonymize(frame, quasi_identifiers=["a"], numeric=["a"], k=2,
+                          algorithm="hilbert", options={"x": 1})  # fmt: skip
+    assert ": ." not in str(err.value)

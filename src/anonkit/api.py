@@ -339,9 +339,12 @@ def _from_options(
     unknown = [name for name in (options or {}) if name not in accepted or name in shared]
     if unknown:
         own = [p for p in accepted if p not in shared]
-        raise ParameterError(
-            "options", "anonymize", f"parameters of {cls.__name__}: {', '.join(own)}", unknown
+        allowed = (
+            f"parameters of {cls.__name__}: {', '.join(own)}"
+            if own
+            else f"empty: {cls.__name__} takes no parameters beyond anonymize()'s keywords"
         )
+        raise ParameterError("options", "anonymize", allowed, unknown)
     return cls(**dict(options or {}), **shared)
 
 

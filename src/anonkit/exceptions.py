@@ -235,8 +235,8 @@ class MissingValuesError(DataError):
         where = f" of the {table}" if table else ""
         super().__init__(
             f"Column {column!r}{where} has {count} missing value(s); fill them with a value "
-            "(for example 'unknown', which the column's hierarchy must then cover, if it has "
-            "one) or drop those rows."
+            "(a text column: for example 'unknown', which its hierarchy must then cover, if "
+            "it has one; a numeric one: a number) or drop those rows."
         )
 
 
