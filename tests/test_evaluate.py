@@ -301,3 +301,16 @@ def test_ranges_read_through_a_hierarchy_must_hold_their_value() -> None:
     with pytest.raises(UncoveredValueError) as caught:
         evaluate(original, bad, quasi_identifiers=["age"], hierarchies={"age": h})
     assert (caught.value.row, caught.value.label, caught.value.counts) == (3, "[70-80]", {"age": 2})
+
+
+def test_a_decimal_column_on_a_hierarchy_is_measured_as_its_integers_are() -> None:
+    """evaluate() stopped on polars' "cannot cast 'Object' type" for Decimal columns."""
+    import anonkit
+
+    ints = pl.DataFrame({"age": [21, 22, 35, 36, 47, 48]})
+    decimals = ints.with_columns(pl.col("age").cast(pl.Decimal(10, 2)))
+    h = {"age": {"type": "intervals", "widths": [10, 20]}}
+    release = anonkit.anonymize(decimals, quasi_identifiers=["age"], hierarchies=h, k=2).release
+    got = evaluate(decimals, release, quasi_identifiers=["age"], hierarchies=h)
+    want = evaluate(ints, release, quasi_identifiers=["age"], hierarchies=h)
+    assert got.loss["ncp"] == want.loss["ncp"] and got.loss["loss"] == want.loss["loss"]

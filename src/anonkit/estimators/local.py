@@ -45,7 +45,6 @@ from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.schema import Schema
-from anonkit.core.values import as_text
 from anonkit.estimators.bare import DETAIL as BARE
 from anonkit.estimators.bare import note_bare_columns
 from anonkit.estimators.base import (
@@ -151,9 +150,6 @@ def _loss_metrics(
     from anonkit.evaluate import evaluate
 
     qi = fitting.quasi_identifiers
-    # decimals on a hierarchy: read by their text, as the hierarchy was (not as numbers)
-    text = [c for c in qi if c not in numeric and isinstance(data.schema[c], pl.Decimal)]
-    data = data.with_columns(as_text(data[c]) for c in text)
     ev = evaluate(
         data.select(qi),
         released.select(qi),

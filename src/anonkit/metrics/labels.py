@@ -161,7 +161,7 @@ def _factorize(series: pl.Series) -> tuple[IntArray, pl.Series]:
         uniq = text.drop_nulls().unique(maintain_order=True)
         phys = text.cast(pl.Enum(uniq.to_list())).to_physical()
         return phys.fill_null(-1).to_numpy().astype(np.int64), uniq
-    if series.dtype.is_numeric():
+    if series.dtype.is_numeric() and not series.dtype.is_decimal():  # decimals: as text
         missing = series.is_null().to_numpy()
         values = series.fill_null(0).to_numpy()
         if values.dtype.kind == "f":
