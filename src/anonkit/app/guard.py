@@ -114,20 +114,7 @@ def guard(step: str) -> Callable[[F], F]:
     changed."
     """
 
-    def decorate(func: F) -> F:
-        @functools.wraps(func)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return func(*args, **kwargs)
-            except Exception as err:
-                if _is_control_flow(err):
-                    raise
-                _report(step, err)
-                return None
-
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
+    return _boundary(step, download=False)
 
 
 def guard_download(step: str) -> Callable[[F], F]:
@@ -135,6 +122,12 @@ def guard_download(step: str) -> Callable[[F], F]:
     notification it raises :class:`ExportFailedError` (its message names the step and
     the type), so the browser's download fails and the server logs no record."""
 
+    return _boundary(step, download=True)
+
+
+def _boundary(step: str, *, download: bool) -> Callable[[F], F]:
+    """The decorator of :func:`guard` (``download`` false) and :func:`guard_download`."""
+
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -144,7 +137,9 @@ def guard_download(step: str) -> Callable[[F], F]:
                 if _is_control_flow(err):
                     raise
                 _report(step, err)
-                raise ExportFailedError(f"{step} failed ({type(err).__name__}).") from None
+                if download:
+                    raise ExportFailedError(f"{step} failed ({type(err).__name__}).") from None
+                return None
 
         return wrapper  # type: ignore[return-value]
 
