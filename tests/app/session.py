@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import ModuleType
@@ -78,7 +79,21 @@ class Harness:
             with session_context(self.session):
                 await flush()
 
-        self._loop.run_until_complete(run())
+        # in a thread of its own: a test before may leave a loop running in this one
+        # (Playwright's sync API does), and asyncio runs one loop per thread
+        failed: list[BaseException] = []
+
+        def go() -> None:
+            try:
+                self._loop.run_until_complete(run())
+            except BaseException as err:  # handed back to the test's thread
+                failed.append(err)
+
+        worker = threading.Thread(target=go)
+        worker.start()
+        worker.join()
+        if failed:
+            raise failed[0]
 
     def read(self, value: Callable[[], Any]) -> Any:
         """A reactive value or calculation of the session, read outside the graph."""
