@@ -185,3 +185,25 @@ def test_every_output_and_effect_of_the_steps_is_guarded() -> None:
             if shiny and not guarded:
                 unguarded.append(f"{path.name}:{node.name}")
     assert unguarded == []
+
+
+def test_an_error_box_shows_a_foreign_value_error_by_its_type_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The steps show ValueError/TypeError in the page; one raised inside numpy quoted the
+    cell ("could not convert string to float: 'SECRET'")."""
+    import numpy as np
+
+    from anonkit.app.widgets import error_box
+
+    monkeypatch.delenv("ANONKIT_SHOW_ERRORS", raising=False)
+    try:
+        np.array(["SECRET"]).astype(float)
+    except ValueError as err:
+        shown = str(error_box(err))
+    assert "SECRET" not in shown and "ValueError" in shown
+
+    from anonkit.exceptions import ParameterError
+
+    mine = ParameterError("k", "the Privacy page", "a whole number", 2.5)
+    assert "a whole number" in str(error_box(mine))  # the library's message, as it is

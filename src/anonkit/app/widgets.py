@@ -14,6 +14,7 @@ import polars as pl
 from shiny import ui
 
 from anonkit.app import workflow
+from anonkit.app.guard import what_failed
 from anonkit.app.results import Alternative
 from anonkit.core.resolve import FILE
 from anonkit.exceptions import AnonkitError
@@ -55,10 +56,26 @@ ALTERNATIVE_COLUMNS: Final = (
 
 
 def error_box(err: BaseException | str | None) -> ui.Tag | None:
-    """An error message in red (the library's message, which names what to fix)."""
+    """An error message in red: the library's message (which names what to fix), a file
+    error's, or one anonkit's own code raised; an error raised inside another library
+    (numpy's "could not convert string to float: '…'") by its type only, as its message
+    can quote a cell (:func:`~anonkit.app.guard.what_failed`)."""
     if err is None:
         return None
-    return ui.div(str(err), class_="alert alert-danger py-1 my-2 app-error", role="alert")
+    text = err if isinstance(err, str) else _shown(err)
+    return ui.div(text, class_="alert alert-danger py-1 my-2 app-error", role="alert")
+
+
+def _shown(err: BaseException) -> str:
+    if isinstance(err, (AnonkitError, OSError)):
+        return str(err)
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    module = "anonkit" if tb is None else str(tb.tb_frame.f_globals.get("__name__", ""))
+    if module.split(".")[0] == "anonkit":
+        return str(err)
+    return what_failed("This step", err)
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], **attrs: Any) -> ui.Tag:
