@@ -3,6 +3,8 @@ within each class's range, runs repeat with a seed."""
 
 from __future__ import annotations
 
+import pickle
+
 import pandas as pd
 import polars as pl
 import pytest
@@ -104,3 +106,23 @@ def test_suppressed_records_release_no_noisy_value() -> None:
     assert starred.height == 1 and starred["income"].null_count() == 1
     assert res.release.filter(pl.col("sex") != "*")["income"].null_count() == 0
     assert "withheld" in res.details["guarantee"]
+
+
+def test_transform_generalizes_new_records_and_keeps_no_exact_noisy_value() -> None:
+    # transform read the inner FullDomain's result_, which it never had (AttributeError);
+    # the fitted estimator also kept the noisy column's exact values in the inner one.
+    rows = [("m", 30_001 + i) for i in range(5)] + [("f", 40_001 + i) for i in range(5)]
+    df = pl.DataFrame(rows + [("x", 99_999)], schema=["sex", "income"], orient="row")
+    est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2), suppression_limit=0.2), seed=0)
+    est.fit(
+        df,
+        quasi_identifiers=["sex"],
+        hierarchies={"sex": {"type": "suppression"}},
+        insensitive=["income"],
+    )
+    out = est.transform(pl.DataFrame({"sex": ["m", "x"], "income": [1, 2]}))
+    assert out["sex"].to_list() == ["m", "*"]
+    saved = pickle.dumps(est)
+    # polars pickles a column's values as raw little-endian int64
+    assert all(v.to_bytes(8, "little") not in saved for v in df["income"])
+    assert pickle.loads(saved).transform(df.head(1))["sex"].to_list() == ["m"]

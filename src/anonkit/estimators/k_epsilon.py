@@ -142,11 +142,13 @@ class KEpsilon(Estimator):
             progress=self.progress,
         )
         result, masked = inner._run(fitting)
-        inner._masked = masked
+        qi = fitting.quasi_identifiers
+        # what the inner transform reads: the suppressed classes, not the exact values of
+        # the noisy columns (a pickled estimator would hold them); result_ set below
+        inner._masked = masked.select(qi)
         self._inner = inner
         self.transformation_ = inner.transformation_
         start_stage(self.progress, "Adding noise")
-        qi = fitting.quasi_identifiers
         class_of = (
             masked.select(pl.struct(qi).rank("dense").alias("_c"))["_c"].to_numpy().astype(np.int64)
             - 1
@@ -197,6 +199,7 @@ class KEpsilon(Estimator):
             privacy=(*result.privacy, f"ε={self.epsilon} Laplace noise per class on {noisy}"),
             details=FrozenDict(details),
         )
+        inner.result_ = result  # its transform reads how many records were suppressed
         return result, masked
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
