@@ -487,3 +487,21 @@ def test_a_decimal_comma_is_named_with_the_reading_option_for_it() -> None:
     with pytest.raises(ParameterError) as plain:
         intervals(["forty"], [10])
     assert "decimal" not in str(plain.value)
+
+
+def test_a_thousands_separator_is_not_called_a_decimal_comma() -> None:
+    """'12,000' and '1,234,567' most likely separate thousands: the hint to read the file
+    with decimal_comma = true would make 12,000 the number 12 without a word, so the error
+    says the comma may separate thousands; a comma followed by other than three digits
+    stays a decimal comma."""
+    for text in ("12,000", "1,234,567", "-1,200"):
+        with pytest.raises(ParameterError) as info:
+            intervals([text, "72"], [10])
+        message = str(info.value)
+        assert "thousands" in message, message
+        assert "It is written with a decimal comma" not in message
+    with pytest.raises(ParameterError, match=r"for column 'euros'.*thousands"):
+        build_hierarchy({"type": "intervals", "widths": [10]}, ["1,200", "72"], name="euros")
+    with pytest.raises(ParameterError) as info:
+        intervals(["49,4"], [10])
+    assert "thousands" not in str(info.value)

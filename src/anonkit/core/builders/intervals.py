@@ -85,12 +85,7 @@ def intervals(
     for label, original in collect(values, owner).items():
         x = numeric_value(original, label)
         if x is None:
-            hint = ""
-            if isinstance(original, str) and re.match(DECIMAL_COMMA, original.strip()):
-                hint = (
-                    " It is written with a decimal comma: read the file with "
-                    "decimal_comma = true in [read] (read_table(..., decimal_comma=True))."
-                )
+            hint = _comma_hint(original)
             raise ParameterError("values", owner, "numbers or numeric strings", original, hint)
         numeric.append((x, label))
     numeric.sort()
@@ -114,6 +109,32 @@ def intervals(
         row.append(ROOT)
         rows.append(row)
     return Hierarchy(rows, name=name)
+
+
+#: A number whose commas may separate thousands: ``1,200``, ``-12,000``, ``1,234,567``.
+_THOUSANDS = r"^[+-]?[0-9]{1,3}(,[0-9]{3})+$"
+
+
+def _comma_hint(original: object) -> str:
+    """How to read a number written with a comma as a number: a decimal comma (``49,4``)
+    by the reading option; one that may separate thousands (``1,200``) not so, since that
+    option would read it as 1.2."""
+    if not isinstance(original, str):
+        return ""
+    text = original.strip()
+    if re.match(_THOUSANDS, text):
+        return (
+            " It is written with a comma that may separate thousands: remove the thousands "
+            "separators from the file (1,200 -> 1200); decimal_comma = true in [read] would "
+            "read 1,200 as 1.2. Only if the comma is a decimal one, read the file with "
+            "decimal_comma = true."
+        )
+    if re.match(DECIMAL_COMMA, text):
+        return (
+            " It is written with a decimal comma: read the file with "
+            "decimal_comma = true in [read] (read_table(..., decimal_comma=True))."
+        )
+    return ""
 
 
 def _default_start(low: Fraction, width: Fraction) -> Fraction:
