@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -149,6 +151,34 @@ def test_parameters_come_from_the_signature() -> None:
 
     assert Search(5).get_params() == {"k": 5, "seed": None}
     assert repr(Search(seed=1)) == "Search(k=2, seed=1)"
+
+
+def test_set_params_sets_and_reaches_inside_frozen_dataclasses() -> None:
+    @dataclass(frozen=True)
+    class Limits:
+        share: float = 0.0
+        inner: Any = None
+
+    class Search(Parameters):
+        def __init__(self, k: int = 2, limits: Any = None) -> None:
+            self.k = k
+            self.limits = limits
+
+    est = Search(limits=Limits(inner=Limits()))
+    assert est.get_params(deep=False) == {"k": 2, "limits": Limits(inner=Limits())}
+    assert est.get_params()["limits__inner__share"] == 0.0
+    before = est.limits
+    assert est.set_params(k=3, limits__share=0.5, limits__inner__share=0.1) is est
+    assert (
+        est.k == 3 and est.limits == Limits(0.5, Limits(0.1)) and before == Limits(inner=Limits())
+    )
+    with pytest.raises(UnknownNameError) as info:
+        est.set_params(width=1)
+    assert str(info.value) == "Unknown parameter 'width' of Search; choose one of: k, limits."
+    with pytest.raises(UnknownNameError, match="'size' of limits"):
+        est.set_params(limits__size=1)
+    with pytest.raises(UnknownNameError, match="'x' of k"):
+        est.set_params(k__x=1)
 
 
 def test_validate_checks_the_named_parameters_in_order() -> None:

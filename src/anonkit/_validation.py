@@ -14,8 +14,8 @@ description, so the TOML loader can reword it with the key and the file.
 :func:`lookup` takes a name out of a registry (an unknown name raises
 :class:`~anonkit.exceptions.UnknownNameError`, listing the known ones).
 :class:`Parameters` is the base of classes whose ``__init__`` stores each parameter
-unchanged (scikit-learn's convention): it gives them ``get_params`` and a ``repr`` that
-shows the parameters.
+unchanged (scikit-learn's convention): it gives them ``get_params``, ``set_params`` (so
+``sklearn.base.clone`` works) and a ``repr`` that shows the parameters.
 
 Examples
 --------
@@ -31,11 +31,12 @@ The 'k' parameter of KAnonymity must be an int >= 1. Got 0 instead.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, Self, TypeVar
 
 import numpy as np
 
@@ -265,16 +266,117 @@ def init_parameters(cls: type) -> tuple[str, ...]:
 
 
 class Parameters:
-    """``get_params`` and ``repr`` of a class whose ``__init__`` stores every parameter
-    unchanged under its own name (scikit-learn's convention)."""
+    """``get_params``, ``set_params`` and ``repr`` of a class whose ``__init__`` stores
+    every parameter unchanged under its own name (scikit-learn's convention, so
+    ``sklearn.base.clone`` and parameter grids work on it).
 
-    def get_params(self) -> dict[str, Any]:
-        """The parameters of ``__init__`` and their values."""
-        return {p: getattr(self, p) for p in init_parameters(type(self))}
+    A parameter whose value has parameters of its own (an object with ``get_params``, or
+    a frozen dataclass such as :class:`~anonkit.estimators.Privacy`) is reached as
+    ``outer__inner``: ``set_params(privacy__suppression_limit=0.05)`` replaces the
+    ``privacy`` value with a copy holding the new field. Values are checked when the
+    estimator runs, not here.
+
+    Examples
+    --------
+    >>> class Box(Parameters):
+    ...     def __init__(self, width: int = 1) -> None:
+    ...         self.width = width
+    >>> Box().set_params(width=3)
+    Box(width=3)
+    >>> try:
+    ...     Box().set_params(height=3)
+    ... except UnknownNameError as exc:
+    ...     print(exc)
+    Unknown parameter 'height' of Box; choose one of: width.
+    """
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The parameters of ``__init__`` and their values; with ``deep``, also those of
+        the values that have parameters, as ``outer__inner``."""
+        out: dict[str, Any] = {}
+        for name in init_parameters(type(self)):
+            value = getattr(self, name)
+            inner = _inner_params(value) if deep else None
+            if inner:
+                out.update((f"{name}__{k}", v) for k, v in inner.items())
+            out[name] = value
+        return out
+
+    def set_params(self, **params: Any) -> Self:
+        """Set parameters (``outer__inner`` for a value's own), unchecked until the
+        estimator runs; returns the estimator.
+
+        Raises
+        ------
+        UnknownNameError
+            For a name that is not a parameter, listing the parameters.
+        """
+        valid = init_parameters(type(self))
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, sub, rest = key.partition("__")
+            if name not in valid:
+                raise UnknownNameError("parameter", name, list(valid), f" of {type(self).__name__}")
+            if sub:
+                nested.setdefault(name, {})[rest] = value
+            else:
+                setattr(self, name, value)
+        for name, inner in nested.items():
+            setattr(self, name, _with_params(getattr(self, name), inner, name))
+        return self
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.get_params(deep=False).items())
         return f"{type(self).__name__}({shown})"
+
+
+def _inner_params(value: object) -> dict[str, Any] | None:
+    """The parameters of a parameter's value (see :class:`Parameters`), or ``None``."""
+    if isinstance(value, type):
+        return None
+    if isinstance(value, Parameters):
+        return value.get_params(deep=True)
+    if dataclasses.is_dataclass(value):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            if f.init:
+                field_value = getattr(value, f.name)
+                inner = _inner_params(field_value)
+                if inner:
+                    out.update((f"{f.name}__{k}", v) for k, v in inner.items())
+                out[f.name] = field_value
+        return out
+    get_params = getattr(value, "get_params", None)
+    return dict(get_params(deep=True)) if callable(get_params) else None
+
+
+def _with_params(value: Any, params: Mapping[str, Any], owner: str) -> Any:
+    """``value`` with ``params`` set: in place when it has ``set_params``, else a frozen
+    dataclass replaced by a copy.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name ``value`` does not have (``owner``: the parameter holding it).
+    """
+    if isinstance(value, Parameters) or callable(getattr(value, "set_params", None)):
+        return value.set_params(**params)
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        raise UnknownNameError("parameter", next(iter(params)), [], f" of {owner}")
+    fields = [f.name for f in dataclasses.fields(value) if f.init]
+    direct: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for key, new in params.items():
+        name, sub, rest = key.partition("__")
+        if name not in fields:
+            raise UnknownNameError("parameter", name, fields, f" of {owner}")
+        if sub:
+            nested.setdefault(name, {})[rest] = new
+        else:
+            direct[name] = new
+    for name, inner in nested.items():
+        direct[name] = _with_params(direct.get(name, getattr(value, name)), inner, name)
+    return dataclasses.replace(value, **direct)
 
 
 def check(value: T, constraint: Constraint, name: str, owner: str) -> T:

@@ -353,7 +353,7 @@ def _with_keywords(
 ) -> Estimator:
     """``estimator``, or a copy holding the keywords' privacy (and progress) where it has
     none; privacy both in the estimator and in the keywords is an error."""
-    params = estimator.get_params()
+    params = estimator.get_params(deep=False)
     if estimator.privacy is not None:
         if given:
             raise ParameterError(
@@ -377,7 +377,7 @@ def _with_output(
     """``estimator``, or a copy writing ``output`` (the keyword, with ``separator``) when
     it writes its own release (an ``output`` parameter) and holds none; two different
     outputs are an error."""
-    params = estimator.get_params()
+    params = estimator.get_params(deep=False)
     if output is None or "output" not in params:
         return estimator
     if params["output"] is None:

@@ -20,7 +20,12 @@ from anonkit.estimators import (
     Mondrian,
     Privacy,
 )
-from anonkit.exceptions import NotFittedError, ParameterError, UnknownColumnError
+from anonkit.exceptions import (
+    NotFittedError,
+    ParameterError,
+    UnknownColumnError,
+    UnknownNameError,
+)
 from anonkit.io.frames import from_polars
 from anonkit.models import DistinctLDiversity, KAnonymity
 
@@ -194,7 +199,7 @@ def test_parameter_constraints_are_checked_when_fit_runs(
 
 def test_parameters_are_stored_unchanged() -> None:
     est = Mondrian("relaxed", "distinct", privacy=K2)
-    assert est.get_params() == {
+    assert est.get_params(deep=False) == {
         "mode": "relaxed",
         "split": "distinct",
         "numeric_release": "range",
@@ -207,6 +212,53 @@ def test_parameters_are_stored_unchanged() -> None:
         "progress": None,
     }
     assert repr(est).startswith("Mondrian(mode='relaxed', split='distinct'")
+    deep = est.get_params()
+    assert deep["privacy__suppression_limit"] == 0.05 and deep["privacy__models__k"] == 3
+
+
+def _every_estimator() -> list[Estimator]:
+    from anonkit.estimators import BangA, Hilbert, KEpsilon, KOptimize, SafePub
+
+    lazy = [Hilbert(), BangA(4), KOptimize(), SafePub(epsilon=1.0), KEpsilon(noisy="x")]
+    return [*FAMILIES, *lazy]
+
+
+@pytest.mark.parametrize("estimator", _every_estimator(), ids=repr)
+def test_sklearn_clone_and_set_params(estimator: Estimator) -> None:
+    # get_params took no ``deep`` and set_params did not exist: sklearn.base.clone and
+    # parameter grids failed with TypeError / AttributeError.
+    from sklearn.base import clone
+
+    copy = clone(estimator)
+    assert type(copy) is type(estimator) and copy is not estimator
+    assert copy.get_params(deep=False) == estimator.get_params(deep=False)
+    assert repr(copy) == repr(estimator)
+    assert copy.set_params(leak_check=False) is copy
+    assert copy.leak_check is False and estimator.leak_check is True
+    with pytest.raises(UnknownNameError, match="Unknown parameter 'unknown' of "):
+        copy.set_params(unknown=1)
+
+
+def test_set_params_reaches_the_privacy_fields_and_is_checked_at_fit() -> None:
+    est = FullDomain(privacy=K2)
+    est.set_params(privacy__suppression_limit=0.0, privacy__models__k=2)
+    assert est.privacy == Privacy(KAnonymity(2)) and K2.suppression_limit == 0.05
+    with pytest.raises(UnknownNameError, match="'size' of models"):
+        est.set_params(privacy__models__size=2)
+    est.set_params(privacy__suppression_limit=2)  # stored unchecked, like scikit-learn
+    with pytest.raises(ParameterError, match="'suppression_limit' parameter of Privacy"):
+        _fitted(est, _people())
+    est.set_params(privacy=K2, leak_check="yes")
+    with pytest.raises(ParameterError, match="'leak_check' parameter of FullDomain"):
+        _fitted(est, _people())
+    fitted = _fitted(est.set_params(leak_check=True), _people())
+    assert not hasattr(clone_of(fitted), "result_")
+
+
+def clone_of(estimator: Estimator) -> Estimator:
+    from sklearn.base import clone
+
+    return clone(estimator)
 
 
 def test_anonymize_accepts_an_estimator() -> None:

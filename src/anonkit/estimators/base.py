@@ -269,7 +269,7 @@ class Estimator(Parameters):
         raise NotImplementedError
 
     def _validate(self) -> None:
-        params = self.get_params()
+        params = self.get_params(deep=False)
         owner = type(self).__name__
         validate(params, self._shared_constraints, owner)
         validate(params, self._parameter_constraints, owner)

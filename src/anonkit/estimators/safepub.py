@@ -172,7 +172,7 @@ class SafePub(Estimator):
         return "safepub"
 
     def _validate(self) -> None:
-        params = self.get_params()
+        params = self.get_params(deep=False)
         owner = type(self).__name__
         shared = {n: c for n, c in self._shared_constraints.items() if n != "privacy"}
         validate(params, shared, owner)
