@@ -505,3 +505,37 @@ def test_a_thousands_separator_is_not_called_a_decimal_comma() -> None:
     with pytest.raises(ParameterError) as info:
         intervals(["49,4"], [10])
     assert "thousands" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("values", "fmt", "levels"),
+    [
+        (["10"], "%H", ["month", "year"]),  # no date at all: labelled 1900-01, 1900
+        (["03/05"], "%m/%d", ["month", "year"]),  # no year: labelled 1900
+        (["2024"], "%Y", ["month", "year"]),  # a year: labelled January
+        (["2024-03"], "%Y-%m", ["day", "month"]),  # a month: labelled its first day
+        (["2024-03"], "%Y-%m", ["week", "year"]),
+    ],
+)
+def test_dates_refuse_a_format_without_the_parts_its_levels_label(
+    values: list[str], fmt: str, levels: list[str]
+) -> None:
+    """strptime fills what a format lacks with 1900-01-01: a value without a month got the
+    label of January, one without a year the year 1900, labels that do not cover it."""
+    with pytest.raises(ParameterError) as info:
+        dates(values, format=fmt, levels=levels)
+    assert info.value.parameter == "format"
+
+
+def test_dates_take_a_format_that_holds_what_its_levels_label() -> None:
+    assert dates(["2024"], format="%Y", levels=["year", "decade"]).rows == (
+        ("2024", "2024", "2020s", "*"),
+    )
+    assert dates(["2024-03"], format="%Y-%m").rows == (("2024-03", "2024-03", "2024", "*"),)
+    assert dates(["2024-065"], format="%Y-%j", levels=["day", "month"]).rows == (
+        ("2024-065", "2024-03-05", "2024-03", "*"),
+    )
+    assert dates(["2024-W10-2"], format="%G-W%V-%u", levels=["day"]).rows == (
+        ("2024-W10-2", "2024-03-05", "*"),
+    )
+    assert dates(["5 Mar 24"], format="%d %b %y").rows == (("5 Mar 24", "2024-03", "2024", "*"),)

@@ -71,7 +71,9 @@ def dates(
     ------
     ParameterError
         If ``values`` is empty, holds a missing value or a value that does not parse (the
-        first one is named), or if ``levels`` or ``format`` is invalid.
+        first one is named), or if ``levels`` or ``format`` is invalid; a ``format`` must
+        hold the parts its levels label (a year for every level, a month for months and
+        quarters, a day for days and weeks: ``%Y`` alone labels years only).
 
     Examples
     --------
@@ -86,6 +88,7 @@ def dates(
     if not isinstance(format, str) or not format:
         raise ParameterError("format", owner, "a non-empty strptime format string", format)
     names = _check_date_levels(levels, owner)
+    _check_format_parts(format, names, owner)
     iso = "week" in names
     rows: list[list[str]] = []
     for label, original in collect(values, owner).items():
@@ -113,6 +116,47 @@ def _parse_day(label: str, format: str) -> date | None:  # noqa: A002
     if format == _DAY and _TIMESTAMP.fullmatch(label):
         return datetime.fromisoformat(label).date()
     return None
+
+
+#: What a format must hold for a level's label to cover its values: strptime fills a
+#: missing year, month or day with 1900-01-01, which would label ``2024`` (``%Y``) as
+#: January and ``03/05`` (``%m/%d``) as 1900. A weekday with a week number gives the day.
+_YEAR: Final = frozenset("YyG")
+_WEEK: Final = frozenset("UWV")
+_WEEKDAY: Final = frozenset("aAwu")
+_NEEDS: Final = {
+    "day": ("year", "month", "day"),
+    "week": ("year", "month", "day"),
+    "month": ("year", "month"),
+    "quarter": ("year", "month"),
+    "year": ("year",),
+    "decade": ("year",),
+}
+
+
+def _check_format_parts(format: str, levels: Sequence[str], owner: str) -> None:  # noqa: A002
+    """Refuse a ``format`` that lacks the year, month or day the ``levels`` label."""
+    directives = set(re.findall(r"%.", format.replace("%%", "")))
+    codes = {d[1] for d in directives}
+    day = bool(codes & {"d", "j", "c", "x"}) or bool(codes & _WEEK and codes & _WEEKDAY)
+    has = {
+        "year": bool(codes & (_YEAR | {"c", "x"})),
+        "month": day or bool(codes & {"m", "b", "B"}),
+        "day": day,
+    }
+    missing = [
+        part
+        for part in ("year", "month", "day")
+        if any(part in _NEEDS[level] and not has[part] for level in levels)
+    ]
+    if missing:
+        raise ParameterError(
+            "format",
+            owner,
+            f"a strptime format with the {' and '.join(missing)} its levels {list(levels)!r} "
+            "label (year %Y, month %m, day %d)",
+            format,
+        )
 
 
 def _check_date_levels(levels: object, owner: str) -> list[str]:
