@@ -4,10 +4,11 @@ TOML loader: one place that says what a valid value is and how a bad one is repo
 Constraints are small declarative objects (after scikit-learn's
 ``sklearn/utils/_param_validation.py``): :class:`Interval` (an int or a real number within
 bounds), :class:`Options` (one of a few values), :class:`Boolean`, :class:`Name` (a
-non-empty column name) and :class:`Names` (a column name or a list of them). :func:`check`
-tests one value, :func:`validate` a mapping of them; ``check_int``, ``check_real``,
-``check_choice``, ``check_bool``, ``check_name`` and ``check_names`` are the one-line forms,
-and :func:`check_items` checks a sequence of objects of given types. Every failed check
+non-empty column name), :class:`Names` (a column name or a list of them) and :class:`Keyed`
+(a mapping). :func:`check` tests one value, :func:`validate` a mapping of them;
+``check_int``, ``check_real``, ``check_choice``, ``check_bool``, ``check_name`` and
+``check_names`` are the one-line forms, and :func:`check_items` checks a sequence of
+objects of given types. Every failed check
 raises :class:`~anonkit.exceptions.ParameterError`, whose ``expected`` is the constraint's
 description, so the TOML loader can reword it with the key and the file.
 
@@ -47,6 +48,7 @@ __all__ = [
     "Callback",
     "Constraint",
     "Interval",
+    "Keyed",
     "Name",
     "Names",
     "Options",
@@ -230,6 +232,25 @@ class Callback:
 
     def __str__(self) -> str:
         return "a callable such as progress(done, total)"
+
+
+@dataclass(frozen=True)
+class Keyed:
+    """A mapping (a ``dict`` of options or weights); ``noun`` describes it.
+
+    Examples
+    --------
+    >>> Keyed().accepts({"aggregate": "geometric"}), Keyed().accepts(3)
+    (True, False)
+    """
+
+    noun: str = "a mapping"
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, Mapping)
+
+    def __str__(self) -> str:
+        return self.noun
 
 
 @dataclass(frozen=True)

@@ -186,6 +186,24 @@ def test_transform_before_fit_says_to_fit() -> None:
             FullDomain(privacy=Privacy()),
             "The 'models' parameter of Privacy must be a privacy model or a list of them.",
         ),
+        # a TypeError ('int' object is not iterable) before
+        (
+            FullDomain(metric_options=3, privacy=K2),
+            "The 'metric_options' parameter of FullDomain must be None or a mapping",
+        ),
+        # these named 'Auto', a class the user never made
+        (
+            FullDomain(time_limit=-1, privacy=K2),
+            "The 'time_limit' parameter of FullDomain must be None or seconds > 0. Got -1",
+        ),
+        (
+            FullDomain(max_nodes=1.5, privacy=K2),
+            "The 'max_nodes' parameter of FullDomain must be None or an int >= 1. Got 1.5",
+        ),
+        (
+            FullDomain(seed=True, privacy=K2),
+            "The 'seed' parameter of FullDomain must be None or an int >= 0. Got True",
+        ),
     ],
     ids=repr,
 )

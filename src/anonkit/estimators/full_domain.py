@@ -24,7 +24,15 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit._validation import Constraint, Interval, Options, OrNone, Separator, init_parameters
+from anonkit._validation import (
+    Constraint,
+    Interval,
+    Keyed,
+    Options,
+    OrNone,
+    Separator,
+    init_parameters,
+)
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy_builders import pinned_spec
@@ -202,6 +210,10 @@ class FullDomain(Placed):
         "local_suppression": _LocalSuppression(),
         "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
         "output_separator": OrNone(Separator()),
+        "metric_options": OrNone(Keyed('a mapping such as {"aggregate": "geometric"}')),
+        "time_limit": OrNone(Interval(float, 0, closed="neither", noun="seconds")),
+        "max_nodes": OrNone(Interval(int, 1)),
+        "seed": OrNone(Interval(int, 0)),
     }
 
     def __init__(
