@@ -539,3 +539,23 @@ def test_dates_take_a_format_that_holds_what_its_levels_label() -> None:
         ("2024-W10-2", "2024-03-05", "*"),
     )
     assert dates(["5 Mar 24"], format="%d %b %y").rows == (("5 Mar 24", "2024-03", "2024", "*"),)
+
+
+def test_masking_refuses_values_that_hold_the_masking_character() -> None:
+    """With char='a', 'cd' was labelled 'ca' and 'ab' 'aa': labels that read as other
+    codes, not as masks; a value already holding '*' ('A1*') was its own mask's label."""
+    with pytest.raises(ParameterError) as info:
+        masking(["ab", "cd"], char="a")
+    assert info.value.parameter == "values"
+    assert info.value.got == "ab"
+    assert "'a'" in str(info.value)
+    with pytest.raises(ParameterError, match=r"for column 'code'.*'A1\*'.*char"):
+        build_hierarchy({"type": "masking"}, ["A12", "A1*"], name="code")
+    assert masking(["A12", "A1*"], char="#").rows[1] == ("A1*", "A1#", "A##", "###", "*")
+
+
+def test_masking_says_how_long_a_value_of_another_length_is() -> None:
+    """'São' written with a combining tilde has 4 characters and prints like the 3 of
+    'São': the error said 'values of equal length (3 characters, like 'São'). Got 'São'."""
+    with pytest.raises(ParameterError, match="It has 4 characters"):
+        masking(["S\u00e3o", "Sa\u0303o"])

@@ -45,9 +45,9 @@ def masking(
     Raises
     ------
     ParameterError
-        If ``values`` is empty, holds a missing value or values of different lengths (the
-        first one differing from the first value is named), or if ``levels`` or ``char``
-        is invalid.
+        If ``values`` is empty, holds a missing value, values of different lengths (the
+        first one differing from the first value is named) or a value holding ``char``,
+        or if ``levels`` or ``char`` is invalid.
 
     Examples
     --------
@@ -69,6 +69,16 @@ def masking(
                 owner,
                 f"values of equal length ({length} characters, like {first!r})",
                 original,
+                f" It has {len(label)} characters.",  # 'São' and 'Sa\u0303o' print alike
+            )
+        if char in label:  # '1305*' would read as a mask, 'cd' masked with 'a' as 'ca'
+            raise ParameterError(
+                "values",
+                owner,
+                f"free of the masking character {char!r}, which would make a label "
+                "read as another value",
+                original,
+                ' Choose a masking character no value holds (char = "#").',
             )
     if levels is None:
         depth = length
