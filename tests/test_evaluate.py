@@ -314,3 +314,32 @@ def test_a_decimal_column_on_a_hierarchy_is_measured_as_its_integers_are() -> No
     got = evaluate(decimals, release, quasi_identifiers=["age"], hierarchies=h)
     want = evaluate(ints, release, quasi_identifiers=["age"], hierarchies=h)
     assert got.loss["ncp"] == want.loss["ncp"] and got.loss["loss"] == want.loss["loss"]
+
+
+@pytest.mark.parametrize("wrong", ["original", "release", "population"])
+def test_a_table_that_is_not_a_frame_is_named_as_evaluate_s(wrong: str) -> None:
+    """A path or a list where evaluate() takes a frame names evaluate's own parameter (it
+    named "the 'frame' parameter of anonymize")."""
+    original, release, hs = hospital()
+    tables = {"original": original, "release": release, "population": original}
+    tables[wrong] = "population.csv" if wrong == "population" else [["13053"]]
+    with pytest.raises(ParameterError, match=f"'{wrong}' parameter of evaluate") as err:
+        evaluate(
+            tables["original"], tables["release"], quasi_identifiers=QI, hierarchies=hs,
+            population=tables["population"],
+        )  # fmt: skip
+    assert "anonymize" not in str(err.value) and "13053" not in str(err.value)
+
+
+def test_a_population_table_smaller_than_the_release_is_refused_as_such() -> None:
+    """A population table with fewer records than the release cannot hold its sample: a
+    DataError that names the table (it blamed a 'population_size' nobody gave)."""
+    original, release, hs = hospital()
+    with pytest.raises(DataError, match="population table holds 5 records") as err:
+        evaluate(original, release, quasi_identifiers=QI, hierarchies=hs, population=original[:5])
+    assert "population_size" not in str(err.value) and "13053" not in str(err.value)
+    with pytest.raises(ParameterError, match="population_size"):  # a size given is its own
+        evaluate(
+            original, release, quasi_identifiers=QI, hierarchies=hs, population=original,
+            population_size=12,
+        )  # fmt: skip

@@ -27,7 +27,6 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import ParameterError, UnknownColumnError
-from anonkit.io.frames import to_polars
 from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.levels import json_ready
@@ -46,6 +45,8 @@ from anonkit.metrics.risk import (
     risk_distribution,
     sample_uniqueness_risk,
 )
+from anonkit.metrics.tables import frame_argument
+from anonkit.metrics.tables import population_size as checked_size
 from anonkit.progress import Progress, start_stage
 
 OWNER = "evaluate"
@@ -325,7 +326,9 @@ def evaluate(
     check_choice(population_model, "population_model", OWNER, ("pitman", "zayatz"))
     if population_size is not None:
         check_int(population_size, "population_size", OWNER)
-    if any(type(t).__module__.startswith("pyspark") for t in (original, release)):
+    spark = any(type(t).__module__.startswith("pyspark") for t in (original, release))
+    pop = None if population is None or spark else frame_argument(population, "population", OWNER)
+    if spark:
         from anonkit.evaluate_spark import measure_spark  # the figures group-bys give
 
         measured: _Measured = measure_spark(
@@ -363,24 +366,18 @@ def evaluate(
     notes = measured.notes
     sizes = measured.sizes
     pop_sizes = None
-    pop_n = population_size
-    if population is not None:  # in memory (the Spark path refuses a population table)
+    n_released = measured.n_records - measured.n_suppressed
+    pop_n = checked_size(None if pop is None else pop.height, population_size, n_released, OWNER)
+    if pop is not None:  # in memory (the Spark path refuses a population table)
         assert isinstance(measured, _InMemory)
         r = measured.read
-        pop, _ = to_polars(population)
         pop_sizes = population_class_sizes(r, pop)[~r.class_suppressed]
-        pop_n = pop.height if pop_n is None else pop_n
         short = int((pop_sizes < sizes).sum())
         if short:
             notes.append(
                 f"{short} released group(s) match fewer population records than they hold; "
                 "they were counted as matching their own records."
             )
-    n_released = measured.n_records - measured.n_suppressed
-    if pop_n is not None and pop_n < n_released:
-        raise ParameterError(
-            "population_size", OWNER, f"at least the released records ({n_released})", pop_n
-        )
     risk: dict[str, float] = {
         "prosecutor_max": prosecutor_risk(sizes),
         "prosecutor_average": average_prosecutor_risk(sizes),
@@ -551,8 +548,8 @@ def _measure(
     suppression_limit: float | None = None,
 ) -> _InMemory:
     """:func:`evaluate`'s reading of the release and its loss metrics, in memory."""
-    orig, _ = to_polars(original)
-    rel, _ = to_polars(release)
+    orig = frame_argument(original, "original", OWNER)
+    rel = frame_argument(release, "release", OWNER)
     named = [*qi, *sens, *([class_attribute] if class_attribute is not None else [])]
     missing = [c for c in dict.fromkeys(named) if c not in orig.columns]
     if missing:

@@ -1,0 +1,60 @@
+"""The tables a measurement reads: a caller's frame named by its own parameter, and the
+size of the population a release was drawn from, checked against the release."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from anonkit.exceptions import DataError, ParameterError
+from anonkit.io.frames import to_polars
+
+
+def frame_argument(value: Any, parameter: str, owner: str) -> pl.DataFrame:
+    """``value`` as a polars frame; a value that is no frame is named as ``owner``'s
+    ``parameter`` (not as the generic 'frame' of anonymize).
+
+    Examples
+    --------
+    >>> frame_argument("people.csv", "population", "evaluate")
+    Traceback (most recent call last):
+    ...
+    anonkit.exceptions.ParameterError: The 'population' parameter of evaluate must be a polars or pandas DataFrame. Got 'str' instead.
+    """  # noqa: E501
+    try:
+        frame, _ = to_polars(value)
+    except ParameterError as err:
+        if err.parameter != "frame":  # pragma: no cover - to_polars names only 'frame'
+            raise
+        raise ParameterError(parameter, owner, err.expected, err.got) from None
+    return frame
+
+
+def population_size(
+    table_records: int | None, given: int | None, n_released: int, owner: str
+) -> int | None:
+    """The population size ``N``: ``given``, else the population table's records.
+
+    A population table holds every record of its sample, so one with fewer records than
+    the release is refused as a :class:`~anonkit.exceptions.DataError` that names the
+    table (counts only, never values); a ``given`` size below the released records is a
+    :class:`~anonkit.exceptions.ParameterError` of ``population_size``.
+
+    Examples
+    --------
+    >>> population_size(400, None, 120, "evaluate"), population_size(None, 10**6, 120, "evaluate")
+    (400, 1000000)
+    """
+    if table_records is not None and table_records < n_released:
+        raise DataError(
+            f"The population table holds {table_records} records, fewer than the "
+            f"{n_released} released ones; a population holds every record of its sample: "
+            "check that it is the table the sample was drawn from."
+        )
+    n = table_records if given is None else given
+    if n is not None and n < n_released:
+        raise ParameterError(
+            "population_size", owner, f"at least the released records ({n_released})", n
+        )
+    return n
