@@ -156,3 +156,25 @@ def test_a_release_and_its_tally_verify_alike(models: list, limit: float) -> Non
         return (v.suppressed, v.n_classes, [dict(m) for m in v.models], dict(v.risk))
 
     assert verdict(tally, "n") == verdict(release, None)
+
+
+def test_everything_suppressed_against_a_population_has_journalist_risk_zero() -> None:
+    """With a population table and every record suppressed, the journalist figures are 0
+    as the prosecutor ones are (and as evaluate() says), not None ("no population")."""
+    from anonkit.models import KMap
+
+    top = pl.DataFrame({"zip": ["*"] * 3, "age": ["*"] * 3})
+    population = pl.DataFrame({"zip": ["1305", "1306", "1487", "1488"], "age": ["30"] * 4})
+    v = verify_release(
+        top,
+        quasi_identifiers=["zip", "age"],
+        models=[KMap(5)],
+        n_records=3,
+        suppression_limit=1.0,
+        population=population,
+        hierarchies={"zip": {"type": "masking"}, "age": {"type": "suppression"}},
+        suppressed=3,
+    )
+    assert v.verified and v.n_classes == 0 and v.suppressed == 3
+    assert v.risk["prosecutor_max"] == 0.0
+    assert v.risk["journalist_max"] == 0.0 and v.risk["journalist_average"] == 0.0

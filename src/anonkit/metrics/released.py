@@ -233,6 +233,8 @@ def released_classes(
         pop_counts, pop_size = _population_counts(
             text_columns, kept, inverse, n_classes, population, qi, specs, list(numeric)
         )
+    elif population is not None:  # every record suppressed: no class, none counted
+        pop_counts = np.zeros(0, dtype=np.int64)
     return ReleasedClasses(
         quasi_identifiers=tuple(qi),
         summary=ClassSummary(
