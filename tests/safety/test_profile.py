@@ -117,3 +117,19 @@ def test_columns_without_a_text_form_are_named_not_a_polars_error() -> None:
     with pytest.raises(DataError, match=r"Columns 'tags' \(List\(Int64\)\), 'wait' \(Duration"):
         profile_table(frame)
     assert [c.name for c in profile_table(frame.select("age"))] == ["age"]
+
+
+def test_spellings_that_differ_by_spaces_or_case_are_counted() -> None:
+    """' Paris' and 'Paris' are one value to the hierarchies (they trim), 'paris' another:
+    the profile counts both kinds of variant, so that init can say so."""
+    frame = pl.DataFrame(
+        {
+            "city": ["Paris", " Paris", "Paris ", "paris", "PARIS", "Lyon", None] * 3,
+            "n": [1, 2, 3, 4, 5, 6, 7] * 3,
+        }
+    )
+    city = profile_table(frame)["city"]
+    assert (city.spaced, city.cased) == (2, 2)
+    assert (profile_table(frame)["n"].spaced, profile_table(frame)["n"].cased) == (0, 0)
+    tidy = profile_table(pl.DataFrame({"city": ["Paris", "Lyon"] * 4}))["city"]
+    assert (tidy.spaced, tidy.cased) == (0, 0)

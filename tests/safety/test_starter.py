@@ -10,6 +10,7 @@ import pytest
 
 from anonkit.core.hierarchy_builders import build_hierarchy
 from anonkit.exceptions import ParameterError
+from anonkit.safety.profile import profile_table
 from anonkit.safety.starter import _nice_widths, starter_config, toml_string
 
 
@@ -211,3 +212,29 @@ def test_a_quasi_identifier_with_missing_cells_says_the_run_stops_on_them() -> N
     assert starter.role("age") == "quasi_identifier"
     assert "18 missing cells stop the run" in why
     assert "missing" not in next(p.why for p in starter.proposals if p.column == "sex")
+
+
+def test_spellings_that_differ_by_spaces_or_case_are_pointed_out() -> None:
+    """' Paris' released as 'Paris' and 'paris' kept beside 'Paris' were said nowhere:
+    the reason of the column says how many and what the run does, without a value."""
+    frame = pl.DataFrame(
+        {
+            "city": ["Paris", " Paris", "paris", "Lyon"] * 10,
+            "sex": ["F", "M"] * 20,
+        }
+    )
+    starter = starter_config(frame, input="x.csv")
+    why = next(p.why for p in starter.proposals if p.column == "city")
+    assert "1 only by surrounding spaces (read as that one)" in why
+    assert "1 only by case (kept apart)" in why
+    assert "Paris" not in starter.text and "paris" not in starter.text
+    assert "surrounding spaces" not in next(p.why for p in starter.proposals if p.column == "sex")
+
+
+def test_values_that_print_alike_are_pointed_out() -> None:
+    """'São' composed and with a combining tilde are two values that print alike: the
+    release would show two classes with one label."""
+    frame = pl.DataFrame({"city": ["S\u00e3o Paulo", "Sa\u0303o Paulo", "Rio"] * 10})
+    assert profile_table(frame)["city"].encoded == 1
+    why = starter_config(frame, input="x.csv").proposals[0].why
+    assert "1 only by how an accent is encoded (look alike, kept apart)" in why

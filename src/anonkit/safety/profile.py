@@ -101,6 +101,16 @@ class ColumnProfile:
     comma_numbers
         For text columns: every value is a number written with a comma (``49,4``, a
         decimal comma, or ``1,234``, a thousands separator), which anonkit reads as text.
+    spaced
+        For text columns: distinct values that equal another once surrounding spaces are
+        trimmed (`` Paris`` beside ``Paris``); the hierarchies read them as that one value.
+    cased
+        For text columns: distinct trimmed values that equal another but for case
+        (``paris`` beside ``Paris``); they stay apart, as two values.
+    encoded
+        For text columns: distinct trimmed values that equal another once in Unicode's
+        composed form (``São`` with a combining tilde beside ``São``): they print alike
+        and stay apart.
     """
 
     name: str
@@ -116,6 +126,9 @@ class ColumnProfile:
     length: int | None = None
     date_alternatives: tuple[str, ...] = ()
     comma_numbers: bool = False
+    spaced: int = 0
+    cased: int = 0
+    encoded: int = 0
 
     @property
     def near_unique(self) -> bool:
@@ -244,6 +257,21 @@ def numbers_written_as(values: pl.Series, pattern: str) -> bool:
     return bool(written.any()) and bool((written | values.str.contains(_INTEGER)).all())
 
 
+def _variants(series: pl.Series, trimmed: pl.Series | None) -> tuple[int, int, int]:
+    """How many distinct values of a text column equal another once trimmed, how many
+    distinct trimmed values equal another but for case, and how many once in Unicode's
+    composed form (``trimmed``: the distinct trimmed values, ``None`` for a column of
+    another type)."""
+    if trimmed is None or series.dtype != pl.String:
+        return 0, 0, 0
+    spaced = series.drop_nulls().n_unique() - trimmed.len()
+    kept = trimmed.filter(trimmed != "")
+    composed = kept.str.normalize("NFC")
+    encoded = kept.len() - composed.n_unique()
+    cased = composed.n_unique() - composed.str.to_lowercase().n_unique()
+    return spaced, cased, encoded
+
+
 def _kind(series: pl.Series) -> tuple[str, str | None, int | None, pl.Series | None]:
     """Kind, date format, code length, and the distinct stripped values of a column read
     as text (``None`` for a column of another type, whose type gives its kind)."""
@@ -303,6 +331,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
         read = text if series.dtype == pl.String else None  # text as read, not a category
         found = identifier_kind(series)
         nulls = series.null_count()
+        spaced, cased, encoded = _variants(series, read)
         columns.append(
             ColumnProfile(
                 name=name,
@@ -318,6 +347,9 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
                 length=length,
                 date_alternatives=_other_formats(read, date_format),
                 comma_numbers=_comma_numbers(read, kind),
+                spaced=spaced,
+                cased=cased,
+                encoded=encoded,
             )
         )
     dependencies = find_dependencies(frame, codes=coded) if n else []

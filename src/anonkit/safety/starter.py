@@ -182,6 +182,9 @@ def propose_roles(profile: TableProfile) -> list[Proposal]:
         if c.comma_numbers:  # 49,4: a ';' file from a country that writes decimal commas
             role, why = roles[c.name]
             roles[c.name] = (role, f"{why}; {_COMMA_NOTE}")
+        if c.spaced or c.cased or c.encoded:  # ' Paris', 'paris' beside 'Paris': said
+            role, why = roles[c.name]
+            roles[c.name] = (role, f"{why}; {_spelling_note(c.spaced, c.cased, c.encoded)}")
     changed = True
     while changed:
         changed = False
@@ -205,6 +208,20 @@ def propose_roles(profile: TableProfile) -> list[Proposal]:
         if role == "quasi_identifier" and c.nulls:  # anonymize refuses them (fail closed)
             roles[c.name] = (role, f"{why}; {_missing_note(c.nulls)}")
     return [Proposal(name, role, why) for name, (role, why) in roles.items()]
+
+
+def _spelling_note(spaced: int, cased: int, encoded: int) -> str:
+    """What the run does with values that differ from another only by surrounding spaces
+    (read as that value), by case or by how an accent is encoded (kept apart), so that a
+    person checks the spelling."""
+    parts = []
+    if spaced:
+        parts.append(f"{spaced:,} only by surrounding spaces (read as that one)")
+    if cased:
+        parts.append(f"{cased:,} only by case (kept apart)")
+    if encoded:  # 'São' with a combining tilde: two classes that print alike
+        parts.append(f"{encoded:,} only by how an accent is encoded (look alike, kept apart)")
+    return f"values that differ from another: {', '.join(parts)}; check the spelling"
 
 
 def _missing_note(nulls: int) -> str:
