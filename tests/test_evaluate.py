@@ -343,3 +343,29 @@ def test_a_population_table_smaller_than_the_release_is_refused_as_such() -> Non
             original, release, quasi_identifiers=QI, hierarchies=hs, population=original,
             population_size=12,
         )  # fmt: skip
+
+
+def test_a_population_with_values_the_sample_lacks_and_no_hierarchy() -> None:
+    """Without hierarchies the values of a quasi-identifier are read as they are; the
+    population's own values (ones the sample lacks) match no exact label and are covered
+    by '*' (evaluate refused them as values "not in the hierarchy"). Figures by hand."""
+    sample = pd.DataFrame({"zip": ["a", "a", "b", "b", "b"], "sex": ["F", "F", "M", "M", "M"]})
+    extra = pd.DataFrame({"zip": ["a", "b", "c", "d", "c"], "sex": ["F", "M", "F", "M", "F"]})
+    population = pd.concat([sample, extra], ignore_index=True)
+    ev = evaluate(sample, sample, quasi_identifiers=["zip", "sex"], population=population)
+    # F(a, F) = 3, F(b, M) = 4
+    assert ev.risk["journalist_max"] == pytest.approx(1 / 3)
+    assert ev.risk["journalist_average"] == pytest.approx((2 / 3 + 3 / 4) / 5)
+    starred = sample.assign(zip="*")
+    ev = evaluate(sample, starred, quasi_identifiers=["zip", "sex"], population=population)
+    # F(*, F) = 3 + 2 = 5, F(*, M) = 4 + 1 = 5
+    assert ev.risk["journalist_max"] == pytest.approx(1 / 5)
+    assert ev.risk["journalist_average"] == pytest.approx(1 / 5)
+    assert ev.population_size == 10 and not ev.notes
+
+
+def test_missing_values_of_the_population_are_named_as_its() -> None:
+    sample = pd.DataFrame({"zip": ["a", "a", "b", "b"], "sex": ["F", "F", "M", "M"]})
+    population = pd.concat([sample, pd.DataFrame({"zip": [None], "sex": ["F"]})])
+    with pytest.raises(DataError, match="'zip' of the population table has 1 missing"):
+        evaluate(sample, sample, quasi_identifiers=["zip", "sex"], population=population)

@@ -24,7 +24,6 @@ import polars as pl
 from anonkit._frozen import FrozenDict
 from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo
@@ -45,7 +44,7 @@ from anonkit.metrics.risk import (
     risk_distribution,
     sample_uniqueness_risk,
 )
-from anonkit.metrics.tables import frame_argument
+from anonkit.metrics.tables import frame_argument, population_table, resolved_hierarchies
 from anonkit.metrics.tables import population_size as checked_size
 from anonkit.progress import Progress, start_stage
 
@@ -327,7 +326,7 @@ def evaluate(
     if population_size is not None:
         check_int(population_size, "population_size", OWNER)
     spark = any(type(t).__module__.startswith("pyspark") for t in (original, release))
-    pop = None if population is None or spark else frame_argument(population, "population", OWNER)
+    pop = None if population is None or spark else population_table(population, qi, OWNER)
     if spark:
         from anonkit.evaluate_spark import measure_spark  # the figures group-bys give
 
@@ -360,6 +359,7 @@ def evaluate(
             weights=weights,
             progress=progress,
             suppression_limit=suppression_limit,
+            population=pop,
         )
 
     start_stage(progress, "Measuring risk")
@@ -546,6 +546,7 @@ def _measure(
     weights: Mapping[str, float] | None,
     progress: Progress | None,
     suppression_limit: float | None = None,
+    population: pl.DataFrame | None = None,
 ) -> _InMemory:
     """:func:`evaluate`'s reading of the release and its loss metrics, in memory."""
     orig = frame_argument(original, "original", OWNER)
@@ -564,7 +565,7 @@ def _measure(
         )
 
     start_stage(progress, "Matching the release")
-    resolved = {c: resolve_hierarchy(c, specs.get(c), orig[c]) for c in qi if c not in num}
+    resolved = resolved_hierarchies(specs, qi, num, orig, population)
     r = interpret_release(
         orig,
         rel,

@@ -3,11 +3,14 @@ size of the population a release was drawn from, checked against the release."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-from anonkit.exceptions import DataError, ParameterError
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import resolve_hierarchy
+from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import to_polars
 
 
@@ -58,3 +61,51 @@ def population_size(
             "population_size", owner, f"at least the released records ({n_released})", n
         )
     return n
+
+
+def population_table(population: Any, quasi_identifiers: Sequence[str], owner: str) -> pl.DataFrame:
+    """The population table as polars, with every quasi-identifier and no missing value
+    in them (a missing value is named as the population table's, by count only)."""
+    pop = frame_argument(population, "population", owner)
+    missing = [c for c in quasi_identifiers if c not in pop.columns]
+    if missing:
+        raise UnknownColumnError(missing, pop.columns)
+    for c in quasi_identifiers:
+        nulls = pop[c].null_count()
+        if nulls:
+            raise MissingValuesError(c, nulls, table="population table")
+    return pop
+
+
+def covering_values(values: pl.Series, population: pl.DataFrame | None) -> pl.Series:
+    """The values a hierarchy built for a column must cover: the sample's ``values`` and,
+    with a population table, the population's too (as :func:`anonkit.anonymize` builds
+    them), so that population records the sample lacks are matched, not refused.
+
+    Examples
+    --------
+    >>> covering_values(pl.Series("zip", ["a"]), pl.DataFrame({"zip": ["c"]})).to_list()
+    ['a', 'c']
+    """
+    if population is None:
+        return values
+    other = population[values.name]
+    if other.dtype != values.dtype:
+        other = other.cast(values.dtype, strict=False).drop_nulls()
+    return pl.concat([values, other])
+
+
+def resolved_hierarchies(
+    specs: Mapping[str, Any],
+    quasi_identifiers: Sequence[str],
+    numeric: Sequence[str],
+    original: pl.DataFrame,
+    population: pl.DataFrame | None,
+) -> dict[str, Hierarchy]:
+    """Each non-numeric quasi-identifier's hierarchy from its spec (``None``: its values
+    read as they are), built over :func:`covering_values`."""
+    return {
+        c: resolve_hierarchy(c, specs.get(c), covering_values(original[c], population))
+        for c in quasi_identifiers
+        if c not in numeric
+    }
