@@ -133,3 +133,20 @@ def test_spellings_that_differ_by_spaces_or_case_are_counted() -> None:
     assert (profile_table(frame)["n"].spaced, profile_table(frame)["n"].cased) == (0, 0)
     tidy = profile_table(pl.DataFrame({"city": ["Paris", "Lyon"] * 4}))["city"]
     assert (tidy.spaced, tidy.cased) == (0, 0)
+
+
+def test_iso_times_with_an_offset_are_dates() -> None:
+    """'2024-03-05T10:00:00+02:00' was a category, proposed for suppression: a time stamp
+    is as identifying as a day, and the dates builder reads it (its day as written)."""
+    from anonkit.core.hierarchy_builders import build_hierarchy
+    from anonkit.safety.starter import starter_config
+
+    values = ["2024-03-05T10:00:00+02:00", "2024-03-06T23:30:00-05:00", "2024-03-07T01:00:00+00:00"]
+    frame = pl.DataFrame({"visit": values * 4})
+    column = profile_table(frame)["visit"]
+    assert (column.kind, column.date_format) == ("date", "%Y-%m-%dT%H:%M:%S%z")
+    spec = starter_config(frame, input="x.csv").proposals[0].hierarchy
+    assert spec == {"type": "dates", "levels": ["day", "month", "year"],
+                    "format": "%Y-%m-%dT%H:%M:%S%z"}  # fmt: skip
+    rows = build_hierarchy(spec, values, name="visit").rows
+    assert [row[1] for row in rows] == ["2024-03-05", "2024-03-06", "2024-03-07"]

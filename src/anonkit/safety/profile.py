@@ -51,10 +51,11 @@ __all__ = [
 #: Column kinds, see the module docstring.
 KINDS: Final = ("integer", "number", "code", "date", "category", "text", "empty")
 #: Date formats tried, in this order (the first that reads every value wins): days, then
-#: the same days with a time of day (an admission time is as identifying as a birth date).
+#: the same days with a time of day (an admission time is as identifying as a birth date),
+#: ISO 8601 times with an offset from UTC last (``+02:00``; their day is the day written).
 DATE_FORMATS: Final = tuple(
     f"{day}{time}"
-    for time in ("", " %H:%M", " %H:%M:%S", "T%H:%M", "T%H:%M:%S")
+    for time in ("", " %H:%M", " %H:%M:%S", "T%H:%M", "T%H:%M:%S", "T%H:%M:%S%z")
     for day in ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%Y/%m/%d", "%d-%m-%Y")
     if not time.startswith("T") or day == "%Y-%m-%d"  # ISO 8601's T joins ISO days only
 )
