@@ -238,3 +238,15 @@ def test_values_that_print_alike_are_pointed_out() -> None:
     assert profile_table(frame)["city"].encoded == 1
     why = starter_config(frame, input="x.csv").proposals[0].why
     assert "1 only by how an accent is encoded (look alike, kept apart)" in why
+
+
+def test_dates_in_several_formats_are_pointed_out() -> None:
+    """A column of '2024-03-05' beside '05/03/2024' (or a day that does not exist) is no
+    date column, so it was proposed for suppression without a word about why."""
+    mixed = pl.DataFrame({"visit": ["2024-03-05", "05/03/2024", "2024-03-06", "2023-02-29"] * 5})
+    assert profile_table(mixed)["visit"].partly_dates == 3
+    why = starter_config(mixed, input="x.csv").proposals[0].why
+    assert "3 of its 4 values read as dates, but not all in one format" in why
+    for values in (["2024-03-05", "2024-03-06"], ["red", "blue", "2024-03-05"]):
+        frame = pl.DataFrame({"visit": values * 5})
+        assert profile_table(frame)["visit"].partly_dates == 0

@@ -108,6 +108,10 @@ class ColumnProfile:
     cased
         For text columns: distinct trimmed values that equal another but for case
         (``paris`` beside ``Paris``); they stay apart, as two values.
+    partly_dates
+        For ``category`` and ``text`` columns: how many distinct values read as dates in
+        one of :data:`DATE_FORMATS` or another, when that is at least half of them (not
+        all in one format: ``2024-03-05`` beside ``05/03/2024`` or ``2023-02-29``), else 0.
     encoded
         For text columns: distinct trimmed values that equal another once in Unicode's
         composed form (``São`` with a combining tilde beside ``São``): they print alike
@@ -130,6 +134,7 @@ class ColumnProfile:
     spaced: int = 0
     cased: int = 0
     encoded: int = 0
+    partly_dates: int = 0
 
     @property
     def near_unique(self) -> bool:
@@ -242,6 +247,21 @@ def _other_formats(values: pl.Series | None, found: str | None) -> tuple[str, ..
 _COMMA_NUMBER = r"^[+-]?\d+(,\d+)+$"
 
 
+def _partly_dates(values: pl.Series | None, kind: str) -> int:
+    """For a text column that is no date (``values``: its distinct stripped values): how
+    many values some date format reads, if at least half of them."""
+    if kind not in ("category", "text") or values is None:
+        return 0
+    present = values.filter(values != "")
+    if present.len() < 2:
+        return 0
+    read = pl.Series([False] * present.len())
+    for fmt in DATE_FORMATS:
+        read = read | present.str.to_date(fmt, strict=False).is_not_null()
+    count = int(read.sum())
+    return count if 2 * count >= present.len() else 0
+
+
 def _comma_numbers(values: pl.Series | None, kind: str) -> bool:
     """Whether every value of a text column (``values``: its distinct stripped values,
     ``None`` for another type) is a number, some written with a comma."""
@@ -348,6 +368,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
                 length=length,
                 date_alternatives=_other_formats(read, date_format),
                 comma_numbers=_comma_numbers(read, kind),
+                partly_dates=_partly_dates(read, kind),
                 spaced=spaced,
                 cased=cased,
                 encoded=encoded,

@@ -182,6 +182,14 @@ def propose_roles(profile: TableProfile) -> list[Proposal]:
         if c.comma_numbers:  # 49,4: a ';' file from a country that writes decimal commas
             role, why = roles[c.name]
             roles[c.name] = (role, f"{why}; {_COMMA_NOTE}")
+        if c.partly_dates:  # 2024-03-05 beside 05/03/2024: suppressed, not by month
+            role, why = roles[c.name]
+            roles[c.name] = (
+                role,
+                f"{why}; {c.partly_dates:,} of its {c.distinct:,} values read as dates, but "
+                "not all in one format (mixed formats, or a day that does not exist): write "
+                "them all in one format to generalize them as dates",
+            )
         if c.spaced or c.cased or c.encoded:  # ' Paris', 'paris' beside 'Paris': said
             role, why = roles[c.name]
             roles[c.name] = (role, f"{why}; {_spelling_note(c.spaced, c.cased, c.encoded)}")
