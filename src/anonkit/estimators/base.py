@@ -47,7 +47,7 @@ from anonkit.core.values import as_text, check_single_values
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
-from anonkit.estimators.privacy import Privacy, _IsPrivacy, check_population
+from anonkit.estimators.privacy import Privacy, _IsPrivacy, check_population, population_table
 from anonkit.exceptions import (
     DataError,
     EmptyDataError,
@@ -392,12 +392,7 @@ class Estimator(Parameters):
             names = ", ".join(m.describe() for m in models if POPULATION_COUNT in m.requires)
             owner = self.privacy.owner
             raise ParameterError("population", owner, f"a population table for {names}", None)
-        pop, _ = to_polars(self.privacy.population)
-        missing = [c for c in qi if c not in pop.columns]
-        if missing:
-            raise UnknownColumnError(missing, pop.columns)
-        if pop.height == 0:
-            raise EmptyDataError()
+        pop = population_table(self.privacy.population, self.privacy.owner, qi)
         for c in qi:
             nulls = pop[c].null_count()
             if nulls:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 import polars as pl
 
 from anonkit._validation import Constraint, Interval, validate
 from anonkit.core.values import text_expr
-from anonkit.exceptions import DataError, ParameterError
+from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
+from anonkit.io.frames import to_polars
+from anonkit.io.tables import read_table
 from anonkit.models import PrivacyModel, split_k_anonymity
 
 __all__ = ["Privacy", "check_population"]
@@ -152,3 +155,31 @@ def check_population(data: pl.DataFrame, population: pl.DataFrame, qi: Sequence[
             "records); a population holds every record of its sample: check that it is the "
             "table the sample was drawn from."
         )
+
+
+def population_table(given: Any, owner: str, qi: Sequence[str]) -> pl.DataFrame:
+    """``Privacy.population`` as a polars frame holding ``qi``: a frame (polars or pandas)
+    or a file's path (read as :func:`~anonkit.io.tables.read_table` reads it).
+
+    Raises
+    ------
+    ParameterError
+        Naming ``population`` when it is neither.
+    UnknownColumnError, EmptyDataError
+        When it lacks a quasi-identifier or holds no record (named as the population).
+    """
+    if isinstance(given, (str, Path)):  # a file, as the streaming fit takes one
+        given = read_table(given)
+    try:
+        pop, _ = to_polars(given)
+    except ParameterError:  # it named anonymize's frame
+        kind = type(given).__name__
+        raise ParameterError(
+            "population", owner, "a polars or pandas DataFrame or a path", kind
+        ) from None
+    missing = [c for c in qi if c not in pop.columns]
+    if missing:
+        raise UnknownColumnError(missing, pop.columns)
+    if pop.height == 0:
+        raise EmptyDataError("The population table")
+    return pop

@@ -54,6 +54,7 @@ from anonkit.estimators.steps import (
     write_verified,
 )
 from anonkit.exceptions import InputChangedError, PrivacyUnattainableError, UnknownColumnError
+from anonkit.io.frames import to_polars
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
@@ -137,6 +138,8 @@ def fit_out_of_core(
     source = streamed_source(source, engine)
     schema, wanted = engine_roles(engine, source, columns, models)
     population = privacy.population if any(POPULATION_COUNT in m.requires for m in models) else None
+    if type(population).__module__.split(".")[0] == "pandas":  # the engines read polars
+        population, _ = to_polars(population)
     if population is not None:
         missing = [c for c in qi if c not in engine.columns(population)]
         if missing:
