@@ -98,7 +98,6 @@ from anonkit.api import ALGORITHMS, anonymize
 from anonkit.core.resolve import FILE, hierarchy_file, resolve_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.engines.spark_csv import TEXT_SUFFIXES
-from anonkit.estimators.base import hierarchy_values
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
@@ -112,6 +111,7 @@ from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.io.write import output_format
 from anonkit.metrics.generalization import METRICS
 from anonkit.metrics.levels import model_attributes
+from anonkit.metrics.tables import covering_values
 from anonkit.models.registry import model_from_config
 
 if TYPE_CHECKING:
@@ -500,7 +500,7 @@ def resolve_hierarchies(
         if c not in frame.columns:
             continue
         pop = population if population is not None and c in population.columns else None
-        out[c] = resolve_hierarchy(c, config.hierarchies.get(c), hierarchy_values(frame, pop, c))
+        out[c] = resolve_hierarchy(c, config.hierarchies.get(c), covering_values(frame[c], pop))
     return out
 
 

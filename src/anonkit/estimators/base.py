@@ -62,6 +62,7 @@ from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.io.tables import read_table
 from anonkit.io.write import check_outputs, write_table
 from anonkit.metrics.levels import model_attributes
+from anonkit.metrics.tables import covering_values
 from anonkit.models import PrivacyModel
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
@@ -75,7 +76,6 @@ __all__ = [
     "Fitting",
     "Placed",
     "Privacy",
-    "hierarchy_values",
     "settle_leaks",
     "stage_timing",
     "verified_fields",
@@ -156,17 +156,6 @@ def _kept_after_fit(fitting: Fitting) -> Fitting:
     kept = list(dict.fromkeys([*fitting.quasi_identifiers, *model_attributes(fitting.models)]))
     data = pl.DataFrame([fitting.data.get_column(c) for c in kept if c in fitting.data.columns])
     return dataclasses.replace(fitting, data=data, leaks=None)
-
-
-def hierarchy_values(data: pl.DataFrame, population: pl.DataFrame | None, column: str) -> pl.Series:
-    """Values a built hierarchy must cover: the data's and the population's."""
-    values = data[column]
-    if population is None:
-        return values
-    other = population[column]
-    if other.dtype != values.dtype:
-        other = other.cast(values.dtype, strict=False).drop_nulls()
-    return pl.concat([values, other])
 
 
 def verified_fields(verification: Verification, safety: Mapping[str, Any]) -> dict[str, Any]:
@@ -362,8 +351,7 @@ class Estimator(Parameters):
                 check_population(data, population, qi)
             start_stage(self.progress, "Encoding")
             hierarchies = [
-                resolve_hierarchy(c, specs.get(c), hierarchy_values(data, population, c))
-                for c in qi
+                resolve_hierarchy(c, specs.get(c), covering_values(data[c], population)) for c in qi
             ]
             refuse_star_labels(hierarchies)
         return Fitting(
@@ -393,10 +381,6 @@ class Estimator(Parameters):
             owner = self.privacy.owner
             raise ParameterError("population", owner, f"a population table for {names}", None)
         pop = population_table(self.privacy.population, self.privacy.owner, qi)
-        for c in qi:
-            nulls = pop[c].null_count()
-            if nulls:
-                raise MissingValuesError(c, nulls, table="population table")
         return pop.select(list(qi))
 
     def _leak_check(

@@ -12,9 +12,9 @@ import polars as pl
 
 from anonkit._validation import Constraint, Interval, validate
 from anonkit.core.values import text_expr
-from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError
-from anonkit.io.frames import to_polars
+from anonkit.exceptions import DataError, EmptyDataError, ParameterError
 from anonkit.io.tables import read_table
+from anonkit.metrics import tables
 from anonkit.models import PrivacyModel, split_k_anonymity
 
 __all__ = ["Privacy", "check_population"]
@@ -158,28 +158,28 @@ def check_population(data: pl.DataFrame, population: pl.DataFrame, qi: Sequence[
 
 
 def population_table(given: Any, owner: str, qi: Sequence[str]) -> pl.DataFrame:
-    """``Privacy.population`` as a polars frame holding ``qi``: a frame (polars or pandas)
-    or a file's path (read as :func:`~anonkit.io.tables.read_table` reads it).
+    """``Privacy.population`` as a polars frame holding ``qi`` without missing values
+    (:func:`anonkit.metrics.tables.population_table`): a frame (polars or pandas) or a
+    file's path (read as :func:`~anonkit.io.tables.read_table` reads it).
 
     Raises
     ------
     ParameterError
         Naming ``population`` when it is neither.
-    UnknownColumnError, EmptyDataError
-        When it lacks a quasi-identifier or holds no record (named as the population).
+    UnknownColumnError, MissingValuesError, EmptyDataError
+        When it lacks a quasi-identifier, misses values in one or holds no record (named
+        as the population).
     """
     if isinstance(given, (str, Path)):  # a file, as the streaming fit takes one
         given = read_table(given)
     try:
-        pop, _ = to_polars(given)
-    except ParameterError:  # it named anonymize's frame
-        kind = type(given).__name__
+        pop = tables.population_table(given, qi, owner)
+    except ParameterError as err:
+        if err.parameter != "population":  # pragma: no cover - it names only population
+            raise
         raise ParameterError(
-            "population", owner, "a polars or pandas DataFrame or a path", kind
+            "population", owner, "a polars or pandas DataFrame or a path", err.got
         ) from None
-    missing = [c for c in qi if c not in pop.columns]
-    if missing:
-        raise UnknownColumnError(missing, pop.columns)
     if pop.height == 0:
         raise EmptyDataError("The population table")
     return pop
