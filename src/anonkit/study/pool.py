@@ -13,11 +13,12 @@ import contextlib
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
+
+from anonkit.study.staging import signals_held
 
 __all__ = ["run_in_processes"]
 
@@ -71,22 +72,15 @@ def _spawning() -> Iterator[None]:
     Spawning takes milliseconds per process as long as the initializer's arguments are
     small (they are written to a pipe that the new process reads only after its imports).
     """
-    deferred: list[int] = []
-    main = threading.current_thread() is threading.main_thread()
-    if main:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: deferred.append(signum))
-    mask = None
-    if hasattr(signal, "pthread_sigmask"):
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        if mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        if main:
-            signal.signal(signal.SIGINT, previous)
-            if deferred:
-                signal.raise_signal(signal.SIGINT)
+    with signals_held(("SIGINT",)):
+        mask = None
+        if hasattr(signal, "pthread_sigmask"):
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            if mask is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _stop_pool(pool: ProcessPoolExecutor, processes: Sequence[Any], grace: float = 1.0) -> None:

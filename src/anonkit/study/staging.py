@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from anonkit._atomic import atomic_path
@@ -47,14 +47,15 @@ def staged_files() -> Iterator[Callable[[Path], Path]]:
 
 
 @contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP inside the block: one that arrives meanwhile is
-    raised again when it ends (main thread only, where Python runs signal handlers)."""
+def signals_held(names: Sequence[str] = ("SIGINT", "SIGTERM", "SIGHUP")) -> Iterator[None]:
+    """Hold the signals ``names`` (Ctrl-C, SIGTERM and SIGHUP) inside the block: one that
+    arrives meanwhile is raised again when it ends (main thread only, where Python runs
+    signal handlers)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     arrived: list[int] = []
-    held = [getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    held = [getattr(signal, n) for n in names if hasattr(signal, n)]
     previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum)) for s in held}
     try:
         yield
