@@ -15,6 +15,7 @@ from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
+import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 
@@ -71,6 +72,14 @@ class ReleasePlan:
     def suppresses(self) -> bool:
         """Whether any class is suppressed."""
         return bool(self.suppressed_classes.shape[1])
+
+    def suppressed_frame(self, keys: Sequence[str], flag: str) -> pl.DataFrame:
+        """The suppressed classes as a frame to join on: their codes at ``levels`` in the
+        columns ``keys`` (one per quasi-identifier), and ``flag`` true on every row."""
+        return pl.DataFrame(
+            {k: self.suppressed_classes[j] for j, k in enumerate(keys)},
+            schema=dict.fromkeys(keys, pl.Int64),
+        ).with_columns(pl.lit(True).alias(flag))
 
     def level_codes(self, j: int) -> list[int]:
         """Per leaf of quasi-identifier ``j`` (in hierarchy order), its code at the level."""

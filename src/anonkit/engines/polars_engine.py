@@ -449,10 +449,7 @@ class PolarsEngine(GroupingEngine):
                 pl.lit(pl.Series(plan.level_codes(j), dtype=pl.Int64)).gather(pl.col(c)).alias(k)
                 for j, (c, k) in enumerate(zip(plan.columns, keys, strict=True))
             )
-            bad = pl.DataFrame(
-                {k: plan.suppressed_classes[j] for j, k in enumerate(keys)},
-                schema=dict.fromkeys(keys, pl.Int64),
-            ).with_columns(pl.lit(True).alias(_FLAG))
+            bad = plan.suppressed_frame(keys, _FLAG)
             hit = level.join(bad, on=keys, how="left", maintain_order="left")[_FLAG]
             out = _suppress(out, pl.lit(hit.fill_null(False)), plan)
         return out.drop(list(plan.drop))

@@ -169,10 +169,7 @@ def streaming_release_query(
                 .alias(level[j])
                 for j, name in enumerate(leaf)
             )
-            bad = pl.LazyFrame(
-                {k: plan.suppressed_classes[j] for j, k in enumerate(level)},
-                schema=dict.fromkeys(level, pl.Int64),
-            ).with_columns(pl.lit(True).alias(_FLAG))
+            bad = plan.suppressed_frame(level, _FLAG).lazy()
             out = out.join(bad, on=level, how="left", maintain_order="left")
             hit = pl.col(_FLAG).fill_null(False)
             temporary += [*level, _FLAG]

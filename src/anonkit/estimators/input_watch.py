@@ -57,11 +57,7 @@ def released_sizes(table: EncodedTable, plan: ReleasePlan) -> pl.DataFrame:
     )
     hit: pl.Expr = pl.lit(False)
     if plan.suppresses:
-        bad = pl.DataFrame(
-            {c: plan.suppressed_classes[j] for j, c in enumerate(columns)},
-            schema=dict.fromkeys(columns, pl.Int64),
-        ).with_columns(pl.lit(True).alias(_FLAG))
-        classes = classes.join(bad, on=columns, how="left")
+        classes = classes.join(plan.suppressed_frame(columns, _FLAG), on=columns, how="left")
         hit = pl.col(_FLAG).fill_null(False)
         if plan.suppressed == "drop":
             classes = classes.filter(~hit)
