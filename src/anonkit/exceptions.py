@@ -82,6 +82,12 @@ def did_you_mean(
     return template.format(shown)
 
 
+#: The environment variable that shows the messages of other libraries' errors (polars,
+#: numpy, Spark), which the command line and the app otherwise tell by type only: they
+#: can quote records.
+SHOW_ERRORS = "ANONKIT_SHOW_ERRORS"
+
+
 class AnonkitError(Exception):
     """Base class of every error anonkit raises on purpose."""
 

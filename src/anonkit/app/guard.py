@@ -23,9 +23,9 @@ import logging
 import os
 import traceback
 from collections.abc import Callable
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
-from anonkit.exceptions import AnonkitError
+from anonkit.exceptions import SHOW_ERRORS, AnonkitError
 
 __all__ = [
     "SHOW_ERRORS",
@@ -39,7 +39,6 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: The environment variable that shows the messages of foreign errors (as in the CLI).
-SHOW_ERRORS: Final = "ANONKIT_SHOW_ERRORS"
 
 _log = logging.getLogger("anonkit.app")
 

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from anonkit.cli.progress import ProgressReporter
 from anonkit.engines.spark_session import worker_problem
-from anonkit.exceptions import AnonkitError, LeakWarning, SuppressedColumnWarning
+from anonkit.exceptions import SHOW_ERRORS, AnonkitError, LeakWarning, SuppressedColumnWarning
 from anonkit.result import AnonymizationResult
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -97,6 +97,16 @@ def fail(message: str, code: int) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _untold(what: str, err: BaseException) -> typer.Exit:
+    """The one line for another library's error: its message can quote the data it
+    stopped on, and records are never printed (``ANONKIT_SHOW_ERRORS=1`` shows it)."""
+    return fail(
+        f"{what} ({type(err).__name__}); its message is not shown, as it can quote "
+        f"records: set {SHOW_ERRORS}=1 to see it",
+        1,
+    )
+
+
 def guarded(func: F) -> F:
     """Turn :class:`AnonkitError`, I/O errors, polars' and Spark's errors (their kind
     only: their messages can quote records) into one line on stderr and an exit code; a
@@ -115,27 +125,18 @@ def guarded(func: F) -> F:
             where = f"{name}: " if name else ""
             raise fail(f"Cannot write or read {where}{err.strerror or err}", 1) from None
         except pl.exceptions.PolarsError as err:
-            if os.environ.get("ANONKIT_SHOW_ERRORS"):
+            if os.environ.get(SHOW_ERRORS):
                 raise
-            # its message can quote the data it stopped on: records are never printed
-            raise fail(
-                f"polars stopped on the data ({type(err).__name__}); its message is not "
-                "shown, as it can quote records: set ANONKIT_SHOW_ERRORS=1 to see it",
-                1,
-            ) from None
+            raise _untold("polars stopped on the data", err) from None
         except Exception as err:
             if not type(err).__module__.startswith(("pyspark.", "py4j.")):
                 raise
             problem = worker_problem(err)
             if problem is not None:  # the setup, not the data: what to set
                 raise fail(problem, 2) from None
-            if os.environ.get("ANONKIT_SHOW_ERRORS"):
+            if os.environ.get(SHOW_ERRORS):
                 raise
-            raise fail(
-                f"Spark stopped ({type(err).__name__}); its message is not shown, as it "
-                "can quote records: set ANONKIT_SHOW_ERRORS=1 to see it",
-                1,
-            ) from None
+            raise _untold("Spark stopped", err) from None
 
     return wrapper  # type: ignore[return-value]
 
