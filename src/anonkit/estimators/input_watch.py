@@ -19,7 +19,8 @@ another leaf) passes that check. Two cheap checks catch it, and both raise
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +113,19 @@ class InputWatch:
                 reason="its size, modification time or inode is not what it was when the "
                 "run started",
             )
+
+    @contextlib.contextmanager
+    def passes(self) -> Iterator[None]:
+        """Read the input inside: an engine's :class:`~anonkit.exceptions.InputChangedError`
+        comes out naming the file watched, and any other failure is first checked against
+        the file (a pass that failed on a file that changed says so)."""
+        try:
+            yield
+        except InputChangedError as err:  # the engine's own names no file
+            raise self.named(err) from None
+        except Exception:
+            self.check()
+            raise
 
     def named(self, err: InputChangedError) -> InputChangedError:
         """``err`` naming the file watched (an engine's error names no file)."""

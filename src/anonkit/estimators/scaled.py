@@ -53,7 +53,7 @@ from anonkit.estimators.steps import (
     streamed_source,
     write_verified,
 )
-from anonkit.exceptions import InputChangedError, PrivacyUnattainableError, UnknownColumnError
+from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
 from anonkit.io.frames import to_polars
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
@@ -149,11 +149,8 @@ def fit_out_of_core(
     start_stage(progress, "Counting")
     detailed = any(m.requires - {CLASS_SIZE} for m in models)
     hierarchies = resolve_hierarchies(engine, source, qi, specs, population)
-    try:
+    with watch.passes():
         table = _count(engine, source, qi, hierarchies, specs, wanted, detailed, population)
-    except Exception:
-        watch.check()  # a pass that failed on a file that changed: say so
-        raise
     watch.check()
     n = table.n_records
     models = privacy.checked(n)
@@ -196,7 +193,7 @@ def fit_out_of_core(
     def verify(release: Any) -> Verification:
         return _verify(engine, release, check, population, watch, expected)
 
-    try:
+    with watch.passes():
         if output is not None and "://" in str(output):
             # a cluster file system (hdfs://, s3a://): the release plan is verified as a
             # query, then the engine writes it (atomically, on that file system)
@@ -222,11 +219,6 @@ def fit_out_of_core(
             start_stage(progress, "Verifying the release")
             verification = verify(engine.apply(source, masked))
             release = engine.apply(source, plan)
-    except InputChangedError as err:  # the streaming engine's own names no file
-        raise watch.named(err) from None
-    except Exception:
-        watch.check()  # a pass that failed on a file that changed: say so
-        raise
     t3 = time.perf_counter()
 
     found = outcome.found

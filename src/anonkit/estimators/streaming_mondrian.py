@@ -117,11 +117,8 @@ def fit_mondrian_streaming(
     hierarchies = resolve_hierarchies(engine, source, qi, specs)
     given = [c for c in wanted if c in specs]
     sens_h = dict(zip(given, resolve_hierarchies(engine, source, given, specs), strict=True))
-    try:
+    with watch.passes():
         codes = engine.record_codes(source, qi, hierarchies)
-    except Exception:
-        watch.check()  # a pass that failed on a file that changed: say so
-        raise
     n = int(codes[0].shape[0])
     models = privacy.checked(n)
     sens = [
@@ -173,7 +170,7 @@ def fit_mondrian_streaming(
         return verified
 
     output = estimator.output
-    try:
+    with watch.passes():
         if output is not None:
             (verification, tallied), released = write_verified(
                 engine,
@@ -187,11 +184,6 @@ def fit_mondrian_streaming(
             released = engine.apply_records(source, release)
             start_stage(progress, "Verifying the release")
             verification, tallied = verify(released)
-    except InputChangedError as err:  # the engine's own names no file
-        raise watch.named(err) from None
-    except Exception:
-        watch.check()  # a pass that failed on a file that changed: say so
-        raise
     sizes, starred = tally_sizes(tallied, qi, COUNT)
     bare = starred_everywhere(tallied, columns)
     if bare:
