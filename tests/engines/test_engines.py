@@ -328,6 +328,33 @@ def test_frame_detail_equals_the_general_count(
     ]
 
 
+@pytest.mark.parametrize("padded", [False, True])
+def test_frame_detail_codes_text_as_it_stands_unless_padded(padded: bool) -> None:
+    """A sensitive text column is coded from its distinct values as they stand when none
+    has blanks to strip, else from its normalized text: ``" flu"`` and ``"flu"`` are one
+    value either way, as the general count reads them (issue 19)."""
+    frame = pl.DataFrame(
+        {
+            "age": [1, 2, 1, 2, 4],
+            "sex": ["m", "f", "m", "m", "f"],
+            "note": [" flu" if padded else "flu", "cold", "flu", "flu ", "cold"],
+        }
+    )
+    if not padded:
+        frame = frame.with_columns(pl.col("note").str.strip_chars())
+    engine = get_engine("polars")
+    fast = engine.count_detail(frame, ["age", "sex"], [AGE, SEX], [SensitiveSpec("note")])
+    engine = get_engine("polars")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "_direct_detail", lambda *args: None)  # the general path
+        general = engine.count_detail(frame, ["age", "sex"], [AGE, SEX], [SensitiveSpec("note")])
+    assert fast.detail is not None and general.detail is not None
+    assert np.array_equal(_sorted_rows(fast.detail), _sorted_rows(general.detail))
+    assert [(s.labels, s.totals.tolist()) for s in fast.sensitive] == [
+        (("cold", "flu"), [2, 3])
+    ] == [(s.labels, s.totals.tolist()) for s in general.sensitive]
+
+
 def test_frame_detail_leaves_errors_to_the_general_count() -> None:
     engine = get_engine("polars")
     frame = pl.DataFrame({"age": [1, 2], "sex": ["m", "f"], "disease": ["flu", None]})
