@@ -350,9 +350,11 @@ def test_frame_detail_codes_text_as_it_stands_unless_padded(padded: bool) -> Non
         general = engine.count_detail(frame, ["age", "sex"], [AGE, SEX], [SensitiveSpec("note")])
     assert fast.detail is not None and general.detail is not None
     assert np.array_equal(_sorted_rows(fast.detail), _sorted_rows(general.detail))
-    assert [(s.labels, s.totals.tolist()) for s in fast.sensitive] == [
-        (("cold", "flu"), [2, 3])
-    ] == [(s.labels, s.totals.tolist()) for s in general.sensitive]
+    assert (
+        [(s.labels, s.totals.tolist()) for s in fast.sensitive]
+        == [(("cold", "flu"), [2, 3])]
+        == [(s.labels, s.totals.tolist()) for s in general.sensitive]
+    )
 
 
 def test_frame_detail_leaves_errors_to_the_general_count() -> None:
