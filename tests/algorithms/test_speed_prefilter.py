@@ -9,6 +9,7 @@ from unittest import mock
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sparse_flash import _implicit, problems
@@ -18,7 +19,7 @@ from anonkit.algorithms.lattice.prefilter import _pair_suppressed, _projected_cl
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
-from anonkit.engines.base import get_engine
+from anonkit.engines.base import SensitiveSpec, get_engine
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.models import KAnonymity
 from strategies import random_hierarchy
@@ -110,3 +111,47 @@ def test_three_pair_tables_take_one_pass() -> None:
     counts = prefilter._PairCounts(ev, pair_projection.float_counts(ev))
     tables = [counts.table(a, b) for a, b in itertools.combinations(range(3), 2)]
     assert counts.passes == 1 and all(t.tolist() == [[2.0, 2.0], [2.0, 2.0]] for t in tables)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_compiled_pair_screens_equal_the_dense_products(data) -> None:
+    """The size screens of every pair in one compiled call give, pair for pair, the
+    figures of the numpy products (k-anonymity with l-diversity's least size beside it;
+    rows past a multiple of the kernel's lanes too) (issue 19)."""
+    pytest.importorskip("numba")
+    from anonkit.models import DistinctLDiversity
+
+    q = data.draw(st.integers(2, 5))
+    hs = [data.draw(random_hierarchy(f"q{j}", max_leaves=7)) for j in range(q)]
+    n = data.draw(st.integers(1, 70))
+    frame = pl.DataFrame(
+        {h.name: data.draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
+        | {"s": [f"v{i % 3}" for i in range(n)]}
+    )
+    models: list[Any] = [KAnonymity(data.draw(st.integers(1, 6)))]
+    if data.draw(st.booleans()):
+        models.append(DistinctLDiversity("s", data.draw(st.integers(2, 7))))
+    names = [h.name for h in hs]
+    table = get_engine("polars").count_detail(frame, names, hs, [SensitiveSpec("s")])
+    ev = Evaluator(table, Lattice(table.heights), models, 0.0, "height")
+    pairs = list(itertools.combinations(range(q), 2))
+    with mock.patch.object(prefilter, "compiled_ready", lambda: True):
+        compiled = prefilter._compiled_screens(ev, pairs)
+    assert sorted(compiled) == pairs
+    for a, b in pairs:
+        assert np.array_equal(compiled[(a, b)], _pair_suppressed(ev, a, b))
+
+
+def test_compiled_pair_screens_wait_for_the_kernels_and_plain_sizes() -> None:
+    """Nothing is compiled in a process that does not run compiled kernels, nor for a
+    screening model that judges more than a least class size."""
+    hs = [Hierarchy([["a", "*"], ["b", "*"]], name=f"q{j}") for j in range(2)]
+    frame = pl.DataFrame({"q0": ["a", "b"], "q1": ["a", "a"]})
+    table = get_engine("polars").count(frame, ["q0", "q1"], hs)
+    ev = Evaluator(table, Lattice(table.heights), [KAnonymity(2)], 0.0, "height")
+    with mock.patch.object(prefilter, "compiled_ready", lambda: False):
+        assert prefilter._compiled_screens(ev, [(0, 1)]) == {}
+    ev.screen_models = (*ev.screen_models, mock.Mock())
+    with mock.patch.object(prefilter, "compiled_ready", lambda: True):
+        assert prefilter._compiled_screens(ev, [(0, 1)]) == {}
