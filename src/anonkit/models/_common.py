@@ -33,18 +33,19 @@ FloatArray = npt.NDArray[np.float64]
 TOLERANCE = 1e-9
 
 
-def _slack(bound: npt.ArrayLike) -> FloatArray:
+def slack(bound: npt.ArrayLike) -> FloatArray:
+    """The rounding error :func:`exceeds` and :func:`reaches` allow around ``bound``."""
     return TOLERANCE * np.maximum(1.0, np.abs(np.asarray(bound, dtype=np.float64)))
 
 
 def exceeds(value: npt.ArrayLike, bound: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """``value > bound`` beyond rounding error (so ``value <= bound`` holds otherwise)."""
-    return np.asarray(np.asarray(value) > np.asarray(bound) + _slack(bound), dtype=np.bool_)
+    return np.asarray(np.asarray(value) > np.asarray(bound) + slack(bound), dtype=np.bool_)
 
 
 def reaches(value: npt.ArrayLike, bound: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """``value >= bound`` up to rounding error (so ``value < bound`` fails)."""
-    return np.asarray(np.asarray(value) >= np.asarray(bound) - _slack(bound), dtype=np.bool_)
+    return np.asarray(np.asarray(value) >= np.asarray(bound) - slack(bound), dtype=np.bool_)
 
 
 def snap(value: float) -> float:

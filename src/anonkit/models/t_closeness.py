@@ -231,13 +231,13 @@ def group_shares(
     histogram = np.asarray(histogram)
     sizes = np.maximum(histogram.sum(axis=1), 1).astype(np.float64)
     class_share: FloatArray = (histogram @ groups) / sizes[:, None]
-    return class_share, _table_shares(totals, groups)
+    return class_share, table_shares(totals, groups)
 
 
 _TABLE_SHARES = IdentityMemo()
 
 
-def _table_shares(totals: IntArray, groups: FloatArray) -> FloatArray:
+def table_shares(totals: IntArray, groups: FloatArray) -> FloatArray:
     """The table's share per group, memoized per totals and groups (the same throughout a
     search)."""
     out: FloatArray = _TABLE_SHARES.get((totals, groups), lambda: shares(totals) @ groups)

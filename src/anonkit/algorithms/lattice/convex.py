@@ -83,7 +83,7 @@ def _emd(model: PrivacyModel, column: SensitiveColumn) -> FloatArray | None:
 _LARGEST = IdentityMemo()
 
 
-def _largest_emd(model: PrivacyModel, column: SensitiveColumn) -> float:
+def largest_emd(model: PrivacyModel, column: SensitiveColumn) -> float:
     """The largest EMD any class can have: a class holding a single value (memoized per
     model and table distribution, which stay the same throughout a search)."""
 
@@ -369,7 +369,7 @@ def _judged(
         assert emd is not None
         t = float(model.t)
         bad = exceeds(emd, t)
-        largest = _largest_emd(model, column)
+        largest = largest_emd(model, column)
         if largest <= t:
             return bad, np.zeros(sizes.shape[0]), None
 

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from anonkit._validation import check_real
 from anonkit.algorithms.lattice.cached_levels import NOT_CACHED, CachedLevels
+from anonkit.algorithms.lattice.compiled_judge import CompiledJudge
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.core.encoding import EncodedTable
@@ -235,6 +236,7 @@ class Evaluator:
         self.share_models = (
             tuple(m for m in self.models if has_share_bound(m)) if self.detailed else ()
         )
+        self._compiled = CompiledJudge.for_evaluator(self, self._bottom.radix, self._qi_radix)
 
     def _bottom_digit(self, j: int) -> IntArray:
         """The bottom snapshot's codes of column ``j`` (most roll-ups early in a search
@@ -445,6 +447,10 @@ class Evaluator:
         if known is not None:
             return known
         rolled = self.snapshot(index)
+        judged = None if self._compiled is None else self._compiled(rolled)
+        if judged is not None:  # k-anonymity and t-closeness in one pass (compiled_judge.py)
+            forced = judged.forced if self.track_forced else 0.0
+            return self._record(self.node_result(index, judged.classes, judged.bad, forced))
         if self.track_forced:
             doomed = self._doomed_records(rolled)
             if doomed is not None and doomed[2] > self.max_suppressed:

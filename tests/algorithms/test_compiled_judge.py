@@ -1,0 +1,131 @@
+"""The compiled judge of t-closeness nodes answers as the general path does (issue 19)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+from unittest import mock
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, compiled_judge
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.lattice import Lattice
+from anonkit.engines.base import SensitiveSpec, get_engine
+from anonkit.exceptions import PrivacyUnattainableError
+from anonkit.models import (
+    DistinctLDiversity,
+    EqualDistanceTCloseness,
+    HierarchicalTCloseness,
+    KAnonymity,
+)
+from strategies import random_hierarchy
+
+pytest.importorskip("numba")
+
+VALUES = ["a", "b", "c", "d", "e"]
+TREE = Hierarchy([[v, "ab" if v in "ab" else "cde", "*"] for v in VALUES], name="s")
+
+
+@st.composite
+def problems(draw: st.DrawFn) -> tuple[Any, list[Any]]:
+    """A counted table with a sensitive column and the models to judge it by."""
+    q = draw(st.integers(1, 3))
+    trees = [draw(random_hierarchy(f"q{j}", max_leaves=5)) for j in range(q)]
+    n = draw(st.integers(1, 60))
+    frame = pl.DataFrame(
+        {h.name: draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in trees}
+        | {"s": draw(st.lists(st.sampled_from(VALUES), min_size=n, max_size=n))}
+    )
+    hierarchical = draw(st.booleans())
+    t = draw(st.sampled_from([0.0, 0.1, 0.2, 0.35, 0.5, 1.0]))
+    models: list[Any] = [
+        HierarchicalTCloseness("s", t, TREE) if hierarchical else EqualDistanceTCloseness("s", t)
+    ]
+    if draw(st.booleans()):
+        models.insert(0, KAnonymity(draw(st.integers(1, 4))))
+    spec = SensitiveSpec("s", TREE if hierarchical else None)
+    names = [h.name for h in trees]
+    table = get_engine("polars").count_detail(frame, names, trees, [spec])
+    return table, models
+
+
+def _evaluator(table: Any, models: list[Any], *, compiled: bool) -> Evaluator:
+    ev = Evaluator(table, Lattice(table.heights), models, 0.0, "loss")
+    if not compiled:
+        ev._compiled = None
+    return ev
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=problems(), forced=st.booleans())
+def test_every_node_judged_alike(problem: tuple[Any, list[Any]], forced: bool) -> None:
+    """Node by node, the compiled judge and the general path give the same result:
+    verdict, suppressed records, classes, cost, bound and the records forced below."""
+    table, models = problem
+    with mock.patch.object(compiled_judge, "compiled_ready", lambda: True):
+        fast = _evaluator(table, models, compiled=True)
+        assert fast._compiled is not None
+        plain = _evaluator(table, models, compiled=False)
+        for ev in (fast, plain):
+            ev.track_forced = forced
+        for index in range(fast.lattice.size):
+            got, want = fast.evaluate(index), plain.evaluate(index)
+            assert dataclasses.astuple(got) == dataclasses.astuple(want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(problem=problems())
+def test_flash_with_the_compiled_judge_finds_the_exhaustive_optimum(
+    problem: tuple[Any, list[Any]],
+) -> None:
+    table, models = problem
+
+    def search(algorithm: Any, compiled: bool) -> Any:
+        try:
+            return algorithm.search(_evaluator(table, models, compiled=compiled))
+        except PrivacyUnattainableError:
+            return None
+
+    with mock.patch.object(compiled_judge, "compiled_ready", lambda: True):
+        found = search(Flash(), True)
+    oracle = search(Exhaustive(), False)
+    assert (found is None) == (oracle is None)
+    if oracle is not None:
+        assert found.levels == oracle.levels and found.cost == oracle.cost
+
+
+def test_only_k_anonymity_and_one_t_closeness_without_suppression() -> None:
+    """Other models, a second sensitive model or a suppression limit keep the general
+    path."""
+    frame = pl.DataFrame({"q": ["x", "y", "x", "y"], "s": ["a", "b", "a", "c"]})
+    tree = Hierarchy([["x", "*"], ["y", "*"]], name="q")
+    table = get_engine("polars").count_detail(frame, ["q"], [tree], [SensitiveSpec("s")])
+    t = EqualDistanceTCloseness("s", 0.3)
+
+    def judge(models: list[Any], limit: float = 0.0) -> Any:
+        return Evaluator(table, Lattice(table.heights), models, limit, "loss")._compiled
+
+    assert judge([KAnonymity(2), t]) is not None
+    assert judge([t]) is not None
+    assert judge([KAnonymity(2), t], limit=0.25) is None
+    assert judge([DistinctLDiversity("s", 2), t]) is None
+    assert judge([t, EqualDistanceTCloseness("s", 0.4)]) is None
+    assert judge([KAnonymity(2)]) is None
+
+
+def test_no_compiled_answer_without_the_kernels() -> None:
+    frame = pl.DataFrame({"q": ["x", "y", "x", "y"], "s": ["a", "b", "a", "b"]})
+    tree = Hierarchy([["x", "*"], ["y", "*"]], name="q")
+    table = get_engine("polars").count_detail(frame, ["q"], [tree], [SensitiveSpec("s")])
+    ev = Evaluator(table, Lattice(table.heights), [EqualDistanceTCloseness("s", 0.3)], 0.0, "loss")
+    assert ev._compiled is not None
+    with mock.patch.object(compiled_judge, "compiled_ready", lambda: False):
+        assert ev._compiled(ev.snapshot(0)) is None
+    with mock.patch.object(compiled_judge, "compiled_ready", lambda: True):
+        judged = ev._compiled(ev.snapshot(0))
+    assert judged is not None and np.array_equal(judged.classes.counts, [2, 2])
