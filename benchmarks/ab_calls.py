@@ -75,14 +75,8 @@ def serve(kernels: str) -> int:
     for line in sys.stdin:
         options = cases[line.strip()]
         t, c = time.perf_counter(), time.process_time()
-        result = anonkit.anonymize(
-            frame,
-            quasi_identifiers=columns,
-            hierarchies=trees,
-            others="drop",
-            algorithm="flash",
-            **options,
-        )
+        keywords = {"quasi_identifiers": columns, "others": "drop", "algorithm": "flash"}
+        result = anonkit.anonymize(frame, hierarchies=trees, **{**keywords, **options})
         wall, cpu = time.perf_counter() - t, time.process_time() - c
         levels = dict(result.transformation)
         answer.write(json.dumps({"wall": wall, "cpu": cpu, "levels": levels}) + "\n")
