@@ -110,6 +110,19 @@ class _Worker:
         self.process.wait()
 
 
+def _commit(checkout: Path) -> str:
+    """The checkout's commit (short hash, ``+changes`` when its tree differs from it)."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), *args], capture_output=True, text=True, check=False
+        )
+        return done.stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return f"{head}+changes" if git("status", "--porcelain", "--untracked-files=no") else head
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.serve:
@@ -166,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             *common.section_preamble(
                 f"## Call against call: {args.record or 'A/B'}", command, info
             ),
+            "",
+            f"Before: {_commit(Path(args.before))}; after: {_commit(Path(args.after))}.",
             "",
             f"Each case: {args.warm_up} untimed pairs, then {args.pairs} pairs of calls, one "
             "per checkout, in alternating order; the ratio is after / before per pair "
