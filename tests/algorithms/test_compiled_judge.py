@@ -1,4 +1,5 @@
-"""The compiled judge of t-closeness nodes answers as the general path does (issue 19)."""
+"""The compiled judge of nodes without suppression answers as the general path does
+(issue 19)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ from anonkit.engines.base import SensitiveSpec, get_engine
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.models import (
     DistinctLDiversity,
+    EntropyLDiversity,
     EqualDistanceTCloseness,
     HierarchicalTCloseness,
     KAnonymity,
+    OrderedDistanceTCloseness,
+    RecursiveCLDiversity,
 )
 from strategies import random_hierarchy
 
@@ -41,11 +45,22 @@ def problems(draw: st.DrawFn) -> tuple[Any, list[Any]]:
         {h.name: draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in trees}
         | {"s": draw(st.lists(st.sampled_from(VALUES), min_size=n, max_size=n))}
     )
-    hierarchical = draw(st.booleans())
+    if draw(st.booleans()):
+        # every class holds every value: the distinct-value screens pass, the kernel judges
+        quasi = frame.drop("s").unique()
+        frame = pl.concat([frame, quasi.join(pl.DataFrame({"s": VALUES}), how="cross")])
+    kind = draw(st.sampled_from(["equal", "hierarchical", "distinct", "entropy", "recursive"]))
     t = draw(st.sampled_from([0.0, 0.1, 0.2, 0.35, 0.5, 1.0]))
-    models: list[Any] = [
-        HierarchicalTCloseness("s", t, TREE) if hierarchical else EqualDistanceTCloseness("s", t)
-    ]
+    l = draw(st.integers(1, 4))  # noqa: E741
+    model = {
+        "equal": lambda: EqualDistanceTCloseness("s", t),
+        "hierarchical": lambda: HierarchicalTCloseness("s", t, TREE),
+        "distinct": lambda: DistinctLDiversity("s", l),
+        "entropy": lambda: EntropyLDiversity("s", draw(st.sampled_from([1, 1.5, 2, 2.5, 3]))),
+        "recursive": lambda: RecursiveCLDiversity("s", draw(st.sampled_from([0.5, 1, 2, 3])), l),
+    }[kind]()
+    hierarchical = kind == "hierarchical"
+    models: list[Any] = [model]
     if draw(st.booleans()):
         models.insert(0, KAnonymity(draw(st.integers(1, 4))))
     spec = SensitiveSpec("s", TREE if hierarchical else None)
@@ -99,9 +114,9 @@ def test_flash_with_the_compiled_judge_finds_the_exhaustive_optimum(
         assert found.levels == oracle.levels and found.cost == oracle.cost
 
 
-def test_only_k_anonymity_and_one_t_closeness_without_suppression() -> None:
-    """Other models, a second sensitive model or a suppression limit keep the general
-    path."""
+def test_only_k_anonymity_and_one_known_model_without_suppression() -> None:
+    """A second sensitive model, a model the kernel does not know or a suppression limit
+    keep the general path."""
     frame = pl.DataFrame({"q": ["x", "y", "x", "y"], "s": ["a", "b", "a", "c"]})
     tree = Hierarchy([["x", "*"], ["y", "*"]], name="q")
     table = get_engine("polars").count_detail(frame, ["q"], [tree], [SensitiveSpec("s")])
@@ -112,10 +127,12 @@ def test_only_k_anonymity_and_one_t_closeness_without_suppression() -> None:
 
     assert judge([KAnonymity(2), t]) is not None
     assert judge([t]) is not None
+    assert judge([KAnonymity(2), EntropyLDiversity("s", 2)]) is not None
     assert judge([KAnonymity(2), t], limit=0.25) is None
     assert judge([DistinctLDiversity("s", 2), t]) is None
     assert judge([t, EqualDistanceTCloseness("s", 0.4)]) is None
     assert judge([KAnonymity(2)]) is None
+    assert judge([KAnonymity(2), OrderedDistanceTCloseness("s", 0.3)]) is None
 
 
 def test_no_compiled_answer_without_the_kernels() -> None:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonkit.algorithms.lattice import AllMin, Evaluator, Exhaustive, Flash, Samarati
-from anonkit.algorithms.lattice.evaluator import NodeResult
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.search import rank
 from anonkit.core.lattice import Lattice
 from anonkit.engines.base import SensitiveSpec, get_engine

@@ -7,12 +7,13 @@ from typing import Protocol
 from anonkit.algorithms.lattice.allmin import AllMin
 from anonkit.algorithms.lattice.auto import Auto, choose_search
 from anonkit.algorithms.lattice.datafly import Datafly
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.algorithms.lattice.exhaustive import Exhaustive
 from anonkit.algorithms.lattice.flash import Flash
 from anonkit.algorithms.lattice.genetic import Genetic
 from anonkit.algorithms.lattice.incognito import Incognito
 from anonkit.algorithms.lattice.lightning import Lightning
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.samarati import Samarati
 from anonkit.algorithms.lattice.search import SearchResult
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash

@@ -14,14 +14,23 @@ import numpy as np
 
 _jit = numba.njit(cache=True, nogil=True)
 
-#: ``distance`` of :func:`judge_t`: half the L1 distance of the value shares.
-EQUAL = 0
-#: ``distance`` of :func:`judge_t`: the weighted deficits of groups of values.
-GROUPED = 1
+#: ``kind`` of :func:`judge`: t-closeness, half the L1 distance of the value shares.
+EQUAL_T = 0
+#: ``kind`` of :func:`judge`: t-closeness, the weighted deficits of groups of values.
+GROUPED_T = 1
+#: ``kind`` of :func:`judge`: at least ``l`` distinct values.
+DISTINCT = 2
+#: ``kind`` of :func:`judge`: entropy at least ``target`` (``ln l``).
+ENTROPY = 3
+#: ``kind`` of :func:`judge`: recursive (c, l): ``r_1 < c (r_l + ... + r_m)``.
+RECURSIVE = 4
+
+#: The relative rounding error the models allow (``models._common.TOLERANCE``).
+_TOLERANCE = 1e-9
 
 
 @_jit
-def judge_t(
+def judge(
     keys: Any,
     counts: Any,
     qi_shift: int,
@@ -29,44 +38,57 @@ def judge_t(
     value_mask: int,
     k: int,
     doom_below: int,
-    distance: int,
+    doom_distinct: int,
+    kind: int,
     value_share: Any,
     first_group: Any,
     groups: Any,
     group_share: Any,
     weights: Any,
-    t: float,
-    slack: float,
+    bound: float,
     largest: float,
+    c: float,
+    l: int,  # noqa: E741
+    xlogx: Any,
+    logs: Any,
     class_keys: Any,
     sizes: Any,
     bad: Any,
 ) -> Any:
     """Judge the classes of a keyed detail snapshot under k-anonymity (``k``; 0: none)
-    and one t-closeness model.
+    and one model of the sensitive attribute (``kind``).
 
     ``keys`` (sorted, each standing for ``counts`` records) hold the quasi-identifiers
     above ``qi_shift`` and the sensitive value at ``(key >> value_shift) & value_mask``;
-    a class is a run of keys with the same quasi-identifiers. Its EMD is ``1/2 sum_v
-    |p_v - value_share[v]|`` (``distance`` :data:`EQUAL`) or ``sum_g weights[g] *
-    max(0, group_share[g] - p(g))`` with ``p(g)`` the class's share of the values in
-    group ``g`` (:data:`GROUPED`; value ``v`` is in the groups
-    ``groups[first_group[v]:first_group[v + 1]]``), in the order of operations of
-    :mod:`anonkit.models.t_closeness`. A class fails when it is smaller than ``k`` or its
-    EMD exceeds ``t + slack``.
+    a class is a run of keys with the same quasi-identifiers, and its rows are its
+    distinct values. Each model's statistic follows its definition in
+    :mod:`anonkit.models` in the same order of floating-point operations, and its share
+    of the class forced below the node the plain bound of :mod:`.convex`:
 
-    Writes each class's quasi-identifier key, size and verdict to ``class_keys``,
-    ``sizes`` and ``bad`` (one place per row at least), and returns ``(classes, doomed,
-    suppressed, forced, unsure)``: the records in classes below ``doom_below``, the
-    records in failing classes, the records the plain convexity bounds force below the
-    node (:func:`.convex.judge_classes`; the EMD share ``(emd - t) / (largest - t)``
-    clipped to [0, 1] when ``largest > t``, 1 below ``k``) and how many failing classes
-    that bound leaves without a record (where the capped bound could add some).
+    * t-closeness (``bound`` = t, ``largest`` the largest EMD): the EMD ``1/2 sum_v |p_v
+      - value_share[v]|`` (:data:`EQUAL_T`) or ``sum_g weights[g] * max(0, group_share[g]
+      - p(g))`` with value ``v`` in the groups ``groups[first_group[v]:first_group[v +
+      1]]`` (:data:`GROUPED_T`; summed in order, where numpy's product may pair the terms
+      otherwise); it fails beyond ``t``, forcing ``(emd - t) / (largest - t)``;
+    * :data:`DISTINCT`: fewer than ``l`` values fail, all of the class forced;
+    * :data:`ENTROPY` (``bound`` = ln l): ``ln n - sum_v xlogx[c_v] / n`` with the
+      tables ``xlogx[c] = c ln c`` and ``logs[n] = ln n``; below ``bound`` it fails,
+      forcing ``1 - entropy / bound``;
+    * :data:`RECURSIVE`: ``r_1 >= c (r_l + ... + r_m)`` fails, forcing the excess
+      ``(r_1 - c tail) / n``.
+
+    A class smaller than ``k`` fails with all its records. Writes each class's
+    quasi-identifier key, size and verdict to ``class_keys``, ``sizes`` and ``bad`` and
+    returns ``(classes, doomed, suppressed, forced, unsure)``: the records in classes
+    smaller than ``doom_below`` or with fewer than ``doom_distinct`` values, the records
+    in failing classes, the records forced below the node (each class's largest share
+    times its size, rounded up) and how many failing classes that leaves without a record.
     """
     n = keys.shape[0]
     n_values = value_share.shape[0]
     n_groups = weights.shape[0]
     hist = np.zeros(n_values, dtype=np.int64)
+    ranked = np.zeros(n_values, dtype=np.int64)
     summed = np.zeros(n_groups, dtype=np.float64)
     classes = 0
     doomed = 0
@@ -82,31 +104,63 @@ def judge_t(
             hist[(keys[end] >> value_shift) & value_mask] += counts[end]
             size += counts[end]
             end += 1
+        distinct = end - start
         divisor = max(size, 1)
-        emd = 0.0
-        if distance == EQUAL:
-            total = 0.0
+        far = False
+        share = 0.0
+        if kind == EQUAL_T or kind == GROUPED_T:
+            emd = 0.0
+            if kind == EQUAL_T:
+                total = 0.0
+                for v in range(n_values):
+                    total += abs(hist[v] / divisor - value_share[v])
+                emd = 0.5 * total
+            else:
+                for g in range(n_groups):
+                    summed[g] = 0.0
+                for v in range(n_values):
+                    if hist[v]:
+                        for i in range(first_group[v], first_group[v + 1]):
+                            summed[groups[i]] += hist[v]
+                for g in range(n_groups):
+                    emd += max(group_share[g] - summed[g] / divisor, 0.0) * weights[g]
+            far = emd > bound + _TOLERANCE * max(1.0, abs(bound))
+            if far and largest > bound:
+                share = min(max((emd - bound) / (largest - bound), 0.0), 1.0)
+        elif kind == DISTINCT:
+            far = distinct < l
+            share = 1.0 if far else 0.0
+        elif kind == ENTROPY:
+            weighted = 0.0
             for v in range(n_values):
-                total += abs(hist[v] / divisor - value_share[v])
-            emd = 0.5 * total
-        else:
-            for g in range(n_groups):
-                summed[g] = 0.0
+                weighted += xlogx[hist[v]]
+            entropy = max(logs[divisor] - weighted / divisor, 0.0)
+            far = bound > entropy + _TOLERANCE * max(1.0, abs(entropy))
+            if far and bound > 0:
+                share = min(max(1.0 - entropy / bound, 0.0), 1.0)
+        else:  # RECURSIVE
+            top = 0
             for v in range(n_values):
-                if hist[v]:
-                    for i in range(first_group[v], first_group[v + 1]):
-                        summed[groups[i]] += hist[v]
-            for g in range(n_groups):
-                emd += max(group_share[g] - summed[g] / divisor, 0.0) * weights[g]
+                ranked[v] = hist[v]
+                top = max(top, hist[v])
+            tail = 0
+            if l <= n_values:
+                ranked.sort()
+                head = 0
+                for j in range(l - 1):
+                    head += ranked[n_values - 1 - j]
+                tail = size - head
+            scaled = c * tail
+            far = top >= scaled - _TOLERANCE * max(1.0, abs(scaled))
+            if far:
+                share = min(max((top - scaled) / divisor, 0.0), 1.0)
         for v in range(n_values):
             hist[v] = 0
         small = size < k
-        far = emd > t + slack
-        share = 1.0 if small else 0.0
-        if far and largest > t:
-            share = max(share, min(max((emd - t) / (largest - t), 0.0), 1.0))
+        if small:
+            share = 1.0
         whole = math.ceil(share * size - 1e-9)
-        if size < doom_below:
+        if size < doom_below or distinct < doom_distinct:
             doomed += size
         if small or far:
             suppressed += size

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.search import (
     ANONYMOUS,
     NOT_ANONYMOUS,

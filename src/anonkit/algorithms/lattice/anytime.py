@@ -33,7 +33,8 @@ import numpy.typing as npt
 
 from anonkit._validation import check_int, check_real
 from anonkit.algorithms.lattice.cost import CostModel
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.quick_eval import QuickEvaluator, kernel_loaded
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, to_result
 from anonkit.exceptions import PrivacyUnattainableError

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from anonkit.algorithms.lattice.cached_levels import NOT_CACHED, CachedLevels
 from anonkit.algorithms.lattice.compiled_judge import CompiledJudge
 from anonkit.algorithms.lattice.convex import has_share_bound, judge_classes
 from anonkit.algorithms.lattice.cost import CostModel
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.grouping import first_of_runs
 from anonkit.core.joint import JointDigits
@@ -53,31 +53,6 @@ _BOX_SCAN_LIMIT = 1 << 16
 #: for 2.6M classes) so that its roll-ups sort faster (see FrequencySnapshot.in_key_order).
 _SORTED_BOTTOM_ROWS = 1 << 16
 _NO_SIZES: IntArray = np.zeros(0, dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class NodeResult:
-    """What the evaluator learned about one node.
-
-    ``cost`` is the metric value of the release this node would give (violating classes
-    suppressed); ``bound`` is a lower bound on ``cost`` of this node and every node above it.
-    ``forced_below`` (computed when ``Evaluator.track_forced`` is set) is a lower bound on
-    the records suppressed at every node below, see :mod:`.convex`. With ``track_forced``,
-    a node whose size-only screens already force more suppression than allowed is not
-    judged further: its ``suppressed`` is then that lower bound. ``loss`` is the plain
-    ``loss`` metric of a private node's release (the tie-break of
-    :func:`~anonkit.algorithms.lattice.search.rank`; ``inf`` when not private).
-    """
-
-    index: int
-    levels: tuple[int, ...]
-    anonymous: bool
-    suppressed: int
-    n_classes: int
-    cost: float
-    bound: float
-    forced_below: float = 0.0
-    loss: float = math.inf
 
 
 class Evaluator:
@@ -448,13 +423,27 @@ class Evaluator:
             return known
         rolled = self.snapshot(index)
         judged = None if self._compiled is None else self._compiled(rolled)
-        if judged is not None:  # k-anonymity and t-closeness in one pass (compiled_judge.py)
-            forced = judged.forced if self.track_forced else 0.0
-            return self._record(self.node_result(index, judged.classes, judged.bad, forced))
+        if judged is not None:  # the classes judged in one pass (compiled_judge.py)
+            cls = judged.classes
+            if self.track_forced and judged.doomed > self.max_suppressed:
+                doomed_at = self._doomed_result(
+                    index, rolled, cls.n_classes, cls.counts, judged.doomed
+                )
+                return self._record(doomed_at)
+            if not self.track_forced:
+                return self._record(self.node_result(index, cls, judged.bad))
+            if judged.settled:
+                return self._record(self.node_result(index, cls, judged.bad, judged.forced))
         if self.track_forced:
             doomed = self._doomed_records(rolled)
             if doomed is not None and doomed[2] > self.max_suppressed:
-                return self._record(self._doomed_result(index, rolled, *doomed))
+                starts, found, count = doomed
+                sizes = found
+                if sizes is None:  # additive metrics bound a node by its levels alone
+                    bounded = self.cost_model.levels_bound
+                    sizes = _NO_SIZES if bounded else np.add.reduceat(rolled.counts, starts)
+                doomed_at = self._doomed_result(index, rolled, len(starts), sizes, count)
+                return self._record(doomed_at)
         snap, summary = self.classes(rolled)
         if self.track_forced:
             bad, forced = judge_classes(self.models, summary, self.max_suppressed)
@@ -560,27 +549,18 @@ class Evaluator:
         return starts, None, float((running[ends[few]] - running[starts[few]]).sum())
 
     def _doomed_result(
-        self,
-        index: int,
-        snap: FrequencySnapshot,
-        starts: IntArray,
-        sizes: IntArray | None,
-        doomed: float,
+        self, index: int, snap: FrequencySnapshot, n_classes: int, sizes: IntArray, doomed: float
     ) -> NodeResult:
         """A node the size-only screens already rule out, with everything finer: its
-        suppression is only known to exceed the limit (``suppressed`` is that lower bound)."""
+        suppression is only known to exceed the limit (``suppressed`` is that lower bound).
+        ``sizes``: its classes' records (none needed when the bound reads levels alone)."""
         levels = snap.levels[: self.table.width]
-        if sizes is None:  # additive metrics bound a node by its levels alone
-            if self.cost_model.levels_bound:
-                sizes = np.zeros(0, dtype=np.int64)
-            else:
-                sizes = np.add.reduceat(snap.counts, starts)
         return NodeResult(
             index=index,
             levels=levels,
             anonymous=False,
             suppressed=int(doomed),
-            n_classes=int(starts.shape[0]),
+            n_classes=int(n_classes),
             cost=math.inf,
             bound=self.cost_model.bound(levels, sizes),
             forced_below=doomed,

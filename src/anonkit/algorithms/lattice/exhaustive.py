@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, to_result
 
 

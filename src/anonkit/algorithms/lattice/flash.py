@@ -8,7 +8,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.prefilter import pair_screen
 from anonkit.algorithms.lattice.search import (
     ANONYMOUS,

@@ -40,7 +40,8 @@ import math
 import random
 
 from anonkit.algorithms.lattice.anytime import AnytimeSearch, greedy_path, price, steering
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 
 Levels = tuple[int, ...]
 

@@ -71,7 +71,8 @@ from anonkit.algorithms.lattice.anytime import (
     level_costs,
     steering,
 )
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.search import SearchResult, slack
 from anonkit.algorithms.lattice.topdown import Descent
 

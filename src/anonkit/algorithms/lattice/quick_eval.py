@@ -44,7 +44,8 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit.algorithms._numba import load_kernels
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.base import ClassSummary
 

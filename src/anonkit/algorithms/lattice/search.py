@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.exceptions import PrivacyUnattainableError
 
 #: Node status codes used by the searches (POSSIBLE: evaluated, not ruled out, for models

@@ -60,8 +60,9 @@ import numpy as np
 import numpy.typing as npt
 
 from anonkit._validation import check_int
-from anonkit.algorithms.lattice.evaluator import Evaluator, NodeResult
+from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.algorithms.lattice.flash import Flash
+from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.algorithms.lattice.pair_projection import PairSources, pair_rejections
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, slack, to_result
 from anonkit.exceptions import ParameterError
