@@ -168,16 +168,24 @@ class Lattice:
 
     def upset(self, index: int) -> npt.NDArray[np.bool_]:
         """Mask of nodes that generalize ``index`` (including itself); explicit lattices."""
-        # nodes are numbered in mixed radix, so the up-set is a box of the level grid
         box = np.zeros(self.heights, dtype=bool)
-        box[tuple(slice(int(v), None) for v in self.nodes[index])] = True
+        box[self.upset_box(index)] = True
         return box.reshape(-1)
 
     def downset(self, index: int) -> npt.NDArray[np.bool_]:
         """Mask of nodes that ``index`` generalizes (including itself); explicit lattices."""
         box = np.zeros(self.heights, dtype=bool)
-        box[tuple(slice(0, int(v) + 1) for v in self.nodes[index])] = True
+        box[self.downset_box(index)] = True
         return box.reshape(-1)
+
+    def upset_box(self, index: int) -> tuple[slice, ...]:
+        """:meth:`upset` as slices of the level grid (nodes are numbered in mixed radix, so
+        the up-set is a box of it): ``per_node.reshape(heights)[box]`` is a view."""
+        return tuple(slice(int(v), None) for v in self.nodes[index])
+
+    def downset_box(self, index: int) -> tuple[slice, ...]:
+        """:meth:`downset` as slices of the level grid (see :meth:`upset_box`)."""
+        return tuple(slice(0, int(v) + 1) for v in self.nodes[index])
 
     def by_height(self) -> npt.NDArray[np.int64]:
         """Node numbers sorted by height (stable, so ties keep numeric order); explicit

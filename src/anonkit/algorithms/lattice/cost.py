@@ -81,6 +81,7 @@ class CostModel:
             self.table_cost.append(costs.level_cost * scale)
             self.extra.append(tuple(e * scale for e in costs.extra))
         self.additive = self.definition.additive and not self.geometric
+        self._node_bounds: tuple[Lattice, FloatArray] | None = None
 
     @property
     def levels_bound(self) -> bool:
@@ -93,15 +94,22 @@ class CostModel:
 
     def node_bounds(self, lattice: Lattice) -> FloatArray | None:
         """For additive metrics (and the geometric aggregate), the no-suppression cost of
-        every node (else ``None``)."""
+        every node (else ``None``); read-only, computed once per lattice (a search and
+        its choice of the best node both ask)."""
+        known = self._node_bounds
+        if known is not None and known[0] is lattice:
+            return known[1]
         if self.geometric:
             per = np.stack([c[lattice.nodes[:, j]] for j, c in enumerate(self.table_cost)], axis=-1)
-            return self._combine(per)
-        if not self.additive:
+            total = self._combine(per)
+        elif not self.additive:
             return None
-        total = np.zeros(lattice.size)
-        for j, costs in enumerate(self.table_cost):
-            total += costs[lattice.nodes[:, j]]
+        else:
+            total = np.zeros(lattice.size)
+            for j, costs in enumerate(self.table_cost):
+                total += costs[lattice.nodes[:, j]]
+        total.setflags(write=False)
+        self._node_bounds = (lattice, total)
         return total
 
     def bound(self, levels: Sequence[int], sizes: IntArray) -> float:

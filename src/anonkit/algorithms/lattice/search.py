@@ -135,9 +135,15 @@ def tag(status: npt.NDArray[np.int8], evaluator: Evaluator, result: NodeResult) 
     """Predictive tagging: nodes above a private node are private, below a failing one fail."""
     lat = evaluator.lattice
     if result.anonymous:
-        status[lat.upset(result.index)] = ANONYMOUS
+        box, value = lat.upset_box(result.index), ANONYMOUS
     else:
-        status[lat.downset(result.index)] = NOT_ANONYMOUS
+        box, value = lat.downset_box(result.index), NOT_ANONYMOUS
+    if status.flags.c_contiguous:  # the level grid is a view: the box is written in place
+        status.reshape(lat.heights)[box] = value
+    else:
+        grid = status.reshape(lat.heights)
+        grid[box] = value
+        status[:] = grid.reshape(-1)
 
 
 def best_among(
