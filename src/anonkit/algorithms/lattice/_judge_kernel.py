@@ -25,9 +25,6 @@ ENTROPY = 3
 #: ``kind`` of :func:`judge`: recursive (c, l): ``r_1 < c (r_l + ... + r_m)``.
 RECURSIVE = 4
 
-#: The relative rounding error the models allow (``models._common.TOLERANCE``).
-_TOLERANCE = 1e-9
-
 
 @_jit
 def judge(
@@ -51,6 +48,7 @@ def judge(
     l: int,  # noqa: E741
     xlogx: Any,
     logs: Any,
+    tolerance: float,
     class_keys: Any,
     sizes: Any,
     bad: Any,
@@ -77,12 +75,14 @@ def judge(
     * :data:`RECURSIVE`: ``r_1 >= c (r_l + ... + r_m)`` fails, forcing the excess
       ``(r_1 - c tail) / n``.
 
-    A class smaller than ``k`` fails with all its records. Writes each class's
-    quasi-identifier key, size and verdict to ``class_keys``, ``sizes`` and ``bad`` and
-    returns ``(classes, doomed, suppressed, forced, unsure)``: the records in classes
-    smaller than ``doom_below`` or with fewer than ``doom_distinct`` values, the records
-    in failing classes, the records forced below the node (each class's largest share
-    times its size, rounded up) and how many failing classes that leaves without a record.
+    Comparisons allow the models' relative rounding error ``tolerance``
+    (``models._common.TOLERANCE``). A class smaller than ``k`` fails with all its
+    records. Writes each class's quasi-identifier key, size and verdict to
+    ``class_keys``, ``sizes`` and ``bad`` and returns ``(classes, doomed, suppressed,
+    forced, unsure)``: the records in classes smaller than ``doom_below`` or with fewer
+    than ``doom_distinct`` values, the records in failing classes, the records forced
+    below the node (each class's largest share times its size, rounded up) and how many
+    failing classes that leaves without a record.
     """
     n = keys.shape[0]
     n_values = value_share.shape[0]
@@ -124,7 +124,7 @@ def judge(
                             summed[groups[i]] += hist[v]
                 for g in range(n_groups):
                     emd += max(group_share[g] - summed[g] / divisor, 0.0) * weights[g]
-            far = emd > bound + _TOLERANCE * max(1.0, abs(bound))
+            far = emd > bound + tolerance * max(1.0, abs(bound))
             if far and largest > bound:
                 share = min(max((emd - bound) / (largest - bound), 0.0), 1.0)
         elif kind == DISTINCT:
@@ -135,7 +135,7 @@ def judge(
             for v in range(n_values):
                 weighted += xlogx[hist[v]]
             entropy = max(logs[divisor] - weighted / divisor, 0.0)
-            far = bound > entropy + _TOLERANCE * max(1.0, abs(entropy))
+            far = bound > entropy + tolerance * max(1.0, abs(entropy))
             if far and bound > 0:
                 share = min(max(1.0 - entropy / bound, 0.0), 1.0)
         else:  # RECURSIVE
@@ -151,7 +151,7 @@ def judge(
                     head += ranked[n_values - 1 - j]
                 tail = size - head
             scaled = c * tail
-            far = top >= scaled - _TOLERANCE * max(1.0, abs(scaled))
+            far = top >= scaled - tolerance * max(1.0, abs(scaled))
             if far:
                 share = min(max((top - scaled) / divisor, 0.0), 1.0)
         for v in range(n_values):

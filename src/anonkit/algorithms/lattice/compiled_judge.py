@@ -9,9 +9,9 @@ hierarchical t-closeness model, :func:`._judge_kernel.judge` does all of it in o
 over the snapshot's sorted keys, in the order of floating-point operations of
 :mod:`anonkit.models` (the hierarchical EMD sums its group deficits in order, where
 numpy's matrix product may pair them otherwise: the two differ in the last bits at
-most). A node whose answer needs more (the capped bounds, a node the size or distinct
-value screens already rule out) goes back to the general path, which is also the test
-oracle.
+most), and reports what the evaluator's size and distinct-value screens would reject. A
+node whose answer needs more (a failing class that the capped bounds may charge) goes
+back to the general path, which stays the one definition and is the test oracle.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import numpy.typing as npt
 from anonkit.algorithms.lattice.convex import largest_emd
 from anonkit.core.grouping import compiled_ready
 from anonkit.core.snapshot import FrequencySnapshot, KeyRadix
-from anonkit.models._common import shares
+from anonkit.models._common import TOLERANCE, shares
 from anonkit.models.base import PrivacyModel, SensitiveColumn
 from anonkit.models.judge import SensitiveSource
 from anonkit.models.k_anonymity import KAnonymity
@@ -205,6 +205,7 @@ class CompiledJudge:
             self._l,
             self._xlogx,
             self._logs,
+            TOLERANCE,
             keys,
             sizes,
             bad,
