@@ -179,6 +179,9 @@ def test_set_params_sets_and_reaches_inside_frozen_dataclasses() -> None:
         est.set_params(limits__size=1)
     with pytest.raises(UnknownNameError, match="'x' of k"):
         est.set_params(k__x=1)
+    with pytest.raises(UnknownNameError, match="'width'"):  # nothing set before the refusal
+        est.set_params(k=9, width=1)
+    assert est.k == 3
 
 
 def test_validate_checks_the_named_parameters_in_order() -> None:

@@ -314,14 +314,8 @@ class Parameters:
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The parameters of ``__init__`` and their values; with ``deep``, also those of
         the values that have parameters, as ``outer__inner``."""
-        out: dict[str, Any] = {}
-        for name in init_parameters(type(self)):
-            value = getattr(self, name)
-            inner = _inner_params(value) if deep else None
-            if inner:
-                out.update((f"{name}__{k}", v) for k, v in inner.items())
-            out[name] = value
-        return out
+        pairs = [(name, getattr(self, name)) for name in init_parameters(type(self))]
+        return _with_inner(pairs) if deep else dict(pairs)
 
     def set_params(self, **params: Any) -> Self:
         """Set parameters (``outer__inner`` for a value's own), unchecked until the
@@ -330,18 +324,13 @@ class Parameters:
         Raises
         ------
         UnknownNameError
-            For a name that is not a parameter, listing the parameters.
+            For a name that is not a parameter, listing the parameters (before any is
+            set).
         """
-        valid = init_parameters(type(self))
-        nested: dict[str, dict[str, Any]] = {}
-        for key, value in params.items():
-            name, sub, rest = key.partition("__")
-            if name not in valid:
-                raise UnknownNameError("parameter", name, list(valid), f" of {type(self).__name__}")
-            if sub:
-                nested.setdefault(name, {})[rest] = value
-            else:
-                setattr(self, name, value)
+        valid = list(init_parameters(type(self)))
+        direct, nested = _split_params(params, valid, type(self).__name__)
+        for name, value in direct.items():
+            setattr(self, name, value)
         for name, inner in nested.items():
             setattr(self, name, _with_params(getattr(self, name), inner, name))
         return self
@@ -358,15 +347,9 @@ def _inner_params(value: object) -> dict[str, Any] | None:
     if isinstance(value, Parameters):
         return value.get_params(deep=True)
     if dataclasses.is_dataclass(value):
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            if f.init:
-                field_value = getattr(value, f.name)
-                inner = _inner_params(field_value)
-                if inner:
-                    out.update((f"{f.name}__{k}", v) for k, v in inner.items())
-                out[f.name] = field_value
-        return out
+        return _with_inner(
+            [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value) if f.init]
+        )
     get_params = getattr(value, "get_params", None)
     return dict(get_params(deep=True)) if callable(get_params) else None
 
@@ -385,19 +368,46 @@ def _with_params(value: Any, params: Mapping[str, Any], owner: str) -> Any:
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         raise UnknownNameError("parameter", next(iter(params)), [], f" of {owner}")
     fields = [f.name for f in dataclasses.fields(value) if f.init]
-    direct: dict[str, Any] = {}
-    nested: dict[str, dict[str, Any]] = {}
-    for key, new in params.items():
-        name, sub, rest = key.partition("__")
-        if name not in fields:
-            raise UnknownNameError("parameter", name, fields, f" of {owner}")
-        if sub:
-            nested.setdefault(name, {})[rest] = new
-        else:
-            direct[name] = new
+    direct, nested = _split_params(params, fields, owner)
     for name, inner in nested.items():
         direct[name] = _with_params(direct.get(name, getattr(value, name)), inner, name)
     return dataclasses.replace(value, **direct)
+
+
+def _with_inner(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    """Each parameter with its value, preceded by the value's own parameters (if any) as
+    ``name__inner``."""
+    out: dict[str, Any] = {}
+    for name, value in pairs:
+        inner = _inner_params(value)
+        if inner:
+            out.update((f"{name}__{k}", v) for k, v in inner.items())
+        out[name] = value
+    return out
+
+
+def _split_params(
+    params: Mapping[str, Any], valid: list[str], owner: str
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """``params`` as the values to set directly and, per parameter, the ``inner`` names
+    to set on its value (``name__inner``).
+
+    Raises
+    ------
+    UnknownNameError
+        For a name not in ``valid`` (``owner``: what holds the parameters).
+    """
+    direct: dict[str, Any] = {}
+    nested: dict[str, dict[str, Any]] = {}
+    for key, value in params.items():
+        name, sub, rest = key.partition("__")
+        if name not in valid:
+            raise UnknownNameError("parameter", name, valid, f" of {owner}")
+        if sub:
+            nested.setdefault(name, {})[rest] = value
+        else:
+            direct[name] = value
+    return direct, nested
 
 
 def check(value: T, constraint: Constraint, name: str, owner: str) -> T:
