@@ -38,8 +38,6 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: The environment variable that shows the messages of foreign errors (as in the CLI).
-
 _log = logging.getLogger("anonkit.app")
 
 

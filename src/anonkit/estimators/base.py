@@ -41,7 +41,7 @@ from anonkit._validation import (
     validate,
 )
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
+from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.values import as_text, check_single_values
 from anonkit.engines.base import choose_engine, get_engine
@@ -62,7 +62,7 @@ from anonkit.io.frames import FrameKind, from_polars, to_polars
 from anonkit.io.tables import read_table
 from anonkit.io.write import check_outputs, write_table
 from anonkit.metrics.levels import model_attributes
-from anonkit.metrics.tables import covering_values
+from anonkit.metrics.tables import resolved_hierarchies
 from anonkit.models import PrivacyModel
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import Progress, start_stage
@@ -350,9 +350,8 @@ class Estimator(Parameters):
             if population is not None:
                 check_population(data, population, qi)
             start_stage(self.progress, "Encoding")
-            hierarchies = [
-                resolve_hierarchy(c, specs.get(c), covering_values(data[c], population)) for c in qi
-            ]
+            built = resolved_hierarchies(specs, qi, (), data, population)
+            hierarchies = [built[c] for c in qi]
             refuse_star_labels(hierarchies)
         return Fitting(
             data=data,
