@@ -48,7 +48,7 @@ from anonkit.engines.counting import (
     unpack_block,
     unpack_keys,
 )
-from anonkit.io.write import escape_formulas_lazy, output_format
+from anonkit.io.write import escape_formulas_lazy, field_separator, output_format
 
 __all__ = ["PolarsEngine", "release_query"]
 
@@ -488,5 +488,5 @@ class PolarsEngine(GroupingEngine):
             if fmt == "parquet":
                 lazy.sink_parquet(tmp, engine=self._collect)
             else:
-                sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
+                sep = field_separator(fmt, separator)
                 escape_formulas_lazy(lazy).sink_csv(tmp, separator=sep, engine=self._collect)

@@ -61,7 +61,7 @@ from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formula
 from anonkit.engines.spark_frames import collect_frame, polars_types
 from anonkit.engines.spark_session import start_session
 from anonkit.exceptions import UnknownColumnError
-from anonkit.io.write import output_format
+from anonkit.io.write import field_separator, output_format
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -542,7 +542,7 @@ class SparkEngine(GroupingEngine):
         assert jvm is not None
         hadoop = jvm.org.apache.hadoop.fs.Path
         fs = hadoop(target).getFileSystem(session._jsc.hadoopConfiguration())  # noqa: SLF001
-        sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
+        sep = field_separator(fmt, separator)
         try:
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)

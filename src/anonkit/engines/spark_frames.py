@@ -39,7 +39,7 @@ def collect_frame(df: DataFrame) -> pl.DataFrame:
     booleans, text and dates come as text)."""
     from pyspark.sql import functions as F
 
-    schema = {f.name: _POLARS_TYPES.get(f.dataType.simpleString()) for f in df.schema.fields}
+    schema = polars_types(df)
     df = df.select(
         *[F.col(c) if t is not None else F.col(c).cast("string") for c, t in schema.items()]
     )

@@ -264,12 +264,24 @@ def write_table(
     if fmt == "parquet":
         atomic_write(p, lambda tmp: frame.write_parquet(tmp))
         return WriteInfo(fmt, 0)
-    sep = separator if separator is not None else ("\t" if fmt == "tsv" else ",")
+    sep = field_separator(fmt, separator)
     escaped = 0
     if csv_formulas == "escape":
         frame, escaped = escape_formulas(frame)
     atomic_write(p, lambda tmp: frame.write_csv(tmp, separator=sep))
     return WriteInfo(fmt, escaped)
+
+
+def field_separator(fmt: str, separator: str | None = None) -> str:
+    """The field separator of a ``csv`` or ``tsv`` output (:func:`output_format`):
+    ``separator`` when given, else a tab for ``tsv`` and a comma for ``csv``.
+
+    Examples
+    --------
+    >>> field_separator("tsv"), field_separator("csv"), field_separator("csv", ";")
+    ('\\t', ',', ';')
+    """
+    return separator if separator is not None else ("\t" if fmt == "tsv" else ",")
 
 
 def escape_formulas(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
