@@ -323,9 +323,17 @@ def test_frame_detail_equals_the_general_count(
         assert a is not None and b is not None and a.levels == b.levels
         # the rows of a snapshot are in no particular order
         assert np.array_equal(_sorted_rows(a), _sorted_rows(b))
+    # the bottom, read off the sorted detail's runs, comes in the order grouping gives
+    assert np.array_equal(fast.snapshot.codes, general.snapshot.codes)
     assert [(s.name, s.labels, s.totals.tolist()) for s in fast.sensitive] == [
         (s.name, s.labels, s.totals.tolist()) for s in general.sensitive
     ]
+    # the leaves coded "disease" as it stands unless a value needed its blanks stripped;
+    # "income" (floats) is counted as text: never verbatim, nor anything the general
+    # path counts
+    stripped = not frame["disease"].str.starts_with(" ").any()
+    assert [s.verbatim for s in fast.sensitive] == [stripped, False]
+    assert [s.verbatim for s in general.sensitive] == [False, False]
 
 
 @pytest.mark.parametrize("padded", [False, True])
@@ -355,6 +363,8 @@ def test_frame_detail_codes_text_as_it_stands_unless_padded(padded: bool) -> Non
         == [(("cold", "flu"), [2, 3])]
         == [(s.labels, s.totals.tolist()) for s in general.sensitive]
     )
+    # codes of the texts as they stand tell apart what the data tells apart
+    assert [s.verbatim for s in fast.sensitive] == [not padded]
 
 
 def test_frame_detail_leaves_errors_to_the_general_count() -> None:

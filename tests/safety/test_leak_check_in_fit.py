@@ -235,3 +235,26 @@ def test_values_the_count_would_merge_are_checked_as_released() -> None:
             privacy=[EqualDistanceTCloseness("code", 0.5), DistinctLDiversity("disease", 2)],
         )
     assert [(x.column, x.related) for x in err.value.leaks] == [("code", "sex")]
+
+
+def test_a_column_counted_verbatim_is_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sensitive column the count read as it stands is known to keep its values apart;
+    only a column whose count may have merged values is asked of the records (issue 19:
+    on Adult, a pass over the distinct values of ``occupation`` beside the encoding)."""
+    asked: list[list[str]] = []
+    real = leak_check.text_apart
+
+    def spy(frame: pl.DataFrame, columns: list[str]) -> list[str]:
+        asked.append(list(columns))
+        return real(frame, columns)
+
+    monkeypatch.setattr(leak_check, "text_apart", spy)
+    args: dict[str, Any] = {"insensitive": ["disease"], "privacy": [DistinctLDiversity("code", 2)]}
+    with pytest.raises(LeakError) as err:
+        _run(_frame(), sensitive=["code"], **args)
+    assert asked == [] and [(x.column, x.related) for x in err.value.leaks] == [("code", "sex")]
+    # with blanks to strip the count merged "F" and " F": the records decide
+    padded = _frame().with_columns(pl.col("code").replace("F", " F"))
+    with pytest.raises(LeakError):
+        _run(padded, sensitive=["code"], **args)
+    assert asked == [["code"]]

@@ -35,12 +35,17 @@ class SensitiveCodes:
         ``(len(labels),)`` records holding each value, over the whole table.
     hierarchy
         The attribute's hierarchy when one was given (hierarchical t-closeness).
+    verbatim
+        Whether each code stands for one value exactly as the data holds it: the count
+        read the values as they stand, so no normalization (blanks stripped, numbers
+        written as text) merged two values into one code.
     """
 
     name: str
     labels: tuple[str, ...]
     totals: IntArray = field(repr=False)
     hierarchy: Hierarchy | None = None
+    verbatim: bool = False
 
 
 @dataclass(frozen=True, eq=False)

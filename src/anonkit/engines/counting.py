@@ -227,11 +227,18 @@ def _stacked(arrays: Sequence[npt.NDArray[np.integer[Any]]]) -> IntArray:
 
 
 def sensitive_coded(
-    spec: SensitiveSpec, values: Sequence[str], codes: IntArray, weights: IntArray
+    spec: SensitiveSpec,
+    values: Sequence[str],
+    codes: IntArray,
+    weights: IntArray,
+    *,
+    verbatim: bool = False,
 ) -> tuple[SensitiveCodes, IntArray]:
     """A sensitive attribute's labels and totals, from ``codes`` that index its distinct
     normalized ``values`` (in any order): the :class:`SensitiveCodes` and the codes
     rewritten to index its labels (:func:`~anonkit.core.values.sensitive_labels`).
+    ``verbatim``: the values are the data's as they stand (see
+    :attr:`SensitiveCodes.verbatim <anonkit.core.encoding.SensitiveCodes.verbatim>`).
 
     Raises
     ------
@@ -243,7 +250,7 @@ def sensitive_coded(
     relabel = np.array([position[v] for v in values], dtype=np.int64)
     coded = relabel[codes]
     totals = np.bincount(coded, weights=weights, minlength=len(labels)).astype(np.int64)
-    return SensitiveCodes(spec.name, labels, totals, spec.hierarchy), coded
+    return SensitiveCodes(spec.name, labels, totals, spec.hierarchy, verbatim), coded
 
 
 def detail_table(
@@ -253,6 +260,9 @@ def detail_table(
     hierarchies: Sequence[Hierarchy],
     sensitive: Sequence[SensitiveSpec],
     values: Sequence[Sequence[str]],
+    *,
+    verbatim: Sequence[bool] = (),
+    runs: npt.NDArray[np.bool_] | None = None,
 ) -> EncodedTable:
     """The encoded table of a grouped count held as arrays, without population.
 
@@ -260,6 +270,11 @@ def detail_table(
     per sensitive attribute (codes indexing its distinct normalized ``values``), one column
     per distinct combination, which ``counts`` counts. The sensitive rows are rewritten in
     place to index the attributes' labels; the block becomes the detail snapshot's codes.
+    ``verbatim`` flags the attributes whose ``values`` are the data's as they stand
+    (default: none). ``runs``, for a block whose columns are in the order of their
+    quasi-identifiers' codes (the first most significant), flags the first column of each
+    combination of them: the bottom snapshot is read off these runs instead of being
+    grouped again.
 
     Raises
     ------
@@ -269,9 +284,17 @@ def detail_table(
     q = len(columns)
     coded: list[SensitiveCodes] = []
     for i, (spec, distinct) in enumerate(zip(sensitive, values, strict=True)):
-        attribute, block[q + i] = sensitive_coded(spec, distinct, block[q + i], counts)
+        exact = i < len(verbatim) and verbatim[i]
+        attribute, block[q + i] = sensitive_coded(
+            spec, distinct, block[q + i], counts, verbatim=exact
+        )
         coded.append(attribute)
-    unique, summed, _ = group_codes(list(block[:q]), [len(h.leaves) for h in hierarchies], counts)
+    if runs is None:
+        cards = [len(h.leaves) for h in hierarchies]
+        unique, summed, _ = group_codes(list(block[:q]), cards, counts)
+    else:
+        starts = np.flatnonzero(runs)
+        unique, summed = block[:q, starts], np.add.reduceat(counts, starts)
     return EncodedTable(
         tuple(columns),
         tuple(hierarchies),

@@ -189,12 +189,14 @@ def _group_packed(
 
 def _sensitive_codes(
     frame: pl.DataFrame, sensitive: Sequence[str]
-) -> tuple[list[list[str]], list[pl.Series]]:
-    """Each sensitive column's distinct normalized texts (sorted) and per record the
-    index of its text among them, ``len(values)`` where it is missing (two queries for
-    all the columns, a third for a text column with blanks to strip)."""
+) -> tuple[list[list[str]], list[pl.Series], list[bool]]:
+    """Each sensitive column's distinct normalized texts (sorted), per record the index
+    of its text among them (``len(values)`` where it is missing), and whether those texts
+    are the values as they stand (a text column without blanks to strip: see
+    :attr:`SensitiveCodes.verbatim <anonkit.core.encoding.SensitiveCodes.verbatim>`). Two
+    queries for all the columns, a third for a text column with blanks to strip."""
     if not sensitive:
-        return [], []
+        return [], [], []
     schema = frame.schema
     # A String column whose distinct values carry no blanks to strip is its own text:
     # its values are read once (about a third of the time of normalizing every cell, on
@@ -209,13 +211,14 @@ def _sensitive_codes(
     for i, s in enumerate(sensitive):
         found = pl.Series(values[i], dtype=pl.String) if raw[i] else None
         if found is not None and (found != found.str.strip_chars()).any():
+            raw[i] = False
             texts[i] = sensitive_text_expr(s, schema[s])  # padded: normalize every cell
             values[i] = frame.select(texts[i].drop_nulls().unique().sort()).to_series().to_list()
     codes = frame.select(
         t.cast(pl.Enum(v)).to_physical().cast(pl.Int64).fill_null(len(v))
         for t, v in zip(texts, values, strict=True)
     )
-    return values, codes.get_columns()
+    return values, codes.get_columns(), raw
 
 
 def _detail_digits(
@@ -239,7 +242,7 @@ def _packed_detail_counts(
     missing) grouped too: each text is coded by its distinct values
     (:func:`_sensitive_codes`) and packed into the key, then written back from the codes.
     ``None`` when the key would not fit."""
-    values, sens = _sensitive_codes(frame, sensitive)
+    values, sens, _ = _sensitive_codes(frame, sensitive)
     digits = _detail_digits(hierarchies, values)
     if digits is None:
         return None
@@ -307,9 +310,11 @@ class PolarsEngine(GroupingEngine):
     _collect: Literal["auto", "streaming"] = "auto"
 
     def __init__(self) -> None:
+        # per frame, column and hierarchy: the codes, and whether they were read off the
+        # values as they stand (every value exactly a leaf) rather than normalized first
         self._codes: dict[
             tuple[int, str, int],
-            tuple[weakref.ref[pl.DataFrame], weakref.ref[Hierarchy], pl.Series],
+            tuple[weakref.ref[pl.DataFrame], weakref.ref[Hierarchy], pl.Series, bool],
         ] = {}
 
     def _column_codes(self, frame: pl.DataFrame, column: str, hierarchy: Hierarchy) -> pl.Series:
@@ -335,18 +340,28 @@ class PolarsEngine(GroupingEngine):
             texts = [j for j in todo if schema[columns[j]] == pl.String]
             rest = [j for j in todo if schema[columns[j]] != pl.String]
             fast = _leaf_codes(frame, [(columns[j], hierarchies[j]) for j in texts])
-            found: dict[int, pl.Series] = {}
+            found: dict[int, tuple[pl.Series, bool]] = {}
             for j, codes in zip(texts, fast, strict=True):
                 # missing values, padding or values outside the hierarchy: the general path
                 found[j] = (
-                    codes if codes is not None else string_codes(frame[columns[j]], hierarchies[j])
+                    (codes, True)
+                    if codes is not None
+                    else (string_codes(frame[columns[j]], hierarchies[j]), False)
                 )
             if rest:
                 exprs = [code_expr(columns[j], schema[columns[j]], hierarchies[j]) for j in rest]
-                found.update(zip(rest, frame.select(exprs).get_columns(), strict=True))
+                coded = frame.select(exprs).get_columns()
+                found.update((j, (codes, False)) for j, codes in zip(rest, coded, strict=True))
             for j in todo:
-                self._codes[keys[j]] = (weakref.ref(frame), weakref.ref(hierarchies[j]), found[j])
+                frame_ref, tree_ref = weakref.ref(frame), weakref.ref(hierarchies[j])
+                self._codes[keys[j]] = (frame_ref, tree_ref, *found[j])
         return [self._codes[key][2] for key in keys]
+
+    def _verbatim(self, frame: pl.DataFrame, column: str, hierarchy: Hierarchy) -> bool:
+        """Whether :meth:`_column_codes` read ``column``'s codes off its values as they
+        stand (each exactly a leaf), not normalized first; false when not coded yet."""
+        known = self._codes.get((id(frame), column, id(hierarchy)))
+        return known is not None and known[0]() is frame and known[3]
 
     def group_counts(
         self, source: Any, columns: Names, hierarchies: Hierarchies, sensitive: Names = ()
@@ -399,6 +414,10 @@ class PolarsEngine(GroupingEngine):
             list(leafy[s.name].leaves) if s.name in leafy else by_text[s.name][0] for s in sensitive
         ]
         sens = [by_leaf[s.name] if s.name in leafy else by_text[s.name][1] for s in sensitive]
+        verbatim = [
+            self._verbatim(frame, s.name, leafy[s.name]) if s.name in leafy else by_text[s.name][2]
+            for s in sensitive
+        ]
         digits = _detail_digits(hierarchies, values)
         if digits is None:
             return None
@@ -415,7 +434,12 @@ class PolarsEngine(GroupingEngine):
         for i, s in enumerate(sensitive):
             if s.name in leafy:  # the leaves that occur, as the distinct values of the others
                 block[q + i], values[i] = _present(block[q + i], values[i])
-        return detail_table(block, counts, columns, hierarchies, sensitive, values)
+        # the keys are sorted and the quasi-identifiers' digits lead: each combination of
+        # them is a run, read off without grouping the block again
+        runs = first_of_runs(keys // digits[1][q - 1]) if q else None
+        return detail_table(
+            block, counts, columns, hierarchies, sensitive, values, verbatim=verbatim, runs=runs
+        )
 
     def unknown_values(
         self, source: Any, column: str, hierarchy: Hierarchy

@@ -350,7 +350,8 @@ class FullDomain(Placed):
         )
         table = self._encode(fitting, engine)
         if fitting.leaks is not None and fitting.leaks.tallied and table.detail is not None:
-            fitting.leaks.tally(_detail_codes(table, fitting.leaks.tallied))
+            verbatim = [a.name for a in table.sensitive if a.verbatim]
+            fitting.leaks.tally(_detail_codes(table, fitting.leaks.tallied), verbatim)
         t1 = time.perf_counter()
         outcome = search(
             table,

@@ -46,7 +46,8 @@ class PendingLeaks:
         Released columns whose dependencies and uniqueness the fit reads from its count
         (:meth:`tally`); the part running beside matches only their identifier patterns.
         A column whose count merges values the release keeps apart (text with surrounding
-        blanks, floats) is checked from the records when the answer is due.
+        blanks, floats) is checked from the records when the answer is due; :meth:`tally`
+        asks the records which columns those are, unless the count read them verbatim.
     """
 
     def __init__(
@@ -61,12 +62,6 @@ class PendingLeaks:
         self._released = list(released)
         #: Tallied columns not checked yet.
         self._untallied = [c for c in tallied if c in self._released]
-        #: Those the count tells apart as released (decided beside the fit, first): it
-        #: counts normalized text, and blanks that gave a quasi-identifier away would go
-        #: unseen there while the release keeps them.
-        self._exact: Future[list[str]] | None = (
-            beside(text_apart, data, self._untallied) if self._untallied else None
-        )
         self._running: Future[list[Leak]] = beside(
             find_leaks,
             data,
@@ -81,9 +76,17 @@ class PendingLeaks:
         """The columns :meth:`tally` is to check."""
         return list(self._untallied)
 
-    def tally(self, coded: TallyCodes) -> None:
+    def tally(self, coded: TallyCodes, verbatim: Sequence[str] = ()) -> None:
         """Check the tallied columns from ``coded``, the fit's count of them and the
         quasi-identifiers.
+
+        Only columns the count tells apart as released are checked here: a count of
+        normalized text would not see blanks that give a quasi-identifier away while the
+        release keeps them. Those the count read ``verbatim`` (see
+        :attr:`SensitiveCodes.verbatim <anonkit.core.encoding.SensitiveCodes.verbatim>`)
+        are apart; of the others the records say (:func:`~anonkit.core.values.text_apart`,
+        a pass over their distinct values that the verbatim ones are spared). The rest are
+        checked from the records when the answer is due.
 
         Raises
         ------
@@ -91,8 +94,9 @@ class PendingLeaks:
             At once if one of them leaks, with the errors of the part running beside (the
             search need not run for a release that will not be returned).
         """
-        exact = [] if self._exact is None else self._exact.result()
-        exact = [c for c in exact if c in self._untallied]
+        asked = [c for c in self._untallied if c not in verbatim]
+        apart = set(text_apart(self._data, asked)) if asked else set()
+        exact = [c for c in self._untallied if c in verbatim or c in apart]
         self._found += value_leaks(coded, quasi_identifiers=self._qi, released=exact)
         self._untallied = [c for c in self._untallied if c not in exact]
         if any(leak.severity == "error" for leak in self._found):
