@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 
 from anonkit.exceptions import DataError, LeakError, ParameterError, UnknownColumnError
+from anonkit.safety.codes import _hash_ranks as hash_ranks
 from anonkit.safety.leaks import (
     ColumnCodes,
     Leak,
@@ -22,7 +23,6 @@ from anonkit.safety.leaks import (
     in_order,
     value_leaks,
 )
-from anonkit.safety.leaks import _hash_ranks as hash_ranks
 
 ADULT9_QI = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
 
@@ -160,7 +160,7 @@ def test_sparse_and_dense_counting_agree() -> None:
     x = rng.integers(0, 3000, 20000)
     y = x // 3 + (rng.random(20000) < 0.003)
     dense = dependency_strength(x, 3000, y, 1001)
-    from anonkit.safety import leaks as module
+    from anonkit.safety import codes as module
 
     original = module._DENSE_CELLS
     module._DENSE_CELLS = 10
