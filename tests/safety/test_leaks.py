@@ -330,7 +330,7 @@ def test_million_records_take_seconds() -> None:
 def _tallied(frame: pl.DataFrame, extra_rows: int = 0) -> TallyCodes:
     """A TallyCodes of ``frame``'s grouped count (``extra_rows`` rows of no records
     appended, as a population's combinations are)."""
-    counted = frame.group_by(frame.columns).len()
+    counted = frame.group_by(frame.columns).len().sort(frame.columns)  # rows in one order
     codes, cards = {}, {}
     for c in frame.columns:
         values = sorted(set(counted[c].to_list()), key=str)
@@ -366,6 +366,36 @@ def test_a_count_finds_what_the_records_do(seed: int) -> None:
             (x.column, x.kind, x.related, x.share) for x in from_records
         ]
         assert [x.reason for x in from_count] == [x.reason for x in from_records]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_compiled_count_reads_as_numpy_does(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled kernels read a count's columns in their own code ranges, without
+    renumbering them; every distinct count and dependency measure is numpy's (issue 19)."""
+    from anonkit.safety import codes as module
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 400))
+    qi = rng.integers(0, int(rng.integers(2, 30)), n)
+    frame = pl.DataFrame(
+        {
+            "qi": qi.astype(str),
+            "dep": np.where(rng.random(n) < 0.01 * (seed % 3), "slip", (qi // 2).astype(str)),
+            "loose": rng.integers(0, 3, n).astype(str),
+            "one": ["x"] * n,
+        }
+    )
+    measured = []
+    for compiled in (False, True):
+        monkeypatch.setattr(module, "compiled_ready", lambda on=compiled: on)
+        coded = _tallied(frame, extra_rows=seed % 4)
+        pairs = [(a, b) for a in frame.columns for b in frame.columns]
+        measured.append(
+            (dict(coded.distinct), [coded.dependency(a, b) for a, b in pairs], coded.codes("qi"))
+        )
+    (distinct, deps, codes), (distinct_c, deps_c, codes_c) = measured
+    assert distinct == distinct_c and deps == deps_c and np.array_equal(codes, codes_c)
+    assert any(d is not None for d in deps)
 
 
 def test_tallied_columns_are_left_to_the_count() -> None:

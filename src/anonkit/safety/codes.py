@@ -10,11 +10,13 @@ records. :func:`dependency_strength` measures how well one column determines ano
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
+
+from anonkit.core.grouping import compiled_ready
 
 __all__ = ["NEAR_UNIQUE", "Codes", "ColumnCodes", "TallyCodes", "dependency_strength"]
 
@@ -41,6 +43,16 @@ class Codes:
     def codes(self, column: str) -> npt.NDArray[np.int64]:
         raise NotImplementedError
 
+    def _trivial(self, determinant: str, dependent: str) -> bool:
+        """Whether it is no question that ``determinant`` determines ``dependent``: the
+        same column, a near-unique one, or a dependent holding one value."""
+        return (
+            determinant == dependent
+            or self.near_unique(determinant)
+            or self.near_unique(dependent)
+            or self.distinct[dependent] <= 1
+        )
+
     def near_unique(self, column: str) -> bool:
         """Whether ``column`` has at least :data:`NEAR_UNIQUE` distinct values per record."""
         return _near_unique(self.distinct[column], self.records)
@@ -52,12 +64,7 @@ class Codes:
 
     def dependency(self, determinant: str, dependent: str) -> tuple[float, float] | None:
         """:func:`dependency_strength` of the two columns (None when trivial)."""
-        if (
-            determinant == dependent
-            or self.near_unique(determinant)
-            or self.near_unique(dependent)
-            or self.distinct[dependent] <= 1
-        ):
+        if self._trivial(determinant, dependent):
             return None
         return dependency_strength(
             self.codes(determinant),
@@ -142,22 +149,53 @@ class TallyCodes(Codes):
         self.records = int(counts.sum())
         # as floats once: every bincount would convert them
         self.weights = counts.astype(np.float64)
+        self._counts = counts.astype(np.int64, copy=False)
+        self._raw = dict(codes)
+        self._cards = {c: int(cardinalities[c]) for c in codes}
+        self._held: dict[str, npt.NDArray[np.bool_]] = {}
         self.distinct = {}
-        self._codes = {}
+        self._codes: dict[str, npt.NDArray[np.int64]] = {}
+        #: Whether the compiled kernels read the columns (see :mod:`._tally_kernel`).
+        self._compiled = compiled_ready()
         live = None if bool((counts > 0).all()) else counts > 0
         for column, raw in codes.items():
-            held = np.zeros(int(cardinalities[column]), dtype=bool)
-            held[raw if live is None else raw[live]] = True
-            distinct = int(np.count_nonzero(held))
-            if distinct < held.size:
-                # renumber the values held 0..d-1; rows of none take any code (they weigh 0)
-                raw = np.maximum(np.cumsum(held) - 1, 0)[raw]
-            self._codes[column] = raw
-            self.distinct[column] = distinct
+            if self._compiled:
+                held = _kernels().held_values(raw, self._cards[column], self._counts)
+            else:
+                held = np.zeros(self._cards[column], dtype=bool)
+                held[raw if live is None else raw[live]] = True
+            self._held[column] = held
+            self.distinct[column] = int(np.count_nonzero(held))
 
     def codes(self, column: str) -> npt.NDArray[np.int64]:
-        """The dense codes of ``column``, one per row."""
-        return self._codes[column]
+        """The dense codes of ``column``, one per row (renumbered on first use when some
+        codes of its range are not held; rows of no records take any code)."""
+        known = self._codes.get(column)
+        if known is None:
+            raw, held = self._raw[column], self._held[column]
+            if self.distinct[column] < held.size:
+                raw = np.maximum(np.cumsum(held) - 1, 0)[raw]
+            known = self._codes[column] = raw
+        return known
+
+    def dependency(self, determinant: str, dependent: str) -> tuple[float, float] | None:
+        """:func:`dependency_strength` of the two columns (None when trivial); compiled,
+        one pass over the rows in their own code ranges, when the kernels are loaded."""
+        if self._trivial(determinant, dependent):
+            return None
+        dx, dy = self._cards[determinant], self._cards[dependent]
+        if not self._compiled or dx * dy > _DENSE_CELLS:
+            return super().dependency(determinant, dependent)
+        x, y = self._raw[determinant], self._raw[dependent]
+        evidence, agreeing, base = _kernels().dependency_counts(x, dx, y, dy, self._counts)
+        return _measure(int(evidence), int(agreeing), int(base))
+
+
+def _kernels() -> Any:
+    """The compiled kernels (:mod:`._tally_kernel`, imported on first use: it loads numba)."""
+    from anonkit.safety import _tally_kernel
+
+    return _tally_kernel
 
 
 def _hash_ranks(
@@ -246,6 +284,14 @@ def dependency_strength(
         agree = int(kept.get_column("top").sum())
         per_y = pairs.join(kept.select("x"), on="x").group_by("y").agg(pl.col("len").sum())
         base = int(per_y.get_column("len").max())  # type: ignore[arg-type]
-    agreement = agree / evidence
-    strength = (agree - base) / (evidence - base) if base < evidence else 0.0
-    return agreement, strength
+    return _measure(evidence, agree, base)
+
+
+def _measure(evidence: int, agreeing: int, base: int) -> tuple[float, float] | None:
+    """``(agreement, strength)`` of :func:`dependency_strength` from the records of the
+    evidence, those agreeing with their value's majority and those of the most frequent
+    dependent value among the evidence; None without evidence."""
+    if evidence == 0:
+        return None
+    strength = (agreeing - base) / (evidence - base) if base < evidence else 0.0
+    return agreeing / evidence, strength
