@@ -21,6 +21,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit.core.encoding import EncodedTable, SensitiveCodes
+from anonkit.core.grouping import compiled_ready
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import FrequencySnapshot, group_codes
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, sensitive_labels
@@ -120,10 +121,20 @@ def unpack_keys(
 
 
 def unpack_block(keys: npt.NDArray[np.int64], digits: tuple[list[int], list[int]]) -> IntArray:
-    """The codes packed in ``keys`` (:func:`key_digits`), one row per digit."""
+    """The codes packed in ``keys`` (:func:`key_digits`), one row per digit (compiled, one
+    pass over the keys, when the kernels are loaded and the digits are whole bit fields:
+    on Adult's 19,502 detail keys a third of numpy's time)."""
     radices, places = digits
+    whole = all(r & (r - 1) == 0 for r in radices)
+    if whole and keys.shape[0] and compiled_ready():
+        from anonkit.engines._key_kernel import unpack_fields
+
+        shifts = np.array([p.bit_length() - 1 for p in places], dtype=np.int64)
+        masks = np.array([r - 1 for r in radices], dtype=np.int64)
+        block: IntArray = unpack_fields(keys, shifts, masks, KEY_SHIFT)
+        return block
     block = np.empty((len(radices), keys.shape[0]), dtype=np.int64)
-    if all(r & (r - 1) == 0 for r in radices):
+    if whole:
         # whole-bit digits: a shift and a mask per column (the streaming count of a
         # 10M-row table, 2.6M combinations: under 0.1 s, against 0.35 s for the divisions
         # below)
