@@ -166,7 +166,7 @@ def _packed_key_counts(
             .collect()
         )
         return grouped["k"].to_numpy(), grouped[COUNT].to_numpy()
-    if n and compiled_ready():  # one pass to pack, one to count (Adult: a third of numpy's)
+    if n and compiled_ready():  # a pass per column, one to count (Adult: 0.6 of numpy's time)
         from anonkit.engines._key_kernel import add_digit, count_runs
 
         packed = np.zeros(n, dtype=np.int64)
