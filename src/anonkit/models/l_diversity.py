@@ -29,8 +29,10 @@ from anonkit._validation import check_int, check_real
 from anonkit.models._common import FloatArray, OneAttribute, by_value, exceeds, reaches, sensitive
 from anonkit.models.base import BoolArray, ClassSummary, IntArray
 
-#: Largest count whose ``c ln c`` :func:`class_entropy` looks up in a table.
-_XLOGX_TABLE = 1 << 20
+#: Largest count whose ``c ln c`` :func:`class_entropy` looks up in a table (the
+#: compiled judge of :mod:`anonkit.algorithms.lattice.compiled_judge` builds its tables
+#: up to the same count).
+XLOGX_TABLE = 1 << 20
 
 
 def distinct_values(histogram: IntArray) -> IntArray:
@@ -62,7 +64,7 @@ def class_entropy(histogram: IntArray) -> FloatArray:
     n = counts.sum(axis=0)
     safe = np.maximum(n, 1).astype(np.float64)
     largest = int(counts.max(initial=0))
-    if largest <= _XLOGX_TABLE:
+    if largest <= XLOGX_TABLE:
         xlogx = np.arange(largest + 1, dtype=np.float64)
         xlogx[1:] *= np.log(xlogx[1:])
         weighted = xlogx[counts].sum(axis=0)

@@ -31,6 +31,7 @@ from anonkit.models.base import PrivacyModel, SensitiveColumn
 from anonkit.models.judge import SensitiveSource
 from anonkit.models.k_anonymity import KAnonymity
 from anonkit.models.l_diversity import (
+    XLOGX_TABLE,
     DistinctLDiversity,
     EntropyLDiversity,
     RecursiveCLDiversity,
@@ -50,10 +51,6 @@ _KINDS: dict[type, int] = {
     EntropyLDiversity: 3,
     RecursiveCLDiversity: 4,
 }
-#: Largest table the entropy's ``c ln c`` and ``ln n`` tables are built for (the
-#: general path's own table stops there: ``models.l_diversity._XLOGX_TABLE``).
-_LOG_TABLE = 1 << 20
-
 if TYPE_CHECKING:
     from anonkit.algorithms.lattice.evaluator import Evaluator
 
@@ -161,7 +158,7 @@ class CompiledJudge:
             or len(others) != 1
             or type(others[0]) not in _KINDS
             or others[0].sensitive_attributes != (evaluator.sources[0].name,)
-            or (isinstance(others[0], EntropyLDiversity) and table.n_records > _LOG_TABLE)
+            or (isinstance(others[0], EntropyLDiversity) and table.n_records > XLOGX_TABLE)
         ):
             return None
         ks = [int(m.k) for m in models if isinstance(m, KAnonymity)]
