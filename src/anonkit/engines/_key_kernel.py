@@ -1,6 +1,6 @@
-"""numba kernels of the packed keys of :mod:`anonkit.engines.counting`: packing a frame's
-code columns into one key per record, counting the runs of the sorted keys, and unpacking
-keys into codes, each in one pass.
+"""numba kernels of the packed keys of :mod:`anonkit.engines.counting` and
+:mod:`anonkit.engines.written`: packing a frame's code columns into one key per record,
+counting the runs of the sorted keys, and unpacking keys into codes, each in one pass.
 
 This module imports numba, so the engines import it on first use only, once the process
 runs compiled kernels (:func:`~anonkit.core.grouping.compiled_ready`). The kernels are
@@ -24,6 +24,14 @@ def add_digit(keys: Any, codes: Any, place: int, shift: int) -> None:
     only, and numba types a tuple of arrays only when all are alike)."""
     for r in range(keys.shape[0]):
         keys[r] += (codes[r] + shift) * place
+
+
+@_jit
+def add_looked_up(keys: Any, table: Any, codes: Any) -> None:
+    """Add each record's entry of ``table`` to its key: ``keys += table[codes]`` in one
+    pass, without the gathered column (one call per column, as :func:`add_digit`)."""
+    for r in range(keys.shape[0]):
+        keys[r] += table[codes[r]]
 
 
 @_jit

@@ -108,6 +108,14 @@ class Engine(Protocol):
         """The release of ``source`` under ``plan``, in the engine's frame type."""
         ...
 
+    def apply_tallied(
+        self, source: Any, plan: ReleasePlan, sensitive: Names, count: str
+    ) -> tuple[Any, pl.DataFrame | None]:
+        """:meth:`apply`, and the release's :meth:`tally` over the quasi-identifiers and
+        ``sensitive`` (records in ``count``) when the engine counts it from what it wrote
+        the release from, without reading the release again; else ``None``."""
+        ...
+
     def columns(self, source: Any) -> list[str]:
         """The column names of ``source``."""
         ...
@@ -179,6 +187,16 @@ class GroupingEngine:
         """See :meth:`Engine.drop_suppressed` (a polars frame or lazy query)."""
         star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in columns])
         return release.filter(~star.fill_null(False))
+
+    def apply(self, source: Any, plan: ReleasePlan) -> Any:
+        """See :meth:`Engine.apply`."""
+        raise NotImplementedError
+
+    def apply_tallied(
+        self, source: Any, plan: ReleasePlan, sensitive: Names, count: str
+    ) -> tuple[Any, pl.DataFrame | None]:
+        """:meth:`apply`, without a tally: the verification counts the release itself."""
+        return self.apply(source, plan), None
 
     def count(
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy]

@@ -48,6 +48,7 @@ from anonkit.engines.counting import (
     unpack_block,
     unpack_keys,
 )
+from anonkit.engines.written import CodedColumn, release_tally
 from anonkit.io.write import escape_formulas_lazy, field_separator, output_format
 
 __all__ = ["PolarsEngine", "release_query"]
@@ -317,7 +318,7 @@ class PolarsEngine(GroupingEngine):
 
     name = "polars"
     in_memory = True
-    _fit_caches: tuple[str, ...] = ("_codes",)
+    _fit_caches: tuple[str, ...] = ("_codes", "_sensitive")
     #: The polars engine that runs the queries.
     _collect: Literal["auto", "streaming"] = "auto"
 
@@ -328,6 +329,8 @@ class PolarsEngine(GroupingEngine):
             tuple[int, str, int],
             tuple[weakref.ref[pl.DataFrame], weakref.ref[Hierarchy], pl.Series, bool],
         ] = {}
+        # per frame and sensitive column the detail count coded one to one (verbatim)
+        self._sensitive: dict[tuple[int, str], tuple[weakref.ref[pl.DataFrame], CodedColumn]] = {}
 
     def _column_codes(self, frame: pl.DataFrame, column: str, hierarchy: Hierarchy) -> pl.Series:
         """Level-0 codes of ``column`` (``UNKNOWN_CODE`` / ``MISSING_CODE`` for values
@@ -444,6 +447,9 @@ class PolarsEngine(GroupingEngine):
         ):
             return None
         for i, s in enumerate(sensitive):
+            if verbatim[i]:  # for the release's tally (apply_tallied)
+                coded_column = CodedColumn(s.name, (*values[i], None), sens[i].to_numpy())
+                self._sensitive[(id(frame), s.name)] = (weakref.ref(frame), coded_column)
             if s.name in leafy:  # the leaves that occur, as the distinct values of the others
                 block[q + i], values[i] = _present(block[q + i], values[i])
         # the keys are sorted and the quasi-identifiers' digits lead: each combination of
@@ -476,14 +482,30 @@ class PolarsEngine(GroupingEngine):
 
     def apply(self, source: Any, plan: ReleasePlan) -> Any:
         if isinstance(source, pl.DataFrame):
-            return self._apply_frame(source, plan)
+            return self._apply_frame(source, plan)[0]
         return release_query(_lazy(source), plan)
 
-    def _apply_frame(self, frame: pl.DataFrame, plan: ReleasePlan) -> pl.DataFrame:
-        """:func:`release_query` on a frame in memory, from the codes the count kept."""
+    def apply_tallied(
+        self, source: Any, plan: ReleasePlan, sensitive: Names, count: str
+    ) -> tuple[Any, pl.DataFrame | None]:
+        if not (self.in_memory and isinstance(source, pl.DataFrame)):
+            return super().apply_tallied(source, plan, sensitive, count)
+        return self._apply_frame(source, plan, sensitive, count)
+
+    def _apply_frame(
+        self,
+        frame: pl.DataFrame,
+        plan: ReleasePlan,
+        sensitive: Names = (),
+        count: str | None = None,
+    ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+        """:func:`release_query` on a frame in memory, from the codes the count kept; with
+        ``count``, also the release's tally over the quasi-identifiers and ``sensitive``
+        from those codes (:func:`~anonkit.engines.written.release_tally`), when the count
+        coded the sensitive columns one to one."""
         codes = self._frame_codes(frame, plan.columns, plan.hierarchies)
         if any(bool((col < 0).any()) for col in codes):  # new values: the query says which
-            return release_query(frame.lazy(), plan).collect()
+            return release_query(frame.lazy(), plan).collect(), None
         # every column's labels gathered in one query
         coded = pl.DataFrame(codes)
         labels = coded.select(
@@ -491,6 +513,7 @@ class PolarsEngine(GroupingEngine):
             for j, c in enumerate(plan.columns)
         )
         out = frame.with_columns(labels.get_columns())
+        hit = None
         if plan.suppresses:
             keys = [f"__anonkit_key{j}__" for j in range(len(plan.columns))]
             level = coded.select(
@@ -499,8 +522,20 @@ class PolarsEngine(GroupingEngine):
             )
             bad = plan.suppressed_frame(keys, _FLAG)
             hit = level.join(bad, on=keys, how="left", maintain_order="left")[_FLAG]
-            out = _suppress(out, pl.lit(hit.fill_null(False)), plan)
-        return out.drop(list(plan.drop))
+            hit = hit.fill_null(False)
+            out = _suppress(out, pl.lit(hit), plan)
+        out = out.drop(list(plan.drop))
+        if count is None or plan.suppressed != "mask":
+            return out, None
+        coded_sensitive = []
+        for s in sensitive:
+            known = self._sensitive.get((id(frame), s))
+            if known is None or known[0]() is not frame:
+                return out, None
+            coded_sensitive.append(known[1])
+        marked = None if hit is None else hit.to_numpy()
+        arrays = [col.to_numpy() for col in codes]
+        return out, release_tally(arrays, plan, marked, coded_sensitive, count)
 
     def columns(self, source: Any) -> list[str]:
         return _lazy(source).collect_schema().names()

@@ -319,7 +319,7 @@ class StreamingEngine(PolarsEngine):
 
     name = "streaming"
     in_memory = False
-    _fit_caches = ("_codes", "_raw", "_releases")
+    _fit_caches = ("_codes", "_sensitive", "_raw", "_releases")
     _collect: Literal["auto", "streaming"] = "streaming"
 
     def __init__(self) -> None:

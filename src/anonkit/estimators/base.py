@@ -45,6 +45,7 @@ from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.values import as_text, check_single_values
 from anonkit.engines.base import choose_engine, get_engine
+from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
 from anonkit.estimators.privacy import Privacy, _IsPrivacy, check_population, population_table
@@ -136,6 +137,10 @@ class Fitting:
     t0: float
     #: The leak check, while it runs beside the fit (see :func:`settle_leaks`).
     leaks: PendingLeaks | None = None
+    #: Releases whose tally their engine counted while writing them, each with that
+    #: tally (:meth:`Engine.apply_tallied <anonkit.engines.base.Engine.apply_tallied>`):
+    #: the verification of one of these frames reads its tally.
+    tallies: list[tuple[pl.DataFrame, pl.DataFrame]] = field(default_factory=list)
 
     @property
     def by_name(self) -> dict[str, Hierarchy]:
@@ -155,7 +160,7 @@ def _kept_after_fit(fitting: Fitting) -> Fitting:
     identifying or other columns; not the leak check, which has ended."""
     kept = list(dict.fromkeys([*fitting.quasi_identifiers, *model_attributes(fitting.models)]))
     data = pl.DataFrame([fitting.data.get_column(c) for c in kept if c in fitting.data.columns])
-    return dataclasses.replace(fitting, data=data, leaks=None)
+    return dataclasses.replace(fitting, data=data, leaks=None, tallies=[])
 
 
 def verified_fields(verification: Verification, safety: Mapping[str, Any]) -> dict[str, Any]:
@@ -421,9 +426,14 @@ class Estimator(Parameters):
         suppressed: int | None = None,
     ) -> Verification:
         """The independent re-check of ``released`` (or of its tally, whose records each
-        row stands for are in the column ``weight``); ``suppressed``: the records the
-        algorithm suppressed (:func:`~anonkit.verify.verify_release`)."""
+        row stands for are in the column ``weight``: given, or counted when the release was
+        written, see :attr:`Fitting.tallies`); ``suppressed``: the records the algorithm
+        suppressed (:func:`~anonkit.verify.verify_release`)."""
         start_stage(self.progress, "Verifying the release")
+        if weight is None:
+            tally = next((t for r, t in fitting.tallies if r is released), None)
+            if tally is not None:
+                released, weight = tally, COUNT
         return verify_release(
             released,
             quasi_identifiers=fitting.quasi_identifiers,

@@ -45,19 +45,25 @@ from anonkit.engines.base import (
     SensitiveSpec,
     get_engine,
 )
+from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import note_bare_columns, without_hierarchy
 from anonkit.estimators.base import Columns, Fitting, Placed, Privacy, stage_timing, with_engine
+from anonkit.estimators.cell_suppression import (
+    LocalSuppressionOption,
+    all_star,
+    check_importance,
+    suppress_cells_found,
+)
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import objective, search
 from anonkit.exceptions import NotFittedError, ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.io.write import output_format
-from anonkit.metrics.classes import ClassProfile, class_profile
 from anonkit.metrics.generalization import METRICS
 from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.node_metrics import aggregation
-from anonkit.models import KAnonymity, PrivacyModel
+from anonkit.models import PrivacyModel
 from anonkit.models.base import CLASS_SIZE
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
@@ -89,41 +95,6 @@ class NodeEvaluation:
     cost: float
     suppressed: int
     class_sizes: npt.NDArray[np.int64] = field(repr=False)
-
-
-class _LocalSuppression:
-    """``False``, ``True`` or a mapping of attribute importance weights."""
-
-    def accepts(self, value: object) -> bool:
-        return isinstance(value, (bool, Mapping))
-
-    def __str__(self) -> str:
-        return "True, False or a mapping of attribute importance weights"
-
-
-def _check_importance(weights: Mapping[Any, Any], qi: Sequence[str], owner: str) -> None:
-    """Refuse importance weights for local suppression that are not finite numbers > 0 of
-    quasi-identifiers, before the search (which may leave no cell to suppress)."""
-    unknown = [c for c in weights if c not in qi]
-    if unknown:
-        raise ParameterError(
-            "local_suppression", owner, "importance weights of quasi-identifiers only", unknown
-        )
-    bad = [
-        c
-        for c, v in weights.items()
-        if isinstance(v, bool)
-        or not isinstance(v, (int, float, np.integer, np.floating))
-        or not np.isfinite(v)
-        or v <= 0
-    ]
-    if bad:
-        raise ParameterError(
-            "local_suppression",
-            owner,
-            "importance weights that are finite numbers > 0",
-            {c: weights[c] for c in bad},
-        )
 
 
 class FullDomain(Placed):
@@ -207,7 +178,7 @@ class FullDomain(Placed):
         "search": Options(tuple(LATTICE_ALGORITHMS)),
         "metric": Options(tuple(METRICS)),
         "suppressed": Options(SUPPRESSED_MODES),
-        "local_suppression": _LocalSuppression(),
+        "local_suppression": LocalSuppressionOption(),
         "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
         "output_separator": OrNone(Separator()),
         "metric_options": OrNone(Keyed('a mapping such as {"aggregate": "geometric"}')),
@@ -296,7 +267,7 @@ class FullDomain(Placed):
         qi = columns.quasi_identifiers
         aggregation(self.metric, self.metric_options, qi, type(self).__name__)
         if isinstance(self.local_suppression, Mapping):
-            _check_importance(self.local_suppression, qi, type(self).__name__)
+            check_importance(self.local_suppression, qi, type(self).__name__)
         if not engine.in_memory:
             if self.local_suppression is not False:
                 raise ParameterError(
@@ -368,19 +339,23 @@ class FullDomain(Placed):
 
         start_stage(self.progress, "Releasing")
         plan = outcome.plan(table, drop=fitting.dropped)
-        masked = engine.apply(data, plan)
+        # the engine may count the release's tally from the codes it writes it from: the
+        # verification then reads that instead of grouping the release's text again
+        masked, tally = engine.apply_tallied(data, plan, fitting.wanted, COUNT)
+        if tally is not None:
+            fitting.tallies.append((masked, tally))
         details: dict[str, Any] = {"search": outcome.search_details}
         aim = objective(self.metric, self.metric_options, qi, type(self).__name__, found.cost)
         if aim is not None:
             details["objective"] = aim
         if self.local_suppression is not False and n_suppressed:
-            masked, n_suppressed, classes, cells = self._suppress_cells(
-                fitting, engine, plan, table
+            masked, n_suppressed, classes, cells = suppress_cells_found(
+                fitting, engine, plan, table, self.local_suppression
             )
             details.update(cells)
         released = masked
         if self.suppressed == "drop" and n_suppressed:
-            released = masked.filter(~_all_star(qi))
+            released = masked.filter(~all_star(qi))
         t3 = time.perf_counter()
         names = tuple(qi)
         self.transformation_ = FrozenDict(dict(zip(names, found.levels, strict=True)))
@@ -404,45 +379,6 @@ class FullDomain(Placed):
             details=FrozenDict(details),
         )
         return result, masked
-
-    def _suppress_cells(
-        self, fitting: Fitting, engine: Engine, plan: ReleasePlan, table: EncodedTable
-    ) -> tuple[pl.DataFrame, int, ClassProfile, dict[str, Any]]:
-        """Blank single cells of the violating records instead of whole records."""
-        from anonkit.algorithms.local_suppression import suppress_cells
-
-        qi, models = fitting.quasi_identifiers, fitting.models
-        keep_all = ReleasePlan(
-            plan.columns,
-            plan.hierarchies,
-            plan.levels,
-            np.zeros((len(plan.columns), 0), dtype=np.int64),
-            plan.drop,
-        )
-        generalized = engine.apply(fitting.data, keep_all)
-        k = max((m.k for m in models if isinstance(m, KAnonymity)), default=1)
-        others: list[PrivacyModel] = [m for m in models if not isinstance(m, KAnonymity)]
-        importance = self.local_suppression if isinstance(self.local_suppression, Mapping) else None
-        # the sensitive hierarchies were resolved once, when the table was counted
-        sens_h = {sc.name: sc.hierarchy for sc in table.sensitive if sc.hierarchy is not None}
-        released, outcome = suppress_cells(
-            generalized,
-            qi,
-            k=k,
-            models=others,
-            importance=importance,
-            sensitive_hierarchies=sens_h or None,
-        )
-        n_all_star = int(released.select(_all_star(qi).sum()).item())
-        details = {
-            "local_suppression": {
-                "cells": outcome.cells,
-                "cells_per_attribute": dict(outcome.cells_per_attribute),
-                "records_touched": outcome.records_touched,
-                "records_fully_suppressed": n_all_star,
-            }
-        }
-        return released, n_all_star, class_profile(released, list(qi), k=k), details
 
     # -------------------------------------------------------------- other transformations
     def evaluate_levels(self, levels: Mapping[str, int]) -> NodeEvaluation:
@@ -555,7 +491,7 @@ class FullDomain(Placed):
         out = self._generalize(data, fitting)
         if self.local_suppression is not False or not self.result_.suppressed:
             return out  # (at the top, every record shows '*' and none was suppressed)
-        starred = self._masked.select(_all_star(qi)).to_series()
+        starred = self._masked.select(all_star(qi)).to_series()
         gone = self._generalize(fitting.data.filter(starred), fitting).select(qi).unique()
         new = "__anonkit_new__"  # a reserved name (core.schema.RESERVED_PREFIX)
         hit = out.select(qi).with_row_index(new).join(gone, on=qi, how="semi")[new]
@@ -566,11 +502,6 @@ class FullDomain(Placed):
         return out.with_columns(
             [pl.when(hit_mask).then(star).otherwise(pl.col(c)).alias(c) for c in qi]
         )
-
-
-def _all_star(qi: Sequence[str]) -> pl.Expr:
-    """Records whose every quasi-identifier is suppressed."""
-    return pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
 
 
 def _needs_detail(models: Sequence[PrivacyModel]) -> bool:
