@@ -37,6 +37,8 @@ BoolArray = npt.NDArray[np.bool_]
 
 #: Key spaces past this do not fit a packed int64 key: no tally.
 _MAX_KEYS = 1 << 62
+#: Key spaces up to this size (or the records' number) are counted in a dense table.
+_DENSE_KEYS = 1 << 16
 #: Tallies up to this many rows get their texts in Python (below a polars query's cost).
 _LISTED_ROWS = 256
 
@@ -90,24 +92,35 @@ def release_tally(
         key[hit] = sum(a * b for a, b in zip(stars, strides[: len(stars)], strict=True))
     for i, s in enumerate(sensitive):
         key += s.codes * strides[len(codes) + i]
-    key.sort()
-    starts = np.flatnonzero(first_of_runs(key))
-    present, counts = key[starts], np.diff(starts, append=key.shape[0])
+    n, space = key.shape[0], math.prod(radices)
+    if space <= max(n, _DENSE_KEYS):  # the usual case: few labels, one counting pass
+        counts = np.bincount(key, minlength=space)
+        present = np.flatnonzero(counts)
+        counts = counts[present]
+    else:
+        key.sort()
+        starts = np.flatnonzero(first_of_runs(key))
+        present, counts = key[starts], np.diff(starts, append=n)
     names = [*plan.columns, *(s.name for s in sensitive)]
     digits = [present // step % r for step, r in zip(strides, radices, strict=True)]
+    weights = pl.Series(count, counts.astype(np.int64))
     if present.shape[0] <= _LISTED_ROWS:
         # a few rows: their texts picked in Python cost less than a query's set-up
-        listed = {
-            n: [t[i] for i in d.tolist()] for n, t, d in zip(names, texts, digits, strict=True)
-        }
-        tally = pl.DataFrame(listed, schema=dict.fromkeys(names, pl.String))
-    else:
-        coded = pl.DataFrame(dict(zip(names, digits, strict=True)))
-        tally = coded.select(
-            pl.lit(pl.Series(t, dtype=pl.String)).gather(pl.col(n)).alias(n)
-            for n, t in zip(names, texts, strict=True)
+        return pl.DataFrame(
+            [
+                *(
+                    pl.Series(n, [t[i] for i in d.tolist()], dtype=pl.String)
+                    for n, t, d in zip(names, texts, digits, strict=True)
+                ),
+                weights,
+            ]
         )
-    return tally.with_columns(pl.Series(count, counts.astype(np.int64)))
+    coded = pl.DataFrame(dict(zip(names, digits, strict=True)))
+    tally = coded.select(
+        pl.lit(pl.Series(t, dtype=pl.String)).gather(pl.col(n)).alias(n)
+        for n, t in zip(names, texts, strict=True)
+    )
+    return tally.with_columns(weights)
 
 
 def _packed(codes: Sequence[IntArray], tables: Sequence[IntArray]) -> IntArray:
