@@ -504,7 +504,10 @@ class PolarsEngine(GroupingEngine):
         from those codes (:func:`~anonkit.engines.written.release_tally`), when the count
         coded the sensitive columns one to one."""
         codes = self._frame_codes(frame, plan.columns, plan.hierarchies)
-        if any(bool((col < 0).any()) for col in codes):  # new values: the query says which
+        # codes read off values that are all leaves are all >= 0; others may mark new
+        # values, which the query names
+        pairs = zip(plan.columns, plan.hierarchies, codes, strict=True)
+        if any(not self._verbatim(frame, c, h) and bool((col < 0).any()) for c, h, col in pairs):
             return release_query(frame.lazy(), plan).collect(), None
         # every column's labels gathered in one query
         coded = pl.DataFrame(codes)
