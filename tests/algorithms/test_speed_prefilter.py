@@ -14,7 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sparse_flash import _implicit, problems
 
-from anonkit.algorithms.lattice import Evaluator, Exhaustive, Flash, pair_projection, prefilter
+from anonkit.algorithms.lattice import (
+    Evaluator,
+    Exhaustive,
+    Flash,
+    compiled_screens,
+    pair_projection,
+    prefilter,
+)
 from anonkit.algorithms.lattice.prefilter import _pair_suppressed, _projected_classes
 from anonkit.algorithms.lattice.sparse_flash import SparseFlash
 from anonkit.core.hierarchy import Hierarchy
@@ -136,11 +143,21 @@ def test_compiled_pair_screens_equal_the_dense_products(data) -> None:
     table = get_engine("polars").count_detail(frame, names, hs, [SensitiveSpec("s")])
     ev = Evaluator(table, Lattice(table.heights), models, 0.0, "height")
     pairs = list(itertools.combinations(range(q), 2))
-    with mock.patch.object(prefilter, "compiled_ready", lambda: True):
-        compiled = prefilter._compiled_screens(ev, pairs)
-    assert sorted(compiled) == pairs
+    with mock.patch.object(compiled_screens, "compiled_ready", lambda: True):
+        compiled = compiled_screens.compiled_screens(ev, pairs)
+    assert sorted(compiled.pairs) == pairs
+    passes = np.ones(ev.lattice.size, dtype=bool)
+    grid = passes.reshape(tuple(int(h) for h in ev.lattice.heights))
     for a, b in pairs:
-        assert np.array_equal(compiled[(a, b)], _pair_suppressed(ev, a, b))
+        expected = _pair_suppressed(ev, a, b)
+        assert np.array_equal(compiled.get((a, b)), expected)
+        assert expected is not None
+        shape = [1] * q
+        shape[a], shape[b] = grid.shape[a], grid.shape[b]
+        grid &= (expected <= 1).reshape(shape)
+    # the nodes every pair leaves open (at most one record rejected), in one pass
+    assert np.array_equal(compiled.passing(ev.lattice, pairs, 1), passes)
+    assert compiled.passing(ev.lattice, [*pairs, (0, q)], 1) is None  # not all screened
 
 
 def test_compiled_pair_screens_wait_for_the_kernels_and_plain_sizes() -> None:
@@ -150,8 +167,8 @@ def test_compiled_pair_screens_wait_for_the_kernels_and_plain_sizes() -> None:
     frame = pl.DataFrame({"q0": ["a", "b"], "q1": ["a", "a"]})
     table = get_engine("polars").count(frame, ["q0", "q1"], hs)
     ev = Evaluator(table, Lattice(table.heights), [KAnonymity(2)], 0.0, "height")
-    with mock.patch.object(prefilter, "compiled_ready", lambda: False):
-        assert prefilter._compiled_screens(ev, [(0, 1)]) == {}
+    with mock.patch.object(compiled_screens, "compiled_ready", lambda: False):
+        assert not compiled_screens.compiled_screens(ev, [(0, 1)]).pairs
     ev.screen_models = (*ev.screen_models, mock.Mock())
-    with mock.patch.object(prefilter, "compiled_ready", lambda: True):
-        assert prefilter._compiled_screens(ev, [(0, 1)]) == {}
+    with mock.patch.object(compiled_screens, "compiled_ready", lambda: True):
+        assert not compiled_screens.compiled_screens(ev, [(0, 1)]).pairs

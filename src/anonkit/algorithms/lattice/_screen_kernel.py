@@ -78,3 +78,17 @@ def pairs_below(
                     if 0 < sizes[s] < below:
                         rejected += sizes[s]
                 out[starts[p] + la * hb + lb] = rejected
+
+
+@_jit
+def open_nodes(nodes: Any, out: Any, starts: Any, pairs: Any, heights: Any, limit: int) -> Any:
+    """Per lattice node (row of ``nodes``, its levels), whether every pair's screen of
+    :func:`pairs_below` (``out``, at ``starts``) counts at most ``limit`` records."""
+    passes = np.ones(nodes.shape[0], dtype=np.bool_)
+    for i in range(nodes.shape[0]):
+        for p in range(pairs.shape[0]):
+            a, b = pairs[p, 0], pairs[p, 1]
+            if out[starts[p] + nodes[i, a] * heights[b] + nodes[i, b]] > limit:
+                passes[i] = False
+                break
+    return passes

@@ -18,6 +18,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from anonkit.algorithms.lattice.compiled_screens import (
+    DENSE_PAIRS,
+    CompiledScreens,
+    compiled_screens,
+)
 from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.cost import CostModel
 from anonkit.algorithms.lattice.evaluator import Evaluator
@@ -29,10 +34,8 @@ from anonkit.algorithms.lattice.pair_projection import (
     pair_rejections,
     records_per_combination,
 )
-from anonkit.core.grouping import compiled_ready
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.judge import summarize_classes
-from anonkit.models.k_anonymity import KAnonymity
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -102,23 +105,25 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     ups: dict[int, tuple[FloatArray, IntArray]] = {}
     sized = bool(evaluator.screen_models) or evaluator.implied_min_size > 1
     # without a floor to learn, the size screens of every pair in one compiled call
-    compiled = _compiled_screens(evaluator, pairs) if sized and not priced else {}
+    compiled = compiled_screens(evaluator, pairs) if sized and not priced else CompiledScreens()
     if detail is not None and not priced and sized:
         # Without a floor to learn, the histograms only rule nodes out. When the size-only
         # screens already leave few nodes open, the search settles them faster than the
         # histograms are built (measured on Adult without suppression: 20 to 30 nodes
         # evaluated either way, the histograms tripling the search time). The pairs'
         # classes are not kept for the second pass: on wide tables they would not fit.
-        open_nodes = np.ones(lat.size, dtype=bool)
-        for a, b in pairs:
-            supp = compiled.get((a, b))
-            if supp is None:
-                supp = _pair_suppressed(evaluator, a, b, ups, counts=counts)
-            if supp is None:
-                if (pr := pair_rejections(evaluator, a, b, sources=sources)) is None:
-                    continue
-                supp = pr.records
-            grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
+        open_nodes = compiled.passing(lat, pairs, evaluator.max_suppressed)
+        if open_nodes is None:
+            open_nodes = np.ones(lat.size, dtype=bool)
+            for a, b in pairs:
+                supp = compiled.get((a, b))
+                if supp is None:
+                    supp = _pair_suppressed(evaluator, a, b, ups, counts=counts)
+                if supp is None:
+                    if (pr := pair_rejections(evaluator, a, b, sources=sources)) is None:
+                        continue
+                    supp = pr.records
+                grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
     names = [sc.name for sc in table.sensitive]
@@ -133,7 +138,10 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     )
     # class sizes alone, nothing to learn about suppression cost: dense products suffice
     sizes_only = not priced and detail is None
-    for a, b in pairs:
+    screened = compiled.passing(lat, pairs, evaluator.max_suppressed) if sizes_only else None
+    if screened is not None:
+        passes &= screened
+    for a, b in pairs if screened is None else ():
         rejected = None
         if sizes_only:
             rejected = compiled.get((a, b))
@@ -286,9 +294,6 @@ def _projected_classes(
     )
 
 
-#: Largest value-pair table (leaves of a times leaves of b) :func:`_pair_suppressed`
-#: builds densely.
-_DENSE_PAIRS = 1 << 16
 #: Largest three-column table :class:`_PairCounts` counts to get three pair tables at once
 #: (a smaller bound applies on snapshots of fewer rows).
 _DENSE_TRIPLES = 1 << 18
@@ -365,7 +370,7 @@ def _pair_suppressed(
     table, lat = evaluator.table, evaluator.lattice
     cards, maps = table.cardinalities, table.level_maps
     ca0, cb0 = cards[a][0], cards[b][0]
-    if ca0 * cb0 > _DENSE_PAIRS:
+    if ca0 * cb0 > DENSE_PAIRS:
         return None
     if ups is None:
         ups = {}
@@ -384,50 +389,6 @@ def _pair_suppressed(
     per_row = np.add.reduceat(rejected, starts_a, axis=0)
     out: FloatArray = np.add.reduceat(per_row, starts_b, axis=1).reshape(-1)
     return out
-
-
-def _compiled_screens(
-    evaluator: Evaluator, pairs: Sequence[tuple[int, int]]
-) -> dict[tuple[int, int], FloatArray]:
-    """:func:`_pair_suppressed` of every pair whose value pairs fit its dense table, in
-    one compiled call (:func:`._screen_kernel.pairs_below`): the same figures, without a
-    dozen array operations per pair (Adult's 28 pairs: about 4 ms in numpy). Empty when
-    the process does not run compiled kernels, or when a screening model judges more
-    than a least class size."""
-    models = evaluator.screen_models
-    if not compiled_ready() or not all(isinstance(m, KAnonymity) for m in models):
-        return {}
-    table, lat = evaluator.table, evaluator.lattice
-    cards = table.cardinalities
-    dense = [(a, b) for a, b in pairs if cards[a][0] * cards[b][0] <= _DENSE_PAIRS]
-    if not dense:
-        return {}
-    from anonkit.algorithms.lattice._screen_kernel import pairs_below
-
-    heights = [int(h) for h in lat.heights]
-    ups = np.zeros((lat.width, max(heights), max(c[0] for c in cards)), dtype=np.int64)
-    labels = np.zeros((lat.width, max(heights)), dtype=np.int64)
-    for j, height in enumerate(heights):
-        for level in range(height):
-            up = table.level_maps[j][0][level]
-            ups[j, level, : up.shape[0]] = up
-            labels[j, level] = cards[j][level]
-    spans = [heights[a] * heights[b] for a, b in dense]
-    starts = np.concatenate(([0], np.cumsum(spans)[:-1])).astype(np.int64)
-    out = np.zeros(sum(spans))
-    snap = table.snapshot
-    pairs_below(
-        np.ascontiguousarray(snap.codes, dtype=np.int64),
-        snap.counts.astype(np.int64, copy=False),
-        ups,
-        labels,
-        np.asarray(heights, dtype=np.int64),
-        np.asarray(dense, dtype=np.int64).reshape(-1, 2),
-        starts,
-        max([evaluator.implied_min_size, *(int(m.min_class_size) for m in models)]),
-        out,
-    )
-    return {p: out[s : s + n] for p, s, n in zip(dense, starts, spans, strict=True)}
 
 
 def _stacked_one_hot(
