@@ -81,12 +81,31 @@ def test_the_tally_is_the_release_grouped(
     assert tally.columns == ["age", "sex", "disease", COUNT]
     assert all(tally[c].dtype == pl.String for c in ["age", "sex", "disease"])
     assert sorted(tally.rows(), key=repr) == _grouped(release, ["age", "sex", "disease"])
-    # the release itself is what the lazy query writes
+    # the release itself is what the lazy query writes, suppressed records masked or left out
     assert release.equals(release_query(frame.lazy(), plan).collect())
+    dropping = plan.with_options(suppressed="drop")
+    assert engine.apply(frame, dropping).equals(release_query(frame.lazy(), dropping).collect())
     # the quasi-identifiers alone (models that read class sizes only)
     release, sizes = engine.apply_tallied(frame, plan, [], COUNT)
     assert sizes is not None
     assert sorted(sizes.rows(), key=repr) == _grouped(release, QI)
+
+
+def test_too_many_classes_to_pack_go_down_the_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Suppressed classes whose label combinations do not fit a packed key are found by
+    the lazy query's join, and the release gets no tally."""
+    frame = _frame(30, 2)
+    engine = PolarsEngine()
+    engine.count_detail(frame, QI, [AGE, SEX], [SensitiveSpec("disease")])
+    plan = ReleasePlan(("age", "sex"), (AGE, SEX), (0, 0), np.array([[0], [0]]))
+    expected = release_query(frame.lazy(), plan).collect()
+    monkeypatch.setattr(written, "_MAX_KEYS", 2)
+    release, tally = engine.apply_tallied(frame, plan, ["disease"], COUNT)
+    assert tally is None and release.equals(expected)
+    assert (
+        release.filter(pl.col("age") == "*").height
+        == frame.filter((pl.col("age") == "1") & (pl.col("sex") == "m")).height
+    )
 
 
 @pytest.mark.parametrize("kind", ["padded", "numbers"])

@@ -48,7 +48,7 @@ from anonkit.engines.counting import (
     unpack_block,
     unpack_keys,
 )
-from anonkit.engines.written import CodedColumn, release_tally
+from anonkit.engines.written import CodedColumn, release_tally, suppressed_rows
 from anonkit.io.write import escape_formulas_lazy, field_separator, output_format
 
 __all__ = ["PolarsEngine", "release_query"]
@@ -509,24 +509,33 @@ class PolarsEngine(GroupingEngine):
         pairs = zip(plan.columns, plan.hierarchies, codes, strict=True)
         if any(not self._verbatim(frame, c, h) and bool((col < 0).any()) for c, h, col in pairs):
             return release_query(frame.lazy(), plan).collect(), None
-        # every column's labels gathered in one query
-        coded = pl.DataFrame(codes)
-        labels = coded.select(
-            pl.lit(pl.Series(plan.leaf_labels(j), dtype=pl.String)).gather(pl.col(c)).alias(c)
-            for j, c in enumerate(plan.columns)
-        )
-        out = frame.with_columns(labels.get_columns())
-        hit = None
-        if plan.suppresses:
-            keys = [f"__anonkit_key{j}__" for j in range(len(plan.columns))]
-            level = coded.select(
-                pl.lit(pl.Series(plan.level_codes(j), dtype=pl.Int64)).gather(pl.col(c)).alias(k)
-                for j, (c, k) in enumerate(zip(plan.columns, keys, strict=True))
+        arrays = [col.to_numpy() for col in codes]
+        hit = suppressed_rows(arrays, plan) if plan.suppresses else None
+        if plan.suppresses and hit is None:  # too many label combinations to pack
+            return release_query(frame.lazy(), plan).collect(), None
+        masked = hit is not None and plan.suppressed == "mask"
+        # the suppressed records gather '*', one past each column's labels
+        star = [SUPPRESSED] if masked else []
+        labels = [
+            pl.Series([*plan.leaf_labels(j), *star], dtype=pl.String) for j in range(len(codes))
+        ]
+        if masked and hit is not None:
+            coded = pl.DataFrame(
+                {
+                    c: np.where(hit, len(lab) - 1, col)
+                    for c, lab, col in zip(plan.columns, labels, arrays, strict=True)
+                }
             )
-            bad = plan.suppressed_frame(keys, _FLAG)
-            hit = level.join(bad, on=keys, how="left", maintain_order="left")[_FLAG]
-            hit = hit.fill_null(False)
-            out = _suppress(out, pl.lit(hit), plan)
+        else:
+            coded = pl.DataFrame(codes)
+        # every column's labels gathered in one query
+        written = coded.select(
+            pl.lit(lab).gather(pl.col(c)).alias(c)
+            for c, lab in zip(plan.columns, labels, strict=True)
+        )
+        out = frame.with_columns(written.get_columns())
+        if hit is not None and plan.suppressed != "mask":
+            out = out.filter(pl.Series(~hit))
         out = out.drop(list(plan.drop))
         if count is None or plan.suppressed != "mask":
             return out, None
@@ -536,9 +545,7 @@ class PolarsEngine(GroupingEngine):
             if known is None or known[0]() is not frame:
                 return out, None
             coded_sensitive.append(known[1])
-        marked = None if hit is None else hit.to_numpy()
-        arrays = [col.to_numpy() for col in codes]
-        return out, release_tally(arrays, plan, marked, coded_sensitive, count)
+        return out, release_tally(arrays, plan, hit, coded_sensitive, count)
 
     def columns(self, source: Any) -> list[str]:
         return _lazy(source).collect_schema().names()

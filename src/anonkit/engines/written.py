@@ -30,7 +30,7 @@ import polars as pl
 from anonkit.core.grouping import compiled_ready, first_of_runs
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 
-__all__ = ["CodedColumn", "release_tally"]
+__all__ = ["CodedColumn", "release_tally", "suppressed_rows"]
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -121,6 +121,31 @@ def release_tally(
         for n, t in zip(names, texts, strict=True)
     )
     return tally.with_columns(weights)
+
+
+def suppressed_rows(codes: Sequence[IntArray], plan: ReleasePlan) -> BoolArray | None:
+    """Per record, whether its class at ``plan``'s levels is one of the suppressed ones,
+    from the quasi-identifiers' level-0 ``codes``: one packed key per record over its
+    codes at the levels, looked up among the suppressed classes' keys. ``None`` when the
+    classes do not fit a packed int64 key."""
+    ups = [np.asarray(plan.level_codes(j), dtype=np.int64) for j in range(len(codes))]
+    radices = [
+        max(len(h.labels(level)), 1) for h, level in zip(plan.hierarchies, plan.levels, strict=True)
+    ]
+    space = math.prod(radices)
+    if not codes or space >= _MAX_KEYS:
+        return None
+    strides = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+    key = _packed(codes, [up * step for up, step in zip(ups, strides, strict=True)])
+    bad = np.zeros(plan.suppressed_classes.shape[1], dtype=np.int64)
+    for j, step in enumerate(strides):
+        bad += plan.suppressed_classes[j].astype(np.int64) * step
+    if space <= max(key.shape[0], _DENSE_KEYS):
+        suppressed = np.zeros(space, dtype=bool)
+        suppressed[bad] = True
+        hit: BoolArray = suppressed[key]
+        return hit
+    return np.isin(key, bad)
 
 
 def _packed(codes: Sequence[IntArray], tables: Sequence[IntArray]) -> IntArray:
