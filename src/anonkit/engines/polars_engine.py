@@ -4,10 +4,12 @@ Both run the same lazy queries. Counting is one ``select`` of code expressions
 (:func:`~anonkit.core.values.code_expr`) followed by a ``group_by(...).len()``; the release
 replaces each quasi-identifier's values by their labels (a lookup in a table with one
 row per leaf) and marks the records of suppressed classes with a join on the small table
-of those classes. Neither step needs the records as Python objects or numpy arrays. The
-in-memory engine collects with polars' default engine and returns frames; the streaming
-engine collects counts with polars' streaming engine and returns the release as a lazy
-query, for the caller to sink to a file.
+of those classes. Neither step needs the records as Python objects. The in-memory engine
+collects with polars' default engine and returns frames; on a frame in memory it codes
+each column once and writes the release from those codes (the suppressed records found
+by packed keys, and the release's tally counted beside it: :mod:`.written`). The
+streaming engine collects counts with polars' streaming engine and returns the release
+as a lazy query, for the caller to sink to a file.
 """
 
 from __future__ import annotations
