@@ -153,6 +153,30 @@ def test_swallowed_in_a_finalizer_is_raised_again(capsys: pytest.CaptureFixture[
     assert capsys.readouterr().err == DEFAULT_MESSAGE + "\n"  # no "Exception ignored"
 
 
+@pytest.mark.parametrize("how", ["cause", "context"])
+def test_wrapped_by_compiled_code_still_stops(how: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A compiled kernel (numba) that calls back into Python when Ctrl-C lands turns the
+    handler's exception into a SystemError "returned a result with an exception set",
+    whose cause is the interruption: it still stops with one line and code 130."""
+    with pytest.raises(SystemExit) as exit_, exit_on_interrupt():
+        try:
+            _ctrl_c()
+        except Interrupted as err:
+            if how == "cause":
+                raise SystemError("CPUDispatcher returned a result with an exception set") from err
+            raise SystemError("returned a result with an exception set")  # noqa: B904
+    assert exit_.value.code == EXIT_CODE
+    assert capsys.readouterr().err == DEFAULT_MESSAGE + "\n"
+
+
+def test_other_errors_are_not_taken_for_an_interruption() -> None:
+    with pytest.raises(SystemError, match="other"), exit_on_interrupt():
+        try:
+            raise ValueError("first")
+        except ValueError as err:
+            raise SystemError("other") from err
+
+
 def test_interrupted_is_not_a_keyboard_interrupt() -> None:
     # typer and click catch KeyboardInterrupt; Interrupted must reach main()
     assert not issubclass(Interrupted, KeyboardInterrupt)

@@ -341,6 +341,8 @@ def run_command(command: Callable[[], object]) -> None:
             guard.handler.finished = True
     except Interrupted as err:
         guard.stop(err)
+    except BaseException as err:
+        guard.stop(_interruption(err))
     finally:
         guard.close(ignore=True)
 
@@ -365,8 +367,28 @@ def exit_on_interrupt() -> Iterator[None]:
             guard.handler.finished = True
     except Interrupted as err:
         guard.stop(err)
+    except BaseException as err:
+        guard.stop(_interruption(err))
     finally:
         guard.close(ignore=False)
+
+
+def _interruption(err: BaseException) -> Interrupted:
+    """The interruption behind ``err``, raised again as it is when there is none.
+
+    Compiled code (numba) that calls back into Python while a stop signal is pending
+    turns the handler's :class:`Interrupted` into a ``SystemError`` ("returned a result
+    with an exception set") whose cause or context is the interruption: that error is the
+    interruption.
+    """
+    seen: set[int] = set()
+    link: BaseException | None = err
+    while link is not None and id(link) not in seen:
+        if isinstance(link, Interrupted):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    raise err
 
 
 def _default(signum: int) -> Any:
