@@ -55,6 +55,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from anonkit._atomic import CommitLog
+from anonkit._interrupts import signalled
 
 __all__ = [
     "DEFAULT_MESSAGE",
@@ -374,20 +375,11 @@ def exit_on_interrupt() -> Iterator[None]:
 
 
 def _interruption(err: BaseException) -> Interrupted:
-    """The interruption behind ``err``, raised again as it is when there is none.
-
-    Compiled code (numba) that calls back into Python while a stop signal is pending
-    turns the handler's :class:`Interrupted` into a ``SystemError`` ("returned a result
-    with an exception set") whose cause or context is the interruption: that error is the
-    interruption.
-    """
-    seen: set[int] = set()
-    link: BaseException | None = err
-    while link is not None and id(link) not in seen:
-        if isinstance(link, Interrupted):
-            return link
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
+    """The interruption behind ``err`` (:func:`~anonkit._interrupts.signalled`: compiled
+    code may have wrapped it in a ``SystemError``), or ``err`` raised again as it is."""
+    found = signalled(err)
+    if isinstance(found, Interrupted):
+        return found
     raise err
 
 

@@ -32,6 +32,7 @@ import polars as pl
 
 from anonkit._beside import errors_first
 from anonkit._frozen import FrozenDict
+from anonkit._interrupts import signalled
 from anonkit._validation import (
     Boolean,
     Callback,
@@ -304,7 +305,14 @@ class Estimator(Parameters):
             check_outputs({"output": output}, read, folders=("output",) if spark else ())
         qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
         roles = (identifying, sensitive, insensitive, others)
-        self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))
+        try:
+            self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))
+        except SystemError as err:
+            # Ctrl-C while a compiled kernel ran: the KeyboardInterrupt, not numba's wrapper
+            found = signalled(err)
+            if found is None:
+                raise
+            raise found from None
         warn_leaks(self.result_.checks)
         self._others = others
         return self
