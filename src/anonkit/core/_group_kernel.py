@@ -217,3 +217,15 @@ def count_joint(
         return keys, out_counts, out_pop
     order = np.argsort(keys)
     return keys[order], out_counts[order], out_pop[order] if weighted else out_pop
+
+
+@_jit
+def value_totals(codes: Any, counts: Any, width: int) -> Any:
+    """Per column ``j`` of ``codes`` (one row per column), the records holding each code:
+    ``out[j, c]`` sums ``counts`` over the rows whose code is ``c`` (``width`` columns, at
+    least the largest code plus one), in int64."""
+    out = np.zeros((codes.shape[0], width), dtype=np.int64)
+    for j in range(codes.shape[0]):
+        for r in range(codes.shape[1]):
+            out[j, codes[j, r]] += counts[r]
+    return out
