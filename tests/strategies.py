@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 from hypothesis import strategies as st
 
 from anonkit.core.hierarchy import Hierarchy
@@ -24,3 +25,18 @@ def random_hierarchy(draw: st.DrawFn, name: str, max_leaves: int = 6) -> Hierarc
         levels.append([mapping[x] for x in levels[-1]])
     levels.append(["*"] * n_leaves)
     return Hierarchy(list(zip(*levels, strict=True)), name=name)
+
+
+@st.composite
+def random_table(
+    draw: st.DrawFn, columns: tuple[int, int] = (2, 5), max_leaves: int = 7, rows: int = 70
+) -> tuple[list[Hierarchy], pl.DataFrame]:
+    """Random hierarchies ``q0``, ``q1``... (between ``columns`` of them) and a frame of
+    1 to ``rows`` records drawn from their leaves."""
+    hs = [
+        draw(random_hierarchy(f"q{j}", max_leaves=max_leaves))
+        for j in range(draw(st.integers(*columns)))
+    ]
+    n = draw(st.integers(1, rows))
+    leaves = {h.name: draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
+    return hs, pl.DataFrame(leaves)

@@ -29,7 +29,7 @@ from anonkit.core.lattice import Lattice
 from anonkit.engines.base import SensitiveSpec, get_engine
 from anonkit.exceptions import PrivacyUnattainableError
 from anonkit.models import KAnonymity
-from strategies import random_hierarchy
+from strategies import random_hierarchy, random_table
 
 
 @given(data=st.data())
@@ -129,13 +129,9 @@ def test_compiled_pair_screens_equal_the_dense_products(data) -> None:
     pytest.importorskip("numba")
     from anonkit.models import DistinctLDiversity
 
-    q = data.draw(st.integers(2, 5))
-    hs = [data.draw(random_hierarchy(f"q{j}", max_leaves=7)) for j in range(q)]
-    n = data.draw(st.integers(1, 70))
-    frame = pl.DataFrame(
-        {h.name: data.draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
-        | {"s": [f"v{i % 3}" for i in range(n)]}
-    )
+    hs, frame = data.draw(random_table())
+    q, n = len(hs), frame.height
+    frame = frame.with_columns(pl.Series("s", [f"v{i % 3}" for i in range(n)]))
     models: list[Any] = [KAnonymity(data.draw(st.integers(1, 6)))]
     if data.draw(st.booleans()):
         models.append(DistinctLDiversity("s", data.draw(st.integers(2, 7))))

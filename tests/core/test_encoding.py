@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
-import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonkit.core import grouping
 from anonkit.engines.base import get_engine
-from strategies import random_hierarchy
+from strategies import random_table
 
 
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_compiled_value_counts_equal_numpy(data: st.DataObject) -> None:
     pytest.importorskip("numba")
-    q = data.draw(st.integers(1, 4))
-    hs = [data.draw(random_hierarchy(f"q{j}", max_leaves=9)) for j in range(q)]
-    n = data.draw(st.integers(1, 60))
-    frame = pl.DataFrame(
-        {h.name: data.draw(st.lists(st.sampled_from(h.leaves), min_size=n, max_size=n)) for h in hs}
-    )
+    hs, frame = data.draw(random_table(columns=(1, 4), max_leaves=9, rows=60))
     counts = []
     for compiled in (False, True):
         table = get_engine("polars").count(frame, [h.name for h in hs], hs)
