@@ -87,8 +87,17 @@ class ReleasePlan:
 
     def leaf_labels(self, j: int) -> list[str]:
         """Per leaf of quasi-identifier ``j`` (in hierarchy order), its released label."""
-        labels = self.hierarchies[j].labels(self.levels[j])
-        return [labels[c] for c in self.level_codes(j)]
+        return list(self._leaf_labels[j])
+
+    @cached_property
+    def _leaf_labels(self) -> tuple[tuple[str, ...], ...]:
+        """:meth:`leaf_labels` of every quasi-identifier, worked out once (writing the
+        release and counting its tally both read them)."""
+        out = []
+        for j, h in enumerate(self.hierarchies):
+            labels = h.labels(self.levels[j])
+            out.append(tuple(labels[c] for c in self.level_codes(j)))
+        return tuple(out)
 
     @cached_property
     def suppressed_labels(self) -> tuple[tuple[str, ...], ...]:

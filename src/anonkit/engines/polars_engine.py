@@ -515,21 +515,21 @@ class PolarsEngine(GroupingEngine):
         hit = suppressed_rows(arrays, plan) if plan.suppresses else None
         if plan.suppresses and hit is None:  # too many label combinations to pack
             return release_query(frame.lazy(), plan).collect(), None
-        masked = hit is not None and plan.suppressed == "mask"
-        # the suppressed records gather '*', one past each column's labels
-        star = [SUPPRESSED] if masked else []
+        # masked, the suppressed records gather '*', one past each column's labels
+        starred = hit if plan.suppressed == "mask" else None
+        star = [] if starred is None else [SUPPRESSED]
         labels = [
             pl.Series([*plan.leaf_labels(j), *star], dtype=pl.String) for j in range(len(codes))
         ]
-        if masked and hit is not None:
+        if starred is None:
+            coded = pl.DataFrame(codes)
+        else:
             coded = pl.DataFrame(
                 {
-                    c: np.where(hit, len(lab) - 1, col)
+                    c: np.where(starred, len(lab) - 1, col)
                     for c, lab, col in zip(plan.columns, labels, arrays, strict=True)
                 }
             )
-        else:
-            coded = pl.DataFrame(codes)
         # every column's labels gathered in one query
         written = coded.select(
             pl.lit(lab).gather(pl.col(c)).alias(c)
