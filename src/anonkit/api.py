@@ -84,6 +84,19 @@ _FAMILY_KEYWORDS: dict[str, str] = {
 }
 
 
+def _estimator_class(algorithm: str) -> type[Estimator]:
+    """The estimator class an algorithm name maps to."""
+    if algorithm in ESTIMATOR_ALGORITHMS:
+        found: type[Estimator] = getattr(estimators, ESTIMATOR_ALGORITHMS[algorithm])
+        return found
+    local: dict[str, type[Estimator]] = {
+        "mondrian": Mondrian,
+        "greedy_merge": GreedyMerge,
+        "microaggregation": Microaggregation,
+    }
+    return local.get(algorithm, FullDomain)
+
+
 class _Privacy(Privacy):
     """The flat keywords' privacy: ``k`` becomes :class:`KAnonymity` when the fit
     checks the models (so an empty table is reported before a bad ``k``)."""
@@ -215,6 +228,16 @@ class Anonymizer:
                     f"algorithm={family!r}, which would use it)",
                     getattr(self, name),
                 )
+        if self.numeric and not _estimator_class(self.algorithm).reads_numbers:
+            readers = [a for a in ALGORITHMS if _estimator_class(a).reads_numbers]
+            raise ParameterError(
+                "numeric",
+                "anonymize",
+                f"left out with algorithm={self.algorithm!r} (it generalizes every "
+                "quasi-identifier by its hierarchy; the algorithms that read numbers are "
+                f"{', '.join(repr(a) for a in readers)})",
+                list(self.numeric),
+            )
         # local recoding runs in memory; Mondrian also on Spark and streamed from disk
         engines = (
             "polars",
@@ -517,8 +540,10 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         The population the data is a sample of (pandas or polars, holding the
         quasi-identifiers), for k-map and δ-presence.
     numeric
-        Quasi-identifiers Mondrian splits as numbers (released as ranges or means) and
-        microaggregation aggregates.
+        Quasi-identifiers Mondrian splits as numbers (released as ranges or means),
+        microaggregation aggregates, and Hilbert, BangA and k-Optimize order by value.
+        The other algorithms generalize every quasi-identifier by its hierarchy and
+        refuse it.
     mode, split, numeric_release
         Mondrian: ``"strict"`` or ``"relaxed"`` partitioning; split dimension
         ``"widest"``, ``"distinct"`` or ``"round_robin"``; numbers released as

@@ -496,3 +496,52 @@ def test_numeric_columns_outside_the_quasi_identifiers_are_named_as_such(algorit
             numeric=["agee"],
             **keywords,
         )
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "options"),
+    [
+        ("flash", {}),
+        ("exhaustive", {}),
+        ("greedy_merge", {}),
+        ("safepub", {"options": {"epsilon": 2.0}}),
+        ("k_epsilon", {"options": {"epsilon": 2.0, "noisy": ["age"]}}),
+    ],
+)
+def test_numeric_is_refused_by_the_algorithms_that_would_ignore_it(
+    algorithm: str, options: dict[str, object]
+) -> None:
+    """'numeric' with an algorithm that generalizes every column by its hierarchy was
+    ignored without a word: with flash, age went out generalized as if never named."""
+    frame = _people().drop("name")
+    privacy = {} if algorithm == "safepub" else {"k": 2}
+    with pytest.raises(ParameterError, match=rf"'numeric'.*algorithm='{algorithm}'.*\['age'\]"):
+        anonkit.anonymize(
+            frame,
+            quasi_identifiers=["zip", "age"],
+            hierarchies={"zip": ZIP, "age": AGES},
+            sensitive=["disease"],
+            numeric=["age"],
+            algorithm=algorithm,
+            **privacy,
+            **options,
+        )
+
+
+@pytest.mark.parametrize(
+    "estimator", [FullDomain(privacy=K2), GreedyMerge(privacy=Privacy(KAnonymity(3)))], ids=repr
+)
+def test_an_estimator_that_ignores_numbers_refuses_numeric(estimator: Estimator) -> None:
+    with pytest.raises(ParameterError, match=rf"'numeric' parameter of {type(estimator).__name__}"):
+        estimator.fit(_people(), hierarchies={"zip": ZIP, "age": AGES}, numeric=["age"], **ROLES)
+
+
+def test_the_estimators_named_as_reading_numbers_are_those_that_do() -> None:
+    from anonkit import estimators
+    from anonkit.estimators.base import NUMBER_ESTIMATORS
+
+    classes = {name: getattr(estimators, name) for name in estimators.__all__}
+    readers = {
+        n for n, c in classes.items() if isinstance(c, type) and getattr(c, "reads_numbers", False)
+    }
+    assert readers == set(NUMBER_ESTIMATORS)

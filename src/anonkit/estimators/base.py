@@ -236,6 +236,10 @@ def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> Non
                 )
 
 
+#: The estimators whose :attr:`Estimator.reads_numbers` is true.
+NUMBER_ESTIMATORS = ("Mondrian", "Microaggregation", "Hilbert", "BangA", "KOptimize")
+
+
 class Estimator(Parameters):
     """The base of the estimators: parameters, the shared fit pipeline, ``transform``.
 
@@ -257,6 +261,10 @@ class Estimator(Parameters):
     }
     #: Constraints of the family's own parameters.
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {}
+    #: Whether the family reads the columns named by ``numeric=`` as numbers (splits,
+    #: orders or aggregates them by value). The others generalize every quasi-identifier
+    #: by its hierarchy and refuse ``numeric=``, which they would otherwise ignore.
+    reads_numbers: ClassVar[bool] = False
 
     @property
     def algorithm(self) -> str:
@@ -295,6 +303,10 @@ class Estimator(Parameters):
             The fitted estimator.
         """
         self._validate()
+        if numeric and not self.reads_numbers:
+            name, readers = type(self).__name__, ", ".join(NUMBER_ESTIMATORS)
+            why = f"{name} generalizes every quasi-identifier by its hierarchy; {readers} do not"
+            raise ParameterError("numeric", name, f"left out ({why})", list(numeric))
         output = getattr(self, "output", None)
         if output is not None:
             read = [frame, *(hierarchies or {}).values(), getattr(self.privacy, "population", None)]

@@ -72,6 +72,7 @@ class _Grouped(_Classes):
 
     #: The metric the algorithm minimizes (the result's ``metric``).
     _metric: ClassVar[str] = "none"
+    reads_numbers = True
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
         return fitting.numeric

@@ -115,6 +115,7 @@ class KOptimize(_Classes):
     """
 
     name = "k_optimize"
+    reads_numbers = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "metric": Options(METRICS),
         "class_column": OrNone(Name()),

@@ -316,6 +316,7 @@ class Mondrian(_Classes, Placed):
     """
 
     name = "mondrian"
+    reads_numbers = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "mode": Options(MODES),
         "split": Options(SPLITS),
@@ -539,6 +540,7 @@ class Microaggregation(_Local):
     """
 
     name = "microaggregation"
+    reads_numbers = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "method": Options(METHODS),
         "aggregate": Options(AGGREGATES),
