@@ -173,25 +173,27 @@ def count_joint(
     population records (``population`` empty: none)."""
     n = codes.shape[1]
     # group by group over all rows (a loop over the groups inside the loop over the rows
-    # runs at half the speed)
+    # runs at half the speed); indices as unsigned numbers, which numba need not test for
+    # a negative value to count from the end (the passes take three quarters of the time)
     slots = np.empty(n, dtype=np.int64)
     start, row, step = offsets[0], codes[0], outer[0]
     for i in range(n):
-        slots[i] = terms[start + row[i]] * step
+        slots[i] = terms[np.uint64(start + row[i])] * step
     for g in range(1, codes.shape[0]):
         start, row, step = offsets[g], codes[g], outer[g]
         for i in range(n):
-            slots[i] += terms[start + row[i]] * step
+            slots[i] += terms[np.uint64(start + row[i])] * step
     seen = np.zeros(space, dtype=np.bool_)
     slot_count = np.zeros(space, dtype=np.int64)
     weighted = population.shape[0] > 0
     slot_pop = np.zeros(space if weighted else 0, dtype=np.int64)
     for i in range(n):
-        seen[slots[i]] = True
-        slot_count[slots[i]] += counts[i]
+        at = np.uint64(slots[i])
+        seen[at] = True
+        slot_count[at] += counts[i]
     if weighted:
         for i in range(n):
-            slot_pop[slots[i]] += population[i]
+            slot_pop[np.uint64(slots[i])] += population[i]
     m = 0
     for slot in range(space):
         m += seen[slot]

@@ -52,12 +52,13 @@ def pairs_below(
         # so that consecutive additions do not wait on each other (twice as fast on Adult)
         lanes = np.zeros(_LANES * size, dtype=np.int64)
         ra, rb = codes[a], codes[b]
+        # (unsigned indices: numba then need not test each for a negative value)
         for i in range(0, whole, _LANES):
             for lane in range(_LANES):
                 r = i + lane
-                lanes[lane * size + ra[r] * cb0 + rb[r]] += counts[r]
+                lanes[np.uint64(lane * size + ra[r] * cb0 + rb[r])] += counts[r]
         for r in range(whole, n):
-            lanes[ra[r] * cb0 + rb[r]] += counts[r]
+            lanes[np.uint64(ra[r] * cb0 + rb[r])] += counts[r]
         table = lanes[:size].copy()
         for lane in range(1, _LANES):
             table += lanes[lane * size : (lane + 1) * size]
@@ -71,8 +72,10 @@ def pairs_below(
             for lb in range(hb):
                 width_b = cards[b, lb]
                 sizes = np.zeros(width_a * width_b, dtype=np.int64)
+                up_a, up_b = ups[a, la], ups[b, lb]
                 for e in range(occupied.shape[0]):
-                    sizes[ups[a, la, va[e]] * width_b + ups[b, lb, vb[e]]] += weight[e]
+                    at = up_a[np.uint64(va[e])] * width_b + up_b[np.uint64(vb[e])]
+                    sizes[np.uint64(at)] += weight[e]
                 rejected = 0
                 for s in range(sizes.shape[0]):
                     if 0 < sizes[s] < below:
