@@ -305,7 +305,7 @@ class Estimator(Parameters):
         self._validate()
         if numeric and not self.reads_numbers:
             name, readers = type(self).__name__, ", ".join(NUMBER_ESTIMATORS)
-            why = f"{name} generalizes every quasi-identifier by its hierarchy; {readers} do not"
+            why = f"{name} generalizes every column by its hierarchy; {readers} read numbers"
             raise ParameterError("numeric", name, f"left out ({why})", list(numeric))
         output = getattr(self, "output", None)
         if output is not None:
