@@ -216,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             f"anonkit at commit {_commit()}; {_java_version()}; ARX class path "
             f"`{args.arx_classpath}`.",
             "",
-            f"{args.rounds} rounds of {args.batch} calls per cell and side, the side going "
-            f"first alternating by round; {args.warm_up_rounds} warm-up rounds over every "
+            f"{args.rounds} rounds of {args.batch} timed calls per cell and side, each batch "
+            f"opened by {args.batch_warm_up} untimed ones, the side going first alternating by "
+            f"round; {args.warm_up_rounds} warm-up rounds over every "
             "selected cell on each side first. Milliseconds: medians over all calls; ratio: "
             "anonkit's batch median over ARX's, per round (min / median / max); ahead: the "
             "rounds in which anonkit's batch median was at or below ARX's.",
