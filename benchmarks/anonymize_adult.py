@@ -103,6 +103,28 @@ def cases(columns: list[str]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+#: The end-to-end cell: Adult written 33 times into one CSV, read by every call.
+E2E_CASE = "Adult x33 (995,346 rows) from CSV k=5 4%"
+
+
+def write_adult_x33(folder: Path) -> Path:
+    """Adult's records written 33 times into ``folder/adult_x33.csv`` (995,346 rows)."""
+    big = folder / "adult_x33.csv"
+    text = common.ADULT_CSV.read_text(encoding="utf-8").splitlines(keepends=True)
+    with big.open("w", encoding="utf-8") as fh:
+        fh.write(text[0])
+        for _ in range(33):
+            fh.writelines(text[1:])
+    return big
+
+
+def e2e_options(columns: list[str]) -> dict[str, Any]:
+    """The end-to-end cell's keywords: the hierarchy files are read by the call, whatever
+    ``--hierarchy-objects`` says."""
+    files = {c: common.adult_hierarchy_path(c) for c in columns}
+    return {"k": 5, "suppression_limit": 0.04, "hierarchies": files}
+
+
 def time_calls(frame: Any, kwargs: dict[str, Any], repeats: int) -> dict[str, Any]:
     """Median wall and CPU time of ``repeats`` warm :func:`anonkit.anonymize` calls and of
     each stage of their ``result.timing``, in ms; the last call's nodes and cost."""
@@ -194,16 +216,8 @@ def _run(
     """Time the cases of ``todo`` (and the end-to-end cell, written under ``scratch``)."""
     rows = []
     if args.e2e:
-        big = scratch / "adult_x33.csv"
-        text = common.ADULT_CSV.read_text(encoding="utf-8").splitlines(keepends=True)
-        with big.open("w", encoding="utf-8") as fh:
-            fh.write(text[0])
-            for _ in range(33):
-                fh.writelines(text[1:])
-        # end to end: the hierarchy files are read by the call, whatever --hierarchy-objects
-        files = {c: common.adult_hierarchy_path(c) for c in columns}
-        e2e = {"k": 5, "suppression_limit": 0.04, "hierarchies": files}
-        todo.append(("Adult x33 (995,346 rows) from CSV k=5 4%", big, e2e))
+        big = write_adult_x33(scratch)
+        todo.append((E2E_CASE, big, e2e_options(columns)))
     calls = [
         (
             name,

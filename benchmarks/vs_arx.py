@@ -16,7 +16,11 @@ compiled kernels for anonkit). An ARX call is ``anonymize`` then ``getOutput()``
 anonkit call is :func:`anonkit.anonymize` with :class:`~anonkit.core.hierarchy.Hierarchy`
 objects read once, as ARX gets its parsed hierarchies, and returns the verified release.
 Each side reports its nodes (ARX: transformations checked), records suppressed and the
-chosen levels; ``same levels`` says whether the two optima agree.
+chosen levels; ``same levels`` says whether the two optima agree. ``--e2e`` adds the
+end-to-end cell: Adult written 33 times into one CSV (995,346 rows, in a temporary
+folder), read with the nine hierarchy files by every call on both sides (ARX:
+``Data.create`` and ``Hierarchy.create`` of the files, inside the timed call), k = 5,
+4 % suppression.
 
 ARX is not part of anonkit: pass the class path of ARX 3.9.2's library and its
 dependencies (a build of https://github.com/arx-deidentifier/arx and the jars of its
@@ -62,6 +66,7 @@ class Cell:
     name: str
     index: int  # the cell's number in the ARX harness
     kwargs: dict[str, Any]
+    source: Any = None  # what anonkit reads (None: the frame read once)
     arx_ms: list[list[float]] = field(default_factory=list)  # one list per round
     ours_ms: list[list[float]] = field(default_factory=list)
     arx_choice: tuple[str, str, dict[str, int]] = ("", "", {})  # nodes, suppressed, levels
@@ -78,7 +83,9 @@ class Cell:
 class ArxProcess:
     """The JVM running ``ArxCells``: ask for a batch of a cell, read its times."""
 
-    def __init__(self, classpath: str, data_dir: Path, scratch: Path) -> None:
+    def __init__(
+        self, classpath: str, data_dir: Path, scratch: Path, big: Path | None = None
+    ) -> None:
         for tool in ("javac", "java"):
             if shutil.which(tool) is None:
                 raise SystemExit(f"vs_arx: {tool} is not on the PATH (Java 17 or newer)")
@@ -93,7 +100,14 @@ class ArxProcess:
                 f"{classpath!r}:\n{compiled.stderr.strip()}"
             )
         self._proc = subprocess.Popen(
-            ["java", "-cp", classpath + os.pathsep + str(scratch), "ArxCells", str(data_dir)],
+            [
+                "java",
+                "-cp",
+                classpath + os.pathsep + str(scratch),
+                "ArxCells",
+                str(data_dir),
+                *([str(big)] if big is not None else []),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -132,7 +146,7 @@ class ArxProcess:
 
 
 def ours_batch(
-    frame: pl.DataFrame, kwargs: dict[str, Any], calls: int, untimed: int = 0
+    frame: Any, kwargs: dict[str, Any], calls: int, untimed: int = 0
 ) -> tuple[list[float], tuple[str, str, dict[str, int]]]:
     """Milliseconds of ``calls`` anonkit calls after ``untimed`` more, and the last
     call's choice."""
@@ -167,6 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warm-up-rounds", type=int, default=5)
     p.add_argument("--cases", default="", help="comma-separated texts a case name contains")
     p.add_argument(
+        "--e2e",
+        action="store_true",
+        help="also the end-to-end cell: Adult 33 times over (995,346 rows) read from CSV, "
+        "with the hierarchy files, by every call on both sides",
+    )
+    p.add_argument(
         "--record",
         nargs="?",
         const="vs_arx",
@@ -185,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     trees = {c: Hierarchy.from_csv(common.adult_hierarchy_path(c), name=c) for c in columns}
     wanted = [w.strip() for w in args.cases.split(",") if w.strip()]
     with tempfile.TemporaryDirectory() as scratch:
-        arx = ArxProcess(args.arx_classpath, common.ADULT_DIR, Path(scratch))
+        big = anonymize_adult.write_adult_x33(Path(scratch)) if args.e2e else None
+        arx = ArxProcess(args.arx_classpath, common.ADULT_DIR, Path(scratch), big)
         try:
             cells = [
                 Cell(
@@ -202,6 +223,15 @@ def main(argv: list[str] | None = None) -> int:
                 for name, options in anonymize_adult.cases(columns)
                 if not wanted or any(w in name for w in wanted)
             ]
+            if big is not None:
+                name = anonymize_adult.E2E_CASE
+                kwargs = {
+                    "quasi_identifiers": columns,
+                    "others": "drop",
+                    "algorithm": "flash",
+                    **anonymize_adult.e2e_options(columns),
+                }
+                cells.append(Cell(name, arx.cells.index(name), kwargs, big))
             _run(args, arx, frame, cells)
         finally:
             arx.close()
@@ -253,7 +283,7 @@ def _run(args: argparse.Namespace, arx: ArxProcess, frame: pl.DataFrame, cells: 
     for _ in range(args.warm_up_rounds):
         for cell in cells:
             arx.batch(cell.index, 1)
-            ours_batch(frame, cell.kwargs, 1)
+            ours_batch(_source(cell, frame), cell.kwargs, 1)
     print(
         f"# warm-up: {args.warm_up_rounds} round(s) of {len(cells)} cell(s) on each side in "
         f"{time.perf_counter() - t0:.1f} s",
@@ -265,7 +295,9 @@ def _run(args: argparse.Namespace, arx: ArxProcess, frame: pl.DataFrame, cells: 
         for c, cell in enumerate(cells):
             sides = [
                 lambda cell=cell: arx.batch(cell.index, args.batch, args.batch_warm_up),
-                lambda cell=cell: ours_batch(frame, cell.kwargs, args.batch, args.batch_warm_up),
+                lambda cell=cell: ours_batch(
+                    _source(cell, frame), cell.kwargs, args.batch, args.batch_warm_up
+                ),
             ]
             first = (r + c) % 2
             got = {first: sides[first](), 1 - first: sides[1 - first]()}
@@ -278,6 +310,11 @@ def _run(args: argparse.Namespace, arx: ArxProcess, frame: pl.DataFrame, cells: 
             file=sys.stderr,
             flush=True,
         )
+
+
+def _source(cell: Cell, frame: pl.DataFrame) -> Any:
+    """What anonkit reads for ``cell``: its own source (a file), else the frame."""
+    return frame if cell.source is None else cell.source
 
 
 def _table(cells: list[Cell]) -> str:

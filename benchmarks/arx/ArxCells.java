@@ -32,7 +32,10 @@ import org.deidentifier.arx.metric.Metric;
  * ARX's side of benchmarks/vs_arx.py: the cells of benchmarks/anonymize_adult.py, run on
  * request so that the driver can alternate ARX and anonkit batch by batch.
  *
- * Usage: java ArxCells DATA_DIR  (DATA_DIR holds adult.csv and adult_hierarchy_*.csv)
+ * Usage: java ArxCells DATA_DIR [BIG_CSV]
+ *   DATA_DIR holds adult.csv and adult_hierarchy_*.csv; BIG_CSV, Adult written 33 times
+ *   over, adds the end-to-end cell, which reads the file and the hierarchy files in
+ *   every call (the reading is timed).
  *
  * Protocol (one line each way):
  *   prints  "cells NAME\tNAME..."   once loaded
@@ -51,15 +54,17 @@ public class ArxCells {
 
     /** One cell: which columns are quasi-identifiers, its models, metric and limit. */
     record Cell(String name, boolean allQuasi, Supplier<List<PrivacyCriterion>> models,
-                Supplier<Metric<?>> metric, double suppression) {}
+                Supplier<Metric<?>> metric, double suppression, String file) {}
 
-    static List<Cell> cells() {
+    static String dataDir;
+
+    static List<Cell> cells(String big) {
         List<Cell> out = new ArrayList<>();
         for (double supp : new double[] {0.0, 0.04}) {
             for (int k : new int[] {2, 5, 10, 50, 100}) {
                 String name = String.format("9 QIs loss k=%d %d%%", k, Math.round(supp * 100));
                 out.add(new Cell(name, true, () -> List.of(new KAnonymity(k)),
-                                 Metric::createLossMetric, supp));
+                                 Metric::createLossMetric, supp, null));
             }
         }
         Map<String, Supplier<PrivacyCriterion>> models = new LinkedHashMap<>();
@@ -78,17 +83,31 @@ public class ArxCells {
             Supplier<PrivacyCriterion> model = models.get(w[0]);
             out.add(new Cell("8 QIs k=5 height " + w[0] + " " + w[1] + "%", false,
                              () -> List.of(new KAnonymity(5), model.get()),
-                             Metric::createHeightMetric, Integer.parseInt(w[1]) / 100.0));
+                             Metric::createHeightMetric, Integer.parseInt(w[1]) / 100.0, null));
+        }
+        if (big != null) {
+            out.add(new Cell("Adult x33 (995,346 rows) from CSV k=5 4%", true,
+                             () -> List.of(new KAnonymity(5)), Metric::createLossMetric, 0.04, big));
         }
         return out;
     }
 
-    static Data data(Cell cell) {
-        Data.DefaultData data = Data.create();
-        data.add(header);
-        for (String[] r : rows) data.add(r);
+    static Data data(Cell cell) throws IOException {
+        Data data;
+        if (cell.file() != null) {  // read in the call, with its hierarchy files
+            data = Data.create(cell.file(), StandardCharsets.UTF_8, ';');
+        } else {
+            Data.DefaultData held = Data.create();
+            held.add(header);
+            for (String[] r : rows) held.add(r);
+            data = held;
+        }
         for (String col : header) {
-            if (cell.allQuasi() || !col.equals(SENSITIVE)) {
+            if (cell.file() != null) {
+                String path = Paths.get(dataDir, "adult_hierarchy_" + col + ".csv").toString();
+                data.getDefinition().setAttributeType(
+                    col, Hierarchy.create(path, StandardCharsets.UTF_8, ';'));
+            } else if (cell.allQuasi() || !col.equals(SENSITIVE)) {
                 data.getDefinition().setAttributeType(col, hierarchies.get(col));
             } else {
                 data.getDefinition().setAttributeType(col, AttributeType.SENSITIVE_ATTRIBUTE);
@@ -97,15 +116,17 @@ public class ArxCells {
         return data;
     }
 
-    /** Runs a cell once; returns the nanoseconds of anonymize + getOutput. */
+    /** Runs a cell once; returns the nanoseconds of anonymize + getOutput (and, for the
+     *  end-to-end cell, of reading the file and the hierarchies). */
     static long run(Cell cell, ARXResult[] last, DataHandle[] lastOut) throws IOException {
+        long start = System.nanoTime();
         Data data = data(cell);
         ARXConfiguration config = ARXConfiguration.create();
         for (PrivacyCriterion c : cell.models().get()) config.addPrivacyModel(c);
         config.setQualityModel(cell.metric().get());
         config.setSuppressionLimit(cell.suppression());
         ARXAnonymizer anonymizer = new ARXAnonymizer();
-        long t0 = System.nanoTime();
+        long t0 = cell.file() != null ? start : System.nanoTime();
         ARXResult result = anonymizer.anonymize(data, config);
         DataHandle out = result.getOutput();
         long t1 = System.nanoTime();
@@ -153,8 +174,9 @@ public class ArxCells {
     }
 
     public static void main(String[] args) throws Exception {
+        dataDir = args[0];
         load(args[0]);
-        List<Cell> cells = cells();
+        List<Cell> cells = cells(args.length > 1 ? args[1] : null);
         List<String> names = new ArrayList<>();
         for (Cell c : cells) names.add(c.name());
         System.out.println("cells " + String.join("\t", names));
