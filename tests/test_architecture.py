@@ -12,6 +12,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from source_files import parse_file
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: Modules every layer may use: they import nothing of anonkit above themselves.
@@ -49,7 +51,7 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
 
 
 def _imports(path: Path) -> Iterator[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse_file(path)
     skip = _type_checking_nodes(tree)
     for node in ast.walk(tree):
         if id(node) in skip:

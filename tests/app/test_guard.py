@@ -18,6 +18,7 @@ from anonkit.app import workflow
 from anonkit.app.guard import ExportFailedError, guard, guard_download, what_failed
 from anonkit.app.steps import load, roles, run
 from anonkit.exceptions import ConfigError
+from source_files import parse_file
 
 from .conftest import leaky_frame
 from .session import Harness
@@ -176,7 +177,7 @@ def test_every_output_and_effect_of_the_steps_is_guarded() -> None:
     steps = Path(load.__file__).parent
     unguarded = []
     for path in sorted(steps.glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parse_file(path)):
             if not isinstance(node, ast.FunctionDef):
                 continue
             names = [ast.unparse(d) for d in node.decorator_list]
