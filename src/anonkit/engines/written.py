@@ -89,9 +89,9 @@ def release_tally(
     radices = [max(len(t), 1) for t in texts]
     if not codes or math.prod(radices) >= _MAX_KEYS:
         return None
-    # the key's digits, the last column least significant: each column's table scaled by
-    # its stride, so that a record's key is one gather and add per column
-    strides = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+    # each column's table scaled by its stride, so that a record's key is one gather and
+    # add per column
+    strides = _strides(radices)
     key = _packed(codes, [t * step for t, step in zip(tables, strides[: len(codes)], strict=True)])
     if hit is not None:  # '*' in every quasi-identifier
         key[hit] = sum(a * b for a, b in zip(stars, strides[: len(stars)], strict=True))
@@ -140,7 +140,7 @@ def suppressed_rows(codes: Sequence[IntArray], plan: ReleasePlan) -> BoolArray |
     space = math.prod(radices)
     if not codes or space >= _MAX_KEYS:
         return None
-    strides = [math.prod(radices[j + 1 :]) for j in range(len(radices))]
+    strides = _strides(radices)
     key = _packed(codes, [up * step for up, step in zip(ups, strides, strict=True)])
     bad = np.zeros(plan.suppressed_classes.shape[1], dtype=np.int64)
     for j, step in enumerate(strides):
@@ -151,6 +151,12 @@ def suppressed_rows(codes: Sequence[IntArray], plan: ReleasePlan) -> BoolArray |
         hit: BoolArray = suppressed[key]
         return hit
     return np.isin(key, bad)
+
+
+def _strides(radices: Sequence[int]) -> list[int]:
+    """Each digit's place in a packed key over digits of these radices, the last one
+    least significant."""
+    return [math.prod(radices[j + 1 :]) for j in range(len(radices))]
 
 
 def _packed(codes: Sequence[IntArray], tables: Sequence[IntArray]) -> IntArray:
