@@ -16,9 +16,10 @@ import pytest
 
 import anonkit.core.lattice as lattice_module
 from anonkit import anonymize
-from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, Exhaustive
+from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, Exhaustive, anytime
 from anonkit.algorithms.lattice.genetic import Genetic
 from anonkit.algorithms.lattice.lightning import Lightning
+from anonkit.algorithms.lattice.quick_eval import QuickEvaluator
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.lattice import Lattice
 from anonkit.engines.base import get_engine
@@ -112,7 +113,37 @@ def test_implicit_lattice(cls, wide) -> None:
 
 
 @pytest.mark.parametrize("cls", HEURISTICS)
-def test_time_limit(cls, wide) -> None:
+def test_time_limit_keeps_back_the_last_evaluation_and_the_check(cls, wide, monkeypatch) -> None:
+    """On a clock that moves only while nodes are evaluated (their durations vary, none
+    far beyond the others), the search and its final check end within the limit."""
+    frame, hs = wide
+    now = [0.0]
+    durations = iter(0.01 + 0.002 * (i % 7) for i in range(10**6))
+
+    def timed(evaluate):
+        def wrapper(self, *args):
+            res = evaluate(self, *args)
+            now[0] += next(durations)
+            return res
+
+        return wrapper
+
+    monkeypatch.setattr(anytime, "_clock", lambda: now[0])
+    monkeypatch.setattr(Evaluator, "evaluate", timed(Evaluator.evaluate))
+    monkeypatch.setattr(QuickEvaluator, "evaluate", timed(QuickEvaluator.evaluate))
+    ev = evaluator_for(frame, hs, [KAnonymity(5)], 0.02)
+    search = cls(time_limit=0.8, seed=0)
+    res = search.search(ev)
+    assert res.stopped == "time_limit"
+    assert 0.7 < now[0] <= 0.8
+    assert search.progress_total == 1000 and search.progress_done() == 1000
+    assert search.best_cost == res.cost
+
+
+@pytest.mark.parametrize("cls", HEURISTICS)
+def test_time_limit_on_the_wall_clock(cls, wide) -> None:
+    """The same on the real clock, with room for a busy 2-core runner (one evaluation
+    delayed by the machine is not the search overrunning; the test above checks the rule)."""
     frame, hs = wide
     ev = evaluator_for(frame, hs, [KAnonymity(5)], 0.02)
     search = cls(time_limit=0.8, seed=0)
@@ -120,8 +151,7 @@ def test_time_limit(cls, wide) -> None:
     res = search.search(ev)
     elapsed = time.perf_counter() - start
     assert res.stopped == "time_limit"
-    assert elapsed <= 0.8 * 1.1
-    assert search.progress_total == 1000 and search.progress_done() == 1000
+    assert elapsed <= 0.8 * 1.5
     assert search.best_cost == res.cost
 
 
