@@ -167,6 +167,56 @@ class CompiledJudge:
             models, evaluator.sources[0], table.n_records, table.width, radix, classes_radix, doom
         )
 
+    @property
+    def screens_pairs(self) -> bool:
+        """Whether judging the two-column projections pays before a search: not for
+        distinct ℓ-diversity, which a projected class fails only when ℓ records or more
+        share fewer than ℓ values (on Adult without suppression no projection of the 108
+        nodes the size screens leave open fails it, and the screen would cost about 2 ms
+        of a 31 ms call); the other models read the shape of the histograms, which the
+        projections' large classes can fail (hierarchical t-closeness: 103 of the 108
+        nodes closed)."""
+        return self._kind != _KINDS[DistinctLDiversity]
+
+    def pairs_failing(
+        self,
+        codes: IntArray,
+        counts: IntArray,
+        level_tables: tuple[IntArray, IntArray, IntArray],
+        pairs: IntArray,
+        nodes: IntArray,
+        open_nodes: BoolArray,
+    ) -> IntArray:
+        """The open nodes none of whose projections onto ``pairs`` has a class this
+        judge rejects (:func:`._judge_kernel.pairs_failing`, whose arguments these are;
+        ``level_tables`` is its ``(ups, cards, heights)``). Call only when the compiled
+        kernels run."""
+        from anonkit.algorithms.lattice._judge_kernel import pairs_failing
+
+        kept: IntArray = pairs_failing(
+            codes,
+            counts,
+            *level_tables,
+            pairs,
+            nodes,
+            open_nodes,
+            self._k,
+            self._kind,
+            self._value_share,
+            self._first_group,
+            self._groups.astype(np.int64, copy=False),
+            self._group_share,
+            self._weights,
+            self._bound,
+            self._largest,
+            self._c,
+            self._l,
+            self._xlogx,
+            self._logs,
+            TOLERANCE,
+        )
+        return kept
+
     def __call__(self, snap: FrequencySnapshot) -> Judged | None:
         """The classes of the keyed detail snapshot ``snap`` judged, or ``None`` when the
         compiled kernels are not running or the snapshot is not keyed or holds population

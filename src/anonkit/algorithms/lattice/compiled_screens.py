@@ -21,7 +21,7 @@ from anonkit.core.grouping import compiled_ready
 from anonkit.core.lattice import Lattice
 from anonkit.models.k_anonymity import KAnonymity
 
-__all__ = ["DENSE_PAIRS", "CompiledScreens", "compiled_screens"]
+__all__ = ["DENSE_PAIRS", "DENSE_TRIPLES", "CompiledScreens", "compiled_screens", "share_screens"]
 
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
@@ -29,6 +29,9 @@ IntArray = npt.NDArray[np.int64]
 
 #: Largest value-pair table (leaves of a times leaves of b) a pair screen builds densely.
 DENSE_PAIRS = 1 << 16
+#: Largest table of value triples (leaves of a and b, sensitive values) a share screen
+#: builds densely (8 MB of counts).
+DENSE_TRIPLES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -81,13 +84,80 @@ def compiled_screens(evaluator: Evaluator, pairs: Sequence[tuple[int, int]]) -> 
     models = evaluator.screen_models
     if not compiled_ready() or not all(isinstance(m, KAnonymity) for m in models):
         return CompiledScreens()
-    table, lat = evaluator.table, evaluator.lattice
+    table = evaluator.table
     cards = table.cardinalities
     dense = [(a, b) for a, b in pairs if cards[a][0] * cards[b][0] <= DENSE_PAIRS]
     if not dense:
         return CompiledScreens()
     from anonkit.algorithms.lattice._screen_kernel import pairs_below
 
+    ups, labels, heights = _level_tables(evaluator)
+    starts, out = _combinations(dense, heights)
+    snap = table.snapshot
+    pairs_below(
+        np.ascontiguousarray(snap.codes, dtype=np.int64),
+        snap.counts.astype(np.int64, copy=False),
+        ups,
+        labels,
+        heights,
+        np.asarray(dense, dtype=np.int64).reshape(-1, 2),
+        starts,
+        max([evaluator.implied_min_size, *(int(m.min_class_size) for m in models)]),
+        out,
+    )
+    numbered = {pair: p for p, pair in enumerate(dense)}
+    return CompiledScreens(numbered, starts, out, heights)
+
+
+def share_screens(
+    evaluator: Evaluator, pairs: Sequence[tuple[int, int]], open_nodes: BoolArray
+) -> BoolArray | None:
+    """``open_nodes`` less the nodes with a projection onto a column pair that has a class
+    the evaluator's compiled judge rejects (entropy or recursive ℓ-diversity,
+    t-closeness, without suppression), in one compiled call: the histogram screen of
+    :func:`.prefilter.pair_screen` without its numpy passes (on Adult with occupation
+    sensitive, hierarchical t-closeness: 5 nodes left open instead of 108, in about
+    1.5 ms, where the search then evaluates 2 nodes instead of 26). ``None`` when the
+    evaluator has no compiled judge or one whose model does not pay
+    (:attr:`.CompiledJudge.screens_pairs`), the process does not run compiled kernels,
+    or the lattice does not list its nodes; pairs whose value triples exceed
+    :data:`DENSE_TRIPLES` are not screened."""
+    judge = evaluator.compiled_judge
+    detail = evaluator.table.detail
+    lat = evaluator.lattice
+    if (
+        judge is None
+        or not judge.screens_pairs
+        or detail is None
+        or detail.population is not None
+        or not lat.explicit
+        or not compiled_ready()
+    ):
+        return None
+    cards = evaluator.table.cardinalities
+    n_values = max(len(evaluator.table.sensitive[0].labels), 1)
+    dense = [(a, b) for a, b in pairs if cards[a][0] * cards[b][0] * n_values <= DENSE_TRIPLES]
+    if not dense:
+        return open_nodes
+    kept = judge.pairs_failing(
+        np.ascontiguousarray(detail.codes, dtype=np.int64),
+        detail.counts.astype(np.int64, copy=False),
+        _level_tables(evaluator),
+        np.asarray(dense, dtype=np.int64).reshape(-1, 2),
+        lat.nodes,
+        open_nodes,
+    )
+    left: BoolArray = np.zeros(lat.size, dtype=bool)
+    left[kept] = True
+    return left
+
+
+def _level_tables(evaluator: Evaluator) -> tuple[IntArray, IntArray, IntArray]:
+    """The kernels' level tables of the quasi-identifiers: ``ups[j, level, code]``, the
+    label of level-0 code ``code`` at ``level``; ``labels[j, level]``, the labels there;
+    ``heights[j]``, the levels."""
+    table, lat = evaluator.table, evaluator.lattice
+    cards = table.cardinalities
     heights = [int(h) for h in lat.heights]
     ups = np.zeros((lat.width, max(heights), max(c[0] for c in cards)), dtype=np.int64)
     labels = np.zeros((lat.width, max(heights)), dtype=np.int64)
@@ -96,20 +166,14 @@ def compiled_screens(evaluator: Evaluator, pairs: Sequence[tuple[int, int]]) -> 
             up = table.level_maps[j][0][level]
             ups[j, level, : up.shape[0]] = up
             labels[j, level] = cards[j][level]
-    spans = [heights[a] * heights[b] for a, b in dense]
+    return ups, labels, np.asarray(heights, dtype=np.int64)
+
+
+def _combinations(
+    pairs: Sequence[tuple[int, int]], heights: IntArray
+) -> tuple[IntArray, FloatArray]:
+    """Where each pair's level combinations start in the kernels' output, and the
+    output, zeroed."""
+    spans = [int(heights[a] * heights[b]) for a, b in pairs]
     starts = np.concatenate(([0], np.cumsum(spans)[:-1])).astype(np.int64)
-    out = np.zeros(sum(spans))
-    snap = table.snapshot
-    pairs_below(
-        np.ascontiguousarray(snap.codes, dtype=np.int64),
-        snap.counts.astype(np.int64, copy=False),
-        ups,
-        labels,
-        np.asarray(heights, dtype=np.int64),
-        np.asarray(dense, dtype=np.int64).reshape(-1, 2),
-        starts,
-        max([evaluator.implied_min_size, *(int(m.min_class_size) for m in models)]),
-        out,
-    )
-    numbered = {pair: p for p, pair in enumerate(dense)}
-    return CompiledScreens(numbered, starts, out, np.asarray(heights, dtype=np.int64))
+    return starts, np.zeros(sum(spans))

@@ -213,6 +213,12 @@ class Evaluator:
         )
         self._compiled = CompiledJudge.for_evaluator(self, self._bottom.radix, self._qi_radix)
 
+    @property
+    def compiled_judge(self) -> CompiledJudge | None:
+        """The compiled judge of this search's classes (searches without suppression
+        whose models it knows), else ``None``."""
+        return self._compiled
+
     def _bottom_digit(self, j: int) -> IntArray:
         """The bottom snapshot's codes of column ``j`` (most roll-ups early in a search
         start there), decoded once: the rows of the codes it was keyed from when it has

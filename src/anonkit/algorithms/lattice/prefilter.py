@@ -22,6 +22,7 @@ from anonkit.algorithms.lattice.compiled_screens import (
     DENSE_PAIRS,
     CompiledScreens,
     compiled_screens,
+    share_screens,
 )
 from anonkit.algorithms.lattice.convex import staged_forced
 from anonkit.algorithms.lattice.cost import CostModel
@@ -124,6 +125,11 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
                         continue
                     supp = pr.records
                 grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
+        # without suppression, a compiled judge settles the share models on every pair
+        # at once, and the histograms have nothing left to add
+        judged = share_screens(evaluator, pairs, open_nodes)
+        if judged is not None:
+            return PairScreen(judged, floor)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
     names = [sc.name for sc in table.sensitive]
