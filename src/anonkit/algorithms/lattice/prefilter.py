@@ -109,10 +109,12 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     compiled = compiled_screens(evaluator, pairs) if sized and not priced else CompiledScreens()
     if detail is not None and not priced and sized:
         # Without a floor to learn, the histograms only rule nodes out. When the size-only
-        # screens already leave few nodes open, the search settles them faster than the
-        # histograms are built (measured on Adult without suppression: 20 to 30 nodes
-        # evaluated either way, the histograms tripling the search time). The pairs'
-        # classes are not kept for the second pass: on wide tables they would not fit.
+        # screens already leave few nodes open, the search settles them faster than numpy
+        # builds the histograms (Adult without suppression, hierarchical t-closeness: 26
+        # nodes evaluated in about 7 ms, against 20 ms for the histograms, which leave 2);
+        # the compiled share screen judges the same projections in about 1.5 ms. The
+        # pairs' classes are not kept for the second pass: on wide tables they would not
+        # fit.
         open_nodes = compiled.passing(lat, pairs, evaluator.max_suppressed)
         if open_nodes is None:
             open_nodes = np.ones(lat.size, dtype=bool)
