@@ -98,21 +98,28 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
     shares = bool(evaluator.share_models)
     detail = table.detail if evaluator.implied_distinct or shares else None
     pairs = list(itertools.combinations(range(q), 2))
+    sized = bool(evaluator.screen_models) or evaluator.implied_min_size > 1
+    if detail is not None and not priced:
+        # without suppression a compiled judge settles the class sizes and the share
+        # models on every pair in one call (the size screens' verdicts included: a
+        # class below k fails it), and the histograms have nothing left to add
+        judged = share_screens(evaluator, pairs, passes)
+        if judged is not None:
+            return PairScreen(judged, floor)
     weights = float_counts(evaluator)
     counts = _PairCounts(evaluator, weights)
     sources = PairSources(evaluator, weights)
     # each column's leaves-to-labels matrices, built once for all its pairs (on first use:
     # a column with many leaves only takes part in pairs too large to build densely)
     ups: dict[int, tuple[FloatArray, IntArray]] = {}
-    sized = bool(evaluator.screen_models) or evaluator.implied_min_size > 1
     # without a floor to learn, the size screens of every pair in one compiled call
     compiled = compiled_screens(evaluator, pairs) if sized and not priced else CompiledScreens()
     if detail is not None and not priced and sized:
         # Without a floor to learn, the histograms only rule nodes out. When the size-only
         # screens already leave few nodes open, the search settles them faster than numpy
         # builds the histograms (Adult without suppression, hierarchical t-closeness: 26
-        # nodes evaluated in about 7 ms, against 20 ms for the histograms, which leave 2);
-        # the compiled share screen judges the same projections in about 1.5 ms. The
+        # nodes evaluated in about 7 ms, against 20 ms for the histograms, which leave 2;
+        # the compiled share screen above judges the same projections in about 2 ms). The
         # pairs' classes are not kept for the second pass: on wide tables they would not
         # fit.
         open_nodes = compiled.passing(lat, pairs, evaluator.max_suppressed)
@@ -127,11 +134,6 @@ def pair_screen(evaluator: Evaluator) -> PairScreen:
                         continue
                     supp = pr.records
                 grid(open_nodes)[...] &= on_grid(supp <= evaluator.max_suppressed, a, b)
-        # without suppression, a compiled judge settles the share models on every pair
-        # at once, and the histograms have nothing left to add
-        judged = share_screens(evaluator, pairs, open_nodes)
-        if judged is not None:
-            return PairScreen(judged, floor)
         if int(open_nodes.sum()) * _FEW_OPEN <= lat.size:
             return PairScreen(open_nodes, floor)
     names = [sc.name for sc in table.sensitive]
