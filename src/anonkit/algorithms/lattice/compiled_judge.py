@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -184,7 +184,7 @@ class CompiledJudge:
         counts: IntArray,
         level_tables: tuple[IntArray, IntArray, IntArray],
         pairs: IntArray,
-        nodes: IntArray,
+        nodes: npt.NDArray[np.signedinteger[Any]],
         open_nodes: BoolArray,
     ) -> IntArray:
         """The open nodes none of whose projections onto ``pairs`` has a class this
