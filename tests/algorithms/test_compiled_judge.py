@@ -206,3 +206,6 @@ def test_share_screen_needs_the_compiled_judge() -> None:
     with mock.patch.object(compiled_screens, "compiled_ready", lambda: False):
         assert compiled_screens.share_screens(ev, [(0, 1)], everything) is None
     assert compiled_screens.share_screens(ev, [(0, 1)], everything) is not None
+    # a pair of many values each is left to the general screens
+    with mock.patch.object(compiled_screens, "DENSE_TRIPLES", 15):
+        assert compiled_screens.share_screens(ev, [(0, 1)], everything) is None
