@@ -97,7 +97,10 @@ def tally_sizes(
     it stands for in ``weight``), and the records suppressed (``*`` in every
     quasi-identifier), which form no class; with ``starred=False`` (an algorithm that
     suppresses no record) those form a class."""
-    star = pl.all_horizontal([pl.col(c) == SUPPRESSED for c in quasi_identifiers])
+    # text comparison (a column released as numbers holds no '*'); null is a value
+    star = pl.all_horizontal(
+        [pl.col(c).cast(pl.String) == SUPPRESSED for c in quasi_identifiers]
+    ).fill_null(False)
     if not starred:
         star = pl.lit(False)
     sizes = tally.filter(~star).group_by(quasi_identifiers).agg(pl.col(weight).sum())[weight]
