@@ -43,9 +43,9 @@ TREE = Hierarchy([[v, "ab" if v in "ab" else "cde", "*"] for v in VALUES], name=
 
 
 @st.composite
-def problems(draw: st.DrawFn) -> tuple[Any, list[Any]]:
+def problems(draw: st.DrawFn, widths: tuple[int, int] = (1, 3)) -> tuple[Any, list[Any]]:
     """A counted table with a sensitive column and the models to judge it by."""
-    q = draw(st.integers(1, 3))
+    q = draw(st.integers(*widths))
     trees = [draw(random_hierarchy(f"q{j}", max_leaves=5)) for j in range(q)]
     n = draw(st.integers(1, 60))
     frame = pl.DataFrame(
@@ -156,7 +156,7 @@ def test_no_compiled_answer_without_the_kernels() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(problem=problems(), data=st.data())
+@given(problem=problems(widths=(2, 5)), data=st.data())
 def test_share_screen_closes_exactly_the_nodes_below_a_failing_projection(
     problem: tuple[Any, list[Any]], data: st.DataObject
 ) -> None:
