@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit.core.transform import SUPPRESSED
+from anonkit.core.transform import all_starred
 from anonkit.exceptions import ReleaseVerificationError
 from anonkit.metrics.levels import check_models, model_attributes, released_classes
 from anonkit.metrics.risk import (
@@ -196,10 +196,7 @@ def verify_release(
         rows = pl.len() if weight is None else pl.col(weight).sum()
         frame = release.group_by(keys).agg(rows.cast(pl.Int64).alias(_TALLY))
         weight = _TALLY
-    # one expression over the columns (building one per column costs more than the
-    # query on a small tally)
-    star = pl.all_horizontal(pl.col(qi).cast(pl.String) == SUPPRESSED)
-    starred = star.fill_null(False)
+    starred = all_starred(qi)
     if weight is None:
         n_star = int(release.select(starred.sum()).item())
         height = release.height

@@ -19,7 +19,7 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 
-__all__ = ["SUPPRESSED", "SUPPRESSED_MODES", "ReleasePlan"]
+__all__ = ["SUPPRESSED", "SUPPRESSED_MODES", "ReleasePlan", "all_starred"]
 
 IntArray = npt.NDArray[np.int64]
 
@@ -27,6 +27,25 @@ IntArray = npt.NDArray[np.int64]
 SUPPRESSED = "*"
 #: How suppressed records are released: ``*`` in every quasi-identifier, or left out.
 SUPPRESSED_MODES = ("mask", "drop")
+
+
+def all_starred(columns: Sequence[str]) -> pl.Expr:
+    """Whether a row shows :data:`SUPPRESSED` in every one of ``columns`` (the mark of a
+    suppressed record), compared as text: a column released as numbers (Mondrian's
+    means, microaggregation) holds no ``*``, and a missing value is not one. False for
+    no columns.
+
+    Examples
+    --------
+    >>> frame = pl.DataFrame({"age": ["*", "*", None], "zip": ["*", "1*", "*"]})
+    >>> frame.select(all_starred(["age", "zip"]))["age"].to_list()
+    [True, False, False]
+    """
+    if not columns:
+        return pl.lit(False)
+    # one expression over the columns (building one per column costs more than the
+    # query on a small tally)
+    return pl.all_horizontal(pl.col(list(columns)).cast(pl.String) == SUPPRESSED).fill_null(False)
 
 
 @dataclass(frozen=True, eq=False)

@@ -41,7 +41,7 @@ from anonkit._validation import lookup
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, built_from_values, resolve_hierarchy
-from anonkit.core.transform import SUPPRESSED, ReleasePlan
+from anonkit.core.transform import ReleasePlan, all_starred
 from anonkit.engines.counting import (
     COUNT,
     Hierarchies,
@@ -185,8 +185,7 @@ class GroupingEngine:
 
     def drop_suppressed(self, release: Any, columns: Names) -> Any:
         """See :meth:`Engine.drop_suppressed` (a polars frame or lazy query)."""
-        star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in columns])
-        return release.filter(~star.fill_null(False))
+        return release.filter(~all_starred(columns))
 
     def apply(self, source: Any, plan: ReleasePlan) -> Any:
         """See :meth:`Engine.apply`."""

@@ -11,14 +11,14 @@ import numpy as np
 import polars as pl
 
 from anonkit.core.encoding import EncodedTable
-from anonkit.core.transform import SUPPRESSED, ReleasePlan
+from anonkit.core.transform import ReleasePlan, all_starred
 from anonkit.engines.base import Engine
 from anonkit.estimators.base import Fitting
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.classes import ClassProfile, class_profile
 from anonkit.models import KAnonymity, PrivacyModel
 
-__all__ = ["LocalSuppressionOption", "all_star", "check_importance", "suppress_cells_found"]
+__all__ = ["LocalSuppressionOption", "check_importance", "suppress_cells_found"]
 
 
 class LocalSuppressionOption:
@@ -54,11 +54,6 @@ def check_importance(weights: Mapping[Any, Any], qi: Sequence[str], owner: str) 
             "importance weights that are finite numbers > 0",
             {c: weights[c] for c in bad},
         )
-
-
-def all_star(qi: Sequence[str]) -> pl.Expr:
-    """Records whose every quasi-identifier is suppressed."""
-    return pl.all_horizontal([pl.col(c) == SUPPRESSED for c in qi])
 
 
 def suppress_cells_found(
@@ -97,7 +92,7 @@ def suppress_cells_found(
         importance=importance,
         sensitive_hierarchies=sens_h or None,
     )
-    n_all_star = int(released.select(all_star(qi).sum()).item())
+    n_all_star = int(released.select(all_starred(qi).sum()).item())
     details = {
         "local_suppression": {
             "cells": outcome.cells,

@@ -38,7 +38,7 @@ from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy_builders import pinned_spec
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import built_from_values, resolve_hierarchy
-from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan
+from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan, all_starred
 from anonkit.core.values import as_text
 from anonkit.engines.base import (
     Engine,
@@ -50,7 +50,6 @@ from anonkit.estimators.bare import note_bare_columns, without_hierarchy
 from anonkit.estimators.base import Columns, Fitting, Placed, Privacy, stage_timing, with_engine
 from anonkit.estimators.cell_suppression import (
     LocalSuppressionOption,
-    all_star,
     check_importance,
     suppress_cells_found,
 )
@@ -355,7 +354,7 @@ class FullDomain(Placed):
             details.update(cells)
         released = masked
         if self.suppressed == "drop" and n_suppressed:
-            released = masked.filter(~all_star(qi))
+            released = masked.filter(~all_starred(qi))
         t3 = time.perf_counter()
         names = tuple(qi)
         self.transformation_ = FrozenDict(dict(zip(names, found.levels, strict=True)))
@@ -491,7 +490,7 @@ class FullDomain(Placed):
         out = self._generalize(data, fitting)
         if self.local_suppression is not False or not self.result_.suppressed:
             return out  # (at the top, every record shows '*' and none was suppressed)
-        starred = self._masked.select(all_star(qi)).to_series()
+        starred = self._masked.select(all_starred(qi)).to_series()
         gone = self._generalize(fitting.data.filter(starred), fitting).select(qi).unique()
         new = "__anonkit_new__"  # a reserved name (core.schema.RESERVED_PREFIX)
         hit = out.select(qi).with_row_index(new).join(gone, on=qi, how="semi")[new]

@@ -27,6 +27,7 @@ from anonkit._validation import Constraint, Interval, Names, Options
 from anonkit.algorithms.dp.k_epsilon import laplace_within_classes
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.schema import Schema
+from anonkit.core.transform import all_starred
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.full_domain import FullDomain
 from anonkit.estimators.safepub import Seed
@@ -167,7 +168,7 @@ class KEpsilon(Estimator):
             for c in noisy
         ]
         masked = masked.with_columns(noisy_cols)
-        starred = pl.all_horizontal([pl.col(c) == "*" for c in qi])
+        starred = all_starred(qi)
         if result.suppressed:
             # Suppressed records are no class to hide in: a lone outlier's range has width
             # 0, so its value would come out exact. Their noisy columns are withheld too.

@@ -12,7 +12,7 @@ import numpy.typing as npt
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit.core.transform import SUPPRESSED
+from anonkit.core.transform import all_starred
 from anonkit.exceptions import EmptyDataError, UnknownColumnError
 
 IntArray = npt.NDArray[np.int64]
@@ -97,10 +97,7 @@ def tally_sizes(
     it stands for in ``weight``), and the records suppressed (``*`` in every
     quasi-identifier), which form no class; with ``starred=False`` (an algorithm that
     suppresses no record) those form a class."""
-    # text comparison (a column released as numbers holds no '*'); null is a value
-    star = pl.all_horizontal(
-        [pl.col(c).cast(pl.String) == SUPPRESSED for c in quasi_identifiers]
-    ).fill_null(False)
+    star = all_starred(quasi_identifiers)
     if not starred:
         star = pl.lit(False)
     sizes = tally.filter(~star).group_by(quasi_identifiers).agg(pl.col(weight).sum())[weight]
@@ -130,7 +127,7 @@ def class_profile(
         raise EmptyDataError()
     qi = list(quasi_identifiers)
     text = frame.select([pl.col(c).cast(pl.String) for c in qi])
-    all_star = pl.all_horizontal([pl.col(c) == "*" for c in qi]).fill_null(False)
+    all_star = all_starred(qi)
     if not starred:
         all_star = pl.lit(False)
     suppressed = int(text.select(all_star.sum()).item())
@@ -167,5 +164,4 @@ def starred_rows(frame: pl.DataFrame, quasi_identifiers: Sequence[str]) -> int:
     them is missing: the measure that follows names it)."""
     if any(c not in frame.columns for c in quasi_identifiers):
         return 0
-    star = pl.all_horizontal([pl.col(c).cast(pl.String) == SUPPRESSED for c in quasi_identifiers])
-    return int(frame.select(star.fill_null(False).sum()).item())
+    return int(frame.select(all_starred(quasi_identifiers).sum()).item())

@@ -32,6 +32,7 @@ from anonkit._atomic import atomic_write_text
 from anonkit._frozen import FrozenDict
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.api import anonymize
+from anonkit.core.transform import all_starred
 from anonkit.core.values import encode_column
 from anonkit.evaluate import evaluate
 from anonkit.exceptions import AnonkitError, DataError, ParameterError
@@ -391,9 +392,7 @@ class CellWorker:
             leaves.shape[1],
             axis=1,
         )
-        star = release.select(
-            pl.all_horizontal([pl.col(c).cast(pl.String) == "*" for c in self.qi])
-        ).to_series()
+        star = release.select(all_starred(self.qi)).to_series()
         suppressed = star.to_numpy().astype(bool)
         if suppressed.any():
             tops = np.array([h.max_level for h in hierarchies], dtype=np.int64)
