@@ -24,6 +24,22 @@ DISTINCT = 2
 ENTROPY = 3
 #: ``kind`` of :func:`judge`: recursive (c, l): ``r_1 < c (r_l + ... + r_m)``.
 RECURSIVE = 4
+#: The fields of the ``model`` tuple the kernels take, in order (see :func:`judge`).
+MODEL = (
+    "kind",
+    "value_share",
+    "first_group",
+    "groups",
+    "group_share",
+    "weights",
+    "bound",
+    "largest",
+    "c",
+    "l",
+    "xlogx",
+    "logs",
+    "tolerance",
+)
 
 
 @_jit
@@ -31,26 +47,29 @@ def verdict(
     hist: Any,
     size: int,
     distinct: int,
-    kind: int,
-    value_share: Any,
-    first_group: Any,
-    groups: Any,
-    group_share: Any,
-    weights: Any,
-    bound: float,
-    largest: float,
-    c: float,
-    l: int,  # noqa: E741
-    xlogx: Any,
-    logs: Any,
-    tolerance: float,
+    model: Any,
     summed: Any,
     ranked: Any,
 ) -> tuple[bool, float]:
     """Whether a class of ``size`` records with the sensitive histogram ``hist`` (of
-    ``distinct`` values) fails the model ``kind``, and the share of its records forced
-    below the node (see :func:`judge`; ``summed`` and ``ranked`` are scratch arrays of
-    the groups' and the values' length)."""
+    ``distinct`` values) fails the ``model`` (:data:`MODEL`), and the share of its records
+    forced below the node (see :func:`judge`; ``summed`` and ``ranked`` are scratch
+    arrays of the groups' and the values' length)."""
+    (
+        kind,
+        value_share,
+        first_group,
+        groups,
+        group_share,
+        weights,
+        bound,
+        largest,
+        c,
+        l,  # noqa: E741
+        xlogx,
+        logs,
+        tolerance,
+    ) = model
     n_values = value_share.shape[0]
     n_groups = weights.shape[0]
     divisor = max(size, 1)
@@ -115,25 +134,13 @@ def judge(
     k: int,
     doom_below: int,
     doom_distinct: int,
-    kind: int,
-    value_share: Any,
-    first_group: Any,
-    groups: Any,
-    group_share: Any,
-    weights: Any,
-    bound: float,
-    largest: float,
-    c: float,
-    l: int,  # noqa: E741
-    xlogx: Any,
-    logs: Any,
-    tolerance: float,
+    model: Any,
     class_keys: Any,
     sizes: Any,
     bad: Any,
 ) -> Any:
     """Judge the classes of a keyed detail snapshot under k-anonymity (``k``; 0: none)
-    and one model of the sensitive attribute (``kind``).
+    and one model of the sensitive attribute (``model``, :data:`MODEL`).
 
     ``keys`` (sorted, each standing for ``counts`` records) hold the quasi-identifiers
     above ``qi_shift`` and the sensitive value at ``(key >> value_shift) & value_mask``;
@@ -164,8 +171,8 @@ def judge(
     failing classes that leaves without a record.
     """
     n = keys.shape[0]
-    n_values = value_share.shape[0]
-    n_groups = weights.shape[0]
+    n_values = model[1].shape[0]
+    n_groups = model[5].shape[0]
     hist = np.zeros(n_values, dtype=np.int64)
     ranked = np.zeros(n_values, dtype=np.int64)
     summed = np.zeros(n_groups, dtype=np.float64)
@@ -188,19 +195,7 @@ def judge(
             hist,
             size,
             distinct,
-            kind,
-            value_share,
-            first_group,
-            groups,
-            group_share,
-            weights,
-            bound,
-            largest,
-            c,
-            l,
-            xlogx,
-            logs,
-            tolerance,
+            model,
             summed,
             ranked,
         )
@@ -236,23 +231,11 @@ def pairs_failing(
     nodes: Any,
     open_nodes: Any,
     k: int,
-    kind: int,
-    value_share: Any,
-    first_group: Any,
-    groups: Any,
-    group_share: Any,
-    weights: Any,
-    bound: float,
-    largest: float,
-    c: float,
-    l: int,  # noqa: E741
-    xlogx: Any,
-    logs: Any,
-    tolerance: float,
+    model: Any,
 ) -> Any:
     """The open nodes none of whose projections onto the column pairs ``pairs`` (the
-    other columns at the top) has a class failing k-anonymity (``k``) or the model
-    ``kind`` (the parameters of :func:`judge`).
+    other columns at the top) has a class failing k-anonymity (``k``) or the ``model``
+    (:data:`MODEL`).
 
     ``codes`` holds the level-0 codes of the detail snapshot's rows, the quasi-identifiers
     first and the sensitive values in the last row; each row stands for ``counts``
@@ -265,9 +248,9 @@ def pairs_failing(
     judging it.
     """
     values = codes[codes.shape[0] - 1]
-    n_values = value_share.shape[0]
+    n_values = model[1].shape[0]
     ranked = np.zeros(n_values, dtype=np.int64)
-    summed = np.zeros(weights.shape[0], dtype=np.float64)
+    summed = np.zeros(model[5].shape[0], dtype=np.float64)
     still = np.flatnonzero(open_nodes)
     # tables of the largest pair, reused pair after pair (each left zeroed)
     largest_pair = 1
@@ -328,19 +311,7 @@ def pairs_failing(
                             hist,
                             size,
                             distinct,
-                            kind,
-                            value_share,
-                            first_group,
-                            groups,
-                            group_share,
-                            weights,
-                            bound,
-                            largest,
-                            c,
-                            l,
-                            xlogx,
-                            logs,
-                            tolerance,
+                            model,
                             summed,
                             ranked,
                         )

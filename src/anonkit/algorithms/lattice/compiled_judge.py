@@ -137,6 +137,22 @@ class CompiledJudge:
             self._logs = np.log(np.maximum(whole, 1.0))
         if isinstance(model, RecursiveCLDiversity):
             self._c, self._l = float(model.c), int(model.l)
+        #: What the kernels read of the model, in the order of ``_judge_kernel.MODEL``.
+        self._model = (
+            self._kind,
+            self._value_share,
+            self._first_group,
+            self._groups.astype(np.int64, copy=False),
+            self._group_share,
+            self._weights,
+            self._bound,
+            self._largest,
+            self._c,
+            self._l,
+            self._xlogx,
+            self._logs,
+            TOLERANCE,
+        )
 
     @classmethod
     def for_evaluator(
@@ -201,19 +217,7 @@ class CompiledJudge:
             nodes,
             open_nodes,
             self._k,
-            self._kind,
-            self._value_share,
-            self._first_group,
-            self._groups.astype(np.int64, copy=False),
-            self._group_share,
-            self._weights,
-            self._bound,
-            self._largest,
-            self._c,
-            self._l,
-            self._xlogx,
-            self._logs,
-            TOLERANCE,
+            self._model,
         )
         return kept
 
@@ -240,19 +244,7 @@ class CompiledJudge:
             self._value_mask,
             self._k,
             *self._doom,
-            self._kind,
-            self._value_share,
-            self._first_group,
-            self._groups.astype(np.int64, copy=False),
-            self._group_share,
-            self._weights,
-            self._bound,
-            self._largest,
-            self._c,
-            self._l,
-            self._xlogx,
-            self._logs,
-            TOLERANCE,
+            self._model,
             keys,
             sizes,
             bad,
