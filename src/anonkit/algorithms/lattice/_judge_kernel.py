@@ -191,14 +191,7 @@ def judge(
             size += counts[end]
             end += 1
         distinct = end - start
-        far, share = verdict(
-            hist,
-            size,
-            distinct,
-            model,
-            summed,
-            ranked,
-        )
+        far, share = verdict(hist, size, distinct, model, summed, ranked)
         for v in range(n_values):
             hist[v] = 0
         small = size < k
@@ -307,14 +300,7 @@ def pairs_failing(
                         distinct = 0
                         for v in range(n_values):
                             distinct += hist[v] > 0
-                        far, _ = verdict(
-                            hist,
-                            size,
-                            distinct,
-                            model,
-                            summed,
-                            ranked,
-                        )
+                        far, _ = verdict(hist, size, distinct, model, summed, ranked)
                         fails = size < k or far
                     sizes[cls] = 0
                     hist[:] = 0
