@@ -23,6 +23,7 @@ BOTTOM = (
     "anonkit._atomic",
     "anonkit._formats",
     "anonkit._frozen",
+    "anonkit._arrays",
     "anonkit.progress",
 )
 #: What each bottom layer may import from anonkit (prefixes), besides :data:`BOTTOM`.

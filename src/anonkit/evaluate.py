@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
@@ -49,7 +49,6 @@ from anonkit.metrics.tables import population_size as checked_size
 from anonkit.progress import Progress, start_stage
 
 OWNER = "evaluate"
-IntArray = npt.NDArray[np.int64]
 
 
 def _finite(value: float | None) -> float | None:

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from anonkit._arrays import BoolArray
 from anonkit.algorithms.local_suppression import (
     SensitiveArray,
     suppress_cells,
@@ -33,7 +34,7 @@ from anonkit.exceptions import (
     UnknownColumnError,
 )
 from anonkit.models import KAnonymity
-from anonkit.models.base import SENSITIVE_HISTOGRAM, BoolArray, ClassSummary
+from anonkit.models.base import SENSITIVE_HISTOGRAM, ClassSummary
 
 STAR = "*"
 

@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit.core import grouping
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import FrequencySnapshot
-
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-IntArray = npt.NDArray[np.int64]
+from anonkit._arrays import IntArray
 
 
 def first_of_runs(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:

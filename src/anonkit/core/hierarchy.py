@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit._formats import other_format
 from anonkit.exceptions import (
     HierarchyError,
@@ -27,8 +27,6 @@ from anonkit.exceptions import (
     InputFormatError,
     ParameterError,
 )
-
-IntArray = npt.NDArray[np.int64]
 
 _SEPARATORS = (";", "\t", ",")
 

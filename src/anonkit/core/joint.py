@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit.core import grouping
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["JointDigits"]
 
-IntArray = npt.NDArray[np.int64]
 
 #: The most leaf combinations a group of columns may have: its table of slot terms stays
 #: in the first-level cache (4,096 int64 entries, 32 KB).

@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit.core import grouping
 from anonkit.core.grouping import first_of_runs, group_sorted, sort_keys
 from anonkit.core.joint import JointDigits
-
-IntArray = npt.NDArray[np.int64]
 
 # Dense counting (bincount over the whole key space) beats sorting while the key space is
 # at most this many times the number of rows.

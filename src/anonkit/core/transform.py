@@ -13,15 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit.core.hierarchy import Hierarchy
 
 __all__ = ["SUPPRESSED", "SUPPRESSED_MODES", "ReleasePlan", "all_starred"]
 
-IntArray = npt.NDArray[np.int64]
 
 #: The value written in every quasi-identifier of a suppressed record.
 SUPPRESSED = "*"

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import (
     DataError,
@@ -48,7 +48,6 @@ __all__ = [
     "text_expr",
 ]
 
-IntArray = npt.NDArray[np.int64]
 
 #: Code of a value that is not a leaf of the column's hierarchy.
 UNKNOWN_CODE = -1

@@ -83,9 +83,9 @@ from functools import cache
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import intervals, masking, suppression
 from anonkit.datasets.synthetic_model import (
@@ -146,8 +146,6 @@ __all__ = [
     "synthetic_probability",
 ]
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 #: The quasi-identifiers, in column order.
 SYNTHETIC_QUASI_IDENTIFIERS: Final = (

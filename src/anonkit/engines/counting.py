@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit.core.encoding import EncodedTable, SensitiveCodes
 from anonkit.core.grouping import compiled_ready
 from anonkit.core.hierarchy import Hierarchy
@@ -45,7 +46,6 @@ __all__ = [
     "unpack_keys",
 ]
 
-IntArray = npt.NDArray[np.int64]
 
 #: The column of a grouped count holding the number of records.
 COUNT = "__anonkit_count__"

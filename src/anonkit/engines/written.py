@@ -29,16 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.core.grouping import compiled_ready, first_of_runs
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 
 __all__ = ["CodedColumn", "release_tally", "suppressed_rows"]
 
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: Key spaces past this do not fit a packed int64 key: no tally.
 _MAX_KEYS = 1 << 62

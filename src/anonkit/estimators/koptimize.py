@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._validation import Constraint, Interval, Name, Options, OrNone
 from anonkit.algorithms.koptimize.search import METRICS
 from anonkit.estimators.base import Fitting, Privacy
@@ -33,8 +33,6 @@ from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
 
 __all__ = ["KOptimize"]
-
-IntArray = npt.NDArray[np.int64]
 
 
 def _as_number(label: str) -> float | None:

@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.grouping import first_of_runs
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import as_text
@@ -47,8 +47,6 @@ from anonkit.metrics.release import Release
 
 __all__ = ["apply_levels", "assign_classes", "generalize_column", "nearest_groups"]
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 #: Cap on the (rows x classes) block evaluated at once when searching nearest classes.
 _BLOCK = 1 << 21

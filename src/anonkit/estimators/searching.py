@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS, Evaluator, SearchResult, SparseFlash
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import MAX_NODES, Lattice
@@ -26,9 +26,6 @@ from anonkit.models import PrivacyModel
 from anonkit.progress import Progress, show_note, start_stage
 
 __all__ = ["Outcome", "search"]
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)

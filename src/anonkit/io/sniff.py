@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit.exceptions import InputEncodingError, InputFormatError
 from anonkit.io.source import refuse_nul
 
@@ -32,8 +32,6 @@ SAMPLE_RECORDS = 50
 _SAMPLE_BYTES = 64 * 1024
 #: Bytes :func:`sample_head` reads from the start of a file.
 _HEAD_BYTES = 1 << 20
-
-IntArray = npt.NDArray[np.int64]
 
 
 def sample_text(

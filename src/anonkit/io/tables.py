@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._formats import table_format
 from anonkit._validation import check_bool
 from anonkit.exceptions import (
@@ -27,7 +28,6 @@ from anonkit.exceptions import (
 )
 from anonkit.io.cells import clean_cells, decimal_points, missing_as_null
 from anonkit.io.sniff import (
-    IntArray,
     RecordProblem,
     field_counts,
     header_fields,

@@ -8,14 +8,12 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit.core.transform import all_starred
 from anonkit.exceptions import EmptyDataError, UnknownColumnError
-
-IntArray = npt.NDArray[np.int64]
 
 _BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, None))
 

@@ -15,9 +15,9 @@ from functools import cached_property
 from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import DataError, ValuesNotInHierarchyError
 from anonkit.metrics.labels import (
@@ -32,10 +32,6 @@ from anonkit.metrics.labels import (
 )
 
 __all__ = ["QIColumn", "hierarchy_column", "numeric_column"]
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)

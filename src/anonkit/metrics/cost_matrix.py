@@ -83,11 +83,9 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import UnknownNameError
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 #: The seven optimization functions of Mauger et al. (2020), in the paper's order.
 COST_FUNCTIONS: tuple[str, ...] = ("distortion", "ncp", "total", "llm", "nllm", "wllm", "wnllm")

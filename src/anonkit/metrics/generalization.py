@@ -20,13 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit._validation import lookup
 from anonkit.core.hierarchy import Hierarchy
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)

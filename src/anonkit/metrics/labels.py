@@ -29,9 +29,9 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import as_text
 from anonkit.exceptions import DataError, MissingValuesError, ValuesNotInHierarchyError
@@ -48,9 +48,6 @@ __all__ = [
     "read_numbers",
 ]
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: How a suppressed cell is written.
 STAR = "*"

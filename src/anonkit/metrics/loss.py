@@ -42,14 +42,12 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_int
 from anonkit.exceptions import DataError, ParameterError
 from anonkit.metrics.columns import QIColumn
 from anonkit.metrics.matching import distinct_rows, match_classes
 from anonkit.metrics.release import Release
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 def _label_counts(col: QIColumn) -> FloatArray:

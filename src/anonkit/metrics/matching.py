@@ -13,14 +13,12 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.release import Release
 
 __all__ = ["distinct_rows", "match_classes"]
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 def match_classes(release: Release, points: Sequence[FloatArray]) -> tuple[IntArray, IntArray]:

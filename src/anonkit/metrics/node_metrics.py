@@ -29,12 +29,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_choice, check_real, lookup
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)

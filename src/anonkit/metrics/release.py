@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit._validation import check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes
@@ -38,9 +38,6 @@ from anonkit.metrics.classes import starred_suppressed
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 
 __all__ = ["Release", "check_covered", "interpret_release"]
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
@@ -34,7 +35,7 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownColumnError,
 )
-from anonkit.models.base import ClassSummary, IntArray, SensitiveColumn
+from anonkit.models.base import ClassSummary, SensitiveColumn
 
 __all__ = ["NULL_LABEL", "STAR", "ReleasedClasses", "released_classes"]
 

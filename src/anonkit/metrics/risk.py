@@ -30,14 +30,12 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Interval, check_choice, check_real
 from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
 from anonkit.metrics.matching import distinct_rows, match_classes
 from anonkit.metrics.release import Release
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 def _sizes(sizes: npt.ArrayLike, owner: str, parameter: str = "sizes") -> IntArray:

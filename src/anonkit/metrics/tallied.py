@@ -43,6 +43,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
@@ -50,9 +51,6 @@ from anonkit.metrics.labels import STAR, is_star
 from anonkit.metrics.loss import attribute_loss, cell_losses, cover_sums, ncp_cells
 
 __all__ = ["TalliedColumn", "tallied_attribute_losses", "tallied_column", "tallied_losses"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, eq=False)

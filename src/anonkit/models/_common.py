@@ -14,17 +14,10 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_name
 from anonkit.exceptions import DataError, EmptyDataError, UnknownColumnError
-from anonkit.models.base import (
-    CLASS_SIZE,
-    SENSITIVE_HISTOGRAM,
-    ClassSummary,
-    IntArray,
-    SensitiveColumn,
-)
-
-FloatArray = npt.NDArray[np.float64]
+from anonkit.models.base import CLASS_SIZE, SENSITIVE_HISTOGRAM, ClassSummary, SensitiveColumn
 
 #: Relative tolerance of every threshold comparison. A level that equals its bound
 #: mathematically (a class uniform over exactly ``l`` values has entropy ``ln l``; the Li et

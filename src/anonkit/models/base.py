@@ -21,11 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
-
-BoolArray = npt.NDArray[np.bool_]
-IntArray = npt.NDArray[np.int64]
+from anonkit._arrays import BoolArray, IntArray
 
 if TYPE_CHECKING:
     from anonkit.core.hierarchy import Hierarchy

@@ -27,17 +27,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, FloatArray
 from anonkit._validation import check_real
-from anonkit.models._common import (
-    FloatArray,
-    OneAttribute,
-    by_value,
-    exceeds,
-    reaches,
-    sensitive,
-    shares,
-)
-from anonkit.models.base import BoolArray, ClassSummary, SensitiveColumn
+from anonkit.models._common import OneAttribute, by_value, exceeds, reaches, sensitive, shares
+from anonkit.models.base import ClassSummary, SensitiveColumn
 
 
 def likelihood_ratios(column: SensitiveColumn) -> FloatArray:

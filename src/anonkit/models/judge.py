@@ -27,13 +27,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
 
 if TYPE_CHECKING:
     from anonkit.core.hierarchy import Hierarchy
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from anonkit._arrays import BoolArray
 from anonkit._validation import check_int
 from anonkit.models._common import NoAttribute
-from anonkit.models.base import BoolArray, ClassSummary, PrivacyModel
+from anonkit.models.base import ClassSummary, PrivacyModel
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit._validation import check_int, check_real
-from anonkit.models._common import FloatArray, OneAttribute, by_value, exceeds, reaches, sensitive
-from anonkit.models.base import BoolArray, ClassSummary, IntArray
+from anonkit.models._common import OneAttribute, by_value, exceeds, reaches, sensitive
+from anonkit.models.base import ClassSummary
 
 #: Largest count whose ``c ln c`` :func:`class_entropy` looks up in a table (the
 #: compiled judge of :mod:`anonkit.algorithms.lattice.compiled_judge` builds its tables

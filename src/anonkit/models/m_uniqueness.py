@@ -7,9 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._arrays import BoolArray
 from anonkit._validation import check_int
 from anonkit.models._common import OneAttribute, sensitive
-from anonkit.models.base import BoolArray, ClassSummary
+from anonkit.models.base import ClassSummary
 
 
 @dataclass(frozen=True)

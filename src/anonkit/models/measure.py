@@ -35,10 +35,11 @@ from typing import Literal
 
 import numpy as np
 
+from anonkit._arrays import IntArray
 from anonkit._validation import check_choice, check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.models._common import population, require_classes, sensitive, snap
-from anonkit.models.base import ClassSummary, IntArray, PrivacyModel
+from anonkit.models.base import ClassSummary, PrivacyModel
 from anonkit.models.disclosure import beta_levels, disclosure_levels, enhanced_excess
 from anonkit.models.l_diversity import class_entropy, distinct_values, top_and_tail
 from anonkit.models.population import presence_levels

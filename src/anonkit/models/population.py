@@ -17,10 +17,11 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, FloatArray
 from anonkit._validation import check_int, check_real
 from anonkit.exceptions import ParameterError
-from anonkit.models._common import FloatArray, NoAttribute, exceeds, population
-from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT, BoolArray, ClassSummary
+from anonkit.models._common import NoAttribute, exceeds, population
+from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT, ClassSummary
 
 
 def presence_levels(classes: ClassSummary) -> FloatArray:

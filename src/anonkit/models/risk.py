@@ -12,9 +12,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit._validation import check_real
 from anonkit.models._common import NoAttribute, exceeds
-from anonkit.models.base import BoolArray, ClassSummary, IntArray
+from anonkit.models.base import ClassSummary
 
 
 def average_risk_level(sizes: IntArray) -> float:

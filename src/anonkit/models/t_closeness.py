@@ -50,24 +50,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit._validation import check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError, ValuesNotInHierarchyError
-from anonkit.models._common import (
-    FloatArray,
-    IdentityMemo,
-    OneAttribute,
-    by_value,
-    exceeds,
-    sensitive,
-    shares,
-)
-from anonkit.models.base import (
-    BoolArray,
-    ClassSummary,
-    IntArray,
-    SensitiveColumn,
-)
+from anonkit.models._common import IdentityMemo, OneAttribute, by_value, exceeds, sensitive, shares
+from anonkit.models.base import ClassSummary, SensitiveColumn
 
 
 # ----------------------------------------------------------------------------- distances

@@ -57,7 +57,6 @@ import statistics
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from anonkit.exceptions import (
@@ -93,7 +92,6 @@ __all__ = [
     "summary_table",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Values of ``algorithm`` that mark baseline rows (never part of a correlation).
 BASELINE_ALGORITHMS: tuple[str, ...] = ("original", "majority")

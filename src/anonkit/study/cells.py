@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._atomic import atomic_write_text
 from anonkit._frozen import FrozenDict
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
@@ -59,7 +59,6 @@ LOSS_NAMES: tuple[str, ...] = tuple(LOSS_INFO)
 #: the CPU seconds of the whole cell in its process (what it cost, whatever the load).
 STAGES: tuple[str, ...] = ("anonymize", "metrics", "utility", "cpu")
 
-IntArray = npt.NDArray[np.int64]
 #: Losses measured on a microaggregated release's means, not on its groups' ranges.
 _ON_MEANS = ("sse", "il")
 

@@ -61,6 +61,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
 from anonkit.core.values import as_text
@@ -72,8 +73,6 @@ from anonkit.study.setup import UtilitySetup
 
 __all__ = ["FeatureEncoder", "Features", "LevelBlock", "read_release", "setup_hierarchies"]
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 FloatMatrix = npt.NDArray[np.float32]
 
 #: Largest vocabulary encoded as categories in the codes layout: histogram gradient

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.estimators.bare import only_star
@@ -43,7 +43,6 @@ __all__ = [
     "study_cells",
 ]
 
-IntArray = npt.NDArray[np.int64]
 
 #: Bumped when the figures of a cell change meaning, so old cache entries are not reused.
 CACHE_FORMAT = 3

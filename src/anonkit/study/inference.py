@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray
 from anonkit.exceptions import ParameterError
 from anonkit.study.analysis import cell_rows, metric_label
 from anonkit.study.stats import average_ranks, fisher_interval, pearson, spearman, t_quantile
@@ -66,7 +67,6 @@ __all__ = [
     "within_k",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: Outcomes a study scores (columns of the tidy table).
 OUTCOMES: tuple[str, ...] = ("accuracy", "balanced_accuracy", "roc_auc")

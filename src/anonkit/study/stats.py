@@ -16,7 +16,8 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
+
+from anonkit._arrays import FloatArray
 
 __all__ = [
     "average_ranks",
@@ -27,8 +28,6 @@ __all__ = [
     "spearman",
     "t_quantile",
 ]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def average_ranks(x: FloatArray) -> FloatArray:

@@ -14,16 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_int
 from anonkit.algorithms.banga.grid import Blocks
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.exceptions import ParameterError
 from anonkit.progress import Progress, tick
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 __all__ = ["merge_blocks"]
 

@@ -19,13 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit._validation import check_int
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.progress import Progress, tick
-
-IntArray = npt.NDArray[np.int64]
 
 __all__ = ["Blocks", "bang_blocks"]
 

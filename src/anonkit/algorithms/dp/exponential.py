@@ -27,12 +27,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray
 from anonkit._validation import check_real
 from anonkit.exceptions import ParameterError
 
 __all__ = ["exponential_choice", "exponential_probabilities"]
-
-FloatArray = npt.NDArray[np.float64]
 
 
 def exponential_probabilities(

@@ -37,13 +37,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_real
 from anonkit.exceptions import ParameterError
 
 __all__ = ["class_ranges", "laplace_within_classes"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 def class_ranges(values: FloatArray, class_of: IntArray) -> tuple[FloatArray, FloatArray]:

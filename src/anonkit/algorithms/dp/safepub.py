@@ -37,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray
 from anonkit._validation import check_choice, check_int, check_real
 from anonkit.algorithms.dp.exponential import exponential_choice
 from anonkit.algorithms.dp.scores import NodeClasses, ScoreFunction
@@ -46,7 +46,6 @@ from anonkit.algorithms.lattice.evaluator import Evaluator
 
 __all__ = ["SELECT_MODES", "SafePubSearch", "node_classes", "safepub_search", "sample_mask"]
 
-BoolArray = npt.NDArray[np.bool_]
 
 #: Which pivot the search returns.
 SELECT_MODES = ("best", "last")

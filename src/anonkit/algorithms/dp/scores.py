@@ -37,16 +37,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit._validation import lookup
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import UnknownNameError
 
 __all__ = ["SCORES", "NodeClasses", "get_score", "raw_sensitivity"]
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,9 +6,10 @@ import time
 
 import numpy as np
 
+from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit.algorithms.greedy_merge.merge import merge_loop
-from anonkit.algorithms.greedy_merge.result import GreedyMergeResult, IntArray
+from anonkit.algorithms.greedy_merge.result import GreedyMergeResult
 from anonkit.algorithms.greedy_merge.rows import CostRows
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from anonkit.algorithms.greedy_merge.result import IntArray
+from anonkit._arrays import IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import CodedRecords, encode_records
 from anonkit.exceptions import DataError, EmptyDataError, ParameterError, UnknownColumnError

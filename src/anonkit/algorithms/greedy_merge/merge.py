@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.algorithms._numba import load_kernels
 from anonkit.algorithms._ticker import Ticker
-from anonkit.algorithms.greedy_merge.result import FloatArray, IntArray
 from anonkit.algorithms.greedy_merge.rows import CostRows
 from anonkit.progress import Progress
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from anonkit.algorithms.greedy_merge.result import FloatArray, IntArray
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.metrics.cost_matrix import HierarchyNodes
 
 #: Attributes are packed into groups whose joint node space stays below this size, so the

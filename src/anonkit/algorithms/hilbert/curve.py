@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit._validation import check_int
 from anonkit.exceptions import ParameterError
 
 UIntArray = npt.NDArray[np.uint64]
-IntArray = npt.NDArray[np.int64]
 
 __all__ = ["bits_for", "hilbert_keys", "hilbert_order"]
 

@@ -25,12 +25,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_int
 from anonkit.exceptions import ParameterError
 from anonkit.progress import Progress, tick
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: ``(low ranks, high ranks) -> normalized width`` of boxes along one axis.
 Width = Callable[[IntArray, IntArray], FloatArray]

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit._validation import check_int
 from anonkit.algorithms.hilbert.curve import bits_for, hilbert_order
 from anonkit.algorithms.hilbert.grouping import group_costs, optimal_groups, split_sizes
@@ -22,8 +22,6 @@ from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.algorithms.mondrian.partition import Partitioning
 from anonkit.exceptions import ParameterError
 from anonkit.progress import Progress, start_stage
-
-IntArray = npt.NDArray[np.int64]
 
 __all__ = ["Grouping", "groups_to_partitioning", "hilbert_groups"]
 

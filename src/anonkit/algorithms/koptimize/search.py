@@ -47,13 +47,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit._validation import check_choice, check_int, check_real
 from anonkit.exceptions import ParameterError, PrivacyUnattainableError
 from anonkit.progress import Progress, tick
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: The metrics k-OPTIMIZE minimizes.
 METRICS = ("discernibility", "classification")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.algorithms.lattice.convex import largest_emd
 from anonkit.core.grouping import compiled_ready
 from anonkit.core.snapshot import FrequencySnapshot, KeyRadix
@@ -53,10 +54,6 @@ _KINDS: dict[type, int] = {
 }
 if TYPE_CHECKING:
     from anonkit.algorithms.lattice.evaluator import Evaluator
-
-BoolArray = npt.NDArray[np.bool_]
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 class Judged(NamedTuple):

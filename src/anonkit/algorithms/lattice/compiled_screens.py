@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.core.grouping import compiled_ready
 from anonkit.core.lattice import Lattice
@@ -23,9 +23,6 @@ from anonkit.models.k_anonymity import KAnonymity
 
 __all__ = ["DENSE_PAIRS", "DENSE_TRIPLES", "CompiledScreens", "compiled_screens", "share_screens"]
 
-BoolArray = npt.NDArray[np.bool_]
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 #: Largest value-pair table (leaves of a times leaves of b) a pair screen builds densely.
 DENSE_PAIRS = 1 << 16

@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray
 from anonkit.models._common import IdentityMemo, exceeds, reaches
 from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
 from anonkit.models.k_anonymity import KAnonymity
@@ -65,9 +66,6 @@ from anonkit.models.t_closeness import (
     hierarchical_emd,
     ordered_emd,
 )
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 def _emd(model: PrivacyModel, column: SensitiveColumn) -> FloatArray | None:

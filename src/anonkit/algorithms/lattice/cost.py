@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.lattice import Lattice
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.metrics.node_metrics import Aggregation, ColumnContext, get_node_metric
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 class CostModel:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit._validation import check_real
 from anonkit.algorithms.lattice.cached_levels import NOT_CACHED, CachedLevels
 from anonkit.algorithms.lattice.compiled_judge import CompiledJudge
@@ -42,10 +42,6 @@ from anonkit.models.judge import (
     violations,
 )
 from anonkit.models.k_anonymity import split_k_anonymity
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 #: Largest box of finer nodes scanned for a roll-up source.
 _BOX_SCAN_LIMIT = 1 << 16

@@ -13,16 +13,11 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.core.grouping import group_sorted
 from anonkit.core.snapshot import KeyRadix
-
-BoolArray = npt.NDArray[np.bool_]
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-
 
 #: Largest number of projected classes, over every level combination of a pair, that
 #: :func:`pair_rejections` keeps (and of (level combination, value pair) entries that

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.algorithms.lattice.compiled_screens import (
     DENSE_PAIRS,
     CompiledScreens,
@@ -37,10 +38,6 @@ from anonkit.algorithms.lattice.pair_projection import (
 )
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.judge import summarize_classes
-
-BoolArray = npt.NDArray[np.bool_]
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)

@@ -43,13 +43,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit.algorithms._numba import load_kernels
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.algorithms.lattice.node_result import NodeResult
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.models.base import ClassSummary
 
-IntArray = npt.NDArray[np.int64]
 HashArray = npt.NDArray[np.uint64]
 
 #: Rows (summed over cached snapshots) the quick evaluator keeps for roll-ups: 24 bytes a

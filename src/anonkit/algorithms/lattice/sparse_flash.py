@@ -59,6 +59,7 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit._validation import check_int
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.algorithms.lattice.flash import Flash
@@ -67,9 +68,6 @@ from anonkit.algorithms.lattice.pair_projection import PairSources, pair_rejecti
 from anonkit.algorithms.lattice.search import SearchResult, no_solution, rank, slack, to_result
 from anonkit.exceptions import ParameterError
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 LevelArray = npt.NDArray[np.int16]
 
 #: Nodes per slab (numpy arrays of this many rows live while a slab is swept).

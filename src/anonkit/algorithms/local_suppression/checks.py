@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.local_suppression.result import FloatArray, IntArray, SensitiveArray
+from anonkit._arrays import FloatArray, IntArray
+from anonkit.algorithms.local_suppression.result import SensitiveArray
 from anonkit.exceptions import ParameterError
 from anonkit.models.base import POPULATION_COUNT, SENSITIVE_HISTOGRAM, PrivacyModel
 from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.algorithms.local_suppression.checks import SensitiveSpec, sensitive_names
-from anonkit.algorithms.local_suppression.result import BoolArray, IntArray
 from anonkit.models.base import PrivacyModel
 from anonkit.models.judge import (
     SensitiveSource,

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.local_suppression.result import BoolArray, IntArray
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.core.grouping import first_of_runs
 
 #: Attribute sets tried per class at most (all sets of up to D attributes).

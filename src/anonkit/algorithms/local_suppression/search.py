@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.algorithms.local_suppression.judge import Judge
 from anonkit.algorithms.local_suppression.keys import (
     combos,
@@ -14,7 +15,6 @@ from anonkit.algorithms.local_suppression.keys import (
     min_per_run,
     targets,
 )
-from anonkit.algorithms.local_suppression.result import BoolArray, FloatArray, IntArray
 from anonkit.exceptions import PrivacyUnattainableError
 
 #: Candidate moves (class, attribute set) evaluated per round at most.

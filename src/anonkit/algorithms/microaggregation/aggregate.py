@@ -27,7 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.microaggregation.loss import FloatArray, IntArray, as_table
+from anonkit._arrays import FloatArray, IntArray
+from anonkit.algorithms.microaggregation.loss import as_table
 from anonkit.exceptions import ParameterError, UnknownNameError
 
 #: The aggregate names.

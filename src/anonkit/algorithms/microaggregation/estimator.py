@@ -17,11 +17,12 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import Parameters, check_int
 from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES, group_aggregates
 from anonkit.algorithms.microaggregation.gmm import COVARIANCE_TYPES, gmm_groups
-from anonkit.algorithms.microaggregation.loss import FloatArray, IntArray, sse, sst
+from anonkit.algorithms.microaggregation.loss import sse, sst
 from anonkit.algorithms.microaggregation.mdav import mdav_groups
 from anonkit.algorithms.microaggregation.univariate import univariate_groups
 from anonkit.exceptions import (

@@ -31,7 +31,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.microaggregation.loss import FloatArray, IntArray, as_table, standardize
+from anonkit._arrays import FloatArray, IntArray
+from anonkit.algorithms.microaggregation.loss import as_table, standardize
 
 #: Covariance structures accepted by scikit-learn's GaussianMixture.
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")

@@ -17,10 +17,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.exceptions import ParameterError
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 def as_table(data: npt.ArrayLike, owner: str = "microaggregation") -> FloatArray:

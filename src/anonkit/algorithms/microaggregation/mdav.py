@@ -64,8 +64,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.algorithms._ticker import Ticker
-from anonkit.algorithms.microaggregation.loss import FloatArray, IntArray, as_table, standardize
+from anonkit.algorithms.microaggregation.loss import as_table, standardize
 from anonkit.progress import Progress
 
 #: Up to this many records (live + not yet compacted) every distance is computed exactly.

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from anonkit.algorithms.microaggregation.loss import IntArray, as_table
+from anonkit._arrays import IntArray
+from anonkit.algorithms.microaggregation.loss import as_table
 
 
 def univariate_groups(data: npt.ArrayLike, k: int) -> IntArray:

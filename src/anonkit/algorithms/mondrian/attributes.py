@@ -23,14 +23,13 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.grouping import first_of_runs
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError
 
-IntArray = npt.NDArray[np.int64]
 #: Per-record codes: int32 (half the memory of int64 on tables of millions of records).
 CodeArray = npt.NDArray[np.int32]
-FloatArray = npt.NDArray[np.float64]
 AxisKind = Literal["numeric", "ordered", "hierarchical"]
 
 #: Largest hierarchy (in leaves) whose lowest-common-ancestor table is precomputed.

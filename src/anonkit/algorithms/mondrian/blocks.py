@@ -32,13 +32,11 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit._validation import check_int
 from anonkit.algorithms.mondrian.attributes import Axis
 
 __all__ = ["candidate_cuts", "cut_blocks", "snapshot_blocks"]
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 def candidate_cuts(

@@ -33,10 +33,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import IntArray
 from anonkit.algorithms._numba import load_kernel
 from anonkit.algorithms.mondrian.attributes import Axis
-
-IntArray = npt.NDArray[np.int64]
 
 #: Split heuristics, numbered as the kernel expects them.
 SPLIT_CODES = {"widest": 0, "distinct": 1, "round_robin": 2}

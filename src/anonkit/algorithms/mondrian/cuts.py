@@ -10,11 +10,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.algorithms.mondrian.segments import gather, kth_smallest, n_distinct, segment_cumcount
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 #: Ranks of the active records, ``(records, n_qi)``, in the smallest int type that fits.
 RankArray = npt.NDArray[np.signedinteger[Any]]
 

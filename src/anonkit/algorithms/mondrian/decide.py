@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.algorithms.mondrian.cuts import Batch, CutSearch
 from anonkit.algorithms.mondrian.judge import Judge, TableState
 from anonkit.algorithms.mondrian.rounds import Active, Cuts
 from anonkit.algorithms.mondrian.segments import gather, ramp
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 class Decider:

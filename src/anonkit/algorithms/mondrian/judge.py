@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.algorithms.mondrian.attributes import SensitiveAttribute
 from anonkit.algorithms.mondrian.segments import ramp
 from anonkit.exceptions import ParameterError
@@ -42,9 +42,6 @@ from anonkit.models.judge import (
     violations,
 )
 from anonkit.models.k_anonymity import KAnonymity, split_k_anonymity
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 KNOWN_REQUIREMENTS = frozenset({CLASS_SIZE, SENSITIVE_HISTOGRAM, POPULATION_COUNT})
 

@@ -55,8 +55,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.algorithms._ticker import Ticker
 from anonkit.algorithms.mondrian import compiled
 from anonkit.algorithms.mondrian.attributes import Axis
@@ -67,9 +67,6 @@ from anonkit.algorithms.mondrian.rounds import Active, regroup
 from anonkit.algorithms.mondrian.segments import gather
 from anonkit.core.snapshot import group_codes
 from anonkit.progress import Progress
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 #: Split-dimension heuristics.
 SPLITS = ("widest", "distinct", "round_robin")

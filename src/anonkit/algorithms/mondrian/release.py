@@ -28,12 +28,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.algorithms.mondrian.attributes import Axis, AxisKind, NumericQI, QuasiIdentifier
 from anonkit.algorithms.mondrian.partition import Partitioning
 from anonkit.exceptions import UnknownColumnError
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 ObjectArray = npt.NDArray[np.object_]
 
 

@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray, IntArray
 from anonkit.algorithms.mondrian.cuts import RankArray
 from anonkit.algorithms.mondrian.segments import ramp
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(eq=False)

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-IntArray = npt.NDArray[np.int64]
+from anonkit._arrays import IntArray
+
 AnyInt = npt.NDArray[np.integer[Any]]
 
 #: A histogram is used while ``segments * value range <= _CELLS_PER_RECORD * records``.

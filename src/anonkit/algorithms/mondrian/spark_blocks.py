@@ -44,21 +44,15 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import BoolArray, IntArray
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.algorithms.mondrian.blocks import candidate_cuts, cut_blocks
 from anonkit.exceptions import ParameterError
-from anonkit.models.base import (
-    CLASS_SIZE,
-    SENSITIVE_HISTOGRAM,
-    BoolArray,
-    ClassSummary,
-    PrivacyModel,
-)
+from anonkit.models.base import CLASS_SIZE, SENSITIVE_HISTOGRAM, ClassSummary, PrivacyModel
 from anonkit.models.judge import SensitiveSource, class_histograms, summarize_classes, violations
 
 __all__ = ["AgainstTable", "SnapshotDetail", "block_models", "judged_blocks"]
 
-IntArray = npt.NDArray[np.int64]
 OWNER = "mondrian_spark"
 _READS = frozenset({CLASS_SIZE, SENSITIVE_HISTOGRAM})
 

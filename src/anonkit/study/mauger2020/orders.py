@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import check_int
 from anonkit.algorithms.greedy_merge import PAPER_K_VALUES
@@ -33,7 +34,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.cache import CellCache, CellOutcome
 from anonkit.study.mauger2020.results import Run
-from anonkit.study.mauger2020.runs import IntArray, _fit, _prepare
+from anonkit.study.mauger2020.runs import _fit, _prepare
 from anonkit.study.pool import run_in_processes
 
 __all__ = ["FULL", "QUICK", "VARIANTS", "Cell", "Design", "Variant", "run_cells"]

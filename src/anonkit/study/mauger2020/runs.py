@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import check_bool, check_choice, check_int
 from anonkit.algorithms.greedy_merge import (
@@ -41,7 +41,6 @@ from anonkit.study.pool import run_in_processes
 
 __all__ = ["LEAVES_CHOICES", "reproduce"]
 
-IntArray = npt.NDArray[np.int64]
 
 #: Which leaves the hierarchies keep: all rows of the hierarchy files; only the values
 #: that occur in the data (closer to the "number of values" of the paper's Figure 5); or,

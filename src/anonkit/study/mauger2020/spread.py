@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from anonkit._arrays import FloatArray
 from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.mauger2020.paper import LABELS, METRIC_ROWS, PAPER_TABLES
 from anonkit.study.mauger2020.ranks import competition_ranks
@@ -41,7 +42,6 @@ __all__ = [
     "wilson",
 ]
 
-FloatArray = npt.NDArray[np.float64]
 
 #: "Equal or very close" to the requested k: a minimum k at most this factor above it.
 CLOSE = 1.10
