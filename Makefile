@@ -22,8 +22,11 @@ $(STAMP_DEV): pyproject.toml | $(BIN)/python
 demo: $(STAMP_RUN)
 	$(BIN)/anonkit demo --output-dir demo-output
 
+# The default suite on TEST_WORKERS processes (2: the CI machines have two cores; 1 runs it
+# in this process). test-all stays in one process: it holds the timed benchmarks.
+TEST_WORKERS ?= 2
 test: $(STAMP_DEV)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter-out 1,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist worksteal)
 
 test-all: $(STAMP_DEV)
 	$(BIN)/python -m pytest -q -m ""
