@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
+from anonkit.exceptions import DataError
+
 
 class CommitLog:
     """The files renamed into place while the log is open: absolute paths, in the order
@@ -149,8 +151,6 @@ def splice_marked_block(text: str, start: str, end: str, body: str, *, title: st
     if i >= 0 and j >= 0:
         return text[:i] + block + text[j + len(end) :]
     if i >= 0 or text.find(end) >= 0:
-        from anonkit.exceptions import DataError
-
         raise DataError(f"The text has an unmatched marker {start!r} / {end!r}; fix it by hand.")
     if not text.strip():
         text = title

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from anonkit.exceptions import ParameterError
 from anonkit.io.tables import read_table
 from anonkit.metrics.released import released_classes
 from anonkit.models.base import POPULATION_COUNT, PrivacyModel
@@ -101,8 +102,6 @@ def check_population(
     ...     print(str(err)[:71])
     The 'population' parameter of the privacy settings must be a population
     """
-    from anonkit.exceptions import ParameterError
-
     wanting = needs_population(models)
     if population is None:
         if wanting:

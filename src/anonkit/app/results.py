@@ -35,6 +35,7 @@ from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec
 from anonkit.estimators import Estimator, FullDomain
 from anonkit.metric_info import LOSS_INFO, RISK_INFO
+from anonkit.metrics.classes import size_histogram
 from anonkit.report.plots import bar_chart_svg
 from anonkit.result import AnonymizationResult
 from anonkit.verify import release_risk
@@ -323,7 +324,6 @@ def alternatives(estimator: Estimator, *, radius: int = 2, limit: int = 30) -> l
     """
     if not isinstance(estimator, FullDomain) or not hasattr(estimator, "transformation_"):
         return []
-    from anonkit.metrics.classes import size_histogram
 
     names = list(estimator.quasi_identifiers_)
     heights = [estimator.hierarchies_[c].height for c in names]

@@ -17,7 +17,7 @@ import numpy as np
 from anonkit._arrays import IntArray
 from anonkit.core import grouping
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import FrequencySnapshot
+from anonkit.core.snapshot import FrequencySnapshot, group_codes
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,8 +138,6 @@ def subset_snapshot(
 
     Used by Incognito, which checks anonymity of quasi-identifier subsets.
     """
-    from anonkit.core.snapshot import group_codes
-
     snap = table.snapshot
     cols = [
         table.level_maps[c][0][lv][snap.codes[c]] for c, lv in zip(columns, levels, strict=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from anonkit._arrays import IntArray
+from anonkit._atomic import atomic_write_text
 from anonkit._formats import other_format
 from anonkit.exceptions import (
     HierarchyError,
@@ -296,7 +297,5 @@ class Hierarchy:
         writer.writerows(self._rows)
         text = buffer.getvalue()
         if path is not None:
-            from anonkit._atomic import atomic_write_text
-
             atomic_write_text(Path(path), text)
         return text

@@ -25,6 +25,7 @@ from anonkit.datasets.synthetic import (
     synthetic_hierarchies,
     synthetic_probability,
 )
+from anonkit.io.tables import read_table
 
 __all__ = [
     "ADULT_COLUMNS",
@@ -59,8 +60,6 @@ def adult_path() -> Path:
 
 def load_adult() -> tuple[pl.DataFrame, dict[str, Path]]:
     """The Adult table (all columns as text) and the path of each column's hierarchy."""
-    from anonkit.io.tables import read_table
-
     folder = adult_path()
     frame = read_table(folder / "adult.csv")
     return frame, {c: folder / f"adult_hierarchy_{c}.csv" for c in ADULT_COLUMNS}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from anonkit._validation import Constraint, Interval, OrNone
+from anonkit.algorithms.banga import bang_blocks, merge_blocks
 from anonkit.algorithms.mondrian.attributes import Axis
 from anonkit.estimators.base import Privacy
 from anonkit.estimators.hilbert import _Grouped
@@ -70,8 +71,6 @@ class BangA(_Grouped):
         self.progress = progress
 
     def _group(self, axes: list[Axis], k: int) -> tuple[Any, dict[str, Any], dict[str, float]]:
-        from anonkit.algorithms.banga import bang_blocks, merge_blocks
-
         capacity = self.capacity if self.capacity is not None else 2 * k - 1
         start_stage(self.progress, "BANG grid", "rounds")
         blocks = bang_blocks(axes, capacity, progress=self.progress)

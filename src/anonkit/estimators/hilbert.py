@@ -19,7 +19,10 @@ from typing import Any, ClassVar
 import polars as pl
 
 from anonkit._validation import Constraint
+from anonkit.algorithms.hilbert.partition import groups_to_partitioning, hilbert_groups
 from anonkit.algorithms.mondrian.attributes import Axis, QuasiIdentifier
+from anonkit.algorithms.mondrian.frame import encode_frame
+from anonkit.algorithms.mondrian.release import build_release
 from anonkit.estimators.base import Fitting, Privacy
 from anonkit.estimators.local import _Classes, _k_only
 from anonkit.progress import Progress, start_stage
@@ -31,8 +34,6 @@ def encode_quasi_identifiers(fitting: Fitting) -> list[QuasiIdentifier]:
     """The quasi-identifiers of ``fitting`` encoded as Mondrian encodes them
     (:func:`~anonkit.algorithms.mondrian.frame.encode_frame`): numeric columns by value,
     the others on their hierarchies."""
-    from anonkit.algorithms.mondrian.frame import encode_frame
-
     numeric = fitting.numeric
     return encode_frame(
         fitting.data,
@@ -50,9 +51,6 @@ class _Grouped(_Classes):
         raise NotImplementedError
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
-        from anonkit.algorithms.hilbert.partition import groups_to_partitioning
-        from anonkit.algorithms.mondrian.release import build_release
-
         k = _k_only(fitting.models, self.name)
         qis = encode_quasi_identifiers(fitting)
         axes = [Axis.of(q) for q in qis]
@@ -127,7 +125,5 @@ class Hilbert(_Grouped):
         self.progress = progress
 
     def _group(self, axes: list[Axis], k: int) -> tuple[Any, dict[str, Any], dict[str, float]]:
-        from anonkit.algorithms.hilbert.partition import hilbert_groups
-
         grouping = hilbert_groups(axes, k, progress=self.progress)
         return grouping.group_of, {"gcp": grouping.gcp}, {"gcp": grouping.gcp}

@@ -23,11 +23,14 @@ import polars as pl
 
 from anonkit._arrays import IntArray
 from anonkit._validation import Constraint, Interval, Name, Options, OrNone
+from anonkit.algorithms.koptimize import k_optimize
 from anonkit.algorithms.koptimize.search import METRICS
+from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI
+from anonkit.algorithms.mondrian.release import format_number, range_label
 from anonkit.estimators.base import Fitting, Privacy
 from anonkit.estimators.hilbert import encode_quasi_identifiers
 from anonkit.estimators.local import _Classes, _k_only
-from anonkit.exceptions import MissingValuesError, UnknownColumnError
+from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metrics.labels import STAR
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
@@ -53,9 +56,6 @@ class _Domain:
 
 def _domains(fitting: Fitting) -> list[_Domain]:
     """The ordered domain of every quasi-identifier (values present in the data)."""
-    from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI
-    from anonkit.algorithms.mondrian.release import format_number
-
     qis = encode_quasi_identifiers(fitting)
     out: list[_Domain] = []
     for qi in qis:
@@ -140,7 +140,6 @@ class KOptimize(_Classes):
     def _class_codes(self, fitting: Fitting) -> IntArray | None:
         if self.metric != "classification":
             return None
-        from anonkit.exceptions import ParameterError
 
         column = self.class_column
         if column is None:
@@ -156,9 +155,6 @@ class KOptimize(_Classes):
         return codes
 
     def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
-        from anonkit.algorithms.koptimize import k_optimize
-        from anonkit.algorithms.mondrian.release import range_label
-
         k = _k_only(fitting.models, "k_optimize")
         domains = _domains(fitting)
         labels = self._class_codes(fitting)

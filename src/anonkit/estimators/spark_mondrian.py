@@ -45,6 +45,7 @@ from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.input_watch import InputWatch
 from anonkit.estimators.steps import engine_roles, head_leak_check, local_result, refuse_numeric
 from anonkit.metrics.classes import profile_sizes, tally_sizes
+from anonkit.metrics.tallied import tallied_column, tallied_losses
 from anonkit.models import split_k_anonymity
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
@@ -64,8 +65,6 @@ def _loss(
 ) -> dict[str, float]:
     """The loss metrics counts determine (:mod:`anonkit.metrics.tallied`), from the
     snapshot (``counts``: level-0 codes) and the release's tally, both on the driver."""
-    from anonkit.metrics.tallied import tallied_column, tallied_losses
-
     columns = []
     for c in qi:
         orig = counts.group_by(c).agg(pl.col(COUNT).sum())

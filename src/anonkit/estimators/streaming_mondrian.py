@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from anonkit.algorithms.mondrian import HierarchicalQI, SensitiveAttribute
+from anonkit.algorithms.mondrian import Mondrian as Partitioning
 from anonkit.core.schema import AttributeRole
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT
@@ -89,9 +91,6 @@ def fit_mondrian_streaming(
     InputChangedError
         If the input changed between the pass that read the codes and the release pass.
     """
-    from anonkit.algorithms.mondrian import HierarchicalQI, SensitiveAttribute
-    from anonkit.algorithms.mondrian import Mondrian as Partitioning
-
     t0 = time.perf_counter()
     privacy = estimator.privacy
     assert privacy is not None

@@ -85,6 +85,7 @@ import numpy.typing as npt
 
 from anonkit._arrays import FloatArray, IntArray
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import UnknownNameError
 
 #: The seven optimization functions of Mauger et al. (2020), in the paper's order.
@@ -538,8 +539,6 @@ def effective_k(
     >>> effective_k([[0, 1, 2]], [[1, 1, 0]], [h])  # A, A, c
     1
     """
-    from anonkit.core.snapshot import group_codes
-
     _, lv, w = _cells(None, levels, hierarchies, weights)
     if lv.shape[1] == 0:
         return 0

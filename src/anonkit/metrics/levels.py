@@ -53,6 +53,19 @@ from anonkit._validation import check_int
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.released import OWNER, ReleasedClasses, released_classes
 from anonkit.models.base import POPULATION_COUNT, PrivacyModel, SensitiveColumn
+from anonkit.models.measure import (
+    achieved_average_risk,
+    achieved_beta,
+    achieved_delta,
+    achieved_distinct_l,
+    achieved_entropy_l,
+    achieved_k,
+    achieved_k_map,
+    achieved_presence,
+    achieved_recursive_c,
+    achieved_t,
+    failing_classes,
+)
 
 __all__ = [
     "PRIVACY_INFO",
@@ -207,19 +220,6 @@ def privacy_levels(classes: ReleasedClasses, *, l_values: Sequence[int] = (2, 3)
 
     See :mod:`anonkit.models.measure` for the formulas.
     """
-    from anonkit.models.measure import (
-        achieved_average_risk,
-        achieved_beta,
-        achieved_delta,
-        achieved_distinct_l,
-        achieved_entropy_l,
-        achieved_k,
-        achieved_k_map,
-        achieved_presence,
-        achieved_recursive_c,
-        achieved_t,
-    )
-
     ls = sorted({int(v) for v in l_values})
     if any(v < 1 for v in ls):
         raise ParameterError("l", OWNER, "ints >= 1", list(l_values))
@@ -311,8 +311,6 @@ def check_models(
     >>> check.failing_classes, check.failing_records, dict(check.examples[0])
     (1, 1, {'zip': '1485*', 'age': '<30'})
     """
-    from anonkit.models.measure import failing_classes
-
     check_int(limit, "limit", "check_models", low=0)
     s = classes.summary
     out = []

@@ -35,6 +35,9 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownColumnError,
 )
+from anonkit.io.frames import to_polars
+from anonkit.metrics.release import interpret_release
+from anonkit.metrics.risk import population_class_sizes
 from anonkit.models.base import ClassSummary, SensitiveColumn
 
 __all__ = ["NULL_LABEL", "STAR", "ReleasedClasses", "released_classes"]
@@ -326,10 +329,6 @@ def _population_counts(
     :func:`~anonkit.metrics.risk.population_class_sizes` matches the population against
     them (a population record matches a class when every released cell covers its value).
     """
-    from anonkit.io.frames import to_polars
-    from anonkit.metrics.release import interpret_release
-    from anonkit.metrics.risk import population_class_sizes
-
     pop, _ = to_polars(population)
     missing = [c for c in qi if c not in pop.columns]
     if missing:

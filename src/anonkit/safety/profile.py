@@ -36,7 +36,13 @@ from typing import Any, Final
 import polars as pl
 
 from anonkit.exceptions import DataError
-from anonkit.safety.leaks import ColumnCodes, Dependency, find_dependencies, identifier_kind
+from anonkit.safety.leaks import (
+    NEAR_UNIQUE,
+    ColumnCodes,
+    Dependency,
+    find_dependencies,
+    identifier_kind,
+)
 
 __all__ = [
     "DATE_FORMATS",
@@ -139,8 +145,6 @@ class ColumnProfile:
     @property
     def near_unique(self) -> bool:
         """At least half as many distinct values as records (see ``leaks.NEAR_UNIQUE``)."""
-        from anonkit.safety.leaks import NEAR_UNIQUE
-
         return self.records > 0 and self.distinct_share >= NEAR_UNIQUE
 
     def to_dict(self) -> dict[str, Any]:

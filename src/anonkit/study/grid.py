@@ -13,14 +13,19 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import polars as pl
 
+from anonkit import __version__
 from anonkit._arrays import IntArray
+from anonkit.config import AnonymizeConfig, prepare_inputs
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
+from anonkit.datasets import load_adult
+from anonkit.datasets.synthetic import load_synthetic
 from anonkit.estimators.bare import only_star
 from anonkit.exceptions import (
     DataError,
@@ -116,12 +121,8 @@ def _raw_dataset(
     specs: Mapping[str, Any]
     if config.dataset in ("adult", "synthetic"):
         if config.dataset == "adult":
-            from anonkit.datasets import load_adult
-
             frame, specs = load_adult()
         else:
-            from anonkit.datasets.synthetic import load_synthetic
-
             frame, specs = load_synthetic()
         merged: dict[str, Any] = {**specs, **config.hierarchies}
         missing = [c for c in qi if c not in frame.columns]
@@ -130,10 +131,6 @@ def _raw_dataset(
         bare = tuple(c for c in qi if only_star(merged.get(c)))
         return frame, {c: resolve_hierarchy(c, merged.get(c), frame[c]) for c in qi}, bare
     # a table: the reading and hierarchy resolution of ``anonkit anonymize`` configurations
-    from pathlib import Path
-
-    from anonkit.config import AnonymizeConfig, prepare_inputs
-
     run = AnonymizeConfig(
         path=None,
         input=Path(config.dataset),
@@ -404,8 +401,6 @@ def cell_key(cell: Cell, config: StudyConfig, fingerprint: str) -> str:
     >>> a == cell_key(Cell(0, 5, AlgorithmSpec("flash")), cfg, "f")
     False
     """
-    from anonkit import __version__
-
     settings: dict[str, Any] = {
         "format": CACHE_FORMAT,
         "anonkit": __version__,

@@ -29,9 +29,13 @@ from typing import Any
 import polars as pl
 
 from anonkit.datasets import ADULT_COLUMNS
+from anonkit.metrics.cost_matrix import COST_FUNCTIONS
 from anonkit.study.analysis import baseline_table, load_results
 from anonkit.study.config import StudyConfig
 from anonkit.study.inference import frontier, release_rows
+from anonkit.study.markdown import with_marked_blocks
+from anonkit.study.plots import Reference, Series, line_chart_svg, scatter_svg
+from anonkit.study.runner import cached_results, run_study
 from anonkit.study.seed000_page import (
     ANSWER_END,
     ANSWER_START,
@@ -43,6 +47,7 @@ from anonkit.study.seed000_page import (
     render_markdown,
 )
 from anonkit.study.specs import AlgorithmSpec
+from anonkit.study.staging import staged_files
 
 __all__ = ["default_data_folder", "reproduce", "study_configs", "write_outputs"]
 
@@ -92,8 +97,6 @@ def _algorithms(quick: bool, *, numeric: bool = True) -> tuple[AlgorithmSpec, ..
     """The algorithm settings of a dataset: the issue's list (see the page's design
     table); ``quick`` keeps one or two settings per family. MDAV only where ``numeric``:
     it needs a numeric quasi-identifier to aggregate."""
-    from anonkit.metrics.cost_matrix import COST_FUNCTIONS
-
     if quick:
         specs = [AlgorithmSpec("flash", m) for m in ("loss", "nonuniform_entropy")]
         specs += [AlgorithmSpec(a, "loss") for a in ("datafly", "incognito")]
@@ -194,8 +197,6 @@ def reproduce(
 
     ``progress(dataset)`` may return a ``progress(done, total)`` callback for that study.
     """
-    from anonkit.study.runner import run_study
-
     frames: dict[str, pl.DataFrame] = {}
     configs = study_configs(folder, workers=workers, quick=quick, data=data)
     for name, config in configs.items():
@@ -207,8 +208,6 @@ def reproduce(
 # ------------------------------------------------------------------------ rendering
 def _figures(frames: Mapping[str, pl.DataFrame]) -> dict[str, tuple[str, str]]:
     """The figures of the page: caption -> (file name, SVG), not written yet."""
-    from anonkit.study.plots import Reference, Series, line_chart_svg, scatter_svg
-
     drawn: dict[str, tuple[str, str]] = {}
     for name, frame in frames.items():
         rows = release_rows(frame, degenerate="include")
@@ -291,9 +290,6 @@ def write_outputs(
     ``cuts``: what the design left out, named in the answer). The figures and the page
     are written together (:func:`anonkit.study.staging.staged_files`): an interruption
     leaves the previous page and the figures it links as they were."""
-    from anonkit.study.markdown import with_marked_blocks
-    from anonkit.study.staging import staged_files
-
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     page = out / "seed000.md"
@@ -349,8 +345,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     kind = "quick study (--quick)" if args.quick else "full study"
     note = f"Results of the {kind}."
     if args.from_cache:
-        from anonkit.study.runner import cached_results
-
         frames = {}
         configs = study_configs(args.output, quick=args.quick, data=args.data)
         sources = []

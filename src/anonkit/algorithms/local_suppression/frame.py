@@ -19,6 +19,7 @@ from anonkit.exceptions import (
     ParameterError,
     UnknownColumnError,
 )
+from anonkit.io.frames import from_polars, to_polars
 from anonkit.models.base import PrivacyModel
 
 if TYPE_CHECKING:
@@ -89,8 +90,6 @@ def suppress_cells(
     >>> dict(res.cells_per_attribute), res.records_touched
     ({'sex': 0, 'zip': 2}, 2)
     """
-    from anonkit.io.frames import from_polars, to_polars
-
     data, kind = to_polars(frame)
     qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
     if not qi or len(set(qi)) != len(qi) or not all(isinstance(c, str) for c in qi):

@@ -50,6 +50,8 @@ import polars as pl
 from anonkit._validation import check_choice, check_int
 from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI, SensitiveAttribute
 from anonkit.algorithms.mondrian.blocks import snapshot_blocks
+from anonkit.algorithms.mondrian.estimator import Mondrian
+from anonkit.algorithms.mondrian.frame import encode_frame, release_frame
 from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.algorithms.mondrian.spark_blocks import (
     AgainstTable,
@@ -58,7 +60,7 @@ from anonkit.algorithms.mondrian.spark_blocks import (
     judged_blocks,
 )
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.values import sensitive_labels
+from anonkit.core.values import as_text, sensitive_labels
 from anonkit.engines.counting import COUNT, check_counts
 from anonkit.exceptions import (
     DataError,
@@ -130,10 +132,6 @@ class _BlockJob:
     split: str
 
     def __call__(self, rows: Iterable[tuple[Any, tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
-        from anonkit.algorithms.mondrian.estimator import Mondrian
-        from anonkit.algorithms.mondrian.frame import encode_frame, release_frame
-        from anonkit.core.values import as_text
-
         records = [tuple(r) for _, r in rows]
         if not records:
             return
