@@ -30,8 +30,10 @@ RESULTS_PATH = REPO_ROOT / "benchmarks" / "RESULTS.md"
 #: Adult data set and hierarchies used by several benchmarks: the shared reference copy
 #: (``$ANONKIT_SHARED_DATA/adult``, default ``../shared/data/adult`` next to the repository)
 #: when present, else the identical copy bundled with the package.
-_SHARED = Path(os.environ.get("ANONKIT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
-ADULT_DIR = _SHARED / "adult" if (_SHARED / "adult" / "adult.csv").is_file() else adult_path()
+SHARED_DATA = Path(os.environ.get("ANONKIT_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+ADULT_DIR = (
+    SHARED_DATA / "adult" if (SHARED_DATA / "adult" / "adult.csv").is_file() else adult_path()
+)
 ADULT_CSV = ADULT_DIR / "adult.csv"
 
 _TITLE = "# anonkit benchmark results\n"

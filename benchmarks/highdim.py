@@ -56,7 +56,7 @@ from anonkit.models import KAnonymity  # noqa: E402
 
 SECTION = "highdim"
 TITLE = "## Anytime heuristics on wide tables (issue 18)"
-HIGHDIM = common._SHARED / "highdim"
+HIGHDIM = common.SHARED_DATA / "highdim"
 TABLES = ("creditcard", "mach2019", "adult_int")
 CHECKPOINTS = (1.0, 10.0, 100.0, 300.0)
 #: ARX 3.9.2, k = 5, best of its heuristics, geometric loss (issue 18): (table, supp) ->

@@ -39,7 +39,7 @@ from anonkit.algorithms.microaggregation import (  # noqa: E402
 
 SECTION = "microaggregation_casc"
 TITLE = "## MDAV microaggregation on the CASC sets (issue 4)"
-CASC_DIR = Path("/work/shared/data/casc")
+CASC_DIR = common.SHARED_DATA / "casc"
 TARGET_EIA = 0.5
 TARGET_LARGE = 60.0
 EIA_COLUMNS = (

@@ -15,16 +15,15 @@ from typer.testing import CliRunner
 from anonkit.cli.main import app
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-TOY = Path(os.environ.get("ANONKIT_SHARED_DATA", "/work/shared/data")) / "toy"
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def toy() -> Path:
-    if not (TOY / "test.csv").is_file():
-        pytest.skip(f"toy data not found at {TOY}")
-    return TOY
+def toy(toy_dir: Path) -> Path:
+    if not (toy_dir / "test.csv").is_file():
+        pytest.skip(f"toy data not found at {toy_dir}")
+    return toy_dir
 
 
 def toy_config(folder: Path, toy: Path, *, extra: str = "", **overrides: str) -> Path:

@@ -42,8 +42,8 @@ def roles(config: dict[str, object]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def adult_full_file() -> Path:
-    path = Path("/work/shared/data/adult/adult_full.csv")
+def adult_full_file(shared_data: Path) -> Path:
+    path = shared_data / "adult" / "adult_full.csv"
     if not path.is_file():
         pytest.skip(f"raw Adult file not found at {path}")
     return path
