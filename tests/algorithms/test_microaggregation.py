@@ -517,6 +517,32 @@ def test_bad_data() -> None:
         Microaggregation(k=1).fit(pandas_missing)
 
 
+@pytest.mark.parametrize("kind", ["polars", "polars-unsigned", "pandas", "numpy", "object"])
+def test_integers_beyond_float_precision_are_refused(kind: str) -> None:
+    """Distances and aggregates are computed in float64, where integers past 2**53 are
+    rounded: groups would be formed on rounded values, and a median or mode released as
+    a value of the data could be a value no record holds (2**62 - 5 shown as 2**62)."""
+    big = [2**62 - i for i in range(6)]
+    data: Any = {
+        "polars": pl.DataFrame({"x": pl.Series(big, dtype=pl.Int64)}),
+        "polars-unsigned": pl.DataFrame({"x": pl.Series(big, dtype=pl.UInt64)}),
+        "pandas": pd.DataFrame({"x": np.array(big, dtype=np.int64)}),
+        "numpy": np.array(big, dtype=np.int64),
+        "object": np.array([*big[:-1], 1.5], dtype=object),
+    }[kind]
+    name = "x0" if kind in ("numpy", "object") else "x"
+    with pytest.raises(DataError, match=rf"'{name}'.*2\*\*53") as caught:
+        Microaggregation(k=3, aggregate="median").fit(data)
+    assert str(big[0]) not in str(caught.value)  # no record value in the message
+    negative = np.array([-(2**53) - 2, 0, 1], dtype=np.int64)
+    with pytest.raises(DataError, match=r"2\*\*53"):
+        Microaggregation(k=1).fit(negative)
+    # integers a float64 holds exactly are aggregated as before, medians staying data values
+    ok = pl.DataFrame({"x": pl.Series([2**53 - i for i in range(6)], dtype=pl.Int64)})
+    res = Microaggregation(k=3, aggregate="median").fit(ok)
+    assert res.release(ok)["x"].to_list() == [2**53 - 1] * 3 + [2**53 - 4] * 3
+
+
 def test_frames_in_frames_out() -> None:
     frame = pl.DataFrame(
         {

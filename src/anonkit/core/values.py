@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -53,6 +54,18 @@ __all__ = [
 UNKNOWN_CODE = -1
 #: Code of a missing value (null, or NaN in a float column).
 MISSING_CODE = -2
+#: The largest integer magnitude up to which a float64 holds every integer exactly.
+FLOAT_EXACT = 2**53
+
+
+def beyond_float(low: Any, high: Any) -> bool:
+    """Whether integers from ``low`` to ``high`` (a column's minimum and maximum) reach
+    past :data:`FLOAT_EXACT`, where a float64 would round some of them.
+
+    >>> beyond_float(-(2**53), 2**53), beyond_float(0, 2**53 + 1)
+    (False, True)
+    """
+    return int(high) > FLOAT_EXACT or int(low) < -FLOAT_EXACT
 
 
 def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:

@@ -25,6 +25,7 @@ from anonkit.algorithms.microaggregation.gmm import COVARIANCE_TYPES, gmm_groups
 from anonkit.algorithms.microaggregation.loss import sse, sst
 from anonkit.algorithms.microaggregation.mdav import mdav_groups
 from anonkit.algorithms.microaggregation.univariate import univariate_groups
+from anonkit.core.values import FLOAT_EXACT, beyond_float
 from anonkit.exceptions import (
     DataError,
     EmptyDataError,
@@ -432,6 +433,8 @@ def numeric_columns(
             series = frame.get_column(name)
             if not (series.dtype.is_numeric() or series.dtype == pl.Boolean):
                 raise _not_numeric(name, str(series.dtype))
+            if series.dtype.is_integer() and series.len() > series.null_count():
+                _check_exact(name, series.min(), series.max())
             arrays.append(_as_float(series.cast(pl.Float64).to_numpy(), name, ""))
     else:
         names = _select([str(c) for c in data.columns], columns)
@@ -439,6 +442,8 @@ def numeric_columns(
             series = data[name]
             if getattr(series.dtype, "kind", "O") not in "biuf":
                 raise _not_numeric(name, str(series.dtype))
+            if series.dtype.kind in "iu" and series.count():
+                _check_exact(name, series.min(), series.max())
             arrays.append(_as_float(series.to_numpy(dtype=np.float64, na_value=np.nan), name, ""))
     if not names:
         raise ParameterError("columns", _OWNER, "at least one column", 0)
@@ -475,6 +480,18 @@ def _not_numeric(name: str, dtype: str) -> DataError:
     )
 
 
+def _check_exact(name: str, low: Any, high: Any) -> None:
+    """Refuse an integer column (``low`` to ``high``) that a float64 would round: groups
+    would be formed on rounded values, and a median or mode released as a value of the
+    data could be one that no record holds."""
+    if beyond_float(low, high):
+        raise DataError(
+            f"Column {name!r} holds integers beyond ±2**53 ({FLOAT_EXACT:,}), which "
+            "microaggregation cannot compare or aggregate exactly (it computes in float64); "
+            "rescale it (subtract an offset, or divide by a unit) before microaggregating."
+        )
+
+
 def _as_float(column: npt.NDArray[Any], name: str, dtype: str) -> FloatArray:
     if column.dtype.kind == "O":  # e.g. a mixed-type array: numbers (and None) only
         try:
@@ -483,7 +500,12 @@ def _as_float(column: npt.NDArray[Any], name: str, dtype: str) -> FloatArray:
             )
         except (TypeError, ValueError):
             raise _not_numeric(name, dtype or str(column.dtype)) from None
+        whole = [v for v in column.tolist() if isinstance(v, int)]
+        if whole:
+            _check_exact(name, min(whole), max(whole))
     elif column.dtype.kind in "biuf":
+        if column.dtype.kind in "iu" and column.size:
+            _check_exact(name, column.min(), column.max())
         values = np.asarray(column, dtype=np.float64)
     else:
         raise _not_numeric(name, dtype or str(column.dtype))

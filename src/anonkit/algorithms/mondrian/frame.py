@@ -29,7 +29,7 @@ from anonkit.algorithms.mondrian.estimator import Mondrian, renamed_engine
 from anonkit.algorithms.mondrian.release import MondrianResult
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
-from anonkit.core.values import as_text, encode_column, missing_expr
+from anonkit.core.values import FLOAT_EXACT, as_text, beyond_float, encode_column, missing_expr
 from anonkit.exceptions import (
     DataError,
     MissingValuesError,
@@ -39,26 +39,17 @@ from anonkit.exceptions import (
 from anonkit.models.base import PrivacyModel
 from anonkit.progress import Progress
 
-#: The largest integer magnitude below which a float64 holds every integer exactly.
-_EXACT = 2**53
-
-
-def _beyond_float(series: pl.Series) -> bool:
-    """Whether an integer column holds a value a float64 cannot hold exactly."""
-    low, high = series.min(), series.max()
-    return bool(int(high) > _EXACT or int(low) < -_EXACT)  # type: ignore[arg-type]
-
 
 def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
     series = frame[column]
     nulls = series.null_count()
     if nulls:
         raise MissingValuesError(column, nulls)
-    if series.dtype.is_integer() and series.len() and _beyond_float(series):
+    if series.dtype.is_integer() and series.len() and beyond_float(series.min(), series.max()):
         # cut as float64, such integers would be rounded: the released ranges would not
         # contain the values they stand for
         raise DataError(
-            f"Column {column!r} holds integers beyond ±2**53 ({_EXACT:,}), which a numeric "
+            f"Column {column!r} holds integers beyond ±2**53 ({FLOAT_EXACT:,}), which a numeric "
             "quasi-identifier cannot hold exactly; give it a hierarchy instead (leave it "
             "out of 'numeric') or rescale it before anonymizing."
         )
