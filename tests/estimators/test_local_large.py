@@ -9,12 +9,14 @@ with verify_release on the release itself.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+import anonkit.estimators.base as estimator_base
 import anonkit.estimators.local as local
 from anonkit.algorithms.mondrian.frame import (
     distinct_index,
@@ -23,6 +25,7 @@ from anonkit.algorithms.mondrian.frame import (
     release_tally,
 )
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.engines.counting import COUNT
 from anonkit.estimators import Mondrian, Privacy
 from anonkit.exceptions import MissingValuesError, ValuesNotInHierarchyError
 from anonkit.models import DistinctLDiversity, KAnonymity, PrivacyModel
@@ -60,9 +63,18 @@ def test_large_table_path_gives_the_same_release(
     models: list[PrivacyModel],
 ) -> None:
     frame = adult_frame.head(6000)
+    weights: list[str | None] = []
+    verify = estimator_base.verify_release
+
+    def spy(released: pl.DataFrame, **options: Any) -> Any:
+        weights.append(options["weight"])
+        return verify(released, **options)
+
+    monkeypatch.setattr(estimator_base, "verify_release", spy)
     small = _fit(frame, adult_hierarchies, models, mode)
     monkeypatch.setattr(local, "LARGE_TABLE", 100)
     large = _fit(frame, adult_hierarchies, models, mode)
+    assert weights == [None, COUNT]  # the large path's verification read its tally
     assert large.result_.verified
     assert_frame_equal(large.result_.release, small.result_.release)
     assert large.result_.classes == small.result_.classes

@@ -24,7 +24,7 @@ from anonkit.algorithms.mondrian.attributes import Axis, QuasiIdentifier
 from anonkit.algorithms.mondrian.frame import encode_frame
 from anonkit.algorithms.mondrian.release import build_release
 from anonkit.estimators.base import Fitting, Privacy
-from anonkit.estimators.local import _Classes, _k_only
+from anonkit.estimators.local import Outcome, _Classes, _k_only
 from anonkit.progress import Progress, start_stage
 
 __all__ = ["Hilbert"]
@@ -50,7 +50,7 @@ class _Grouped(_Classes):
         """``(group_of, details, metrics)`` of the records."""
         raise NotImplementedError
 
-    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+    def _outcome(self, fitting: Fitting) -> Outcome:
         k = _k_only(fitting.models, self.name)
         qis = encode_quasi_identifiers(fitting)
         axes = [Axis.of(q) for q in qis]
@@ -66,7 +66,7 @@ class _Grouped(_Classes):
         }
         details = {**details, "groups": part.n_partitions, "classes": int(sizes.shape[0])}
         self.details_ = {self.name: details}
-        return fitting.data.with_columns(**columns), metrics, self._metric, k
+        return Outcome(fitting.data.with_columns(**columns), metrics, self._metric, k)
 
     #: The metric the algorithm minimizes (the result's ``metric``).
     _metric: ClassVar[str] = "none"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -29,7 +29,7 @@ from anonkit.algorithms.mondrian.attributes import Axis, HierarchicalQI
 from anonkit.algorithms.mondrian.release import format_number, range_label
 from anonkit.estimators.base import Fitting, Privacy
 from anonkit.estimators.hilbert import encode_quasi_identifiers
-from anonkit.estimators.local import _Classes, _k_only
+from anonkit.estimators.local import Outcome, _Classes, _k_only
 from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metrics.labels import STAR
 from anonkit.progress import Progress, start_stage
@@ -154,7 +154,7 @@ class KOptimize(_Classes):
         codes = series.cast(pl.String).rank("dense").to_numpy().astype(np.int64) - 1
         return codes
 
-    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+    def _outcome(self, fitting: Fitting) -> Outcome:
         k = _k_only(fitting.models, "k_optimize")
         domains = _domains(fitting)
         labels = self._class_codes(fitting)
@@ -217,7 +217,7 @@ class KOptimize(_Classes):
                 "distinct_rows": int(rows.shape[0]),
             }
         }
-        return out, {self.metric: found.cost}, self.metric, k
+        return Outcome(out, {self.metric: found.cost}, self.metric, k)
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
         result, released = super()._run(fitting)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import polars as pl
 
@@ -45,6 +45,7 @@ from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.schema import Schema
+from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import DETAIL as BARE
 from anonkit.estimators.bare import note_bare_columns
 from anonkit.estimators.base import (
@@ -61,13 +62,12 @@ from anonkit.estimators.recoding import assign_classes, nearest_groups
 from anonkit.estimators.steps import LEAK_SAMPLE, check_numeric, local_result
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError
 from anonkit.io.frames import from_polars
-from anonkit.metrics.classes import ClassProfile, class_profile, profile_sizes, tally_sizes
+from anonkit.metrics.classes import class_profile, profile_sizes, tally_sizes
 from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.release import interpret_release
 from anonkit.models import PrivacyModel, split_k_anonymity
 from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
-from anonkit.verify import Verification
 
 __all__ = [
     "GREEDY_MERGE_COMBINATIONS",
@@ -86,7 +86,6 @@ LARGE_TABLE = 500_000
 #: than linearly.
 GREEDY_MERGE_COMBINATIONS = 100_000  # = algorithms.greedy_merge MAX_COMBINATIONS (tested)
 #: The column of a tally holding how many records a row stands for.
-_WEIGHT = "__anonkit_records"
 
 
 def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
@@ -166,6 +165,22 @@ def _loss_metrics(
     return out
 
 
+class Outcome(NamedTuple):
+    """What a local algorithm's run gives :meth:`_Local._run`."""
+
+    #: The release, identifying columns still in.
+    released: pl.DataFrame
+    metrics: dict[str, Any]
+    #: The metric the algorithm minimised (``"none"`` where it follows a rule).
+    metric: str
+    #: The k of the class profile (``None``: no k-anonymity among the models).
+    k: int | None
+    #: The release counted while it was written (one row per class and sensitive
+    #: values, its records in ``COUNT``), or ``None``: the class profile and the
+    #: verification read it instead of grouping the release's text again.
+    tally: pl.DataFrame | None = None
+
+
 class _Local(Estimator):
     """What the local-recoding estimators share: the result and ``transform``."""
 
@@ -178,9 +193,8 @@ class _Local(Estimator):
     def algorithm(self) -> str:
         return self.name
 
-    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
-        """Run the algorithm: the release (identifying columns still in), the metrics,
-        the metric name, the k of the class profile; ``details_`` set."""
+    def _outcome(self, fitting: Fitting) -> Outcome:
+        """Run the algorithm; ``details_`` set."""
         raise NotImplementedError
 
     #: Columns whose loss :func:`anonkit.evaluate.evaluate` measures as numbers (``None``:
@@ -191,10 +205,17 @@ class _Local(Estimator):
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
         check_numeric(fitting.numeric, fitting.quasi_identifiers, fitting.data.columns, self.name)
         t1 = time.perf_counter()
-        released, metrics, metric, k = self._outcome(fitting)
+        released, metrics, metric, k, tally = self._outcome(fitting)
         t2 = time.perf_counter()
         released = released.drop(fitting.dropped)
-        classes = self._profile(released, fitting, k if k is not None else 1)
+        least = k if k is not None else 1
+        # the algorithm suppresses no record, so a class at ``*`` everywhere is a class
+        if tally is None:
+            classes = class_profile(released, fitting.quasi_identifiers, k=least, starred=False)
+        else:
+            sizes, _ = tally_sizes(tally, fitting.quasi_identifiers, COUNT, starred=False)
+            classes = profile_sizes(sizes, k=least)
+            fitting.tallies.append((released, tally))
         loss_numeric = self._loss_numeric(fitting)
         if loss_numeric is not None and fitting.data.height > LARGE_TABLE:
             self.details_["loss"] = (
@@ -218,11 +239,6 @@ class _Local(Estimator):
             details=self.details_,
         )
         return result, released
-
-    def _profile(self, released: pl.DataFrame, fitting: Fitting, k: int) -> ClassProfile:
-        """The class profile of the release (measured on the release itself; the
-        algorithm suppresses no record, so a class at ``*`` everywhere is a class)."""
-        return class_profile(released, fitting.quasi_identifiers, k=k, starred=False)
 
     def _leak_check(
         self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
@@ -373,7 +389,7 @@ class Mondrian(_Classes, Placed):
         self._fitted_elsewhere(result, columns)
         note_bare_columns(self, result.details.get(BARE, ()))
 
-    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+    def _outcome(self, fitting: Fitting) -> Outcome:
         from anonkit.algorithms.mondrian.frame import fit_frame, release_frame, release_tally
 
         data, models, numeric = fitting.data, fitting.models, fitting.numeric
@@ -398,40 +414,19 @@ class Mondrian(_Classes, Placed):
             progress=self.progress,
         )
         start_stage(self.progress, "Releasing")
-        self._tally = None
+        tally = None
         if data.height > LARGE_TABLE:
-            self._tally = release_tally(
-                data, part, sensitive=model_attributes(models), weight=_WEIGHT
-            )
+            tally = release_tally(data, part, sensitive=model_attributes(models), weight=COUNT)
         self.details_ = {"mondrian": part.figures()}
         k = split_k_anonymity(models)[0]
         # cuts follow a rule (``split``), not a metric: there is none to report
-        return release_frame(data, part), {}, "none", k
+        return Outcome(release_frame(data, part), {}, "none", k, tally)
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
         return fitting.numeric
 
     def _read_numeric(self, fitting: Fitting) -> list[str]:
         return fitting.numeric
-
-    def _profile(self, released: pl.DataFrame, fitting: Fitting, k: int) -> ClassProfile:
-        tally: pl.DataFrame | None = getattr(self, "_tally", None)
-        if tally is None:
-            return super()._profile(released, fitting, k)
-        sizes, _ = tally_sizes(tally, fitting.quasi_identifiers, _WEIGHT, starred=False)
-        return profile_sizes(sizes, k=k)
-
-    def _verify(
-        self,
-        released: pl.DataFrame,
-        fitting: Fitting,
-        weight: str | None = None,
-        suppressed: int | None = None,
-    ) -> Verification:
-        tally: pl.DataFrame | None = getattr(self, "_tally", None)
-        if tally is None:
-            return super()._verify(released, fitting, weight, suppressed)
-        return super()._verify(tally, fitting, _WEIGHT, suppressed)
 
 
 class GreedyMerge(_Classes):
@@ -482,7 +477,7 @@ class GreedyMerge(_Classes):
         self.leak_check = leak_check
         self.progress = progress
 
-    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+    def _outcome(self, fitting: Fitting) -> Outcome:
         from anonkit.algorithms.greedy_merge import GreedyMerge as Merging
 
         k = _k_only(fitting.models, "greedy_merge")
@@ -515,7 +510,7 @@ class GreedyMerge(_Classes):
         metrics["modified_percentage"] = merged.modified_percentage
         metrics["deleted_percentage"] = merged.deleted_percentage
         self.details_ = {"greedy_merge": merged.to_dict()}
-        return released, dict(metrics), f"cost_{self.cost}", k
+        return Outcome(released, dict(metrics), f"cost_{self.cost}", k)
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
         return []
@@ -561,7 +556,7 @@ class Microaggregation(_Local):
         self.leak_check = leak_check
         self.progress = progress
 
-    def _outcome(self, fitting: Fitting) -> tuple[pl.DataFrame, dict[str, Any], str, int | None]:
+    def _outcome(self, fitting: Fitting) -> Outcome:
         from anonkit.algorithms.microaggregation import Microaggregation as Aggregation
 
         qi, numeric = fitting.quasi_identifiers, fitting.numeric
@@ -586,7 +581,7 @@ class Microaggregation(_Local):
         self._numbers = numbers.select(qi)
         metrics = {"sse": aggregated.sse, "il": aggregated.il}
         # every method minimizes the within-group sum of squared errors
-        return aggregated.release(numbers), metrics, "sse", k
+        return Outcome(aggregated.release(numbers), metrics, "sse", k)
 
     def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         qi = fitting.quasi_identifiers
