@@ -182,3 +182,39 @@ def test_durations_and_unreadable_released_columns_are_named_not_polars_errors()
             anonymize(frame.select("sex", col), k=2, **kw)
         # published unchecked, as asked
         assert anonymize(frame.select("sex", col), k=2, leak_check=False, **kw).verified
+
+
+@pytest.mark.parametrize("algorithm", ["flash", "mondrian"])
+def test_a_polars_column_without_a_name_is_refused(algorithm: str) -> None:
+    """polars renames a Series named '' to 'column_0' when it builds a frame: Mondrian
+    released the raw '' column beside an undeclared 'column_0' holding the labels."""
+    frame = pl.DataFrame({"": [1, 1, 2, 2, 3, 3, 4, 4], "s": list("abababab")})
+    with pytest.raises(DataError, match="Column 1 of the frame has no name"):
+        anonymize(frame, quasi_identifiers=[""], sensitive=["s"], k=2, algorithm=algorithm)
+    with pytest.raises(DataError, match="Column 1 of the frame has no name"):
+        anonymize(frame.lazy(), quasi_identifiers=["s"], others="drop", k=2)
+
+
+@pytest.mark.parametrize("name", ["^x$", "^.*$", "^sex$"])
+def test_a_column_name_polars_reads_as_a_pattern_is_refused(name: str) -> None:
+    """polars reads a name starting with '^' and ending with '$' as a regular expression:
+    such a quasi-identifier crashed every algorithm with an IndexError ('^sex$' would
+    select the column 'sex')."""
+    frame = pl.DataFrame({name: [1, 2, 1, 2], "sex": SEX})
+    for algorithm in ("flash", "mondrian"):
+        with pytest.raises(ParameterError, match="polars reads"):
+            anonymize(frame, quasi_identifiers=[name, "sex"], k=2, algorithm=algorithm)
+
+
+@pytest.mark.parametrize(
+    "algorithm", ["flash", "mondrian", "greedy_merge", "microaggregation", "safepub"]
+)
+def test_a_column_named_len_is_an_ordinary_name(algorithm: str) -> None:
+    """polars names a group-by's count 'len': a quasi-identifier so named crashed Mondrian,
+    greedy merging, microaggregation and SafePub with polars' DuplicateError."""
+    frame = pl.DataFrame({"len": [1, 2, 1, 2, 3, 3, 1, 2] * 40, "sex": ["m", "m", "f", "f"] * 80})
+    qi = ["len"] if algorithm == "microaggregation" else ["len", "sex"]
+    options = {"options": {"epsilon": 2.0}} if algorithm == "safepub" else {"k": 2}
+    result = anonymize(frame, quasi_identifiers=qi, others="drop", algorithm=algorithm, **options)
+    assert result.verified
+    assert result.release.columns == qi

@@ -87,14 +87,14 @@ class Schema:
             raise ParameterError(
                 "quasi_identifiers", "anonymize", "a non-empty list of column names", qi
             )
-        reserved = [c for c in columns if c.startswith(RESERVED_PREFIX) or c == "*"]
+        reserved = [c for c in columns if c.startswith(RESERVED_PREFIX) or _pattern(c)]
         if reserved:
             raise ParameterError(
                 reserved[0],
                 "anonymize",
                 f"a column name other than '*' that does not start with {RESERVED_PREFIX!r} "
-                "(anonkit names its own working columns so, and polars reads '*' as every "
-                "column; rename the column)",
+                "and is not '^...$' (anonkit names its own working columns so, and polars "
+                "reads '*' as every column and '^...$' as a pattern; rename the column)",
                 reserved[0],
             )
         unknown = [c for c in dict.fromkeys(qi + ids + sens + ins) if c not in columns]
@@ -136,3 +136,9 @@ class Schema:
         """Columns published unchanged: sensitive and insensitive ones, in table order."""
         keep = (AttributeRole.SENSITIVE, AttributeRole.INSENSITIVE)
         return [c for c, r in self.roles if r in keep]
+
+
+def _pattern(name: str) -> bool:
+    """Whether polars reads the column name ``name`` as more than its own name: ``*``
+    (every column) or ``^...$`` (a regular expression)."""
+    return name == "*" or (len(name) > 1 and name.startswith("^") and name.endswith("$"))

@@ -41,6 +41,9 @@ from anonkit.verify import Verification, verify_release
 
 __all__ = ["SafePub", "Seed", "generalize_and_suppress"]
 
+#: The count column of the class sizes' group-by (a reserved name, core.schema.RESERVED_PREFIX).
+_SIZE = "__anonkit_size__"
+
 
 class Seed:
     """``None`` or an int >= 0 (the random generator's seed)."""
@@ -73,7 +76,7 @@ def generalize_and_suppress(
     small = out.select((size < k).alias("_small"))["_small"]
     star = pl.lit(SUPPRESSED, dtype=pl.String)
     out = out.with_columns([pl.when(small).then(star).otherwise(pl.col(c)).alias(c) for c in qi])
-    kept = out.filter(~small).group_by(qi).len()["len"].to_numpy().astype(np.int64)
+    kept = out.filter(~small).group_by(qi).len(_SIZE)[_SIZE].to_numpy().astype(np.int64)
     return out, int(small.sum()), kept
 
 

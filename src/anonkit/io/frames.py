@@ -41,7 +41,7 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
     Raises
     ------
     DataError
-        If a pandas column has no name, two have names that read the same (``0`` and
+        If a column has no name, two pandas columns have names that read the same (``0`` and
         ``"0"``, or a name given twice), or an ``object`` column mixes kinds of values (text and
         numbers, booleans and numbers) or holds values polars cannot hold.
     ParameterError
@@ -50,14 +50,14 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
     if isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
     if isinstance(frame, pl.DataFrame):
+        # polars renames a Series named "" when it builds a frame of it: a release would
+        # carry the column under another name
+        _check_named(frame.columns)
         return frame, "polars"
     module = type(frame).__module__.split(".")[0]
     if module == "pandas" and hasattr(frame, "columns"):
         names = [str(name) for name in frame.columns]
-        if "" in names:
-            raise DataError(
-                f"Column {names.index('') + 1} of the frame has no name; give every column a name."
-            )
+        _check_named(names)
         twice = [name for name, count in Counter(names).items() if count > 1]
         if twice:
             shown = ", ".join(repr(n) for n in twice)
@@ -69,6 +69,13 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
         columns = [_pandas_column(name, frame.iloc[:, j]) for j, name in enumerate(names)]
         return pl.DataFrame(columns), "pandas"
     raise ParameterError("frame", "anonymize", "a polars or pandas DataFrame", type(frame).__name__)
+
+
+def _check_named(names: list[str]) -> None:
+    if "" in names:
+        raise DataError(
+            f"Column {names.index('') + 1} of the frame has no name; give every column a name."
+        )
 
 
 def _pandas_column(name: str, series: Any) -> pl.Series:

@@ -15,6 +15,8 @@ from anonkit._frozen import FrozenDict
 from anonkit.core.transform import all_starred
 from anonkit.exceptions import EmptyDataError, UnknownColumnError
 
+#: The count column of the class sizes' group-by (a reserved name, core.schema.RESERVED_PREFIX).
+_SIZE = "__anonkit_size__"
 _BUCKETS = ((1, 1), (2, 2), (3, 4), (5, 9), (10, 19), (20, 49), (50, 99), (100, None))
 
 
@@ -131,7 +133,7 @@ def class_profile(
     suppressed = int(text.select(all_star.sum()).item())
     kept = text.filter(~all_star)
     sizes = (
-        kept.group_by(qi).len()["len"].to_numpy().astype(np.int64)
+        kept.group_by(qi).len(_SIZE)[_SIZE].to_numpy().astype(np.int64)
         if kept.height
         else np.zeros(0, dtype=np.int64)
     )
