@@ -64,6 +64,13 @@ def test_a_seed_makes_runs_repeat(adult_part, adult_hierarchies) -> None:
     assert a.release.equals(b.release) and dict(a.transformation) == dict(b.transformation)
 
 
+def test_a_lazy_frame_is_read_like_its_frame(adult_part, adult_hierarchies) -> None:
+    """A LazyFrame has no shape: SafePub read its size as 0 records and refused it."""
+    eager = _fit(adult_part, adult_hierarchies, steps=10, seed=11).result_
+    lazy = _fit(adult_part.lazy(), adult_hierarchies, steps=10, seed=11).result_
+    assert lazy.verified and lazy.release.equals(eager.release)
+
+
 def test_parameters_are_checked(adult_part, adult_hierarchies) -> None:
     with pytest.raises(ParameterError, match="epsilon"):
         _fit(adult_part, adult_hierarchies, epsilon=0.0)

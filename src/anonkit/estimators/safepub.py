@@ -198,7 +198,9 @@ class SafePub(Estimator):
                 "class below it)",
                 given.describe(),
             )
-        height = int(getattr(frame, "shape", (0,))[0])
+        if isinstance(frame, pl.LazyFrame):
+            frame = frame.collect()
+        height = int(getattr(frame, "shape", (self.k_,))[0])  # not a frame: fit says so
         if self.k_ > height:
             raise ParameterError(
                 "delta",
