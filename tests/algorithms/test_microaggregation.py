@@ -543,6 +543,18 @@ def test_integers_beyond_float_precision_are_refused(kind: str) -> None:
     assert res.release(ok)["x"].to_list() == [2**53 - 1] * 3 + [2**53 - 4] * 3
 
 
+@pytest.mark.parametrize("method", ["mdav", "univariate"])
+def test_values_whose_sums_would_overflow_are_refused(method: str) -> None:
+    """Means of 1e308 and 1e308 were released as inf, the loss measured as nan."""
+    frame = pl.DataFrame({"x": [1e308, -1e308] * 4, "y": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    with pytest.raises(DataError, match=r"'x'.*overflow") as caught:
+        Microaggregation(k=2, method=method).fit(frame)
+    assert "1e+308" not in str(caught.value)
+    # values far from the bound are aggregated as before
+    res = Microaggregation(k=2, method=method).fit(frame.with_columns(pl.col("x") * 1e-200))
+    assert np.isfinite(res.values).all() and np.isfinite(res.il)
+
+
 def test_frames_in_frames_out() -> None:
     frame = pl.DataFrame(
         {

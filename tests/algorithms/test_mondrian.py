@@ -880,6 +880,22 @@ def test_numeric_integers_beyond_float_precision_are_refused(dtype) -> None:
     )
 
 
+@pytest.mark.parametrize("numeric_release", ["mean", "range"])
+def test_numbers_whose_sums_would_overflow_are_refused(numeric_release: str) -> None:
+    """Means of 1e308 and 1e308 were inf (the release then refused as holding 'inf'
+    labels, which the input never held), and the domain's width too."""
+    df = pl.DataFrame({"x": [1e308, -1e308] * 4, "y": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    with pytest.raises(DataError, match=r"'x'.*overflow") as caught:
+        fit_frame(
+            df,
+            [KAnonymity(2)],
+            quasi_identifiers=["x", "y"],
+            numeric=["x", "y"],
+            numeric_release=numeric_release,
+        )
+    assert "1e+308" not in str(caught.value)
+
+
 def test_frame_adapter_orders_and_population() -> None:
     df = pl.DataFrame(
         {

@@ -8,6 +8,7 @@ the caller's type.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -450,8 +451,23 @@ def numeric_columns(
     n = arrays[0].size
     if n == 0:
         raise EmptyDataError()
-    table = np.column_stack(arrays) if arrays else np.zeros((n, 0))
-    return np.ascontiguousarray(table, dtype=np.float64), names
+    table = np.ascontiguousarray(np.column_stack(arrays), dtype=np.float64)
+    _check_magnitude(table, names)
+    return table, names
+
+
+def _check_magnitude(table: FloatArray, names: tuple[str, ...]) -> None:
+    """Refuse values so large that the sums of squared distances over the table (the
+    grouping, the loss) would overflow float64 (means released as ``inf``)."""
+    n, p = table.shape
+    bound = math.sqrt(float(np.finfo(np.float64).max) / (4.0 * n * p))
+    over = np.flatnonzero(np.abs(table).max(axis=0) > bound)
+    if over.size:
+        raise DataError(
+            f"Column {names[int(over[0])]!r} holds values beyond ±{bound:.3g}, where "
+            f"microaggregation's sums of squared distances over {n:,} records would "
+            "overflow float64; rescale it (divide by a unit) before microaggregating."
+        )
 
 
 def _frame_kind(data: Any) -> str:

@@ -59,6 +59,14 @@ def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
         raise DataError(
             f"Column {column!r} is declared numeric but holds values that are not numbers."
         ) from None
+    # the widths of the cuts and the partitions' sums (means) must stay finite
+    bound = float(np.finfo(np.float64).max) / (2.0 * max(values.size, 1))
+    if values.size and float(np.abs(values).max()) > bound:
+        raise DataError(
+            f"Column {column!r} holds numbers beyond ±{bound:.3g}, where Mondrian's widths "
+            f"and sums over {values.size:,} records would overflow float64; rescale it "
+            "(divide by a unit) before anonymizing."
+        )
     return NumericQI(column, values)
 
 
