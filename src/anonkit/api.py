@@ -238,13 +238,10 @@ class Anonymizer:
                 f"{', '.join(repr(a) for a in readers)})",
                 list(self.numeric),
             )
-        # local recoding runs in memory; Mondrian also on Spark and streamed from disk
-        engines = (
-            "polars",
-            "auto",
-            *(("spark", "streaming") if self.algorithm == "mondrian" else ()),
-        )
-        if self.algorithm in LOCAL_ALGORITHMS and self.engine not in engines:
+        # an estimator without an engine works on the table in memory; of the local
+        # recodings, Mondrian also runs on Spark and streamed from disk
+        has_engine = "engine" in init_parameters(_estimator_class(self.algorithm))
+        if not has_engine and self.engine not in ("polars", "auto"):
             raise ParameterError(
                 "engine",
                 "anonymize",

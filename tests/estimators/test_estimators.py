@@ -529,6 +529,27 @@ def test_numeric_is_refused_by_the_algorithms_that_would_ignore_it(
 
 
 @pytest.mark.parametrize(
+    "algorithm", ["greedy_merge", "microaggregation", "hilbert", "banga", "k_optimize"]
+)
+@pytest.mark.parametrize("engine", ["streaming", "spark"])
+def test_an_engine_is_refused_by_the_algorithms_that_would_ignore_it(
+    algorithm: str, engine: str
+) -> None:
+    """engine='streaming' with Hilbert, BangA or k-Optimize was ignored without a word:
+    the table was read into memory and a DataFrame came back."""
+    with pytest.raises(ParameterError, match=rf"'engine'.*'polars' or 'auto' with {algorithm}"):
+        anonkit.anonymize(
+            _people().drop("name"),
+            quasi_identifiers=["zip", "age"],
+            hierarchies={"zip": ZIP, "age": AGES},
+            sensitive=["disease"],
+            algorithm=algorithm,
+            engine=engine,
+            k=2,
+        )
+
+
+@pytest.mark.parametrize(
     "estimator", [FullDomain(privacy=K2), GreedyMerge(privacy=Privacy(KAnonymity(3)))], ids=repr
 )
 def test_an_estimator_that_ignores_numbers_refuses_numeric(estimator: Estimator) -> None:
