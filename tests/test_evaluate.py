@@ -17,6 +17,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.evaluate import LOSS_INFO, RISK_INFO, Evaluation, evaluate
 from anonkit.exceptions import (
     DataError,
+    MissingValuesError,
     ParameterError,
     UncoveredValueError,
     UnknownColumnError,
@@ -369,3 +370,16 @@ def test_missing_values_of_the_population_are_named_as_its() -> None:
     population = pd.concat([sample, pd.DataFrame({"zip": [None], "sex": ["F"]})])
     with pytest.raises(DataError, match="'zip' of the population table has 1 missing"):
         evaluate(sample, sample, quasi_identifiers=["zip", "sex"], population=population)
+
+
+def test_missing_sensitive_values_are_refused_not_counted_as_a_value() -> None:
+    """A class holding 'x' and two missing values was measured distinct 2-diverse: the
+    missing values were counted as one more value (verify_release and check refuse)."""
+    release = pl.DataFrame(
+        {"q": ["a", "a", "a", "b", "b", "b"], "s": ["x", None, None, "x", "y", "z"]}
+    )
+    with pytest.raises(MissingValuesError, match="'s' has 2 missing"):
+        evaluate(
+            release, release, quasi_identifiers=["q"], hierarchies={"q": [["a", "*"], ["b", "*"]]},
+            sensitive=["s"],
+        )  # fmt: skip

@@ -25,7 +25,7 @@ from anonkit._frozen import FrozenDict
 from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes
-from anonkit.exceptions import ParameterError, UnknownColumnError
+from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.levels import json_ready
@@ -189,9 +189,12 @@ def _names(value: object, parameter: str) -> list[str]:
 def _l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
     """Smallest distinct and entropy l over the released classes (Machanavajjhala 2007)."""
     kept = ~release.suppressed
+    nulls = int(np.count_nonzero(values.is_null().to_numpy()[kept]))
+    if nulls:  # not one more value: verify_release refuses them too
+        raise MissingValuesError(values.name, nulls)
     if not kept.any():
         return {"distinct_l": 0.0, "entropy_l": 0.0}
-    text = values.cast(pl.String).fill_null("\x00null")
+    text = values.cast(pl.String)
     uniq = text.unique(maintain_order=True)
     codes = text.cast(pl.Enum(uniq)).to_physical().to_numpy().astype(np.int64)
     n_classes = int(release.class_sizes.shape[0])
@@ -295,6 +298,9 @@ def evaluate(
         If a parameter is invalid.
     DataError, ValuesNotInHierarchyError
         If the release cannot be read against the original.
+    MissingValuesError
+        If a ``sensitive`` column has missing values in a class that is not suppressed
+        (l-diversity would count them as one more value).
     UncoveredValueError
         If a released label does not cover its row's original value (rows reordered, or a
         label of another record); exact numbers of ``numeric`` columns are aggregates.

@@ -40,7 +40,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT, check_counts
 from anonkit.engines.spark_csv import TEXT_SUFFIXES, unescape_formulas
-from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
+from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.tallied import (
     TalliedColumn,
@@ -153,11 +153,15 @@ def _diversity(rel: DataFrame, qi: Sequence[str], s: str, kept: Column) -> dict[
         F.count(F.lit(1)).alias("d"),
         F.sum("n").alias("size"),
         F.sum(F.col("n") * F.log2("n")).alias("nlogn"),
+        F.sum(F.when(F.col(s).isNull(), F.col("n")).otherwise(0)).alias("nulls"),
     )
     row = classes.agg(
         F.min("d").alias("d"),
         F.min(F.log2("size") - F.col("nlogn") / F.col("size")).alias("h"),
+        F.sum("nulls").alias("nulls"),
     ).collect()[0]
+    if row["nulls"]:  # not one more value: verify_release refuses them too
+        raise MissingValuesError(s, int(row["nulls"]))
     if row["d"] is None:
         return {"distinct_l": 0.0, "entropy_l": 0.0}
     return {"distinct_l": float(row["d"]), "entropy_l": float(2.0 ** max(float(row["h"]), 0.0))}

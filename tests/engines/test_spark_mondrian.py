@@ -174,6 +174,10 @@ def test_refusals_and_bad_input(spark: Any) -> None:
         anonymize(nulls, quasi_identifiers=["x"], k=2, **kw)
     with pytest.raises(ParameterError, match="population"):
         evaluate(source, source, quasi_identifiers=["x"], hierarchies={"x": h}, population=frame)
+    # as in memory, a missing sensitive value is not counted as one more value
+    gaps = to_spark(spark, frame.with_columns(pl.Series("s", ["u", None, None, "w"])))
+    with pytest.raises(MissingValuesError, match="'s' has 2 missing"):
+        evaluate(gaps, gaps, quasi_identifiers=["x"], hierarchies={"x": h}, sensitive=["s"])
 
 
 def test_evaluate_on_spark_equals_evaluate_in_memory(
