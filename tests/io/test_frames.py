@@ -218,3 +218,9 @@ def test_a_column_named_len_is_an_ordinary_name(algorithm: str) -> None:
     result = anonymize(frame, quasi_identifiers=qi, others="drop", algorithm=algorithm, **options)
     assert result.verified
     assert result.release.columns == qi
+
+
+def test_a_quasi_identifier_named_twice_is_refused_under_its_keyword() -> None:
+    """The message named the role ('quasi_identifying'), not the keyword the caller used."""
+    with pytest.raises(ParameterError, match="'quasi_identifiers' parameter of anonymize"):
+        anonymize(pl.DataFrame({"sex": SEX}), quasi_identifiers=["sex", "sex"], k=2)

@@ -101,11 +101,11 @@ class Schema:
         if unknown:
             raise UnknownColumnError(unknown, columns)
         seen: dict[str, AttributeRole] = {}
-        for names, role in (
-            (qi, AttributeRole.QUASI_IDENTIFYING),
-            (ids, AttributeRole.IDENTIFYING),
-            (sens, AttributeRole.SENSITIVE),
-            (ins, AttributeRole.INSENSITIVE),
+        for keyword, names, role in (
+            ("quasi_identifiers", qi, AttributeRole.QUASI_IDENTIFYING),
+            ("identifying", ids, AttributeRole.IDENTIFYING),
+            ("sensitive", sens, AttributeRole.SENSITIVE),
+            ("insensitive", ins, AttributeRole.INSENSITIVE),
         ):
             for name in names:
                 if name in seen and seen[name] is not role:
@@ -116,9 +116,7 @@ class Schema:
                         f"{seen[name].value} and {role.value}",
                     )
                 if name in seen:
-                    raise ParameterError(
-                        role.value, "anonymize", "a list without duplicates", names
-                    )
+                    raise ParameterError(keyword, "anonymize", "a list without duplicates", names)
                 seen[name] = role
         rest = [c for c in columns if c not in seen]
         if rest and mode == "error":
