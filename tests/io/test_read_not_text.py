@@ -57,9 +57,35 @@ def test_a_table_without_its_header_line_is_refused_without_quoting_it(
 
 
 @pytest.mark.parametrize(
+    ("record", "rows"),
+    [
+        # a date written like the dates below, beside a name and a diagnosis seen once
+        ("Jane Doe,1975-03-04,80331,HIV", "Name{i},19{i}-0{j}-1{j},8166{j},flu"),
+        # an e-mail address among addresses
+        ("Jane Doe,jane.doe@example.org,Stuttgart,Pilot", "N{i},n{i}@mail.example,Ulm,Cook"),
+        ("Jane Doe,04.03.1975,Pilot", "N{i},1{j}.0{j}.19{i},Cook"),
+    ],
+)
+def test_a_first_record_with_a_date_or_address_is_refused(
+    tmp_path: Path, record: str, rows: str
+) -> None:
+    """A rare first record (a name, a date, an e-mail address seen once) was read as the
+    header: its birth date, zip code and diagnosis became the release's column names."""
+    body = "".join(rows.format(i=10 + i, j=i % 9 + 1) + "\n" for i in range(40))
+    p = _write(tmp_path, (record + "\n" + body).encode())
+    for read in (read_table, scan_table):
+        with pytest.raises(InputFormatError, match="first line looks like a record") as exc:
+            read(p)
+        assert not any(cell in str(exc.value) for cell in record.split(","))
+
+
+@pytest.mark.parametrize(
     "text",
     [
         ROWS,
+        "name,born,email\nAnn,1975-03-04,a@b.org\nBob,1980-12-01,b@c.org\nCy,1990-01-02,c@d.org\n",
+        "id,2020-01-01,2020-01-02\n1,120,340\n2,75,1200\n3,9,15\n",  # dates over counts
+        "code,Q1\nA1,3\nB2,4\nC3,5\n",
         "id,2019,2020\n1,120,340\n2,75,1200\n3,9,15\n",  # years over counts
         "sex,partner_sex\nf,m\nm,f\nf,f\n",  # values that are not the names
         "a\n1\n2\n3\n",  # one column

@@ -11,6 +11,7 @@ import codecs
 import csv
 import gzip
 import io
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -223,24 +224,56 @@ def refuse_record_header(path: Path, sample: str, separator: str, whole: bool) -
         return
     header, body = rows[0], rows[1:]
     like: list[int] = []
+    shaped: list[int] = []
     for j, name in enumerate(header):
         values = [row[j].strip() for row in body if len(row) > j and row[j].strip()]
         if _like_values(name.strip(), values):
             like.append(j + 1)
-    if len(like) >= 2 and 2 * len(like) >= len(header):
-        shown = ", ".join(str(j) for j in like[:10]) + (", ..." if len(like) > 10 else "")
+        elif _shaped_like(name.strip(), values):
+            shaped.append(j + 1)
+    if shaped or (len(like) >= 2 and 2 * len(like) >= len(header)):
+        found = sorted(like + shaped)
+        shown = ", ".join(str(j) for j in found[:10]) + (", ..." if len(found) > 10 else "")
         raise InputFormatError(
             path,
             f"its first line looks like a record, not a line of column names: in columns "
             f"{shown} of {len(header)} it holds a value that the column holds below, or a "
-            "number written like them. anonkit reads the first line as the column names "
-            "and publishes them: add a line of column names at the top of the file.",
+            "number, date or address written like them. anonkit reads the first line as "
+            "the column names and publishes them: add a line of column names at the top "
+            "of the file.",
             line=1,
         )
 
 
 #: A number as a header cell or a value is compared: its digits and sign.
 _NUMBER_CELL = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?")
+
+
+def _shape(cell: str) -> str:
+    """A cell's outline: each run of digits ``9``, of letters ``a``, other characters as
+    they are (``1975-03-04`` and ``2001-12-31``: ``9-9-9``)."""
+    marks = ("9" if c.isdigit() else "a" if c.isalpha() else c for c in cell)
+    return "".join(m for m, _ in itertools.groupby(marks))
+
+
+#: Outlines that a column name hardly ever has: a number with other marks than a sign or
+#: a decimal point (dates, times, codes such as ``12/03``).
+_RECORD_SHAPE = re.compile(r"(?=.*9)(?![+-]?9(\.9)?$).*[^a9 _].*")
+#: An e-mail address, as a header cell or a value.
+_ADDRESS = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def _shaped_like(name: str, values: Sequence[str]) -> bool:
+    """Whether a header cell ``name`` has an outline that column names hardly have (a
+    date, an e-mail address) and that most of the column's ``values`` share."""
+    if not values:
+        return False
+    if _ADDRESS.fullmatch(name):
+        return 2 * sum(_ADDRESS.fullmatch(v) is not None for v in values) >= len(values)
+    outline = _shape(name)
+    if _RECORD_SHAPE.fullmatch(outline) is None:
+        return False
+    return 2 * sum(_shape(v) == outline for v in values) >= len(values)
 
 
 def _like_values(name: str, values: Sequence[str]) -> bool:
