@@ -15,6 +15,7 @@ from test_cli_commands import run_module
 from typer.testing import CliRunner
 
 from anonkit.cli.main import app
+from anonkit.io.tables import read_table
 
 runner = CliRunner()
 
@@ -273,6 +274,42 @@ def test_formula_cells_are_neutralized_in_the_release(tmp_path: Path) -> None:
     cfg = _config(tmp_path, body + '[release]\ncsv_formulas = "keep"\n')
     assert _run("anonymize", str(cfg))[0] == 0
     assert "\n" + "=cmd" in "\n" + (tmp_path / "release.csv").read_text().replace(",", "\n")
+
+
+@pytest.mark.parametrize("formulas", ["escape", "keep"])
+@pytest.mark.parametrize("engine", ["polars", "streaming"])
+def test_check_reads_escaped_cells_as_anonymize_wrote_them(
+    tmp_path: Path, formulas: str, engine: str
+) -> None:
+    """'=1+1' escaped became '=1+1' written by the user as '\\'=1+1': anonymize verified
+    distinct 2-diversity and wrote a 1-diverse file (the streaming engine, which checks
+    the file, stopped with an internal error); check read 1-diversity from it, with
+    csv_formulas = "keep" too, since it unescaped the raw cells."""
+    rows = [("m" if i % 4 < 2 else "f", "=1+1" if i % 2 else "'=1+1") for i in range(20)]
+    _write_csv(tmp_path / "data.csv", rows, header=("sex", "note"))
+    body = (
+        '[attributes]\nquasi_identifiers = ["sex"]\nsensitive = ["note"]\n'
+        '[hierarchies]\nsex = { type = "suppression" }\n[privacy]\nk = 2\n'
+        'models = [{ name = "distinct_l_diversity", attribute = "note", l = 2 }]\n'
+        f'[release]\ncsv_formulas = "{formulas}"\n'
+    )
+    cfg = _config(tmp_path, body)
+    code, _, err = _run("anonymize", str(cfg), "--engine", engine, "-q")
+    if engine == "streaming" and formulas == "keep":
+        assert code == 2 and "always escapes formulas" in err
+        return
+    assert code == 0, err
+    written = read_table(tmp_path / "release.csv")
+    assert written["note"].n_unique() == 2
+    code, out, err = _run("check", str(tmp_path / "release.csv"), "-c", str(cfg))
+    assert code == 0, out + err
+    assert "NOT met" not in out
+    original, release = str(tmp_path / "data.csv"), str(tmp_path / "release.csv")
+    figures = tmp_path / "figures.json"
+    code, out, err = _run("evaluate", original, release, "-c", str(cfg), "--json", str(figures))
+    assert code == 0, out + err
+    privacy = json.loads(figures.read_text())["privacy"]
+    assert privacy["l_diversity"]["note"]["distinct_l"] == 2
 
 
 def test_html_report_escapes_hostile_labels(tmp_path: Path) -> None:

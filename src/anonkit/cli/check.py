@@ -160,8 +160,11 @@ def check_command(
 
     with progress_reporter(progress) as reporter:
         start_stage(reporter, f"Reading {data.name}")
-        # a release as released: anonymize's formula escapes ('@home) undone
-        frame = read_table(data, separator=separator, encoding=encoding, csv_formulas="unescape")
+        # a release as released: anonymize's formula escapes ('@home) undone, unless its
+        # configuration wrote the cells raw
+        raw = cfg is not None and cfg.csv_formulas == "keep"
+        formulas = "keep" if raw else "unescape"
+        frame = read_table(data, separator=separator, encoding=encoding, csv_formulas=formulas)
         start_stage(reporter, "Measuring the classes")
         n_star = starred_rows(frame, columns)
         starred = starred_suppressed(n_star, frame.height, limit)

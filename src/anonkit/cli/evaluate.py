@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from anonkit.models.base import PrivacyModel
 
 #: Sections of a run configuration that a measurement reads.
-MEASURE_SECTIONS = ("read", "attributes", "hierarchies", "privacy")
+MEASURE_SECTIONS = ("read", "attributes", "hierarchies", "privacy", "release")
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,9 @@ class MeasureConfig:
         ``[privacy] suppression_limit`` when the file gives it (``None`` otherwise): up to
         that share, records at ``*`` everywhere are suppressed ones, beyond it a class
         (:func:`starred_limit`, :func:`~anonkit.metrics.classes.starred_suppressed`).
+    csv_formulas
+        ``[release] csv_formulas``: ``"escape"`` (the default; a CSV release is read with
+        anonkit's formula escapes undone) or ``"keep"`` (its cells were written raw).
     """
 
     path: Path
@@ -85,6 +88,7 @@ class MeasureConfig:
     population: Path | None = None
     read: Mapping[str, Any] = field(default_factory=lambda: FrozenDict({}))
     suppression_limit: float | None = None
+    csv_formulas: str = "escape"
 
 
 def read_measure_config(
@@ -145,6 +149,7 @@ def read_measure_config(
             if isinstance(privacy, dict) and "suppression_limit" in privacy
             else None
         ),
+        csv_formulas=cfg.csv_formulas,
     )
 
 
@@ -416,8 +421,10 @@ def _measure(
     start_stage(bar, f"Reading {original.name}")
     orig = read_table(original, **read)
     start_stage(bar, f"Reading {release.name}")
-    # the release as released: anonymize's formula escapes ('@home) undone
-    rel = read_table(release, separator=read.get("separator"), csv_formulas="unescape")
+    # the release as released: anonymize's formula escapes ('@home) undone, unless the
+    # configuration wrote the cells raw
+    formulas = "keep" if cfg.csv_formulas == "keep" else "unescape"
+    rel = read_table(release, separator=read.get("separator"), csv_formulas=formulas)
     pop = _read_population(population, cfg, separator)
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))

@@ -51,8 +51,10 @@ OUTPUT_FORMATS: dict[str, str] = {
 }
 #: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-#: A cell that starts like a spreadsheet formula (regular expression).
-FORMULA_START = r"^[=+\-@\t\r]"
+#: A cell that starts like a spreadsheet formula (regular expression), after any ``'``s:
+#: ``'=x`` gets a ``'`` too, so that it stays apart from ``=x`` escaped (``''=x`` and
+#: ``'=x``) and reads back as it was.
+FORMULA_START = r"^'*[=+\-@\t\r]"
 #: A number written as text (never escaped).
 NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 _CSV_FORMULAS = ("escape", "keep")
@@ -373,8 +375,9 @@ def unescape_name(name: str) -> str:
 
 
 def escape_name(name: str) -> str:
-    """A column name a spreadsheet would run as a formula, with a leading ``'``."""
-    if name.startswith(FORMULA_PREFIXES) and not _is_number(name):
+    """A column name a spreadsheet would run as a formula (or one that is ``'`` before
+    such a name), with a leading ``'``."""
+    if name.lstrip("'").startswith(FORMULA_PREFIXES) and not _is_number(name):
         return "'" + name
     return name
 
