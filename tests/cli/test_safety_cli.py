@@ -312,6 +312,29 @@ def test_check_reads_escaped_cells_as_anonymize_wrote_them(
     assert privacy["l_diversity"]["note"]["distinct_l"] == 2
 
 
+def test_a_failure_after_the_release_was_written_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary that could not be written (a full disk) ended the run with an error
+    that did not say the release had already been replaced."""
+    import errno
+
+    import anonkit.cli.anonymize as command
+
+    _write_csv(tmp_path / "data.csv", ROWS)
+    cfg = _config(tmp_path, '[attributes]\nquasi_identifiers = ["age", "zip"]\nothers = "drop"\n')
+
+    def full_disk(summary: Path | None, *args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(summary))
+
+    monkeypatch.setattr(command, "_write_texts", full_disk)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run("anonymize", str(cfg), "--summary", "s.json")
+    assert code == 1
+    assert "No space left on device. Already written: release.csv." in err
+    _no_leftovers(tmp_path)
+
+
 def test_html_report_escapes_hostile_labels(tmp_path: Path) -> None:
     rows = [(*r[:4], "<script>x</script>", r[5]) for r in ROWS]
     _write_csv(tmp_path / "data.csv", rows)

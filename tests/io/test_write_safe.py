@@ -208,6 +208,19 @@ def test_an_output_that_cannot_be_written_is_refused_before_the_work(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # the probe is gone
 
 
+def test_an_output_name_too_long_for_the_file_system_is_refused_first(tmp_path: Path) -> None:
+    """The probe took any name in the folder: a 250-character summary name passed it,
+    and failed after the release had been replaced, naming its temporary file."""
+    from anonkit.exceptions import OutputLocationError
+    from anonkit.io.write import check_output
+
+    long = tmp_path / ("s" * 250 + ".json")
+    with pytest.raises(OutputLocationError, match="too long") as err:
+        check_output(long, [])
+    assert ".tmp" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_anonymize_checks_its_output_location_first(tmp_path: Path) -> None:
     import anonkit
     from anonkit.exceptions import OutputLocationError

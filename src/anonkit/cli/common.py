@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import polars as pl
@@ -15,6 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from anonkit._atomic import CommitLog
+from anonkit.cli.interrupt import written_note
 from anonkit.cli.progress import ProgressReporter
 from anonkit.engines.spark_session import worker_problem
 from anonkit.exceptions import SHOW_ERRORS, AnonkitError, LeakWarning, SuppressedColumnWarning
@@ -91,19 +94,21 @@ def one_line(message: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def fail(message: str, code: int) -> typer.Exit:
-    """Print ``error: <message>`` on stderr and return the exit to raise."""
-    typer.echo(f"error: {one_line(message)}", err=True)
+def fail(message: str, code: int, written: Sequence[Path] = ()) -> typer.Exit:
+    """Print ``error: <message>`` on stderr, followed by the files already ``written``
+    (:func:`~anonkit.cli.interrupt.written_note`), and return the exit to raise."""
+    typer.echo(f"error: {one_line(message)}{written_note(written)}", err=True)
     return typer.Exit(code)
 
 
-def _untold(what: str, err: BaseException) -> typer.Exit:
+def _untold(what: str, err: BaseException, written: Sequence[Path] = ()) -> typer.Exit:
     """The one line for another library's error: its message can quote the data it
     stopped on, and records are never printed (``ANONKIT_SHOW_ERRORS=1`` shows it)."""
     return fail(
         f"{what} ({type(err).__name__}); its message is not shown, as it can quote "
         f"records: set {SHOW_ERRORS}=1 to see it",
         1,
+        written,
     )
 
 
@@ -115,28 +120,32 @@ def guarded(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except AnonkitError as err:
-            raise fail(str(err), err.exit_code) from None
-        except OSError as err:
-            # a rename names the user's path second (the first is the temporary file)
-            name = getattr(err, "filename2", None) or getattr(err, "filename", None)
-            where = f"{name}: " if name else ""
-            raise fail(f"Cannot write or read {where}{err.strerror or err}", 1) from None
-        except pl.exceptions.PolarsError as err:
-            if os.environ.get(SHOW_ERRORS):
-                raise
-            raise _untold("polars stopped on the data", err) from None
-        except Exception as err:
-            if not type(err).__module__.startswith(("pyspark.", "py4j.")):
-                raise
-            problem = worker_problem(err)
-            if problem is not None:  # the setup, not the data: what to set
-                raise fail(problem, 2) from None
-            if os.environ.get(SHOW_ERRORS):
-                raise
-            raise _untold("Spark stopped", err) from None
+        # the files the command renamed into place before it failed are named after the
+        # error: a release already replaced is news to whoever reads "error"
+        with CommitLog() as log:
+            try:
+                return func(*args, **kwargs)
+            except AnonkitError as err:
+                raise fail(str(err), err.exit_code, log.paths) from None
+            except OSError as err:
+                # a rename names the user's path second (the first is the temporary file)
+                name = getattr(err, "filename2", None) or getattr(err, "filename", None)
+                where = f"{name}: " if name else ""
+                line = f"Cannot write or read {where}{err.strerror or err}"
+                raise fail(line, 1, log.paths) from None
+            except pl.exceptions.PolarsError as err:
+                if os.environ.get(SHOW_ERRORS):
+                    raise
+                raise _untold("polars stopped on the data", err, log.paths) from None
+            except Exception as err:
+                if not type(err).__module__.startswith(("pyspark.", "py4j.")):
+                    raise
+                problem = worker_problem(err)
+                if problem is not None:  # the setup, not the data: what to set
+                    raise fail(problem, 2) from None
+                if os.environ.get(SHOW_ERRORS):
+                    raise
+                raise _untold("Spark stopped", err, log.paths) from None
 
     return wrapper  # type: ignore[return-value]
 

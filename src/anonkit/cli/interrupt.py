@@ -67,6 +67,7 @@ __all__ = [
     "interruption_line",
     "run_command",
     "saying",
+    "written_note",
 ]
 
 #: Exit code of an interrupted command (128 + SIGINT; 128 + the signal for the others).
@@ -216,10 +217,22 @@ def interruption_line(message: str | None, written: Sequence[Path]) -> str:
         ]
         if not written:
             return message
-        return f"{message.rstrip()} Already written: {_listing(written)}."
+        return message.rstrip() + written_note(written)
     if not written:
         return DEFAULT_MESSAGE
     return f"Interrupted; already written: {_listing(written)}."
+
+
+def written_note(written: Sequence[Path]) -> str:
+    """What a command that stops on an error adds to its line: the files it had already
+    written (renamed into place, so complete), or nothing.
+
+    Examples
+    --------
+    >>> written_note([]), written_note([Path.cwd() / "out" / "release.csv"])
+    ('', ' Already written: out/release.csv.')
+    """
+    return f" Already written: {_listing(written)}." if written else ""
 
 
 #: How many files or folders :func:`interruption_line` names at most.

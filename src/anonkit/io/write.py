@@ -7,6 +7,7 @@ in text output (CSV injection, OWASP).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import tempfile
@@ -137,9 +138,9 @@ def check_not_input(output: str | os.PathLike[str], sources: Iterable[Any]) -> N
 def check_output(output: str | Path, sources: Iterable[Any]) -> None:
     """Refuse, before long work, an ``output`` that names an input
     (:func:`check_not_input`) or that cannot be written: its nearest existing folder must
-    take a new file, which an empty temporary file created and removed there proves
-    (folders still missing are not created). A URL (``s3://...``, Spark's output) is not
-    probed.
+    take a new file named like the write's temporary file, which an empty one created
+    and removed there proves (folders still missing are not created). A URL
+    (``s3://...``, Spark's output) is not probed.
 
     Raises
     ------
@@ -162,10 +163,12 @@ def check_output(output: str | Path, sources: Iterable[Any]) -> None:
         folder = folder.parent
     if not folder.is_dir():
         raise OutputLocationError(output, f"{folder} is not a folder")
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".anonkit-probe.", dir=folder)
+    try:  # named as the write's own temporary file is, so a name too long fails here
+        fd, probe = tempfile.mkstemp(prefix=f".{Path(local).name}.", suffix=".tmp", dir=folder)
     except OSError as err:
         why = f"its folder {folder} takes no new file ({err.strerror or err})"
+        if err.errno == errno.ENAMETOOLONG:
+            why = "its name is too long for the file system"
         raise OutputLocationError(output, why) from None
     try:
         os.close(fd)
