@@ -9,11 +9,17 @@ refuses them with what the file is and how to hand its table to anonkit.
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import re
 from pathlib import Path
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from anonkit.exceptions import InputFileError, InputFormatError
+
+if TYPE_CHECKING:
+    from _csv import Reader
 
 __all__ = ["other_format", "table_format"]
 
@@ -140,3 +146,41 @@ def other_format(path: Path, head: bytes) -> str | None:
         return None
     what, todo = _FAMILIES[family]
     return f"it is {what}, not delimited text; anonkit reads CSV, TSV and Parquet: {todo}."
+
+
+def refuse_nul(path: Path, data: bytes, start: int) -> None:
+    """Refuse text holding a NUL byte: UTF-16 without a byte-order mark (every other
+    byte of Latin text is NUL) or a file that is not text, which UTF-8 would take."""
+    if start == 0 and data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return  # marked UTF-16: the UTF-8 decoding error says to declare it
+    at = data.find(b"\x00")
+    if at >= 0:
+        line = data.count(b"\n", 0, at) + 1
+        # Latin text in UTF-16: the NUL is the high byte, first (big-endian) or second
+        utf16 = "utf-16-be" if (start + at) % 2 == 0 else "utf-16-le"
+        raise InputFormatError(
+            path,
+            f"line {line} holds a NUL byte (byte offset {start + at}): the file is not "
+            f'UTF-8 text; if it is UTF-16 ("Unicode text"), declare encoding = "{utf16}" '
+            "or save it as UTF-8.",
+            line=line,
+        )
+
+
+#: The longest field the csv module reads (its default, 131,072 characters, stops a
+#: long free-text cell); raised once, process-wide: it is only a ceiling.
+_FIELD_LIMIT: Final = 2**31 - 1
+
+
+def csv_rows(text: str, delimiter: str) -> Reader:
+    """A :func:`csv.reader` over ``text``: fields of any length, and line ends ``\\n``,
+    ``\\r\\n`` or ``\\r`` alike (its ``line_num`` counts them).
+
+    Examples
+    --------
+    >>> list(csv_rows("a;b\\rc;d\\r", ";"))
+    [['a', 'b'], ['c', 'd']]
+    """
+    if csv.field_size_limit() < _FIELD_LIMIT:
+        csv.field_size_limit(_FIELD_LIMIT)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)

@@ -537,3 +537,37 @@ def test_decimal_commas_are_read_with_a_decimal_point_when_asked(tmp_path: Path)
         read_table(p, decimal_comma="yes")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="decimal_comma"):
         scan_table(p, decimal_comma=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_a_field_longer_than_pythons_csv_limit_reads(tmp_path: Path, quoted: bool) -> None:
+    """A 200,000-character free-text cell in the first MiB stopped every command with a
+    traceback: Python's csv module, which samples the file, refuses fields over 131,072
+    characters by default."""
+    note = "x" * 200_000
+    cell = f'"{note}, still"' if quoted else note
+    p = tmp_path / "t.csv"
+    p.write_text(f"age,note\n31,{cell}\n45,short\n39,short\n", encoding="utf-8")
+    for read in (read_table, lambda path: scan_table(path).collect()):
+        frame = read(p)
+        assert frame.height == 3 and len(frame["note"][0]) == len(cell) - 2 * quoted
+
+
+def test_hierarchy_text_with_old_mac_line_ends_or_long_labels_reads(tmp_path: Path) -> None:
+    """A hierarchy file with carriage-return line ends, or a label over 131,072
+    characters, stopped with a traceback from the csv module."""
+    rows = [["81667", "8166*", "*"], ["81675", "816**", "*"]]
+    for end in ("\r", "\r\n", "\n"):
+        text = end.join(";".join(r) for r in rows) + end
+        assert Hierarchy.from_text(text, name="zip") == Hierarchy(rows, name="zip")
+    long = [["a" * 200_000, "*"], ["b", "*"]]
+    assert Hierarchy.from_text("a" * 200_000 + ";*\nb;*\n") == Hierarchy(long)
+
+
+def test_hierarchy_file_with_a_nul_byte_is_refused(tmp_path: Path) -> None:
+    """A data file with a NUL byte is refused; a hierarchy file with one was read, its
+    labels holding NUL characters."""
+    p = tmp_path / "zip.csv"
+    p.write_bytes(b"81667;8166*;*\n81\x0075;816**;*\n")
+    with pytest.raises(InputFormatError, match="NUL byte"):
+        Hierarchy.from_csv(p)

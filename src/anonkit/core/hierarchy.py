@@ -20,7 +20,7 @@ import numpy as np
 
 from anonkit._arrays import IntArray
 from anonkit._atomic import atomic_write_text
-from anonkit._formats import other_format
+from anonkit._formats import csv_rows, other_format, refuse_nul
 from anonkit.exceptions import (
     HierarchyError,
     InputEncodingError,
@@ -264,6 +264,8 @@ class Hierarchy:
         reason = other_format(p, raw[:32])  # a hierarchy built in a spreadsheet, saved as is
         if reason is not None:
             raise InputFormatError(p, reason)
+        if not codec.startswith(("utf-16", "utf-32")):
+            refuse_nul(p, raw, 0)
         try:
             if codec == "utf-8":
                 text = raw.decode("utf-8-sig")  # drops one byte-order mark
@@ -284,7 +286,13 @@ class Hierarchy:
         if not stripped:
             raise HierarchyError("the file is empty.", column=name)
         sep = separator or detect_separator(stripped.splitlines()[0])
-        rows = list(csv.reader(io.StringIO(stripped), delimiter=sep))
+        reader = csv_rows(stripped, sep)
+        try:
+            rows = list(reader)
+        except csv.Error as exc:
+            raise HierarchyError(
+                f"line {reader.line_num} is not CSV ({exc}).", column=name
+            ) from None
         return cls(rows, name=name)
 
     def to_csv(self, path: str | Path | None = None, *, separator: str = ";") -> str:

@@ -8,9 +8,7 @@ separators and line breaks inside quotes belong to the field.
 from __future__ import annotations
 
 import codecs
-import csv
 import gzip
-import io
 import itertools
 import re
 from collections import Counter
@@ -21,8 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from anonkit._arrays import IntArray
+from anonkit._formats import csv_rows, refuse_nul
 from anonkit.exceptions import InputEncodingError, InputFormatError
-from anonkit.io.source import refuse_nul
 
 #: Separators tried when none is given, in order of preference on a tie.
 CANDIDATES: tuple[str, ...] = (",", ";", "\t", "|")
@@ -92,7 +90,7 @@ def sample_head(path: Path, encoding: str = "utf-8") -> tuple[str, bool]:
 
 
 def _rows(sample: str, separator: str, whole: bool) -> list[list[str]]:
-    rows = list(csv.reader(io.StringIO(sample, newline=""), delimiter=separator))
+    rows = list(csv_rows(sample, separator))
     if not whole and len(rows) > 1:
         rows = rows[:-1]  # the last record may be cut (a quoted line break near the end)
     return [row for row in rows[: SAMPLE_RECORDS + 1] if row]
@@ -301,7 +299,7 @@ def one_column_separator(sample: str, whole: bool = True) -> str:
 
 def header_fields(sample: str, separator: str) -> list[str]:
     """The header record of ``sample`` split by ``separator`` (CSV quoting applies)."""
-    for row in csv.reader(io.StringIO(sample, newline=""), delimiter=separator):
+    for row in csv_rows(sample, separator):
         if row:  # polars skips blank lines before the header
             return row
     return []
@@ -511,7 +509,7 @@ def python_field_counts(text: str, separator: str) -> tuple[list[int], list[int]
     """:func:`field_counts` computed with :mod:`csv` (the reference, slower)."""
     counts: list[int] = []
     lines: list[int] = []
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    reader = csv_rows(text, separator)
     start = 1
     for row in reader:
         counts.append(len(row))

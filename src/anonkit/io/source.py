@@ -7,6 +7,7 @@ import codecs
 import re
 from pathlib import Path
 
+from anonkit._formats import refuse_nul
 from anonkit.exceptions import InputEncodingError, InputFileError, InputFormatError
 
 __all__ = ["TextSource", "refuse_nul"]
@@ -71,25 +72,6 @@ class TextSource:
         if self._data is None and self.utf8:
             return self.path
         return self.data()
-
-
-def refuse_nul(path: Path, data: bytes, start: int) -> None:
-    """Refuse text holding a NUL byte: UTF-16 without a byte-order mark (every other
-    byte of Latin text is NUL) or a file that is not text, which UTF-8 would take."""
-    if start == 0 and data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return  # marked UTF-16: the UTF-8 decoding error says to declare it
-    at = data.find(b"\x00")
-    if at >= 0:
-        line = data.count(b"\n", 0, at) + 1
-        # Latin text in UTF-16: the NUL is the high byte, first (big-endian) or second
-        utf16 = "utf-16-be" if (start + at) % 2 == 0 else "utf-16-le"
-        raise InputFormatError(
-            path,
-            f"line {line} holds a NUL byte (byte offset {start + at}): the file is not "
-            f'UTF-8 text; if it is UTF-16 ("Unicode text"), declare encoding = "{utf16}" '
-            "or save it as UTF-8.",
-            line=line,
-        )
 
 
 #: Control characters that Latin-1 gives the bytes 0x80-0x9F, which Windows files
