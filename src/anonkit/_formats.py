@@ -184,3 +184,17 @@ def csv_rows(text: str, delimiter: str) -> Reader:
     if csv.field_size_limit() < _FIELD_LIMIT:
         csv.field_size_limit(_FIELD_LIMIT)
     return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+
+
+def require_file(path: Path) -> None:
+    """Refuse a ``path`` that is not a file: missing, or a folder (named as such).
+
+    Raises
+    ------
+    InputFileError
+        Saying which.
+    """
+    if not path.is_file():
+        raise InputFileError(
+            path, "it is a folder; name a file" if path.is_dir() else "no such file"
+        )

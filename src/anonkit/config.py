@@ -275,6 +275,12 @@ def _string(value: object, key: str, where: str) -> str:
 
 
 def _string_list(value: object, key: str, where: str) -> tuple[str, ...]:
+    if isinstance(value, str) and "," in value:  # names in one string, as on the CLI
+        names = ", ".join(f'"{n.strip()}"' for n in value.split(","))
+        raise ConfigError(
+            f"The key '{key}' in {where} is one string, {value!r}; list the names: "
+            f"[{names}] (a name holding a comma goes alone in a list)."
+        )
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

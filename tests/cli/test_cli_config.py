@@ -272,3 +272,16 @@ def test_safepub_runs_from_a_configuration_without_k(tmp_path: Path) -> None:
     assert cfg.k is None and cfg.algorithm == "safepub"
     with pytest.raises(ConfigError, match="The key 'k' is missing"):
         load_config(write(tmp_path, text.replace("safepub", "flash")))
+
+
+def test_names_written_as_one_comma_separated_string_are_pointed_out(tmp_path: Path) -> None:
+    """quasi_identifiers = "age,sex,zip" was read as one column so named, and the error
+    blamed [hierarchies] for naming columns that are no quasi-identifiers."""
+    text = (
+        'input = "t.csv"\n[attributes]\nquasi_identifiers = "age,sex,zip"\n'
+        '[hierarchies]\nage = { type = "masking" }\n[privacy]\nk = 2\n'
+    )
+    with pytest.raises(ConfigError, match=r"'attributes.quasi_identifiers'.*\[\"age\", \"sex\""):
+        load_config(write(tmp_path, text))
+    one = 'input = "t.csv"\n[attributes]\nquasi_identifiers = "age"\n[privacy]\nk = 2\n'
+    assert load_config(write(tmp_path, one)).quasi_identifiers == ("age",)

@@ -571,3 +571,14 @@ def test_hierarchy_file_with_a_nul_byte_is_refused(tmp_path: Path) -> None:
     p.write_bytes(b"81667;8166*;*\n81\x0075;816**;*\n")
     with pytest.raises(InputFormatError, match="NUL byte"):
         Hierarchy.from_csv(p)
+
+
+def test_a_folder_given_as_the_input_is_named_a_folder(tmp_path: Path) -> None:
+    """The message said 'no such file' for a path that exists, as a folder."""
+    folder = tmp_path / "base.csv"
+    folder.mkdir()
+    for read in (read_table, scan_table):
+        with pytest.raises(InputFileError, match="it is a folder; name a file"):
+            read(folder)
+    with pytest.raises(InputFileError, match="no such file"):
+        read_table(tmp_path / "missing.csv")

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from anonkit._arrays import IntArray
-from anonkit._formats import table_format
+from anonkit._formats import require_file, table_format
 from anonkit._validation import check_bool
 from anonkit.exceptions import (
     EmptyDataError,
@@ -180,8 +180,7 @@ def scan_table(
     tokens = check_read_parameters(separator, encoding, missing)
     check_bool(decimal_comma, "decimal_comma", "scan_table")
     p = Path(path)
-    if not p.is_file():
-        raise InputFileError(p, "no such file")
+    require_file(p)
     if table_format(p) == "parquet":
         lazy = pl.scan_parquet(p)
         names = lazy.collect_schema().names()
@@ -286,8 +285,7 @@ def read_table_info(
     p = Path(path)
     tokens = check_read_parameters(separator, encoding, missing)
     check_bool(decimal_comma, "decimal_comma", "read_table")
-    if not p.is_file():
-        raise InputFileError(p, "no such file")
+    require_file(p)
     if table_format(p) == "parquet":
         frame = _read_parquet(p)
         return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from anonkit._formats import require_file
 from anonkit.exceptions import ConfigError, InputFileError, did_you_mean
 
 __all__ = ["check_keys", "read_toml", "type_name"]
@@ -41,8 +42,7 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         If it is not valid TOML.
     """
     p = Path(path)
-    if not p.is_file():
-        raise InputFileError(p, "no such file")
+    require_file(p)
     try:
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
