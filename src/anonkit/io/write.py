@@ -21,6 +21,7 @@ import polars as pl
 from anonkit._atomic import atomic_write
 from anonkit.exceptions import (
     ConfigError,
+    DataError,
     OutputFormatError,
     OutputIsInputError,
     OutputLocationError,
@@ -252,6 +253,8 @@ def write_table(
         If the extension is not one of the above.
     ParameterError
         If ``csv_formulas`` is not ``"escape"`` or ``"keep"``.
+    DataError
+        If CSV or TSV output would hold a list, struct, binary or object column.
 
     Examples
     --------
@@ -269,6 +272,16 @@ def write_table(
     if fmt == "parquet":
         atomic_write(p, lambda tmp: frame.write_parquet(tmp))
         return WriteInfo(fmt, 0)
+    nested = [
+        f"{name!r} holds {dtype.base_type()}"
+        for name, dtype in frame.schema.items()
+        if dtype.is_nested() or dtype in (pl.Binary, pl.Object)
+    ]
+    if nested:
+        raise DataError(
+            f"Column {', '.join(nested)} values, which a {fmt.upper()} file cannot hold: "
+            "write Parquet (.parquet), or leave such columns out of the release."
+        )
     sep = field_separator(fmt, separator)
     escaped = 0
     if csv_formulas == "escape":
