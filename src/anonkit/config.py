@@ -57,12 +57,12 @@ Format
                                    # max_nodes, seed)
     metric_options = { aggregate = "geometric", weights = { age = 2.0 } }
                                    # loss: arithmetic (default) or geometric (ARX) mean
-
-    [search.options]               # hilbert, banga, k_optimize, safepub, k_epsilon: the
-    epsilon = 1.0                  # estimator's own parameters (see anonkit.estimators)
     mode = "strict"                # mondrian: strict or relaxed
     cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...
     method = "mdav"                # microaggregation: univariate, mdav, gmm
+
+    [search.options]               # hilbert, banga, k_optimize, safepub, k_epsilon: the
+    epsilon = 1.0                  # estimator's own parameters (see anonkit.estimators)
 
     [release]
     suppressed = "mask"            # "mask" (rows of '*') or "drop"
