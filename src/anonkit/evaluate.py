@@ -189,8 +189,7 @@ def _names(value: object, parameter: str) -> list[str]:
 def _l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
     """Smallest distinct and entropy l over the released classes (Machanavajjhala 2007)."""
     kept = ~release.suppressed
-    nulls = int(np.count_nonzero(values.is_null().to_numpy()[kept]))
-    if nulls:  # not one more value: verify_release refuses them too
+    if nulls := int(np.count_nonzero(values.is_null().to_numpy()[kept])):  # not a value
         raise MissingValuesError(values.name, nulls)
     if not kept.any():
         return {"distinct_l": 0.0, "entropy_l": 0.0}
@@ -299,8 +298,7 @@ def evaluate(
     DataError, ValuesNotInHierarchyError
         If the release cannot be read against the original.
     MissingValuesError
-        If a ``sensitive`` column has missing values in a class that is not suppressed
-        (l-diversity would count them as one more value).
+        If a ``sensitive`` column has missing values in records that are not suppressed.
     UncoveredValueError
         If a released label does not cover its row's original value (rows reordered, or a
         label of another record); exact numbers of ``numeric`` columns are aggregates.
