@@ -111,9 +111,9 @@ def atomic_path(path: Path) -> Iterator[Path]:
         else:
             with contextlib.suppress(OSError):
                 tmp_path.unlink()
-        if isinstance(err, OSError) and err.filename == str(tmp_path) and not err.filename2:
-            # name the file the caller asked for: the temporary one is gone
-            raise OSError(err.errno, err.strerror, str(path)) from err
+        if isinstance(err, OSError) and err.filename in (str(tmp_path), None):
+            if not err.filename2:  # name the file the caller asked for, not the temporary
+                raise OSError(err.errno, err.strerror, str(path)) from err
         raise
 
 

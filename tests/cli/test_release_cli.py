@@ -136,3 +136,27 @@ def test_a_release_names_the_columns_it_leaves_out(tmp_path: Path) -> None:
     code, out = _release(tmp_path / "t1.csv", tmp_path / "r1.csv", tmp_path / "h.json")
     assert code == 0, out
     assert "not published: pid (the id column), name" in " ".join(out.split())
+
+
+def test_a_release_whose_history_cannot_be_saved_is_not_published(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The release was written, then the history save failed (a file-size limit): the
+    release stayed, the history did not know it, and the next release gave its records
+    new signatures, which the intersection attack narrowed to one value."""
+    import errno
+
+    history = tmp_path / "history.json"
+    T1.write_csv(tmp_path / "t1.csv")
+    T2.write_csv(tmp_path / "t2.csv")
+    assert _release(tmp_path / "t1.csv", tmp_path / "r1.csv", history)[0] == 0
+    before = history.read_text()
+
+    def too_large(self: ReleaseHistory, path: Path) -> None:
+        raise OSError(errno.EFBIG, "File too large", str(path))
+
+    monkeypatch.setattr(ReleaseHistory, "save", too_large)
+    code, out = _release(tmp_path / "t2.csv", tmp_path / "r2.csv", history)
+    assert code == 1 and "File too large" in out and "history.json" in out
+    assert history.read_text() == before
+    assert not (tmp_path / "r2.csv").exists() and not (tmp_path / "r2.counterfeits.csv").exists()

@@ -257,6 +257,13 @@ def test_a_write_that_fails_midway_names_the_output_not_its_temporary_file(
     assert err.value.filename == str(target) and err.value.errno == errno.ENOSPC
     assert list(tmp_path.iterdir()) == []
 
+    def file_too_large(tmp: Path) -> None:  # write() names no file: the error had none
+        raise OSError(errno.EFBIG, "File too large")
+
+    with pytest.raises(OSError, match="File too large") as err:
+        atomic_write(target, file_too_large)
+    assert err.value.filename == str(target)
+
 
 def test_a_file_url_names_the_local_file_it_spells(tmp_path: Path) -> None:
     """Spark's file:// spelling of the input went unchecked ('://' was taken for cluster

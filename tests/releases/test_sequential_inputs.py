@@ -3,10 +3,18 @@ releases. Each case once published more than the guarantee allows."""
 
 from __future__ import annotations
 
+import json
+
 import polars as pl
 import pytest
 
-from anonkit.exceptions import DataError, ParameterError
+from anonkit.exceptions import (
+    DataError,
+    InputFormatError,
+    MissingValuesError,
+    ParameterError,
+    PrivacyUnattainableError,
+)
 from anonkit.releases import ReleaseHistory, publish
 from anonkit.releases.sequential import COUNTERFEIT_COLUMN
 
@@ -75,3 +83,54 @@ def test_a_history_that_knows_none_of_the_ids_is_said_and_a_larger_m_refused() -
     with pytest.raises(ParameterError, match="'m' parameter of publish must be at most 3"):
         publish(T1, history=publish(T1, **KW).history, **{**KW, "m": 4})  # type: ignore[arg-type]
     assert isinstance(first.history, ReleaseHistory)
+
+
+def test_ids_that_read_the_same_are_duplicates() -> None:
+    """'p1 ' and 'p1' passed the duplicate check (on the raw values) and were read as one
+    id: the later record took the earlier one's place in the history, whose signature was
+    then lost, and m-invariance failed across releases."""
+    twin = pl.concat([T1, T1.head(1).with_columns(id=pl.lit("p1 "))])
+    with pytest.raises(PrivacyUnattainableError, match="'id'.*duplicates"):
+        publish(twin, **KW)
+
+
+@pytest.mark.parametrize("column", ["zip", "age"])
+def test_missing_quasi_identifier_values_are_refused(column: str) -> None:
+    """A class of three records, two without age or zip, was labelled with the one known
+    record's exact values, as if they applied to all three."""
+    gaps = T1.with_columns(
+        pl.when(pl.col("id") == "p2").then(None).otherwise(pl.col(column)).alias(column)
+    )
+    for numeric in ([], ["age"]):
+        with pytest.raises(MissingValuesError, match=f"'{column}' has 1 missing"):
+            publish(gaps, **KW, numeric=numeric)
+
+
+@pytest.mark.parametrize("bad", ["NaN", "inf", "1e400"])
+def test_numbers_that_are_not_finite_are_refused(bad: str) -> None:
+    """NaN, inf and 1e400 in a numeric quasi-identifier were taken: a NaN record sat in a
+    class labelled [31.0-32.0], and a label read [30.0-inf]."""
+    odd = T1.with_columns(
+        pl.when(pl.col("id") == "p2").then(pl.lit(bad)).otherwise(pl.col("age")).alias("age")
+    )
+    with pytest.raises(DataError, match="'age'"):
+        publish(odd, **KW, numeric=["age"])
+
+
+def test_no_quasi_identifier_is_a_parameter_error() -> None:
+    """An empty list stopped with polars' ShapeError."""
+    with pytest.raises(ParameterError, match="'quasi_identifiers'"):
+        publish(T1, **{**KW, "quasi_identifiers": []})
+
+
+@pytest.mark.parametrize(
+    "signature", [["flu", "cold", "hiv"], "flu", ["flu", None, "hiv"], ["flu", "flu", "hiv"]]
+)
+def test_a_history_with_a_malformed_signature_is_refused(signature: object) -> None:
+    """A hand-edited history: unsorted values stopped the release with an internal error,
+    a string was read as its letters, null as the value 'None'."""
+    text = json.dumps(
+        {"format": 1, "window": 1, "releases": 1, "records": {"p1": [[1, signature]]}}
+    )
+    with pytest.raises(InputFormatError, match="signature"):
+        ReleaseHistory.from_json(text)

@@ -3,8 +3,11 @@
 Each run publishes the table's current state under m-invariance (insertions and
 deletions) or τ-safety (any update) against what earlier releases published, kept in a
 history file (:mod:`anonkit.releases`). The release, its counterfeit table and the updated
-history are written only once the release passed its re-check; the history last, so that a
-failed run leaves the previous history in place.
+history are written only once the release passed its re-check; the history first: a run
+that stops after it leaves a history that knows a release nobody received (the next
+release is held to signatures it did not need, which is safe), never a published
+release the history does not know (whose records the next release would sign anew,
+which the intersection attack reads).
 """
 
 from __future__ import annotations
@@ -103,9 +106,9 @@ def release_command(
             progress=bar,
         )
         start_stage(bar, "Writing the release")
+        result.history.save(history)  # first: see the module's docstring
         write_table(result.table, output)
         write_table(result.counterfeits, aux)
-        result.history.save(history)
     console = stdout_console(quiet)
     console.print(result.guarantee)
     n_fake = int(result.counterfeits["counterfeits"].sum()) if result.counterfeits.height else 0

@@ -13,6 +13,7 @@ written atomically as JSON (:meth:`ReleaseHistory.save`).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -125,10 +126,16 @@ class ReleaseHistory:
             if raw.get("format") != FORMAT_VERSION:
                 raise ValueError("format")
             records = {
-                str(rid): [(int(n), tuple(str(v) for v in sig)) for n, sig in entries]
+                str(rid): [(int(n), _signature(sig)) for n, sig in entries]
                 for rid, entries in raw["records"].items()
             }
             return cls(window=int(raw["window"]), releases=int(raw["releases"]), records=records)
+        except _NotASignature:
+            raise InputFormatError(
+                source,
+                "a signature in it is not a sorted list of distinct texts (was the history "
+                "edited by hand? write it with ReleaseHistory.save)",
+            ) from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise InputFormatError(
                 source,
@@ -141,3 +148,16 @@ class ReleaseHistory:
         """Read a history written by :meth:`save`."""
         p = Path(path)
         return cls.from_json(p.read_text(encoding="utf-8"), source=str(p))
+
+
+class _NotASignature(ValueError):
+    """A history's signature that :meth:`ReleaseHistory.to_json` would not have written."""
+
+
+def _signature(value: object) -> Signature:
+    """A signature read from JSON: a sorted list of distinct strings, as written."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _NotASignature()
+    if any(a >= b for a, b in itertools.pairwise(value)):
+        raise _NotASignature()
+    return tuple(value)

@@ -202,6 +202,8 @@ def publish(
     owner = "publish"
     check_name(id_column, "id_column", owner)
     qi = list(check_names(list(quasi_identifiers), "quasi_identifiers", owner))
+    if not qi:
+        raise ParameterError("quasi_identifiers", owner, "at least one column name", qi)
     check_name(sensitive, "sensitive", owner)
     check_int(m, "m", owner, low=2)
     check_choice(model, "model", owner, MODELS)
@@ -210,22 +212,25 @@ def publish(
     if missing:
         raise UnknownColumnError(missing, frame.columns)
     _check_roles(id_column, qi, sensitive, numeric)
-    frame = _numbers(frame, [c for c in qi if c in numeric])
-    for c in [id_column, sensitive]:
+    # a class's labels are written from its records' values: none may be missing
+    for c in [id_column, *qi, sensitive]:
         nulls = frame[c].null_count()
         if nulls:
             raise MissingValuesError(c, nulls)
-    if frame[id_column].n_unique() != frame.height:
+    frame = _numbers(frame, [c for c in qi if c in numeric])
+    # ids as the other columns' values are read (a float id 10.0 is '10', as written;
+    # 'p1 ' is 'p1'), so duplicates are those of the ids the history keeps
+    ids = as_text(frame[id_column])
+    if ids.n_unique() != frame.height:
         raise PrivacyUnattainableError(
-            f"Column {id_column!r} must identify each record once; it holds duplicates, so "
-            "signatures cannot be tracked across releases.",
+            f"Column {id_column!r} must identify each record once; it holds duplicates (as "
+            "read: spaces around a value are not part of it), so signatures cannot be "
+            "tracked across releases.",
             requirement=f"{m}-invariance",
         )
     past = history if history is not None else ReleaseHistory(window=window)
     if past.window < window:
         past = ReleaseHistory(window=window, releases=past.releases, records=dict(past.records))
-    # ids as the other columns' values are read (a float id 10.0 is '10', as written)
-    ids = as_text(frame[id_column])
     _check_history(past, ids, id_column, m)
 
     start_stage(progress, "Dividing the records")
@@ -299,14 +304,19 @@ def _numbers(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
     parsed = []
     for c in columns:
         if frame[c].dtype.is_numeric():
-            continue
-        number = frame[c].cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
-        bad = number.null_count() - frame[c].null_count()
+            number = frame[c].cast(pl.Float64)
+        else:
+            number = frame[c].cast(pl.String).str.strip_chars().cast(pl.Float64, strict=False)
+        # NaN, inf and 1e400 parse as floats but are no numbers a range can hold
+        bad = int((number.is_null() | ~number.is_finite()).sum()) - frame[c].null_count()
         if bad:
             raise DataError(
-                f"Column {c!r} is declared numeric but {bad} of its values are not numbers; "
-                "fix them, or leave the column out of numeric (released as sets of values)."
+                f"Column {c!r} is declared numeric but {bad} of its values are not finite "
+                "numbers; fix them, or leave the column out of numeric (released as sets "
+                "of values)."
             )
+        if frame[c].dtype.is_numeric():
+            continue
         whole = number.cast(pl.Int64, strict=False)
         same = whole.null_count() == number.null_count() and (whole == number).all()
         parsed.append((whole if same else number).alias(c))
