@@ -88,6 +88,46 @@ def test_uploaded_paths_are_written_under_their_own_name(tmp_path: Path) -> None
     assert "output" not in text
 
 
+def test_two_uploads_of_one_name_stay_apart_on_the_server_and_in_the_export(
+    tmp_path: Path,
+) -> None:
+    """Two hierarchy files both named h.csv were copied to one place, the second over
+    the first: column A then read column B's hierarchy; the TOML named both 'h.csv'."""
+    from anonkit.app.state import AppState
+
+    state = AppState(None, tmp_path / "work")
+    given = []
+    for folder, text in (("one", "a;*\n"), ("two", "b;*\n")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "h.csv").write_text(text, encoding="utf-8")
+        got = state.upload_target([{"name": "h.csv", "datapath": tmp_path / folder / "h.csv"}], "h")
+        assert got is not None
+        given.append(got)
+    (first, name1), (second, name2) = given
+    assert first != second and name1 == name2 == "h.csv"
+    assert first.read_text() == "a;*\n" and second.read_text() == "b;*\n"
+    roles = {"quasi_identifier": ["x", "y"], "identifying": [], "sensitive": [],
+             "insensitive": []}  # fmt: skip
+    text = export.config_toml(
+        input=tmp_path / "t.csv", read=workflow.load_adult().read, roles=roles,
+        hierarchies={"x": first, "y": second}, k=2, suppression_limit=0.0,
+        algorithm="flash", metric="loss", renamed={str(first): "h.csv", str(second): "h.csv"},
+    )  # fmt: skip
+    assert 'x = "h.csv"' in text and 'y = "h-2.csv"' in text
+    assert "h-2.csv" in text.split("[read]")[0]  # the header says to save it so
+
+
+def test_a_hierarchy_path_typed_in_the_editor_is_exported_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'age_h.csv' typed on the page was read from the app's folder but exported as is,
+    and the CLI read it from the configuration's folder (another file, or none)."""
+    from anonkit.app.preview import draft_spec
+
+    monkeypatch.chdir(tmp_path)
+    assert draft_spec("file", "", "age_h.csv") == tmp_path / "age_h.csv"
+
+
 def test_toml_value_and_report(tmp_path: Path) -> None:
     assert export.toml_value([1, 2.5, True, "x"]) == '[1, 2.5, true, "x"]'
     with pytest.raises(TypeError):

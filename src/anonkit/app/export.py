@@ -76,7 +76,8 @@ def config_toml(
     TypeError
         If a hierarchy is a :class:`Hierarchy` object (only files and builders are written).
     """
-    names = dict(renamed or {})
+    used = {str(p) for p in (input, population, *hierarchies.values()) if isinstance(p, str | Path)}
+    names, saved_as = _distinct_names({p: n for p, n in (renamed or {}).items() if p in used})
 
     def path(p: str | Path) -> str:
         return names.get(str(p), str(p))
@@ -84,6 +85,10 @@ def config_toml(
     lines = [
         "# Written by `anonkit app`: run `anonkit anonymize <this file>` to reproduce the",
         "# release the app made.",
+        *(
+            f"# Save the upload {given!r} beside this file as {written!r}."
+            for given, written in saved_as
+        ),
         f"input = {toml_string(path(input))}",
     ]
     if output is not None:
@@ -201,3 +206,24 @@ def report_html(
     return render_html(
         result, title=title, config_summary=settings, heights=heights, risk=risk, risk_note=note
     )
+
+
+def _distinct_names(
+    renamed: Mapping[str, str],
+) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """``renamed`` with every name once: a second upload of one name is written as
+    ``h-2.csv`` (and said, as (uploaded name, written name))."""
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    saved_as: list[tuple[str, str]] = []
+    for path, name in renamed.items():
+        written, n = name, 1
+        while written in taken:
+            n += 1
+            stem, dot, suffix = name.rpartition(".")
+            written = f"{stem}-{n}.{suffix}" if dot and stem else f"{name}-{n}"
+        taken.add(written)
+        names[path] = written
+        if written != name:
+            saved_as.append((name, written))
+    return names, saved_as

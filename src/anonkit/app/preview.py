@@ -79,7 +79,9 @@ def draft_spec(kind: str, params: str, path: str) -> HierarchySpec:
             raise ParameterError(
                 "path", "the hierarchy editor", "the path of a hierarchy file (or upload one)", ""
             )
-        return Path(path.strip()).expanduser()
+        # absolute: the export writes it, and the CLI would read a relative path from
+        # the configuration's folder, not the app's
+        return Path(path.strip()).expanduser().resolve()
     return parse_builder(kind, params)
 
 

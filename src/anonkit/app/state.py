@@ -96,15 +96,17 @@ class AppState:
         )
 
     def upload_target(self, files: Any, folder: str) -> tuple[Path, str] | None:
-        """Copy the first uploaded file into ``workdir/folder``; its path and own name."""
+        """Copy the first uploaded file into a folder of its own under ``workdir/folder``
+        (two uploads of one name stay apart); its path and own name."""
         import shutil
+        import tempfile
 
         if not files:
             return None
         first = files[0]
         name = Path(first["name"]).name
-        target = self.workdir / folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
+        (self.workdir / folder).mkdir(parents=True, exist_ok=True)
+        target = Path(tempfile.mkdtemp(prefix="upload-", dir=self.workdir / folder)) / name
         shutil.copyfile(first["datapath"], target)
         return target, name
 

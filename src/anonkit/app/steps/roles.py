@@ -49,6 +49,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         table = state.loaded()
         state.hier_specs.set(workflow.default_hierarchies(table, starter()))
         state.outcome.set(None)
+        with reactive.isolate():  # a run of the table before is of no use now
+            running = state.progress_box()
+        if running is not None:
+            running.cancel()
 
     # The roles table is drawn one flush after a load (about 0.1 s of the browser's time
     # with its selectors), so that the Load page shows its summary first; it is still

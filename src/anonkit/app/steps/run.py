@@ -57,6 +57,21 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def _finished() -> None:
         status = run_task.status()
         if status == "success":
+            with reactive.isolate():
+                ran = state.ran_with()
+                current = _current_table(state)
+            if ran is None or ran.get("table") is not current:
+                # another table was loaded meanwhile: this release is not of the table
+                # the pages (and the export) now describe
+                run_message.set(
+                    ui.div(
+                        "The table changed while the run was going; its release was set "
+                        "aside. Run again.",
+                        class_="alert alert-warning",
+                        id="stale",
+                    )
+                )
+                return
             state.outcome.set(run_task.result())
         elif status == "error":
             with reactive.isolate():
@@ -120,6 +135,7 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
         population=None if population is None else population.frame,
     )  # fmt: skip
     chosen = {
+        "table": state.loaded(),
         "settings": found,
         "algorithm": algorithm,
         "specs": specs,
@@ -128,6 +144,14 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
         "population": population,
     }
     return results.RunRequest(frame, keywords), chosen
+
+
+def _current_table(state: AppState) -> workflow.Loaded | None:
+    """The table loaded now (``None`` while none is)."""
+    try:
+        return state.loaded()
+    except Exception:  # noqa: BLE001 - Shiny's silent "not ready" when nothing is loaded
+        return None
 
 
 def _task_error(task: Any) -> BaseException | str:
