@@ -217,6 +217,8 @@ def test_hash_ranks_fall_back_when_no_field_tells_keys_apart() -> None:
             "phone or ID numbers",
         ),
         (["12.345.678-9", "98.765.432-1", "11.222.333-4"], "phone or ID numbers"),
+        # dotted: read as an amount whose decimal point was its thousands separator
+        (["555.123.4567", "555.987.6543", "1.555.123.4567"], "phone or ID numbers"),
     ],
 )
 def test_identifier_patterns(values: list[str], kind: str) -> None:
@@ -234,6 +236,7 @@ def test_identifier_patterns(values: list[str], kind: str) -> None:
         ["13053", "02134", "90210"],  # zip codes
         ["[20-25[", "]20-40]", "1305*", "<=50K", "*"],  # hierarchy labels
         ["1,234,567.89", "12 345 678", "1234567.89", "-1234567890.5"],  # amounts
+        ["1.234.567,89", "12.345.678", "1'234'567.50", "123.456.789"],  # European amounts
         ["Bachelors", "HS-grad", "Some-college"],  # categories
         ["10000-20000", "20000-30000"],  # ranges
     ],

@@ -26,8 +26,12 @@ _SSN = r"^\d{3}-\d{2}-\d{4}$"
 _IBAN = r"^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$"
 _CARD = r"^\d{13,19}$"
 _DIGIT_GROUPS = r"^(\+|00)?\(?\d[\d ()./-]{5,}\d$"
-# Numbers that merely carry separators: 1,234,567.89, 1 234 567, 1234567.89.
-_AMOUNT = r"^-?(\d{1,3}([,. ']\d{3})+|\d+)([.,]\d+)?$"
+# Numbers that merely carry separators: 1,234,567.89, 1.234.567,89, 1 234 567, 1234567.89;
+# the decimal mark is never the thousands separator (555.123.4567 is a phone number).
+_AMOUNT = (
+    r"^-?(\d{1,3}(,\d{3})+(\.\d+)?|\d{1,3}(\.\d{3})+(,\d+)?"
+    r"|\d{1,3}([ ']\d{3})+([.,]\d+)?|\d+([.,]\d+)?)$"
+)
 
 #: Identifier pattern names, in the order they are tried.
 IDENTIFIER_KINDS: Final = (
