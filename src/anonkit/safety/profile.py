@@ -122,6 +122,11 @@ class ColumnProfile:
         For text columns: distinct trimmed values that equal another once in Unicode's
         composed form (``São`` with a combining tilde beside ``São``): they print alike
         and stay apart.
+    free_text
+        For ``category`` and ``text`` columns: sentences rather than labels (at least
+        :data:`FREE_TEXT_VALUES` distinct values, half of them of
+        :data:`FREE_TEXT_WORDS` words or more), which can name people whatever the
+        column is called.
     """
 
     name: str
@@ -141,6 +146,7 @@ class ColumnProfile:
     cased: int = 0
     encoded: int = 0
     partly_dates: int = 0
+    free_text: bool = False
 
     @property
     def near_unique(self) -> bool:
@@ -266,6 +272,20 @@ def _partly_dates(values: pl.Series | None, kind: str) -> int:
     return count if 2 * count >= present.len() else 0
 
 
+#: Free text: at least this many distinct values, half of them of at least
+#: :data:`FREE_TEXT_WORDS` words (a category's labels are fewer, or shorter).
+FREE_TEXT_VALUES: Final = 20
+FREE_TEXT_WORDS: Final = 5
+
+
+def _free_text(values: pl.Series | None, kind: str) -> bool:
+    """Whether a text column (``values``: its distinct stripped values) holds sentences."""
+    if kind not in ("category", "text") or values is None or values.len() < FREE_TEXT_VALUES:
+        return False
+    words = values.str.count_matches(r"\S+")
+    return 2 * int((words >= FREE_TEXT_WORDS).sum()) >= values.len()
+
+
 def _comma_numbers(values: pl.Series | None, kind: str) -> bool:
     """Whether every value of a text column (``values``: its distinct stripped values,
     ``None`` for another type) is a number, some written with a comma."""
@@ -373,6 +393,7 @@ def profile_table(frame: pl.DataFrame) -> TableProfile:
                 date_alternatives=_other_formats(read, date_format),
                 comma_numbers=_comma_numbers(read, kind),
                 partly_dates=_partly_dates(read, kind),
+                free_text=_free_text(read, kind),
                 spaced=spaced,
                 cased=cased,
                 encoded=encoded,

@@ -9,6 +9,8 @@ Rules, first match wins:
 1. no value at all: insensitive;
 2. values that look like direct identifiers (e-mail, phone, SSN, IBAN, card numbers), or a
    name such as ``name``, ``email``, ``phone``, ``ssn``, ``id``: identifying (removed);
+   so is free text (sentences, :attr:`~anonkit.safety.profile.ColumnProfile.free_text`),
+   whatever the column is called: notes name people;
 3. near-unique (at least one distinct value per two records): dates and columns with a
    demographic name (rule 5) become quasi-identifiers (generalized), anything else
    identifying (a survey weight such as ``fnlwgt``, a serial number, free text);
@@ -137,6 +139,12 @@ def _first_role(column: ColumnProfile) -> tuple[str, str]:
     by_name = _name_role(column.name)
     if by_name == "identifying":
         return "identifying", "the name suggests a direct identifier; removed"
+    if column.free_text:
+        return "identifying", (
+            "free text (sentences): it can name people or hold their contact details, "
+            "whatever the column is called; removed (declare it sensitive once you have "
+            "read it)"
+        )
     if column.near_unique:
         per = f"{column.distinct_share:.0%} distinct values per record"
         if by_name == "quasi_identifier":
