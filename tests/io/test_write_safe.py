@@ -307,3 +307,12 @@ def test_escaping_keeps_distinct_values_distinct_and_reads_back(cells: list[str]
 @given(st.text(alphabet="'=+-@3ab", min_size=1, max_size=5))
 def test_escaped_names_read_back(name: str) -> None:
     assert unescape_name(escape_name(name)) == name
+
+
+def test_only_ascii_digits_make_a_number_that_stays_unescaped() -> None:
+    """'-٣' and '+１２' (Arabic-Indic and full-width digits) were left unescaped by polars,
+    whose \\d reads any digit, and escaped by Spark, whose \\d reads ASCII ones only:
+    the engines wrote different releases. Spreadsheets read them as text: escaped."""
+    out, n = escape_formulas(pl.DataFrame({"v": ["-3", "-٣", "+１２", "-x"]}))
+    assert out["v"].to_list() == ["-3", "'-٣", "'+１２", "'-x"] and n == 3
+    assert escape_name("-٣") == "'-٣" and escape_name("-3") == "-3"

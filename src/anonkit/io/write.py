@@ -58,7 +58,7 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 #: ``'=x``) and reads back as it was.
 FORMULA_START = r"^'*[=+\-@\t\r]"
 #: A number written as text (never escaped).
-NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _CSV_FORMULAS = ("escape", "keep")
 
 
