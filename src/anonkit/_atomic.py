@@ -45,6 +45,10 @@ class CommitLog:
         """Note ``path`` (absolute) as committed."""
         self._paths[path] = None
 
+    def discard(self, path: Path) -> None:
+        """Forget ``path`` (absolute): it was removed again."""
+        self._paths.pop(path, None)
+
     def open(self) -> None:
         """Start noting the files committed (in any thread of this process)."""
         if self not in _OPEN:
@@ -78,6 +82,14 @@ def note_commit(path: Path | str) -> None:
     absolute = Path(os.path.abspath(path))
     for log in tuple(_OPEN):
         log.add(absolute)
+
+
+def forget_commit(path: Path | str) -> None:
+    """Forget in every open :class:`CommitLog` a file committed, then removed (a staging
+    file): it is not among the files a command leaves."""
+    absolute = Path(os.path.abspath(path))
+    for log in tuple(_OPEN):
+        log.discard(absolute)
 
 
 @contextlib.contextmanager

@@ -393,3 +393,18 @@ def test_the_streamed_release_is_noted_once_published(tmp_path: Path) -> None:
         _publish(tmp_path / "staging.csv", tmp_path / "release.csv")
         _publish(parts, tmp_path / "release_parts")
     assert log.paths == [tmp_path / "release.csv", tmp_path / "release_parts"]
+
+
+def test_a_staging_file_removed_after_it_was_written_is_not_said_written(
+    tmp_path: Path,
+) -> None:
+    """A Ctrl-C (or an input change caught) while a streamed release was verified said
+    'already written: .release.staging.csv', a file removed by then."""
+    from anonkit.estimators.steps import _remove
+
+    staging = tmp_path / ".release.staging.csv"
+    with CommitLog() as log:
+        atomic_write_text(tmp_path / "summary.json", "{}")
+        atomic_write_text(staging, "a\n1\n")
+        _remove(staging)
+    assert log.paths == [tmp_path / "summary.json"]

@@ -78,3 +78,21 @@ def test_the_command_writes_the_read_separator_on_spark(spark: Any, tmp_path: Pa
     assert memory.read_text(encoding="utf-8").split("\n", 1)[0] == ";".join(QI)
     expected = pl.read_csv(memory, separator=";", infer_schema=False)
     assert sorted(_parts(tmp_path / "spark.csv", ";").rows()) == sorted(expected.rows())
+
+
+def test_spark_s_hidden_folder_is_removed_when_the_gateway_refuses_calls(tmp_path: Path) -> None:
+    """SIGTERM while Spark wrote the release broke the JVM gateway; the clean-up asked
+    Hadoop's FileSystem through it, failed, and left '.release.parquet.<id>.tmp/' with
+    Spark's part files in the output folder."""
+    from anonkit.engines.spark_engine import _remove_tmp
+
+    hidden = tmp_path / ".release.parquet.0123.tmp"
+    hidden.mkdir()
+    (hidden / "part-0000.parquet").write_bytes(b"x")
+
+    class Broken:
+        def exists(self, path: object) -> bool:
+            raise RuntimeError("the gateway is gone")  # py4j's Py4JError, in effect
+
+    _remove_tmp(Broken(), lambda p: p, str(hidden))
+    assert list(tmp_path.iterdir()) == []

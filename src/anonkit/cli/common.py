@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from anonkit._atomic import CommitLog
+from anonkit._interrupts import signalled
 from anonkit.cli.interrupt import written_note
 from anonkit.cli.progress import ProgressReporter
 from anonkit.engines.spark_session import worker_problem
@@ -140,6 +141,9 @@ def guarded(func: F) -> F:
             except Exception as err:
                 if not type(err).__module__.startswith(("pyspark.", "py4j.")):
                     raise
+                stop = signalled(err)  # a stop signal that broke a call into the JVM
+                if stop is not None:
+                    raise stop from None
                 problem = worker_problem(err)
                 if problem is not None:  # the setup, not the data: what to set
                     raise fail(problem, 2) from None

@@ -41,6 +41,7 @@ Choices and known differences
 from __future__ import annotations
 
 import re
+import shutil
 import uuid
 from array import array
 from collections.abc import Callable, Sequence
@@ -61,7 +62,7 @@ from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formula
 from anonkit.engines.spark_frames import collect_frame, polars_types
 from anonkit.engines.spark_session import start_session
 from anonkit.exceptions import UnknownColumnError
-from anonkit.io.write import field_separator, output_format
+from anonkit.io.write import field_separator, local_path, output_format
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -565,5 +566,17 @@ class SparkEngine(GroupingEngine):
             if "://" not in target:  # a local folder: a Ctrl-C from now on names it
                 note_commit(target)
         finally:
-            if fs.exists(hadoop(tmp)):
-                fs.delete(hadoop(tmp), True)
+            _remove_tmp(fs, hadoop, tmp)
+
+
+def _remove_tmp(fs: Any, hadoop: Any, tmp: str) -> None:
+    """Remove Spark's hidden output folder ``tmp``. After a stop signal the JVM gateway
+    may refuse calls (a ``Py4JError``): a local folder is then removed from Python."""
+    try:
+        if fs.exists(hadoop(tmp)):
+            fs.delete(hadoop(tmp), True)
+        return
+    except Exception:  # noqa: BLE001 - py4j's errors once the gateway is interrupted
+        if "://" in tmp and not tmp.startswith("file:"):
+            raise
+    shutil.rmtree(local_path(tmp), ignore_errors=True)

@@ -25,7 +25,7 @@ from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
-from anonkit._atomic import note_commit
+from anonkit._atomic import forget_commit, note_commit
 from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
@@ -225,11 +225,13 @@ def write_verified(
 
 
 def _remove(path: Path) -> None:
-    """Remove a file or a folder of part files (Spark), if it exists."""
+    """Remove a file or a folder of part files (Spark), if it exists; no longer among
+    the files the command wrote."""
     if path.is_dir():
         shutil.rmtree(path, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
+    forget_commit(path)
 
 
 def _publish(staging: Path, out: Path) -> None:
