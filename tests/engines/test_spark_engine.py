@@ -182,6 +182,12 @@ def test_count_detail_equals_polars(spark: Any, seed: int) -> None:
         spark_engine.count_detail(to_spark(spark, frame), QI, hierarchies, sensitive[1:]),
         polars.count_detail(frame, QI, hierarchies, sensitive[1:]),
     )
+    # a population held in memory (k-map, δ-presence; the CLI reads it with polars)
+    # stopped the Spark engine with "reads Spark DataFrames or paths, not DataFrame"
+    from_memory = spark_engine.count_detail(
+        to_spark(spark, frame), QI, hierarchies, sensitive, population
+    )
+    assert_same_table(from_memory, expected)
 
 
 def test_paths_are_read_by_the_session(spark: Any, tmp_path: Path) -> None:

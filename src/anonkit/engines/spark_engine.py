@@ -59,7 +59,7 @@ from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formulas, read_csv
-from anonkit.engines.spark_frames import collect_frame, polars_types
+from anonkit.engines.spark_frames import collect_frame, polars_types, spark_frame
 from anonkit.engines.spark_session import start_session
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import field_separator, local_path, output_format
@@ -299,6 +299,8 @@ class SparkEngine(GroupingEngine):
                     self._csv[path] = read_csv(session, path)
                 return self._csv[path]
             return session.read.parquet(path)
+        if isinstance(source, pl.DataFrame):  # a population read into memory (the CLI's)
+            return spark_frame(self._session(), source)
         kind = type(source).__name__
         raise TypeError(f"the spark engine reads Spark DataFrames or paths, not {kind}")
 

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+from anonkit.core.values import text_expr
 
-__all__ = ["collect_frame", "polars_types"]
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+__all__ = ["collect_frame", "polars_types", "spark_frame"]
 
 _POLARS_TYPES: dict[str, pl.DataType] = {
     "string": pl.String(),
@@ -45,3 +47,14 @@ def collect_frame(df: DataFrame) -> pl.DataFrame:
     )
     types = {c: t if t is not None else pl.String() for c, t in schema.items()}
     return pl.DataFrame([tuple(r) for r in df.collect()], schema=types, orient="row")
+
+
+def spark_frame(session: SparkSession, frame: pl.DataFrame) -> DataFrame:
+    """A table held in memory (a population read with polars) as a Spark DataFrame of text
+    columns, each value as anonkit reads it (:func:`~anonkit.core.values.text_expr`).
+
+    The rows go to Spark from Python: a large table is better given as a path, which the
+    session reads itself."""
+    text = frame.select([text_expr(c, t).alias(c) for c, t in frame.schema.items()])
+    schema = ", ".join(f"`{c.replace('`', '``')}` string" for c in text.columns)
+    return session.createDataFrame(text.rows(), schema)
