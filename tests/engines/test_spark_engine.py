@@ -387,6 +387,18 @@ def test_csv_cells_are_written_as_the_polars_engine_writes_them(spark: Any, tmp_
     assert back == written
 
 
+def test_csv_timestamps_keep_their_microseconds(spark: Any, tmp_path: Path) -> None:
+    """Spark's default format cut a timestamp released as it stands to milliseconds; the
+    other engines keep microseconds."""
+    import datetime as dt
+
+    stamp = dt.datetime(2024, 1, 1, 12, 30, 0, 1)
+    frame = spark.createDataFrame([(stamp,)], "t timestamp_ntz")
+    SparkEngine().write(frame.coalesce(1), tmp_path / "out.csv")
+    [part] = [p for p in (tmp_path / "out.csv").glob("part-*.csv") if p.stat().st_size]
+    assert part.read_text().splitlines() == ["t", "2024-01-01T12:30:00.000001"]
+
+
 def F_col(name: str) -> Any:  # noqa: N802 - pyspark's F.col
     from pyspark.sql import functions as F
 

@@ -550,7 +550,7 @@ class SparkEngine(GroupingEngine):
             if fmt == "parquet":
                 df.write.mode("errorifexists").parquet(tmp)
             else:
-                writer = escape_formulas(df).write.mode("errorifexists")
+                writer = escape_formulas(df).write.mode("errorifexists").options(**_CSV_TIMES)
                 writer.csv(  # Spark trims cells when it writes unless told not to
                     tmp, header=True, sep=sep, ignoreLeadingWhiteSpace=False,
                     ignoreTrailingWhiteSpace=False, **CSV_QUOTING,
@@ -569,6 +569,14 @@ class SparkEngine(GroupingEngine):
                 note_commit(target)
         finally:
             _remove_tmp(fs, hadoop, tmp)
+
+
+#: Timestamps written to the microsecond, as the other engines write them (Spark's
+#: default cuts them to milliseconds).
+_CSV_TIMES = {
+    "timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX",
+    "timestampNTZFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSSSS",
+}
 
 
 def _remove_tmp(fs: Any, hadoop: Any, tmp: str) -> None:
