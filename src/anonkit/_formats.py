@@ -21,7 +21,7 @@ from anonkit.exceptions import InputFileError, InputFormatError
 if TYPE_CHECKING:
     from _csv import Reader
 
-__all__ = ["other_format", "table_format"]
+__all__ = ["csv_rows", "other_format", "refuse_nul", "require_file", "table_format"]
 
 #: Parquet's first and last four bytes.
 _PARQUET_MAGIC: Final = b"PAR1"

@@ -200,8 +200,9 @@ def refuse_record_header(path: Path, sample: str, separator: str, whole: bool) -
     """Raise when the first line of a file reads as a record rather than a header (a
     file saved without its line of column names, as UCI's ``adult.data``): in at least
     half of its columns, and two or more, the first line holds a value that the column
-    holds below, or a number written like the numbers below it. The first line would
-    be published as the release's column names.
+    holds below, or a number written like the numbers below it; or in one column it
+    holds a date or an e-mail address shaped like most values below (column names
+    hardly are). The first line would be published as the release's column names.
 
     Raises
     ------
