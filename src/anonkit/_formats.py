@@ -50,6 +50,8 @@ _FAMILIES: Final = {
     "json": ("JSON", f"{_EXPORT} in Python read it with polars.read_json and pass the frame"),
     "arrow": ("an Arrow (Feather) file", f"{_EXPORT} in Python read it with polars.read_ipc"),
     "sqlite": ("an SQLite database", "export the table as CSV (UTF-8) or Parquet"),
+    "image": ("an image", "give the table itself, as CSV (UTF-8) or Parquet"),
+    "pdf": ("a PDF document", "export the table it shows as CSV (UTF-8) or Parquet"),
 }
 #: Families by file name ending (checked before the bytes: an .xlsx is a ZIP archive).
 _SUFFIXES: Final = {
@@ -93,6 +95,8 @@ _MAGIC: Final = (
     (re.compile(rb"<stata_dta>"), "stata"),
     (re.compile(rb"ARROW1"), "arrow"),
     (re.compile(rb"SQLite format 3\x00"), "sqlite"),
+    (re.compile(rb"\x89PNG\r\n\x1a\n|\xff\xd8\xff|GIF8[79]a"), "image"),  # PNG, JPEG, GIF
+    (re.compile(rb"%PDF-"), "pdf"),
 )
 
 
@@ -156,13 +160,19 @@ def refuse_nul(path: Path, data: bytes, start: int) -> None:
     at = data.find(b"\x00")
     if at >= 0:
         line = data.count(b"\n", 0, at) + 1
-        # Latin text in UTF-16: the NUL is the high byte, first (big-endian) or second
+        where = (
+            f"line {line} holds a NUL byte (byte offset {start + at}): the file is not UTF-8 text"
+        )
+        # Latin text in UTF-16: every other byte is NUL, the high byte, first (big-endian)
+        # or second; a NUL here and there is no encoding, but damage or another format
+        window = data[at - at % 2 : at - at % 2 + 256]
+        if 3 * window.count(b"\x00") < len(window):
+            raise InputFormatError(path, f"{where}; is it damaged, or not a table?", line=line)
         utf16 = "utf-16-be" if (start + at) % 2 == 0 else "utf-16-le"
         raise InputFormatError(
             path,
-            f"line {line} holds a NUL byte (byte offset {start + at}): the file is not "
-            f'UTF-8 text; if it is UTF-16 ("Unicode text"), declare encoding = "{utf16}" '
-            "or save it as UTF-8.",
+            f'{where}; if it is UTF-16 ("Unicode text"), declare encoding = "{utf16}" or '
+            "save it as UTF-8.",
             line=line,
         )
 

@@ -582,3 +582,26 @@ def test_a_folder_given_as_the_input_is_named_a_folder(tmp_path: Path) -> None:
             read(folder)
     with pytest.raises(InputFileError, match="no such file"):
         read_table(tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize(
+    ("head", "says"),
+    [(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "an image"), (b"%PDF-1.7\n%\xe2\xe3", "a PDF")],
+)
+def test_an_image_or_a_pdf_named_csv_is_named(tmp_path: Path, head: bytes, says: str) -> None:
+    """A PNG or a PDF renamed .csv was told to declare encoding = "utf-16-le"."""
+    p = _write(tmp_path, head + b"\x00" * 64)
+    with pytest.raises(InputFormatError, match=f"it is {says}") as err:
+        read_table(p)
+    assert "utf-16" not in str(err.value)
+
+
+def test_one_nul_byte_in_utf8_text_is_not_taken_for_utf16(tmp_path: Path) -> None:
+    """One NUL byte in UTF-8 text was told to declare UTF-16, which it is not."""
+    p = _write(tmp_path, b"sex,age\nf,31\nm,4\x005\nf,39\n")
+    with pytest.raises(InputFormatError, match="line 3 holds a NUL byte") as err:
+        read_table(p)
+    assert "utf-16" not in str(err.value)
+    # Latin text in UTF-16 without its mark still is
+    with pytest.raises(InputFormatError, match='encoding = "utf-16-le"'):
+        read_table(_write(tmp_path, "sex,age\nf,31\n".encode("utf-16-le"), "u.csv"))
