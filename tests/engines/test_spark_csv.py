@@ -20,7 +20,7 @@ from anonkit.cli.main import app
 from anonkit.engines.spark_csv import read_csv
 from anonkit.engines.spark_engine import SparkEngine
 from anonkit.evaluate_spark import measure_spark
-from anonkit.exceptions import InputEncodingError, InputFormatError, ParameterError
+from anonkit.exceptions import EmptyDataError, InputEncodingError, InputFormatError, ParameterError
 
 if SKIP_REASON is not None:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -231,4 +231,13 @@ def test_a_bad_header_is_refused_as_in_memory(
     path = tmp_path / "h.csv"
     path.write_text(header + "\n" + "m,31,x\nf,45,y\n" * 3, encoding="utf-8")
     with pytest.raises(InputFormatError, match=message):
+        read_csv(spark, path)
+
+
+def test_a_file_with_a_header_and_no_records_is_said_so(spark: Any, tmp_path: Path) -> None:
+    """On Spark such a file stopped in the intervals builder ('values must be a
+    non-empty collection'); the other engines say what the file is."""
+    path = tmp_path / "empty.csv"
+    path.write_text("age,sex\n", encoding="utf-8")
+    with pytest.raises(EmptyDataError, match="has a header but no records"):
         read_csv(spark, path)

@@ -20,7 +20,7 @@ import numpy as np
 
 from anonkit._arrays import IntArray
 from anonkit._formats import csv_rows, refuse_nul
-from anonkit.exceptions import InputEncodingError, InputFormatError
+from anonkit.exceptions import EmptyDataError, InputEncodingError, InputFormatError
 
 #: Separators tried when none is given, in order of preference on a tie.
 CANDIDATES: tuple[str, ...] = (",", ";", "\t", "|")
@@ -242,6 +242,18 @@ def refuse_record_header(path: Path, sample: str, separator: str, whole: bool) -
             "of the file.",
             line=1,
         )
+
+
+def refuse_header_only(path: Path, text: str, whole: bool) -> None:
+    """Refuse a file whose head ``text`` (all of it, if ``whole``) is a header alone.
+
+    Raises
+    ------
+    EmptyDataError
+        Saying so.
+    """
+    if whole and len(text.strip("\r\n").splitlines()) < 2:
+        raise EmptyDataError(str(path), message=f"The file {path} has a header but no records.")
 
 
 #: A number as a header cell or a value is compared: its digits and sign.

@@ -36,6 +36,7 @@ from anonkit.io.sniff import (
     quote_problem,
     quote_reason,
     record_problem,
+    refuse_header_only,
     refuse_odd_start,
     refuse_record_header,
     refuse_title_lines,
@@ -207,8 +208,7 @@ def scan_table(
     names = [name.strip() for name in raw] if strip else raw
     _check_names(p, names, sep)
     refuse_record_header(p, text, sep, whole)
-    if whole and len(text.strip("\r\n").splitlines()) < 2:
-        raise EmptyDataError(str(p), message=f"The file {p} has a header but no records.")
+    refuse_header_only(p, text, whole)
     # polars parses a scan as it goes: a record with a surplus field passes when only some
     # columns are read, a short one is padded with nulls, a blank line read as a record of
     # nulls; read_table refuses the first two and passes blank lines over
@@ -514,10 +514,13 @@ def check_header(path: Path, separator: str) -> None:
     ------
     InputFormatError
         Naming the column by position, or the name.
+    EmptyDataError
+        If the file has a header but no records.
     """
     text, whole = sample_head(path)
     _check_names(path, header_fields(text, separator), separator)
     refuse_record_header(path, text, separator, whole)
+    refuse_header_only(path, text, whole)
 
 
 def check_records(
