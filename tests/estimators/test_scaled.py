@@ -152,3 +152,28 @@ def test_a_lazy_query_whose_records_change_is_caught_by_the_class_sizes(
     assert caught.value.source is None
     assert "changed during the run" in " ".join(str(caught.value).split())
     assert not out.parent.exists() or list(out.parent.iterdir()) == []
+
+
+def test_a_file_rewritten_during_the_first_reads_is_named_changed(
+    adult: tuple[pl.DataFrame, dict[str, Path]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file rewritten while the leak check read its head stopped the run with 'Cannot
+    write or read failed to fill whole buffer' (or polars' NoDataError), as if the file
+    were broken: the reads before the count were not checked against the file's stamp."""
+    import anonkit.estimators.scaled as scaled
+
+    frame, paths = adult
+    data = tmp_path / "adult.parquet"
+    frame.select(QI).head(3000).write_parquet(data)
+
+    def torn_read(*args: Any, **kwargs: Any) -> Any:
+        pl.read_parquet(data).head(2000).write_parquet(data)  # rewritten meanwhile
+        raise OSError("failed to fill whole buffer")
+
+    monkeypatch.setattr(scaled, "head_leak_check", torn_read)
+    with pytest.raises(InputChangedError) as caught:
+        anonkit.anonymize(
+            data, engine="streaming", output=tmp_path / "release.parquet",
+            quasi_identifiers=QI, hierarchies={c: paths[c] for c in QI}, k=5,
+        )  # fmt: skip
+    assert caught.value.source == str(data)

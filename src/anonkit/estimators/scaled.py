@@ -135,8 +135,9 @@ def fit_out_of_core(
     qi, specs = columns.quasi_identifiers, columns.specs
     models = privacy.model_list
     watch = InputWatch.start(source)  # before the first pass: scan_table's checks read it
-    source = streamed_source(source, engine)
-    schema, wanted = engine_roles(engine, source, columns, models)
+    with watch.passes():  # a read that fails on a file changing under it says so
+        source = streamed_source(source, engine)
+        schema, wanted = engine_roles(engine, source, columns, models)
     population = privacy.population if any(POPULATION_COUNT in m.requires for m in models) else None
     if type(population).__module__.split(".")[0] == "pandas":  # the engines read polars
         population, _ = to_polars(population)
@@ -144,12 +145,13 @@ def fit_out_of_core(
         missing = [c for c in qi if c not in engine.columns(population)]
         if missing:
             raise UnknownColumnError(missing, engine.columns(population))
-    safety = head_leak_check(estimator, engine, source, qi, schema)
+    with watch.passes():
+        safety = head_leak_check(estimator, engine, source, qi, schema)
 
     start_stage(progress, "Counting")
     detailed = any(m.requires - {CLASS_SIZE} for m in models)
-    hierarchies = resolve_hierarchies(engine, source, qi, specs, population)
     with watch.passes():
+        hierarchies = resolve_hierarchies(engine, source, qi, specs, population)
         table = _count(engine, source, qi, hierarchies, specs, wanted, detailed, population)
     watch.check()
     n = table.n_records

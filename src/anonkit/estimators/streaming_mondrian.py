@@ -108,15 +108,16 @@ def fit_mondrian_streaming(
     qi, specs = columns.quasi_identifiers, columns.specs
     engine = StreamingEngine()
     watch = InputWatch.start(source)  # before the first pass: scan_table's checks read it
-    source = streamed_source(source, engine)
-    schema, wanted = engine_roles(engine, source, columns, models)
-    safety = head_leak_check(estimator, engine, source, qi, schema)
+    with watch.passes():  # a read that fails on a file changing under it says so
+        source = streamed_source(source, engine)
+        schema, wanted = engine_roles(engine, source, columns, models)
+        safety = head_leak_check(estimator, engine, source, qi, schema)
 
     start_stage(progress, "Reading codes")
-    hierarchies = resolve_hierarchies(engine, source, qi, specs)
-    given = [c for c in wanted if c in specs]
-    sens_h = dict(zip(given, resolve_hierarchies(engine, source, given, specs), strict=True))
     with watch.passes():
+        hierarchies = resolve_hierarchies(engine, source, qi, specs)
+        given = [c for c in wanted if c in specs]
+        sens_h = dict(zip(given, resolve_hierarchies(engine, source, given, specs), strict=True))
         codes = engine.record_codes(source, qi, hierarchies)
     n = int(codes[0].shape[0])
     models = privacy.checked(n)
