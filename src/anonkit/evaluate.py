@@ -188,16 +188,16 @@ def _names(value: object, parameter: str) -> list[str]:
 
 def _l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
     """Smallest distinct and entropy l over the released classes (Machanavajjhala 2007)."""
-    kept = ~release.suppressed
-    if nulls := int(np.count_nonzero(values.is_null().to_numpy()[kept])):  # not a value
+    kept = ~release.suppressed  # their values, stripped as every released cell is read
+    text = values.cast(pl.String).str.strip_chars().filter(pl.Series(kept))
+    if nulls := text.null_count():  # not a value
         raise MissingValuesError(values.name, nulls)
     if not kept.any():
         return {"distinct_l": 0.0, "entropy_l": 0.0}
-    text = values.cast(pl.String)
     uniq = text.unique(maintain_order=True)
     codes = text.cast(pl.Enum(uniq)).to_physical().to_numpy().astype(np.int64)
     n_classes = int(release.class_sizes.shape[0])
-    pairs, counts, _ = group_codes([release.class_of[kept], codes[kept]], [n_classes, uniq.len()])
+    pairs, counts, _ = group_codes([release.class_of[kept], codes], [n_classes, uniq.len()])
     cls = pairs[0]
     distinct = np.bincount(cls, minlength=n_classes)
     sizes = np.bincount(cls, weights=counts, minlength=n_classes)

@@ -414,6 +414,7 @@ def _measure(
         privacy_levels,
         released_classes,
     )
+    from anonkit.metrics.released import read_as_released
 
     read = dict(cfg.read)
     if separator is not None:
@@ -452,7 +453,7 @@ def _measure(
         [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
     )
     specs = level_specs(cfg, sensitive, with_qi=pop is not None)
-    n_star = starred_rows(frame, qi)
+    n_star = starred_rows(read_as_released(frame, qi), qi)  # blanks and '**' are '*' too
     starred = starred_suppressed(n_star, frame.height, limit)
     classes = released_classes(
         frame,

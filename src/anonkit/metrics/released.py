@@ -40,7 +40,7 @@ from anonkit.metrics.release import interpret_release
 from anonkit.metrics.risk import population_class_sizes
 from anonkit.models.base import ClassSummary, SensitiveColumn
 
-__all__ = ["NULL_LABEL", "STAR", "ReleasedClasses", "released_classes"]
+__all__ = ["NULL_LABEL", "STAR", "ReleasedClasses", "read_as_released", "released_classes"]
 
 OWNER = "check"
 #: How a suppressed cell is written.
@@ -95,6 +95,12 @@ def _names(value: str | Sequence[str], parameter: str) -> list[str]:
     if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
         raise ParameterError(parameter, OWNER, "a list of column names", value)
     return list(value)
+
+
+def read_as_released(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``frame`` with ``columns`` read as ``normalize=True`` reads them (stripped; null,
+    empty and ``**`` cells as ``*``): count the rows shown ``*`` on this."""
+    return frame.with_columns([_normalized_expr(c) for c in columns])
 
 
 def _normalized_expr(column: str) -> pl.Expr:
