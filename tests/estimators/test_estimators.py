@@ -566,3 +566,59 @@ def test_the_estimators_named_as_reading_numbers_are_those_that_do() -> None:
         n for n, c in classes.items() if isinstance(c, type) and getattr(c, "reads_numbers", False)
     }
     assert readers == set(NUMBER_ESTIMATORS)
+
+
+def test_a_refit_keeps_nothing_of_the_fit_before(
+    adult_frame: pl.DataFrame, adult_hierarchies
+) -> None:
+    """A refit through the streaming engine kept the in-memory fit's release (``_masked``,
+    its records in every pickle), FullDomain's node evaluator over the first table
+    (evaluate_levels answered with the first table's counts) and Mondrian's first
+    hierarchies; a refit now starts from the parameters alone."""
+    import pickle
+
+    first, second = adult_frame.head(3000), adult_frame.slice(3000, 2000)
+    qa, qb = ["sex", "age", "race"], ["marital-status", "workclass"]
+    for make in (
+        lambda: FullDomain(privacy=Privacy(KAnonymity(3)), engine="auto"),
+        lambda: Mondrian(privacy=Privacy(KAnonymity(3)), engine="auto"),
+    ):
+        est = make().fit(
+            first,
+            quasi_identifiers=qa,
+            hierarchies={c: adult_hierarchies[c] for c in qa},
+            others="drop",
+        )
+        if isinstance(est, FullDomain):
+            est.evaluate_levels(dict.fromkeys(qa, 0))
+        est.fit(
+            second.lazy(),
+            quasi_identifiers=qb,
+            hierarchies={c: adult_hierarchies[c] for c in qb},
+            others="drop",
+        )
+        fresh = make().fit(
+            second.lazy(),
+            quasi_identifiers=qb,
+            hierarchies={c: adult_hierarchies[c] for c in qb},
+            others="drop",
+        )
+        assert sorted(vars(est)) == sorted(vars(fresh))
+        assert list(getattr(est, "hierarchies_", qb)) == qb  # the first fit's were kept
+        assert len(pickle.dumps(est)) < 2 * len(pickle.dumps(fresh))
+    in_memory = FullDomain(privacy=Privacy(KAnonymity(3)))
+    in_memory.fit(
+        first,
+        quasi_identifiers=qa,
+        hierarchies={c: adult_hierarchies[c] for c in qa},
+        others="drop",
+    )
+    in_memory.evaluate_levels(dict.fromkeys(qa, 0))
+    in_memory.fit(
+        second,
+        quasi_identifiers=qa,
+        hierarchies={c: adult_hierarchies[c] for c in qa},
+        others="drop",
+    )
+    again = in_memory.evaluate_levels(dict.fromkeys(qa, 0))
+    assert int(again.class_sizes.sum()) + again.suppressed == second.height

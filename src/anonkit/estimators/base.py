@@ -39,21 +39,21 @@ from anonkit._validation import (
     Constraint,
     OrNone,
     Parameters,
+    init_parameters,
     validate,
 )
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import AttributeRole, Schema
-from anonkit.core.values import as_text, check_single_values
+from anonkit.core.values import check_single_values
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
 from anonkit.estimators.privacy import Privacy, _IsPrivacy, check_population, population_table
+from anonkit.estimators.recoding import like_training
 from anonkit.exceptions import (
-    DataError,
     EmptyDataError,
-    MissingValuesError,
     NotFittedError,
     ParameterError,
     PrivacyUnattainableError,
@@ -186,36 +186,6 @@ def with_engine(result: AnonymizationResult, name: str, reason: str) -> Anonymiz
     return dataclasses.replace(result, details=FrozenDict(details))
 
 
-def _like_training(series: pl.Series, dtype: pl.DataType) -> pl.Series:
-    """A quasi-identifier of records to transform, of the training column's type:
-    text as the fit reads a value (a float ``30.0`` as ``30``), text cast to numbers or
-    dates exactly; numbers stay numbers (``35.5`` is not cut to ``35``).
-
-    Raises
-    ------
-    MissingValuesError
-        If a value is missing (null, or NaN), as the fit refuses.
-    DataError
-        If a value is not of the training column's type (text ``"abc"`` for numbers).
-    """
-    column = series.name
-    missing = series.null_count() + (int(series.is_nan().sum()) if series.dtype.is_float() else 0)
-    if missing:
-        raise MissingValuesError(column, missing)
-    if series.dtype == dtype or (series.dtype.is_numeric() and dtype.is_numeric()):
-        return series  # numbers are compared as numbers, or read as text like the fit's
-    if dtype == pl.String:
-        return as_text(series).alias(column)
-    cast = series.cast(dtype, strict=False)
-    if cast.null_count():
-        bad = series.filter(cast.is_null())[0]
-        raise DataError(
-            f"Column {column!r} of the records to transform holds {bad!r}, which is not a "
-            f"{dtype} value like the training column's."
-        )
-    return cast
-
-
 def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> None:
     """Refuse models no class can satisfy whatever the generalization: ℓ-diversity of a
     column with fewer than ℓ distinct values (more suppression would not help)."""
@@ -302,6 +272,7 @@ class Estimator(Parameters):
         Self
             The fitted estimator.
         """
+        self._forget_fit()
         self._validate()
         if numeric and not self.reads_numbers:
             name, readers = type(self).__name__, ", ".join(NUMBER_ESTIMATORS)
@@ -328,6 +299,14 @@ class Estimator(Parameters):
         warn_leaks(self.result_.checks)
         self._others = others
         return self
+
+    def _forget_fit(self) -> None:
+        """Drop what an earlier fit left (``result_``, caches, the records kept for
+        ``transform``): a refit starts from the parameters alone, whichever way it runs,
+        and a failed one leaves the estimator unfitted."""
+        keep = set(init_parameters(type(self)))
+        for name in [n for n in vars(self) if n not in keep]:
+            delattr(self, name)
 
     def _fit(self, frame: Any, columns: Columns) -> None:
         """The fit on a table held in memory (estimators that can fit through an engine
@@ -507,7 +486,7 @@ class Estimator(Parameters):
         missing = [c for c in qi if c not in data.columns]
         if missing:
             raise UnknownColumnError(missing, data.columns)
-        data = data.with_columns(_like_training(data[c], fitting.data[c].dtype) for c in qi)
+        data = data.with_columns(like_training(data[c], fitting.data[c].dtype) for c in qi)
         out = self._transform(data, fitting)
         gone = [*fitting.dropped, *fitting.schema.dropped, *unseen]
         return from_polars(out.drop([c for c in gone if c in out.columns]), kind)
@@ -535,7 +514,7 @@ class Estimator(Parameters):
         """For each record of ``data``: the first training record with the same
         quasi-identifiers (``-1`` if none), and whether there was one."""
         qi = fitting.quasi_identifiers
-        # numbers of another type than the training's (_like_training keeps them) meet
+        # numbers of another type than the training's (like_training keeps them) meet
         # the training's as floats
         wider = {c: pl.Float64 for c in qi if data[c].dtype != fitting.data[c].dtype}
         first = (

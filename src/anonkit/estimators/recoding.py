@@ -45,7 +45,13 @@ from anonkit.metrics.labels import STAR
 from anonkit.metrics.matching import distinct_rows, match_classes
 from anonkit.metrics.release import Release
 
-__all__ = ["apply_levels", "assign_classes", "generalize_column", "nearest_groups"]
+__all__ = [
+    "apply_levels",
+    "assign_classes",
+    "generalize_column",
+    "like_training",
+    "nearest_groups",
+]
 
 
 #: Cap on the (rows x classes) block evaluated at once when searching nearest classes.
@@ -256,3 +262,33 @@ def nearest_groups(
         chosen[a:b] = np.argmax(np.where(tied, sizes[None, :], -1.0), axis=1)
     picked = release.select(columns)[pl.Series(first[chosen])]
     return frame.with_columns([picked[c].alias(c) for c in columns])
+
+
+def like_training(series: pl.Series, dtype: pl.DataType) -> pl.Series:
+    """A quasi-identifier of records to transform, of the training column's type:
+    text as the fit reads a value (a float ``30.0`` as ``30``), text cast to numbers or
+    dates exactly; numbers stay numbers (``35.5`` is not cut to ``35``).
+
+    Raises
+    ------
+    MissingValuesError
+        If a value is missing (null, or NaN), as the fit refuses.
+    DataError
+        If a value is not of the training column's type (text ``"abc"`` for numbers).
+    """
+    column = series.name
+    missing = series.null_count() + (int(series.is_nan().sum()) if series.dtype.is_float() else 0)
+    if missing:
+        raise MissingValuesError(column, missing)
+    if series.dtype == dtype or (series.dtype.is_numeric() and dtype.is_numeric()):
+        return series  # numbers are compared as numbers, or read as text like the fit's
+    if dtype == pl.String:
+        return as_text(series).alias(column)
+    cast = series.cast(dtype, strict=False)
+    if cast.null_count():
+        bad = series.filter(cast.is_null())[0]
+        raise DataError(
+            f"Column {column!r} of the records to transform holds {bad!r}, which is not a "
+            f"{dtype} value like the training column's."
+        )
+    return cast
