@@ -622,3 +622,25 @@ def test_a_refit_keeps_nothing_of_the_fit_before(
     )
     again = in_memory.evaluate_levels(dict.fromkeys(qa, 0))
     assert int(again.class_sizes.sum()) + again.suppressed == second.height
+
+
+def test_transform_recodes_as_the_fit_did_until_the_next_fit(
+    adult_frame: pl.DataFrame, adult_hierarchies
+) -> None:
+    """set_params(suppressed="drop") after the fit made transform drop records, and
+    set_params(local_suppression=True) stopped it masking those of suppressed classes:
+    transform read the parameters of now, not those of the fit."""
+    qi = ["sex", "age", "race", "education"]
+    train, new = adult_frame.head(2000), adult_frame.slice(2000, 2000)
+    fd = FullDomain(privacy=Privacy(KAnonymity(5), suppression_limit=0.05))
+    fd.fit(
+        train,
+        quasi_identifiers=qi,
+        hierarchies={c: adult_hierarchies[c] for c in qi},
+        others="drop",
+    )
+    assert fd.result_.suppressed  # classes were suppressed, so transform masks some records
+    before = fd.transform(new)
+    for change in ({"suppressed": "drop"}, {"local_suppression": True}):
+        fd.set_params(**change)
+        assert fd.transform(new).equals(before)

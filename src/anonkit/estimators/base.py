@@ -298,6 +298,8 @@ class Estimator(Parameters):
             raise found from None
         warn_leaks(self.result_.checks)
         self._others = others
+        # transform recodes as the fit did, whatever set_params changes until the next fit
+        self._fitted_with = self.get_params(deep=False)
         return self
 
     def _forget_fit(self) -> None:
@@ -460,7 +462,10 @@ class Estimator(Parameters):
 
         Quasi-identifiers are recoded as the family learned (see each estimator), the
         columns the release leaves out are left out, the others it keeps are kept; the
-        frame type is kept. The training frame itself comes back as the release. A column
+        frame type is kept. The training frame itself comes back as the release, except
+        with Hilbert and microaggregation, which can put records of equal
+        quasi-identifiers in different groups: each such record takes the labels of the
+        first training record like it. A column
         the training table lacked has no role: it is an error, or left out when the fit
         dropped undeclared columns (``others="drop"``). The output is not a release: the
         new records were not counted when the recoding was chosen, so their classes need

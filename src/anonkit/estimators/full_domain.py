@@ -488,14 +488,15 @@ class FullDomain(Placed):
         by ``local_suppression`` are not reproduced: their records keep the levels."""
         qi = fitting.quasi_identifiers
         out = self._generalize(data, fitting)
-        if self.local_suppression is not False or not self.result_.suppressed:
+        fitted = self._fitted_with
+        if fitted["local_suppression"] is not False or not self.result_.suppressed:
             return out  # (at the top, every record shows '*' and none was suppressed)
         starred = self._masked.select(all_starred(qi)).to_series()
         gone = self._generalize(fitting.data.filter(starred), fitting).select(qi).unique()
         new = "__anonkit_new__"  # a reserved name (core.schema.RESERVED_PREFIX)
         hit = out.select(qi).with_row_index(new).join(gone, on=qi, how="semi")[new]
         hit_mask = pl.Series(np.isin(np.arange(out.height), hit.to_numpy()))
-        if self.suppressed == "drop":
+        if fitted["suppressed"] == "drop":
             return out.filter(~hit_mask)
         star = pl.lit(SUPPRESSED, dtype=pl.String)
         return out.with_columns(
