@@ -36,6 +36,7 @@ from anonkit.estimators import (
     Privacy,
 )
 from anonkit.estimators.full_domain import SUPPRESSED_MODES
+from anonkit.estimators.given import refuse_ignored, with_keywords, with_output
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.frames import to_polars
 from anonkit.io.tables import read_table
@@ -206,6 +207,8 @@ class Anonymizer:
     def _validate(self) -> None:
         validate(vars(self), _CONSTRAINTS, "anonymize")
         if isinstance(self.algorithm, Estimator):
+            defaults = inspect.signature(Anonymizer.__init__).parameters
+            refuse_ignored(self.algorithm, vars(self), {n: p.default for n, p in defaults.items()})
             return
         if self.algorithm not in ALGORITHMS:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHMS))
@@ -270,8 +273,8 @@ class Anonymizer:
                 or self.population is not None
                 or self.suppression_limit != 0.0
             )
-            held = _with_keywords(self.algorithm, privacy, given, self.progress)
-            return _with_output(held, self.output, self.output_separator)
+            held = with_keywords(self.algorithm, privacy, given, self.progress)
+            return with_output(held, self.output, self.output_separator)
         shared: dict[str, Any] = {
             "privacy": privacy,
             "leak_check": self.leak_check,
@@ -366,53 +369,6 @@ def _from_options(
         )
         raise ParameterError("options", "anonymize", allowed, unknown)
     return cls(**dict(options or {}), **shared)
-
-
-def _with_keywords(
-    estimator: Estimator, privacy: Privacy, given: bool, progress: Progress | None
-) -> Estimator:
-    """``estimator``, or a copy holding the keywords' privacy (and progress) where it has
-    none; privacy both in the estimator and in the keywords is an error."""
-    params = estimator.get_params(deep=False)
-    if estimator.privacy is not None:
-        if given:
-            raise ParameterError(
-                "privacy",
-                "anonymize",
-                "left out when the estimator holds its privacy (give it in one place)",
-                privacy.describe(),
-            )
-        if progress is None or estimator.progress is not None:
-            return estimator
-    else:
-        params["privacy"] = privacy
-    if estimator.progress is None and progress is not None:
-        params["progress"] = progress
-    return type(estimator)(**params)
-
-
-def _with_output(
-    estimator: Estimator, output: str | Path | None, separator: str | None = None
-) -> Estimator:
-    """``estimator``, or a copy writing ``output`` (the keyword, with ``separator``) when
-    it writes its own release (an ``output`` parameter) and holds none; two different
-    outputs are an error."""
-    params = estimator.get_params(deep=False)
-    if output is None or "output" not in params:
-        return estimator
-    if params["output"] is None:
-        params["output"] = output
-        if separator is not None and params.get("output_separator") is None:
-            params["output_separator"] = separator
-        return type(estimator)(**params)
-    if str(params["output"]) != str(output):
-        raise ParameterError(
-            "output",
-            "anonymize",
-            "left out when the estimator holds its output (give it in one place)",
-            str(output),
-        )
-    return estimator
 
 
 def _one_call(

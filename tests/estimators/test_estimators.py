@@ -644,3 +644,23 @@ def test_transform_recodes_as_the_fit_did_until_the_next_fit(
     for change in ({"suppressed": "drop"}, {"local_suppression": True}):
         fd.set_params(**change)
         assert fd.transform(new).equals(before)
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    [{"suppressed": "drop"}, {"leak_check": False}, {"time_limit": 3.0}, {"mode": "relaxed"}],
+)
+def test_an_estimator_as_algorithm_refuses_keywords_it_would_ignore(
+    keyword: dict[str, object],
+) -> None:
+    """anonymize(frame, algorithm=Mondrian(...), suppressed="drop") dropped the keyword
+    without a word: the estimator's own parameter was used."""
+    with pytest.raises(ParameterError, match=f"'{next(iter(keyword))}'.*on the estimator"):
+        anonkit.anonymize(
+            _people().drop("name"),
+            quasi_identifiers=["zip", "age"],
+            hierarchies={"zip": ZIP, "age": AGES},
+            sensitive=["disease"],
+            algorithm=Mondrian(privacy=Privacy(KAnonymity(2))),
+            **keyword,
+        )

@@ -488,7 +488,8 @@ class FullDomain(Placed):
         by ``local_suppression`` are not reproduced: their records keep the levels."""
         qi = fitting.quasi_identifiers
         out = self._generalize(data, fitting)
-        fitted = self._fitted_with
+        # the parameters of the fit (an estimator fitted inside another's fit: its own)
+        fitted = getattr(self, "_fitted_with", None) or self.get_params(deep=False)
         if fitted["local_suppression"] is not False or not self.result_.suppressed:
             return out  # (at the top, every record shows '*' and none was suppressed)
         starred = self._masked.select(all_starred(qi)).to_series()
