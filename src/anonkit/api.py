@@ -426,10 +426,11 @@ anonymize.__doc__ = """Anonymize a table in one call: ``Anonymizer(**keywords).f
         ``"mondrian"`` (multidimensional partitioning), ``"greedy_merge"`` (class merging
         with cost matrices) or ``"microaggregation"`` (numeric quasi-identifiers). Or an
         estimator of :mod:`anonkit.estimators` (``Mondrian(mode="relaxed")``): it is fitted
-        with the column keywords; its own parameters replace the algorithm keywords
-        (``metric``, ``mode``, ``cost``, ...), and the privacy keywords (``k``,
-        ``privacy``, ``suppression_limit``, ``population``) fill its ``privacy`` when it
-        has none.
+        with the column keywords; its own parameters stand for the algorithm keywords
+        (``metric``, ``mode``, ``cost``, ...: giving one of those too is an error), and
+        the privacy keywords (``k``, ``privacy``, ``suppression_limit``, ``population``),
+        ``progress`` and ``output`` fill what it lacks, in a copy that is fitted instead
+        (the result is returned either way).
     metric
         What to minimize: ``"loss"`` (default), ``"height"``, ``"relative_distance"``,
         ``"precision"``, ``"discernibility"``, ``"average_class_size"`` or
