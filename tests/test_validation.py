@@ -350,3 +350,12 @@ def test_a_share_written_as_a_percentage_is_pointed_out(given: object, hint: str
     with pytest.raises(ParameterError) as info:
         check_real(-1, "suppression_limit", "anonymize", low=0, high=1, noun="a share")
     assert "Did you mean" not in str(info.value)
+
+
+def test_setting_a_part_of_a_parameter_that_is_none_says_what_to_do() -> None:
+    """FullDomain().set_params(privacy__suppression_limit=0.05) said "Unknown parameter
+    'suppression_limit' of privacy; choose one of: ." (privacy was None)."""
+    from anonkit.estimators import FullDomain
+
+    with pytest.raises(ParameterError, match=r"'privacy'.*set as a whole first \(privacy=\.\.\.\)"):
+        FullDomain().set_params(privacy__suppression_limit=0.05)

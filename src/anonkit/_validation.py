@@ -365,6 +365,10 @@ def _with_params(value: Any, params: Mapping[str, Any], owner: str) -> Any:
     """
     if isinstance(value, Parameters) or callable(getattr(value, "set_params", None)):
         return value.set_params(**params)
+    if value is None:  # nothing to set a part of: say what to give instead
+        raise ParameterError(
+            owner, "set_params", f"set as a whole first ({owner}=...), then in parts", None
+        )
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         raise UnknownNameError("parameter", next(iter(params)), [], f" of {owner}")
     fields = [f.name for f in dataclasses.fields(value) if f.init]
