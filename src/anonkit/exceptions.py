@@ -344,17 +344,19 @@ class NotFittedError(AnonkitError, AttributeError):
 
     exit_code = 2
 
-    def __init__(self, estimator: str, engine: str | None = None) -> None:
+    def __init__(
+        self, estimator: str, engine: str | None = None, method: str = "transform"
+    ) -> None:
         self.estimator = estimator
         if engine is not None:  # fitted where the records stay: nothing to recode from
             super().__init__(
                 f"This {estimator} was fitted with engine={engine!r}, which keeps no record "
-                "in memory, and transform recodes new records from the training ones; fit "
-                "it with engine='polars' to transform."
+                f"in memory, and {method} reads the training ones; fit it with "
+                f"engine='polars' to call {method}."
             )
             return
         super().__init__(
-            f"This {estimator} is not fitted yet; call its fit(frame, ...) before transform."
+            f"This {estimator} is not fitted yet; call its fit(frame, ...) before {method}."
         )
 
 

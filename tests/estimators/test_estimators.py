@@ -664,3 +664,18 @@ def test_an_estimator_as_algorithm_refuses_keywords_it_would_ignore(
             algorithm=Mondrian(privacy=Privacy(KAnonymity(2))),
             **keyword,
         )
+
+
+def test_evaluate_levels_after_a_streamed_fit_names_itself_and_the_engine(
+    adult_frame: pl.DataFrame, adult_hierarchies
+) -> None:
+    """It said 'not fitted yet; call its fit(frame, ...) before transform' of an
+    estimator fitted on the streaming engine."""
+    qi = ["sex", "race"]
+    fd = FullDomain(privacy=Privacy(KAnonymity(3)), engine="streaming")
+    fd.fit(adult_frame.head(500).lazy(), quasi_identifiers=qi,
+           hierarchies={c: adult_hierarchies[c] for c in qi}, others="drop")  # fmt: skip
+    with pytest.raises(NotFittedError, match="engine='streaming'.*evaluate_levels"):
+        fd.evaluate_levels(dict.fromkeys(qi, 0))
+    with pytest.raises(NotFittedError, match="before evaluate_levels"):
+        FullDomain().evaluate_levels({"sex": 0})

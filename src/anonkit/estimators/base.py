@@ -480,11 +480,7 @@ class Estimator(Parameters):
         UndeclaredColumnsError
             If ``frame`` has a column the training table lacked (unless ``others="drop"``).
         """
-        fitting: Fitting | None = getattr(self, "_fitting", None)
-        if fitting is None:
-            result = getattr(self, "result_", None)
-            engine = result.details.get("engine", {}).get("name") if result is not None else None
-            raise NotFittedError(type(self).__name__, engine)
+        fitting = self._training("transform")
         data, kind = to_polars(frame)
         unseen = self._unseen_columns(data.columns)
         qi = fitting.quasi_identifiers
@@ -495,6 +491,21 @@ class Estimator(Parameters):
         out = self._transform(data, fitting)
         gone = [*fitting.dropped, *fitting.schema.dropped, *unseen]
         return from_polars(out.drop([c for c in gone if c in out.columns]), kind)
+
+    def _training(self, method: str) -> Fitting:
+        """What the fit kept of the training table, for ``method``.
+
+        Raises
+        ------
+        NotFittedError
+            If the estimator is not fitted, or was fitted where the records stay.
+        """
+        fitting: Fitting | None = getattr(self, "_fitting", None)
+        if fitting is None:
+            result = getattr(self, "result_", None)
+            engine = result.details.get("engine", {}).get("name") if result is not None else None
+            raise NotFittedError(type(self).__name__, engine, method)
+        return fitting
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         raise NotImplementedError

@@ -56,7 +56,7 @@ from anonkit.estimators.cell_suppression import (
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import objective, search
-from anonkit.exceptions import NotFittedError, ParameterError
+from anonkit.exceptions import ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.io.write import output_format
 from anonkit.metrics.generalization import METRICS
@@ -393,9 +393,7 @@ class FullDomain(Placed):
         ParameterError
             If ``levels`` does not give every quasi-identifier a level of its hierarchy.
         """
-        fitting: Fitting | None = getattr(self, "_fitting", None)
-        if fitting is None:
-            raise NotFittedError(type(self).__name__)
+        fitting = self._training("evaluate_levels")
         qi = fitting.quasi_identifiers
         evaluator: Evaluator | None = getattr(self, "_node_evaluator", None)
         if evaluator is None:
