@@ -85,7 +85,6 @@ LARGE_TABLE = 500_000
 #: memory grows by about 75 KB per combination (7.5 GB at this limit) and time faster
 #: than linearly.
 GREEDY_MERGE_COMBINATIONS = 100_000  # = algorithms.greedy_merge MAX_COMBINATIONS (tested)
-#: The column of a tally holding how many records a row stands for.
 
 
 def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
