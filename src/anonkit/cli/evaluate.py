@@ -453,7 +453,10 @@ def _measure(
         [(rel[s] if s in rel.columns else orig[s]).alias(s) for s in sensitive]
     )
     specs = level_specs(cfg, sensitive, with_qi=pop is not None)
-    n_star = starred_rows(read_as_released(frame, qi), qi)  # blanks and '**' are '*' too
+    # cells read once as evaluate reads them (blanks and '**' are '*'), both for the rows
+    # shown '*' and for the classes
+    frame = read_as_released(frame, qi)
+    n_star = starred_rows(frame, qi)
     starred = starred_suppressed(n_star, frame.height, limit)
     classes = released_classes(
         frame,
@@ -462,7 +465,6 @@ def _measure(
         hierarchies=specs,
         population=pop,
         numeric=cfg.numeric,
-        normalize=True,
         starred_suppressed=starred,
     )
     levels = json_ready(privacy_levels(classes))
