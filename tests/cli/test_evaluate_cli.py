@@ -588,3 +588,33 @@ def test_l_diversity_reads_sensitive_values_stripped(tmp_path: Path) -> None:
     ev = evaluate(original, original, quasi_identifiers=["q"], hierarchies={"q": [["a", "*"]]},
                   sensitive=["s"])  # fmt: skip
     assert dict(ev.privacy["l_diversity"]["s"]) == {"distinct_l": 1.0, "entropy_l": 1.0}
+
+
+def test_a_release_with_another_separator_is_read_as_its_own_file(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """The configuration's [read] separator was applied to the release too: a ';' original
+    beside a ',' release (another tool's) ended in 'Unknown column(s)' naming the whole
+    header as one column. The release is read like the population: --separator, or its own
+    separator detected."""
+    original = tmp_path / "original.csv"
+    original.write_text(toy_files["original"].read_text(encoding="utf-8"), encoding="utf-8")
+    config = tmp_path / "eval.toml"
+    config.write_text('[read]\nseparator = ";"\n' + toy_files["config"].read_text())
+    release = tmp_path / "release.csv"
+    release.write_text(toy_files["release"].read_text(encoding="utf-8"), encoding="utf-8")
+    assert ";" not in release.read_text(encoding="utf-8").splitlines()[0]
+    res = runner.invoke(app, ["evaluate", str(original), str(release), "-c", str(config)])
+    assert res.exit_code == 0, res.stderr
+
+
+def test_an_original_read_into_one_column_says_which_separator_it_looks_like(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    config = tmp_path / "eval.toml"
+    config.write_text('[read]\nseparator = ","\n' + toy_files["config"].read_text())
+    res = runner.invoke(
+        app, ["evaluate", str(toy_files["original"]), str(toy_files["release"]), "-c", str(config)]
+    )
+    line = one_error_line(res, 2)
+    assert "into one column" in line and "set separator = ';'" in line

@@ -34,6 +34,7 @@ from anonkit.cli.common import (
     stdout_console,
 )
 from anonkit.cli.progress import ProgressReporter
+from anonkit.exceptions import ConfigError, UnknownColumnError
 from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
@@ -405,7 +406,7 @@ def _measure(
     """Read both tables and measure the release (the work behind ``evaluate``); records
     at ``*`` everywhere are suppressed ones up to the share ``limit``."""
     from anonkit.evaluate import evaluate
-    from anonkit.io.tables import read_table
+    from anonkit.io.tables import read_table, read_table_info, unknown_column_hint
     from anonkit.metrics.classes import starred_rows, starred_suppressed
     from anonkit.metrics.levels import (
         check_models,
@@ -420,33 +421,40 @@ def _measure(
     if separator is not None:
         read["separator"] = separator
     start_stage(bar, f"Reading {original.name}")
-    orig = read_table(original, **read)
+    orig, info = read_table_info(original, **read)
     start_stage(bar, f"Reading {release.name}")
     # the release as released: anonymize's formula escapes ('@home) undone, unless the
-    # configuration wrote the cells raw
+    # configuration wrote the cells raw; its separator is --separator or its own (another
+    # tool may have written it), as the population's
     formulas = "keep" if cfg.csv_formulas == "keep" else "unescape"
-    rel = read_table(release, separator=read.get("separator"), csv_formulas=formulas)
+    rel = read_table(release, separator=separator, csv_formulas=formulas)
     pop = _read_population(population, cfg, separator)
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))
     hierarchies = {
         c: spec for c, spec in cfg.hierarchies.items() if c in qi and c not in cfg.numeric
     }
-    ev = evaluate(
-        orig,
-        rel,
-        quasi_identifiers=qi,
-        hierarchies=hierarchies,
-        sensitive=sensitive,
-        class_attribute=class_attribute,
-        population=pop,
-        population_size=population_size,
-        numeric=list(cfg.numeric),
-        k=k if k is not None else cfg.k,
-        risk_threshold=risk_threshold,
-        progress=bar,
-        suppression_limit=limit,
-    )
+    try:
+        ev = evaluate(
+            orig,
+            rel,
+            quasi_identifiers=qi,
+            hierarchies=hierarchies,
+            sensitive=sensitive,
+            class_attribute=class_attribute,
+            population=pop,
+            population_size=population_size,
+            numeric=list(cfg.numeric),
+            k=k if k is not None else cfg.k,
+            risk_threshold=risk_threshold,
+            progress=bar,
+            suppression_limit=limit,
+        )
+    except UnknownColumnError as err:
+        hint = unknown_column_hint(info, err.columns)
+        if hint:
+            raise ConfigError(f"{err} {hint}") from None
+        raise
     start_stage(bar, "Measuring privacy levels")
     # the release's classes; sensitive values from the release, else from the original
     frame = rel.select(qi).with_columns(
