@@ -20,7 +20,7 @@ from spark_support import SKIP_REASON, collect, to_spark
 
 from anonkit import anonymize
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.estimators import Mondrian
+from anonkit.estimators import Mondrian, Privacy
 from anonkit.evaluate import evaluate
 from anonkit.exceptions import (
     MissingValuesError,
@@ -150,6 +150,12 @@ def test_engine_keyword_auto_and_output(
     written = pl.read_parquet(out / "*.parquet")
     assert sorted(written.rows()) == sorted(single.release.rows())
     assert [p.name for p in tmp_path.iterdir()] == ["release.parquet"]
+    # the fitted estimator keeps its hierarchies, as in memory (it kept none on Spark)
+    fitted = Mondrian(engine="spark", privacy=Privacy(KAnonymity(5))).fit(
+        source, quasi_identifiers=QI[:4], hierarchies=keywords["hierarchies"]
+    )
+    assert list(fitted.hierarchies_) == QI[:4]
+    assert fitted.hierarchies_["age"] == Hierarchy.from_csv(adult_hierarchies["age"])
 
 
 def test_refusals_and_bad_input(spark: Any) -> None:

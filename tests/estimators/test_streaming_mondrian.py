@@ -185,3 +185,17 @@ def test_transform_after_a_streamed_fit_says_why_it_cannot() -> None:
     m.fit(frame.lazy(), quasi_identifiers=["age", "sex"], hierarchies=spec)
     with pytest.raises(NotFittedError, match="fitted with engine='streaming'"):
         m.transform(frame)
+
+
+def test_a_streamed_fit_keeps_its_hierarchies_as_the_in_memory_one(
+    data: pl.DataFrame, parquet: Path, hierarchies: Any
+) -> None:
+    """The streamed fit set no ``hierarchies_`` (the in-memory one and FullDomain's
+    out-of-core fit do)."""
+    keywords = {"quasi_identifiers": QI, "hierarchies": hierarchies, "others": "drop"}
+    privacy = anonkit.Privacy(anonkit.models.KAnonymity(5))
+    memory = Mondrian(privacy=privacy).fit(data, **keywords)
+    streamed = Mondrian(privacy=privacy, engine="streaming").fit(parquet, **keywords)
+    assert list(streamed.hierarchies_) == QI
+    for c in QI:
+        assert streamed.hierarchies_[c] == memory.hierarchies_[c]

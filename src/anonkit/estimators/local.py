@@ -37,6 +37,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import polars as pl
 
+from anonkit._frozen import FrozenDict
 from anonkit._validation import Boolean, Constraint, Interval, Options, OrNone, Separator
 from anonkit.algorithms.microaggregation.aggregate import AGGREGATES
 from anonkit.algorithms.microaggregation.estimator import METHODS
@@ -373,11 +374,11 @@ class Mondrian(_Classes, Placed):
         if name == "spark":
             from anonkit.estimators.spark_mondrian import fit_mondrian_spark
 
-            result = fit_mondrian_spark(self, frame, columns, reason=reason)
+            result, hierarchies = fit_mondrian_spark(self, frame, columns, reason=reason)
         elif name == "streaming":
             from anonkit.estimators.streaming_mondrian import fit_mondrian_streaming
 
-            result = fit_mondrian_streaming(self, frame, columns, reason=reason)
+            result, hierarchies = fit_mondrian_streaming(self, frame, columns, reason=reason)
         else:
             self._fit_in_memory(frame, columns)
             if self.engine == "auto":
@@ -386,6 +387,7 @@ class Mondrian(_Classes, Placed):
         # out of core the release is not here: the fit read the columns starred
         # everywhere from its re-check's tally
         self._fitted_elsewhere(result, columns)
+        self.hierarchies_ = FrozenDict(hierarchies)
         note_bare_columns(self, result.details.get(BARE, ()))
 
     def _outcome(self, fitting: Fitting) -> Outcome:

@@ -87,8 +87,13 @@ def _loss(
 
 def fit_mondrian_spark(
     estimator: Mondrian, frame: Any, columns: Columns, *, reason: str
-) -> AnonymizationResult:
+) -> tuple[AnonymizationResult, dict[str, Hierarchy]]:
     """Fit ``estimator`` (Mondrian) on a Spark DataFrame; see the module docstring.
+
+    Returns
+    -------
+    (result, hierarchies)
+        The result and each quasi-identifier's hierarchy.
 
     Raises
     ------
@@ -157,7 +162,7 @@ def fit_mondrian_spark(
     bare = starred_everywhere(out.tally, columns)
     if bare:
         details[BARE] = bare
-    return local_result(
+    result = local_result(
         out.release,
         algorithm="mondrian",
         metric="none",
@@ -170,3 +175,4 @@ def fit_mondrian_spark(
         details=details,
         **verified_fields(out.verification, safety),
     )
+    return result, hierarchies

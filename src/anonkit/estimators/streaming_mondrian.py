@@ -43,6 +43,7 @@ import polars as pl
 
 from anonkit.algorithms.mondrian import HierarchicalQI, SensitiveAttribute
 from anonkit.algorithms.mondrian import Mondrian as Partitioning
+from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.schema import AttributeRole
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT
@@ -76,9 +77,14 @@ __all__ = ["fit_mondrian_streaming"]
 
 def fit_mondrian_streaming(
     estimator: Mondrian, source: Any, columns: Columns, *, reason: str
-) -> AnonymizationResult:
+) -> tuple[AnonymizationResult, dict[str, Hierarchy]]:
     """Fit ``estimator`` (Mondrian) on a file or a polars lazy query, streamed; see the
     module docstring.
+
+    Returns
+    -------
+    (result, hierarchies)
+        The result and each quasi-identifier's hierarchy.
 
     Raises
     ------
@@ -191,7 +197,7 @@ def fit_mondrian_streaming(
     t3 = time.perf_counter()
 
     k, _ = split_k_anonymity(models)
-    return local_result(
+    result = local_result(
         released,
         algorithm="mondrian",
         metric="none",
@@ -204,6 +210,7 @@ def fit_mondrian_streaming(
         details=details,
         **verified_fields(verification, safety),
     )
+    return result, dict(zip(qi, hierarchies, strict=True))
 
 
 def _verify(
