@@ -435,11 +435,16 @@ class InputEncodingError(InputFormatError):
                 f'encoding = "{s}" in the [read] section of the configuration, --encoding {s} '
                 f'for anonkit init, check and release, encoding="{s}" in Python'
             )
+        #: the encoding the message suggests, and what went wrong without the advice
+        self.suggested = s
+        self.hierarchy = hierarchy
+        self.problem = (
+            f"line {line} is not valid {_display_encoding(encoding)}: byte 0x{byte:02X} at "
+            f"byte offset {offset} cannot be decoded"
+        )
         super().__init__(
             path,
-            f"line {line} is not valid {_display_encoding(encoding)}: byte 0x{byte:02X} at byte "
-            f"offset {offset} cannot be decoded; if the file uses another encoding, declare it "
-            f"({how}).",
+            f"{self.problem}; if the file uses another encoding, declare it ({how}).",
             line=line,
         )
 

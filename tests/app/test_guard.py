@@ -208,3 +208,19 @@ def test_an_error_box_shows_a_foreign_value_error_by_its_type_only(
 
     mine = ParameterError("k", "the Privacy page", "a whole number", 2.5)
     assert "a whole number" in str(error_box(mine))  # the library's message, as it is
+
+
+def test_an_undecodable_table_is_told_to_set_the_encoding_field(tmp_path: Path) -> None:
+    """The Load page showed the library's advice ('encoding = "latin-1" in the [read]
+    section of the configuration, --encoding latin-1 for anonkit init...'): words for the
+    CLI and Python, none for the page's own Encoding field."""
+    from anonkit.app.widgets import error_box
+    from anonkit.exceptions import InputEncodingError
+
+    path = tmp_path / "people.csv"
+    path.write_bytes("city;age\nZürich;31\nGenève;45\n".encode("latin-1"))
+    with pytest.raises(InputEncodingError) as caught:
+        workflow.load_table(path)
+    shown = str(error_box(caught.value))
+    assert "line 2" in shown and "Encoding field" in shown and "latin-1" in shown
+    assert "[read]" not in shown and "--encoding" not in shown

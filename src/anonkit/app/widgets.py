@@ -17,7 +17,7 @@ from anonkit.app import workflow
 from anonkit.app.guard import what_failed
 from anonkit.app.results import Alternative
 from anonkit.core.resolve import FILE
-from anonkit.exceptions import AnonkitError
+from anonkit.exceptions import AnonkitError, InputEncodingError
 from anonkit.result import AnonymizationResult
 
 __all__ = [
@@ -67,6 +67,11 @@ def error_box(err: BaseException | str | None) -> ui.Tag | None:
 
 
 def _shown(err: BaseException) -> str:
+    if isinstance(err, InputEncodingError) and not err.hierarchy:  # the page's own field
+        return (
+            f"Cannot read {err.path}: {err.problem}; if the file uses another encoding, "
+            f"type it in the Encoding field and load again ({err.suggested}, for instance)."
+        )
     if isinstance(err, (AnonkitError, OSError)):
         return str(err)
     tb = err.__traceback__
