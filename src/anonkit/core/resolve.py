@@ -124,15 +124,13 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
                 "numbers (or drop those rows) before anonymizing."
             )
     if spec is None:
-        return suppression(values.drop_nulls().unique(maintain_order=True).to_list(), name=column)
+        return suppression(_distinct(values), name=column)
     if isinstance(spec, Hierarchy):
         return spec if spec.name == column else spec.with_name(column)
     if isinstance(spec, (str, Path)):
         return _from_file(spec, column)
     if isinstance(spec, Mapping):
-        return build_hierarchy(
-            spec, values.drop_nulls().unique(maintain_order=True).to_list(), name=column
-        )
+        return build_hierarchy(spec, _distinct(values), name=column)
     rows = _table_rows(spec)
     if rows is None:
         raise ParameterError(
@@ -144,6 +142,15 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
             type(spec).__name__,
         )
     return Hierarchy(rows, name=column)
+
+
+def _distinct(values: pl.Series) -> list[Any]:
+    """The column's distinct values for a builder, in first-appearance order. A Float32
+    value goes as the float64 of the number it prints as (``0.1``, as the data's text
+    reads it), not as its binary expansion (``0.10000000149011612``)."""
+    if values.dtype == pl.Float32:
+        values = values.cast(pl.String).cast(pl.Float64)
+    return values.drop_nulls().unique(maintain_order=True).to_list()
 
 
 def _table_rows(spec: object) -> list[list[object]] | None:

@@ -23,6 +23,8 @@ ROOT: Final = "*"
 DECIMAL_COMMA: Final = r"^([+-]?[0-9]+),([0-9]+)$"
 #: A number written in ASCII digits, as the builders read numeric strings.
 NUMBER: Final = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+#: Whole floats below this size are labelled with all their digits.
+_INT128: Final = 2.0**127
 
 
 def as_number(value: object) -> numbers.Real | Decimal | None:
@@ -48,7 +50,11 @@ def render(value: object, owner: str, parameter: str = "values") -> str:
         if not math.isfinite(float(number)):
             raise ParameterError(parameter, owner, "free of NaN and infinite numbers", value)
         whole = math.floor(number)
-        return str(whole) if number == whole else str(number)
+        # a whole float in full digits up to Int128's range, as the data's text is
+        # (anonkit.core.values.text_expr); beyond it, as Python writes the float
+        if number == whole and (not isinstance(number, float) or abs(number) < _INT128):
+            return str(whole)
+        return str(number)
     text = str(value).strip()
     if not text:
         raise ParameterError(parameter, owner, "free of values that render as ''", value)
