@@ -179,6 +179,9 @@ class Outcome(NamedTuple):
     #: values, its records in ``COUNT``), or ``None``: the class profile and the
     #: verification read it instead of grouping the release's text again.
     tally: pl.DataFrame | None = None
+    #: The release whose loss is measured, where it is not ``released``: Mondrian's mean
+    #: release is measured on its classes' ranges (a mean read as a value loses nothing).
+    measured: pl.DataFrame | None = None
 
 
 class _Local(Estimator):
@@ -205,7 +208,7 @@ class _Local(Estimator):
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
         check_numeric(fitting.numeric, fitting.quasi_identifiers, fitting.data.columns, self.name)
         t1 = time.perf_counter()
-        released, metrics, metric, k, tally = self._outcome(fitting)
+        released, metrics, metric, k, tally, measured = self._outcome(fitting)
         t2 = time.perf_counter()
         released = released.drop(fitting.dropped)
         least = k if k is not None else 1
@@ -224,7 +227,8 @@ class _Local(Estimator):
             )
         elif loss_numeric is not None:
             start_stage(self.progress, "Measuring loss")
-            metrics.update(_loss_metrics(fitting.data, released, fitting, loss_numeric, k))
+            measured = released if measured is None else measured.drop(fitting.dropped)
+            metrics.update(_loss_metrics(fitting.data, measured, fitting, loss_numeric, k))
         t3 = time.perf_counter()
         result = local_result(
             from_polars(released, fitting.kind),
@@ -421,7 +425,8 @@ class Mondrian(_Classes, Placed):
         self.details_ = {"mondrian": part.figures()}
         k = split_k_anonymity(models)[0]
         # cuts follow a rule (``split``), not a metric: there is none to report
-        return Outcome(release_frame(data, part), {}, "none", k, tally)
+        ranges = release_frame(data, part, ranges=True) if self.numeric_release == "mean" else None
+        return Outcome(release_frame(data, part), {}, "none", k, tally, ranges)
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
         return fitting.numeric

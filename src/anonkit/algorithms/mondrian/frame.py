@@ -26,7 +26,7 @@ from anonkit.algorithms.mondrian.attributes import (
     SensitiveAttribute,
 )
 from anonkit.algorithms.mondrian.estimator import Mondrian, renamed_engine
-from anonkit.algorithms.mondrian.release import MondrianResult
+from anonkit.algorithms.mondrian.release import MondrianResult, format_number, range_label
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
 from anonkit.core.values import FLOAT_EXACT, as_text, beyond_float, encode_column, missing_expr
@@ -296,18 +296,27 @@ def fit_frame(
     ).fit(qis, models, sensitive=sens, population=pop)
 
 
-def _class_labels(result: MondrianResult) -> pl.DataFrame:
-    """One row per class: its released label in every quasi-identifier."""
-    return pl.DataFrame(
-        [
-            pl.Series(a.name, a.table, dtype=pl.String).gather(pl.Series(a.codes))
-            for a in result.attributes
-        ]
-    )
+def _class_labels(result: MondrianResult, *, ranges: bool = False) -> pl.DataFrame:
+    """One row per class: its released label in every quasi-identifier (with ``ranges``,
+    a numeric one as its class's ``[min-max]``, whatever ``numeric_release``)."""
+    columns = []
+    for a in result.attributes:
+        if ranges and a.kind == "numeric" and result.numeric_release != "range":
+            assert a.low is not None and a.high is not None
+            ends = zip(a.low.tolist(), a.high.tolist(), strict=True)
+            labels = [range_label(format_number(lo), format_number(hi)) for lo, hi in ends]
+            columns.append(pl.Series(a.name, labels, dtype=pl.String))
+        else:
+            columns.append(pl.Series(a.name, a.table, dtype=pl.String).gather(pl.Series(a.codes)))
+    return pl.DataFrame(columns)
 
 
-def release_frame(frame: pl.DataFrame, result: MondrianResult) -> pl.DataFrame:
-    """``frame`` with each quasi-identifier replaced by its released labels (strings).
+def release_frame(
+    frame: pl.DataFrame, result: MondrianResult, *, ranges: bool = False
+) -> pl.DataFrame:
+    """``frame`` with each quasi-identifier replaced by its released labels (strings);
+    with ``ranges``, a numeric one by its class's range even in a mean release (the loss
+    of a mean release is the loss of its classes' ranges).
 
     The labels are gathered from a table with one row per class by each record's class
     id, so no per-record text is formatted.
@@ -316,7 +325,8 @@ def release_frame(frame: pl.DataFrame, result: MondrianResult) -> pl.DataFrame:
         raise DataError(
             f"The frame has {frame.height} rows but the result covers {result.n_records}."
         )
-    released = _class_labels(result).select(pl.all().gather(pl.Series(result.class_of)))
+    labels = _class_labels(result, ranges=ranges)
+    released = labels.select(pl.all().gather(pl.Series(result.class_of)))
     return frame.with_columns(released.get_columns())
 
 
