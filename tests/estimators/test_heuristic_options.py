@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
 import anonkit
 from anonkit.config import load_config, run_config
 from anonkit.exceptions import ParameterError
+from anonkit.models import DistinctLDiversity
 
 QI = ["age", "sex", "race", "marital-status", "education", "native-country"]
 
@@ -126,3 +128,39 @@ def test_a_wide_table_runs_through_anonymize(shared_data: Path) -> None:
         anonkit.anonymize(
             frame, quasi_identifiers=qi, hierarchies=hierarchies, k=5, algorithm="flash"
         )
+
+
+@pytest.mark.parametrize("algorithm", ["lightning", "topdown", "genetic"])
+def test_a_sensitive_model_on_a_wide_table(shared_data: Path, algorithm: str) -> None:
+    """A model reading a sensitive column crashed every lattice search on a table whose
+    codes take more than 62 bits (IndexError in roll_up_wide: the detail snapshot's
+    sensitive column has no cardinality among the quasi-identifiers')."""
+    folder = shared_data / "highdim"
+    frame = pl.read_csv(folder / "creditcard_int.csv", separator=";", infer_schema=False)
+    sensitive = "default-payment-next-month"
+    qi = [c for c in frame.columns if c != sensitive][:14]
+    result = anonkit.anonymize(
+        frame.head(3000).select([*qi, sensitive]),
+        quasi_identifiers=qi,
+        hierarchies={c: folder / f"creditcard_int_hierarchy_{c}.csv" for c in qi},
+        sensitive=[sensitive],
+        k=5,
+        privacy=[DistinctLDiversity(sensitive, 2)],
+        algorithm=algorithm,
+        max_nodes=5,
+    )
+    assert result.verified and result.classes.min_size >= 5
+
+
+def test_a_sensitive_model_on_a_wide_code_space_with_an_exact_search() -> None:
+    """The same crash in Flash: 14 columns of 25 values (codes of 66 bits), values only
+    suppressed (a lattice of 2**14 nodes)."""
+    rng = np.random.default_rng(7)
+    qi = [f"c{j}" for j in range(14)]
+    frame = pl.DataFrame({c: rng.integers(0, 25, 400).astype(str) for c in qi})
+    frame = frame.with_columns(s=pl.Series(rng.choice(["a", "b", "c"], 400)))
+    result = anonkit.anonymize(
+        frame, quasi_identifiers=qi, sensitive=["s"], k=2, suppression_limit=1.0,
+        privacy=[DistinctLDiversity("s", 2)], algorithm="flash",
+    )  # fmt: skip
+    assert result.verified

@@ -144,6 +144,9 @@ class Evaluator:
             self._cache_budget = max(1, cache_rows * 4 // max(len(radices), 4))
         #: Detail snapshots carry the sensitive codes as extra, never generalized columns.
         self._pad = (0,) * (len(radices) - q)
+        # ... which the roll-ups of rows without keys read as columns of one level
+        self._wide_maps = [*table.level_maps, *([[]] for _ in self._pad)]
+        self._wide_cards = [*table.cardinalities, *((r,) for r in radices[q:])]
         self._qi_radix: KeyRadix | None = None
         if radix is not None and self.detailed:
             low = sum(radix.bits[q:])
@@ -277,7 +280,7 @@ class Evaluator:
                 joint=self._bottom_joint() if bottom else None,
             )
         else:
-            snap = roll_up_wide(source, levels, self.table.level_maps, self.table.cardinalities)
+            snap = roll_up_wide(source, levels, self._wide_maps, self._wide_cards)
         self._cache[index] = snap
         grid = self._classes_grid
         if grid is not None:
