@@ -133,7 +133,8 @@ def search(
     lattice = Lattice(table.heights, max_nodes=None if anytime or sparse else MAX_NODES)
     if algorithm == "flash" and not lattice.explicit:
         strategy = SparseFlash()
-    start_stage(progress, "Searching", "nodes")
+    unit = ["nodes"]
+    start_stage(progress, "Searching", unit[0])
     done = [0]
     best = [math.inf]
 
@@ -147,6 +148,10 @@ def search(
         if not budget:
             progress(done[0], lattice.size)
             return
+        if strategy.progress_unit != unit[0]:  # type: ignore[attr-defined]
+            # a time budget counts milliseconds (auto knows its search once it runs)
+            unit[0] = strategy.progress_unit  # type: ignore[attr-defined]
+            start_stage(progress, "Searching", unit[0])
         cost = float(strategy.best_cost)  # type: ignore[attr-defined]
         if cost < best[0]:
             best[0] = cost

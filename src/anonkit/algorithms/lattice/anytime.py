@@ -41,7 +41,7 @@ from anonkit.exceptions import PrivacyUnattainableError
 
 #: Default time limit of the heuristics, in seconds.
 DEFAULT_TIME_LIMIT = 10.0
-#: Progress units of a time budget (per mille of the time limit).
+#: Progress units of a second of a time budget (milliseconds).
 TIME_STEPS = 1000
 #: Shortest time limit for which a search loads the quick evaluator's compiled roll-up
 #: (numba: about 0.6 s of CPU once per process); shorter searches use it only when it is
@@ -126,19 +126,25 @@ class AnytimeSearch:
     # ------------------------------------------------------------------ progress hooks
     @property
     def progress_total(self) -> int:
-        """Units of the budget: :data:`TIME_STEPS` with a time limit, else ``max_nodes``
-        (0 when the search has no budget)."""
-        if self.time_limit is not None:
-            return TIME_STEPS
+        """Units of the budget: ``max_nodes`` when set, else the time limit in
+        milliseconds (0 when the search has no budget)."""
+        if self.max_nodes is None and self.time_limit is not None:
+            return max(1, round(self.time_limit * TIME_STEPS))
         return self.max_nodes or 0
+
+    @property
+    def progress_unit(self) -> str:
+        """What :attr:`progress_total` counts: ``"nodes"``, or ``"ms"`` of a time limit
+        without a node budget."""
+        return "ms" if self.max_nodes is None and self.time_limit is not None else "nodes"
 
     def progress_done(self) -> int:
         """Units of the budget used so far."""
         if self._spent:
             return self.progress_total
-        if self.time_limit is not None:
-            share = (_clock() - self._start) / self.time_limit
-            return min(TIME_STEPS, int(share * TIME_STEPS))
+        if self.progress_unit == "ms":
+            elapsed = int((_clock() - self._start) * TIME_STEPS)
+            return min(self.progress_total, elapsed)
         return self._evaluated
 
     @property

@@ -156,6 +156,11 @@ class Auto:
         """The chosen heuristic's budget units (0 for Flash or before choosing)."""
         return int(getattr(self.chosen, "progress_total", 0))
 
+    @property
+    def progress_unit(self) -> str:
+        """What the chosen heuristic counts (``"nodes"`` for Flash or before choosing)."""
+        return str(getattr(self.chosen, "progress_unit", "nodes"))
+
     def progress_done(self) -> int:
         done = getattr(self.chosen, "progress_done", None)
         return int(done()) if done is not None else 0
