@@ -38,6 +38,7 @@ from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy_builders import pinned_spec
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import built_from_values, resolve_hierarchy
+from anonkit.core.schema import RESERVED_PREFIX
 from anonkit.core.transform import SUPPRESSED, SUPPRESSED_MODES, ReleasePlan, all_starred
 from anonkit.core.values import as_text
 from anonkit.engines.base import (
@@ -482,13 +483,15 @@ class FullDomain(Placed):
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """The learned levels applied; a record that falls into a class the fit
-        suppressed is suppressed too (masked or dropped, like the release). Cells blanked
-        by ``local_suppression`` are not reproduced: their records keep the levels."""
+        suppressed is suppressed too (masked or dropped, like the release), and one in a
+        class whose cells ``local_suppression`` blanked has those cells blanked."""
         qi = fitting.quasi_identifiers
         out = self._generalize(data, fitting)
         # the parameters of the fit (an estimator fitted inside another's fit: its own)
         fitted = getattr(self, "_fitted_with", None) or self.get_params(deep=False)
-        if fitted["local_suppression"] is not False or not self.result_.suppressed:
+        if fitted["local_suppression"] is not False:
+            return self._blank_as_trained(out, fitting)
+        if not self.result_.suppressed:
             return out  # (at the top, every record shows '*' and none was suppressed)
         starred = self._masked.select(all_starred(qi)).to_series()
         gone = self._generalize(fitting.data.filter(starred), fitting).select(qi).unique()
@@ -501,6 +504,33 @@ class FullDomain(Placed):
         return out.with_columns(
             [pl.when(hit_mask).then(star).otherwise(pl.col(c)).alias(c) for c in qi]
         )
+
+    def _blank_as_trained(self, out: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
+        """``out`` (records at the learned levels) with the cells blanked that local
+        suppression blanked in the training records of the same class; where it blanked
+        them differently in one class (records told apart by their sensitive values),
+        the form with the most blanks. A class the training lacked keeps its labels."""
+        qi = fitting.quasi_identifiers
+        shown = [f"{RESERVED_PREFIX}_shown_{i}" for i in range(len(qi))]
+        blanks = f"{RESERVED_PREFIX}_blanks"
+        trained = self._generalize(fitting.data, fitting).select(qi)
+        released = self._masked.select(pl.col(c).alias(s) for c, s in zip(qi, shown, strict=True))
+        forms = (
+            pl.concat([trained, released], how="horizontal")
+            .unique()
+            .with_columns(pl.sum_horizontal(pl.col(shown) == SUPPRESSED).alias(blanks))
+            .sort(blanks, descending=True, maintain_order=True)
+            .unique(subset=qi, keep="first", maintain_order=True)
+            .drop(blanks)
+        )
+        joined = out.join(forms, on=qi, how="left", maintain_order="left")
+        blanked = joined.with_columns(
+            pl.coalesce(pl.col(s), pl.col(c)).alias(c) for c, s in zip(qi, shown, strict=True)
+        ).drop(shown)
+        fitted = getattr(self, "_fitted_with", None) or self.get_params(deep=False)
+        if fitted["suppressed"] == "drop":
+            return blanked.filter(~all_starred(qi))
+        return blanked
 
 
 def _needs_detail(models: Sequence[PrivacyModel]) -> bool:
