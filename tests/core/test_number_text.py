@@ -61,19 +61,21 @@ def test_the_builders_read_only_numbers_written_in_ascii_digits(text: str) -> No
     "values",
     [
         pl.Series("a", [1e-9, 1e-9, 2.5, 2.5]),
+        pl.Series("a", [2.5e-5, 2.5e-5, -1e-5, -1e-5]),
         pl.Series("a", [1.5e300, 1.5e300, 2.5, 2.5]),
         pl.Series("a", [0.1, 0.1, 3.3, 3.3], dtype=pl.Float32),
     ],
-    ids=["small-exponent", "beyond-int128", "float32"],
+    ids=["small-exponent", "from-1e-5-to-1e-4", "beyond-int128", "float32"],
 )
 def test_the_datas_floats_read_as_the_hierarchy_built_from_them(
     values: pl.Series, spec: dict[str, object] | None
 ) -> None:
-    """Polars writes 1e-9 where Python writes 1e-09, a whole 1.5e300 was labelled with all
-    its digits, and a Float32 0.1 was labelled 0.10000000149011612: the hierarchy anonkit
-    built from the column did not hold the column's values (ValuesNotInHierarchyError)."""
+    """Polars writes 1e-9 where Python writes 1e-09 (and 0.000025 for 2.5e-05), a whole
+    1.5e300 was labelled with all its digits, and a Float32 0.1 was labelled
+    0.10000000149011612: the hierarchy anonkit built from the column did not hold the
+    column's values (ValuesNotInHierarchyError)."""
     frame = pl.DataFrame({"a": values, "s": ["p", "q"] * 2})
     hierarchies = {"a": spec} if spec is not None else None
     out = anonymize(frame, quasi_identifiers=["a"], hierarchies=hierarchies, k=2, sensitive=["s"])
     assert out.release.height == 4 and out.verified
-    assert as_text(values).to_list()[0] in {"1e-09", "1.5e+300", "0.1"}
+    assert as_text(values).to_list()[0] in {"1e-09", "2.5e-05", "1.5e+300", "0.1"}

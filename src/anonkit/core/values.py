@@ -83,9 +83,15 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
         # builders label it; Int128 holds every whole float up to 1.7e38 exactly
         whole = col.cast(pl.Int128, strict=False)
         is_whole = (col == col.round(0)) & whole.is_not_null()
-        # other numbers as Python's repr writes them (the builders' labels): polars writes
-        # 1e-9 where Python writes 1e-09, and no other difference (shortest round trip)
-        text = col.cast(pl.String).str.replace(r"e-([0-9])$", "e-0${1}")
+        # other numbers as Python's repr writes them (the builders' labels), the same
+        # shortest round-trip digits: polars writes 1e-9 where Python writes 1e-09, and
+        # 0.000025 where Python writes 2.5e-05 (from 1e-5 to 1e-4)
+        text = (
+            col.cast(pl.String)
+            .str.replace(r"e-([0-9])$", "e-0${1}")
+            .str.replace(r"^(-?)0\.0000([1-9])$", "${1}${2}e-05")
+            .str.replace(r"^(-?)0\.0000([1-9])([0-9]+)$", "${1}${2}.${3}e-05")
+        )
         return pl.when(is_whole).then(whole.cast(pl.String)).otherwise(text).alias(column)
     if isinstance(dtype, pl.Datetime):
         return _datetime_text(col, dtype).alias(column)
