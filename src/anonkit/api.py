@@ -231,6 +231,7 @@ class Anonymizer:
                     f"algorithm={family!r}, which would use it)",
                     getattr(self, name),
                 )
+        self._check_budget()
         if self.numeric and not _estimator_class(self.algorithm).reads_numbers:
             readers = [a for a in ALGORITHMS if _estimator_class(a).reads_numbers]
             raise ParameterError(
@@ -253,6 +254,31 @@ class Anonymizer:
                 "'mondrian' also runs on 'spark' and 'streaming')",
                 self.engine,
             )
+
+    def _budget(self) -> dict[str, Any]:
+        """``time_limit``, ``max_nodes`` and ``seed`` where given."""
+        given = {"time_limit": self.time_limit, "max_nodes": self.max_nodes, "seed": self.seed}
+        return {name: value for name, value in given.items() if value is not None}
+
+    def _check_budget(self) -> None:
+        """Refuse a budget keyword the algorithm would ignore, or one given twice (as a
+        keyword and in ``options``); the lattice searches check theirs."""
+        if isinstance(self.algorithm, Estimator) or self.algorithm in LATTICE_ALGORITHMS:
+            return
+        accepted = init_parameters(_estimator_class(self.algorithm))
+        for name, value in self._budget().items():
+            if name not in accepted:
+                raise ParameterError(
+                    name,
+                    "anonymize",
+                    f"left out with algorithm={self.algorithm!r}, which takes none (it "
+                    "belongs to the lattice heuristics and the estimators that take one)",
+                    value,
+                )
+            if name in (self.options or {}):
+                raise ParameterError(
+                    name, "anonymize", "given once, as a keyword or in options", value
+                )
 
     def estimator(self) -> Estimator:
         """The estimator these keywords map to (not fitted).
@@ -282,7 +308,7 @@ class Anonymizer:
         }
         if self.algorithm in ESTIMATOR_ALGORITHMS:
             cls = getattr(estimators, ESTIMATOR_ALGORITHMS[self.algorithm])
-            return _from_options(cls, self.options, shared)
+            return _from_options(cls, {**self._budget(), **(self.options or {})}, shared)
         if self.options:
             raise ParameterError(
                 "options",
@@ -303,7 +329,7 @@ class Anonymizer:
                 **shared,
             )
         if self.algorithm == "greedy_merge":
-            return GreedyMerge(self.cost, **shared)
+            return GreedyMerge(self.cost, **self._budget(), **shared)
         if self.algorithm == "microaggregation":
             return Microaggregation(self.method, self.aggregate, **shared)
         return FullDomain(

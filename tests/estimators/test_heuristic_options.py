@@ -199,3 +199,25 @@ def test_a_time_budget_is_counted_in_milliseconds_not_nodes(
         )  # fmt: skip
         assert [u for s, u in stages if s == "Searching"][-1] == unit, algorithm
         assert counts[-1] == (total, total)
+
+
+def test_a_budget_keyword_reaches_the_estimator_that_takes_it_or_is_refused(
+    adult: tuple[pl.DataFrame, dict[str, Path]],
+) -> None:
+    """time_limit given to anonymize() with k_optimize was ignored (a run told 5 s had not
+    returned after 100 s), seed with greedy_merge too, and with mondrian time_limit was
+    taken without a word."""
+    qi = ["age", "sex"]
+    keywords = {"quasi_identifiers": qi, "hierarchies": adult[1], "others": "drop", "k": 5}
+    frame = adult[0].head(500)
+    built = anonkit.Anonymizer(algorithm="k_optimize", time_limit=5.0, **keywords).estimator()
+    assert built.get_params()["time_limit"] == 5.0
+    with pytest.raises(ParameterError, match="'time_limit'.*mondrian"):
+        anonkit.anonymize(frame, algorithm="mondrian", time_limit=5.0, **keywords)
+    built = anonkit.Anonymizer(algorithm="greedy_merge", seed=3, **keywords).estimator()
+    assert built.get_params()["seed"] == 3  # (it was dropped too)
+    with pytest.raises(ParameterError, match="'seed'.*microaggregation"):
+        anonkit.anonymize(frame, algorithm="microaggregation", seed=1, **keywords)
+    with pytest.raises(ParameterError, match="'time_limit'.*once"):
+        anonkit.anonymize(frame, algorithm="k_optimize", time_limit=5.0,
+                          options={"time_limit": 2.0}, **keywords)  # fmt: skip
