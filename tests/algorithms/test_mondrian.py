@@ -1053,3 +1053,14 @@ def test_weighted_rows_with_a_key_space_beyond_int32() -> None:
     qis = [NumericQI(f"x{j}", rows[:, j]) for j in range(8)]
     one, two = _fit_both(qis, 3, "strict", "widest")
     assert np.array_equal(one.partition_of, two.partition_of)
+
+
+def test_a_value_that_is_no_number_is_named_with_its_record() -> None:
+    """'Column 'a' is declared numeric but holds values that are not numbers' named
+    neither the value nor where it stands."""
+    import anonkit
+
+    frame = pl.DataFrame({"a": ["31", "45", "78/2", "50", "x"], "b": ["m"] * 5})
+    with pytest.raises(DataError, match=r"'a'.*'78/2' \(record 3\) and 1 more"):
+        anonkit.anonymize(frame, quasi_identifiers=["a", "b"], numeric=["a"], k=2,
+                          algorithm="mondrian")  # fmt: skip

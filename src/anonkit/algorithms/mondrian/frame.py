@@ -53,12 +53,16 @@ def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
             "quasi-identifier cannot hold exactly; give it a hierarchy instead (leave it "
             "out of 'numeric') or rescale it before anonymizing."
         )
-    try:
-        values = series.cast(pl.Float64, strict=True).to_numpy()
-    except pl.exceptions.PolarsError:
+    cast = series.cast(pl.Float64, strict=False)
+    bad = cast.is_null()
+    if bad.any():
+        at = bad.arg_true()
+        more = f" and {at.len() - 1:,} more" if at.len() > 1 else ""
         raise DataError(
-            f"Column {column!r} is declared numeric but holds values that are not numbers."
-        ) from None
+            f"Column {column!r} is declared numeric but holds values that are not numbers: "
+            f"{series[at[0]]!r} (record {at[0] + 1:,}){more}."
+        )
+    values = cast.to_numpy()
     # the widths of the cuts and the partitions' sums (means) must stay finite
     bound = float(np.finfo(np.float64).max) / (2.0 * max(values.size, 1))
     if values.size and float(np.abs(values).max()) > bound:
