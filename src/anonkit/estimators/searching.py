@@ -133,7 +133,7 @@ def search(
     lattice = Lattice(table.heights, max_nodes=None if anytime or sparse else MAX_NODES)
     if algorithm == "flash" and not lattice.explicit:
         strategy = SparseFlash()
-    unit = ["nodes"]
+    unit = [str(getattr(strategy, "progress_unit", "nodes"))]
     start_stage(progress, "Searching", unit[0])
     done = [0]
     best = [math.inf]
