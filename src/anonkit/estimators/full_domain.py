@@ -490,7 +490,8 @@ class FullDomain(Placed):
         # the parameters of the fit (an estimator fitted inside another's fit: its own)
         fitted = getattr(self, "_fitted_with", None) or self.get_params(deep=False)
         if fitted["local_suppression"] is not False:
-            return self._blank_as_trained(out, fitting)
+            blanked = self._blank_as_trained(out, fitting)
+            return blanked.filter(~all_starred(qi)) if fitted["suppressed"] == "drop" else blanked
         if not self.result_.suppressed:
             return out  # (at the top, every record shows '*' and none was suppressed)
         starred = self._masked.select(all_starred(qi)).to_series()
@@ -509,28 +510,29 @@ class FullDomain(Placed):
         """``out`` (records at the learned levels) with the cells blanked that local
         suppression blanked in the training records of the same class; where it blanked
         them differently in one class (records told apart by their sensitive values),
-        the form with the most blanks. A class the training lacked keeps its labels."""
+        the form with the most blanks (the first in the training, of equal ones). A class
+        the training lacked, or where nothing was blanked, keeps its labels."""
         qi = fitting.quasi_identifiers
         shown = [f"{RESERVED_PREFIX}_shown_{i}" for i in range(len(qi))]
         blanks = f"{RESERVED_PREFIX}_blanks"
-        trained = self._generalize(fitting.data, fitting).select(qi)
-        released = self._masked.select(pl.col(c).alias(s) for c, s in zip(qi, shown, strict=True))
+        # only the training records with a blank cell tell a class's blanks
+        some = self._masked.select(pl.any_horizontal(pl.col(qi) == SUPPRESSED)).to_series()
+        trained = self._generalize(fitting.data.filter(some), fitting).select(qi)
+        released = self._masked.filter(some).select(
+            pl.col(c).alias(s) for c, s in zip(qi, shown, strict=True)
+        )
         forms = (
             pl.concat([trained, released], how="horizontal")
-            .unique()
+            .unique(maintain_order=True)
             .with_columns(pl.sum_horizontal(pl.col(shown) == SUPPRESSED).alias(blanks))
             .sort(blanks, descending=True, maintain_order=True)
             .unique(subset=qi, keep="first", maintain_order=True)
             .drop(blanks)
         )
         joined = out.join(forms, on=qi, how="left", maintain_order="left")
-        blanked = joined.with_columns(
+        return joined.with_columns(
             pl.coalesce(pl.col(s), pl.col(c)).alias(c) for c, s in zip(qi, shown, strict=True)
         ).drop(shown)
-        fitted = getattr(self, "_fitted_with", None) or self.get_params(deep=False)
-        if fitted["suppressed"] == "drop":
-            return blanked.filter(~all_starred(qi))
-        return blanked
 
 
 def _needs_detail(models: Sequence[PrivacyModel]) -> bool:
