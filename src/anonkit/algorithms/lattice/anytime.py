@@ -128,7 +128,8 @@ class AnytimeSearch:
     def progress_total(self) -> int:
         """Units of the budget: ``max_nodes`` when set, else the time limit in
         milliseconds (0 when the search has no budget)."""
-        if self.max_nodes is None and self.time_limit is not None:
+        if self.progress_unit == "ms":
+            assert self.time_limit is not None
             return max(1, round(self.time_limit * TIME_STEPS))
         return self.max_nodes or 0
 
