@@ -10,7 +10,7 @@ import pytest
 
 from anonkit import DataError, KAnonymity, MissingValuesError, ParameterError, anonymize
 from anonkit.estimators import FullDomain, Mondrian, Privacy
-from anonkit.io.frames import from_polars, to_polars
+from anonkit.io.frames import PandasTypes, from_polars, to_polars
 
 SEX = ["m", "m", "f", "f"]
 
@@ -64,7 +64,7 @@ def test_one_kind_per_object_column_is_read_as_that_type() -> None:
         }
     )
     data, kind = to_polars(frame)
-    assert kind == "pandas"
+    assert isinstance(kind, PandasTypes)
     assert data.schema == pl.Schema(
         {"text": pl.String, "whole": pl.Int64, "numbers": pl.Float64, "flags": pl.Boolean}
     )
@@ -85,11 +85,13 @@ def test_pandas_missing_markers_are_nulls_and_nullable_types_come_back() -> None
         }
     )
     out = _run(frame, insensitive=["note", "flag", "n", "c"])
-    assert out["note"].tolist() == ["x", None, "y", "z"]
+    assert out["note"].fillna("?").tolist() == ["x", "?", "y", "z"]
+    assert str(out["note"].dtype) == "string"
     assert str(out["flag"].dtype) == "boolean"
     assert out["flag"].isna().tolist() == [False, True, False, False]
     assert str(out["n"].dtype) == "Int64" and out["n"].tolist()[0] == 1
-    assert out["c"].tolist() == ["a", "b", None, "a"]
+    assert out["c"].astype(object).fillna("?").tolist() == ["a", "b", "?", "a"]
+    assert out["c"].isna().tolist() == [False, False, True, False]
     with pytest.raises(MissingValuesError, match="'sex' has 1 missing"):
         _run(frame[["sex"]].assign(sex=pd.array(["m", pd.NA, "f", "f"], dtype="string")))
 
@@ -110,6 +112,45 @@ def test_round_trip_keeps_plain_types() -> None:
     back = from_polars(*to_polars(frame))
     assert back.dtypes.tolist() == frame.dtypes.tolist()
     assert back["b"].isna().tolist() == [False, True]
+
+
+def test_round_trip_keeps_extension_types() -> None:
+    """category, string, Int32, boolean and Float64 columns came back as object, int32,
+    bool and float64: pandas in, but not the same frame type out."""
+    frame = pd.DataFrame(
+        {
+            "c": pd.Categorical(["b", "a"], categories=["b", "a", "z"], ordered=True),
+            "s": pd.array(["x", "y"], dtype="string"),
+            "i": pd.array([1, 2], dtype="Int32"),
+            "f": pd.array([True, False], dtype="boolean"),
+            "x": pd.array([0.5, 1.5], dtype="Float64"),
+        }
+    )
+    back = from_polars(*to_polars(frame))
+    assert back.dtypes.tolist() == frame.dtypes.tolist()
+    assert back["c"].cat.categories.tolist() == ["b", "a", "z"] and back["c"].cat.ordered
+
+
+def test_columns_published_unchanged_keep_their_pandas_types() -> None:
+    frame = pd.DataFrame(
+        {
+            "sex": pd.Categorical(SEX),
+            "note": pd.array(["x", "y", "z", "w"], dtype="string"),
+            "n": pd.array([1, 2, 3, 4], dtype="Int32"),
+            "c": pd.Categorical(["a", "b", "a", "a"]),
+        }
+    )
+    out = _run(frame, insensitive=["note", "n", "c"])
+    assert str(out["note"].dtype) == "string" and str(out["n"].dtype) == "Int32"
+    assert isinstance(out["c"].dtype, pd.CategoricalDtype)
+    assert out["c"].tolist() == ["a", "b", "a", "a"]
+
+
+def test_a_generalized_category_column_is_text_not_a_category_it_does_not_fit() -> None:
+    frame = pd.DataFrame({"sex": pd.Categorical(["m", "f", "f", "f"])})
+    out = _run(frame, suppression_limit=0.0)
+    assert out["sex"].tolist() == ["*"] * 4
+    assert out["sex"].dtype == object
 
 
 def test_a_pandas_frame_with_an_engine_that_reads_files_is_a_parameter_error() -> None:

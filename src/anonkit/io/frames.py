@@ -4,23 +4,34 @@ pandas frames are converted column by column through numpy (pyarrow is not neede
 strictly: a column is read as the one type its values share, pandas' missing markers
 (``None``, ``NaN``, ``pd.NA``, ``NaT``) become nulls, and what would need a guess is an
 error naming the column (two columns whose names read the same, an ``object`` column that
-mixes text and numbers). On the way back nullable integers and booleans, and time zones,
-are kept.
+mixes text and numbers). On the way back a column keeps its pandas type (categories,
+``string``, nullable integers and booleans, time zones) wherever its released values still
+fit that type.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import polars as pl
 
 from anonkit.exceptions import DataError, ParameterError
 
-__all__ = ["FrameKind", "from_polars", "to_polars"]
+__all__ = ["FrameKind", "PandasTypes", "from_polars", "to_polars"]
 
-FrameKind = Literal["polars", "pandas"]
+
+@dataclass(frozen=True, eq=False)
+class PandasTypes:
+    """A pandas frame's column types that numpy cannot hold (categories, ``string``,
+    nullable numbers and booleans), by column: what :func:`from_polars` gives back."""
+
+    dtypes: dict[str, Any]
+
+
+FrameKind: TypeAlias = Literal["polars", "pandas"] | PandasTypes
 
 #: What the values of an ``object`` column are, by Python type (bool before int: a bool
 #: is an int to Python).
@@ -67,7 +78,12 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
                 "are the same name)."
             )
         columns = [_pandas_column(name, frame.iloc[:, j]) for j, name in enumerate(names)]
-        return pl.DataFrame(columns), "pandas"
+        typed = {
+            name: dtype
+            for name, dtype in zip(names, frame.dtypes, strict=True)
+            if not isinstance(dtype, np.dtype)
+        }
+        return pl.DataFrame(columns), PandasTypes(typed)
     raise ParameterError("frame", "anonymize", "a polars or pandas DataFrame", type(frame).__name__)
 
 
@@ -158,12 +174,16 @@ def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:
     """Return ``frame`` as the caller's frame type, with a fresh default index for pandas.
 
     Text comes back as ``object`` columns; integers and booleans with nulls as pandas'
-    nullable ``Int64`` and ``boolean``; times with a zone as zoned times.
+    nullable ``Int64`` and ``boolean``; times with a zone as zoned times. A column the
+    caller gave with a pandas type numpy cannot hold (:class:`PandasTypes`) comes back with
+    that type when its values still fit it: a column published unchanged keeps its
+    categories or ``string`` type, a generalized one is text.
     """
     if kind == "polars":
         return frame
     import pandas as pd
 
+    typed = kind.dtypes if isinstance(kind, PandasTypes) else {}
     data = {}
     for name in frame.columns:
         series = frame[name]
@@ -178,4 +198,25 @@ def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:
             data[name] = pd.Series(pd.array(series.to_list(), dtype=nullable))
         else:
             data[name] = series.to_numpy()
+        if name in typed:
+            data[name] = _as_given(pd.Series(data[name]), series, typed[name])
     return pd.DataFrame(data)
+
+
+def _as_given(column: Any, series: pl.Series, dtype: Any) -> Any:
+    """``column`` as the caller's pandas ``dtype`` when its values fit it, else unchanged."""
+    import pandas as pd
+
+    if isinstance(dtype, pd.CategoricalDtype):
+        present = column.dropna()
+        if not present.isin(dtype.categories).all():
+            return column  # generalized or suppressed: values the categories lack
+        return column.astype(dtype)
+    plain = getattr(dtype, "numpy_dtype", None)
+    numeric = isinstance(plain, np.dtype) and plain.kind in "biuf"
+    if numeric != (series.dtype.is_numeric() or series.dtype == pl.Boolean):
+        return column  # numbers released as text (intervals), or the other way round
+    try:
+        return column.astype(dtype)
+    except (TypeError, ValueError, OverflowError):
+        return column
