@@ -12,7 +12,7 @@ import pytest
 from anonkit.datasets import ADULT_COLUMNS
 from anonkit.estimators import Privacy
 from anonkit.estimators.k_epsilon import KEpsilon
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import DataError, ParameterError
 from anonkit.models import KAnonymity
 
 pycanon_anonymity = pytest.importorskip("pycanon.anonymity")
@@ -126,3 +126,35 @@ def test_transform_generalizes_new_records_and_keeps_no_exact_noisy_value() -> N
     # polars pickles a column's values as raw little-endian int64
     assert all(v.to_bytes(8, "little") not in saved for v in df["income"])
     assert pickle.loads(saved).transform(df.head(1))["sex"].to_list() == ["m"]
+
+
+def _text_incomes(values: list[str]) -> pl.DataFrame:
+    sex = ["m"] * 5 + ["f"] * 5
+    return pl.DataFrame({"sex": sex[: len(values)], "income": values})
+
+
+def test_a_noisy_column_read_from_a_file_as_text_is_read_as_numbers() -> None:
+    # A CSV file reaches the estimator as text (the CLI reads every column so), and
+    # KEpsilon refused it: the CLI could not run k_epsilon on a CSV file at all.
+    df = _text_incomes([str(30 + i) for i in range(5)] + ["4.05e1", "41", "42", "43", "44"])
+    est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2)), seed=0)
+    res = est.fit(
+        df,
+        quasi_identifiers=["sex"],
+        hierarchies={"sex": {"type": "suppression"}},
+        insensitive=["income"],
+    ).result_
+    assert res.release["income"].dtype == pl.Float64
+    assert res.release.filter(pl.col("sex") == "f")["income"].is_between(40.5, 44).all()
+
+
+def test_a_noisy_text_value_that_is_no_number_is_named_with_its_record() -> None:
+    df = _text_incomes(["30", "31", "32", "n/a", "34", "40", "x", "42", "43", "44"])
+    est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2)), seed=0)
+    with pytest.raises(DataError, match=r"'income'.*'n/a' \(record 4\) and 1 more"):
+        est.fit(
+            df,
+            quasi_identifiers=["sex"],
+            hierarchies={"sex": {"type": "suppression"}},
+            insensitive=["income"],
+        )

@@ -35,6 +35,7 @@ __all__ = [
     "MISSING_CODE",
     "UNKNOWN_CODE",
     "CodedRecords",
+    "as_numbers",
     "as_text",
     "check_single_values",
     "code_expr",
@@ -66,6 +67,27 @@ def beyond_float(low: Any, high: Any) -> bool:
     (False, True)
     """
     return int(high) > FLOAT_EXACT or int(low) < -FLOAT_EXACT
+
+
+def as_numbers(series: pl.Series, column: str, declared: str = "numeric") -> pl.Series:
+    """``series`` (numbers, or text as a file gives them) as float64 numbers.
+
+    Raises
+    ------
+    DataError
+        If a value is no number, naming the first such value, its record and how many
+        more there are (missing values stay missing: the caller decides about them).
+    """
+    cast = series.cast(pl.Float64, strict=False)
+    bad = cast.is_null() & series.is_not_null()
+    if bad.any():
+        at = bad.arg_true()
+        more = f" and {at.len() - 1:,} more" if at.len() > 1 else ""
+        raise DataError(
+            f"Column {column!r} is declared {declared} but holds values that are not "
+            f"numbers: {series[at[0]]!r} (record {at[0] + 1:,}){more}."
+        )
+    return cast
 
 
 def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:

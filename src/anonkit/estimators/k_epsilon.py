@@ -28,6 +28,7 @@ from anonkit.algorithms.dp.k_epsilon import laplace_within_classes
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.schema import Schema
 from anonkit.core.transform import all_starred
+from anonkit.core.values import as_numbers
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.full_domain import FullDomain
 from anonkit.estimators.safepub import Seed
@@ -125,11 +126,12 @@ class KEpsilon(Estimator):
                     "columns that are not quasi-identifiers (they are generalized, not perturbed)",
                     c,
                 )
-            if not fitting.data[c].dtype.is_numeric():
+            if not fitting.data[c].dtype.is_numeric() and fitting.data[c].dtype != pl.String:
                 raise ParameterError("noisy", "KEpsilon", "numeric columns", c)
             nulls = fitting.data[c].null_count()
             if nulls:
                 raise MissingValuesError(c, nulls)
+            as_numbers(fitting.data[c], c, "noisy")  # text read from a file: numbers
         return noisy
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
@@ -159,7 +161,7 @@ class KEpsilon(Estimator):
             pl.Series(
                 c,
                 laplace_within_classes(
-                    fitting.data[c].cast(pl.Float64).to_numpy(),
+                    as_numbers(fitting.data[c], c, "noisy").to_numpy(),
                     class_of,
                     epsilon=float(self.epsilon),
                     rng=rng,

@@ -29,7 +29,14 @@ from anonkit.algorithms.mondrian.estimator import Mondrian, renamed_engine
 from anonkit.algorithms.mondrian.release import MondrianResult, format_number, range_label
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import suppression
-from anonkit.core.values import FLOAT_EXACT, as_text, beyond_float, encode_column, missing_expr
+from anonkit.core.values import (
+    FLOAT_EXACT,
+    as_numbers,
+    as_text,
+    beyond_float,
+    encode_column,
+    missing_expr,
+)
 from anonkit.exceptions import (
     DataError,
     MissingValuesError,
@@ -53,16 +60,7 @@ def _numeric(frame: pl.DataFrame, column: str) -> NumericQI:
             "quasi-identifier cannot hold exactly; give it a hierarchy instead (leave it "
             "out of 'numeric') or rescale it before anonymizing."
         )
-    cast = series.cast(pl.Float64, strict=False)
-    bad = cast.is_null()
-    if bad.any():
-        at = bad.arg_true()
-        more = f" and {at.len() - 1:,} more" if at.len() > 1 else ""
-        raise DataError(
-            f"Column {column!r} is declared numeric but holds values that are not numbers: "
-            f"{series[at[0]]!r} (record {at[0] + 1:,}){more}."
-        )
-    values = cast.to_numpy()
+    values = as_numbers(series, column).to_numpy()
     # the widths of the cuts and the partitions' sums (means) must stay finite
     bound = float(np.finfo(np.float64).max) / (2.0 * max(values.size, 1))
     if values.size and float(np.abs(values).max()) > bound:
