@@ -72,7 +72,8 @@ LOSS_INFO: Mapping[str, MetricInfo] = FrozenDict(
             "lower",
             "[N, N^2]",
             "Each record is charged the number of records it cannot be told apart from; "
-            "a suppressed record is charged the whole table.",
+            "a suppressed record, and one of a group smaller than k, is charged the whole "
+            "table.",
             "Bayardo & Agrawal, ICDE 2005",
         ),
         "average_class_size": MetricInfo(

@@ -94,6 +94,17 @@ def test_hospital_golden_cavg_and_discernibility() -> None:
     assert discernibility_loss(r) == 57
 
 
+def test_discernibility_charges_a_class_below_k_the_whole_table() -> None:
+    """Seed 001: C_DM = sum over classes f >= k of f^2 + sum over f < k of f * |D|; the
+    k given to evaluate was ignored, so a release with classes below k looked better."""
+    r = hospital_release()  # classes 4, 4, 5 of 13 records
+    assert discernibility_loss(r, k=4) == 57
+    assert discernibility_loss(r, k=5) == 2 * 4 * 13 + 5 * 5
+    assert all_losses(r, k=5)["discernibility"] == 2 * 4 * 13 + 5 * 5
+    with pytest.raises(ParameterError, match="k"):
+        discernibility_loss(r, k=0)
+
+
 def test_hospital_golden_precision() -> None:
     r = hospital_release()
     # C_prec = 1 - 1/(13*3) (9*2/5 + 4*1/5 + 13*1/3 + 13*1/1) = 0.44 (seed 001)

@@ -212,14 +212,26 @@ def ncp_loss(release: Release, *, weights: Mapping[str, float] | None = None) ->
 
 
 # ------------------------------------------------------------------ class-size metrics
-def discernibility_loss(release: Release) -> float:
+def discernibility_loss(release: Release, *, k: int | None = None) -> float:
     """Discernibility metric (Bayardo & Agrawal 2005; seed 001 C_DM).
 
-    ``C_DM = sum over classes of |E|^2 + (suppressed records) * N``: each record is charged
-    the size of its class, a suppressed record the size of the table.
+    ``C_DM = sum over classes of size f >= k of f^2 + sum over classes of size f < k of
+    f * N``: each record is charged the size of its class, a record of a class smaller than
+    ``k`` and a suppressed record the size of the table. Without ``k`` every released class
+    is charged its square.
     """
-    kept = release.kept_sizes.astype(np.float64)
-    return float((kept * kept).sum() + release.n_suppressed * float(release.n_records))
+    if k is not None:
+        check_int(k, "k", "discernibility_loss", low=1)
+    return discernibility(release.kept_sizes, release.n_suppressed, release.n_records, k)
+
+
+def discernibility(sizes: IntArray, n_suppressed: int, n_records: int, k: int | None) -> float:
+    """C_DM of released classes of ``sizes`` beside ``n_suppressed`` suppressed records
+    (:func:`discernibility_loss`; the tallied losses read it too)."""
+    kept = sizes.astype(np.float64)
+    n = float(n_records)
+    charged = np.where(kept < (k or 1), kept * n, kept * kept)
+    return float(charged.sum() + n_suppressed * n)
 
 
 def average_class_size_loss(release: Release, *, k: int | None = None) -> float:
@@ -498,7 +510,7 @@ def all_losses(
         "precision": precision_loss(release),
         "loss": generalized_loss(release),
         "ncp": ncp_loss(release, weights=weights),
-        "discernibility": discernibility_loss(release),
+        "discernibility": discernibility_loss(release, k=k),
         "average_class_size": average_class_size_loss(release, k=k),
         "conditional_entropy": conditional_entropy_loss(release),
         "nonuniform_entropy": nonuniform_entropy_loss(release),

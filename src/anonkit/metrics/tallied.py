@@ -48,7 +48,13 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 from anonkit.metrics.labels import STAR, is_star
-from anonkit.metrics.loss import attribute_loss, cell_losses, cover_sums, ncp_cells
+from anonkit.metrics.loss import (
+    attribute_loss,
+    cell_losses,
+    cover_sums,
+    discernibility,
+    ncp_cells,
+)
 
 __all__ = ["TalliedColumn", "tallied_attribute_losses", "tallied_column", "tallied_losses"]
 
@@ -176,7 +182,8 @@ def tallied_losses(
     n_suppressed
         Records with every quasi-identifier ``*`` (one more class when there are some).
     k
-        Normalizes the average class size.
+        Normalizes the average class size; a class smaller than k costs discernibility
+        the whole table.
     weights
         NCP attribute weights (default 1 each).
     """
@@ -231,7 +238,7 @@ def tallied_losses(
         "precision": precision / (n * len(hier)) if hier else math.nan,
         "loss": generalized / (n * len(cols)),
         "ncp": ncp / (n * wsum) if wsum else 0.0,
-        "discernibility": float((sizes * sizes).sum() + n_suppressed * n),
+        "discernibility": discernibility(sizes, n_suppressed, n, k),
         "average_class_size": n / (n_classes * (k or 1)),
         "conditional_entropy": entropy,
         "nonuniform_entropy": max(nonuniform, 0.0),

@@ -31,9 +31,9 @@ METRIC_EXPLANATIONS: dict[str, str] = {
     "climbed per value, suppressed values counting fully (lower is better).",
     "precision_score": "Sweeney's precision: 1 means the original values, 0 means "
     "everything generalized to '*' (higher is better).",
-    "discernibility": "Each record is charged the size of its group (a suppressed record "
-    "the size of the table), summed; smaller groups keep records distinguishable "
-    "(lower is better).",
+    "discernibility": "Each record is charged the size of its group (a suppressed record, "
+    "or one of a group smaller than k, the size of the table), summed; smaller groups keep "
+    "records distinguishable (lower is better).",
     "average_class_size": "Average group size divided by k; 1 is the smallest possible "
     "(lower is better).",
     "nonuniform_entropy": "Bits of information removed by generalization and suppression "
