@@ -325,19 +325,7 @@ def fit_pitman(sizes: npt.ArrayLike, *, max_iterations: int = 200) -> PitmanFit:
         )
     lik = _PitmanLikelihood(s)
     alpha = min(max(f1 / u, 0.05), 0.95)
-    # θ: bisection on the θ-score (positive near θ = -α, negative for large θ)
-    lo, hi = -alpha + 1e-12, max(1.0, float(u))
-    while lik.theta_score(hi, alpha) > 0 and hi < 1e15:
-        hi *= 4.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if lik.theta_score(mid, alpha) > 0:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-10 * max(1.0, abs(hi)):
-            break
-    theta = 0.5 * (lo + hi)
+    theta = _best_theta(lik, alpha, u)
     current = lik.value(theta, alpha)
     converged = False
     iterations = 0
@@ -372,7 +360,29 @@ def fit_pitman(sizes: npt.ArrayLike, *, max_iterations: int = 200) -> PitmanFit:
         if small:
             converged = True
             break
+    # Where the maximum lies on α's bound the steps point out of the box and shrink to
+    # nothing before θ is at its best for that α: finish θ alone.
+    best = _best_theta(lik, alpha, u)
+    if lik.value(best, alpha) > current:
+        theta, current = best, lik.value(best, alpha)
     return PitmanFit(float(theta), float(alpha), float(current), iterations, converged)
+
+
+def _best_theta(lik: _PitmanLikelihood, alpha: float, classes: int) -> float:
+    """The θ maximizing the likelihood at ``alpha``: bisection on the θ-score (positive
+    near θ = -α, negative for large θ)."""
+    lo, hi = -alpha + 1e-12, max(1.0, float(classes))
+    while lik.theta_score(hi, alpha) > 0 and hi < 1e15:
+        hi *= 4.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if lik.theta_score(mid, alpha) > 0:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-10 * max(1.0, abs(hi)):
+            break
+    return 0.5 * (lo + hi)
 
 
 def _log_binom(a: int, b: int) -> float:
