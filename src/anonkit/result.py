@@ -37,8 +37,9 @@ class AnonymizationResult:
     classes
         Equivalence classes of the released (not suppressed) records.
     metrics
-        Full-domain: every information-loss metric of the chosen transformation, plus
-        ``precision`` (Sweeney's precision, higher is better). Local recoding: the
+        Full-domain: every information-loss metric of the chosen transformation (lower
+        is better; ``precision`` is one minus Sweeney's precision), plus
+        ``precision_score`` (Sweeney's precision itself, higher is better). Local recoding: the
         algorithm's own figures (cost and alteration of greedy merging, SSE and IL of
         microaggregation) and the losses :func:`anonkit.evaluate.evaluate` measures.
     nodes_evaluated
