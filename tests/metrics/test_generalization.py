@@ -165,6 +165,7 @@ def test_golden_through_the_evaluator_and_api() -> None:
     assert res.metrics["discernibility"] == 57
     assert res.metrics["average_class_size"] == pytest.approx(13 / 12)
     assert res.metrics["precision_score"] == pytest.approx(1 / 3)
+    assert res.metrics["precision"] == pytest.approx(2 / 3)  # the loss, as documented
     assert sorted(res.release["Age"].unique().to_list()) == ["40+", "<30", "[30,40)"]
 
 
