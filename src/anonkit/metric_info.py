@@ -33,7 +33,8 @@ LOSS_INFO: Mapping[str, MetricInfo] = FrozenDict(
             "lower",
             "[0, 1]",
             "Average share of an attribute's possible values a released cell could stand "
-            "for: 0 keeps every value exact, 1 suppresses everything.",
+            "for: 0 keeps every value exact, 1 suppresses everything (Iyengar's LM, a sum "
+            "over the attributes, divided by their number).",
             "Iyengar, KDD 2002",
         ),
         "ncp": MetricInfo(

@@ -164,8 +164,10 @@ def generalized_loss(release: Release) -> float:
     A cell covering ``M`` of the ``|A|`` leaves of its hierarchy costs
     ``(M - 1) / (|A| - 1)``; a numeric cell ``[lo, hi]`` costs ``(hi - lo) / (max - min)``
     over the attribute's range (seed 001's GenILoss; bounds clipped to the range, an exact
-    number costs 0). The loss is the mean over all cells (records x attributes). A
-    suppressed cell costs 1. An attribute with a single possible value costs 0.
+    number costs 0). The loss is the mean over all cells (records x attributes), as
+    seed 001's GenILoss normalizes it: Iyengar's LM (seed 003) sums the attributes' mean
+    losses, so it is this value times the number of attributes. A suppressed cell costs
+    1. An attribute with a single possible value costs 0.
 
     References
     ----------
