@@ -139,10 +139,12 @@ def test_study_mode_writes_the_page_and_keeps_its_cache(
     assert seen["design"] is mauger2020.QUICK
     assert seen["cache"] == out / "mauger2020" / "cache"
     assert any((out / "mauger2020" / "cache").iterdir())
-    page = (out / "mauger2020.md").read_text(encoding="utf-8")
+    # a quick run's page goes beside its own folder: it never replaces the full study's
+    assert not (out / "mauger2020.md").exists()
+    page = (out / "mauger2020-quick" / "mauger2020.md").read_text(encoding="utf-8")
     assert page.startswith("# Mauger") and "**Answer (1 random orders" in page
     assert "### Every claim of the paper, under every order" in page
-    assert (out / "mauger2020_strip100.svg").exists()
+    assert (out / "mauger2020-quick" / "mauger2020_strip100.svg").exists()
     result = runner.invoke(app, ["reproduce", "mauger2020", "-w", "1", "-q"])
     assert result.exit_code == 0 and seen["design"] is mauger2020.FULL
 
@@ -159,13 +161,21 @@ def test_reproduce_seed000_passes_quick_and_data_to_the_study(
         return {}
 
     monkeypatch.setattr(seed000, "reproduce", fake_reproduce)
-    monkeypatch.setattr(seed000, "write_outputs", lambda frames, output: output / "seed000.md")
+    written: list[Path] = []
+
+    def fake_write(frames: object, output: Path) -> Path:
+        written.append(output)
+        return output / "seed000.md"
+
+    monkeypatch.setattr(seed000, "write_outputs", fake_write)
     done = runner.invoke(
         app,
         ["reproduce", "seed000", "--output", str(tmp_path), "--quick", "--data", str(tmp_path)],
     )
     assert done.exit_code == 0, done.output
     assert seen["quick"] is True and seen["data"] == tmp_path
+    # the quick page is written beside the quick studies, never over the full study's page
+    assert written == [tmp_path / "seed000-quick"]
 
 
 @pytest.mark.parametrize(

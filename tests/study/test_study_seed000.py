@@ -110,7 +110,8 @@ def test_main_redraws_from_results(frames: dict[str, pl.DataFrame], tmp_path: Pa
     folder.mkdir(parents=True)
     frames["adult"].write_csv(folder / "results.csv")
     assert seed000.main(["--output", str(tmp_path), "--quick", "--from-results"]) == 0
-    assert "### Adult" in (tmp_path / "seed000.md").read_text(encoding="utf-8")
+    assert "### Adult" in (tmp_path / "seed000-quick" / "seed000.md").read_text(encoding="utf-8")
+    assert not (tmp_path / "seed000.md").exists()  # the full study's page is left alone
 
 
 def test_cli_seed000_needs_an_output_folder() -> None:

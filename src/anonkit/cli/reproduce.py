@@ -4,7 +4,8 @@
   (:mod:`anonkit.study.mauger2020`). Without grid options it runs the study under many
   random orders of ``C(T)`` (``--quick``: a few orders), prints the answer and results
   and, with ``--output``, writes the plots, the CSV of every run and the answer and
-  results blocks of ``mauger2020.md`` into that folder, keeping finished runs in
+  results blocks of ``mauger2020.md`` into that folder (``OUTPUT/mauger2020-quick/`` with
+  ``--quick``, so that a quick run never replaces the full study's page), keeping finished runs in
   ``OUTPUT/mauger2020/cache`` so an interrupted study resumes. With ``--k``, ``--costs``,
   ``--order``, ``--seed``, ``--small-class``, ``--leaves`` or ``--no-fusion`` it runs
   one grid instead and prints it beside the paper's tables (``--output`` then writes the
@@ -12,8 +13,8 @@
 * ``seed000``: seed 000's question, does a loss metric predict classifier accuracy
   (:mod:`anonkit.study.seed000`). Runs (or resumes) the Adult, credit-card and synthetic
   studies into ``OUTPUT/seed000/`` (``OUTPUT/seed000-quick/`` with ``--quick``) and writes
-  the figures and the answer and results blocks of ``seed000.md``; ``--output`` is
-  required.
+  the figures and the answer and results blocks of ``OUTPUT/seed000.md``
+  (``OUTPUT/seed000-quick/seed000.md`` with ``--quick``); ``--output`` is required.
 """
 
 from __future__ import annotations
@@ -188,7 +189,9 @@ def _mauger_study(
             with saying(lambda: interrupted_study(bar.done, folder)):
                 study = mauger2020.run_study(design, workers=workers, cache=cache, progress=bar)
     if output is not None:
-        written = mauger2020.write_study_outputs(study, output)
+        # a quick run's page beside the full study's, never over it
+        page = output / "mauger2020-quick" if quick else output
+        written = mauger2020.write_study_outputs(study, page)
         console.print(f"wrote {written['markdown']} and {len(written) - 1} files", markup=False)
     else:
         text = study.answer_markdown() + "\n\n" + study.to_markdown()
@@ -230,5 +233,5 @@ def _seed000(
     finally:
         for bar in bars:
             bar.close()
-    page = seed000.write_outputs(frames, output)
+    page = seed000.write_outputs(frames, seed000.page_folder(output, quick))
     console.print(f"wrote {page}", markup=False)

@@ -13,7 +13,8 @@ balanced accuracy, ROC AUC), and statistics that control for k, algorithm and sp
 Run it with ``python -m anonkit.study.seed000 --output docs/studies [--quick]`` (or
 ``anonkit reproduce seed000 -o docs/studies`` for the full study). The written page keeps
 its prose; only the blocks between the ``seed000:answer`` and ``seed000:results`` markers
-are replaced.
+are replaced. A ``--quick`` run writes its page into ``seed000-quick/`` beside its studies
+and leaves the full study's page alone.
 """
 
 from __future__ import annotations
@@ -49,7 +50,13 @@ from anonkit.study.seed000_page import (
 from anonkit.study.specs import AlgorithmSpec
 from anonkit.study.staging import staged_files
 
-__all__ = ["default_data_folder", "reproduce", "study_configs", "write_outputs"]
+__all__ = [
+    "default_data_folder",
+    "page_folder",
+    "reproduce",
+    "study_configs",
+    "write_outputs",
+]
 
 #: The k practitioners use (issue 21).
 K_VALUES: tuple[int, ...] = (2, 3, 5, 10, 20, 50, 100)
@@ -278,6 +285,13 @@ def _figures(frames: Mapping[str, pl.DataFrame]) -> dict[str, tuple[str, str]]:
     return drawn
 
 
+def page_folder(folder: str | os.PathLike[str], quick: bool) -> Path:
+    """Where a run writes ``seed000.md`` and its figures: ``folder``, or for a quick run
+    ``folder/seed000-quick`` beside its studies, so that it never replaces the full
+    study's page."""
+    return Path(folder) / "seed000-quick" if quick else Path(folder)
+
+
 def write_outputs(
     frames: Mapping[str, pl.DataFrame],
     folder: str | os.PathLike[str],
@@ -375,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             quick=args.quick,
             data=args.data,
         )
-    print(write_outputs(frames, args.output, note=note))
+    print(write_outputs(frames, page_folder(args.output, args.quick), note=note))
     print(f"wall: {time.perf_counter() - start:.0f} s")
     return 0
 
