@@ -171,3 +171,17 @@ def test_plain_lines_come_every_interval_and_not_for_short_runs() -> None:
         for i in range(3):
             bar(i, 10)
     assert buf.getvalue().count("/10 nodes") == 3
+
+
+def test_a_log_hears_from_a_long_step_that_reports_nothing() -> None:
+    """A study cell or a spinner step that makes no calls for a minute left the log
+    silent that long: plain lines now come every interval while a step runs."""
+    buf = io.StringIO()
+    console = Console(file=buf, force_terminal=False)
+    with ProgressReporter(delay=0, force=True, console=console, interval=0.2) as bar:
+        start_stage(bar, "Clustering")
+        time.sleep(0.9)
+    lines = buf.getvalue().splitlines()
+    assert len(lines) >= 3 and all(line.endswith("] Clustering") for line in lines)
+    time.sleep(0.5)  # closed: no more lines
+    assert buf.getvalue().splitlines() == lines

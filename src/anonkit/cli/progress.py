@@ -69,9 +69,9 @@ class ProgressReporter:
     Nothing is shown when ``enabled`` is false, when stderr is not a terminal (unless
     ``force``), or when the whole run finishes within ``delay`` seconds. With ``force`` on
     a stderr that is not a terminal (a log file, a CI job), the display is plain lines
-    instead, without escape codes: one line as each step starts, and for a counted step
-    one every ``interval`` seconds and one when it completes (``[0:00:12] Searching:
-    1,200/3,502 nodes (34%)``). ``description`` and ``unit`` name the work counted
+    instead, without escape codes: one line as each step starts, one every ``interval``
+    seconds while it runs, and for a counted step one when it completes (``[0:00:12]
+    Searching: 1,200/3,502 nodes (34%)``). ``description`` and ``unit`` name the work counted
     by calls made before any :meth:`stage` (lattice nodes, study cells); ``remaining``
     adds an estimate of the time left to counted steps. The display is transient: it is
     erased when closed, and it never writes to stdout.
@@ -107,6 +107,7 @@ class ProgressReporter:
         self._stage_start = self._start
         self._counts: tuple[int, int] | None = None
         self._timer: threading.Timer | None = None
+        self._closed = threading.Event()
         self._progress: Progress | None = None
         self._task: TaskID | None = None
         self._note = ""
@@ -208,6 +209,8 @@ class ProgressReporter:
         if self.plain:
             self._log = self.console.file
             self._line()
+            if self.interval > 0:
+                threading.Thread(target=self._heartbeat, daemon=True).start()
             return
         columns: list[ProgressColumn] = [
             TextColumn("[progress.description]{task.description}"),
@@ -224,8 +227,19 @@ class ProgressReporter:
         progress.start()
         self._progress = progress
 
+    def _heartbeat(self) -> None:
+        """Plain lines: a line every ``interval`` seconds while nothing else writes one
+        (a step that reports no counts, a study cell that takes a minute)."""
+        while not self._closed.wait(self.interval / 4):
+            with self._lock:
+                if self._log is None:
+                    return
+                if time.monotonic() - self._logged >= self.interval:
+                    self._line()
+
     def close(self) -> None:
         """Take the display off the screen (if shown); safe to call more than once."""
+        self._closed.set()
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
@@ -238,6 +252,7 @@ class ProgressReporter:
 
     def __enter__(self) -> ProgressReporter:
         self._start = self._stage_start = time.monotonic()
+        self._closed.clear()
         return self
 
     def __exit__(
