@@ -387,6 +387,26 @@ def test_a_fitted_estimator_pickles_and_copies_and_transforms_as_before(
         assert twin.result_.checks == fitted.result_.checks
 
 
+@pytest.mark.parametrize("estimator", FAMILIES, ids=repr)
+def test_a_fitted_estimator_keeps_no_pandas_categories_of_columns_it_drops(
+    estimator: Estimator,
+) -> None:
+    """The pandas types a fit remembers for its release held the categories of every
+    column, an identifying one's names too, in the fitted (pickled) estimator."""
+    import copy
+    import pickle
+
+    frame = _numbers_only(_people(), estimator)
+    frame = frame.with_columns(("Quixote-" + pl.col("name")).alias("name"))
+    frame = pd.DataFrame({c: frame[c].to_list() for c in frame.columns})
+    frame["name"] = frame["name"].astype("category")
+    if isinstance(estimator, Microaggregation):
+        fitted = copy.deepcopy(estimator).fit(frame, **ROLES)
+    else:
+        fitted = _fitted(copy.deepcopy(estimator), frame)
+    assert b"Quixote" not in pickle.dumps(fitted)
+
+
 def test_an_anonymization_result_pickles() -> None:
     import pickle
 

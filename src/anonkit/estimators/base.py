@@ -60,7 +60,7 @@ from anonkit.exceptions import (
     UndeclaredColumnsError,
     UnknownColumnError,
 )
-from anonkit.io.frames import FrameKind, from_polars, to_polars
+from anonkit.io.frames import FrameKind, PandasTypes, from_polars, to_polars
 from anonkit.io.tables import read_table
 from anonkit.io.write import check_outputs, write_table
 from anonkit.metrics.levels import model_attributes
@@ -161,7 +161,10 @@ def _kept_after_fit(fitting: Fitting) -> Fitting:
     identifying or other columns; not the leak check, which has ended."""
     kept = list(dict.fromkeys([*fitting.quasi_identifiers, *model_attributes(fitting.models)]))
     data = pl.DataFrame([fitting.data.get_column(c) for c in kept if c in fitting.data.columns])
-    return dataclasses.replace(fitting, data=data, leaks=None, tallies=[])
+    kind = fitting.kind
+    if isinstance(kind, PandasTypes):  # a category type holds the column's values
+        kind = PandasTypes({c: t for c, t in kind.dtypes.items() if c in kept})
+    return dataclasses.replace(fitting, data=data, kind=kind, leaks=None, tallies=[])
 
 
 def verified_fields(verification: Verification, safety: Mapping[str, Any]) -> dict[str, Any]:
