@@ -267,6 +267,16 @@ def test_streaming_engine_reads_files_and_returns_a_query(tmp_path: Any) -> None
     ]
 
 
+@pytest.mark.parametrize("name", IN_MEMORY)
+def test_sample_spreads_over_the_whole_table(name: str) -> None:
+    frame = pl.DataFrame({"i": list(range(1000))})
+    engine = get_engine(name)
+    source = frame.lazy() if name == "streaming" else frame
+    assert engine.sample(source, 200)["i"].to_list() == list(range(0, 1000, 5))
+    assert engine.sample(source, 2000)["i"].to_list() == list(range(1000))
+    assert engine.sample(source, 3)["i"].to_list() == [0, 334, 668]
+
+
 @pytest.mark.parametrize("rows", [0, 1 << 62])
 def test_packed_count_in_polars_and_numpy_agree(rows: int, monkeypatch: Any) -> None:
     """Large tables pack and group their codes in one polars query, small ones in numpy:

@@ -354,6 +354,15 @@ def test_columns_head_and_tally(spark: Any) -> None:
     assert sorted_rows(tally) == sorted_rows(expected)
 
 
+def test_sample_reads_records_from_the_whole_table(spark: Any) -> None:
+    frame = pl.DataFrame({"i": list(range(2000))})
+    source, engine = to_spark(spark, frame), SparkEngine()
+    assert sorted(engine.sample(source, 5000)["i"].to_list()) == list(range(2000))
+    sample = engine.sample(source, 200)["i"]
+    assert 100 < sample.len() < 300 and sample.max() > 1500  # not the first records only
+    assert engine.sample(source, 200)["i"].to_list() == sample.to_list()  # seeded
+
+
 def test_write_replaces_atomically_and_reads_back(spark: Any, tmp_path: Path) -> None:
     frame = pl.DataFrame({"a": ["=cmd", "-3", "x", None], "@b": [1, 2, 3, 4]})
     source, engine = to_spark(spark, frame), SparkEngine()

@@ -233,6 +233,59 @@ def test_leak_check_reads_the_first_records(data: pl.DataFrame, hierarchies: Any
         )
 
 
+@pytest.mark.parametrize("algorithm", ["flash", "mondrian"])
+def test_leak_check_reads_records_from_the_whole_table(
+    algorithm: str,
+    data: pl.DataFrame,
+    hierarchies: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check read the first LEAK_SAMPLE records only: a column empty there and full of
+    e-mail addresses further down was published (a whole file's worth, exit 0)."""
+    from anonkit.estimators import steps
+
+    monkeypatch.setattr(steps, "LEAK_SAMPLE", 500)
+    half = data.height // 2
+    mails = [None] * half + [f"p{i}@example.org" for i in range(data.height - half)]
+    path = tmp_path / "late.csv"
+    data.with_columns(pl.Series("contact", mails)).write_csv(path)
+    with pytest.raises(LeakError, match="contact"):
+        anonkit.anonymize(
+            path,
+            engine="streaming",
+            algorithm=algorithm,
+            quasi_identifiers=QI,
+            hierarchies=hierarchies,
+            insensitive=["contact"],
+            others="drop",
+            k=2,
+            output=tmp_path / "out.csv",
+        )
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_in_memory_mondrian_on_a_large_table_checks_records_from_all_of_it(
+    data: pl.DataFrame, hierarchies: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anonkit.estimators import local
+
+    monkeypatch.setattr(local, "LARGE_TABLE", 1000)
+    monkeypatch.setattr(local, "LEAK_SAMPLE", 500)
+    half = data.height // 2
+    mails = [None] * half + [f"p{i}@example.org" for i in range(data.height - half)]
+    with pytest.raises(LeakError, match="contact"):
+        anonkit.anonymize(
+            data.with_columns(pl.Series("contact", mails)),
+            algorithm="mondrian",
+            quasi_identifiers=QI,
+            hierarchies=hierarchies,
+            insensitive=["contact"],
+            others="drop",
+            k=2,
+        )
+
+
 def test_auto_keeps_small_files_in_memory_and_streams_big_ones(
     data: pl.DataFrame, parquet: Path, hierarchies: Any
 ) -> None:

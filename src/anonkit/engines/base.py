@@ -62,6 +62,7 @@ __all__ = [
     "memory_bytes",
     "get_engine",
     "resolve_hierarchies",
+    "sample_step",
 ]
 
 
@@ -122,6 +123,12 @@ class Engine(Protocol):
 
     def head(self, source: Any, n: int) -> pl.DataFrame:
         """The first ``n`` records of ``source``, in memory."""
+        ...
+
+    def sample(self, source: Any, n: int) -> pl.DataFrame:
+        """About ``n`` records spread over the whole of ``source`` (every
+        :func:`sample_step`-th one, or on Spark a random share), in memory: what the leak
+        check reads of a table too large to hold, wherever in it a column changes."""
         ...
 
     def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
@@ -255,6 +262,17 @@ class GroupingEngine:
         self, source: Any, columns: Sequence[str], hierarchies: Sequence[Hierarchy], j: int
     ) -> tuple[list[str], int]:
         return self.unknown_values(source, columns[j], hierarchies[j])
+
+
+def sample_step(total: int, n: int) -> int:
+    """Every how many records a sample of about ``n`` of ``total`` takes one (1: all).
+
+    Examples
+    --------
+    >>> sample_step(1_000, 200), sample_step(150, 200), sample_step(1_001, 200)
+    (5, 1, 6)
+    """
+    return max(1, -(-total // max(1, n)))
 
 
 def resolve_hierarchies(

@@ -18,7 +18,7 @@ import polars as pl
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE
-from anonkit.engines.base import GroupingEngine
+from anonkit.engines.base import GroupingEngine, sample_step
 from anonkit.engines.counting import COUNT, Hierarchies, Names
 from anonkit.io.tables import read_table
 from anonkit.io.write import write_table
@@ -103,6 +103,10 @@ class NumpyEngine(GroupingEngine):
 
     def head(self, source: Any, n: int) -> pl.DataFrame:
         return _frame(source).head(n)
+
+    def sample(self, source: Any, n: int) -> pl.DataFrame:
+        frame = _frame(source)
+        return frame.gather_every(sample_step(frame.height, n))
 
     def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
         rows = Counter(zip(*(list(frame[c]) for c in columns), strict=True))

@@ -37,7 +37,7 @@ from anonkit.core.values import (
     string_codes,
     text_expr,
 )
-from anonkit.engines.base import GroupingEngine
+from anonkit.engines.base import GroupingEngine, sample_step
 from anonkit.engines.counting import (
     COUNT,
     KEY_SHIFT,
@@ -554,6 +554,11 @@ class PolarsEngine(GroupingEngine):
 
     def head(self, source: Any, n: int) -> pl.DataFrame:
         return _lazy(source).head(n).collect(engine=self._collect)
+
+    def sample(self, source: Any, n: int) -> pl.DataFrame:
+        lazy = _lazy(source)
+        total = lazy.select(pl.len()).collect(engine=self._collect).item()
+        return lazy.gather_every(sample_step(total, n)).collect(engine=self._collect)
 
     def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
         grouped = _lazy(frame).group_by(list(columns)).agg(pl.len().alias(COUNT))

@@ -485,6 +485,14 @@ class SparkEngine(GroupingEngine):
     def head(self, source: Any, n: int) -> pl.DataFrame:
         return collect_frame(self.frame(source).limit(n))
 
+    def sample(self, source: Any, n: int) -> pl.DataFrame:
+        frame = self.frame(source)
+        total = frame.count()
+        if total <= n:
+            return collect_frame(frame)
+        # a Bernoulli sample over every partition (a seeded one: runs repeat)
+        return collect_frame(frame.sample(withReplacement=False, fraction=n / total, seed=0))
+
     def drop_suppressed(self, release: Any, columns: Sequence[str]) -> Any:
         from pyspark.sql import functions as F
 

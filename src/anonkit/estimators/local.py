@@ -20,8 +20,8 @@ works on encoded inputs and returns a partition); these take a frame and return 
 fitted.
 
 *Large tables.* Above :data:`LARGE_TABLE` records the steps that read every record as
-text are shortened: the leak check reads the first :data:`~anonkit.estimators.steps.
-LEAK_SAMPLE` records (as the streamed full-domain fit does), the loss metrics are not
+text are shortened: the leak check reads :data:`~anonkit.estimators.steps.LEAK_SAMPLE`
+records spread over the table (as the streamed full-domain fit does), the loss metrics are not
 measured (``details["loss"]`` says so; :func:`anonkit.evaluate.evaluate` measures them on
 the release), and Mondrian profiles and verifies its release on the release's tally (one
 row per class and sensitive value, :func:`anonkit.algorithms.mondrian.frame.release_tally`)
@@ -46,6 +46,7 @@ from anonkit.algorithms.mondrian.partition import MODES, SPLITS
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.schema import Schema
+from anonkit.engines.base import sample_step
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import DETAIL as BARE
 from anonkit.estimators.bare import note_bare_columns
@@ -247,10 +248,10 @@ class _Local(Estimator):
     def _leak_check(
         self, data: pl.DataFrame, qi: Sequence[str], schema: Schema, tallied: Sequence[str] = ()
     ) -> tuple[dict[str, Any], PendingLeaks | None]:
-        """The leak check of every estimator; on a large table, of its first
-        :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records."""
+        """The leak check of every estimator; on a large table, of
+        :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records spread over all of it."""
         if data.height > LARGE_TABLE:
-            data = data.head(LEAK_SAMPLE)
+            data = data.gather_every(sample_step(data.height, LEAK_SAMPLE))
         return super()._leak_check(data, qi, schema, tallied)
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:

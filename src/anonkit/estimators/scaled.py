@@ -5,7 +5,8 @@ file or a polars lazy query, streamed; ``engine="spark"``: a Spark DataFrame), t
 touches the records only through the engine (:mod:`anonkit.engines.base`):
 
 1. the column names give every column its role, as in memory;
-2. the first :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records are checked for leaks;
+2. :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records spread over the table are
+   checked for leaks;
 3. hierarchies built from the data (``{"type": "intervals", ...}`` or none) read the
    column's distinct values;
 4. one grouped count gives the bottom snapshot (with the sensitive values and population

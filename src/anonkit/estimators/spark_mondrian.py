@@ -7,8 +7,8 @@ steps every estimator runs, through the Spark engine instead of a table in memor
 1. the column names give every column its role (:class:`~anonkit.core.schema.Schema`:
    undeclared columns are an error unless ``others`` says otherwise; identifying and
    dropped columns never reach the release);
-2. the first :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records are checked for
-   leaks;
+2. :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records spread over the table are
+   checked for leaks;
 3. hierarchies built from the data read the column's distinct values through the
    engine;
 4. :func:`~anonkit.algorithms.mondrian.spark.mondrian_spark` counts, cuts the snapshot

@@ -6,7 +6,8 @@ Mondrian streamed, :mod:`anonkit.estimators.streaming_mondrian`) runs the steps 
 in-memory pipeline (:mod:`anonkit.estimators.base`) through the engine:
 
 1. the column names give every column its role (:func:`engine_roles`);
-2. the first :data:`LEAK_SAMPLE` records are checked for leaks (:func:`head_leak_check`);
+2. :data:`LEAK_SAMPLE` records spread over the whole table are checked for leaks
+   (:func:`head_leak_check`);
 3. with ``output``, the release is written to a staging file beside it, verified by
    reading that file back, and only then renamed into place (:func:`write_verified`).
 
@@ -55,7 +56,8 @@ __all__ = [
     "write_verified",
 ]
 
-#: Records the leak check reads from a table it cannot hold (the first ones).
+#: Records the leak check reads from a table it cannot hold (spread over all of it: a
+#: column can change anywhere in a file).
 LEAK_SAMPLE = 200_000
 
 V = TypeVar("V")
@@ -106,11 +108,15 @@ def engine_roles(
 def head_leak_check(
     estimator: _LeakChecking, engine: Engine, source: Any, qi: Sequence[str], schema: Schema
 ) -> dict[str, Any]:
-    """The estimator's leak check on the first :data:`LEAK_SAMPLE` records of ``source``
-    (the safety checks of the result; ``leak_check_records`` says how many were read),
-    after the check that the quasi-identifiers and sensitive attributes hold values
-    anonkit reads (:func:`~anonkit.core.values.check_single_values`)."""
-    sample = engine.head(source, LEAK_SAMPLE if estimator.leak_check else 1)
+    """The estimator's leak check on about :data:`LEAK_SAMPLE` records spread over the
+    whole of ``source`` (:meth:`Engine.sample <anonkit.engines.base.Engine.sample>`; the
+    safety checks of the result, ``leak_check_records`` says how many were read), after
+    the check that the quasi-identifiers and sensitive attributes hold values anonkit
+    reads (:func:`~anonkit.core.values.check_single_values`)."""
+    if estimator.leak_check:
+        sample = engine.sample(source, LEAK_SAMPLE)
+    else:
+        sample = engine.head(source, 1)
     # the columns' types, as reading in memory checks them (a Duration stopped in polars)
     check_single_values(sample.schema, [*qi, *schema.columns(AttributeRole.SENSITIVE)])
     safety, pending = estimator._leak_check(sample, qi, schema)

@@ -6,8 +6,9 @@ fit (:mod:`anonkit.estimators.scaled`), the records are touched through the
 :class:`~anonkit.engines.streaming_engine.StreamingEngine`, and only what Mondrian works
 on sits in memory:
 
-1. the column names give every column its role; the first
-   :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records are checked for leaks; built
+1. the column names give every column its role;
+   :data:`~anonkit.estimators.steps.LEAK_SAMPLE` records spread over the table are
+   checked for leaks; built
    hierarchies read their column's distinct values;
 2. one pass reads each record's leaf code of every quasi-identifier (int32, 4 bytes a
    cell) and of every sensitive attribute a model reads, with the default engine's
