@@ -536,8 +536,12 @@ def run_config(
     progress: Progress | None = None,
     inputs: tuple[pl.DataFrame, Mapping[str, Any]] | None = None,
     output: Path | None = None,
+    population: pl.DataFrame | None = None,
 ) -> AnonymizationResult:
     """Read the input (unless ``inputs`` from :func:`prepare_inputs` is given) and anonymize.
+
+    ``population``: the configuration's population table, already read (for
+    :func:`resolve_hierarchies` of ``inputs``); read here when not given.
 
     When the engine does not hold the records in memory (``streaming``, ``spark``, or
     ``auto`` choosing one of them), the input is not read but scanned, and the release is
@@ -545,8 +549,7 @@ def run_config(
     separator as the command writes one in memory; the result's ``release`` reads it.
     """
     kwargs = config.anonymize_kwargs()
-    population = None
-    if config.population is not None:
+    if population is None and config.population is not None:
         population = read_table(config.population, **config.read_kwargs())
     name, reason = chosen_engine(config)
     if inputs is None and not get_engine(name).in_memory:

@@ -134,6 +134,39 @@ def test_an_unwritable_output_fails_before_the_work(tmp_path: Path, toy: Path, o
     assert not (tmp_path / "out").exists()  # the configured release was not written either
 
 
+def test_a_built_hierarchy_covers_the_population_as_the_api_builds_it(tmp_path: Path) -> None:
+    """The command built an intervals hierarchy over the sample only, so a population
+    holding ages beyond the sample's stopped it ('not in the hierarchy'), while
+    anonymize() and the app (whose exported configuration this is) built it over both."""
+    import anonkit
+
+    sample = pl.DataFrame({"age": [20 + i % 30 for i in range(60)], "sex": ["m", "f"] * 30})
+    population = pl.concat([sample, sample.with_columns(pl.col("age") + 40)])
+    sample.write_csv(tmp_path / "data.csv")
+    population.write_csv(tmp_path / "population.csv")
+    (tmp_path / "run.toml").write_text(
+        'input = "data.csv"\noutput = "out.csv"\n'
+        '[attributes]\nquasi_identifiers = ["age", "sex"]\n'
+        '[hierarchies]\nage = { type = "intervals", widths = [10, 20] }\n'
+        'sex = { type = "suppression" }\n'
+        '[privacy]\nk = 2\npopulation = "population.csv"\n'
+        'models = [{ name = "k_map", k = 2 }]\n',
+        encoding="utf-8",
+    )
+    done = runner.invoke(app, ["anonymize", str(tmp_path / "run.toml"), "-q"])
+    assert done.exit_code == 0, done.output
+    api = anonkit.anonymize(
+        sample.with_columns(pl.col("age").cast(pl.String)),
+        quasi_identifiers=["age", "sex"],
+        hierarchies={"age": {"type": "intervals", "widths": [10, 20]}, "sex": None},
+        k=2,
+        privacy=[anonkit.models.KMap(2)],
+        population=population.with_columns(pl.col("age").cast(pl.String)),
+    )
+    released = pl.read_csv(tmp_path / "out.csv", infer_schema=False)
+    assert released.equals(api.release)
+
+
 def test_missing_config_file_subprocess(tmp_path: Path) -> None:
     proc = run_module("anonymize", "missing.toml", cwd=tmp_path)
     assert proc.returncode == 2

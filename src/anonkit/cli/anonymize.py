@@ -33,7 +33,13 @@ from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_
 from anonkit.engines.base import get_engine
 from anonkit.estimators.bare import only_star
 from anonkit.exceptions import ConfigError, UnknownColumnError
-from anonkit.io.tables import output_format, read_table_info, unknown_column_hint, write_table
+from anonkit.io.tables import (
+    output_format,
+    read_table,
+    read_table_info,
+    unknown_column_hint,
+    write_table,
+)
 from anonkit.io.write import check_outputs
 from anonkit.progress import start_stage
 
@@ -131,11 +137,16 @@ def anonymize_command(
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {cfg.input.name}")
         frame, info = read_table_info(cfg.input, **cfg.read_kwargs())
+        population = None
+        if cfg.population is not None:
+            start_stage(bar, f"Reading {cfg.population.name}")
+            population = read_table(cfg.population, **cfg.read_kwargs())
         start_stage(bar, "Building hierarchies")
-        inputs = (frame, resolve_hierarchies(cfg, frame))
+        # a built hierarchy covers the population's values too, as anonymize() builds it
+        inputs = (frame, resolve_hierarchies(cfg, frame, population))
         heights = {c: h.height for c, h in inputs[1].items()}
         try:
-            result = run_config(cfg, progress=bar, inputs=inputs)
+            result = run_config(cfg, progress=bar, inputs=inputs, population=population)
         except UnknownColumnError as err:
             hint = unknown_column_hint(info, err.columns)
             if hint:
@@ -295,7 +306,6 @@ def _full_report(
 ) -> str:
     """The steward's report on ``result.release``, measured against ``frame``."""
     from anonkit.evaluate import evaluate
-    from anonkit.io.tables import read_table
     from anonkit.metrics.levels import (
         check_models,
         json_ready,
