@@ -135,3 +135,12 @@ def test_a_file_that_changes_during_a_streamed_run_is_named(
     assert f"The input file {data} changed during the run" in message
     assert "Traceback" not in err
     assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".*staging*"))
+
+
+def test_a_streamed_run_says_the_leak_check_was_skipped(adult_csv: Path, tmp_path: Path) -> None:
+    """The in-memory run warned on stderr that --no-leak-check skipped the check; the
+    streamed (and Spark) run said nothing."""
+    cfg = _config(tmp_path, adult_csv, "streamed.parquet")
+    code, _, err = _run("anonymize", str(cfg), "--engine", "streaming", "--no-leak-check")
+    assert code == 0, err
+    assert "leak check was skipped" in err

@@ -185,8 +185,6 @@ def anonymize_command(
             atomic_write_text(html, full_text)
 
     _notes(notes, result, cfg)
-    if not cfg.leak_check:
-        notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     console = stdout_console(quiet)
     if info.sniffed and info.separator is not None:
         console.print(
@@ -230,10 +228,13 @@ def _write_texts(
 
 
 def _notes(notes: Console, result: AnonymizationResult, cfg: AnonymizeConfig) -> None:
-    """The leak check's warnings, and the quasi-identifiers without a hierarchy but ``*``
+    """Whether the leak check was skipped, its warnings, and the quasi-identifiers
+    without a hierarchy but ``*``
     that the release suppresses in every record (a :class:`SuppressedColumnWarning` in
     Python; the run reads hierarchies built before the fit, so the suppression tables
     ``init`` proposes are found here from the configuration)."""
+    if not cfg.leak_check:
+        notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     for warning in result.checks.get("leak_warnings", ()):
         notes.print(f"warning: {warning['reason']}", markup=False)
     starred = [
