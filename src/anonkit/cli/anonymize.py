@@ -229,10 +229,10 @@ def _write_texts(
 
 def _notes(notes: Console, result: AnonymizationResult, cfg: AnonymizeConfig) -> None:
     """Whether the leak check was skipped, its warnings, and the quasi-identifiers
-    without a hierarchy but ``*``
-    that the release suppresses in every record (a :class:`SuppressedColumnWarning` in
-    Python; the run reads hierarchies built before the fit, so the suppression tables
-    ``init`` proposes are found here from the configuration)."""
+    without a hierarchy but ``*`` that the release suppresses in every record (a
+    :class:`SuppressedColumnWarning` in Python; the run reads hierarchies built before the
+    fit, so the suppression tables ``init`` proposes are found here from the
+    configuration)."""
     if not cfg.leak_check:
         notes.print("warning: the leak check was skipped (--no-leak-check); see the summary.")
     for warning in result.checks.get("leak_warnings", ()):
