@@ -277,6 +277,35 @@ def test_sample_spreads_over_the_whole_table(name: str) -> None:
     assert engine.sample(source, 3)["i"].to_list() == [0, 334, 668]
 
 
+def test_auto_reckons_a_parquet_table_by_its_rows_not_its_compressed_size(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dictionary-encoded Parquet file of a few KiB holds a table many times larger, and
+    a run in memory peaks at several times its table: auto read such files into memory
+    on a file-size guess (x4) and could exhaust the machine."""
+    from anonkit.engines import base
+
+    rows = 300_000
+    frame = pl.DataFrame({c: ["some text value"] * rows for c in ("a", "b", "c")})
+    path = tmp_path / "t.parquet"
+    frame.write_parquet(path)
+    assert path.stat().st_size < 64 * 1024
+    monkeypatch.setattr(base, "memory_bytes", lambda: 200 * 2**20)  # budget: 50 MiB
+    name, reason = base.choose_engine(path, 0.25)
+    assert name == "streaming" and "GiB" in reason
+    small = tmp_path / "s.parquet"
+    frame.head(1000).write_parquet(small)
+    assert base.choose_engine(small, 0.25)[0] == "polars"
+
+
+def test_auto_names_a_missing_input_file(tmp_path: Any) -> None:
+    from anonkit.engines.base import choose_engine
+    from anonkit.exceptions import InputFileError
+
+    with pytest.raises(InputFileError, match="no such file"):
+        choose_engine(tmp_path / "absent.csv")
+
+
 @pytest.mark.parametrize("rows", [0, 1 << 62])
 def test_packed_count_in_polars_and_numpy_agree(rows: int, monkeypatch: Any) -> None:
     """Large tables pack and group their codes in one polars query, small ones in numpy:

@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from anonkit._formats import require_file
 from anonkit._validation import lookup
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
@@ -313,17 +314,44 @@ def memory_bytes() -> int:
         return 0
 
 
-#: How much larger than its file a table is in memory, roughly (Parquet is compressed).
-_EXPANSION = {".parquet": 4.0, ".pq": 4.0}
+#: How much larger than its CSV file a table is in memory, roughly.
+_CSV_EXPANSION = 1.5
+#: Bytes a cell takes in memory by its Parquet type: a number its width, text (and any
+#: other type) a polars string view, 16 bytes, whatever its size in the file (a
+#: dictionary-encoded column can be a hundred times smaller on disk).
+_CELL_BYTES = {pl.Boolean: 1, pl.Int8: 1, pl.UInt8: 1, pl.Int16: 2, pl.UInt16: 2}
+#: How many times its table a run in memory peaks at (Adult-like tables of 3 million
+#: rows: a table of 0.2 GiB, peaks of 1.4 to 1.6 GiB).
+_PEAK = 7.0
+
+
+def _table_bytes(path: Path) -> float:
+    """The bytes the table in ``path`` takes in memory, roughly: from a Parquet file's
+    row count and column types (its metadata), from a text file's size."""
+    if path.suffix.lower() not in (".parquet", ".pq"):
+        return path.stat().st_size * _CSV_EXPANSION
+    rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+    width = 0
+    for dtype in pl.read_parquet_schema(path).values():
+        if dtype.is_numeric() or dtype.is_temporal():
+            width += _CELL_BYTES.get(dtype.base_type(), 8)
+        else:
+            width += _CELL_BYTES.get(dtype.base_type(), 16)
+    return float(rows * width)
 
 
 def choose_engine(source: Any, memory_share: float = 0.25) -> tuple[str, str]:
     """The engine ``engine="auto"`` runs on ``source``, and why.
 
     A Spark DataFrame runs on Spark; a polars lazy query is streamed; a file is streamed
-    when the table it holds would take more than ``memory_share`` of this machine's
-    memory (estimated from its size), and read into memory otherwise; frames in memory
-    stay there.
+    when a run in memory would peak above ``memory_share`` of this machine's memory
+    (estimated from the table it holds: a Parquet file's rows and column types, a text
+    file's size), and read into memory otherwise; frames in memory stay there.
+
+    Raises
+    ------
+    InputFileError
+        If the file does not exist.
     """
     if type(source).__module__.startswith("pyspark"):
         return "spark", "the input is a Spark DataFrame"
@@ -331,15 +359,16 @@ def choose_engine(source: Any, memory_share: float = 0.25) -> tuple[str, str]:
         return "streaming", "the input is a lazy query"
     if isinstance(source, (str, Path)):
         path = Path(source)
-        estimate = path.stat().st_size * _EXPANSION.get(path.suffix.lower(), 1.5)
+        require_file(path)
+        estimate = _table_bytes(path) * _PEAK
         budget = memory_share * memory_bytes()
         gib = estimate / 2**30
         if budget and estimate > budget:
             return "streaming", (
-                f"the file would take about {gib:.1f} GiB in memory, more than "
-                f"{memory_share:.0%} of this machine's"
+                f"a run in memory would peak at about {gib:.1f} GiB, more than "
+                f"{memory_share:.0%} of this machine's memory"
             )
-        return "polars", f"the file fits in memory (about {gib:.2f} GiB)"
+        return "polars", f"the file fits in memory (a run there peaks at about {gib:.2f} GiB)"
     return "polars", "the input is a table in memory"
 
 
