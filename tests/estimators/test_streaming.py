@@ -286,6 +286,31 @@ def test_in_memory_mondrian_on_a_large_table_checks_records_from_all_of_it(
         )
 
 
+@pytest.mark.parametrize("algorithm", ["flash", "mondrian"])
+def test_a_column_a_csv_release_cannot_hold_is_named_before_the_count(
+    algorithm: str, data: pl.DataFrame, hierarchies: Any, tmp_path: Path
+) -> None:
+    """Streamed, a List column kept in a CSV release failed after the whole search with
+    polars' hidden ComputeError; in memory it is a DataError naming the column."""
+    path = tmp_path / "nested.parquet"
+    data.with_columns(pl.concat_list("sex", "race").alias("lst")).write_parquet(path)
+    keywords: dict[str, Any] = {
+        "algorithm": algorithm,
+        "quasi_identifiers": QI,
+        "hierarchies": hierarchies,
+        "insensitive": ["lst"],
+        "others": "drop",
+        "k": 2,
+        "leak_check": False,
+    }
+    with pytest.raises(DataError, match="'lst' holds List") as streamed:
+        anonkit.anonymize(path, engine="streaming", output=tmp_path / "out.csv", **keywords)
+    with pytest.raises(DataError) as memory:
+        anonkit.anonymize(path, output=tmp_path / "out.csv", **keywords)
+    assert str(streamed.value) == str(memory.value)
+    assert not list(tmp_path.glob("*out*"))
+
+
 def test_auto_keeps_small_files_in_memory_and_streams_big_ones(
     data: pl.DataFrame, parquet: Path, hierarchies: Any
 ) -> None:

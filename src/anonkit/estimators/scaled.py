@@ -147,7 +147,7 @@ def fit_out_of_core(
         if missing:
             raise UnknownColumnError(missing, engine.columns(population))
     with watch.passes():
-        safety = head_leak_check(estimator, engine, source, qi, schema)
+        safety = head_leak_check(estimator, engine, source, qi, schema, output)
 
     start_stage(progress, "Counting")
     detailed = any(m.requires - {CLASS_SIZE} for m in models)

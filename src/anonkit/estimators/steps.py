@@ -38,6 +38,7 @@ from anonkit.estimators.base import Columns
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks
 from anonkit.exceptions import OutputLocationError, ParameterError, UnknownColumnError
 from anonkit.io.tables import scan_table
+from anonkit.io.write import output_format, refuse_unwritable
 from anonkit.metrics.classes import ClassProfile
 from anonkit.metrics.levels import model_attributes
 from anonkit.models import PrivacyModel
@@ -106,19 +107,29 @@ def engine_roles(
 
 
 def head_leak_check(
-    estimator: _LeakChecking, engine: Engine, source: Any, qi: Sequence[str], schema: Schema
+    estimator: _LeakChecking,
+    engine: Engine,
+    source: Any,
+    qi: Sequence[str],
+    schema: Schema,
+    output: str | Path | None = None,
 ) -> dict[str, Any]:
     """The estimator's leak check on about :data:`LEAK_SAMPLE` records spread over the
     whole of ``source`` (:meth:`Engine.sample <anonkit.engines.base.Engine.sample>`; the
     safety checks of the result, ``leak_check_records`` says how many were read), after
     the check that the quasi-identifiers and sensitive attributes hold values anonkit
-    reads (:func:`~anonkit.core.values.check_single_values`)."""
+    reads (:func:`~anonkit.core.values.check_single_values`) and, with ``output``, that
+    its format can hold the columns released as they are (before any count, not when the
+    release is written)."""
     if estimator.leak_check:
         sample = engine.sample(source, LEAK_SAMPLE)
     else:
         sample = engine.head(source, 1)
     # the columns' types, as reading in memory checks them (a Duration stopped in polars)
     check_single_values(sample.schema, [*qi, *schema.columns(AttributeRole.SENSITIVE)])
+    if output is not None:
+        kept = [c for c in schema.released_as_is() if c in sample.columns]
+        refuse_unwritable({c: sample.schema[c] for c in kept}, output_format(Path(output)))
     safety, pending = estimator._leak_check(sample, qi, schema)
     settle_leaks(safety, pending)
     if estimator.leak_check:

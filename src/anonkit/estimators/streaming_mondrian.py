@@ -118,7 +118,7 @@ def fit_mondrian_streaming(
     with watch.passes():  # a read that fails on a file changing under it says so
         source = streamed_source(source, engine)
         schema, wanted = engine_roles(engine, source, columns, models)
-        safety = head_leak_check(estimator, engine, source, qi, schema)
+        safety = head_leak_check(estimator, engine, source, qi, schema, estimator.output)
 
     start_stage(progress, "Reading codes")
     with watch.passes():

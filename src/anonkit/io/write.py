@@ -39,6 +39,7 @@ __all__ = [
     "escape_formulas_lazy",
     "escape_name",
     "output_format",
+    "refuse_unwritable",
     "unescape_formulas",
     "unescape_name",
     "write_table",
@@ -272,9 +273,29 @@ def write_table(
     if fmt == "parquet":
         atomic_write(p, lambda tmp: frame.write_parquet(tmp))
         return WriteInfo(fmt, 0)
+    refuse_unwritable(frame.schema, fmt)
+    sep = field_separator(fmt, separator)
+    escaped = 0
+    if csv_formulas == "escape":
+        frame, escaped = escape_formulas(frame)
+    atomic_write(p, lambda tmp: frame.write_csv(tmp, separator=sep))
+    return WriteInfo(fmt, escaped)
+
+
+def refuse_unwritable(schema: Mapping[str, pl.DataType], fmt: str) -> None:
+    """Refuse columns a ``fmt`` file (``csv``, ``tsv`` or ``parquet``) cannot hold: lists,
+    structs, binary and Python objects in text files.
+
+    Raises
+    ------
+    DataError
+        Naming the columns and their types.
+    """
+    if fmt == "parquet":
+        return
     nested = [
         f"{name!r} holds {dtype.base_type()}"
-        for name, dtype in frame.schema.items()
+        for name, dtype in schema.items()
         if dtype.is_nested() or dtype in (pl.Binary, pl.Object)
     ]
     if nested:
@@ -282,12 +303,6 @@ def write_table(
             f"Column {', '.join(nested)} values, which a {fmt.upper()} file cannot hold: "
             "write Parquet (.parquet), or leave such columns out of the release."
         )
-    sep = field_separator(fmt, separator)
-    escaped = 0
-    if csv_formulas == "escape":
-        frame, escaped = escape_formulas(frame)
-    atomic_write(p, lambda tmp: frame.write_csv(tmp, separator=sep))
-    return WriteInfo(fmt, escaped)
 
 
 def field_separator(fmt: str, separator: str | None = None) -> str:
