@@ -413,6 +413,7 @@ class InputEncodingError(InputFormatError):
         offset: int,
         byte: int,
         hierarchy: bool = False,
+        streamed: bool = False,
     ) -> None:
         self.encoding = encoding
         self.offset = offset
@@ -430,6 +431,12 @@ class InputEncodingError(InputFormatError):
                 f'}} for this file alone; in Python Hierarchy.from_csv(path, encoding="{s}") '
                 f'or {{"type": "file", "path": ..., "encoding": "{s}"}}'
             )
+        elif streamed:  # the streaming engine reads UTF-8 only
+            how = (
+                "the streaming engine reads UTF-8 only: convert the file to UTF-8 or to "
+                f'Parquet, or read it in memory (engine = "polars") with encoding = "{s}" '
+                "in the [read] section of the configuration"
+            )
         else:
             how = (
                 f'encoding = "{s}" in the [read] section of the configuration, --encoding {s} '
@@ -446,6 +453,18 @@ class InputEncodingError(InputFormatError):
             path,
             f"{self.problem}; if the file uses another encoding, declare it ({how}).",
             line=line,
+        )
+
+    def streamed(self) -> InputEncodingError:
+        """This error as the streaming engine, which reads UTF-8 only, advises it."""
+        return InputEncodingError(
+            self.path,
+            self.encoding,
+            line=self.line or 1,
+            offset=self.offset,
+            byte=self.byte,
+            hierarchy=self.hierarchy,
+            streamed=True,
         )
 
     @classmethod

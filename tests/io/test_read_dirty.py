@@ -382,6 +382,28 @@ def test_streaming_another_encoding_says_how_to_go_on(tmp_path: Path) -> None:
         scan_table(path, encoding="latin-1")
 
 
+def test_streaming_bytes_not_utf8_advise_what_the_streaming_engine_takes(
+    tmp_path: Path,
+) -> None:
+    """The message advised encoding = "latin-1", which the streaming engine then refused
+    (naming scan_table, an internal function, to a command-line user)."""
+    from anonkit.exceptions import InputEncodingError
+    from anonkit.io.tables import scan_table
+
+    path = tmp_path / "l.csv"
+    path.write_bytes("v\ncaf\u00e9\n".encode("latin-1"))
+    with pytest.raises(InputEncodingError) as err:
+        scan_table(path)
+    text = str(err.value)
+    assert "line 2 is not valid UTF-8" in text
+    assert "streaming engine reads UTF-8 only" in text and 'engine = "polars"' in text
+    assert err.value.suggested == "latin-1"
+    with pytest.raises(ParameterError) as refused:
+        scan_table(path, encoding="latin-1")
+    assert "scan_table" not in str(refused.value)
+    assert "streaming engine" in str(refused.value)
+
+
 def test_field_counts_without_quotes_match_the_csv_module() -> None:
     """Text without a quote character is counted line by line (the faster path)."""
     rnd = random.Random(11)

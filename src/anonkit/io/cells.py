@@ -7,15 +7,19 @@ reading options ask.
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import polars as pl
 
 from anonkit.core.builders.values import DECIMAL_COMMA
+from anonkit.exceptions import ParameterError
 
 __all__ = [
     "DECIMAL_COMMA",
     "READ_OPTIONS",
+    "check_read_parameters",
     "clean_cells",
     "decimal_points",
     "missing_as_null",
@@ -31,6 +35,37 @@ def read_options(settings: object) -> dict[str, Any]:
     """The :data:`READ_OPTIONS` of ``settings`` (an object with one attribute each), as
     keyword arguments of :func:`anonkit.io.tables.read_table`."""
     return {name: getattr(settings, name) for name in READ_OPTIONS}
+
+
+def check_read_parameters(
+    separator: str | None, encoding: str, missing: Sequence[str], *, owner: str = "read_table"
+) -> tuple[str, ...]:
+    """The missing tokens, each once, after checking the reading options.
+
+    Raises
+    ------
+    ParameterError
+        If ``separator`` is not one ASCII character other than a quote or a line break,
+        ``encoding`` is not a codec Python knows, or ``missing`` is not a list of strings.
+    """
+    if separator is not None and (
+        not isinstance(separator, str)
+        or len(separator) != 1
+        or not separator.isascii()
+        or separator in '"\r\n'
+    ):
+        raise ParameterError(
+            "separator", owner, "one ASCII character other than a quote or line break", separator
+        )
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ParameterError(
+            "encoding", owner, "an encoding Python knows, such as 'utf-8' or 'latin-1'", encoding
+        ) from None
+    if isinstance(missing, str) or not all(isinstance(t, str) for t in missing):
+        raise ParameterError("missing", owner, "a list of strings", missing)
+    return tuple(dict.fromkeys(missing))
 
 
 def clean_cells(

@@ -26,7 +26,7 @@ from anonkit.exceptions import (
     InputFormatError,
     ParameterError,
 )
-from anonkit.io.cells import clean_cells, decimal_points, missing_as_null
+from anonkit.io.cells import check_read_parameters, clean_cells, decimal_points, missing_as_null
 from anonkit.io.sniff import (
     RecordProblem,
     field_counts,
@@ -190,11 +190,21 @@ def scan_table(
     if codecs.lookup(encoding).name != "utf-8":
         raise ParameterError(
             "encoding",
-            "scan_table",
+            "the streaming engine",
             "'utf-8' when a CSV file is streamed (convert the file to UTF-8 or to Parquet, "
             'or read it in memory: engine = "polars")',
             encoding,
         )
+    try:
+        return _scan_csv(p, separator, tokens, strip, decimal_comma)
+    except InputEncodingError as err:  # advice the streaming engine can follow
+        raise err.streamed() from None
+
+
+def _scan_csv(
+    p: Path, separator: str | None, tokens: tuple[str, ...], strip: bool, decimal_comma: bool
+) -> pl.LazyFrame:
+    """:func:`scan_table` of a CSV or TSV file, its records checked first."""
     text, whole = sample_head(p)
     _refuse_no_lines(p, text.encode("utf-8"))
     tabs = separator is None and p.suffix.lower() == ".tsv"
@@ -374,37 +384,6 @@ def unknown_column_hint(info: ReadInfo, missing_columns: Sequence[str]) -> str:
             "(strip=True in Python) to remove them."
         )
     return ""
-
-
-def check_read_parameters(
-    separator: str | None, encoding: str, missing: Sequence[str], *, owner: str = "read_table"
-) -> tuple[str, ...]:
-    """The missing tokens, each once, after checking the reading options.
-
-    Raises
-    ------
-    ParameterError
-        If ``separator`` is not one ASCII character other than a quote or a line break,
-        ``encoding`` is not a codec Python knows, or ``missing`` is not a list of strings.
-    """
-    if separator is not None and (
-        not isinstance(separator, str)
-        or len(separator) != 1
-        or not separator.isascii()
-        or separator in '"\r\n'
-    ):
-        raise ParameterError(
-            "separator", owner, "one ASCII character other than a quote or line break", separator
-        )
-    try:
-        codecs.lookup(encoding)
-    except (LookupError, TypeError):
-        raise ParameterError(
-            "encoding", owner, "an encoding Python knows, such as 'utf-8' or 'latin-1'", encoding
-        ) from None
-    if isinstance(missing, str) or not all(isinstance(t, str) for t in missing):
-        raise ParameterError("missing", owner, "a list of strings", missing)
-    return tuple(dict.fromkeys(missing))
 
 
 def _read_parquet(p: Path) -> pl.DataFrame:
