@@ -11,6 +11,7 @@ import pytest
 import anonkit
 from anonkit.exceptions import (
     DataError,
+    InputChangedError,
     LeakError,
     ParameterError,
     ReleaseVerificationError,
@@ -309,6 +310,32 @@ def test_a_column_a_csv_release_cannot_hold_is_named_before_the_count(
         anonkit.anonymize(path, output=tmp_path / "out.csv", **keywords)
     assert str(streamed.value) == str(memory.value)
     assert not list(tmp_path.glob("*out*"))
+
+
+def test_a_lazy_release_refuses_to_read_a_file_changed_since_the_fit(
+    data: pl.DataFrame, hierarchies: Any, tmp_path: Path
+) -> None:
+    """Without output the streamed release is a query over the input file: collected
+    after the file changed it released records nobody had verified (a class of 1 at
+    k = 20), and nothing said so."""
+    import time
+
+    path = tmp_path / "in.csv"
+    data.select(QI).write_csv(path)
+    result = anonkit.anonymize(
+        path,
+        engine="streaming",
+        quasi_identifiers=QI,
+        hierarchies=hierarchies,
+        k=5,
+        suppression_limit=0.02,
+    )
+    assert result.release.collect().height == data.height  # unchanged: reads as verified
+    time.sleep(0.01)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write("80,Male,White,Divorced,Doctorate\n")
+    with pytest.raises(InputChangedError, match="in.csv"):
+        result.release.collect()
 
 
 def test_auto_keeps_small_files_in_memory_and_streams_big_ones(

@@ -114,6 +114,20 @@ class InputWatch:
                 "run started",
             )
 
+    def guarded(self, release: Any) -> Any:
+        """``release``, a polars query over the watched file, checking the file as it reads
+        each batch: collected after the file changed, it raises
+        :class:`~anonkit.exceptions.InputChangedError` instead of releasing records the fit
+        never verified. Anything else is returned as it is."""
+        if self.stamp is None or not isinstance(release, pl.LazyFrame):
+            return release
+
+        def check(batch: pl.DataFrame) -> pl.DataFrame:
+            self.check()
+            return batch
+
+        return release.map_batches(check, streamable=True, schema=release.collect_schema())
+
     @contextlib.contextmanager
     def passes(self) -> Iterator[None]:
         """Read the input inside: an engine's :class:`~anonkit.exceptions.InputChangedError`

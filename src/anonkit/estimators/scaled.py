@@ -221,7 +221,8 @@ def fit_out_of_core(
         else:
             start_stage(progress, "Verifying the release")
             verification = verify(engine.apply(source, masked))
-            release = engine.apply(source, plan)
+            # a query over the input: it refuses to read the file once it changed
+            release = watch.guarded(engine.apply(source, plan))
     t3 = time.perf_counter()
 
     found = outcome.found
