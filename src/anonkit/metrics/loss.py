@@ -227,7 +227,9 @@ def discernibility_loss(release: Release, *, k: int | None = None) -> float:
     return discernibility(release.kept_sizes, release.n_suppressed, release.n_records, k)
 
 
-def discernibility(sizes: IntArray, n_suppressed: int, n_records: int, k: int | None) -> float:
+def discernibility(
+    sizes: npt.NDArray[Any], n_suppressed: int, n_records: float, k: int | None
+) -> float:
     """C_DM of released classes of ``sizes`` beside ``n_suppressed`` suppressed records
     (:func:`discernibility_loss`; the tallied losses read it too)."""
     kept = sizes.astype(np.float64)
