@@ -46,7 +46,7 @@ from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.progress import Progress
 from anonkit.result import AnonymizationResult
 
-__all__ = ["ALGORITHMS", "LOCAL_ALGORITHMS", "Anonymizer", "anonymize"]
+__all__ = ["ALGORITHMS", "FAMILY_KEYWORDS", "LOCAL_ALGORITHMS", "Anonymizer", "anonymize"]
 
 #: Constraints of the :class:`Anonymizer` parameters that need no data to check.
 _CONSTRAINTS: dict[str, Constraint] = {
@@ -73,9 +73,10 @@ ESTIMATOR_ALGORITHMS: dict[str, str] = {
 ALGORITHMS = (*LATTICE_ALGORITHMS, *LOCAL_ALGORITHMS, *ESTIMATOR_ALGORITHMS)
 
 
-#: Keywords of one local algorithm each: given another value than their default with
-#: another algorithm, they would be ignored without a word.
-_FAMILY_KEYWORDS: dict[str, str] = {
+#: Keywords of one local algorithm each (and keys of the TOML ``[search]`` section), with
+#: the algorithm that reads it: given another value than their default with another
+#: algorithm, they would be ignored without a word.
+FAMILY_KEYWORDS: dict[str, str] = {
     "mode": "mondrian",
     "split": "mondrian",
     "numeric_release": "mondrian",
@@ -222,7 +223,7 @@ class Anonymizer:
         if self.metric not in METRICS:
             raise UnknownNameError("metric", self.metric, list(METRICS))
         defaults = inspect.signature(type(self).__init__).parameters
-        for name, family in _FAMILY_KEYWORDS.items():
+        for name, family in FAMILY_KEYWORDS.items():
             if getattr(self, name) != defaults[name].default and self.algorithm != family:
                 raise ParameterError(
                     name,

@@ -54,7 +54,7 @@ def _free_port() -> int:
 
 def serve_app() -> Iterator[str]:
     """``anonkit app --no-browser`` in a subprocess; its URL. At the end: nothing of the
-    data reached the server's output."""
+    data reached the server's output, and no traceback did."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "anonkit", "app", "--no-browser", "--port", str(port)],
@@ -82,6 +82,7 @@ def serve_app() -> Iterator[str]:
             proc.kill()
             out, _ = proc.communicate()
     assert not [v for v in SHOWN_VALUES if v in out]
+    assert "Traceback" not in out  # every failure is told in the page, none logged raw
 
 
 def launch(api: Any) -> Iterator[Any]:

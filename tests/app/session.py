@@ -109,6 +109,13 @@ class Harness:
             found.append((select.group(1), chosen.group(1) if chosen else ""))
         return found
 
+    def html(self, output: str) -> str:
+        """The HTML an output last rendered (``""`` before it rendered, or when empty)."""
+        queued = self.session._outbound_message_queues.values
+        sent = [m["values"] for m in self.conn.sent if output in m.get("values", {})]
+        found = queued[output] if output in queued else (sent[-1][output] if sent else None)
+        return str(found.get("html", "")) if isinstance(found, dict) else ""
+
     def notifications(self) -> list[str]:
         """The HTML of every notification shown so far."""
         return [

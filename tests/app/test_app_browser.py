@@ -103,7 +103,7 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     api.expect(page.locator("#no-leaks")).to_be_visible()
 
     # releasing education-num as is gives education away: red, and Next is refused
-    role = page.locator("#role-row-3 select")  # education-num, the fourth column
+    role = page.get_by_role("combobox", name="Role of education-num")  # its accessible name
     role.select_option("insensitive")
     api.expect(page.locator("#leak-list .text-danger")).to_contain_text("education-num")
     api.expect(page.locator("#role-row-3 .app-column")).to_have_css("color", "rgb(204, 0, 0)")
@@ -147,7 +147,7 @@ def test_leaks_block_the_next_step_and_errors_show_next_to_their_field(
     # bad privacy settings: the API's message under the settings
     step(page, "Privacy")
     fill(page, "#k", "0")
-    api.expect(page.locator("#settings_error")).to_contain_text("'k'")
+    api.expect(page.locator("#settings_error")).to_contain_text("k: enter a whole number")
     # a requirement the table cannot meet: the run's message on the Run page
     fill(page, "#k", "500")
     step(page, "Run")
@@ -220,3 +220,20 @@ def test_two_sessions_uploading_files_of_the_same_name_keep_their_own(
     api.expect(second.locator("#load-summary")).to_contain_text("30 records")
     first.close()
     second.close()
+
+
+def test_a_release_asked_for_before_a_run_is_refused_with_a_notification(
+    app_url: str, chromium: Any
+) -> None:
+    """Release (CSV) before any table was loaded failed with HTTP 500 and a traceback
+    in the server's output (the file name read the table), and no word to the user; the
+    server's output is checked for tracebacks when the session's server stops."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app_url)
+    step(page, "Export")
+    for button, kind in (("#download_csv", "CSV"), ("#download_parquet", "Parquet")):
+        page.locator(button).click()
+        told = page.locator(".shiny-notification-error", has_text=f"release ({kind})")
+        api.expect(told).to_contain_text("failed: Run the anonymization first.")
+    page.close()

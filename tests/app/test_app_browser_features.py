@@ -114,7 +114,7 @@ def test_population_table_k_map_and_journalist_risk(
     load_adult(page, api)
     step(page, "Privacy")
     fill(page, "#k_map", "10")
-    api.expect(page.locator("#settings_error")).to_contain_text("population table for 10-map")
+    api.expect(page.locator("#settings_error")).to_contain_text("10-map needs a population table")
     # a table that lacks quasi-identifiers: named next to the population field
     fill(page, "#population_path", str(partial))
     page.locator("#population_apply").click()

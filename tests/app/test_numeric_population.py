@@ -148,7 +148,7 @@ def test_k_map_needs_the_population_and_the_cli_agrees(
     spec = workflow.ModelSpec("k_map", {"k": 20})
     settings = workflow.Settings(k=3, suppression_limit=0.02, models=(spec,), algorithm="flash")
     models = settings.check()
-    with pytest.raises(ParameterError, match="population table for 20-map"):
+    with pytest.raises(ParameterError, match="20-map needs a population table"):
         population.check_population(None, QI, models)
     pop = population.load_population(population_path, loaded.read)
     population.check_population(pop, QI, models)

@@ -207,3 +207,29 @@ def test_the_app_shows_warnings_on_its_pages_not_on_the_terminal(
         res = CliRunner().invoke(app, ["app", "--no-browser", "--port", "8799"])
     assert res.exit_code == 0, res.output
     assert seen == ["UserWarning"]
+
+
+def test_a_failed_export_is_answered_without_a_traceback() -> None:
+    """A download whose failure the page told (ExportFailedError) reached the web server,
+    which printed "Exception in ASGI application" with a traceback."""
+    import asyncio
+    import threading
+
+    from anonkit.app.guard import ExportFailedError
+    from anonkit.app.serve import _quiet_failed_exports
+
+    async def failing(scope: Any, receive: Any, send: Any) -> None:
+        raise ExportFailedError("Writing the release (CSV) failed (NotReadyError).")
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    # in a thread of its own: a browser test before leaves a loop running in this one
+    worker = threading.Thread(
+        target=lambda: asyncio.run(_quiet_failed_exports(failing)({"type": "http"}, None, send))
+    )
+    worker.start()
+    worker.join()
+    assert sent[0]["status"] == 500 and sent[-1]["body"] == b"The export failed."

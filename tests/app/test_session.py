@@ -68,3 +68,41 @@ def test_a_second_table_takes_its_own_proposals_not_the_first_tables_choices(
     new = _draw_roles(harness)
     assert {name for name, _ in new}.isdisjoint(name for name, _ in selects)
     assert harness.read(harness.state.by_role) == _proposed(harness)
+
+
+def test_role_selectors_are_named_by_their_column_and_the_page_by_its_language(
+    harness: Harness, leaky_csv: Path
+) -> None:
+    """A screen reader announced every role selector as a bare "combobox", without the
+    column it sets; the page declared no language."""
+    from anonkit.app import pages
+
+    _load(harness, leaky_csv, 1)
+    _draw_roles(harness)
+    html = harness.html("roles_table")
+    for column in ("age", "sex", "education", "education-num", "income"):
+        assert f'aria-label="Role of {column}"' in html
+    assert pages.page().attrs["lang"] == "en"
+
+
+@pytest.mark.parametrize(
+    ("content", "told"),
+    [
+        ("city;age\nZürich;31\n".encode("latin-1"), "Cannot read latin1.csv: line 2"),
+        (b"city;age\n", "The file latin1.csv has a header but no records."),
+        (b"a,b\n1,2\n3,4,5\n", "Cannot read latin1.csv: line 3"),
+    ],
+)
+def test_an_upload_that_cannot_be_read_is_named_as_the_user_named_it(
+    harness: Harness, tmp_path: Path, content: bytes, told: str
+) -> None:
+    """The message named the server's temporary copy
+    (/tmp/anonkit-app-…/upload-…/latin1.csv), a path the user never saw."""
+    chosen = tmp_path / "chosen" / "latin1.csv"
+    chosen.parent.mkdir()
+    chosen.write_bytes(content)
+    harness.set(**{".clientdata_output_load_error_hidden": False})  # the Load page shown
+    harness.set(upload=[{"name": "latin1.csv", "datapath": str(chosen), "size": 1, "type": ""}])
+    shown = harness.html("load_error")
+    assert told in shown
+    assert str(harness.state.workdir) not in shown and "upload-" not in shown

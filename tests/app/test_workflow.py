@@ -135,13 +135,13 @@ def test_settings_check_builds_models_and_names_bad_values() -> None:
     spec = workflow.ModelSpec("distinct_l_diversity", {"attribute": "income", "l": 2})
     models = workflow.Settings(k=5, models=(spec,)).check()
     assert [type(m).__name__ for m in models] == ["DistinctLDiversity"]
-    with pytest.raises(ParameterError, match="'k'"):
+    with pytest.raises(ParameterError, match="^k: "):
         workflow.Settings(k=0).check()
-    with pytest.raises(ParameterError, match="suppression_limit"):
+    with pytest.raises(ParameterError, match="^Suppression limit: .* Got 200[.]"):
         workflow.Settings(suppression_limit=2.0).check()
     with pytest.raises(UnknownNameError, match="metric"):
         workflow.Settings(metric="best").check()
-    with pytest.raises(ParameterError, match="'k'"):
+    with pytest.raises(ParameterError, match="^k: "):
         workflow.Settings(k=None).check()
     with pytest.raises(UnknownNameError):
         workflow.Settings(models=(workflow.ModelSpec("magic", {}),)).check()
@@ -199,7 +199,8 @@ def test_a_fraction_typed_for_a_whole_number_is_refused_not_truncated(field: str
     from anonkit.app.steps.privacy import settings_from
 
     roles = {"quasi_identifier": ["age"], "sensitive": ["income"]}
-    with pytest.raises(ParameterError, match=rf"'{field}'.*Got 2\.5"):
+    label = {"k": "k", "l": "l-diversity", "k_map": "k-map"}[field]
+    with pytest.raises(ParameterError, match=rf"^{label}: enter a whole number.* Got 2\.5[.]$"):
         settings_from(_Fields(**{field: 2.5}), roles)
     settings = settings_from(_Fields(**{field: 3.0}), roles)
     if field == "k":
@@ -208,3 +209,68 @@ def test_a_fraction_typed_for_a_whole_number_is_refused_not_truncated(field: str
         [model] = settings.models
         assert model.params["l" if field == "l" else "k"] == 3
     assert settings_from(_Fields(k=0), roles).k is None
+
+
+#: The Privacy page's fields, a bad value in each, and what the page says (the cases of
+#: the browser hunt): in the page's words, naming the field, never "Got None instead",
+#: a parameter of a class or a fraction of the percentage typed.
+FIELD_MESSAGES = [
+    ({"k": 0}, "k: enter a whole number of at least 1; 0 (off) needs another privacy model."),
+    ({"k": None}, "k: enter a whole number of at least 1; 0 (off) needs another privacy model."),
+    ({"k": -1}, "k: enter a whole number of at least 1, or 0 for off. Got -1."),
+    ({"suppression": 150}, "Suppression limit: enter a percentage between 0 and 100. Got 150."),
+    ({"suppression": -5}, "Suppression limit: enter a percentage between 0 and 100. Got -5."),
+    ({"l": 1.5}, "l-diversity: enter a whole number of at least 1, or 0 for off. Got 1.5."),
+    ({"l": -2}, "l-diversity: enter a whole number of at least 1, or 0 for off. Got -2."),
+    ({"t": 1.5}, "t-closeness t: enter a number between 0 and 1, or 0 for off. Got 1.5."),
+    ({"t": -0.2}, "t-closeness t: enter a number between 0 and 1, or 0 for off. Got -0.2."),
+    ({"k_map": -3}, "k-map: enter a whole number of at least 1, or 0 for off. Got -3."),
+    (
+        {"delta_max": 1.5},
+        "delta-presence: enter shares between 0 and 1, the smallest no larger than the "
+        "largest, or 0 for off. Got 1.5.",
+    ),
+    (
+        {"model_attribute": None, "l": 2},
+        "l-diversity: mark a column sensitive on Roles and choose it as the sensitive "
+        "attribute, or set l to 0.",
+    ),
+    (
+        {"more_models": 'name = "average_risk", threshold = 5'},
+        "Other models, line 1 (average_risk): threshold must be a real number in (0, 1]. Got 5.",
+    ),
+    (
+        {"algorithm_options": "mode = 3"},
+        "Other options: mode is an option of mondrian, not of flash; remove it or choose mondrian.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fields", "told"), FIELD_MESSAGES, ids=lambda v: str(v)[:30])
+def test_a_bad_field_is_told_in_the_pages_words(fields: dict[str, object], told: str) -> None:
+    from anonkit.app.steps.privacy import settings_from
+
+    roles = {"quasi_identifier": ["age"], "sensitive": ["income"]}
+    with pytest.raises(ParameterError) as caught:
+        settings_from(_Fields(**fields), roles).check()
+    assert str(caught.value) == told
+
+
+@pytest.mark.parametrize(
+    ("fields", "told"),
+    [
+        ({"k_map": 5}, "Population: 5-map needs a population table"),
+        ({"delta_max": 0.5}, "Population: (0, 0.5)-presence needs a population table"),
+    ],
+)
+def test_a_model_without_its_population_is_told_in_the_pages_words(
+    fields: dict[str, object], told: str
+) -> None:
+    from anonkit.app.population import check_population
+    from anonkit.app.steps.privacy import settings_from
+
+    roles = {"quasi_identifier": ["age"], "sensitive": ["income"]}
+    models = settings_from(_Fields(**fields), roles).check()
+    with pytest.raises(ParameterError) as caught:
+        check_population(None, ["age"], models)
+    assert str(caught.value).startswith(told) and "None" not in str(caught.value)

@@ -25,11 +25,12 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from anonkit.exceptions import SHOW_ERRORS, AnonkitError
+from anonkit.exceptions import SHOW_ERRORS, AnonkitError, ParameterError
 
 __all__ = [
     "SHOW_ERRORS",
     "ExportFailedError",
+    "FieldError",
     "NotReadyError",
     "guard",
     "guard_download",
@@ -44,6 +45,35 @@ _log = logging.getLogger("anonkit.app")
 class NotReadyError(AnonkitError, ValueError):
     """A step asked for before the one it needs (the message says which): the app's own
     error, shown with its message."""
+
+
+class FieldError(ParameterError):
+    """A field of a page holding a value the run refuses, told in the page's words:
+    "<field>: <advice>. Got <value>." (the field as the page labels it; ``parameter``,
+    ``expected`` and ``got`` as :class:`~anonkit.exceptions.ParameterError` has them).
+
+    Examples
+    --------
+    >>> str(FieldError("t-closeness t", "enter a number between 0 and 1", 1.5))
+    't-closeness t: enter a number between 0 and 1. Got 1.5.'
+    """
+
+    def __init__(
+        self, field: str, advice: str, got: object = None, *, parameter: str | None = None
+    ) -> None:
+        super().__init__(parameter or field, field, advice, got)
+        self.field = field
+        shown = "" if got is None else f" Got {_typed(got)}."
+        self.args = (f"{field}: {advice}.{shown}",)
+
+
+def _typed(value: object) -> str:
+    """A value as it was typed: 150 for 150.0, text without quotes."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 class ExportFailedError(RuntimeError):

@@ -311,4 +311,6 @@ def page(preloaded: Path | None = None, *, server_files: bool = True) -> ui.Tag:
         ui.nav_panel("Explore", ui.output_ui("explore")),
         ui.nav_panel("Export", _export_page()),
     ]
-    return ui.page_navbar(*panels, id="step", title="anonkit", window_title="anonkit app")
+    return ui.page_navbar(
+        *panels, id="step", title="anonkit", window_title="anonkit app", lang="en"
+    )

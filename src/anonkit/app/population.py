@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from anonkit.exceptions import ParameterError
+from anonkit.app.guard import FieldError
 from anonkit.io.tables import read_table
 from anonkit.metrics.released import released_classes
 from anonkit.models.base import POPULATION_COUNT, PrivacyModel
@@ -34,8 +34,6 @@ __all__ = [
     "needs_population",
     "population_risk",
 ]
-
-_OWNER = "the privacy settings"
 
 
 @dataclass(frozen=True)
@@ -89,9 +87,9 @@ def check_population(
 
     Raises
     ------
-    ParameterError
+    FieldError
         If a model needs a population table and none is given, if the table lacks a
-        quasi-identifier, or if it is empty.
+        quasi-identifier, or if it is empty (in the page's words).
 
     Examples
     --------
@@ -99,26 +97,27 @@ def check_population(
     >>> try:
     ...     check_population(None, ["age"], [KMap(5)])
     ... except ValueError as err:
-    ...     print(str(err)[:71])
-    The 'population' parameter of the privacy settings must be a population
+    ...     print(err)
+    Population: 5-map needs a population table; give one in the Population card, or set it to 0.
     """
     wanting = needs_population(models)
     if population is None:
         if wanting:
             names = ", ".join(m.describe() for m in wanting)
-            raise ParameterError(
-                "population", _OWNER, f"a population table for {names} (give one on the "
-                "privacy page)", None,
+            need, them = ("needs", "it") if len(wanting) == 1 else ("need", "them")
+            raise FieldError(
+                "Population", f"{names} {need} a population table; give one in the "
+                f"Population card, or set {them} to 0", parameter="population",
             )  # fmt: skip
         return
     missing = [c for c in quasi_identifiers if c not in population.frame.columns]
     if missing:
-        raise ParameterError(
-            "population", _OWNER, "a table holding every quasi-identifier (it lacks "
-            f"{', '.join(repr(c) for c in missing)})", population.name,
+        raise FieldError(
+            "Population", f"{population.name} lacks {', '.join(repr(c) for c in missing)}; "
+            "give a table holding every quasi-identifier", parameter="population",
         )  # fmt: skip
     if population.frame.height == 0:
-        raise ParameterError("population", _OWNER, "a table with records", population.name)
+        raise FieldError("Population", f"{population.name} has no records", parameter="population")
 
 
 def population_risk(

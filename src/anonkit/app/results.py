@@ -30,7 +30,8 @@ from typing import Any
 import polars as pl
 
 from anonkit.api import Anonymizer
-from anonkit.app.population import population_risk
+from anonkit.app.population import Population, population_risk
+from anonkit.app.workflow import Loaded, Settings
 from anonkit.core.lattice import Lattice
 from anonkit.core.resolve import HierarchySpec
 from anonkit.estimators import Estimator, FullDomain
@@ -43,6 +44,7 @@ from anonkit.verify import release_risk
 __all__ = [
     "Alternative",
     "RunCancelled",
+    "RunChoices",
     "RunOutcome",
     "RunProgress",
     "RunRequest",
@@ -102,12 +104,47 @@ class RunProgress:
 
 
 @dataclass(frozen=True)
+class RunChoices:
+    """What the pages asked a run for, kept with its outcome: the export writes these
+    (the TOML, the report) beside the release they produced, and the pages compare them
+    with their current choices.
+
+    Attributes
+    ----------
+    table
+        The table read (the run's records; the TOML's ``input`` and ``[read]``).
+    settings
+        The Privacy page's settings (``algorithm`` may be ``"auto"``).
+    algorithm
+        The algorithm that ran (``"auto"`` resolved).
+    specs
+        The hierarchy of each quasi-identifier that has one.
+    roles
+        The columns of each role.
+    heights
+        The levels of each quasi-identifier's hierarchy (for the report).
+    population
+        The population table, if one was given.
+    """
+
+    table: Loaded
+    settings: Settings
+    algorithm: str
+    specs: Mapping[str, HierarchySpec]
+    roles: Mapping[str, Sequence[str]]
+    heights: Mapping[str, int]
+    population: Population | None = None
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """Everything one run needs: the records and the keywords of :class:`anonkit.Anonymizer`
-    (``population`` among them when a population table was given)."""
+    (``population`` among them when a population table was given), and the page's
+    choices they came from (kept with the outcome)."""
 
     frame: pl.DataFrame
     keywords: Mapping[str, Any]
+    choices: RunChoices | None = None
 
 
 @dataclass(frozen=True)
@@ -115,13 +152,16 @@ class RunOutcome:
     """A finished run: the fitted estimator, its result, the wall time, the alternatives
     next to the chosen node (:func:`alternatives`, empty for local recoding) and the
     release's risk figures (the result's, with the journalist risk measured against the
-    population table when one was given and no model asked for it)."""
+    population table when one was given and no model asked for it), with the choices
+    of the request (:class:`RunChoices`): a later run that fails or is cancelled leaves
+    both as they were."""
 
     estimator: Estimator
     result: AnonymizationResult
     seconds: float
     alternatives: tuple[Alternative, ...] = ()
     risk: Mapping[str, float | None] = field(default_factory=dict)
+    choices: RunChoices | None = None
 
 
 def anonymizer_keywords(
@@ -197,7 +237,7 @@ def run(
             numeric=request.keywords.get("numeric", ()),
             suppressed=result.suppressed > 0,
         )
-    return RunOutcome(estimator, result, seconds, found, risk)
+    return RunOutcome(estimator, result, seconds, found, risk, request.choices)
 
 
 # ---------------------------------------------------------------------------- explore

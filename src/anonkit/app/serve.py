@@ -90,7 +90,9 @@ def serve(
     tempfile.tempdir = str(workdir)  # Shiny's own upload folders go in there too
     try:
         # beyond this machine, whoever reaches the page must not name the server's files
-        app: Any = create_app(data, workdir=workdir, server_files=is_loopback(host))
+        app: Any = _quiet_failed_exports(
+            create_app(data, workdir=workdir, server_files=is_loopback(host))
+        )
         if is_loopback(host):
             app = _loopback_names_only(app, host)
         config = uvicorn.Config(
@@ -148,6 +150,37 @@ def _loopback_names_only(app: Any, host: str) -> Any:
 
     names = ["127.0.0.1", "localhost", "::1", "[::1]", host]
     return TrustedHostMiddleware(app, allowed_hosts=names, www_redirect=False)
+
+
+def _quiet_failed_exports(app: Any) -> Any:
+    """``app`` answering a failed download (:class:`~anonkit.app.guard.ExportFailedError`:
+    the page has told the user why) with a plain error response, and no traceback in
+    the server's output, where the web server would print one for any error."""
+    from anonkit.app.guard import ExportFailedError
+
+    async def quiet(scope: Any, receive: Any, send: Any) -> None:
+        started = False
+
+        async def sending(message: Any) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
+
+        try:
+            await app(scope, receive, sending)
+        except ExportFailedError:
+            if started:  # Starlette answered 500 before passing the error on
+                return
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"The export failed."})
+
+    return quiet
 
 
 def _when_started(server: Any, url: str | None, ready: threading.Event | None) -> None:

@@ -67,7 +67,6 @@ class AppState:
         self.outcome: reactive.Value[results.RunOutcome | None] = reactive.value(
             None, name="outcome"
         )
-        self.ran_with: reactive.Value[dict[str, Any] | None] = reactive.value(None, name="ran_with")
         self.population: reactive.Value[Population | BaseException | None] = reactive.value(
             None, name="population"
         )

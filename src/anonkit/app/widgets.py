@@ -32,6 +32,7 @@ __all__ = [
     "error_box",
     "frame_table",
     "progress_bar",
+    "stale_box",
     "summary_cards",
     "table",
 ]
@@ -55,14 +56,22 @@ ALTERNATIVE_COLUMNS: Final = (
 )
 
 
-def error_box(err: BaseException | str | None) -> ui.Tag | None:
+def error_box(
+    err: BaseException | str | None, *, renamed: Mapping[str, str] | None = None
+) -> ui.Tag | None:
     """An error message in red: the library's message (which names what to fix), a file
     error's, or one anonkit's own code raised; an error raised inside another library
     (numpy's "could not convert string to float: '…'") by its type only, as its message
-    can quote a cell (:func:`~anonkit.app.guard.what_failed`)."""
+    can quote a cell (:func:`~anonkit.app.guard.what_failed`).
+
+    ``renamed`` maps paths to the names shown instead (an upload's temporary copy to the
+    name of the file the user chose)."""
     if err is None:
         return None
     text = err if isinstance(err, str) else _shown(err)
+    names = renamed or {}
+    for path in sorted(names, key=len, reverse=True):  # a longer path before its prefix
+        text = text.replace(path, names[path])
     return ui.div(text, class_="alert alert-danger py-1 my-2 app-error", role="alert")
 
 
@@ -81,6 +90,14 @@ def _shown(err: BaseException) -> str:
     if module.split(".")[0] == "anonkit":
         return str(err)
     return what_failed("This step", err)
+
+
+def stale_box(note: str | None, *, id: str) -> ui.Tag | None:  # noqa: A002
+    """A warning that the run shown is not the one the pages now describe (``note``
+    says why); nothing when ``note`` is ``None``."""
+    if note is None:
+        return None
+    return ui.div(note, class_="alert alert-warning app-stale", id=id, role="status")
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], **attrs: Any) -> ui.Tag:

@@ -37,8 +37,9 @@ from typing import Any, Final
 import polars as pl
 
 from anonkit._validation import check_int, check_real
-from anonkit.api import ALGORITHMS
+from anonkit.api import ALGORITHMS, FAMILY_KEYWORDS
 from anonkit.app.fields import builder_text, parse_builder, parse_pairs
+from anonkit.app.guard import FieldError
 from anonkit.app.preview import preview_hierarchy
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
@@ -59,10 +60,12 @@ __all__ = [
     "ROLES",
     "Loaded",
     "NUMERIC_ALGORITHMS",
+    "OPTION_ALGORITHM",
     "ModelSpec",
     "Settings",
     "blocking_leaks",
     "check_numeric",
+    "check_options",
     "builder_text",
     "default_hierarchies",
     "hierarchy_preview",
@@ -84,8 +87,9 @@ ALGORITHM_CHOICES: Final = ("auto", *ALGORITHMS)
 #: ``auto`` runs Flash (optimal) up to this many lattice nodes, Mondrian above.
 AUTO_LATTICE_LIMIT: Final = 1_000_000
 #: Options of the local-recoding algorithms (keywords of :func:`anonkit.anonymize`, keys
-#: of the TOML ``[search]`` section).
-ALGORITHM_OPTIONS: Final = ("mode", "split", "numeric_release", "cost", "method", "aggregate")
+#: of the TOML ``[search]`` section), each with the algorithm that reads it.
+OPTION_ALGORITHM: Final = FAMILY_KEYWORDS
+ALGORITHM_OPTIONS: Final = tuple(OPTION_ALGORITHM)
 #: The algorithms that read quasi-identifiers as numbers (``numeric``): Mondrian splits
 #: them at the median and releases ranges or means; microaggregation aggregates them.
 NUMERIC_ALGORITHMS: Final = ("mondrian", "microaggregation")
@@ -308,16 +312,49 @@ def hierarchy_preview(
 
 
 # --------------------------------------------------------------------------- settings
+#: What to type in the page's model fields (by their label) for a bad value.
+_FIELD_ADVICE: Final = {
+    "l-diversity": "enter a whole number of at least 1, or 0 for off",
+    "t-closeness t": "enter a number between 0 and 1, or 0 for off",
+    "k-map": "enter a whole number of at least 1, or 0 for off",
+    "delta-presence": "enter shares between 0 and 1, the smallest no larger than the "
+    "largest, or 0 for off",
+}
+#: The parameters those fields set (others are told as the API names them).
+_FIELD_PARAMETERS: Final = ("l", "t", "k", "delta_min", "delta_max")
+_SETTINGS: Final = "the privacy settings"
+_WHOLE: Final = "enter a whole number of at least 1"
+
+
 @dataclass(frozen=True)
 class ModelSpec:
-    """A privacy model by its registry name and parameters (the TOML ``models`` entry)."""
+    """A privacy model by its registry name and parameters (the TOML ``models`` entry);
+    ``label`` names the page's field it was typed in, for its errors (not compared)."""
 
     name: str
     params: Mapping[str, Any]
+    label: str = field(default="", compare=False)
 
     def build(self) -> PrivacyModel:
-        """The model (:func:`anonkit.models.registry.model_from_config`)."""
-        return model_from_config(self.name, dict(self.params))
+        """The model (:func:`anonkit.models.registry.model_from_config`).
+
+        Raises
+        ------
+        FieldError
+            A bad parameter typed in the field ``label`` names (in the page's words).
+        ParameterError, UnknownNameError
+            Without ``label``, as the API raises them.
+        """
+        try:
+            return model_from_config(self.name, dict(self.params))
+        except ParameterError as err:
+            if not self.label:
+                raise
+            advice = _FIELD_ADVICE.get(self.label) if err.parameter in _FIELD_PARAMETERS else None
+            raise FieldError(
+                self.label, advice or f"{err.parameter} must be {err.expected}", err.got,
+                parameter=err.parameter,
+            ) from None  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -348,11 +385,19 @@ class Settings:
             Naming the bad setting, as the API would.
         """
         if self.k is not None:
-            check_int(self.k, "k", "the privacy settings", low=1)
-        check_real(
-            self.suppression_limit, "suppression_limit", "the privacy settings", low=0,
-            high=1, noun="a share",
-        )  # fmt: skip
+            try:
+                check_int(self.k, "k", _SETTINGS, low=1)
+            except ParameterError:
+                raise FieldError("k", f"{_WHOLE}, or 0 for off", self.k, parameter="k") from None
+        try:
+            check_real(self.suppression_limit, "suppression_limit", _SETTINGS, low=0, high=1)
+        except ParameterError:
+            share = self.suppression_limit
+            typed = round(share * 100, 10) if isinstance(share, int | float) else share
+            raise FieldError(
+                "Suppression limit", "enter a percentage between 0 and 100", typed,
+                parameter="suppression_limit",
+            ) from None  # fmt: skip
         if self.algorithm not in ALGORITHM_CHOICES:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHM_CHOICES))
         if self.metric not in METRICS:
@@ -363,13 +408,34 @@ class Settings:
                 f"empty with {self.algorithm} (numbers are split or aggregated by "
                 f"{' and '.join(NUMERIC_ALGORITHMS)} only)", list(self.numeric),
             )  # fmt: skip
-        unknown = [key for key in self.options if key not in ALGORITHM_OPTIONS]
-        if unknown:
-            raise UnknownNameError("algorithm option", unknown[0], list(ALGORITHM_OPTIONS))
+        check_options(self.options, self.algorithm)
         models = [m.build() for m in self.models]
         if self.k is None and not models:
-            raise ParameterError("k", "the privacy settings", "given (or another model)", None)
+            raise FieldError("k", f"{_WHOLE}; 0 (off) needs another privacy model", None)
         return models
+
+
+def check_options(options: Mapping[str, Any], algorithm: str) -> None:
+    """Refuse an option that is not one of :data:`ALGORITHM_OPTIONS`, or that
+    ``algorithm`` does not read (``"auto"``: checked once it is resolved).
+
+    Raises
+    ------
+    UnknownNameError
+        For an unknown option.
+    FieldError
+        For an option of another algorithm (named in the page's words).
+    """
+    unknown = [key for key in options if key not in ALGORITHM_OPTIONS]
+    if unknown:
+        raise UnknownNameError("algorithm option", unknown[0], list(ALGORITHM_OPTIONS))
+    for key in options:
+        owner = OPTION_ALGORITHM[key]
+        if algorithm not in ("auto", owner):
+            raise FieldError(
+                "Other options", f"{key} is an option of {owner}, not of {algorithm}; "
+                f"remove it or choose {owner}", parameter=key,
+            )  # fmt: skip
 
 
 def check_numeric(

@@ -3,16 +3,19 @@ distributions before and after, risk and information loss."""
 
 from __future__ import annotations
 
+import polars as pl
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import results
 from anonkit.app.guard import guard
 from anonkit.app.state import AppState
+from anonkit.app.steps.run import changed_since
 from anonkit.app.widgets import (
     ALTERNATIVE_COLUMNS,
     alternative_figures,
     alternative_label,
     alternative_rows,
+    stale_box,
     summary_cards,
     table,
 )
@@ -40,8 +43,9 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         result = done.result
         alts = alternatives()
         choices = {str(i): alternative_label(a) for i, a in enumerate(alts)}
-        columns = [c for c in state.loaded().frame.columns if c in result.release.columns]
+        columns = [c for c in _records(state, done).columns if c in result.release.columns]
         return ui.div(
+            ui.output_ui("explore_stale"),  # apart: a setting changed redraws it alone
             *(
                 ui.div(note, class_="alert alert-warning", id=f"note-{i}")
                 for i, note in enumerate(results.notes(result))
@@ -60,6 +64,17 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             ui.output_ui("distributions"),
             ui.h4("Information loss"),
             table(results.loss_rows(result), _INFO_COLUMNS, id="loss"),
+        )
+
+    @output(suspend_when_hidden=False)  # ready before its page opens
+    @render.ui
+    @guard("Comparing the run with the pages")
+    def explore_stale() -> ui.TagChild:
+        done = state.outcome()
+        return (
+            None
+            if done is None
+            else stale_box(changed_since(state, done.choices), id="explore-stale")
         )
 
     @output(suspend_when_hidden=False)  # ready before its page opens
@@ -94,6 +109,13 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             return None
         release = done.result.release
         before, after = results.distribution_svgs(
-            state.loaded().frame, release, input.dist_column()
+            _records(state, done), release, input.dist_column()
         )
         return ui.layout_columns(ui.HTML(before), ui.HTML(after))
+
+
+def _records(state: AppState, done: results.RunOutcome) -> pl.DataFrame:
+    """The records the run read (shown also when the table no longer reads)."""
+    if done.choices is None:  # an outcome made outside the Run page
+        return state.loaded().frame
+    return done.choices.table.frame

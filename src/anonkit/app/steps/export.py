@@ -9,45 +9,53 @@ from typing import Any
 
 from shiny import Inputs, Outputs, render, ui
 
-from anonkit.app import export, results, workflow
+from anonkit.app import export, results
 from anonkit.app.guard import NotReadyError, guard, guard_download
-from anonkit.app.population import Population
 from anonkit.app.state import AppState
-from anonkit.app.widgets import ERRORS, error_box
+from anonkit.app.steps.run import changed_since
+from anonkit.app.widgets import ERRORS, error_box, stale_box
 
 __all__ = ["wire"]
 
 
 def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
-    """Wire the Export page (reads ``state.outcome`` and ``state.ran_with``)."""
+    """Wire the Export page (reads ``state.outcome`` and the choices it was run with)."""
 
-    def finished() -> tuple[results.RunOutcome, dict[str, Any]]:
-        done, chosen = state.outcome(), state.ran_with()
-        if done is None or chosen is None:
+    def finished() -> tuple[results.RunOutcome, results.RunChoices]:
+        """The last run, if the pages still describe it: its release, TOML and report
+        are then one run's."""
+        done = state.outcome()
+        if done is None or done.choices is None:
             raise NotReadyError("Run the anonymization first.")
-        return done, chosen
+        note = changed_since(state, done.choices)
+        if note is not None:
+            raise NotReadyError(note)
+        return done, done.choices
 
     def release_name(ext: str) -> str:
-        stem = Path(state.loaded().name.split(" ")[0]).stem
-        return f"{stem}.anonymized.{ext}"
+        """``<data>.anonymized.<ext>``; never raises (Shiny asks for it outside the
+        download's guard, before the download runs)."""
+        done = state.outcome()
+        name = "release" if done is None or done.choices is None else done.choices.table.name
+        return f"{Path(name.split(' ')[0]).stem}.anonymized.{ext}"
 
     def config_text() -> str:
         _, chosen = finished()
-        table = state.loaded()
-        s: workflow.Settings = chosen["settings"]
+        table = chosen.table
+        s = chosen.settings
         renamed = {**state.renamed(), **({str(table.path): table.name} if table.uploaded else {})}
-        population: Population | None = chosen["population"]
+        population = chosen.population
         if population is not None and population.uploaded:
             renamed[str(population.path)] = population.name
         return export.config_toml(
             input=table.path,
             read=table.read,
-            roles=chosen["roles"],
-            hierarchies=chosen["specs"],
+            roles=chosen.roles,
+            hierarchies=chosen.specs,
             k=s.k,
             suppression_limit=s.suppression_limit,
             models=[(m.name, m.params) for m in s.models],
-            algorithm=chosen["algorithm"],
+            algorithm=chosen.algorithm,
             metric=s.metric,
             output=input.output_name() or release_name("csv"),
             renamed=renamed,
@@ -60,10 +68,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         """The files the run read (the table, hierarchy files, the population): an
         export is never written over one of them."""
         _, chosen = finished()
-        population: Population | None = chosen["population"]
+        population = chosen.population
         return [
-            state.loaded().path,
-            *chosen["specs"].values(),
+            chosen.table.path,
+            *chosen.specs.values(),
             None if population is None else population.path,
         ]
 
@@ -78,8 +86,8 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @render.download(filename=lambda: release_name("csv"))
     @guard_download("Writing the release (CSV)")
     def download_csv() -> str:
-        done, _ = finished()
-        sep = state.loaded().read.separator
+        done, chosen = finished()
+        sep = chosen.table.read.separator
         return write(
             release_name("csv"),
             lambda p: export.write_release(done.result, p, separator=sep, inputs=read_by_run()),
@@ -108,11 +116,11 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         done, chosen = finished()
         text = export.report_html(
             done.result,
-            title=f"Anonymization of {state.loaded().name}",
-            settings={"input": state.loaded().name, "algorithm": chosen["algorithm"]},
-            heights=chosen["heights"],
+            title=f"Anonymization of {chosen.table.name}",
+            settings={"input": chosen.table.name, "algorithm": chosen.algorithm},
+            heights=chosen.heights,
             risk=done.risk,
-            population=chosen["population"],
+            population=chosen.population,
         )
         return write(
             "anonkit-report.html", lambda p: export.write_text(p, text, inputs=read_by_run())
@@ -122,8 +130,12 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @render.ui
     @guard("Writing the configuration")
     def export_state() -> ui.TagChild:
-        if state.outcome() is None:
+        done = state.outcome()
+        if done is None:
             return ui.p("Run the anonymization first.", class_="text-muted")
+        note = changed_since(state, done.choices)
+        if note is not None:
+            return stale_box(note, id="export-stale")
         try:
             return ui.tags.pre(config_text(), id="toml-preview")
         except ERRORS as err:

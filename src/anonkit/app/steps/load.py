@@ -84,7 +84,13 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @guard("Reading the table")
     def load_error() -> ui.Tag | None:
         value = loaded_or_error()
-        return error_box(value) if isinstance(value, BaseException) else None
+        if not isinstance(value, BaseException):
+            return None
+        chosen = state.source()
+        if chosen is None or chosen[0] != "upload":
+            return error_box(value)
+        _, path, name = chosen  # the upload's temporary copy, named as the user chose
+        return error_box(value, renamed={str(path): name, str(path.resolve()): name})
 
     @render.ui
     @guard("Describing the table")

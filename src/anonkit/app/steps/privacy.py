@@ -10,11 +10,11 @@ from typing import Any, Final
 from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.app import workflow
-from anonkit.app.guard import guard
+from anonkit.app.guard import FieldError, guard
 from anonkit.app.population import Population, check_population, load_population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
-from anonkit.exceptions import ConfigError, ParameterError
+from anonkit.exceptions import ConfigError
 
 __all__ = ["ALGORITHM_FIELDS", "settings_from", "wire"]
 
@@ -73,7 +73,11 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         text = input.population_path().strip()
         if not text:
             state.population.set(
-                ParameterError("population", "the privacy settings", "a file path", "")
+                FieldError(
+                    "Population table path",
+                    "enter the path of a CSV, TSV or Parquet file, or upload it",
+                    parameter="population",
+                )
             )
             return
         use_population(text, None, False)
@@ -131,7 +135,7 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
 
     Raises
     ------
-    ConfigError, UnknownNameError, ParameterError
+    ConfigError, UnknownNameError, FieldError
         For a bad number or model line (naming the field).
     """
     k = values.k()
@@ -143,7 +147,8 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
             name = spec.pop("name", None)
             if not isinstance(name, str):
                 raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
-            models.append(workflow.ModelSpec(name, spec))
+            label = f"Other models, line {i + 1} ({name})"
+            models.append(workflow.ModelSpec(name, spec, label=label))
     algorithm = values.algorithm()
     options: dict[str, Any] = {}
     for key, default in ALGORITHM_FIELDS.get(algorithm, {}).items():
@@ -156,7 +161,7 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
         numeric = tuple(values.numeric() or ())
     return workflow.Settings(
         options=options,
-        k=_whole(k, "k"),
+        k=_whole(k, "k", "k"),
         suppression_limit=float(suppression or 0) / 100,
         models=tuple(models),
         algorithm=algorithm,
@@ -165,19 +170,20 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
     )
 
 
-def _whole(value: Any, field: str) -> int | None:
+def _whole(value: Any, label: str, parameter: str) -> int | None:
     """A number field holding a whole number (blank or 0: off, None).
 
     Raises
     ------
-    ParameterError
-        If the field holds a fraction: ``int`` would have cut 2.5 to 2, a weaker
-        guarantee than the one typed.
+    FieldError
+        If the field ``label`` holds a fraction: ``int`` would have cut 2.5 to 2, a
+        weaker guarantee than the one typed.
     """
     if not value:
         return None
     if isinstance(value, float) and not value.is_integer():
-        raise ParameterError(field, "the privacy settings", "a whole number (0: off)", value)
+        advice = "enter a whole number of at least 1, or 0 for off"
+        raise FieldError(label, advice, value, parameter=parameter)
     return int(value)
 
 
@@ -185,15 +191,20 @@ def _attribute_models(values: Any, roles: Mapping[str, Sequence[str]]) -> list[w
     """ℓ-diversity and t-closeness on the chosen sensitive attribute."""
     models: list[workflow.ModelSpec] = []
     attribute = values.model_attribute() if "model_attribute" in values else None
-    needs = [(values.l(), values.l_variant(), "l"), (values.t(), values.t_variant(), "t")]
-    for amount, name, key in needs:
+    needs = [
+        (values.l(), values.l_variant(), "l", "l-diversity", "l-diversity"),
+        (values.t(), values.t_variant(), "t", "t-closeness", "t-closeness t"),
+    ]
+    for amount, name, key, field, label in needs:
         if amount:
             if not roles["sensitive"] or attribute not in roles["sensitive"]:
-                raise ParameterError(
-                    "attribute", name, "a sensitive column (mark one on Roles)", attribute
-                )
-            value = _whole(amount, "l") if key == "l" else float(amount)
-            models.append(workflow.ModelSpec(name, {"attribute": attribute, key: value}))
+                raise FieldError(
+                    field, "mark a column sensitive on Roles and choose it as the sensitive "
+                    f"attribute, or set {key} to 0", parameter="attribute",
+                )  # fmt: skip
+            value = _whole(amount, label, "l") if key == "l" else float(amount)
+            spec = {"attribute": attribute, key: value}
+            models.append(workflow.ModelSpec(name, spec, label=label))
     return models
 
 
@@ -201,11 +212,12 @@ def _population_models(values: Any) -> list[workflow.ModelSpec]:
     """k-map and δ-presence (they need the population table)."""
     models: list[workflow.ModelSpec] = []
     if values.k_map():
-        models.append(workflow.ModelSpec("k_map", {"k": _whole(values.k_map(), "k_map")}))
+        k = _whole(values.k_map(), "k-map", "k_map")
+        models.append(workflow.ModelSpec("k_map", {"k": k}, label="k-map"))
     if values.delta_max():
         bounds = {
             "delta_min": float(values.delta_min() or 0),
             "delta_max": float(values.delta_max()),
         }
-        models.append(workflow.ModelSpec("delta_presence", bounds))
+        models.append(workflow.ModelSpec("delta_presence", bounds, label="delta-presence"))
     return models

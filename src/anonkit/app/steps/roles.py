@@ -181,6 +181,7 @@ def _role_row(input_id: str, i: int, row: dict[str, Any]) -> ui.Tag:
     """One column: name, type, distinct values, unique share, role selector (the input
     ``input_id``), reason; the row's id is ``role-row-<i>``."""
     select = ui.input_select(input_id, None, ROLE_LABELS, selected=row["role"], width="17em")
+    _named(select, f"Role of {row['column']}")  # no visible label: the row names it
     return ui.tags.tr(
         ui.tags.td(row["column"], class_="app-column"),
         ui.tags.td(row["kind"]),
@@ -190,3 +191,13 @@ def _role_row(input_id: str, i: int, row: dict[str, Any]) -> ui.Tag:
         ui.tags.td(row["why"], class_="small"),
         id=f"role-row-{i}",
     )
+
+
+def _named(tag: ui.Tag, name: str) -> None:
+    """Give the ``<select>`` inside ``tag`` the accessible name ``name``."""
+    for child in tag.children:
+        if isinstance(child, ui.Tag):
+            if child.name == "select":
+                child.attrs["aria-label"] = name
+            else:
+                _named(child, name)

@@ -12,14 +12,14 @@ from anonkit.app import results, workflow
 from anonkit.app.guard import NotReadyError, guard, what_failed
 from anonkit.app.population import check_population
 from anonkit.app.state import AppState
-from anonkit.app.widgets import ERRORS, error_box, progress_bar, summary_cards
+from anonkit.app.widgets import ERRORS, error_box, progress_bar, stale_box, summary_cards
 
-__all__ = ["run_request", "wire"]
+__all__ = ["SETTINGS_CHANGED", "UNREADABLE", "changed_since", "run_request", "wire"]
 
 
 def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
-    """Wire the Run page: sets ``state.outcome`` (and ``state.ran_with``, the choices the
-    export writes) when a run ends."""
+    """Wire the Run page: sets ``state.outcome`` (with the choices it was run with) when
+    a run succeeds; a run that fails or is cancelled leaves the previous one."""
     run_message: reactive.Value[ui.TagChild] = reactive.value(None, name="run_message")
 
     @ui.bind_task_button(button_id="run")
@@ -34,13 +34,12 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @guard("Starting the run")
     def _run() -> None:
         try:
-            request, chosen = run_request(state)
+            request = run_request(state)
         except ERRORS as err:
             run_message.set(error_box(err))
             return
         progress = results.RunProgress()
         state.progress_box.set(progress)
-        state.ran_with.set(chosen)
         run_message.set(None)
         run_task(request, progress)
 
@@ -57,10 +56,10 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def _finished() -> None:
         status = run_task.status()
         if status == "success":
+            done = run_task.result()
             with reactive.isolate():
-                ran = state.ran_with()
                 current = _current_table(state)
-            if ran is None or ran.get("table") is not current:
+            if done.choices is None or done.choices.table is not current:
                 # another table was loaded meanwhile: this release is not of the table
                 # the pages (and the export) now describe
                 run_message.set(
@@ -72,7 +71,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
                     )
                 )
                 return
-            state.outcome.set(run_task.result())
+            state.outcome.set(done)
         elif status == "error":
             with reactive.isolate():
                 progress = state.progress_box()
@@ -98,20 +97,63 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             return message
         result = state.outcome()
         if result is not None:
-            return summary_cards(result.result, result.seconds, id="summary")
+            return ui.div(
+                stale_box(changed_since(state, result.choices), id="run-stale"),
+                summary_cards(result.result, result.seconds, id="summary"),
+            )
         return ui.p("Not run yet.", class_="text-muted")
 
 
-def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
-    """The run the pages describe, and the choices the export writes.
+#: What Run, Explore and Export say when the pages no longer describe the last run.
+SETTINGS_CHANGED = "The settings changed since this run: run again to release them."
+UNREADABLE = (
+    "The table of this run can no longer be read (the Load page says why): correct the "
+    "reading options or load a table, then run again."
+)
+
+
+def changed_since(state: AppState, choices: results.RunChoices | None) -> str | None:
+    """Why the pages no longer describe the run made with ``choices`` (the table cannot
+    be read, another table, other roles, hierarchies, settings or population), or
+    ``None`` when they still do."""
+    if choices is None:
+        return SETTINGS_CHANGED
+    table = _current_table(state)
+    if table is None:
+        return UNREADABLE
+    settings = state.settings_or_error()
+    roles = state.by_role()
+    qi = roles["quasi_identifier"]
+    if (
+        table is not choices.table
+        or isinstance(settings, BaseException)
+        or settings != choices.settings
+        or roles != choices.roles
+        or {c: s for c, s in state.hier_specs().items() if c in qi} != choices.specs
+        or state.population() is not choices.population
+    ):
+        return SETTINGS_CHANGED
+    return None
+
+
+def run_request(state: AppState) -> results.RunRequest:
+    """The run the pages describe, with the choices the export writes.
 
     Raises
     ------
     NotReadyError
-        If the roles are not ready (a blocking leak, no quasi-identifier).
+        If no table is loaded, or the roles are not ready (a blocking leak, no
+        quasi-identifier).
     AnonkitError
         A bad setting or hierarchy, with the API's message.
     """
+    if _current_table(state) is None:
+        raise NotReadyError(
+            "Load a table first."
+            if state.source() is None
+            else "The table cannot be read (the Load page says why): correct the reading "
+            "options or load another table first."
+        )
     if not state.roles_ready():
         raise NotReadyError("Resolve the leaks on Roles before running.")
     found = state.settings_or_error()
@@ -129,21 +171,17 @@ def run_request(state: AppState) -> tuple[results.RunRequest, dict[str, Any]]:
     check_population(population, qi, models)
     heights = [workflow.hierarchy_preview(frame, c, specs.get(c), rows=0)[0].height for c in qi]
     algorithm = workflow.resolve_algorithm(found.algorithm, heights)
+    workflow.check_options(found.options, algorithm)  # "auto" is resolved now
     keywords = results.anonymizer_keywords(
         by_role, specs, k=found.k, models=models, suppression_limit=found.suppression_limit,
         algorithm=algorithm, metric=found.metric, options=found.options, numeric=found.numeric,
         population=None if population is None else population.frame,
     )  # fmt: skip
-    chosen = {
-        "table": state.loaded(),
-        "settings": found,
-        "algorithm": algorithm,
-        "specs": specs,
-        "roles": by_role,
-        "heights": dict(zip(qi, heights, strict=True)),
-        "population": population,
-    }
-    return results.RunRequest(frame, keywords), chosen
+    chosen = results.RunChoices(
+        table=state.loaded(), settings=found, algorithm=algorithm, specs=specs,
+        roles=by_role, heights=dict(zip(qi, heights, strict=True)), population=population,
+    )  # fmt: skip
+    return results.RunRequest(frame, keywords, chosen)
 
 
 def _current_table(state: AppState) -> workflow.Loaded | None:
