@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from anonkit.app.guard import ExportFailedError
 from anonkit.exceptions import ParameterError
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "check_host", "is_loopback", "serve"]
@@ -156,7 +157,6 @@ def _quiet_failed_exports(app: Any) -> Any:
     """``app`` answering a failed download (:class:`~anonkit.app.guard.ExportFailedError`:
     the page has told the user why) with a plain error response, and no traceback in
     the server's output, where the web server would print one for any error."""
-    from anonkit.app.guard import ExportFailedError
 
     async def quiet(scope: Any, receive: Any, send: Any) -> None:
         started = False
