@@ -40,6 +40,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.engines.base import resolve_hierarchies
 from anonkit.engines.counting import COUNT, check_counts
 from anonkit.engines.spark_csv import TEXT_SUFFIXES, unescape_formulas
+from anonkit.engines.spark_frames import named
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.tallied import (
@@ -73,7 +74,7 @@ def _pairs(df: DataFrame, column: str) -> pl.DataFrame:
 
     from anonkit.engines.spark_engine import collect_frame
 
-    grouped = df.groupBy(column).agg(F.sum(_SIZE).alias(COUNT))
+    grouped = df.groupBy(named(column)).agg(F.sum(_SIZE).alias(COUNT))
     return collect_frame(grouped).cast({COUNT: pl.Int64})
 
 
@@ -91,7 +92,7 @@ def _label_counts(classes: DataFrame, qi: Sequence[str]) -> dict[str, pl.DataFra
     if text:
         cells = F.array(
             *[
-                F.struct(F.lit(j).alias("j"), F.col(c).alias("v"), F.col(_SIZE).alias("n"))
+                F.struct(F.lit(j).alias("j"), named(c).alias("v"), F.col(_SIZE).alias("n"))
                 for j, c in enumerate(text)
             ]
         )
@@ -125,7 +126,7 @@ def _original_counts(
             leaves = pl.Series(c, hs[c].leaves, dtype=pl.String)
             out[c] = (leaves.gather(per[c]), per[COUNT].to_numpy())
     for c in numeric:
-        per = _pairs(orig.select(F.col(c), F.lit(1).alias(_SIZE)), c)
+        per = _pairs(orig.select(named(c), F.lit(1).alias(_SIZE)), c)
         out[c] = (per[c], per[COUNT].to_numpy())
     return out
 
@@ -137,9 +138,9 @@ def _all_star(qi: Sequence[str], stars: Mapping[str, list[Any]]) -> Column:
     flag = F.lit(True)
     for c in qi:
         values = [v for v in stars[c] if v is not None]
-        cell = F.col(c).isNull()
+        cell = named(c).isNull()
         if values:
-            cell = cell | F.col(c).isin(values)
+            cell = cell | named(c).isin(values)
         flag = flag & cell
     return flag
 
@@ -148,12 +149,12 @@ def _diversity(rel: DataFrame, qi: Sequence[str], s: str, kept: Column) -> dict[
     """Smallest distinct and entropy ℓ over the classes not suppressed, in Spark."""
     from pyspark.sql import functions as F
 
-    per = rel.filter(kept).groupBy(*qi, s).agg(F.count(F.lit(1)).alias("n"))
-    classes = per.groupBy(*qi).agg(
+    per = rel.filter(kept).groupBy(*map(named, [*qi, s])).agg(F.count(F.lit(1)).alias("n"))
+    classes = per.groupBy(*map(named, qi)).agg(
         F.count(F.lit(1)).alias("d"),
         F.sum("n").alias("size"),
         F.sum(F.col("n") * F.log2("n")).alias("nlogn"),
-        F.sum(F.when(F.col(s).isNull(), F.col("n")).otherwise(0)).alias("nulls"),
+        F.sum(F.when(named(s).isNull(), F.col("n")).otherwise(0)).alias("nulls"),
     )
     row = classes.agg(
         F.min("d").alias("d"),
@@ -174,9 +175,9 @@ def _classification(
     majority value, plus the suppressed ones, over all records."""
     from pyspark.sql import functions as F
 
-    per = rel.filter(kept).groupBy(*qi, target).agg(F.count(F.lit(1)).alias("n"))
+    per = rel.filter(kept).groupBy(*map(named, [*qi, target])).agg(F.count(F.lit(1)).alias("n"))
     wrong = (
-        per.groupBy(*qi)
+        per.groupBy(*map(named, qi))
         .agg((F.sum("n") - F.max("n")).alias("w"))
         .agg(F.sum("w").alias("w"))
         .collect()[0]["w"]
@@ -274,8 +275,8 @@ def measure_spark(
     qi, num = list(quasi_identifiers), list(numeric)
     engine = SparkEngine()
     orig = engine.frame(original)
-    named = [*qi, *([class_attribute] if class_attribute is not None else [])]
-    missing = [c for c in dict.fromkeys(named) if c not in orig.columns]
+    needed = [*qi, *([class_attribute] if class_attribute is not None else [])]
+    missing = [c for c in dict.fromkeys(needed) if c not in orig.columns]
     if missing:
         raise UnknownColumnError(missing, orig.columns)
     rel = engine.frame(release, qi)
@@ -287,7 +288,7 @@ def measure_spark(
     resolved = dict(zip(hier, resolve_hierarchies(engine, orig, hier, specs), strict=True))
     originals = _original_counts(orig, qi, num, resolved)
     n = int(originals[qi[0]][1].sum())
-    classes = rel.groupBy(*qi).agg(F.count(F.lit(1)).alias(_SIZE)).cache()
+    classes = rel.groupBy(*map(named, qi)).agg(F.count(F.lit(1)).alias(_SIZE)).cache()
     try:
         columns: list[TalliedColumn] = []
         stars: dict[str, list[Any]] = {}

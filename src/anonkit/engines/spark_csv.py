@@ -12,6 +12,14 @@ column text, missing tokens null, values and names stripped on request) and refu
 file in which Spark met bytes it could not decode, naming the column: one Spark job over
 the file, before any other.
 
+A local file is checked on the driver first (:func:`~anonkit.io.tables.check_records`,
+which reads quotes as polars does, and its bytes as UTF-8): a record of the wrong length
+is named by its line, and a file whose quoted fields hold line breaks is read with
+Spark's ``multiLine`` (one record per physical line otherwise: the rest of such a cell
+would become a made-up record). Spark's own check of a local UTF-8 file is then not
+needed: a U+FFFD in it is a character of the file, not a byte Spark could not decode.
+Other paths (``hdfs://``, ``s3a://``, ``.csv.gz``, folders) are read one record per line.
+
 Writing: :func:`escape_formulas`, cells a spreadsheet would run as formulas escaped;
 :func:`unescape_formulas` undoes it for a release read back.
 """
@@ -19,12 +27,16 @@ Writing: :func:`escape_formulas`, cells a spreadsheet would run as formulas esca
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from anonkit._validation import check_bool
-from anonkit.exceptions import InputFormatError, ParameterError
+from anonkit.engines.spark_frames import named
+from anonkit.exceptions import InputFileError, InputFormatError, ParameterError
 from anonkit.io.cells import DECIMAL_COMMA
 from anonkit.io.sniff import sample_head, sniff_separator
 from anonkit.io.stamps import file_stamp, note_source
@@ -34,7 +46,23 @@ from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-__all__ = ["REPLACEMENT", "TEXT_SUFFIXES", "escape_formulas", "read_csv", "unescape_formulas"]
+__all__ = [
+    "REPLACEMENT",
+    "TEXT_SUFFIXES",
+    "WHITESPACE",
+    "escape_formulas",
+    "read_csv",
+    "read_written",
+    "require_path",
+    "unescape_formulas",
+]
+
+#: The characters polars' ``strip_chars()`` strips (Unicode ``White_Space``), which
+#: ``strip`` removes and values are compared without.
+WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
 
 #: What Spark puts for bytes its charset cannot decode.
 REPLACEMENT = "\ufffd"
@@ -53,6 +81,26 @@ TEXT_SUFFIXES = (".csv", ".csv.gz", ".tsv")
 #: CSV quoting as anonkit (and RFC 4180) writes it: a quote inside a quoted field is
 #: doubled, where Spark's default escapes it with a backslash.
 CSV_QUOTING = {"quote": '"', "escape": '"'}
+#: A path that starts with a scheme (``hdfs:``, ``s3a:``, ``file:``): Spark's to find.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+#: Bytes of a local file read at a time when looking for quoted line breaks.
+_CHUNK = 1 << 24
+
+
+def require_path(path: str | Path) -> None:
+    """Refuse a local ``path`` (no scheme, no glob) that does not exist, as the polars
+    engine does; Spark's own error names no file.
+
+    Raises
+    ------
+    InputFileError
+        ``Cannot read <path>: no such file.``
+    """
+    text = str(path)
+    if _SCHEME.match(text) or any(ch in text for ch in "*?[{"):
+        return
+    if not Path(text).exists():
+        raise InputFileError(text, "no such file")
 
 
 def read_csv(
@@ -77,6 +125,8 @@ def read_csv(
         If an option is invalid, or Spark does not read CSV in ``encoding``.
     InputEncodingError
         If a local file's first records are not UTF-8 (when ``encoding`` is UTF-8).
+    InputFileError
+        If ``path`` is local and does not exist.
     InputFormatError
         If Spark met bytes ``encoding`` cannot decode anywhere in the file.
     """
@@ -93,30 +143,26 @@ def read_csv(
             "'utf-32'; convert the file to one of them, or to Parquet",
             encoding,
         )
+    require_path(path)
     stamp = file_stamp(path)  # before the checks read it: a change from then on is named
     sep = separator if separator is not None else _sniffed(path, encoding)
-    if _local_bytes(path, charset) and charset == "utf-8":
+    local = _local_bytes(path, charset)
+    if local and charset == "utf-8":
         check_header(Path(path), sep)  # Spark renames duplicates and names empty ones
-    # FAILFAST: Spark would pad a short record with nulls and drop a surplus field
-    df = session.read.csv(
-        str(path),
-        header=True,
-        inferSchema=False,
-        sep=sep,
-        encoding=charset,
-        mode="FAILFAST",
-        **CSV_QUOTING,
-    )
-    if _local_bytes(path, charset):  # counted here, so that the error names the line
+    df = _spark_read(session, path, sep, charset)
+    if local:  # counted here, so that the error names the line
         check_records(Path(path), sep, len(df.columns), utf8=charset == "utf-8")
+        line_sep = _multiline_separator(Path(path))
+        if line_sep is not None:  # one record per line would split a cell in two
+            df = _spark_read(session, path, sep, charset, multiLine="true", lineSep=line_sep)
     if strip:
         df = df.toDF(*[c.strip() for c in df.columns])
     columns = list(df.columns)
     cleaned = []
     for c in columns:
-        value = F.col(f"`{c}`")
-        if strip:  # whitespace, as read_table strips it (F.trim takes spaces only)
-            value = F.regexp_replace(value, r"^\s+|\s+$", "")
+        value = named(c)
+        if strip:  # Unicode white space, as read_table strips it (F.trim: spaces only)
+            value = F.btrim(value, F.lit(WHITESPACE))
         if "" not in tokens:  # Spark reads an empty field as null; anonkit keeps it then
             value = F.coalesce(value, F.lit(""))
         if tokens:
@@ -125,8 +171,30 @@ def read_csv(
             value = F.regexp_replace(value, DECIMAL_COMMA, "$1.$2")
         cleaned.append(value.alias(c))
     df = df.select(*cleaned)
-    _refuse_replacements(df, path, encoding)
+    if not (local and charset == "utf-8"):  # the driver read a local file's bytes as UTF-8
+        _refuse_replacements(df, path, encoding)
     return note_source(df, path, stamp)
+
+
+def read_written(session: SparkSession, path: str | Path, separator: str) -> DataFrame:
+    """A CSV release Spark wrote (:meth:`~anonkit.engines.spark_engine.SparkEngine.write`,
+    records ending with ``\\n``), read back as written: text columns, and whole records,
+    since a quoted cell may hold a line break (``multiLine``)."""
+    return session.read.csv(
+        str(path), header=True, inferSchema=False, sep=separator, multiLine="true",
+        lineSep="\n", **CSV_QUOTING,
+    )  # fmt: skip
+
+
+def _spark_read(
+    session: SparkSession, path: str | Path, sep: str, charset: str, **extra: str
+) -> DataFrame:
+    """``path`` read by Spark as text columns under its header, quoted as anonkit writes
+    CSV; FAILFAST, as Spark would pad a short record with nulls and drop a surplus field."""
+    return session.read.csv(
+        str(path), header=True, inferSchema=False, sep=sep, encoding=charset, mode="FAILFAST",
+        **extra, **CSV_QUOTING,
+    )  # fmt: skip
 
 
 def _local_bytes(path: str | Path, charset: str) -> bool:
@@ -136,6 +204,63 @@ def _local_bytes(path: str | Path, charset: str) -> bool:
     local = "://" not in str(path) and Path(path).is_file()
     compressed = str(path).lower().endswith(".gz")
     return local and not compressed and charset in ("utf-8", "iso-8859-1", "us-ascii")
+
+
+def _multiline_separator(path: Path) -> str | None:
+    """The line separator to read the local file ``path`` with in Spark's ``multiLine``
+    mode (``"\\n"`` or ``"\\r\\n"``, as its records end), or ``None`` when no quoted field
+    holds a line break (Spark then reads one record per line, as polars reads it). The
+    file's quoting is sound (:func:`~anonkit.io.tables.check_records` passed): a byte is
+    inside quotes after an odd number of quote characters.
+
+    Raises
+    ------
+    InputFormatError
+        If quoted fields hold line breaks and records end both ways: Spark reads such a
+        file with one line separator, polars with either (a record would keep a ``\\r``).
+    """
+    inside = quoted_break = False
+    first_crlf: bool | None = None  # whether the first record ends with \r\n
+    mixed = lines = 0
+    last = 10
+    with path.open("rb") as fh:
+        while block := fh.read(_CHUNK):
+            buf = np.frombuffer(block, dtype=np.uint8)
+            feeds = np.flatnonzero(buf == 10)
+            if b'"' in block:
+                marks = np.flatnonzero((buf == 10) | (buf == 13) | (buf == 34))
+                is_quote = buf[marks] == 34
+                odd = ((np.cumsum(is_quote, dtype=np.int64) + inside) & 1) == 1
+                quoted_break = quoted_break or bool(odd[~is_quote].any())
+                inside = bool(odd[-1])
+                ends = marks[(buf[marks] == 10) & ~odd]  # line feeds that end a record
+            elif inside:  # the whole block is inside one quoted field
+                quoted_break = quoted_break or feeds.size > 0 or b"\r" in block
+                ends = feeds[:0]
+            else:
+                ends = feeds
+            if ends.size and not mixed:
+                before = buf[np.maximum(ends - 1, 0)]
+                before[ends == 0] = last
+                crlf = before == 13
+                first_crlf = bool(crlf[0]) if first_crlf is None else first_crlf
+                other = np.flatnonzero(crlf != first_crlf)
+                if other.size:
+                    mixed = lines + int(np.searchsorted(feeds, ends[other[0]])) + 1
+            lines += feeds.size
+            last = int(buf[-1])
+    if not quoted_break:
+        return None
+    if mixed:
+        ends_with = "\\n" if first_crlf else "\\r\\n"
+        raise InputFormatError(
+            path,
+            f"line {mixed} ends with {ends_with}, unlike line 1, and quoted fields hold line "
+            "breaks: Spark reads such a file only when every line ends alike. Convert its "
+            "line ends, or read it with the polars engine.",
+            line=mixed,
+        )
+    return "\r\n" if first_crlf else "\n"
 
 
 def _sniffed(path: str | Path, encoding: str) -> str:
@@ -155,7 +280,7 @@ def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None
     from pyspark.sql import functions as F
 
     flags = [
-        F.max(F.col(f"`{c}`").contains(REPLACEMENT).cast("int")).alias(str(i))
+        F.max(named(c).contains(REPLACEMENT).cast("int")).alias(str(i))
         for i, c in enumerate(df.columns)
     ]
     if not flags:
@@ -170,8 +295,9 @@ def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None
             path,
             "a record has more or fewer fields than the header (Spark names no line); "
             "fix the file or check the separator. A quoted field holding a line break "
-            "also does it: Spark reads such a record as two (the polars and streaming "
-            "engines read it).",
+            "also does it: Spark reads such a record as two where the driver cannot read "
+            "the file first (a local, uncompressed file is read whole; the polars and "
+            "streaming engines read it).",
         ) from None
     bad = [c for i, c in enumerate(df.columns) if row[str(i)]]
     if bad:
@@ -192,7 +318,7 @@ def escape_formulas(df: DataFrame) -> DataFrame:
 
     out = []
     for field in df.schema.fields:
-        col, name = F.col(field.name), field.name
+        col, name = named(field.name), field.name
         if isinstance(field.dataType, StringType):
             flag = col.rlike(FORMULA_START) & ~col.rlike(NUMBER)
             col = F.when(flag, F.concat(F.lit("'"), col)).otherwise(col)
@@ -208,7 +334,7 @@ def unescape_formulas(df: DataFrame) -> DataFrame:
 
     out = []
     for field in df.schema.fields:
-        col, name = F.col(f"`{field.name}`"), field.name
+        col, name = named(field.name), field.name
         if isinstance(field.dataType, StringType):
             rest = F.substring(col, 2, 1 << 30)
             flag = col.startswith("'") & rest.rlike(FORMULA_START) & ~rest.rlike(NUMBER)

@@ -58,8 +58,16 @@ from anonkit.core.transform import SUPPRESSED, ReleasePlan
 from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
-from anonkit.engines.spark_csv import CSV_QUOTING, TEXT_SUFFIXES, escape_formulas, read_csv
-from anonkit.engines.spark_frames import collect_frame, polars_types, spark_frame
+from anonkit.engines.spark_csv import (
+    CSV_QUOTING,
+    TEXT_SUFFIXES,
+    WHITESPACE,
+    escape_formulas,
+    read_csv,
+    read_written,
+    require_path,
+)
+from anonkit.engines.spark_frames import collect_frame, named, polars_types, spark_frame
 from anonkit.engines.spark_session import start_session
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import field_separator, local_path, output_format
@@ -69,12 +77,6 @@ if TYPE_CHECKING:
     from pyspark.sql.types import DataType
 
 __all__ = ["WHITESPACE", "SparkEngine", "collect_frame", "polars_types"]
-
-#: The characters polars' ``strip_chars()`` strips (Unicode ``White_Space``).
-WHITESPACE = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
-    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 #: Prefix of the lookup key of a float that is not whole (never starts an integer's text).
@@ -108,7 +110,7 @@ def _missing(column: str, dtype: DataType) -> Column:
     """Whether each value is missing (null, or NaN in a float column)."""
     from pyspark.sql import functions as F
 
-    col = F.col(column)
+    col = named(column)
     return col.isNull() | F.isnan(col) if _is_float(dtype) else col.isNull()
 
 
@@ -118,7 +120,7 @@ def _text(column: str, dtype: DataType) -> Column:
     from pyspark.sql import functions as F
     from pyspark.sql.types import BooleanType, StringType
 
-    col = F.col(column)
+    col = named(column)
     if isinstance(dtype, StringType):
         return F.btrim(col, F.lit(WHITESPACE))
     if isinstance(dtype, BooleanType):
@@ -133,7 +135,7 @@ def _key(column: str, dtype: DataType) -> Column:
 
     if not _is_float(dtype):
         return _text(column, dtype)
-    col = F.col(column)
+    col = named(column)
     # whole floats past 64-bit integers have no text (polars' non-strict cast gives null);
     # the range test keeps the cast from overflowing (an error under ANSI) on pyspark 3.5
     fits = (col >= F.lit(-(2.0**63))) & (col < F.lit(2.0**63))
@@ -298,6 +300,7 @@ class SparkEngine(GroupingEngine):
                 if path not in self._csv:
                     self._csv[path] = read_csv(session, path)
                 return self._csv[path]
+            require_path(path)  # Spark's error would not name it
             return session.read.parquet(path)
         if isinstance(source, pl.DataFrame):  # a population read into memory (the CLI's)
             return spark_frame(self._session(), source)
@@ -343,7 +346,7 @@ class SparkEngine(GroupingEngine):
         coded = self._codes(df, columns, hierarchies)
         sens = [
             (
-                F.when(F.isnan(c), F.lit(None)).otherwise(F.col(c))
+                F.when(F.isnan(named(c)), F.lit(None)).otherwise(named(c))
                 if _is_float(types[c])
                 else _text(c, types[c])
             ).alias(f"{_PREFIX}s{i}__")
@@ -355,18 +358,18 @@ class SparkEngine(GroupingEngine):
         if digits is not None:
             key = sum(
                 (
-                    (F.col(c + _PREFIX) + KEY_SHIFT) * F.lit(step).cast("bigint")
+                    (named(c + _PREFIX) + KEY_SHIFT) * F.lit(step).cast("bigint")
                     for c, step in zip(columns, digits[1], strict=True)
                 ),
                 F.lit(0).cast("bigint"),
             )
             keys = [key.alias(_ID)]
         else:
-            keys = [F.col(c + _PREFIX).alias(c) for c in columns]
+            keys = [named(c + _PREFIX).alias(c) for c in columns]
         names = [f"{_PREFIX}s{i}__" for i in range(len(sensitive))]
         grouped = (
             coded.select(*keys, *sens)
-            .groupBy(*([_ID] if packed else columns), *names)
+            .groupBy(*([F.col(_ID)] if packed else map(named, columns)), *names)
             .agg(F.count(F.lit(1)).alias(COUNT))
         )
         # rows arrive partition by partition into compact buffers: the driver never holds
@@ -416,8 +419,8 @@ class SparkEngine(GroupingEngine):
 
         df = self.frame(source, [column])
         dtype = df.schema[column].dataType
-        value = F.col(column) if _is_float(dtype) else _text(column, dtype)
-        present = df.filter(~_missing(column, dtype)).select(F.col(column), value.alias(_ID))
+        value = named(column) if _is_float(dtype) else _text(column, dtype)
+        present = df.filter(~_missing(column, dtype)).select(named(column), value.alias(_ID))
         known = [True] * len(hierarchy.leaves)
         found = _lookup(present, column, hierarchy, known, "boolean", _FLAG)
         unknown = found.filter(F.col(_FLAG).isNull())
@@ -431,9 +434,7 @@ class SparkEngine(GroupingEngine):
     def distinct(self, source: Any, column: str) -> list[str]:
         df = self.frame(source, [column])
         dtype = df.schema[column].dataType
-        from pyspark.sql import functions as F
-
-        value = F.col(column) if _is_float(dtype) else _text(column, dtype)
+        value = named(column) if _is_float(dtype) else _text(column, dtype)
         seen = self._first_seen(df.filter(~_missing(column, dtype)), value).collect()
         values = [r["v"] for r in sorted(seen, key=lambda r: int(r[_ID]))]
         if _is_float(dtype):
@@ -457,7 +458,7 @@ class SparkEngine(GroupingEngine):
         for j, (c, h) in enumerate(zip(cols, plan.hierarchies, strict=True)):
             out = _lookup(out, c, h, plan.leaf_labels(j), "string", _label_name(j))
         out = out.select(
-            *[c for c in df.columns if c not in cols],
+            *[named(c) for c in df.columns if c not in cols],
             *[F.col(_label_name(j)).alias(c) for j, c in enumerate(cols)],
         )
         if plan.suppresses:
@@ -474,10 +475,10 @@ class SparkEngine(GroupingEngine):
             else:
                 star = F.lit(SUPPRESSED)
                 out = out.select(
-                    *[c for c in out.columns if c not in cols],
-                    *[F.when(hit, star).otherwise(F.col(c)).alias(c) for c in cols],
+                    *[named(c) for c in out.columns if c not in cols],
+                    *[F.when(hit, star).otherwise(named(c)).alias(c) for c in cols],
                 )
-        return out.select(*order)
+        return out.select(*map(named, order))
 
     def columns(self, source: Any) -> list[str]:
         return list(self.frame(source).columns)
@@ -496,14 +497,14 @@ class SparkEngine(GroupingEngine):
     def drop_suppressed(self, release: Any, columns: Sequence[str]) -> Any:
         from pyspark.sql import functions as F
 
-        star = reduce(lambda a, b: a & b, [F.col(f"`{c}`") == F.lit(SUPPRESSED) for c in columns])
+        star = reduce(lambda a, b: a & b, [named(c) == F.lit(SUPPRESSED) for c in columns])
         return self.frame(release).filter(~F.coalesce(star, F.lit(False)))
 
     def tally(self, frame: Any, columns: Sequence[str]) -> pl.DataFrame:
         from pyspark.sql import functions as F
 
         df = self.frame(frame, columns)
-        grouped = df.groupBy(*columns).agg(F.count(F.lit(1)).alias(COUNT))
+        grouped = df.groupBy(*map(named, columns)).agg(F.count(F.lit(1)).alias(COUNT))
         return collect_frame(grouped).cast({COUNT: pl.Int64})
 
     def read_text(self, path: str | Path, **read: Any) -> DataFrame:
@@ -515,9 +516,7 @@ class SparkEngine(GroupingEngine):
     def read(self, path: str | Path, *, separator: str | None = None) -> DataFrame:
         # a release this engine wrote (UTF-8, with ``separator``): no input checks to repeat
         if separator is not None or str(path).lower().endswith((".csv", ".csv.gz")):
-            return self._session().read.csv(
-                str(path), header=True, inferSchema=False, sep=separator or ",", **CSV_QUOTING
-            )
+            return read_written(self._session(), path, separator or ",")
         return self.frame(path)
 
     def write(
@@ -564,11 +563,10 @@ class SparkEngine(GroupingEngine):
                     ignoreTrailingWhiteSpace=False, **CSV_QUOTING,
                 )  # fmt: skip
             if check is not None:
-                reader = session.read
                 if fmt == "parquet":
-                    check(reader.parquet(tmp))
+                    check(session.read.parquet(tmp))
                 else:
-                    check(reader.csv(tmp, header=True, sep=sep, inferSchema=False, **CSV_QUOTING))
+                    check(read_written(session, tmp, sep))
             if fs.exists(hadoop(target)):
                 fs.delete(hadoop(target), True)
             if not fs.rename(hadoop(tmp), hadoop(target)):

@@ -9,6 +9,10 @@ So a local session anonkit starts runs its workers with this interpreter
 (``sys.executable``, which imports anonkit) unless ``PYSPARK_PYTHON`` (or
 ``spark.pyspark.python``) says otherwise; a cluster's workers are left as configured.
 
+:func:`quiet_spark_loggers` keeps pyspark from logging Spark's error messages (plans,
+stack traces, which can hold values) on stderr, where anonkit says the message is not
+shown unless ``ANONKIT_SHOW_ERRORS`` is set.
+
 :func:`worker_problem` recognizes a job that failed because the workers could not start
 or could not import anonkit, and says in one paragraph what to set, so that the command
 line shows that instead of a traceback.
@@ -16,27 +20,60 @@ line shows that instead of a traceback.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING
 
+from anonkit.exceptions import SHOW_ERRORS
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-__all__ = ["local_workers", "start_session", "worker_problem"]
+__all__ = [
+    "PYSPARK_ERROR_LOGGERS",
+    "local_workers",
+    "quiet_spark_loggers",
+    "start_session",
+    "worker_problem",
+]
+
+#: pyspark's (4.0 and later) Python loggers that write an error's whole message, query
+#: plan and Java stack trace on stderr, as JSON, when the error is raised
+#: (``PySparkException._log_exception``).
+PYSPARK_ERROR_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
 
 
 def start_session() -> SparkSession:
     """A session for anonkit (the active one or a new one): no stage bars on the stderr
     anonkit draws progress on, no executor error logs (they quote the records they failed
-    on), and, when local, workers running this interpreter (:func:`local_workers`)."""
+    on), no error logged by pyspark (:func:`quiet_spark_loggers`), and, when local,
+    workers running this interpreter (:func:`local_workers`)."""
     from pyspark.sql import SparkSession
 
+    quiet_spark_loggers()
     builder = SparkSession.builder.config("spark.ui.showConsoleProgress", "false")
     started = builder.appName("anonkit").getOrCreate()
     started.sparkContext.setLogLevel("FATAL")  # anonkit reports errors, without records
     local_workers(started)
     return started
+
+
+def quiet_spark_loggers() -> None:
+    """Silence :data:`PYSPARK_ERROR_LOGGERS` unless ``ANONKIT_SHOW_ERRORS`` is set (then
+    they are left as they are): anonkit reports the error itself, by its type.
+
+    The loggers are made as pyspark makes them (its ``PySparkLogger``, which takes the
+    keywords pyspark logs with) and set above ``CRITICAL``; pyspark 3.5 has none.
+    """
+    if os.environ.get(SHOW_ERRORS):
+        return
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pyspark 3.5 logs no error from Python
+        return
+    for name in PYSPARK_ERROR_LOGGERS:
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def local_workers(session: SparkSession) -> None:

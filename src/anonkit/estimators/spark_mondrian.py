@@ -109,6 +109,7 @@ def fit_mondrian_spark(
     """
     from anonkit.algorithms.mondrian.spark import mondrian_spark
     from anonkit.engines.spark_engine import SparkEngine
+    from anonkit.engines.spark_frames import named
 
     t0 = time.perf_counter()
     privacy = estimator.privacy
@@ -128,7 +129,7 @@ def fit_mondrian_spark(
     given = [c for c in wanted if c in specs]
     sens_h = dict(zip(given, resolve_hierarchies(engine, df, given, specs), strict=True))
     dropped = set(schema.columns(AttributeRole.IDENTIFYING)) | set(schema.dropped)
-    kept = df.select(*[f"`{c}`" for c in names if c not in dropped])
+    kept = df.select(*[named(c) for c in names if c not in dropped])
     t1 = time.perf_counter()
 
     with watch.passes():

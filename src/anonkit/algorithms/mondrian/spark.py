@@ -270,6 +270,7 @@ def mondrian_spark(
     from pyspark.sql.types import StringType, StructField, StructType
 
     from anonkit.engines.spark_engine import SparkEngine, polars_types
+    from anonkit.engines.spark_frames import named, quoted
 
     all_models = _models(k, models)
     check_int(max_block_records, "max_block_records", OWNER, low=1)
@@ -332,11 +333,11 @@ def mondrian_spark(
             (*row, int(b))
             for row, b in zip(snap.select(qi).iter_rows(), block.tolist(), strict=True)
         ],
-        ", ".join([*(f"`{c}` bigint" for c in coded_names), f"`{_BLOCK}` int"]),
+        ", ".join([*(f"{quoted(c)} bigint" for c in coded_names), f"`{_BLOCK}` int"]),
     )
     coded = engine._codes(df, qi, hs)  # noqa: SLF001 (the engine's own lookup of codes)
     blocked = coded.join(F.broadcast(table), on=coded_names, how="inner").select(
-        *[F.col(f"`{c}`") for c in df.columns], F.col(_BLOCK)
+        *[named(c) for c in df.columns], F.col(_BLOCK)
     )
     totals = {s.name: s.totals for s in detail.sources}
     job = _BlockJob(
