@@ -123,7 +123,7 @@ def fit_mondrian_spark(
     names = list(df.columns)
     models = privacy.checked(2**62)  # k against the records: mondrian_spark, once counted
     schema, wanted = engine_roles(engine, df, columns, models)
-    safety = head_leak_check(estimator, engine, df, qi, schema)
+    safety = head_leak_check(estimator, engine, df, qi, schema, estimator.output)
     start_stage(progress, "Building hierarchies")
     hierarchies = dict(zip(qi, resolve_hierarchies(engine, df, qi, specs), strict=True))
     given = [c for c in wanted if c in specs]
