@@ -403,3 +403,50 @@ def test_pair_screen_skips_histograms_when_sizes_leave_few_nodes(monkeypatch) ->
     priced = Evaluator(ev.table, ev.lattice, models, 0.1, "loss")
     with pytest.raises(AssertionError, match="histograms built"):
         prefilter.pair_screen(priced)
+
+
+def test_average_risk_is_judged_on_the_classes_the_other_models_keep() -> None:
+    """The search judged average risk on every class and OR-ed its choice with the other
+    models': at (0, 0) beta-likeness gives up (a0, b1) and the three records left meet
+    the risk, but the search also gave up (a0, b0), went over the limit, and returned a
+    costlier node as the optimum."""
+    frame = pl.DataFrame(
+        {
+            "a": ["a1", "a1", "a1", "a0", "a0"],
+            "b": ["b1", "b1", "b1", "b0", "b1"],
+            "s": ["v2", "v0", "v2", "v2", "v0"],
+        }
+    )
+    hierarchies = {"a": [["a0", "*"], ["a1", "*"]], "b": [["b0", "*"], ["b1", "*"]]}
+    models = [BasicBetaLikeness("s", 1.0), AverageRisk(0.5)]
+    for algorithm in ("exhaustive", "flash"):
+        res = anonymize(
+            frame,
+            quasi_identifiers=["a", "b"],
+            hierarchies=hierarchies,
+            sensitive=["s"],
+            privacy=models,
+            suppression_limit=0.3,
+            algorithm=algorithm,
+            leak_check=False,
+        )
+        assert dict(res.transformation) == {"a": 0, "b": 0}, algorithm
+        assert res.suppressed == 1 and res.verified
+
+
+def test_average_risk_with_beta_likeness_picks_a_node_its_verification_accepts() -> None:
+    """Every full-domain search chose a node whose release failed anonkit's own
+    verification ('Internal error ... report this as a bug')."""
+    frame = pl.DataFrame({"a": ["a0", "a0", "a0", "a2", "a1"], "s": ["v1", "v0", "v0", "v0", "v0"]})
+    for algorithm in ("flash", "exhaustive", "allmin", "datafly"):
+        res = anonymize(
+            frame,
+            quasi_identifiers=["a"],
+            hierarchies={"a": [["a0", "*"], ["a1", "*"], ["a2", "*"]]},
+            sensitive=["s"],
+            privacy=[AverageRisk(0.5), BasicBetaLikeness("s", beta=0.5)],
+            suppression_limit=1.0,
+            algorithm=algorithm,
+            leak_check=False,
+        )
+        assert res.verified, algorithm

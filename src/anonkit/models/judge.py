@@ -20,6 +20,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -120,11 +121,46 @@ def summarize_classes(
 
 
 def violations(models: Sequence[PrivacyModel], summary: ClassSummary) -> BoolArray:
-    """Per class of ``summary``: does any of ``models`` reject it?"""
+    """Per class of ``summary``: does any of ``models`` reject it?
+
+    Class-local models judge every class; a table-level model (``class_local`` False:
+    average risk) then judges the classes they keep, and gives up the fewest more, as the
+    release's verification judges it: on every class it would have given up others too,
+    suppressing more than needed, or keeping a release it does not accept.
+    """
     bad = np.zeros(summary.n_classes, dtype=bool)
     for model in models:
-        bad |= np.asarray(model.violations(summary), dtype=bool)
+        if model.class_local:
+            bad |= np.asarray(model.violations(summary), dtype=bool)
+    return table_violations(models, summary, bad)
+
+
+def table_violations(
+    models: Sequence[PrivacyModel], summary: ClassSummary, bad: BoolArray
+) -> BoolArray:
+    """``bad`` (the classes the class-local ``models`` reject) with the classes the
+    table-level ones give up besides, each judging the classes still kept."""
+    for model in models:
+        if not model.class_local:
+            kept = np.flatnonzero(~bad)
+            rejected = np.asarray(model.violations(_classes(summary, kept)), dtype=bool)
+            bad = bad.copy()
+            bad[kept[rejected]] = True
     return bad
+
+
+def _classes(summary: ClassSummary, rows: IntArray) -> ClassSummary:
+    """``summary`` of the classes ``rows`` only (table-wide totals unchanged)."""
+    if rows.shape[0] == summary.n_classes:
+        return summary
+    sensitive = {
+        name: dataclasses.replace(col, histogram=col.histogram[rows])
+        for name, col in summary.sensitive.items()
+    }
+    population = None if summary.population is None else summary.population[rows]
+    return dataclasses.replace(
+        summary, sizes=summary.sizes[rows], sensitive=sensitive, population=population
+    )
 
 
 def first_violated(models: Sequence[PrivacyModel], summary: ClassSummary) -> PrivacyModel | None:

@@ -46,6 +46,7 @@ import numpy.typing as npt
 from anonkit._arrays import BoolArray, FloatArray
 from anonkit.models._common import IdentityMemo, exceeds, reaches
 from anonkit.models.base import ClassSummary, PrivacyModel, SensitiveColumn
+from anonkit.models.judge import table_violations
 from anonkit.models.k_anonymity import KAnonymity
 from anonkit.models.l_diversity import (
     DistinctLDiversity,
@@ -434,13 +435,15 @@ def _plain_bounds(
     best = np.zeros(summary.n_classes)
     refines: list[Refine] = []
     for model in models:
+        if not model.class_local:  # judged below, on the classes the others keep
+            continue
         bad, share, refine = _judged(model, summary)
         mask |= bad
         if share is not None:
             np.maximum(best, share, out=best)
         if refine is not None:
             refines.append(refine)
-    return mask, best, refines
+    return table_violations(models, summary, mask), best, refines
 
 
 def _whole_records(share: FloatArray, sizes: npt.NDArray[np.int64]) -> FloatArray:
