@@ -23,7 +23,10 @@ class Samarati:
     If some node at height ``h`` is private, a node at every greater height is (one of its
     generalizations), so the lowest such height can be found by bisection. Among the
     private nodes at that height the metric picks the result; records of classes that
-    violate the models are suppressed up to the limit (Samarati's MaxSup).
+    violate the models are suppressed up to the limit (Samarati's MaxSup). With models
+    that are not monotone a private height may have heights above it that are not, so the
+    heights are tried from the bottom instead: the answer is the same lowest private
+    height, found by more evaluations.
 
     References
     ----------
@@ -53,9 +56,15 @@ class Samarati:
             return False
 
         lo, hi = 0, lat.max_height
-        if not satisfiable(hi):
+        if not evaluator.privacy_monotone:
+            # a private height need not have private heights above it: bisection would
+            # miss the lowest, so the heights are tried from the bottom
+            lo = next((h for h in range(hi + 1) if satisfiable(h)), -1)
+            if lo < 0:
+                raise no_solution(evaluator)
+        elif not satisfiable(hi):
             raise no_solution(evaluator)
-        while lo < hi:
+        while lo < hi and evaluator.privacy_monotone:
             mid = (lo + hi) // 2
             if satisfiable(mid):
                 hi = mid
