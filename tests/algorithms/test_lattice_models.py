@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -450,3 +451,57 @@ def test_average_risk_with_beta_likeness_picks_a_node_its_verification_accepts()
             leak_check=False,
         )
         assert res.verified, algorithm
+
+
+def test_samarati_finds_the_lowest_private_height_with_models_that_are_not_monotone() -> None:
+    """Its bisection on height assumes monotone models: with recursive (c, l)-diversity
+    and suppression it said no generalization exists (exhaustive finds one at height 0)."""
+    frame = pl.DataFrame(
+        {
+            "a": ["a0", "a0", "a0", "a0"],
+            "b": ["b1", "b0", "b1", "b1"],
+            "s": ["v0", "v1", "v1", "v2"],
+        }
+    )
+    keywords: dict[str, Any] = {
+        "quasi_identifiers": ["a", "b"],
+        "hierarchies": {"a": [["a0", "A0", "*"]], "b": [["b0", "*"], ["b1", "*"]]},
+        "sensitive": ["s"],
+        "leak_check": False,
+        "privacy": [KAnonymity(2), RecursiveCLDiversity("s", c=1.0, l=2)],
+        "suppression_limit": 0.5,
+        "metric": "height",
+    }
+    exact = anonymize(frame, algorithm="exhaustive", **keywords)
+    found = anonymize(frame, algorithm="samarati", **keywords)
+    assert found.metrics["height"] == exact.metrics["height"] == 0
+    assert found.verified
+
+
+@pytest.mark.parametrize("algorithm", ["datafly", "topdown"])
+def test_a_heuristic_that_finds_nothing_does_not_say_nothing_exists(algorithm: str) -> None:
+    """Datafly and TopDown said 'No generalization satisfies ...' where exhaustive finds
+    one: a heuristic's path proves nothing when the models are not monotone."""
+    frame = pl.DataFrame(
+        {
+            "a": ["a1", "a2", "a1", "a1"],
+            "b": ["b2", "b0", "b0", "b2"],
+            "s": ["v0", "v0", "v2", "v1"],
+        }
+    )
+    keywords: dict[str, Any] = {
+        "quasi_identifiers": ["a", "b"],
+        "hierarchies": {
+            "a": [["a0", "A0", "*"], ["a1", "A1", "*"], ["a2", "A0", "*"]],
+            "b": [["b0", "*"], ["b1", "*"], ["b2", "*"]],
+        },
+        "sensitive": ["s"],
+        "leak_check": False,
+        "privacy": [KAnonymity(1), RecursiveCLDiversity("s", c=1.0, l=2)],
+        "suppression_limit": 0.5,
+    }
+    assert anonymize(frame, algorithm="exhaustive", **keywords).verified
+    with pytest.raises(PrivacyUnattainableError) as err:
+        anonymize(frame, algorithm=algorithm, **keywords)
+    assert "No generalization satisfies" not in str(err.value)
+    assert "found no generalization" in str(err.value) and "flash" in str(err.value)

@@ -205,7 +205,7 @@ class AnytimeSearch:
         self._quick = None  # its snapshots are not needed any more
         if confirmed is None:
             if stopped == "finished":
-                raise no_solution(evaluator)
+                raise no_solution(evaluator, self.name)
             raise PrivacyUnattainableError(
                 f"The {self.name} search found no private transformation within its budget "
                 f"({self._budget_text()}); raise time_limit or max_nodes, or the "

@@ -41,5 +41,5 @@ class Datafly:
                 if distinct > best_distinct:
                     best_j, best_distinct = j, distinct
             if best_j < 0:
-                raise no_solution(evaluator)
+                raise no_solution(evaluator, self.name)
             node += int(lat.strides[best_j])

@@ -122,11 +122,26 @@ def to_result(algorithm: str, best: NodeResult, evaluations: int, **extra: objec
     )
 
 
-def no_solution(evaluator: Evaluator) -> PrivacyUnattainableError:
+def no_solution(evaluator: Evaluator, heuristic: str | None = None) -> PrivacyUnattainableError:
+    """The error of a search that found no private node. A ``heuristic`` that did not
+    judge every node proves nothing when the models are not monotone (a private node may
+    lie off its path): its message says so and points to an exact search."""
     names = ", ".join(m.describe() for m in evaluator.models) or "the privacy models"
+    within = f"with at most {evaluator.max_suppressed} suppressed record(s)"
+    if (
+        heuristic is not None
+        and not evaluator.privacy_monotone
+        and evaluator.evaluations < evaluator.lattice.size
+    ):
+        return PrivacyUnattainableError(
+            f"The {heuristic} search found no generalization that satisfies {names} "
+            f"{within}; these models are not monotone, so one may lie off its path: "
+            'algorithm = "flash" searches them all; or raise the suppression limit.',
+            requirement=names,
+        )
     return PrivacyUnattainableError(
-        f"No generalization satisfies {names} with at most {evaluator.max_suppressed} "
-        "suppressed record(s); raise the suppression limit or use deeper hierarchies.",
+        f"No generalization satisfies {names} {within}; raise the suppression limit or "
+        "use deeper hierarchies.",
         requirement=names,
     )
 
