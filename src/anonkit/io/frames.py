@@ -26,9 +26,11 @@ __all__ = ["FrameKind", "PandasTypes", "from_polars", "to_polars"]
 @dataclass(frozen=True, eq=False)
 class PandasTypes:
     """A pandas frame's column types that numpy cannot hold (categories, ``string``,
-    nullable numbers and booleans), by column: what :func:`from_polars` gives back."""
+    nullable numbers and booleans, zoned times), by column, each with the polars type
+    :func:`to_polars` read the column as: what :func:`from_polars` gives back to a column
+    still of that polars type."""
 
-    dtypes: dict[str, Any]
+    dtypes: dict[str, tuple[Any, pl.DataType]]
 
 
 FrameKind: TypeAlias = Literal["polars", "pandas"] | PandasTypes
@@ -79,8 +81,8 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
             )
         columns = [_pandas_column(name, frame.iloc[:, j]) for j, name in enumerate(names)]
         typed = {
-            name: dtype
-            for name, dtype in zip(names, frame.dtypes, strict=True)
+            name: (dtype, column.dtype)
+            for name, dtype, column in zip(names, frame.dtypes, columns, strict=True)
             if not isinstance(dtype, np.dtype)
         }
         return pl.DataFrame(columns), PandasTypes(typed)
@@ -198,24 +200,26 @@ def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:
             data[name] = pd.Series(pd.array(series.to_list(), dtype=nullable))
         else:
             data[name] = series.to_numpy()
-        if name in typed:
-            data[name] = _as_given(pd.Series(data[name]), series, typed[name])
+        given = typed.get(name)
+        if given is not None and series.dtype == given[1]:  # not recoded to another type
+            data[name] = _as_given(pd.Series(data[name]), given[0])
     return pd.DataFrame(data)
 
 
-def _as_given(column: Any, series: pl.Series, dtype: Any) -> Any:
-    """``column`` as the caller's pandas ``dtype`` when its values fit it, else unchanged."""
+def _as_given(column: Any, dtype: Any) -> Any:
+    """``column`` as the caller's pandas ``dtype`` when its values fit it, else unchanged.
+
+    A category type keeps only the categories the values use, in their order: one the
+    release lacks may be the value of records it suppressed.
+    """
     import pandas as pd
 
     if isinstance(dtype, pd.CategoricalDtype):
         present = column.dropna()
         if not present.isin(dtype.categories).all():
             return column  # generalized or suppressed: values the categories lack
-        return column.astype(dtype)
-    plain = getattr(dtype, "numpy_dtype", None)
-    numeric = isinstance(plain, np.dtype) and plain.kind in "biuf"
-    if numeric != (series.dtype.is_numeric() or series.dtype == pl.Boolean):
-        return column  # numbers released as text (intervals), or the other way round
+        used = [c for c in dtype.categories if c in set(present.tolist())]
+        return column.astype(pd.CategoricalDtype(used, ordered=dtype.ordered))
     try:
         return column.astype(dtype)
     except (TypeError, ValueError, OverflowError):
