@@ -331,6 +331,8 @@ def test_a_lazy_release_refuses_to_read_a_file_changed_since_the_fit(
         suppression_limit=0.02,
     )
     assert result.release.collect().height == data.height  # unchanged: reads as verified
+    assert result.release.select(pl.len()).collect().item() == data.height
+    assert result.release.select(QI[0]).head(2).collect().height == 2
     time.sleep(0.01)
     with path.open("a", encoding="utf-8") as fh:
         fh.write("80,Male,White,Divorced,Doctorate\n")

@@ -126,7 +126,15 @@ class InputWatch:
             self.check()
             return batch
 
-        return release.map_batches(check, streamable=True, schema=release.collect_schema())
+        # the check passes every batch on as it is: projections, filters and slices may
+        # go through it to the scan (a count reads no column)
+        return release.map_batches(
+            check,
+            streamable=True,
+            projection_pushdown=True,
+            predicate_pushdown=True,
+            slice_pushdown=True,
+        )
 
     @contextlib.contextmanager
     def passes(self) -> Iterator[None]:
