@@ -86,12 +86,14 @@ missing configuration file raises :class:`~anonkit.exceptions.InputFileError`.
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from anonkit._formats import table_format
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, anonymize
@@ -527,7 +529,14 @@ def chosen_engine(config: AnonymizeConfig) -> tuple[str, str]:
         # the command's --engine replaces the configuration's before this is asked
         return config.engine, "set by [search] engine or --engine"
     share = float(config.options.get("memory_share", 0.25))
-    return choose_engine(config.input, share)
+    name, reason = choose_engine(config.input, share)
+    text = table_format(Path(config.input)) != "parquet"
+    if name == "streaming" and text and codecs.lookup(config.encoding).name != "utf-8":
+        return "polars", (
+            f"the streaming engine reads UTF-8 only, and the file is {config.encoding} "
+            f"({reason}: convert it to UTF-8 or Parquet to stream it)"
+        )
+    return name, reason
 
 
 def run_config(

@@ -144,3 +144,21 @@ def test_a_streamed_run_says_the_leak_check_was_skipped(adult_csv: Path, tmp_pat
     code, _, err = _run("anonymize", str(cfg), "--engine", "streaming", "--no-leak-check")
     assert code == 0, err
     assert "leak check was skipped" in err
+
+
+def test_auto_reads_a_file_the_streaming_engine_cannot_in_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A latin-1 CSV file large for the machine went to the streaming engine, which reads
+    UTF-8 only and stopped; in memory it runs."""
+    from anonkit.config import chosen_engine, load_config
+    from anonkit.engines import base
+
+    data = tmp_path / "l.csv"
+    data.write_bytes("age;sex\n30;m\n31;f\n".encode("latin-1"))
+    cfg = _config(
+        tmp_path, data, "out.csv", '\n[search]\nengine = "auto"\n[read]\nencoding = "latin-1"\n'
+    )
+    monkeypatch.setattr(base, "memory_bytes", lambda: 10)  # any file is large here
+    name, reason = chosen_engine(load_config(cfg))
+    assert name == "polars" and "UTF-8" in reason

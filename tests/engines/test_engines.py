@@ -298,6 +298,23 @@ def test_auto_reckons_a_parquet_table_by_its_rows_not_its_compressed_size(
     assert base.choose_engine(small, 0.25)[0] == "polars"
 
 
+def test_auto_reckons_long_parquet_text_by_its_size_in_memory(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every text cell counted 16 bytes: a column of 800-character notes was reckoned
+    at a fiftieth of its size, and the file read into memory over the budget."""
+    from anonkit.engines import base
+
+    rows = 20_000
+    frame = pl.DataFrame({"age": list(range(rows)), "notes": [f"{i:0800d}" for i in range(rows)]})
+    path = tmp_path / "notes.parquet"
+    frame.write_parquet(path)
+    table = frame.estimated_size()
+    # a budget of twice the table: a run in memory peaks above it
+    monkeypatch.setattr(base, "memory_bytes", lambda: int(2 * table / 0.25))
+    assert base.choose_engine(path, 0.25)[0] == "streaming"
+
+
 def test_auto_names_a_missing_input_file(tmp_path: Any) -> None:
     from anonkit.engines.base import choose_engine
     from anonkit.exceptions import InputFileError

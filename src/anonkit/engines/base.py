@@ -316,28 +316,34 @@ def memory_bytes() -> int:
 
 #: How much larger than its CSV file a table is in memory, roughly.
 _CSV_EXPANSION = 1.5
-#: Bytes a cell takes in memory by its Parquet type: a number its width, text (and any
-#: other type) a polars string view, 16 bytes, whatever its size in the file (a
-#: dictionary-encoded column can be a hundred times smaller on disk).
+#: Bytes a cell takes in memory by its Parquet type at the least: a number its width,
+#: text (and any other type) a polars string view, 16 bytes, whatever its size in the
+#: file (a dictionary-encoded column can be a hundred times smaller on disk).
 _CELL_BYTES = {pl.Boolean: 1, pl.Int8: 1, pl.UInt8: 1, pl.Int16: 2, pl.UInt16: 2}
+#: Records of a Parquet file read to measure a record's size in memory (long text).
+_SAMPLE_ROWS = 10_000
 #: How many times its table a run in memory peaks at (Adult-like tables of 3 million
 #: rows: a table of 0.2 GiB, peaks of 1.4 to 1.6 GiB).
 _PEAK = 7.0
 
 
 def _table_bytes(path: Path) -> float:
-    """The bytes the table in ``path`` takes in memory, roughly: from a Parquet file's
-    row count and column types (its metadata), from a text file's size."""
+    """The bytes the table in ``path`` takes in memory, roughly: a Parquet file's row
+    count (its metadata) times a record's size, the larger of its column types' least
+    and of its first records' measured size; a text file's size times 1.5."""
     if path.suffix.lower() not in (".parquet", ".pq"):
         return path.stat().st_size * _CSV_EXPANSION
-    rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+    scan = pl.scan_parquet(path)
+    rows = scan.select(pl.len()).collect().item()
     width = 0
     for dtype in pl.read_parquet_schema(path).values():
         if dtype.is_numeric() or dtype.is_temporal():
             width += _CELL_BYTES.get(dtype.base_type(), 8)
         else:
             width += _CELL_BYTES.get(dtype.base_type(), 16)
-    return float(rows * width)
+    head = scan.head(_SAMPLE_ROWS).collect()
+    measured = head.estimated_size() / head.height if head.height else 0.0
+    return float(rows * max(width, measured))
 
 
 def choose_engine(source: Any, memory_share: float = 0.25) -> tuple[str, str]:
