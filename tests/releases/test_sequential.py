@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from anonkit import anonymize
-from anonkit.exceptions import InputFormatError, PrivacyUnattainableError
+from anonkit.exceptions import InputFormatError, ParameterError, PrivacyUnattainableError
 from anonkit.models import KAnonymity
 from anonkit.releases import ReleaseHistory, covers, linkage_attack, publish
 from anonkit.releases._buckets import Classes, Pool, assign
@@ -227,3 +227,19 @@ def _assign_freely(
     for i in np.lexsort((fake_rank, fake_cls)).tolist():
         groups[fake_cls[i]][2].append(names[fake_value[i]])
     return groups
+
+
+def test_a_history_of_another_sensitive_attribute_is_refused(tmp_path) -> None:
+    """A history kept the signatures without saying of which attribute: reused on
+    another one, tau-safety published against signatures of other values without a word
+    (m-invariance refused it, blaming updated values)."""
+    table = T1.with_columns(pl.col("disease").alias("other"))
+    first = publish(table, m=2, **KW)
+    path = tmp_path / "history.json"
+    first.history.save(path)
+    again = ReleaseHistory.load(path)
+    assert again.sensitive == "disease"
+    for model in ("m_invariance", "tau_safety"):
+        with pytest.raises(ParameterError, match="'disease'"):
+            publish(table, m=2, history=again, model=model, **{**KW, "sensitive": "other"})
+    assert publish(table, m=2, history=again, **KW).history.sensitive == "disease"

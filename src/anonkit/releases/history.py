@@ -21,7 +21,7 @@ from pathlib import Path
 
 from anonkit._atomic import atomic_write_text
 from anonkit._validation import check_int
-from anonkit.exceptions import InputFormatError
+from anonkit.exceptions import InputFormatError, ParameterError
 
 __all__ = ["FORMAT_VERSION", "ReleaseHistory", "Signature"]
 
@@ -40,6 +40,10 @@ class ReleaseHistory:
     window
         Releases remembered per record (1 for m-invariance: the latest signature; τ for
         τ-safety).
+    sensitive
+        The attribute whose values the signatures hold (``None`` until a release is
+        recorded, and in a history written before it was kept): a release of another
+        attribute is refused.
 
     Attributes
     ----------
@@ -60,9 +64,34 @@ class ReleaseHistory:
     window: int = 1
     releases: int = 0
     records: dict[str, list[tuple[int, Signature]]] = field(default_factory=dict)
+    sensitive: str | None = None
 
     def __post_init__(self) -> None:
         check_int(self.window, "window", "ReleaseHistory", low=1)
+
+    def serving(self, sensitive: str, window: int, owner: str = "publish") -> ReleaseHistory:
+        """A copy for the next release of ``sensitive`` (its records' lists shared, see
+        :meth:`record_many`), remembering at least ``window`` releases.
+
+        Raises
+        ------
+        ParameterError
+            If the history holds the signatures of another attribute.
+        """
+        if self.sensitive is not None and self.sensitive != sensitive:
+            raise ParameterError(
+                "sensitive",
+                owner,
+                f"{self.sensitive!r}, the attribute whose signatures the history holds (a "
+                "history serves one sensitive attribute; start a new one for another)",
+                sensitive,
+            )
+        return ReleaseHistory(
+            window=max(self.window, window),
+            releases=self.releases,
+            records=dict(self.records),
+            sensitive=sensitive,
+        )
 
     def latest(self, record_id: str) -> Signature | None:
         """The signature of the last release that published ``record_id`` (None if none)."""
@@ -106,6 +135,7 @@ class ReleaseHistory:
                 "format": FORMAT_VERSION,
                 "window": self.window,
                 "releases": self.releases,
+                "sensitive": self.sensitive,
                 "records": {
                     rid: [[n, list(sig)] for n, sig in entries]
                     for rid, entries in sorted(self.records.items())
@@ -129,7 +159,15 @@ class ReleaseHistory:
                 str(rid): [(int(n), _signature(sig)) for n, sig in entries]
                 for rid, entries in raw["records"].items()
             }
-            return cls(window=int(raw["window"]), releases=int(raw["releases"]), records=records)
+            sensitive = raw.get("sensitive")
+            if sensitive is not None and not isinstance(sensitive, str):
+                raise ValueError("sensitive")
+            return cls(
+                window=int(raw["window"]),
+                releases=int(raw["releases"]),
+                records=records,
+                sensitive=sensitive,
+            )
         except _NotASignature:
             raise InputFormatError(
                 source,

@@ -229,8 +229,7 @@ def publish(
             requirement=f"{m}-invariance",
         )
     past = history if history is not None else ReleaseHistory(window=window)
-    if past.window < window:
-        past = ReleaseHistory(window=window, releases=past.releases, records=dict(past.records))
+    past = past.serving(sensitive, window, owner)
     _check_history(past, ids, id_column, m)
 
     start_stage(progress, "Dividing the records")
@@ -524,7 +523,7 @@ def _release(
         },
         schema={CLASS_COLUMN: pl.Int64, "counterfeits": pl.Int64},
     )
-    history = ReleaseHistory(window=past.window, releases=past.releases, records=dict(past.records))
+    history = past.serving(sensitive, past.window)
     window_of = coded.window_of[rows]
     _verify(table, qi, sensitive, m, real_class, window_of, coded.windows, model)
     history.record_many(
