@@ -440,7 +440,8 @@ class InputEncodingError(InputFormatError):
         else:
             how = (
                 f'encoding = "{s}" in the [read] section of the configuration, --encoding {s} '
-                f'for anonkit init, check and release, encoding="{s}" in Python'
+                f"for anonkit init, check and release and for the release anonkit evaluate "
+                f'reads, encoding="{s}" in Python'
             )
         #: the encoding the message suggests, and what went wrong without the advice
         self.suggested = s

@@ -618,3 +618,21 @@ def test_an_original_read_into_one_column_says_which_separator_it_looks_like(
     )
     line = one_error_line(res, 2)
     assert "into one column" in line and "set separator = ';'" in line
+
+
+def test_evaluate_reads_a_release_in_another_encoding(tmp_path: Path) -> None:
+    """A latin-1 release from another tool could not be evaluated at all: the release was
+    read as UTF-8 whatever the configuration said, and the error advised a setting that
+    did not apply to it."""
+    original = tmp_path / "o.csv"
+    original.write_text("city,n\nZürich,1\nZürich,2\nGenève,3\nGenève,4\n", encoding="utf-8")
+    release = tmp_path / "r.csv"
+    release.write_bytes("city,n\nZürich,1\nZürich,2\nGenève,3\nGenève,4\n".encode("latin-1"))
+    config = tmp_path / "c.toml"
+    config.write_text('[attributes]\nquasi_identifiers = ["city"]\ninsensitive = ["n"]\n')
+    args = ["evaluate", str(original), str(release), "-c", str(config), "-q"]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "--encoding latin-1" in refused.output
+    done = runner.invoke(app, [*args, "--encoding", "latin-1", "--json", str(tmp_path / "e.json")])
+    assert done.exit_code == 0, done.output
+    assert json.loads((tmp_path / "e.json").read_text())["privacy_levels"]["k"] == 2

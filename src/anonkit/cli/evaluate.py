@@ -295,12 +295,15 @@ def privacy_table(
 
 
 def _read_population(
-    option: Path | None, config: MeasureConfig | None, separator: str | None
+    option: Path | None,
+    config: MeasureConfig | None,
+    separator: str | None,
+    encoding: str = "utf-8",
 ) -> pl.DataFrame | None:
     from anonkit.io.tables import read_table
 
     path = option if option is not None else (config.population if config else None)
-    return read_table(path, separator=separator) if path is not None else None
+    return read_table(path, separator=separator, encoding=encoding) if path is not None else None
 
 
 #: ``-k`` of ``anonkit evaluate``.
@@ -365,6 +368,14 @@ def evaluate_command(
     ] = 0.2,
     suppression_limit: SuppressionLimitOption = None,
     separator: SeparatorOption = None,
+    encoding: Annotated[
+        str,
+        typer.Option(
+            "--encoding",
+            help='The encoding of RELEASE and of the population table, e.g. "latin-1" '
+            "(ORIGINAL is read as the configuration's \\[read] says).",
+        ),
+    ] = "utf-8",
     progress: ProgressOption = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -385,7 +396,7 @@ def evaluate_command(
     with progress_reporter(progress, quiet=quiet) as bar:
         payload, ev, levels, checks = _measure(
             cfg, original, release, population, population_size, class_attribute, k,
-            risk_threshold, separator, bar, limit,
+            risk_threshold, separator, encoding, bar, limit,
         )  # fmt: skip
     _report(payload, ev, levels, checks, original, release, config, json_out, html, quiet)
 
@@ -400,6 +411,7 @@ def _measure(
     k: int | None,
     risk_threshold: float,
     separator: str | None,
+    encoding: str,
     bar: ProgressReporter,
     limit: float,
 ) -> tuple[dict[str, Any], Any, Any, tuple[ModelCheck, ...]]:
@@ -427,8 +439,8 @@ def _measure(
     # configuration wrote the cells raw; its separator is --separator or its own (another
     # tool may have written it), as the population's
     formulas = "keep" if cfg.csv_formulas == "keep" else "unescape"
-    rel = read_table(release, separator=separator, csv_formulas=formulas)
-    pop = _read_population(population, cfg, separator)
+    rel = read_table(release, separator=separator, encoding=encoding, csv_formulas=formulas)
+    pop = _read_population(population, cfg, separator, encoding)
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))
     hierarchies = {
