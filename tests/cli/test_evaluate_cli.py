@@ -636,3 +636,22 @@ def test_evaluate_reads_a_release_in_another_encoding(tmp_path: Path) -> None:
     done = runner.invoke(app, [*args, "--encoding", "latin-1", "--json", str(tmp_path / "e.json")])
     assert done.exit_code == 0, done.output
     assert json.loads((tmp_path / "e.json").read_text())["privacy_levels"]["k"] == 2
+
+
+def test_a_release_label_or_column_evaluate_cannot_read_is_named_with_its_file(
+    tmp_path: Path,
+) -> None:
+    """'1 value(s) of the data are not in the hierarchy' and 'the data has ...' did not
+    say that the release was meant, nor where in it."""
+    original = tmp_path / "o.csv"
+    original.write_text("sex,age\nm,1\nm,2\nf,3\nf,4\n", encoding="utf-8")
+    config = tmp_path / "c.toml"
+    config.write_text('[attributes]\nquasi_identifiers = ["sex"]\ninsensitive = ["age"]\n')
+    release = tmp_path / "r.csv"
+    release.write_text("sex,age\nm,1\nm,2\n?,3\n?,4\n", encoding="utf-8")
+    args = ["evaluate", str(original), str(release), "-c", str(config), "-q"]
+    line = one_error_line(runner.invoke(app, args), 1)
+    assert "r.csv" in line and "line 4" in line and "'?'" in line
+    release.write_text("age\n1\n2\n3\n4\n", encoding="utf-8")
+    line = one_error_line(runner.invoke(app, args), 2)
+    assert "r.csv" in line and "'sex'" in line

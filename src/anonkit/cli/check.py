@@ -12,7 +12,7 @@ Records at ``*`` in every quasi-identifier form one class of their size, judged 
 other (what an attacker sees), unless the release may have suppressed records:
 ``--suppression`` (or the configuration's ``[privacy] suppression_limit``) says up to
 which share of the records they are suppressed ones
-(:func:`anonkit.cli.evaluate.starred_limit`).
+(:func:`anonkit.cli.measuring.starred_limit`).
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ from anonkit.cli.common import (
     progress_reporter,
     stdout_console,
 )
-from anonkit.cli.evaluate import (
+from anonkit.cli.evaluate import privacy_table
+from anonkit.cli.measuring import (
     MeasureConfig,
     SuppressionLimitOption,
     level_specs,
     needs_population,
-    privacy_table,
     read_measure_config,
     starred_limit,
     starred_note,
