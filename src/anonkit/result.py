@@ -94,9 +94,13 @@ class AnonymizationResult:
 
     @property
     def search_note(self) -> str | None:
-        """Why a full-domain search's release is not proven optimal (a heuristic, or an
-        exact search stopped early), for people; ``None`` when it is proven optimal or
-        the result does not say (``details["search"]``)."""
+        """Why a search's release is not proven optimal (a heuristic, or an exact search
+        stopped early: a full-domain search's ``details["search"]``, k-Optimize's
+        ``details["k_optimize"]``), for people; ``None`` when it is proven optimal or the
+        result does not say."""
+        bounded = self.details.get("k_optimize")
+        if isinstance(bounded, Mapping) and bounded.get("optimal") is False:
+            return f"not proven optimal: k_optimize {_STOPPED['time_limit']}"
         search = self.details.get("search")
         if not isinstance(search, Mapping) or search.get("optimal", True):
             return None
@@ -125,6 +129,7 @@ class AnonymizationResult:
             "minimal_transformations": [dict(m) for m in self.minimal_transformations],
             "details": dict(self.details),
             "verified": self.verified,
+            "search_note": self.search_note,
             "risk": dict(self.risk),
             "checks": _plain(self.checks),
         }

@@ -85,6 +85,9 @@ def test_time_limit_gives_a_private_release_marked_not_optimal(adult_frame, adul
     assert res.verified
     assert res.details["k_optimize"]["optimal"] is False
     assert pycanon_anonymity.k_anonymity(_kept(res.release, INTERVAL_QI), INTERVAL_QI) >= 5
+    # the summary says so, as after a full-domain search stopped early (it said nothing)
+    assert res.search_note is not None and "time limit" in res.search_note
+    assert res.to_dict()["search_note"] == res.search_note
 
 
 def test_parameters_are_checked() -> None:
