@@ -158,3 +158,23 @@ def test_a_noisy_text_value_that_is_no_number_is_named_with_its_record() -> None
             hierarchies={"sex": {"type": "suppression"}},
             insensitive=["income"],
         )
+
+
+def test_a_sensitive_column_cannot_be_noisy() -> None:
+    """A sensitive column was accepted as noisy, l-diversity judged on values the release
+    then perturbs; the docs say a noisy column is declared insensitive."""
+    from anonkit.models import DistinctLDiversity
+
+    df = pl.DataFrame({"sex": ["m"] * 5 + ["f"] * 5, "income": [30 + i for i in range(10)]})
+    est = KEpsilon(
+        noisy=["income"], privacy=Privacy([KAnonymity(2), DistinctLDiversity("income", 2)])
+    )
+    with pytest.raises(ParameterError, match="noisy"):
+        est.fit(df, quasi_identifiers=["sex"], hierarchies={"sex": {"type": "suppression"}})
+    with pytest.raises(ParameterError, match="noisy"):
+        KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2))).fit(
+            df,
+            quasi_identifiers=["sex"],
+            sensitive=["income"],
+            hierarchies={"sex": {"type": "suppression"}},
+        )

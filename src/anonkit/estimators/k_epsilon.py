@@ -26,7 +26,7 @@ from anonkit._frozen import FrozenDict
 from anonkit._validation import Constraint, Interval, Names, Options
 from anonkit.algorithms.dp.k_epsilon import laplace_within_classes
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
-from anonkit.core.schema import Schema
+from anonkit.core.schema import AttributeRole, Schema
 from anonkit.core.transform import all_starred
 from anonkit.core.values import as_numbers
 from anonkit.estimators.base import Estimator, Fitting, Privacy
@@ -124,6 +124,14 @@ class KEpsilon(Estimator):
                     "noisy",
                     "KEpsilon",
                     "columns that are not quasi-identifiers (they are generalized, not perturbed)",
+                    c,
+                )
+            if c in fitting.wanted or c in fitting.schema.columns(AttributeRole.SENSITIVE):
+                raise ParameterError(
+                    "noisy",
+                    "KEpsilon",
+                    "insensitive columns (a sensitive one is released as it is, and its "
+                    "models judge its exact values)",
                     c,
                 )
             if not fitting.data[c].dtype.is_numeric() and fitting.data[c].dtype != pl.String:
