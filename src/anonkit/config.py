@@ -349,7 +349,8 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
                 spec = {**spec, "path": str(_resolve(base, spec["path"]))}
             hierarchies[column] = FrozenDict(dict(spec))
         elif isinstance(spec, list) and spec and all(isinstance(r, list) for r in spec):
-            hierarchies[column] = tuple(tuple(str(v) for v in row) for row in spec)  # rows
+            # rows as given: read as anonymize() reads rows (a whole float is "2")
+            hierarchies[column] = tuple(tuple(row) for row in spec)
         else:
             raise _wrong(f"hierarchies.{column}", "a file, a builder or rows", spec, where)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from anonkit.config import AnonymizeConfig, load_config
@@ -285,3 +286,26 @@ def test_names_written_as_one_comma_separated_string_are_pointed_out(tmp_path: P
         load_config(write(tmp_path, text))
     one = 'input = "t.csv"\n[attributes]\nquasi_identifiers = "age"\n[privacy]\nk = 2\n'
     assert load_config(write(tmp_path, one)).quasi_identifiers == ("age",)
+
+
+def test_inline_hierarchy_rows_read_as_the_api_reads_them(tmp_path: Path) -> None:
+    """TOML rows kept their floats as Python writes them ('2.0'), where anonymize() reads
+    the same rows as the data's text ('2'): the command stopped on a value the user never
+    wrote, and nan became a label where the API refuses an empty one."""
+    from anonkit.config import load_config
+    from anonkit.core.resolve import resolve_hierarchy
+
+    (tmp_path / "score.csv").write_text("score;d\n2;x\n2;y\n2.5;x\n2.5;y\n", encoding="utf-8")
+    config = tmp_path / "c.toml"
+    config.write_text(
+        'input = "score.csv"\noutput = "out.csv"\n[attributes]\nsensitive = ["d"]\n'
+        '[hierarchies]\nscore = [[2.0, "low"], [2.5, "low"]]\n[privacy]\nk = 2\n',
+        encoding="utf-8",
+    )
+    cfg = load_config(config)
+    values = pl.Series("score", ["2", "2", "2.5", "2.5"])
+    rows = [[2.0, "low"], [2.5, "low"]]
+    assert (
+        resolve_hierarchy("score", cfg.hierarchies["score"], values).rows
+        == resolve_hierarchy("score", rows, values).rows
+    )
