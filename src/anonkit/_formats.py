@@ -182,9 +182,10 @@ def refuse_nul(path: Path, data: bytes, start: int) -> None:
 _FIELD_LIMIT: Final = 2**31 - 1
 
 
-def csv_rows(text: str, delimiter: str) -> Reader:
+def csv_rows(text: str, delimiter: str, *, strict: bool = False) -> Reader:
     """A :func:`csv.reader` over ``text``: fields of any length, and line ends ``\\n``,
-    ``\\r\\n`` or ``\\r`` alike (its ``line_num`` counts them).
+    ``\\r\\n`` or ``\\r`` alike (its ``line_num`` counts them); ``strict``: a quote
+    left open or followed by more of its field is an error (:class:`csv.Error`).
 
     Examples
     --------
@@ -193,7 +194,7 @@ def csv_rows(text: str, delimiter: str) -> Reader:
     """
     if csv.field_size_limit() < _FIELD_LIMIT:
         csv.field_size_limit(_FIELD_LIMIT)
-    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    return csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=strict)
 
 
 def require_file(path: Path) -> None:

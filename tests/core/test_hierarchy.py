@@ -313,3 +313,22 @@ def test_a_header_line_in_a_hierarchy_file_is_named() -> None:
     """Users add 'value;group;top' above the rows; the error asked about the separator."""
     with pytest.raises(HierarchyError, match=r"row 1 looks like a header .*remove it"):
         Hierarchy([["level0", "level1", "level2"], ["1", "1-2", "*"], ["2", "1-2", "*"]])
+
+
+def test_a_file_s_errors_name_the_file_and_its_line(tmp_path: Path) -> None:
+    """Blank lines were dropped before rows were counted, so an empty label on line 4
+    was 'row 2', and the file was never named."""
+    path = tmp_path / "sex_hierarchy.csv"
+    path.write_text("M;*\n\n\nF;\n", encoding="utf-8")
+    with pytest.raises(HierarchyError, match=r"line 4 of sex_hierarchy\.csv has an empty label"):
+        Hierarchy.from_csv(path, name="sex")
+    path.write_text("M;*\n\n\n\nF;*;\n", encoding="utf-8")
+    with pytest.raises(HierarchyError, match=r"line 5 of sex_hierarchy\.csv has 3 levels"):
+        Hierarchy.from_csv(path, name="sex")
+
+
+def test_an_unclosed_quote_in_a_hierarchy_file_is_named() -> None:
+    """A file starting with an unbalanced quote read as one row holding the whole file;
+    the run then blamed the data's values."""
+    with pytest.raises(HierarchyError, match=r"line 1 .*quote"):
+        Hierarchy.from_text('"M;*\nF;*\n', name="sex")

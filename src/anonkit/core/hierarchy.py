@@ -275,24 +275,57 @@ class Hierarchy:
             raise InputEncodingError.from_decode_error(
                 p, raw, exc, encoding, hierarchy=True
             ) from None
-        return cls.from_text(text, separator=separator, name=name or p.stem)
+        return cls.from_text(text, separator=separator, name=name or p.stem, source=p.name)
 
     @classmethod
     def from_text(
-        cls, text: str, *, separator: str | None = None, name: str | None = None
+        cls,
+        text: str,
+        *,
+        separator: str | None = None,
+        name: str | None = None,
+        source: str | None = None,
     ) -> Hierarchy:
-        """Parse hierarchy CSV text (see :meth:`from_csv`)."""
-        stripped = text.lstrip()
-        if not stripped:
-            raise HierarchyError("the file is empty.", column=name)
-        sep = separator or detect_separator(stripped.splitlines()[0])
-        reader = csv_rows(stripped, sep)
+        """Parse hierarchy CSV text (see :meth:`from_csv`); errors name the line (of the
+        file ``source``, when given).
+
+        Raises
+        ------
+        HierarchyError
+            If a quote is left open, a line has another number of levels than the first,
+            or a label is empty.
+        """
+        where = f" of {source}" if source else ""
+        lines = [line for line in text.splitlines() if line.strip()]
+        if not lines:
+            raise HierarchyError(f"the file{where} is empty.", column=name)
+        sep = separator or detect_separator(lines[0])
+        reader = csv_rows(text, sep, strict=True)
+        rows: list[list[str]] = []
+        numbers: list[int] = []
         try:
-            rows = list(reader)
+            for row in reader:
+                if any(cell.strip() for cell in row):  # blank lines are passed over
+                    rows.append(row)
+                    numbers.append(reader.line_num)
         except csv.Error as exc:
+            what = "a quote is left open" if "end of data" in str(exc) else str(exc)
+            start = numbers[-1] + 1 if numbers else 1
             raise HierarchyError(
-                f"line {reader.line_num} is not CSV ({exc}).", column=name
+                f"line {start}{where} is not CSV ({what}: a quote must close its field).",
+                column=name,
             ) from None
+        width = len(rows[0])
+        for row, line in zip(rows, numbers, strict=True):
+            if len(row) != width:
+                raise HierarchyError(
+                    f"line {line}{where} has {len(row)} levels but the first row has {width}; "
+                    "every row must have one column per level (is the separator right?).",
+                    column=name,
+                )
+            if any(not cell.strip() for cell in row):
+                end = " (a separator at the end of the line?)" if not row[-1].strip() else ""
+                raise HierarchyError(f"line {line}{where} has an empty label{end}.", column=name)
         return cls(rows, name=name)
 
     def to_csv(self, path: str | Path | None = None, *, separator: str = ";") -> str:
