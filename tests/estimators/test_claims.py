@@ -60,6 +60,11 @@ def test_star_is_only_the_mark_of_suppression() -> None:
     below = {"a": [["a", "*", "*"], ["b", "x", "*"], ["c", "x", "*"]]}
     with pytest.raises(HierarchyError, match="labels values '\\*' at level 1"):
         anonkit.anonymize(df, quasi_identifiers=["a"], hierarchies=below, k=2)
+    # a '*' row the data never holds is the hierarchy's, not a value of the column
+    unused = {"a": [["a", "*"], ["b", "*"], ["c", "*"], ["*", "*"]]}
+    with pytest.raises(HierarchyError, match="lists '\\*' among its values") as err:
+        anonkit.anonymize(df, quasi_identifiers=["a"], hierarchies=unused, k=2)
+    assert "holds the value" not in str(err.value)
 
 
 def test_safepub_refuses_columns_published_as_they_are() -> None:

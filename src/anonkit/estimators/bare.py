@@ -77,7 +77,7 @@ def note_bare_columns(estimator: Estimator, bare: Sequence[str]) -> None:
     warn_caller(SuppressedColumnWarning(bare))
 
 
-def refuse_star_labels(hierarchies: Sequence[Hierarchy]) -> None:
+def refuse_star_labels(hierarchies: Sequence[Hierarchy], data: pl.DataFrame | None = None) -> None:
     """Refuse a quasi-identifier whose value or hierarchy label below the root is ``*``,
     the mark of a suppressed value: a record at ``*`` in every quasi-identifier would be
     taken for a suppressed one (dropped with ``suppressed="drop"``, left out of the risk
@@ -86,12 +86,23 @@ def refuse_star_labels(hierarchies: Sequence[Hierarchy]) -> None:
     Raises
     ------
     DataError
-        If a value is ``*``.
+        If a value is ``*`` (in ``data``, when given).
     HierarchyError
-        If a label below the root is ``*``.
+        If a label below the root is ``*``, or a hierarchy lists ``*`` among its values
+        while ``data`` holds none.
     """
     for h in hierarchies:
         if SUPPRESSED in h.leaves:
+            held = True
+            if data is not None and h.name in data.columns:
+                text = data[h.name].cast(pl.String).str.strip_chars()
+                held = bool((text == SUPPRESSED).any())
+            if not held:
+                raise HierarchyError(
+                    f"it lists {SUPPRESSED!r} among its values (level 0), the mark of a "
+                    "suppressed value, which the data does not hold: remove that row.",
+                    column=h.name,
+                )
             raise DataError(
                 f"Column {h.name!r} holds the value {SUPPRESSED!r}, which anonkit writes for "
                 "a suppressed value; replace it (for example with 'unknown') in the data "

@@ -361,7 +361,7 @@ class Estimator(Parameters):
             start_stage(self.progress, "Encoding")
             built = resolved_hierarchies(specs, qi, (), data, population)
             hierarchies = [built[c] for c in qi]
-            refuse_star_labels(hierarchies)
+            refuse_star_labels(hierarchies, data)
         return Fitting(
             data=data,
             kind=kind,
