@@ -275,3 +275,27 @@ def test_free_text_is_removed_whatever_its_name() -> None:
     labels = ["Malignant neoplasm of lung", "Acute bronchitis", "Essential hypertension"]
     short = pl.DataFrame({"diagnosis": [labels[i % 3] for i in range(600)]})
     assert not profile_table(short)["diagnosis"].free_text
+
+
+def test_upper_case_and_entity_named_identifiers_are_removed() -> None:
+    """An admissions export with PATIENTID and PATIENT (full names), several records per
+    patient: init proposed both as quasi-identifiers ('no rule matched'), and with five
+    records a patient every class was one patient, names published."""
+    patients = [f"P{i:04d}" for i in range(40)]
+    frame = pl.DataFrame(
+        {
+            "PATIENTID": [p for p in patients for _ in range(5)],
+            "PATIENT": [f"Name {p}" for p in patients for _ in range(5)],
+            "CustomerNo": [f"C{i}" for i in range(200)],
+            "client": [f"c{i % 7}" for i in range(200)],
+            "patient_type": ["in", "out"] * 100,
+            "PAID": ["y", "n"] * 100,
+        }
+    )
+    proposals = {p.column: p for p in propose_roles(profile_table(frame))}
+    roles = {c: p.role for c, p in proposals.items()}
+    assert "several records" in proposals["PATIENTID"].why  # 40 values over 200 records
+    assert "several records" not in proposals["CustomerNo"].why
+    for column in ("PATIENTID", "PATIENT", "CustomerNo", "client"):
+        assert roles[column] == "identifying", column
+    assert roles["patient_type"] != "identifying" and roles["PAID"] != "identifying"

@@ -76,6 +76,15 @@ _ID_TOKENS = {
     "phone", "telephone", "tel", "mobile", "fax", "ssn", "passport", "iban", "address",
     "street", "id", "uuid", "guid", "mrn", "ip",
 }  # fmt: skip
+#: Who a record is about: a column named so alone (``patient``, ``Customer``) holds their
+#: name or number, and so does one named so with an id suffix written as one word
+#: (``PATIENTID``, ``customerno``).
+_ENTITIES = (
+    "patient", "person", "customer", "client", "employee", "member", "user", "account",
+    "subject", "student", "citizen", "resident", "visitor", "applicant", "respondent",
+    "participant", "donor", "insured", "policyholder", "holder", "owner", "contact",
+)  # fmt: skip
+_ENTITY_ID = re.compile(rf"(?:{'|'.join(_ENTITIES)})(?:id|no|nr|num|number|name|key|code)?")
 _SENSITIVE_TOKENS = {"class", "label", "target", "outcome", "y"}
 _SENSITIVE_PARTS = ("salary", "income", "wage", "earning", "diagnos", "disease", "illness")
 _QI_TOKENS = {"age", "sex", "race", "zip", "dob", "plz", "city", "state", "town"}
@@ -123,6 +132,8 @@ def _name_role(name: str) -> str | None:
     joined = "".join(tokens)
     if any(t in _ID_TOKENS for t in tokens) or joined in _ID_TOKENS:
         return "identifying"
+    if _ENTITY_ID.fullmatch(joined):
+        return "identifying"
     if any(t in _SENSITIVE_TOKENS for t in tokens) or any(p in joined for p in _SENSITIVE_PARTS):
         return "sensitive"
     if any(t in _QI_TOKENS for t in tokens) or any(p in joined for p in _QI_PARTS):
@@ -138,7 +149,14 @@ def _first_role(column: ColumnProfile) -> tuple[str, str]:
         return "identifying", f"values look like {column.identifier} ({share:.0%}); removed"
     by_name = _name_role(column.name)
     if by_name == "identifying":
-        return "identifying", "the name suggests a direct identifier; removed"
+        why = "the name suggests a direct identifier; removed"
+        if 1 < column.distinct <= 0.9 * column.records:
+            why += (
+                f"; {column.distinct:,} values over {column.records:,} records: if it names "
+                "people, some have several records, and k-anonymity counts records (k of "
+                "one person's hide no one): release one record per person"
+            )
+        return "identifying", why
     if column.free_text:
         return "identifying", (
             "free text (sentences): it can name people or hold their contact details, "
