@@ -62,17 +62,33 @@ class Codes:
         counts = np.bincount(self.codes(column), self.weights, minlength=self.distinct[column])
         return int(np.count_nonzero(counts == 1))
 
+    def nulls(self, column: str) -> npt.NDArray[np.bool_] | None:
+        """Which rows of ``column`` are missing (``None``: none, or not known)."""
+        return None
+
     def dependency(self, determinant: str, dependent: str) -> tuple[float, float] | None:
-        """:func:`dependency_strength` of the two columns (None when trivial)."""
+        """:func:`dependency_strength` of the two columns (None when trivial). A missing
+        determinant is a value of its own (being missing may give the dependent away),
+        and the records where it is missing are also left out, the stronger of the two
+        counting: as one more value, a few missing cells would hide what the others give
+        away."""
         if self._trivial(determinant, dependent):
             return None
-        return dependency_strength(
+        args = (
             self.codes(determinant),
             self.distinct[determinant],
             self.codes(dependent),
             self.distinct[dependent],
-            self.weights,
         )
+        found = dependency_strength(*args, self.weights)
+        missing = self.nulls(determinant)
+        if missing is None:
+            return found
+        base = np.ones(missing.shape[0]) if self.weights is None else self.weights
+        present = dependency_strength(*args, np.where(missing, 0.0, base))
+        if found is None or (present is not None and present > found):
+            return present
+        return found
 
 
 class ColumnCodes(Codes):
@@ -102,6 +118,11 @@ class ColumnCodes(Codes):
         }
         self.distinct = {c: int(self._keys[c].size) if self.records else 0 for c in names}
         self._codes: dict[str, npt.NDArray[np.int64]] = {}
+        self._frame = frame
+
+    def nulls(self, column: str) -> npt.NDArray[np.bool_] | None:
+        series = self._frame.get_column(column)
+        return series.is_null().to_numpy() if series.null_count() else None
 
     def codes(self, column: str) -> npt.NDArray[np.int64]:
         """The dense codes of ``column``, one per record (made on first use: the dense
