@@ -239,6 +239,12 @@ def test_identifier_patterns(values: list[str], kind: str) -> None:
         ["1.234.567,89", "12.345.678", "1'234'567.50", "123.456.789"],  # European amounts
         ["Bachelors", "HS-grad", "Some-college"],  # categories
         ["10000-20000", "20000-30000"],  # ranges
+        # refused as card numbers (13 to 19 digits, no checksum) or phone numbers
+        ["4006381333931", "9780306406157", "5901234123457", "4012345678901"],  # EAN-13
+        ["1700000000000", "1704067200000", "1735689600000"],  # epoch milliseconds
+        ["2023-01-01 - 2023-12-31", "2024-01-01 - 2024-12-31"],  # date ranges
+        ["2023-01 - 2023-12", "2024-01 - 2024-06"],  # month ranges
+        ["10.000 - 20.000", "20.000 - 30.000", "10 000 - 20 000"],  # income brackets
     ],
 )
 def test_no_identifier_pattern(values: list[str]) -> None:

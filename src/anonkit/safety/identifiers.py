@@ -28,10 +28,14 @@ _CARD = r"^\d{13,19}$"
 _DIGIT_GROUPS = r"^(\+|00)?\(?\d[\d ()./-]{5,}\d$"
 # Numbers that merely carry separators: 1,234,567.89, 1.234.567,89, 1 234 567, 1234567.89;
 # the decimal mark is never the thousands separator (555.123.4567 is a phone number).
-_AMOUNT = (
-    r"^-?(\d{1,3}(,\d{3})+(\.\d+)?|\d{1,3}(\.\d{3})+(,\d+)?"
-    r"|\d{1,3}([ ']\d{3})+([.,]\d+)?|\d+([.,]\d+)?)$"
+_NUMBER = (
+    r"-?(\d{1,3}(,\d{3})+(\.\d+)?|\d{1,3}(\.\d{3})+(,\d+)?"
+    r"|\d{1,3}([ ']\d{3})+([.,]\d+)?|\d+([.,]\d+)?)"
 )
+_AMOUNT = rf"^{_NUMBER}$"
+# Ranges of amounts or dates: income brackets (10.000 - 20.000), periods (2023-01 - 2023-12)
+_DATE = r"\d{4}-\d{2}(-\d{2})?"
+_RANGE = rf"^({_NUMBER}|{_DATE})\s+-\s+({_NUMBER}|{_DATE})$"
 
 #: Identifier pattern names, in the order they are tried.
 IDENTIFIER_KINDS: Final = (
@@ -49,12 +53,16 @@ def _matchers(col: pl.Expr) -> list[pl.Expr]:
     digits = col.str.count_matches(r"\d")
     groups = col.str.count_matches(r"\d+")
     ssn = col.str.contains(_SSN)
-    card = col.str.contains(r"^\d[\d -]*\d$") & compact.str.contains(_CARD)
+    ranged = col.str.contains(_RANGE)
+    card = (
+        col.str.contains(r"^\d[\d -]*\d$") & compact.str.contains(_CARD) & _luhn(compact) & ~ranged
+    )
     phone = (
         col.str.contains(_DIGIT_GROUPS)
         & digits.is_between(9, 15)
         & (col.str.contains(r"^(\+|00)|\(") | (groups >= 3))
         & ~col.str.contains(_AMOUNT)
+        & ~ranged
         & ~ssn
         & ~card
     )
@@ -65,6 +73,16 @@ def _matchers(col: pl.Expr) -> list[pl.Expr]:
         card,
         phone,
     ]
+
+
+def _luhn(digits: pl.Expr) -> pl.Expr:
+    """Whether the digits pass the Luhn check every payment card number passes (one in
+    ten other numbers does: barcodes, ISBNs, timestamps of 13 digits mostly fail it)."""
+    reverse = digits.str.reverse().str.split("")
+    place = pl.int_range(pl.len())
+    value = pl.element().cast(pl.Int32, strict=False)
+    doubled = pl.when(place % 2 == 1).then(value * 2 - (value >= 5) * 9).otherwise(value)
+    return reverse.list.eval(doubled).list.sum() % 10 == 0
 
 
 def _pattern_shares(values: pl.LazyFrame) -> list[float]:
@@ -87,12 +105,13 @@ def identifier_kind(values: pl.Series) -> tuple[str, float] | None:
 
     The patterns (:data:`IDENTIFIER_KINDS`): e-mail addresses; US social security numbers
     ``ddd-dd-dddd``; IBANs (two letters, two check digits, 11 to 30 letters or digits,
-    spaces allowed); payment card numbers (13 to 19 digits, in groups or not); phone or ID
+    spaces allowed); payment card numbers (13 to 19 digits, in groups or not, passing the
+    Luhn check); phone or ID
     numbers (9 to 15 digits in three or more groups, or starting with ``+``, ``00`` or a
     parenthesis, which are not plain or thousands-separated amounts). A pattern counts when
     at least :data:`IDENTIFIER_SHARE` of the non-null values match it. Plain numbers of up
-    to 12 digits (ages, amounts, weights, 5-digit zip codes), dates and hierarchy labels
-    such as ``[20-25[`` match none.
+    to 12 digits (ages, amounts, weights, 5-digit zip codes), dates, ranges of amounts or
+    dates (``10.000 - 20.000``) and hierarchy labels such as ``[20-25[`` match none.
 
     Examples
     --------
