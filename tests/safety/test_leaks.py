@@ -202,6 +202,16 @@ def test_hash_ranks_fall_back_when_no_field_tells_keys_apart() -> None:
     ("values", "kind"),
     [
         (["ann@example.org", "b.smith+x@mail.co.uk", "c_d@uni-x.edu"], "e-mail addresses"),
+        # accented, international and named addresses went out unseen
+        (
+            ["jonas.müller22@example.de", "Ann Smith <ann@example.org>", "zoë@bücher.example"],
+            "e-mail addresses",
+        ),
+        (["DE89-3704-0044-0532-0130-00", "GB29-NWBK-6016-1331-9268-19"], "IBANs"),
+        (
+            ["+1 (555) 123-4567 x560", "555-123-4567 ext. 12", "06 12 34 56 78"],
+            "phone or ID numbers",
+        ),
         (["123-45-6789", "987-65-4321", "555-12-3456"], "social security numbers"),
         (
             [

@@ -21,7 +21,8 @@ IDENTIFIER_SHARE: Final = 0.5
 # Values screened first; the full column is matched only if the sample looks suspicious.
 _SAMPLE: Final = 2_000
 
-_EMAIL = r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$"
+# letters of any script (jonas.müller@, bücher.example), also as "Name <address>"
+_EMAIL = r"^([^<>@]*<)?[\w.%+'-]+@[\w-]+(\.[\w-]+)*\.[^\W\d_]{2,}>?$"
 _SSN = r"^\d{3}-\d{2}-\d{4}$"
 _IBAN = r"^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$"
 _CARD = r"^\d{13,19}$"
@@ -50,15 +51,17 @@ IDENTIFIER_KINDS: Final = (
 def _matchers(col: pl.Expr) -> list[pl.Expr]:
     """One boolean expression per :data:`IDENTIFIER_KINDS` entry, on a string column."""
     compact = col.str.replace_all(r"[ -]", "")
-    digits = col.str.count_matches(r"\d")
-    groups = col.str.count_matches(r"\d+")
+    # a phone number's extension (x560, ext. 12) is not part of the number's shape
+    number = col.str.replace(r"(?i)\s*(x|ext\.?|extension)\s*\d{1,6}$", "")
+    digits = number.str.count_matches(r"\d")
+    groups = number.str.count_matches(r"\d+")
     ssn = col.str.contains(_SSN)
     ranged = col.str.contains(_RANGE)
     card = (
         col.str.contains(r"^\d[\d -]*\d$") & compact.str.contains(_CARD) & _luhn(compact) & ~ranged
     )
     phone = (
-        col.str.contains(_DIGIT_GROUPS)
+        number.str.contains(_DIGIT_GROUPS)
         & digits.is_between(9, 15)
         & (col.str.contains(r"^(\+|00)|\(") | (groups >= 3))
         & ~col.str.contains(_AMOUNT)
@@ -69,7 +72,7 @@ def _matchers(col: pl.Expr) -> list[pl.Expr]:
     return [
         col.str.contains(_EMAIL),
         ssn,
-        col.str.to_uppercase().str.replace_all(" ", "").str.contains(_IBAN),
+        col.str.to_uppercase().str.replace_all(r"[ -]", "").str.contains(_IBAN),
         card,
         phone,
     ]
