@@ -299,3 +299,11 @@ def test_upper_case_and_entity_named_identifiers_are_removed() -> None:
     for column in ("PATIENTID", "PATIENT", "CustomerNo", "client"):
         assert roles[column] == "identifying", column
     assert roles["patient_type"] != "identifying" and roles["PAID"] != "identifying"
+
+
+def test_the_advice_on_missing_cells_says_an_empty_cell_stays_missing() -> None:
+    """The reason advised leaving the token out of [read] missing, which cannot work for
+    empty cells (always missing): a user followed it and got the same error."""
+    frame = pl.DataFrame({"zip": ["101", None, "102", None] * 10, "age": list(range(40))})
+    why = {p.column: p.why for p in propose_roles(profile_table(frame))}["zip"]
+    assert "an empty cell is always missing" in why

@@ -262,8 +262,9 @@ def _missing_note(nulls: int) -> str:
     """Why a quasi-identifier's missing cells need a decision before the run."""
     cells = "cell stops" if nulls == 1 else "cells stop"
     return (
-        f"its {nulls} missing {cells} the run: fill them with a value its hierarchy covers, "
-        "or read the token as a value (leave it out of [read] missing)"
+        f"its {nulls} missing {cells} the run: fill them with a value its hierarchy covers "
+        "(an empty cell is always missing), or, where a token such as '?' marks them, read "
+        "it as a value (leave it out of [read] missing); or make the column identifying"
     )
 
 
