@@ -104,6 +104,8 @@ def test_the_cli_says_it_as_a_note(tmp_path: Path) -> None:
     )
     assert res.exit_code == 0, res.output
     assert "note: age had no hierarchy but '*' in [hierarchies]" in res.stderr
+    # the example builders fit numbers and text alike (intervals alone failed on text)
+    assert '"masking"' in res.stderr
     assert "SuppressedColumnWarning" not in res.stderr
     data = json.loads(summary.read_text(encoding="utf-8"))
     assert data["details"]["suppressed_without_hierarchy"] == ["age"]

@@ -249,8 +249,9 @@ def _notes(notes: Console, result: AnonymizationResult, cfg: AnonymizeConfig) ->
             f"note: {names} had no hierarchy but '*' in \\[hierarchies] (none, or "
             '{type = "suppression"}), so the release shows "*" '
             f"for {'it' if len(bare) == 1 else 'them'} in every record; give a hierarchy "
-            'file or a builder table (e.g. {type = "intervals", widths = [5, 10, 20]}) to '
-            "generalize instead."
+            'file or a builder table ({type = "intervals", widths = [5, 10, 20]} for numbers, '
+            '{type = "masking"} for codes, {type = "ordered", ...} for ordered categories) '
+            "to generalize instead."
         )
 
 
