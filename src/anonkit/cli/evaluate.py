@@ -228,6 +228,9 @@ def evaluate_command(
     judged like any other, unless the release may have suppressed records:
     up to the share --suppression (default: \\[privacy] suppression_limit,
     else 0) they count as suppressed.
+
+    A measurement: it exits 0 whether or not the release meets the models
+    ("NOT met" in the table and the JSON say so).
     """
     from anonkit.io.write import check_outputs
 
