@@ -258,6 +258,8 @@ def test_check_json_numbers(tiny: Path) -> None:
     assert data["suppressed"] == 1
     assert data["histogram"]["1"] == 1 and data["histogram"]["2"] == 1
     assert data["histogram"]["3-4"] == 1
+    # the table's "records" line counts every row; n_records those outside suppression
+    assert data["records"] == data["n_records"] + data["suppressed"]
 
 
 def test_check_table_output(tiny: Path) -> None:

@@ -191,6 +191,7 @@ def check_command(
                 {
                     "file": str(data),
                     "quasi_identifiers": columns,
+                    "records": frame.height,  # every row, as the table's "records" line
                     **profile.to_dict(),
                     "all_star_records": n_star,
                     "all_star_read_as": ("suppressed" if starred else "class") if n_star else None,
