@@ -262,6 +262,18 @@ def test_show_errors_leaves_pyspark_s_loggers_alone(
     assert all(logging.getLogger(n).level > logging.CRITICAL for n in pyspark_loggers)
 
 
+def test_the_engine_quiets_pyspark_s_loggers_in_a_session_of_the_user_s(
+    spark: Any, monkeypatch: pytest.MonkeyPatch, pyspark_loggers: Any
+) -> None:
+    """Quieted only in sessions anonkit started: with the user's own session (given to
+    the engine, or its DataFrames') Spark's whole message still went to stderr."""
+    for n in pyspark_loggers:
+        logging.getLogger(n).setLevel(logging.WARNING)
+    monkeypatch.delenv(SHOW_ERRORS, raising=False)
+    SparkEngine(spark)
+    assert all(logging.getLogger(n).level > logging.CRITICAL for n in pyspark_loggers)
+
+
 @pytest.mark.parametrize("name", ["nope.csv", "nope.parquet", "nope.tsv"])
 def test_a_missing_local_input_is_named(spark: Any, tmp_path: Path, name: str) -> None:
     """Spark said 'Spark stopped (AnalysisException)', without the file's name."""

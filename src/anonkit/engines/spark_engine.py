@@ -68,7 +68,7 @@ from anonkit.engines.spark_csv import (
     require_path,
 )
 from anonkit.engines.spark_frames import collect_frame, named, polars_types, spark_frame
-from anonkit.engines.spark_session import start_session
+from anonkit.engines.spark_session import quiet_spark_loggers, start_session
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import field_separator, local_path, output_format
 
@@ -266,6 +266,7 @@ class SparkEngine(GroupingEngine):
     _fit_caches: tuple[str, ...] = ("_csv",)
 
     def __init__(self, session: SparkSession | None = None) -> None:
+        quiet_spark_loggers()  # a user's session too: anonkit tells errors by their type
         self.session = session
         self._csv: dict[str, DataFrame] = {}
 
