@@ -89,18 +89,23 @@ def test_anonymize_accepts_the_estimator(frame, adult_hierarchies) -> None:
     assert res.algorithm == "k_epsilon" and res.verified and res.classes.min_size >= 3
 
 
+def _by_sex(est: KEpsilon, df: pl.DataFrame) -> KEpsilon:
+    """``est`` fitted on ``df`` with ``sex`` its quasi-identifier, ``income`` insensitive."""
+    return est.fit(
+        df,
+        quasi_identifiers=["sex"],
+        hierarchies={"sex": {"type": "suppression"}},
+        insensitive=["income"],
+    )
+
+
 def test_suppressed_records_release_no_noisy_value() -> None:
     # A lone outlier is suppressed; alone in its "class" its range has width 0, so the
     # Laplace step released its income unchanged beside the stars.
     rows = [("m", 30 + i) for i in range(5)] + [("f", 40 + i) for i in range(5)]
     df = pl.DataFrame(rows + [("x", 99_999)], schema=["sex", "income"], orient="row")
     est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2), suppression_limit=0.2), seed=0)
-    res = est.fit(
-        df,
-        quasi_identifiers=["sex"],
-        hierarchies={"sex": {"type": "suppression"}},
-        insensitive=["income"],
-    ).result_
+    res = _by_sex(est, df).result_
     assert res.suppressed == 1
     starred = res.release.filter(pl.col("sex") == "*")
     assert starred.height == 1 and starred["income"].null_count() == 1
@@ -114,12 +119,7 @@ def test_transform_generalizes_new_records_and_keeps_no_exact_noisy_value() -> N
     rows = [("m", 30_001 + i) for i in range(5)] + [("f", 40_001 + i) for i in range(5)]
     df = pl.DataFrame(rows + [("x", 99_999)], schema=["sex", "income"], orient="row")
     est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2), suppression_limit=0.2), seed=0)
-    est.fit(
-        df,
-        quasi_identifiers=["sex"],
-        hierarchies={"sex": {"type": "suppression"}},
-        insensitive=["income"],
-    )
+    _by_sex(est, df)
     out = est.transform(pl.DataFrame({"sex": ["m", "x"], "income": [1, 2]}))
     assert out["sex"].to_list() == ["m", "*"]
     saved = pickle.dumps(est)
@@ -138,12 +138,7 @@ def test_a_noisy_column_read_from_a_file_as_text_is_read_as_numbers() -> None:
     # KEpsilon refused it: the CLI could not run k_epsilon on a CSV file at all.
     df = _text_incomes([str(30 + i) for i in range(5)] + ["4.05e1", "41", "42", "43", "44"])
     est = KEpsilon(noisy=["income"], privacy=Privacy(KAnonymity(2)), seed=0)
-    res = est.fit(
-        df,
-        quasi_identifiers=["sex"],
-        hierarchies={"sex": {"type": "suppression"}},
-        insensitive=["income"],
-    ).result_
+    res = _by_sex(est, df).result_
     assert res.release["income"].dtype == pl.Float64
     assert res.release.filter(pl.col("sex") == "f")["income"].is_between(40.5, 44).all()
 

@@ -234,6 +234,23 @@ def test_leak_check_reads_the_first_records(data: pl.DataFrame, hierarchies: Any
         )
 
 
+#: A run that keeps the column ``contact`` as it is.
+_KEPT_CONTACT: dict[str, Any] = {
+    "quasi_identifiers": QI,
+    "insensitive": ["contact"],
+    "others": "drop",
+    "k": 2,
+}
+
+
+def _late_mails(data: pl.DataFrame) -> pl.DataFrame:
+    """``data`` with a column ``contact``: empty in its first half, e-mail addresses in
+    the second."""
+    half = data.height // 2
+    mails = [None] * half + [f"p{i}@example.org" for i in range(data.height - half)]
+    return data.with_columns(pl.Series("contact", mails))
+
+
 @pytest.mark.parametrize("algorithm", ["flash", "mondrian"])
 def test_leak_check_reads_records_from_the_whole_table(
     algorithm: str,
@@ -247,21 +264,16 @@ def test_leak_check_reads_records_from_the_whole_table(
     from anonkit.estimators import steps
 
     monkeypatch.setattr(steps, "LEAK_SAMPLE", 500)
-    half = data.height // 2
-    mails = [None] * half + [f"p{i}@example.org" for i in range(data.height - half)]
     path = tmp_path / "late.csv"
-    data.with_columns(pl.Series("contact", mails)).write_csv(path)
+    _late_mails(data).write_csv(path)
     with pytest.raises(LeakError, match="contact"):
         anonkit.anonymize(
             path,
             engine="streaming",
             algorithm=algorithm,
-            quasi_identifiers=QI,
             hierarchies=hierarchies,
-            insensitive=["contact"],
-            others="drop",
-            k=2,
             output=tmp_path / "out.csv",
+            **_KEPT_CONTACT,
         )
     assert not (tmp_path / "out.csv").exists()
 
@@ -273,17 +285,9 @@ def test_in_memory_mondrian_on_a_large_table_checks_records_from_all_of_it(
 
     monkeypatch.setattr(local, "LARGE_TABLE", 1000)
     monkeypatch.setattr(local, "LEAK_SAMPLE", 500)
-    half = data.height // 2
-    mails = [None] * half + [f"p{i}@example.org" for i in range(data.height - half)]
     with pytest.raises(LeakError, match="contact"):
         anonkit.anonymize(
-            data.with_columns(pl.Series("contact", mails)),
-            algorithm="mondrian",
-            quasi_identifiers=QI,
-            hierarchies=hierarchies,
-            insensitive=["contact"],
-            others="drop",
-            k=2,
+            _late_mails(data), algorithm="mondrian", hierarchies=hierarchies, **_KEPT_CONTACT
         )
 
 
