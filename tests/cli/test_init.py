@@ -285,3 +285,26 @@ def test_separator_tab_as_typed_and_a_release_anonymize_cannot_write(tmp_path: P
     assert code == 2 and ".xlsx" in err, err
     code, _, err = run(str(data), "-o", str(target), "--force", "--release", str(data))
     assert code == 2 and "the run reads that file" in err, err
+
+
+def test_hierarchy_files_beside_the_data_are_proposed(tmp_path: Path) -> None:
+    """ARX keeps a table's hierarchies beside it (adult.csv, adult_hierarchy_age.csv):
+    init ignored them and proposed '*' or builders over arbitrary codes instead. A file
+    that does not cover every value of its column is not proposed."""
+    data = tmp_path / "data" / "people.csv"
+    data.parent.mkdir()
+    data.write_text(
+        "zip,city,age\n" + "".join(f"{z},c{z % 3},{20 + z}\n" for z in range(10) for _ in range(3)),
+        encoding="utf-8",
+    )
+    zips = "".join(f"{z};{z // 5}*;*\n" for z in range(10))
+    (data.parent / "people_hierarchy_zip.csv").write_text(zips, encoding="utf-8")
+    partial = "c0;*\nc1;*\n"  # lacks c2: the run would stop on it
+    (data.parent / "people_hierarchy_city.csv").write_text(partial, encoding="utf-8")
+    out = tmp_path / "run.toml"
+    code, _, err = run(str(data), "-o", str(out), "-q")
+    assert code == 0, err
+    config = tomllib.loads(out.read_text(encoding="utf-8"))
+    assert config["hierarchies"]["zip"] == {"type": "file", "path": "data/people_hierarchy_zip.csv"}
+    assert config["hierarchies"]["city"].get("type") != "file"
+    assert load_config(out).hierarchies["zip"]

@@ -30,7 +30,7 @@ from anonkit.cli.common import (
 from anonkit.exceptions import ConfigError
 from anonkit.io.write import check_not_input, check_output, output_format
 from anonkit.progress import start_stage
-from anonkit.safety.reading import read_for_starter
+from anonkit.safety.reading import hierarchy_files, read_for_starter
 from anonkit.safety.starter import Starter, starter_config
 
 
@@ -164,6 +164,10 @@ def init_command(
             input=_relative(data, folder),
             output=_relative(release if release is not None else _default_release(data), folder),
             read=read,
+            hierarchy_files={
+                c: _relative(path, folder)
+                for c, path in hierarchy_files(data, frame, read.encoding).items()
+            },
         )
     atomic_write_text(output, starter.text)
     console = stdout_console(quiet)

@@ -17,11 +17,14 @@ from typing import Any, Final
 
 import polars as pl
 
+from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.values import as_text
+from anonkit.exceptions import AnonkitError
 from anonkit.io.cells import DECIMAL_COMMA, read_options
 from anonkit.io.tables import read_table_info
 from anonkit.safety.profile import numbers_written_as
 
-__all__ = ["MISSING_CANDIDATES", "ReadSettings", "read_for_starter"]
+__all__ = ["MISSING_CANDIDATES", "ReadSettings", "hierarchy_files", "read_for_starter"]
 
 #: Cells that often mean "missing", reported when the data holds them.
 MISSING_CANDIDATES: Final = ("?", "NA", "N/A", "n/a", "NULL", "null", "NaN", "nan", "None")
@@ -139,3 +142,25 @@ def _decimal_commas(column: pl.Series) -> bool:
         return False
     decimals = cells.str.extract(DECIMAL_COMMA, 2).drop_nulls()
     return bool((decimals.str.len_chars() != 3).any())
+
+
+def hierarchy_files(data: Path, frame: pl.DataFrame, encoding: str = "utf-8") -> dict[str, Path]:
+    """The hierarchy files kept beside ``data`` as ARX names them
+    (``<table>_hierarchy_<column>.csv``, or ``hierarchy_<column>.csv``), per column of
+    ``frame`` whose every value they cover; a file that does not read as a hierarchy, or
+    lacks a value, is passed over (a run with it would stop)."""
+    found: dict[str, Path] = {}
+    for column in frame.columns:
+        for name in (f"{data.stem}_hierarchy_{column}.csv", f"hierarchy_{column}.csv"):
+            path = data.parent / name
+            if not path.is_file():
+                continue
+            try:
+                leaves = set(Hierarchy.from_csv(path, name=column, encoding=encoding).leaves)
+            except AnonkitError:
+                continue
+            values = as_text(frame[column].drop_nulls()).unique().to_list()
+            if set(values) <= leaves:
+                found[column] = path
+                break
+    return found

@@ -419,6 +419,7 @@ def starter_config(
     profile: TableProfile | None = None,
     k: int = 5,
     suppression_limit: float = 0.05,
+    hierarchy_files: Mapping[str, str] | None = None,
 ) -> Starter:
     """Profile ``frame`` and write a commented starter configuration for it.
 
@@ -434,6 +435,9 @@ def starter_config(
         The table's profile, if already computed.
     k, suppression_limit
         The ``[privacy]`` settings to propose.
+    hierarchy_files
+        Per column, a hierarchy file (its path as the configuration writes it) to propose
+        for it when it is a quasi-identifier, instead of a builder.
 
     Returns
     -------
@@ -450,8 +454,16 @@ def starter_config(
         suppression_limit, "suppression_limit", "starter_config()", low=0, high=1, noun="a share"
     )
     prof = profile if profile is not None else profile_table(frame)
+    files = dict(hierarchy_files or {})
     proposals = [
-        Proposal(p.column, p.role, p.why, propose_hierarchy(frame, prof[p.column]))
+        Proposal(
+            p.column,
+            p.role,
+            p.why,
+            {"type": "file", "path": files[p.column]}
+            if p.column in files
+            else propose_hierarchy(frame, prof[p.column]),
+        )
         if p.role == "quasi_identifier"
         else p
         for p in propose_roles(prof)
@@ -546,6 +558,8 @@ def _render(
 
 def _hierarchy_note(spec: Mapping[str, Any], column: ColumnProfile) -> str:
     kind = spec.get("type")
+    if kind == "file":
+        return "the hierarchy file beside the data (it covers every value)"
     if kind == "intervals":
         return "bins of growing width over the range of the values"
     if kind == "dates":
