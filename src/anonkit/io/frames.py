@@ -218,7 +218,8 @@ def _as_given(column: Any, dtype: Any) -> Any:
         present = column.dropna()
         if not present.isin(dtype.categories).all():
             return column  # generalized or suppressed: values the categories lack
-        used = [c for c in dtype.categories if c in set(present.tolist())]
+        values = set(present.tolist())
+        used = [c for c in dtype.categories if c in values]
         return column.astype(pd.CategoricalDtype(used, ordered=dtype.ordered))
     try:
         return column.astype(dtype)
