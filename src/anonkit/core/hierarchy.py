@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,35 @@ def detect_separator(first_line: str) -> str:
         if sep in first_line:
             return sep
     return ";"
+
+
+def _check_rows(
+    rows: Sequence[Sequence[str]],
+    place: Callable[[int], str],
+    name: str | None,
+    *,
+    lines: bool = False,
+) -> None:
+    """Refuse ragged ``rows`` and empty labels, naming the row by ``place`` (of its index);
+    ``lines``: the rows are a file's lines (an empty last label may be a separator at the
+    end of one).
+
+    Raises
+    ------
+    HierarchyError
+        If a row has another number of levels than the first, or an empty label.
+    """
+    width = len(rows[0])
+    for i, row in enumerate(rows):
+        if len(row) != width:
+            raise HierarchyError(
+                f"{place(i)} has {len(row)} levels but {place(0)} has {width}; every row "
+                "must have one column per level (is the separator right?).",
+                column=name,
+            )
+        if any(not cell.strip() for cell in row):
+            end = " (a separator at the end of the line?)" if lines and not row[-1].strip() else ""
+            raise HierarchyError(f"{place(i)} has an empty label{end}.", column=name)
 
 
 class Hierarchy:
@@ -75,16 +104,8 @@ class Hierarchy:
         table = [row for row in table if any(row)]  # ignore blank lines
         if not table:
             raise HierarchyError("it has no rows.", column=name)
+        _check_rows(table, lambda i: f"row {i + 1}", name)
         width = len(table[0])
-        for number, row in enumerate(table, start=1):
-            if len(row) != width:
-                raise HierarchyError(
-                    f"row {number} has {len(row)} levels but row 1 has {width}; every row "
-                    "must have one column per level (is the separator right?).",
-                    column=name,
-                )
-            if any(cell == "" for cell in row):
-                raise HierarchyError(f"row {number} has an empty label.", column=name)
         self._rows: tuple[tuple[str, ...], ...] = tuple(table)
         leaves = [row[0] for row in table]
         index: dict[str, int] = {}
@@ -315,17 +336,7 @@ class Hierarchy:
                 f"line {start}{where} is not CSV ({what}: a quote must close its field).",
                 column=name,
             ) from None
-        width = len(rows[0])
-        for row, line in zip(rows, numbers, strict=True):
-            if len(row) != width:
-                raise HierarchyError(
-                    f"line {line}{where} has {len(row)} levels but the first row has {width}; "
-                    "every row must have one column per level (is the separator right?).",
-                    column=name,
-                )
-            if any(not cell.strip() for cell in row):
-                end = " (a separator at the end of the line?)" if not row[-1].strip() else ""
-                raise HierarchyError(f"line {line}{where} has an empty label{end}.", column=name)
+        _check_rows(rows, lambda i: f"line {numbers[i]}{where}", name, lines=True)
         return cls(rows, name=name)
 
     def to_csv(self, path: str | Path | None = None, *, separator: str = ";") -> str:
