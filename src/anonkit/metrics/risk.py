@@ -363,8 +363,9 @@ def fit_pitman(sizes: npt.ArrayLike, *, max_iterations: int = 200) -> PitmanFit:
     # Where the maximum lies on α's bound the steps point out of the box and shrink to
     # nothing before θ is at its best for that α: finish θ alone.
     best = _best_theta(lik, alpha, u)
-    if lik.value(best, alpha) > current:
-        theta, current = best, lik.value(best, alpha)
+    value = lik.value(best, alpha)
+    if value > current:
+        theta, current = best, value
     return PitmanFit(float(theta), float(alpha), float(current), iterations, converged)
 
 
