@@ -158,7 +158,9 @@ def anonymize_command(
         full_text = None
         if html is not None:
             start_stage(bar, "Measuring the release")
-            full_text = _full_report(cfg, frame, inputs[1], result, target, progress=bar)
+            full_text = _full_report(
+                cfg, frame, inputs[1], result, target, population=population, progress=bar
+            )
         start_stage(bar, f"Writing {target.name}")
         written = write_table(
             result.release,
@@ -304,9 +306,11 @@ def _full_report(
     result: AnonymizationResult,
     target: Path,
     *,
+    population: pl.DataFrame | None = None,
     progress: Progress | None = None,
 ) -> str:
-    """The steward's report on ``result.release``, measured against ``frame``."""
+    """The steward's report on ``result.release``, measured against ``frame`` (and the
+    configuration's ``population``, read by the run)."""
     from anonkit.evaluate import evaluate
     from anonkit.metrics.levels import (
         check_models,
@@ -324,10 +328,6 @@ def _full_report(
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(models)]))
     used = {c: h for c, h in hierarchies.items() if c in qi and c not in numeric}
-    population_path = getattr(cfg, "population", None)
-    population = (
-        read_table(population_path, **cfg.read_kwargs()) if population_path is not None else None
-    )
     release = result.release
     ev = evaluate(
         frame,
