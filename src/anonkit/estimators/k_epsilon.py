@@ -113,7 +113,8 @@ class KEpsilon(Estimator):
         """The columns released unchanged: the noisy ones are not."""
         return [c for c in schema.released_as_is() if c not in self._noisy()]
 
-    def _columns(self, fitting: Fitting) -> list[str]:
+    def _columns(self, fitting: Fitting) -> dict[str, pl.Series]:
+        """Each noisy column's values as numbers (text read from a file too), checked."""
         noisy = self._noisy()
         missing = [c for c in noisy if c not in fitting.data.columns]
         if missing:
@@ -139,11 +140,11 @@ class KEpsilon(Estimator):
             nulls = fitting.data[c].null_count()
             if nulls:
                 raise MissingValuesError(c, nulls)
-            as_numbers(fitting.data[c], c, "noisy")  # text read from a file: numbers
-        return noisy
+        return {c: as_numbers(fitting.data[c], c, "noisy") for c in noisy}
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
-        noisy = self._columns(fitting)
+        numbers = self._columns(fitting)
+        noisy = list(numbers)
         inner = FullDomain(
             self.search,
             self.metric,
@@ -169,7 +170,7 @@ class KEpsilon(Estimator):
             pl.Series(
                 c,
                 laplace_within_classes(
-                    as_numbers(fitting.data[c], c, "noisy").to_numpy(),
+                    numbers[c].to_numpy(),
                     class_of,
                     epsilon=float(self.epsilon),
                     rng=rng,
