@@ -24,6 +24,7 @@ BOTTOM = (
     "anonkit._formats",
     "anonkit._frozen",
     "anonkit._arrays",
+    "anonkit._jit",
     "anonkit.progress",
 )
 #: What each bottom layer may import from anonkit (prefixes), besides :data:`BOTTOM`.

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+from anonkit._jit import njit
+
+_jit = njit(nogil=True)
 
 #: Bits sorted per counting pass (2,048 buckets: the histogram stays in L1).
 _DIGIT = 11
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(nogil=True, inline="always")
 def _rewritten(key: Any, rewrite: Any) -> Any:
     """``key`` with its bit fields rewritten: field ``c`` (``(key >> shifts[c]) &
     masks[c]``) adds ``deltas[offsets[c] + field]``, where ``rewrite`` is ``(shifts,

@@ -12,7 +12,9 @@ from typing import Any
 import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+from anonkit._jit import njit
+
+_jit = njit(nogil=True)
 
 
 @_jit

@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+from anonkit._jit import njit
+
+_jit = njit(nogil=True)
 
 #: ``kind`` of :func:`judge`: t-closeness, half the L1 distance of the value shares.
 EQUAL_T = 0

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 
-_jit = numba.njit(cache=True, nogil=True)
+from anonkit._jit import njit
+
+_jit = njit(nogil=True)
 
 #: Tables each pair's value pairs are counted into, row ``r`` into table ``r % _LANES``.
 _LANES = 4

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
+
+from anonkit._jit import njit
 
 HIER, WORD, HEIGHT, SIZE, COORD, NODES, WIDTHS, SIBLINGS = range(8)
 N_META = 8
 
-_jit = numba.njit(cache=True, nogil=True)
+_jit = njit(nogil=True)
 
 
 @_jit
