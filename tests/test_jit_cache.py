@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tests.fresh_python import SRC
 
-KERNELS = '''
+KERNELS = """
 from anonkit._jit import njit
 
 
@@ -29,11 +29,11 @@ def total(values):
     for value in values:
         sum_ += value
     return sum_
-'''
+"""
 
 #: Compiles ``total`` for one dtype, holding numba's index write until the other racer
 #: has read the index too (or three seconds passed: a lock keeps it from coming).
-RACER = '''
+RACER = """
 import pathlib, sys, time
 import numpy as np
 import numba.core.caching as caching
@@ -55,9 +55,9 @@ caching.IndexDataCacheFile._save_index = waiting
 import kernels
 
 print(kernels.total(np.arange(10, dtype=dtype)))
-'''
+"""
 
-CHECKER = '''
+CHECKER = """
 import sys
 import numpy as np
 
@@ -65,7 +65,7 @@ sys.path.insert(0, sys.argv[1])
 import kernels
 
 print(kernels.total(np.arange(10, dtype="int64")), kernels.total(np.arange(10, dtype="int32")))
-'''
+"""
 
 
 def _env() -> dict[str, str]:

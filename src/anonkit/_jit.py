@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -35,23 +36,23 @@ def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
 
     def compile_cached(function: Callable[..., Any]) -> Any:
         dispatcher = _numba_njit(cache=True, **options)(function)
-        dispatcher._cache = LockedCache(function)
+        dispatcher._cache = LockedCache(function)  # type: ignore[no-untyped-call]
         return dispatcher
 
     return compile_cached
 
 
-class LockedCache(FunctionCache):  # type: ignore[misc]  # numba has no type stubs
+class LockedCache(FunctionCache):
     """numba's per-function cache, reading under a shared and writing under an exclusive
     lock of the cache directory's :data:`LOCK_NAME`."""
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         with self._locked(exclusive=False):
-            return super().load_overload(sig, target_context)
+            return super().load_overload(sig, target_context)  # type: ignore[no-untyped-call]
 
     def save_overload(self, sig: Any, data: Any) -> None:
         with self._locked(exclusive=True):
-            super().save_overload(sig, data)
+            super().save_overload(sig, data)  # type: ignore[no-untyped-call]
 
     @contextlib.contextmanager
     def _locked(self, *, exclusive: bool) -> Iterator[None]:
@@ -66,7 +67,7 @@ def _file_lock(path: str, *, exclusive: bool) -> Iterator[None]:
     kinds), waiting for other processes' locks."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
-        if os.name == "nt":  # pragma: no cover - the tests run on Linux
+        if sys.platform == "win32":  # pragma: no cover - the tests run on Linux
             import msvcrt  # noqa: PLC0415 (Windows only)
 
             msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
