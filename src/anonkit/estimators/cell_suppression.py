@@ -16,9 +16,15 @@ from anonkit.engines.base import Engine
 from anonkit.estimators.base import Fitting
 from anonkit.exceptions import ParameterError
 from anonkit.metrics.classes import ClassProfile, class_profile
+from anonkit.metrics.node_metrics import aggregation
 from anonkit.models import KAnonymity, PrivacyModel
 
-__all__ = ["LocalSuppressionOption", "check_importance", "suppress_cells_found"]
+__all__ = [
+    "LocalSuppressionOption",
+    "check_importance",
+    "measured_metrics",
+    "suppress_cells_found",
+]
 
 
 class LocalSuppressionOption:
@@ -102,3 +108,45 @@ def suppress_cells_found(
         }
     }
     return released, n_all_star, class_profile(released, list(qi), k=k), details
+
+
+def measured_metrics(
+    fitting: Fitting,
+    released: pl.DataFrame,
+    names: Sequence[str],
+    metric: str,
+    metric_options: Mapping[str, Any] | None,
+) -> dict[str, float]:
+    """The loss metrics ``names`` of the search's node, measured again on ``released``,
+    the release with its cells blanked: the node's figures charge every record it
+    suppresses whole, the release blanks single cells of them.
+
+    :func:`anonkit.evaluate.evaluate` measures them (records at ``*`` everywhere count as
+    suppressed, as in the search); ``loss`` is aggregated over the attributes as
+    ``metric_options`` ask, and ``precision_score`` is 1 - ``precision``.
+    """
+    from anonkit.evaluate import evaluate  # noqa: PLC0415 (evaluate imports the estimators)
+
+    qi = fitting.quasi_identifiers
+    k = max((m.k for m in fitting.models if isinstance(m, KAnonymity)), default=None)
+    measured = evaluate(
+        fitting.data.select(qi),
+        released.select(qi),
+        quasi_identifiers=qi,
+        hierarchies=fitting.by_name,
+        k=k,
+        suppression_limit=fitting.suppression_limit,
+    ).to_dict()
+    values = {
+        str(e["name"]): float(e["value"])
+        for e in measured["loss"]
+        if isinstance(e.get("value"), (int, float))
+    }
+    combine = aggregation(metric, metric_options, qi)
+    if combine is not None and not combine.plain:
+        per_column = {a["name"]: a["generalized_loss"] for a in measured["attributes"]}
+        losses = np.array([[per_column[c] for c in qi]], dtype=np.float64)
+        values["loss"] = float(combine.combine(losses)[0])
+    if "precision" in values:
+        values["precision_score"] = 1.0 - values["precision"]
+    return {name: values[name] for name in names if name in values}

@@ -52,6 +52,7 @@ from anonkit.estimators.base import Columns, Fitting, Placed, Privacy, stage_tim
 from anonkit.estimators.cell_suppression import (
     LocalSuppressionOption,
     check_importance,
+    measured_metrics,
     suppress_cells_found,
 )
 from anonkit.estimators.recoding import generalize_column
@@ -348,11 +349,16 @@ class FullDomain(Placed):
         aim = objective(self.metric, self.metric_options, qi, type(self).__name__, found.cost)
         if aim is not None:
             details["objective"] = aim
+        metrics = dict(outcome.metrics)
         if self.local_suppression is not False and n_suppressed:
             masked, n_suppressed, classes, cells = suppress_cells_found(
                 fitting, engine, plan, table, self.local_suppression
             )
             details.update(cells)
+            start_stage(self.progress, "Measuring loss")
+            metrics = measured_metrics(
+                fitting, masked, list(metrics), self.metric, self.metric_options
+            )
         released = masked
         if self.suppressed == "drop" and n_suppressed:
             released = masked.filter(~all_starred(qi))
@@ -369,7 +375,7 @@ class FullDomain(Placed):
             suppressed=n_suppressed,
             suppression_limit=fitting.suppression_limit,
             classes=classes,
-            metrics=FrozenDict(outcome.metrics),
+            metrics=FrozenDict(metrics),
             nodes_evaluated=found.nodes_evaluated,
             lattice_size=outcome.lattice_size,
             timing=stage_timing(t0, t1, t2, t3),
