@@ -65,3 +65,25 @@ def test_tallied_losses_equal_paired_losses(
         assert entry.pop("levels") == want.pop("levels")
         assert entry == pytest.approx(want)
     assert np.isfinite(got["nonuniform_entropy"])
+
+
+@pytest.mark.parametrize("level", [None, 1])
+def test_a_label_at_several_levels_is_read_from_counts_without_pairing(
+    level: int | None,
+) -> None:
+    """'c' is a leaf and its own parent: the paired reading keeps the candidate levels
+    that cover each record's original; the counts pair no record with a label, and the
+    check indexed distinct originals by distinct labels (an IndexError on Spark)."""
+    h = Hierarchy([["a", "ab", "*"], ["b", "ab", "*"], ["c", "c", "*"]], name="x")
+    original = pl.DataFrame({"x": ["a", "b", "c", "c", "c"]})
+    release = pl.DataFrame({"x": ["ab", "ab", "c", "c", "c"]})
+    o, r = original.group_by("x").len().sort("x"), release.group_by("x").len().sort("x")
+    column = tallied_column(
+        "x", o["x"], o["len"].to_numpy(), r["x"], r["len"].to_numpy(), hierarchy=h, level=level
+    )
+    paired = interpret_release(original, release, quasi_identifiers=["x"], hierarchies={"x": h})
+    got = tallied_losses([column], [2, 3], n_suppressed=0)
+    expected = all_losses(paired)
+    for name in got.keys() & expected.keys():
+        assert got[name] == pytest.approx(expected[name], nan_ok=True), name
+    assert got["height"] == pytest.approx(1.0)

@@ -205,7 +205,16 @@ def hierarchy_column(
     released: pl.Series,
     h: Hierarchy,
     level_hint: int | None,
+    *,
+    paired: bool = True,
 ) -> QIColumn:
+    """The released column ``name`` read against hierarchy ``h``.
+
+    ``original`` and ``released`` are the column's values record by record (``paired``),
+    or the distinct values of each (not paired: a label found at several levels is then
+    read at ``level_hint`` or the level the counts prefer, since no record shows which
+    candidates cover its original value).
+    """
     leaf = leaf_codes(original, h, name)
     cell, labels = label_codes(released)
     n_labels = len(labels)
@@ -251,8 +260,9 @@ def hierarchy_column(
     if unknown:
         missing = sorted(unknown, key=lambda i: -counts[i])
         raise ValuesNotInHierarchyError(name, [labels[i] for i in missing[:10]], len(missing))
-    if ambiguous:
+    if ambiguous and paired:
         _cover_originals(ambiguous, h, leaf, cell)
+    if ambiguous:
         _resolve_ambiguous(ambiguous, node_level, node_code, counts, level_hint)
 
     # Leaf order: every used label must cover a contiguous run of positions.

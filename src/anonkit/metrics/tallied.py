@@ -145,7 +145,9 @@ def tallied_column(
         hint = level
         if hint is None:
             hint = _preferred_level(released_values.cast(pl.String).to_list(), r_counts, hierarchy)
-        col = hierarchy_column(name, original_values, released_values, hierarchy, hint)
+        col = hierarchy_column(
+            name, original_values, released_values, hierarchy, hint, paired=False
+        )
     else:
         col = numeric_column(name, original_values, released_values, value_range)
     n_labels = len(col.labels)
