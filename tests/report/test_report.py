@@ -487,3 +487,16 @@ def test_short_report_of_a_local_recoding_counts_no_lattice_nodes(
     page = render_html(result, title="t")
     assert "transformations were evaluated" not in page
     assert "Local recoding" in page
+
+
+def test_risk_caption_names_the_population_only_when_a_table_was_measured() -> None:
+    """The caption said "against the population" with only population_size, where the
+    chart shows the release's own classes (a size estimates uniqueness, nothing else)."""
+    common = {"quasi_identifiers": QI, "hierarchies": hospital_hierarchies()}
+    sized = evaluate(hospital_original(), hospital_release(), population_size=100, **common)
+    caption = "the size of their group, against the population"
+    assert caption not in render_evaluation_html(sized)
+    table = evaluate(
+        hospital_original(), hospital_release(), population=hospital_original(), **common
+    )
+    assert caption in render_evaluation_html(table)

@@ -240,7 +240,10 @@ def render_evaluation_html(
         risk_chart=bar_chart_svg(
             list(dist), list(dist.values()), title="Released records by risk", xlabel="records"
         ),
-        population=bool(config.get("population_size")),
+        # the chart reads population counts only where a population table was measured
+        population=any(
+            r["name"] == "journalist_max" and r["value"] is not None for r in data["risk"]
+        ),
         size_chart=bar_chart_svg(
             list(hist), list(hist.values()), title="Groups by size", xlabel="groups"
         ),
