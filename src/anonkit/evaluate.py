@@ -26,7 +26,7 @@ from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
-from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo
+from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo, percent_label
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.levels import json_ready
 from anonkit.metrics.loss import all_losses, attribute_losses
@@ -122,7 +122,9 @@ class Evaluation:
                 continue
             explanation = meta.explanation
             if name == "records_at_risk":
-                explanation = explanation.replace("the threshold", f"{self.risk_threshold:.0%}")
+                explanation = explanation.replace(
+                    "the threshold", percent_label(self.risk_threshold)
+                )
             out.append(
                 {
                     "name": name,

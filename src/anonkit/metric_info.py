@@ -12,7 +12,14 @@ from typing import NamedTuple
 
 from anonkit._frozen import FrozenDict
 
-__all__ = ["LOSS_INFO", "RISK_INFO", "MetricInfo"]
+__all__ = ["LOSS_INFO", "RISK_INFO", "MetricInfo", "percent_label"]
+
+
+def percent_label(share: float) -> str:
+    """A threshold such as ``risk_threshold`` as a percentage with the digits it has
+    (``"20%"``, ``"12.5%"``): rounded to whole percent, 12.5 % read as 12 % and a class
+    of 8 (risk 12.5 %) looked at risk where the figure did not count it."""
+    return f"{share * 100:.6g}%"
 
 
 class MetricInfo(NamedTuple):

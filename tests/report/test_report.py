@@ -14,6 +14,7 @@ import pytest
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.evaluate import evaluate
 from anonkit.exceptions import EmptyDataError, ParameterError, UnknownColumnError
+from anonkit.metric_info import percent_label
 from anonkit.metrics.levels import (
     check_models,
     json_ready,
@@ -500,3 +501,23 @@ def test_risk_caption_names_the_population_only_when_a_table_was_measured() -> N
         hospital_original(), hospital_release(), population=hospital_original(), **common
     )
     assert caption in render_evaluation_html(table)
+
+
+def test_a_risk_threshold_off_whole_percent_is_shown_as_given() -> None:
+    """risk_threshold=0.125 was shown as "above 12%": a reader counts the records of a
+    class of 8 (risk 12.5 %) as at risk, and the figure does not."""
+    ev = evaluate(
+        hospital_original(),
+        hospital_release(),
+        quasi_identifiers=QI,
+        hierarchies=hospital_hierarchies(),
+        risk_threshold=0.125,
+    )
+    explanation = next(
+        r["explanation"] for r in ev.to_dict()["risk"] if r["name"] == "records_at_risk"
+    )
+    assert "12.5%" in explanation
+    assert "12.5%" in render_evaluation_html(ev)
+    assert percent_label(0.2) == "20%"
+    assert percent_label(0.125) == "12.5%"
+    assert percent_label(1 / 3) == "33.3333%"

@@ -22,6 +22,7 @@ from anonkit.cli.interrupt import written_note
 from anonkit.cli.progress import ProgressReporter
 from anonkit.engines.spark_session import worker_problem
 from anonkit.exceptions import SHOW_ERRORS, AnonkitError, LeakWarning, SuppressedColumnWarning
+from anonkit.metric_info import percent_label
 from anonkit.result import AnonymizationResult
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -278,7 +279,7 @@ def risk_table(result: AnonymizationResult) -> Table:
     table.add_row("journalist risk", share("journalist_max"))
     table.add_row("marketer risk", share("marketer"))
     threshold = float(r.get("risk_threshold") or 0.2)
-    table.add_row(f"records at risk (> {threshold:.0%})", share("records_at_risk"))
+    table.add_row(f"records at risk (> {percent_label(threshold)})", share("records_at_risk"))
     table.add_row("sample uniques", f"{int(r.get('sample_uniques') or 0):,}")
     table.add_row(
         "verified",

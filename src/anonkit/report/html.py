@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from anonkit._atomic import atomic_write_text
+from anonkit.metric_info import percent_label
 from anonkit.report._common import render
 from anonkit.result import AnonymizationResult
 
@@ -175,7 +176,7 @@ def _risk(
     for key, (name, meaning) in RISK_EXPLANATIONS.items():
         value = figures.get(key)
         if key == "records_at_risk":
-            meaning = meaning.replace("the threshold", f"{threshold:.0%}")
+            meaning = meaning.replace("the threshold", percent_label(threshold))
         if value is None:
             shown = "not measured"
         elif key == "sample_uniques":
