@@ -383,3 +383,27 @@ def test_missing_sensitive_values_are_refused_not_counted_as_a_value() -> None:
             release, release, quasi_identifiers=["q"], hierarchies={"q": [["a", "*"], ["b", "*"]]},
             sensitive=["s"],
         )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ({"x": 0}, "positive sum"),
+        ({"y": 1}, "keyed by quasi-identifiers"),
+        ({"x": -1}, r"weights\['x'\]"),
+        ([1], "a mapping"),
+    ],
+)
+def test_ncp_weights_are_checked_before_measuring(weights: object, message: str) -> None:
+    """Every weight 0 made NCP 0/0, reported as 0.0, the figure of an untouched table,
+    for a release at '*' everywhere (the search refuses the same weights)."""
+    h = Hierarchy([["a", "*"], ["b", "*"]], name="x")
+    original = pl.DataFrame({"x": ["a", "b", "a", "b"]})
+    with pytest.raises(ParameterError, match=message):
+        evaluate(
+            original,
+            pl.DataFrame({"x": ["*"] * 4}),
+            quasi_identifiers=["x"],
+            hierarchies={"x": h},
+            weights=weights,  # type: ignore[arg-type]
+        )

@@ -17,20 +17,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
-import numpy as np
 import polars as pl
 
 from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.core.snapshot import group_codes
-from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
+from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo, percent_label
 from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.levels import json_ready
 from anonkit.metrics.loss import all_losses, attribute_losses
-from anonkit.metrics.release import Release, check_covered, interpret_release
+from anonkit.metrics.node_metrics import check_weights
+from anonkit.metrics.release import Release, achieved_l_diversity, check_covered, interpret_release
 from anonkit.metrics.risk import (
     PopulationModel,
     average_journalist_risk,
@@ -188,30 +187,6 @@ def _names(value: object, parameter: str) -> list[str]:
     return list(check_names(value, parameter, OWNER))
 
 
-def _l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
-    """Smallest distinct and entropy l over the released classes (Machanavajjhala 2007)."""
-    kept = ~release.suppressed  # their values, stripped as every released cell is read
-    text = values.cast(pl.String).str.strip_chars().filter(pl.Series(kept))
-    if nulls := text.null_count():  # not a value
-        raise MissingValuesError(values.name, nulls)
-    if not kept.any():
-        return {"distinct_l": 0.0, "entropy_l": 0.0}
-    uniq = text.unique(maintain_order=True)
-    codes = text.cast(pl.Enum(uniq)).to_physical().to_numpy().astype(np.int64)
-    n_classes = int(release.class_sizes.shape[0])
-    pairs, counts, _ = group_codes([release.class_of[kept], codes], [n_classes, uniq.len()])
-    cls = pairs[0]
-    distinct = np.bincount(cls, minlength=n_classes)
-    sizes = np.bincount(cls, weights=counts, minlength=n_classes)
-    p = counts / sizes[cls]
-    entropy = np.bincount(cls, weights=-p * np.log2(p), minlength=n_classes)
-    present = sizes > 0
-    return {
-        "distinct_l": float(distinct[present].min()),
-        "entropy_l": float(np.exp2(entropy[present].min())),
-    }
-
-
 def evaluate(
     original: Any,
     release: Any,
@@ -330,6 +305,8 @@ def evaluate(
     check_choice(population_model, "population_model", OWNER, ("pitman", "zayatz"))
     if population_size is not None:
         check_int(population_size, "population_size", OWNER)
+    if weights is not None:
+        check_weights(weights, qi, "weights", OWNER)
     spark = any(type(t).__module__.startswith("pyspark") for t in (original, release))
     pop = None if population is None or spark else population_table(population, qi, OWNER)
     if spark:
@@ -533,7 +510,7 @@ class _InMemory:
     def l_diversity(self, attribute: str) -> dict[str, float]:
         """Read from the release when it has the column, else from the original."""
         frame = self.release if attribute in self.release.columns else self.original
-        return _l_diversity(self.read, frame[attribute])
+        return achieved_l_diversity(self.read, frame[attribute])
 
 
 def _measure(

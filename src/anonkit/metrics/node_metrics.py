@@ -288,6 +288,28 @@ class Aggregation:
         return result
 
 
+def check_weights(given: object, columns: Sequence[str], parameter: str, owner: str) -> list[float]:
+    """Per column of ``columns``, its weight in ``given`` (1 where it has none): a
+    mapping of quasi-identifiers to finite numbers >= 0, not all 0.
+
+    Raises
+    ------
+    ParameterError
+        If ``given`` is not such a mapping (the message names ``parameter``).
+    """
+    if not isinstance(given, Mapping):
+        raise ParameterError(parameter, owner, "a mapping of quasi-identifier to weight", given)
+    strangers = sorted(set(given) - set(columns))
+    if strangers:
+        raise ParameterError(
+            parameter, owner, f"keyed by quasi-identifiers ({', '.join(columns)})", strangers
+        )
+    raw = [check_real(given.get(c, 1.0), f"{parameter}[{c!r}]", owner, low=0) for c in columns]
+    if not sum(raw) > 0:
+        raise ParameterError(parameter, owner, "weights with a positive sum", dict(given))
+    return raw
+
+
 def aggregation(
     metric: str,
     options: Mapping[str, Any] | None,
@@ -326,26 +348,6 @@ def aggregation(
     kind = check_choice(
         options.get("aggregate", "arithmetic"), "metric_options.aggregate", owner, AGGREGATES
     )
-    given = options.get("weights") or {}
-    if not isinstance(given, Mapping):
-        raise ParameterError(
-            "metric_options.weights", owner, "a mapping of quasi-identifier to weight", given
-        )
-    strangers = sorted(set(given) - set(columns))
-    if strangers:
-        raise ParameterError(
-            "metric_options.weights",
-            owner,
-            f"keyed by quasi-identifiers ({', '.join(columns)})",
-            strangers,
-        )
-    raw = [
-        check_real(given.get(c, 1.0), f"metric_options.weights[{c!r}]", owner, low=0)
-        for c in columns
-    ]
+    raw = check_weights(options.get("weights") or {}, columns, "metric_options.weights", owner)
     total = sum(raw)
-    if not total > 0:
-        raise ParameterError(
-            "metric_options.weights", owner, "weights with a positive sum", dict(given)
-        )
     return Aggregation(str(kind), tuple(w / total for w in raw))

@@ -30,6 +30,7 @@ from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import (
     DataError,
     EmptyDataError,
+    MissingValuesError,
     ParameterError,
     UncoveredValueError,
     UnknownColumnError,
@@ -37,7 +38,7 @@ from anonkit.exceptions import (
 from anonkit.metrics.classes import starred_suppressed
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 
-__all__ = ["Release", "check_covered", "interpret_release"]
+__all__ = ["Release", "achieved_l_diversity", "check_covered", "interpret_release"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,3 +275,28 @@ def check_covered(release: Release) -> None:
         row, j = first
         col = release.columns[j]
         raise UncoveredValueError(col.name, row + 1, col.labels[int(col.cell[row])], counts)
+
+
+def achieved_l_diversity(release: Release, values: pl.Series) -> dict[str, float]:
+    """Smallest distinct and entropy l of ``values`` over the released classes of
+    ``release`` (Machanavajjhala 2007); its suppressed records count in none."""
+    kept = ~release.suppressed  # their values, stripped as every released cell is read
+    text = values.cast(pl.String).str.strip_chars().filter(pl.Series(kept))
+    if nulls := text.null_count():  # not a value
+        raise MissingValuesError(values.name, nulls)
+    if not kept.any():
+        return {"distinct_l": 0.0, "entropy_l": 0.0}
+    uniq = text.unique(maintain_order=True)
+    codes = text.cast(pl.Enum(uniq)).to_physical().to_numpy().astype(np.int64)
+    n_classes = int(release.class_sizes.shape[0])
+    pairs, counts, _ = group_codes([release.class_of[kept], codes], [n_classes, uniq.len()])
+    cls = pairs[0]
+    distinct = np.bincount(cls, minlength=n_classes)
+    sizes = np.bincount(cls, weights=counts, minlength=n_classes)
+    p = counts / sizes[cls]
+    entropy = np.bincount(cls, weights=-p * np.log2(p), minlength=n_classes)
+    present = sizes > 0
+    return {
+        "distinct_l": float(distinct[present].min()),
+        "entropy_l": float(np.exp2(entropy[present].min())),
+    }
