@@ -332,3 +332,17 @@ def test_an_unclosed_quote_in_a_hierarchy_file_is_named() -> None:
     the run then blamed the data's values."""
     with pytest.raises(HierarchyError, match=r"line 1 .*quote"):
         Hierarchy.from_text('"M;*\nF;*\n', name="sex")
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), np.nan, np.float64("nan")])
+def test_a_missing_cell_is_an_empty_label_not_its_name(missing: object) -> None:
+    """None and NaN cells became the labels 'None' and 'nan', and were published."""
+    with pytest.raises(HierarchyError, match="empty"):
+        Hierarchy([["a", missing, "*"], ["b", "x", "*"]], name="v")
+
+
+def test_a_missing_cell_from_pandas_is_an_empty_label() -> None:
+    pd = pytest.importorskip("pandas")
+    rows = pd.DataFrame({"0": ["a", "b"], "1": [pd.NA, "x"], "2": ["*", "*"]}).astype("string")
+    with pytest.raises(HierarchyError, match="empty"):
+        Hierarchy(rows.itertuples(index=False), name="v")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import csv
 import io
+import math
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -72,6 +73,17 @@ def _check_rows(
             raise HierarchyError(f"{place(i)} has an empty label{end}.", column=name)
 
 
+def _label(cell: object) -> str:
+    """A hierarchy cell as its label: ``None`` and NaN (numpy's, pandas' ``NA`` and
+    ``NaT``) are empty, which the row checks refuse, not the labels ``'None'`` or
+    ``'nan'`` that would be published."""
+    if cell is None or type(cell).__name__ in ("NAType", "NaTType"):
+        return ""
+    if isinstance(cell, float) and math.isnan(cell):
+        return ""
+    return str(cell).strip()
+
+
 class Hierarchy:
     """An immutable, validated generalization hierarchy.
 
@@ -100,7 +112,7 @@ class Hierarchy:
 
     def __init__(self, rows: Iterable[Sequence[object]], *, name: str | None = None) -> None:
         self._name = name
-        table = [tuple(str(cell).strip() for cell in row) for row in rows]
+        table = [tuple(_label(cell) for cell in row) for row in rows]
         table = [row for row in table if any(row)]  # ignore blank lines
         if not table:
             raise HierarchyError("it has no rows.", column=name)
