@@ -22,8 +22,6 @@ class AnonymizationResult:
         generalized, identifying columns removed, no row index.
     transformation
         Generalization level chosen for each quasi-identifier (0 = original values).
-    labels
-        For each quasi-identifier, the name of the chosen level's hierarchy (for display).
     algorithm, metric
         What ran and the name (a key of ``metrics``) of what it minimized: the search's
         metric for a full-domain run, ``"cost_<cost>"`` for greedy merging, ``"sse"`` for
@@ -34,16 +32,19 @@ class AnonymizationResult:
         Records in the input.
     suppressed
         Records suppressed (written with ``*`` or dropped).
+    suppression_limit
+        The largest share of records the run could suppress.
     classes
         Equivalence classes of the released (not suppressed) records.
     metrics
         Full-domain: every information-loss metric of the chosen transformation (lower
         is better; ``precision`` is one minus Sweeney's precision), plus
-        ``precision_score`` (Sweeney's precision itself, higher is better). Local recoding: the
+        ``precision_score`` (Sweeney's precision itself, higher is better); with local
+        suppression, measured on the release its blanked cells made. Local recoding: the
         algorithm's own figures (cost and alteration of greedy merging, SSE and IL of
         microaggregation) and the losses :func:`anonkit.evaluate.evaluate` measures.
-    nodes_evaluated
-        Lattice nodes whose classes were computed.
+    nodes_evaluated, lattice_size
+        Lattice nodes whose classes were computed, and the lattice's number of nodes.
     timing
         Seconds per stage (``encode``, ``search``, ``release``, ``total``).
     minimal_transformations
