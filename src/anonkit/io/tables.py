@@ -8,7 +8,6 @@ and line, never silently repaired. Writing lives in :mod:`anonkit.io.write`
 from __future__ import annotations
 
 import codecs
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from anonkit.exceptions import (
     ParameterError,
 )
 from anonkit.io.cells import check_read_parameters, clean_cells, decimal_points, missing_as_null
+from anonkit.io.names import check_names
 from anonkit.io.sniff import (
     RecordProblem,
     field_counts,
@@ -185,7 +185,7 @@ def scan_table(
     if table_format(p) == "parquet":
         lazy = pl.scan_parquet(p)
         names = lazy.collect_schema().names()
-        _check_names(p, names)
+        check_names(p, names)
         return lazy
     if codecs.lookup(encoding).name != "utf-8":
         raise ParameterError(
@@ -216,7 +216,7 @@ def _scan_csv(
         sep = ","
     raw = header_fields(text, sep)
     names = [name.strip() for name in raw] if strip else raw
-    _check_names(p, names, sep)
+    check_names(p, names, sep)
     refuse_record_header(p, text, sep, whole)
     refuse_header_only(p, text, whole)
     # polars parses a scan as it goes: a record with a surplus field passes when only some
@@ -285,8 +285,9 @@ def read_table_info(
     InputEncodingError
         If it holds bytes ``encoding`` cannot decode (names line and byte offset).
     InputFormatError
-        If a record has more or fewer fields than the header, or the header has a
-        duplicated or empty column name.
+        If a record has more or fewer fields than the header, or the file has a
+        duplicated or empty column name, or one polars reads as a pattern (``*``, ``^...$``:
+        :func:`~anonkit.io.names.check_names`).
     EmptyDataError
         If the file is empty or has a header but no records.
     ParameterError
@@ -298,6 +299,7 @@ def read_table_info(
     require_file(p)
     if table_format(p) == "parquet":
         frame = _read_parquet(p)
+        check_names(p, frame.columns)
         return frame, ReadInfo(None, False, encoding, 0, False, tuple(frame.columns))
     source = TextSource(p, encoding)
     head, complete = source.head()
@@ -313,7 +315,7 @@ def read_table_info(
     names = header_fields(sample, separator)
     if strip:
         names = [name.strip() for name in names]
-    _check_names(p, names, separator)
+    check_names(p, names, separator)
     refuse_record_header(p, sample, separator, whole)
     _check_quotes(source, separator)
     frame = _parse(source, separator, len(names), tokens=tokens, strip=strip)
@@ -396,43 +398,6 @@ def _read_parquet(p: Path) -> pl.DataFrame:
     return frame
 
 
-def _check_names(p: Path, names: Sequence[str], separator: str | None = None) -> None:
-    for position, name in enumerate(names, start=1):
-        if name == "" and position == len(names) > 1 and separator is not None:
-            raise InputFormatError(
-                p,
-                f"the header ends with the separator {separator!r}, so its last column has "
-                "no name; if every line ends with one (some exports write it), remove them.",
-                line=1,
-                column=position,
-            )
-        if name == "":
-            raise InputFormatError(
-                p,
-                f"column {position} has no name; give every column of the header a name "
-                "(or check the separator).",
-                line=1,
-                column=position,
-            )
-        if name == "*":  # polars reads the name '*' as every column
-            raise InputFormatError(
-                p,
-                f"column {position} is named '*', the mark of a suppressed value; give it "
-                "another name (or, if the first line is not a header, add one).",
-                line=1,
-                column=position,
-            )
-    dupes = [name for name, count in Counter(names).items() if count > 1]
-    if dupes:
-        shown = ", ".join(repr(n) for n in dupes)
-        raise InputFormatError(
-            p,
-            f"the header names column(s) {shown} more than once; give every column a "
-            "distinct name.",
-            line=1,
-        )
-
-
 def _parse(
     source: TextSource, separator: str, width: int, *, tokens: tuple[str, ...], strip: bool
 ) -> pl.DataFrame:
@@ -486,8 +451,8 @@ def _raise_ragged(
 
 
 def check_header(path: Path, separator: str) -> None:
-    """Refuse a UTF-8 file's header as :func:`read_table` does (empty, duplicate or ``*``
-    names, a first line that reads as a record), for a reader that does not (Spark).
+    """Refuse a UTF-8 file's header as :func:`read_table` does (empty, duplicate, ``*`` or
+    ``^...$`` names, a first line that reads as a record), for a reader that does not (Spark).
 
     Raises
     ------
@@ -497,7 +462,7 @@ def check_header(path: Path, separator: str) -> None:
         If the file has a header but no records.
     """
     text, whole = sample_head(path)
-    _check_names(path, header_fields(text, separator), separator)
+    check_names(path, header_fields(text, separator), separator)
     refuse_record_header(path, text, separator, whole)
     refuse_header_only(path, text, whole)
 
@@ -551,8 +516,8 @@ def _check_records(
     width = frame.width
     if width < 2 or frame.height == 0:
         return frame, 0
-    last = pl.col(frame.columns[-1])
-    if not frame.select((last.is_null() | (last == "")).any()).item():
+    last = frame.to_series(-1)  # by position: a name can read as a pattern in pl.col
+    if not (last.is_null() | (last == "")).any():
         return frame, 0
     p, data = source.path, source.data()
     counts, lines = field_counts(data, separator)

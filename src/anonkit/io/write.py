@@ -39,6 +39,7 @@ __all__ = [
     "escape_formulas_lazy",
     "escape_name",
     "output_format",
+    "refuse_nul_cells",
     "refuse_unwritable",
     "unescape_formulas",
     "unescape_name",
@@ -255,7 +256,8 @@ def write_table(
     ParameterError
         If ``csv_formulas`` is not ``"escape"`` or ``"keep"``.
     DataError
-        If CSV or TSV output would hold a list, struct, binary or object column.
+        If CSV or TSV output would hold a list, struct, binary or object column, or a
+        text value with a NUL byte (:func:`refuse_nul_cells`).
 
     Examples
     --------
@@ -274,6 +276,7 @@ def write_table(
         atomic_write(p, lambda tmp: frame.write_parquet(tmp))
         return WriteInfo(fmt, 0)
     refuse_unwritable(frame.schema, fmt)
+    refuse_nul_cells(frame, fmt)
     sep = field_separator(fmt, separator)
     escaped = 0
     if csv_formulas == "escape":
@@ -302,6 +305,47 @@ def refuse_unwritable(schema: Mapping[str, pl.DataType], fmt: str) -> None:
         raise DataError(
             f"Column {', '.join(nested)} values, which a {fmt.upper()} file cannot hold: "
             "write Parquet (.parquet), or leave such columns out of the release."
+        )
+
+
+def refuse_nul_cells(frame: pl.DataFrame, fmt: str) -> None:
+    """Refuse text values holding a NUL byte (``\\x00``) in a ``csv`` or ``tsv`` output:
+    a text file with one is taken for a damaged or binary one (anonkit's own reader refuses
+    it), so the release could not be read back. Parquet holds them.
+
+    Raises
+    ------
+    DataError
+        Naming the columns (never the values).
+
+    Examples
+    --------
+    >>> refuse_nul_cells(pl.DataFrame({"a": ["x\\x00y"]}), "parquet")
+    >>> refuse_nul_cells(pl.DataFrame({"a": ["x\\x00y"]}), "csv")
+    Traceback (most recent call last):
+    ...
+    anonkit.exceptions.DataError: Column 'a' holds text with a NUL byte (\\x00), ...
+    """
+    if fmt == "parquet":
+        return
+    texts = [
+        name
+        for name, dtype in frame.schema.items()
+        if dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum)
+    ]
+    if not texts:
+        return
+    # by position: polars reads a name like '^b$' in pl.col as a pattern
+    at = [frame.get_column_index(name) for name in texts]
+    found = frame.select(
+        pl.nth(i).cast(pl.String).str.contains("\x00", literal=True).any() for i in at
+    ).row(0)
+    bad = [repr(name) for name, nul in zip(texts, found, strict=True) if nul]
+    if bad:
+        raise DataError(
+            f"Column {', '.join(bad)} holds text with a NUL byte (\\x00), which a "
+            f"{fmt.upper()} file cannot hold (it would be read as damaged): remove the NUL "
+            "bytes, write Parquet (.parquet), or leave such columns out of the release."
         )
 
 

@@ -108,9 +108,13 @@ class ColumnCodes(Codes):
     def __init__(self, frame: pl.DataFrame, columns: Iterable[str] | None = None) -> None:
         names = list(dict.fromkeys(frame.columns if columns is None else columns))
         self.records = frame.height
-        self._hashes = frame.select([pl.col(c).hash(seed=0) for c in names])
+        # columns by position: polars reads a name like '^b$' in pl.col as a pattern
+        at = [frame.get_column_index(c) for c in names]
+        self._hashes = frame.select([pl.nth(i).hash(seed=0) for i in at])
         uniques = (
-            self._hashes.select(pl.col(c).unique().implode() for c in names).row(0) if names else ()
+            self._hashes.select(pl.nth(i).unique().implode() for i in range(len(names))).row(0)
+            if names
+            else ()
         )
         #: Each column's distinct hashes, sorted.
         self._keys = {
