@@ -86,3 +86,25 @@ def test_anonymize_to_csv_refuses_nul_in_kept_column(tmp_path: Path, kind: str) 
                 output=out,
             )
     assert not out.exists()
+
+
+def test_a_streamed_csv_release_refuses_nul_in_kept_column(tmp_path: Path) -> None:
+    """The streaming engine writes its release by sink_csv, past write_table's check."""
+    data = tmp_path / "in.parquet"
+    _frame().write_parquet(data)
+    out = tmp_path / "release.csv"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match=r"^Column 'note' holds text with a NUL byte"):
+            anonkit.anonymize(
+                data,
+                quasi_identifiers=["age"],
+                k=5,
+                sensitive=["s"],
+                insensitive=["note"],
+                hierarchies={"age": {"type": "suppression"}},
+                engine="streaming",
+                output=out,
+            )
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [data]

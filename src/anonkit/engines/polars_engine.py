@@ -51,7 +51,12 @@ from anonkit.engines.counting import (
     unpack_keys,
 )
 from anonkit.engines.written import CodedColumn, release_tally, suppressed_rows
-from anonkit.io.write import escape_formulas_lazy, field_separator, output_format
+from anonkit.io.write import (
+    escape_formulas_lazy,
+    field_separator,
+    output_format,
+    refusing_nul_cells,
+)
 
 __all__ = ["PolarsEngine", "release_query"]
 
@@ -577,4 +582,5 @@ class PolarsEngine(GroupingEngine):
                 lazy.sink_parquet(tmp, engine=self._collect)
             else:
                 sep = field_separator(fmt, separator)
-                escape_formulas_lazy(lazy).sink_csv(tmp, separator=sep, engine=self._collect)
+                with refusing_nul_cells(escape_formulas_lazy(lazy), fmt) as checked:
+                    checked.sink_csv(tmp, separator=sep, engine=self._collect)

@@ -11,7 +11,7 @@ import errno
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ __all__ = [
     "escape_name",
     "output_format",
     "refuse_nul_cells",
+    "refusing_nul_cells",
     "refuse_unwritable",
     "unescape_formulas",
     "unescape_name",
@@ -347,6 +348,30 @@ def refuse_nul_cells(frame: pl.DataFrame, fmt: str) -> None:
             f"{fmt.upper()} file cannot hold (it would be read as damaged): remove the NUL "
             "bytes, write Parquet (.parquet), or leave such columns out of the release."
         )
+
+
+@contextlib.contextmanager
+def refusing_nul_cells(lazy: pl.LazyFrame, fmt: str) -> Iterator[pl.LazyFrame]:
+    """``lazy``, checked batch by batch by :func:`refuse_nul_cells` as it streams into a
+    ``fmt`` file (``sink_csv`` writes past :func:`write_table`'s check): a batch with a
+    NUL byte stops the write, and its :class:`~anonkit.exceptions.DataError` leaves the
+    block as raised, not as polars wraps it."""
+    found: list[DataError] = []
+
+    def check(batch: pl.DataFrame) -> pl.DataFrame:
+        try:
+            refuse_nul_cells(batch, fmt)
+        except DataError as err:
+            found.append(err)
+            raise
+        return batch
+
+    try:
+        yield lazy if fmt == "parquet" else lazy.map_batches(check, streamable=True)
+    except Exception:
+        if found:
+            raise found[0] from None
+        raise
 
 
 def field_separator(fmt: str, separator: str | None = None) -> str:
