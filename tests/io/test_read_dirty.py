@@ -551,9 +551,9 @@ def test_decimal_commas_are_read_with_a_decimal_point_when_asked(tmp_path: Path)
     ):
         frame = read(decimal_comma=True)
         assert frame["kg"].to_list() == ["49.4", "-0.5", "72"]
-        # other text as it stands; thousands separators are not read
+        # other text as it stands; dot-thousands in groups of three are read
         assert frame["name"].to_list() == ["Smith, J", "a,b", None]
-        assert frame["n"].to_list() == ["1", "1.234", "1.234,5"]
+        assert frame["n"].to_list() == ["1", "1.234", "1234.5"]
     assert read_table(p, decimal_comma=True, strip=True)["kg"].to_list()[0] == "49.4"
     with pytest.raises(ParameterError, match="decimal_comma"):
         read_table(p, decimal_comma="yes")  # type: ignore[arg-type]

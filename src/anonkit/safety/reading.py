@@ -19,8 +19,8 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import as_text
-from anonkit.exceptions import AnonkitError
-from anonkit.io.cells import DECIMAL_COMMA, read_options
+from anonkit.exceptions import AnonkitError, DataError
+from anonkit.io.cells import DECIMAL_COMMA, decimal_points, read_options
 from anonkit.io.tables import read_table_info
 from anonkit.safety.profile import numbers_written_as
 
@@ -43,6 +43,8 @@ class ReadSettings:
     #: hold missing values, and as a value ``?`` is generalized like any other.
     found_missing: tuple[str, ...] = ()
     decimal_comma: bool = False
+    #: Why decimal commas were found but ``decimal_comma`` was left off, or ``""``.
+    decimal_comma_note: str = ""
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`anonkit.io.tables.read_table` for these settings."""
@@ -75,9 +77,11 @@ def read_for_starter(
     cells are missing, and the cells of :data:`MISSING_CANDIDATES` that occur in the data
     are reported (``found_missing``) but kept as values, since a quasi-identifier cannot
     hold missing values (``?`` is then a value its hierarchy generalizes like any other).
-    ``decimal_comma`` (None: true when the separator is not ``,`` and some column holds
-    only whole numbers and numbers written with a decimal comma, at least one of them)
-    is detected too. The separator is sniffed by the reader when None.
+    ``decimal_comma`` (None: true when the separator is not ``,``, some column holds
+    only whole numbers and numbers written with a decimal comma, at least one of them,
+    and no column would be misread or refused with it: see :func:`_decimal_comma_doubt`,
+    whose reason ``decimal_comma_note`` keeps) is detected too. The separator is
+    sniffed by the reader when None.
     """
     detected: list[str] = [] if separator is not None else ["separator"]
     tokens = ("",) if missing is None else tuple(missing)
@@ -96,10 +100,13 @@ def read_for_starter(
         if names_padded or _padded_share(frame) >= 0.5:
             strip, again = True, True
             detected.append("strip")
+    comma_note = ""
     if decimal_comma is None and not parquet and info.separator != ",":
         if any(_decimal_commas(frame.get_column(c)) for c in frame.columns):
-            decimal_comma, again = True, True
-            detected.append("decimal_comma")
+            comma_note = _decimal_comma_doubt(frame, strip=bool(strip))
+            if not comma_note:
+                decimal_comma, again = True, True
+                detected.append("decimal_comma")
     if missing is None and not parquet:
         found: set[str] = set()
         for name, dtype in frame.schema.items():
@@ -126,6 +133,7 @@ def read_for_starter(
         tuple(detected),
         found_missing,
         bool(decimal_comma),
+        comma_note,
     )
     return frame, settings
 
@@ -142,6 +150,38 @@ def _decimal_commas(column: pl.Series) -> bool:
         return False
     decimals = cells.str.extract(DECIMAL_COMMA, 2).drop_nulls()
     return bool((decimals.str.len_chars() != 3).any())
+
+
+def _decimal_comma_doubt(frame: pl.DataFrame, *, strip: bool) -> str:
+    """Why reading ``frame`` (read as text) with decimal_comma on could change a number
+    without a word, or ``""``: the option holds for the whole file, so one column of
+    decimal commas must not switch it on when :func:`~anonkit.io.cells.decimal_points`
+    would refuse another column (``1.234`` and ``640``: 1234 or 1.234?) or read one
+    whose every decimal comma has three digits after it (``18,000``, as likely eighteen
+    thousand). The reason names the column, never a value. With ``strip`` the values
+    are judged stripped, as the file will be read again."""
+    if strip:
+        frame = frame.with_columns(pl.col(pl.String).str.strip_chars())
+    try:
+        points = decimal_points(frame)
+    except DataError as err:
+        column = getattr(err, "column", "?")
+        return (
+            f"left off: decimal commas found, but column {column!r} holds a number whose "
+            "'.' may be a thousands separator or a decimal point (write it without the "
+            "separator to read the file with decimal_comma = true)"
+        )
+    for name in frame.columns:
+        column = frame.get_column(name)
+        if column.dtype != pl.String or column.equals(points.get_column(name)):
+            continue
+        decimals = column.str.extract(DECIMAL_COMMA, 2).drop_nulls()
+        if decimals.len() and bool((decimals.str.len_chars() == 3).all()):
+            return (
+                f"left off: decimal commas found, but in column {name!r} three digits "
+                "follow every comma, as likely a thousands separator (18,000)"
+            )
+    return ""
 
 
 def hierarchy_files(data: Path, frame: pl.DataFrame, encoding: str = "utf-8") -> dict[str, Path]:

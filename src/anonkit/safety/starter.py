@@ -515,6 +515,8 @@ def _render(
         note = "read 49,4 as the number 49.4" + (
             guessed if "decimal_comma" in read.detected else ""
         )
+        if read.decimal_comma_note:  # why the commas found did not turn it on
+            note += f"; {read.decimal_comma_note}"
         rows.append((f"decimal_comma = {toml_value(read.decimal_comma)}", note))
         lines += _aligned(rows)
     lines += ["", "[attributes]"]
