@@ -429,6 +429,8 @@ def check(value: T, constraint: Constraint, name: str, owner: str) -> T:
             hint = did_you_mean(value, names, template=" Did you mean {}?")
         elif isinstance(constraint, Interval) and constraint.noun == "a share":
             hint = _percentage_hint(value)
+        elif isinstance(constraint, Names):
+            hint = _text_names_hint(value)
         raise ParameterError(name, owner, str(constraint), value, hint)
     return value
 
@@ -444,6 +446,17 @@ def _percentage_hint(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low < value <= 100:
         return ""
     return f" Did you mean {value / 100:g}?"
+
+
+def _text_names_hint(value: object) -> str:
+    """`` Column names are text: write '0'.`` for column names given as numbers (pandas
+    frames read without a header name their columns 0, 1, ...; anonkit reads them '0')."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, Sequence) or isinstance(value, (str, bytes)):
+        return ""
+    numbers = [v for v in value if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    return f" Column names are text: write {str(numbers[0])!r}." if numbers else ""
 
 
 def validate(
@@ -469,13 +482,12 @@ def lookup(registry: Mapping[str, T], name: str, kind: str) -> T:
     Raises
     ------
     UnknownNameError
-        If ``name`` is not in ``registry``, listing its names (``kind``: what it holds,
-        e.g. ``"metric"``).
+        If ``name`` is not in ``registry`` (or is not a string: ``None``, a list),
+        listing its names (``kind``: what it holds, e.g. ``"metric"``).
     """
-    try:
+    if isinstance(name, str) and name in registry:
         return registry[name]
-    except KeyError:
-        raise UnknownNameError(kind, name, list(registry)) from None
+    raise UnknownNameError(kind, name, list(registry)) from None
 
 
 def check_int(
@@ -521,7 +533,17 @@ def check_name(value: object, name: str, owner: str) -> str:
 
 
 def check_names(value: object, name: str, owner: str) -> tuple[str, ...]:
-    """``value`` as a tuple of column names (a single name gives a 1-tuple)."""
+    """``value`` as a tuple of column names (a single name gives a 1-tuple, never one
+    name per character); any iterable of names but a mapping (a pandas ``Index``, a numpy
+    array, a generator) is read as a sequence of them.
+
+    Examples
+    --------
+    >>> check_names("age", "sensitive", "X"), check_names(iter(["a", "b"]), "sensitive", "X")
+    (('age',), ('a', 'b'))
+    """
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Sequence, Mapping)):
+        value = tuple(value)
     check(value, Names(), name, owner)
     if isinstance(value, str):
         return (value,)

@@ -27,6 +27,8 @@ from anonkit._validation import (
 )
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.resolve import HierarchySpec
+from anonkit.core.schema import Columns
+from anonkit.engines.base import available_engines
 from anonkit.estimators import (
     Estimator,
     FullDomain,
@@ -207,10 +209,16 @@ class Anonymizer:
 
     def _validate(self) -> None:
         validate(vars(self), _CONSTRAINTS, "anonymize")
+        Columns.given("anonymize", **self.roles())
+        for name, names in (("engine", ["auto", *available_engines()]), ("metric", METRICS)):
+            if not isinstance(value := getattr(self, name), str):  # names are looked up
+                raise ParameterError(name, "anonymize", str(Options(tuple(names))), value)
         if isinstance(self.algorithm, Estimator):
             defaults = inspect.signature(Anonymizer.__init__).parameters
             refuse_ignored(self.algorithm, vars(self), {n: p.default for n, p in defaults.items()})
             return
+        if not isinstance(self.algorithm, str):
+            raise _not_an_algorithm(self.algorithm)
         if self.algorithm not in ALGORITHMS:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHMS))
         if self.local_suppression is not False and self.algorithm not in LATTICE_ALGORITHMS:
@@ -374,11 +382,28 @@ class Anonymizer:
             check_output(self.output, read)
         if isinstance(frame, (str, Path)) and not isinstance(estimator, (FullDomain, Mondrian)):
             frame = read_table(frame)  # FullDomain may stream it instead, Mondrian use Spark
-        result = estimator.fit(frame, **self.roles()).result_
+        try:
+            result = estimator.fit(frame, **self.roles()).result_
+        except ParameterError as err:  # of the estimator's fit: given to anonymize
+            if err.owner != f"{type(estimator).__name__}.fit":
+                raise
+            raise ParameterError(
+                err.parameter, "anonymize", err.expected, err.got, err.hint
+            ) from None
         if self.output is not None and not writes:
             release = to_polars(result.release)[0]
             write_table(release, self.output, separator=self.output_separator)
         return result
+
+
+def _not_an_algorithm(value: object) -> ParameterError:
+    """The error of an ``algorithm`` that is neither a name nor an estimator: an estimator
+    class is told to be called."""
+    hint = ""
+    if isinstance(value, type) and issubclass(value, Estimator):
+        hint = f" Pass an instance: algorithm={value.__name__}() (with its parameters)."
+    expected = f"{Options(ALGORITHMS)}, or an estimator such as Mondrian()"
+    return ParameterError("algorithm", "anonymize", expected, value, hint)
 
 
 def _from_options(

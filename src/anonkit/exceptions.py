@@ -32,9 +32,9 @@ _CLOSE = 0.75
 _HINT_LEAVES = 5_000
 
 
-def close_names(name: str, names: Iterable[str], most: int = 3) -> list[str]:
+def close_names(name: object, names: Iterable[object], most: int = 3) -> list[str]:
     """Up to ``most`` of ``names`` that ``name`` may have been meant as: the same name in
-    another case, else names a typo away, closest first (for "did you mean" hints).
+    another case, else names a typo away, closest first; strings only ("did you mean").
 
     Examples
     --------
@@ -43,12 +43,13 @@ def close_names(name: str, names: Iterable[str], most: int = 3) -> list[str]:
     >>> close_names("zip", ["age", "sex"])
     []
     """
+    if not isinstance(name, str):
+        return []
     folded: dict[str, str] = {}
     for other in names:
-        if other != name:
+        if isinstance(other, str) and other != name:
             folded.setdefault(other.casefold(), other)
-    same = folded.get(name.casefold())
-    if same is not None:
+    if (same := folded.get(name.casefold())) is not None:
         return [same]
     matcher = difflib.SequenceMatcher(b=name.casefold())
     scored = []
@@ -61,8 +62,8 @@ def close_names(name: str, names: Iterable[str], most: int = 3) -> list[str]:
 
 
 def did_you_mean(
-    name: str,
-    names: Iterable[str],
+    name: object,
+    names: Iterable[object],
     *,
     template: str = " (did you mean {}?)",
     label: Callable[[str], str] = repr,
@@ -75,8 +76,7 @@ def did_you_mean(
     >>> did_you_mean("PAY_1", ["PAY_0", "PAY_2", "AGE"])
     " (did you mean 'PAY_0' or 'PAY_2'?)"
     """
-    found = [label(n) for n in close_names(name, names)]
-    if not found:
+    if not (found := [label(n) for n in close_names(name, names)]):
         return ""
     shown = found[0] if len(found) == 1 else f"{', '.join(found[:-1])} or {found[-1]}"
     return template.format(shown)

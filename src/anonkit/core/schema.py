@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-from anonkit._validation import check_choice
+from anonkit._validation import Keyed, OrNone, check, check_choice, check_names
+from anonkit.core.resolve import HierarchySpec
 from anonkit.exceptions import ParameterError, UndeclaredColumnsError, UnknownColumnError
 
 
@@ -48,13 +49,14 @@ class Schema:
         cls,
         columns: Sequence[str],
         *,
-        quasi_identifiers: Iterable[str],
-        identifying: Iterable[str] = (),
-        sensitive: Iterable[str] = (),
-        insensitive: Iterable[str] = (),
+        quasi_identifiers: str | Iterable[str],
+        identifying: str | Iterable[str] = (),
+        sensitive: str | Iterable[str] = (),
+        insensitive: str | Iterable[str] = (),
         others: str | None = "keep",
     ) -> Schema:
-        """Assign roles; ``others`` decides for the columns not named.
+        """Assign roles; ``others`` decides for the columns not named. Each role is a
+        column name or a list of them.
 
         ``others`` is ``"error"`` (or ``None``: raise :class:`UndeclaredColumnsError`
         naming them), ``"keep"`` (insensitive, released as is) or ``"drop"`` (removed).
@@ -64,8 +66,8 @@ class Schema:
         UnknownColumnError
             If a named column is not in ``columns``.
         ParameterError
-            If no quasi-identifier is given, a column has two roles or ``others`` is not
-            one of :data:`OTHERS_MODES`.
+            If a role is not column names, no quasi-identifier is given, a column has two
+            roles or ``others`` is not one of :data:`OTHERS_MODES`.
         UndeclaredColumnsError
             If ``others`` is ``"error"`` and some column has no role.
 
@@ -76,10 +78,15 @@ class Schema:
         >>> s.columns(AttributeRole.IDENTIFYING), s.dropped
         (['note'], ('note',))
         """
-        qi, ids, sens = list(quasi_identifiers), list(identifying), list(sensitive)
-        ins = [insensitive] if isinstance(insensitive, str) else list(insensitive)
-        if isinstance(quasi_identifiers, str):
-            qi = [quasi_identifiers]
+        qi, ids, sens, ins = (
+            list(check_names(names, keyword, "anonymize"))
+            for keyword, names in (
+                ("quasi_identifiers", quasi_identifiers),
+                ("identifying", identifying),
+                ("sensitive", sensitive),
+                ("insensitive", insensitive),
+            )
+        )
         mode = (
             "error" if others is None else check_choice(others, "others", "anonymize", OTHERS_MODES)
         )
@@ -134,6 +141,77 @@ class Schema:
         """Columns published unchanged: sensitive and insensitive ones, in table order."""
         keep = (AttributeRole.SENSITIVE, AttributeRole.INSENSITIVE)
         return [c for c, r in self.roles if r in keep]
+
+
+#: What the ``hierarchies`` keyword must be.
+HIERARCHIES = "a mapping of column name to hierarchy (a Hierarchy, a file path, a spec or rows)"
+
+
+@dataclass(frozen=True)
+class Columns:
+    """What the keywords of :meth:`Estimator.fit <anonkit.estimators.base.Estimator.fit>`
+    say the columns are."""
+
+    quasi_identifiers: list[str]
+    specs: dict[str, HierarchySpec]
+    identifying: Sequence[str] = ()
+    sensitive: Sequence[str] = ()
+    insensitive: Sequence[str] = ()
+    others: str | None = None
+    numeric: list[str] = field(default_factory=list)
+
+    @classmethod
+    def given(
+        cls,
+        owner: str,
+        quasi_identifiers: str | Iterable[str],
+        hierarchies: Mapping[str, HierarchySpec] | None = None,
+        identifying: str | Iterable[str] = (),
+        sensitive: str | Iterable[str] = (),
+        insensitive: str | Iterable[str] = (),
+        others: str | None = None,
+        numeric: str | Iterable[str] = (),
+    ) -> Columns:
+        """The fit keywords of ``owner``, checked: each role (and ``numeric``) a column
+        name, which is one column, or a list of them; ``hierarchies`` a mapping or ``None``.
+
+        Raises
+        ------
+        ParameterError
+            Naming the first keyword that is not so, and ``owner``.
+
+        Examples
+        --------
+        >>> Columns.given("X.fit", "age", None, sensitive="disease").sensitive
+        ['disease']
+        """
+
+        def names(value: object, keyword: str) -> list[str]:
+            return list(check_names(value, keyword, owner))
+
+        qi = names(quasi_identifiers, "quasi_identifiers")
+        ids, sens = names(identifying, "identifying"), names(sensitive, "sensitive")
+        ins, num = names(insensitive, "insensitive"), names(numeric, "numeric")
+        check(hierarchies, OrNone(Keyed(HIERARCHIES)), "hierarchies", owner)
+        return cls(qi, dict(hierarchies or {}), ids, sens, ins, others, numeric=num)
+
+    def schema(self, names: Sequence[str], wanted: Sequence[str]) -> Schema:
+        """Every column's role among ``names``; the attributes the models protect
+        (``wanted``) are sensitive even when not declared so.
+
+        Raises
+        ------
+        UndeclaredColumnsError, ParameterError
+            As :meth:`Schema.build`.
+        """
+        return Schema.build(
+            names,
+            quasi_identifiers=self.quasi_identifiers,
+            identifying=self.identifying,
+            sensitive=list(dict.fromkeys([*self.sensitive, *wanted])),
+            insensitive=[c for c in self.insensitive if c not in wanted],
+            others=self.others,
+        )
 
 
 def _pattern(name: str) -> bool:

@@ -37,6 +37,7 @@ from anonkit._validation import (
     Boolean,
     Callback,
     Constraint,
+    Options,
     OrNone,
     Parameters,
     init_parameters,
@@ -44,9 +45,9 @@ from anonkit._validation import (
 )
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
-from anonkit.core.schema import AttributeRole, Schema
+from anonkit.core.schema import AttributeRole, Columns, Schema
 from anonkit.core.values import check_single_values
-from anonkit.engines.base import choose_engine, get_engine
+from anonkit.engines.base import available_engines, choose_engine, get_engine
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
@@ -86,37 +87,6 @@ __all__ = [
 
 #: Working columns of :meth:`Estimator._seen` (reserved names, core.schema.RESERVED_PREFIX).
 _ROW, _NEW = "__anonkit_row__", "__anonkit_new__"
-
-
-@dataclass(frozen=True)
-class Columns:
-    """What the keywords of :meth:`Estimator.fit` say the columns are."""
-
-    quasi_identifiers: list[str]
-    specs: dict[str, HierarchySpec]
-    identifying: Sequence[str] = ()
-    sensitive: Sequence[str] = ()
-    insensitive: Sequence[str] = ()
-    others: str | None = None
-    numeric: list[str] = field(default_factory=list)
-
-    def schema(self, names: Sequence[str], wanted: Sequence[str]) -> Schema:
-        """Every column's role among ``names``; the attributes the models protect
-        (``wanted``) are sensitive even when not declared so.
-
-        Raises
-        ------
-        UndeclaredColumnsError, ParameterError
-            As :meth:`Schema.build <anonkit.core.schema.Schema.build>`.
-        """
-        return Schema.build(
-            names,
-            quasi_identifiers=self.quasi_identifiers,
-            identifying=self.identifying,
-            sensitive=list(dict.fromkeys([*self.sensitive, *wanted])),
-            insensitive=[c for c in self.insensitive if c not in wanted],
-            others=self.others,
-        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +179,17 @@ def _check_attainable(data: pl.DataFrame, models: Sequence[PrivacyModel]) -> Non
                 )
 
 
+def _polars(frame: Any, owner: str) -> tuple[pl.DataFrame, FrameKind]:
+    """:func:`~anonkit.io.frames.to_polars`, a frame of another type reported as the
+    ``frame`` parameter of ``owner`` (the method it was given to)."""
+    try:
+        return to_polars(frame)
+    except ParameterError as err:
+        if err.parameter != "frame":
+            raise
+        raise ParameterError("frame", owner, err.expected, err.got, err.hint) from None
+
+
 #: The estimators whose :attr:`Estimator.reads_numbers` is true.
 NUMBER_ESTIMATORS = ("Mondrian", "Microaggregation", "Hilbert", "BangA", "KOptimize")
 
@@ -277,22 +258,22 @@ class Estimator(Parameters):
         """
         self._forget_fit()
         self._validate()
-        if numeric and not self.reads_numbers:
+        owner, roles = f"{type(self).__name__}.fit", (identifying, sensitive, insensitive, others)
+        columns = Columns.given(owner, quasi_identifiers, hierarchies, *roles, numeric)
+        if columns.numeric and not self.reads_numbers:
             name, readers = type(self).__name__, ", ".join(NUMBER_ESTIMATORS)
             why = f"{name} generalizes every column by its hierarchy; {readers} read numbers"
-            raise ParameterError("numeric", name, f"left out ({why})", list(numeric))
+            raise ParameterError("numeric", name, f"left out ({why})", columns.numeric)
         output = getattr(self, "output", None)
         if output is not None:
-            read = [frame, *(hierarchies or {}).values(), getattr(self.privacy, "population", None)]
+            read = [frame, *columns.specs.values(), getattr(self.privacy, "population", None)]
             # only Spark writes a folder (of part files), which replaces an existing one
             spark = getattr(self, "engine", None) == "spark" or type(frame).__module__.startswith(
                 "pyspark"
             )
             check_outputs({"output": output}, read, folders=("output",) if spark else ())
-        qi = [quasi_identifiers] if isinstance(quasi_identifiers, str) else list(quasi_identifiers)
-        roles = (identifying, sensitive, insensitive, others)
         try:
-            self._fit(frame, Columns(qi, dict(hierarchies or {}), *roles, numeric=list(numeric)))
+            self._fit(frame, columns)
         except SystemError as err:
             # Ctrl-C while a compiled kernel ran: the KeyboardInterrupt, not numba's wrapper
             found = signalled(err)
@@ -317,7 +298,7 @@ class Estimator(Parameters):
         """The fit on a table held in memory (estimators that can fit through an engine
         override it to choose where, see :class:`Placed`)."""
         t0 = time.perf_counter()
-        data, kind = to_polars(frame)
+        data, kind = _polars(frame, f"{type(self).__name__}.fit")
         if data.height == 0:
             raise EmptyDataError()
         fitting = self._prepare(data, kind, t0, columns)
@@ -484,7 +465,7 @@ class Estimator(Parameters):
             If ``frame`` has a column the training table lacked (unless ``others="drop"``).
         """
         fitting = self._training("transform")
-        data, kind = to_polars(frame)
+        data, kind = _polars(frame, f"{type(self).__name__}.transform")
         unseen = self._unseen_columns(data.columns)
         qi = fitting.quasi_identifiers
         missing = [c for c in qi if c not in data.columns]
@@ -565,6 +546,9 @@ class Placed(Estimator):
     def _engine_choice(self, frame: Any, memory_share: float = 0.25) -> tuple[str, str]:
         """The engine the fit runs on and why (``engine="auto"``:
         :func:`~anonkit.engines.base.choose_engine` picks it from the input)."""
+        if not isinstance(self.engine, str):
+            names = str(Options(("auto", *available_engines())))
+            raise ParameterError("engine", type(self).__name__, names, self.engine)
         if self.engine == "auto":
             return choose_engine(frame, memory_share)
         pandas = type(frame).__module__.split(".")[0] == "pandas"

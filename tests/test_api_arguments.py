@@ -1,0 +1,214 @@
+"""Arguments of the Python API given in a shape or type it does not take: a single column
+name for a role keyword, non-strings where a name is expected, a hierarchies list, a frame
+of another type. Each is read as meant or refused with a ParameterError naming it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import anonkit
+from anonkit.estimators import FullDomain, Mondrian, Privacy
+from anonkit.exceptions import ParameterError, UnknownNameError, close_names, did_you_mean
+from anonkit.models import KAnonymity
+
+H = {"age": {"type": "intervals", "widths": [50]}}
+
+
+def _frame() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "age": ["34", "45", "66", "70"],
+            "disease": ["x", "y", "x", "y"],
+            "name": ["A", "B", "C", "D"],
+        }
+    )
+
+
+def _run(**kwargs: Any) -> anonkit.AnonymizationResult:
+    args: dict[str, Any] = dict(quasi_identifiers="age", hierarchies=H, k=2, leak_check=False)
+    args.update(kwargs)
+    return anonkit.anonymize(_frame(), **args)
+
+
+# ------------------------------------------------------------------ role keywords
+@pytest.mark.parametrize(
+    ("keywords", "role", "column"),
+    [
+        ({"sensitive": "disease", "identifying": ["name"]}, "sensitive", "disease"),
+        ({"insensitive": "disease", "identifying": ["name"]}, "insensitive", "disease"),
+        ({"sensitive": ["disease"], "identifying": "name"}, "identifying", "name"),
+    ],
+)
+def test_a_single_string_is_one_column_for_every_role(
+    keywords: dict[str, Any], role: str, column: str
+) -> None:
+    res = _run(**keywords)
+    assert res.checks["roles"][role] == [column]
+
+
+def test_one_letter_columns_are_not_given_roles_by_the_letters_of_a_name() -> None:
+    frame = _frame().with_columns(pl.lit("q").alias("d"), pl.lit("r").alias("i"))
+    res = anonkit.anonymize(
+        frame,
+        quasi_identifiers="age",
+        hierarchies=H,
+        k=2,
+        sensitive="disease",
+        identifying="name",
+        others="keep",
+        leak_check=False,
+    )
+    assert res.checks["roles"]["sensitive"] == ["disease"]
+    assert set(res.checks["roles"]["insensitive"]) == {"d", "i"}
+
+
+def test_estimator_fit_reads_a_single_string_as_one_column() -> None:
+    est = FullDomain(privacy=Privacy(KAnonymity(2)), leak_check=False)
+    est.fit(
+        _frame(), quasi_identifiers="age", hierarchies=H, sensitive="disease", insensitive="name"
+    )
+    assert est.result_.checks["roles"]["sensitive"] == ["disease"]
+    assert est.result_.checks["roles"]["insensitive"] == ["name"]
+
+
+def test_numeric_reads_a_single_string_as_one_column() -> None:
+    frame = pl.DataFrame({"age": [34, 45, 66, 70]})
+    res = anonkit.anonymize(
+        frame, quasi_identifiers="age", numeric="age", k=2, algorithm="mondrian"
+    )
+    assert res.n_records == 4
+
+
+@pytest.mark.parametrize(
+    "keywords",
+    [
+        {"quasi_identifiers": 3},
+        {"sensitive": 5},
+        {"identifying": 1.5},
+        {"insensitive": {"name": 1}},
+        {"quasi_identifiers": ["age", 3]},
+        {"numeric": 7},
+    ],
+)
+def test_a_role_that_is_not_names_is_a_parameter_error(keywords: dict[str, Any]) -> None:
+    (parameter,) = keywords
+    with pytest.raises(ParameterError) as info:
+        _run(**keywords)
+    assert info.value.parameter == parameter and info.value.owner == "anonymize"
+    assert "column name" in info.value.expected
+
+
+def test_estimator_fit_refuses_a_role_that_is_not_names() -> None:
+    est = FullDomain(privacy=Privacy(KAnonymity(2)))
+    with pytest.raises(ParameterError) as info:
+        est.fit(_frame(), quasi_identifiers=["age"], hierarchies=H, sensitive=5)
+    assert (info.value.parameter, info.value.owner) == ("sensitive", "FullDomain.fit")
+
+
+def test_a_column_given_as_a_number_is_told_names_are_text() -> None:
+    with pytest.raises(ParameterError, match="Column names are text"):
+        _run(quasi_identifiers=[0])
+
+
+def test_roles_may_be_any_iterable_of_names() -> None:
+    import pandas as pd
+
+    res = _run(quasi_identifiers=pd.Index(["age"]), identifying=np.array(["name"]), others="keep")
+    assert res.checks["roles"]["identifying"] == ["name"]
+
+
+# ------------------------------------------------------- names that are not strings
+def test_close_names_and_did_you_mean_take_any_object() -> None:
+    assert close_names(None, ["polars", "spark"]) == []  # type: ignore[arg-type]
+    assert close_names("polars", ["polars", 3, None]) == []  # type: ignore[list-item]
+    assert did_you_mean(["loss"], ["loss"]) == ""  # type: ignore[arg-type]
+    assert "None" in str(UnknownNameError("engine", None, ["polars"]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [None, 3, ["flash"]])
+def test_an_algorithm_that_is_not_a_name_is_a_parameter_error(value: Any) -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(algorithm=value, identifying="name", sensitive="disease")
+    assert info.value.parameter == "algorithm" and info.value.owner == "anonymize"
+    assert "'flash'" in info.value.expected and "'mondrian'" in info.value.expected
+
+
+def test_an_estimator_class_as_algorithm_is_told_to_pass_an_instance() -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(algorithm=Mondrian, identifying="name", sensitive="disease")
+    assert info.value.parameter == "algorithm"
+    assert "Mondrian()" in str(info.value)
+
+
+@pytest.mark.parametrize("value", [None, 1, ["loss"]])
+def test_a_metric_that_is_not_a_name_is_a_parameter_error(value: Any) -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(metric=value, identifying="name", sensitive="disease")
+    assert info.value.parameter == "metric" and "'loss'" in info.value.expected
+
+
+@pytest.mark.parametrize("value", [None, 1, ["polars"]])
+def test_an_engine_that_is_not_a_name_is_a_parameter_error(value: Any) -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(engine=value, identifying="name", sensitive="disease")
+    assert info.value.parameter == "engine" and "'polars'" in info.value.expected
+
+
+@pytest.mark.parametrize("value", [None, 1])
+def test_an_estimator_engine_that_is_not_a_name_is_a_parameter_error(value: Any) -> None:
+    est = FullDomain(engine=value, privacy=Privacy(KAnonymity(2)))
+    with pytest.raises(ParameterError) as info:
+        est.fit(_frame(), quasi_identifiers="age", hierarchies=H, others="drop")
+    assert (info.value.parameter, info.value.owner) == ("engine", "FullDomain")
+    assert "'polars'" in info.value.expected
+
+
+def test_lookup_of_an_unhashable_or_non_string_name_is_an_unknown_name() -> None:
+    from anonkit._validation import lookup
+
+    for name in (None, 3, ["a"]):
+        with pytest.raises(UnknownNameError) as info:
+            lookup({"a": 1}, name, "engine")  # type: ignore[arg-type]
+        assert info.value.available == ["a"]
+
+
+# ------------------------------------------------------------ hierarchies and frame
+@pytest.mark.parametrize("value", [["age"], [("age", "x")], "age", 3])
+def test_hierarchies_that_are_not_a_mapping_are_a_parameter_error(value: Any) -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(hierarchies=value, others="drop")
+    assert (info.value.parameter, info.value.owner) == ("hierarchies", "anonymize")
+    assert "mapping" in info.value.expected
+
+
+def test_estimator_fit_refuses_hierarchies_that_are_not_a_mapping() -> None:
+    est = FullDomain(privacy=Privacy(KAnonymity(2)))
+    with pytest.raises(ParameterError) as info:
+        est.fit(_frame(), quasi_identifiers="age", hierarchies=["age"], others="drop")
+    assert (info.value.parameter, info.value.owner) == ("hierarchies", "FullDomain.fit")
+
+
+def test_a_frame_of_another_type_names_the_estimator_fit() -> None:
+    est = FullDomain(privacy=Privacy(KAnonymity(2)))
+    with pytest.raises(ParameterError) as info:
+        est.fit(_frame().to_numpy(), quasi_identifiers=["age"])
+    assert (info.value.parameter, info.value.owner) == ("frame", "FullDomain.fit")
+    assert "of FullDomain.fit must be" in str(info.value)
+
+
+def test_a_frame_of_another_type_names_transform() -> None:
+    est = FullDomain(privacy=Privacy(KAnonymity(2)), leak_check=False)
+    est.fit(_frame(), quasi_identifiers="age", hierarchies=H, others="drop")
+    with pytest.raises(ParameterError) as info:
+        est.transform(_frame().to_numpy())
+    assert (info.value.parameter, info.value.owner) == ("frame", "FullDomain.transform")
+
+
+def test_a_frame_of_another_type_still_names_anonymize() -> None:
+    with pytest.raises(ParameterError) as info:
+        anonkit.anonymize(_frame().to_numpy(), quasi_identifiers=["age"], k=2)
+    assert (info.value.parameter, info.value.owner) == ("frame", "anonymize")
