@@ -248,3 +248,23 @@ def test_every_output_format_streams_and_is_verified(
     assert res.verified and res.n_records == 40
     written = anonkit.read_table(tmp_path / name)
     assert written.columns == ["age", "sex"] and written.height == 40
+
+
+@pytest.mark.parametrize("spec", [None, {"type": "masking"}])
+def test_blank_values_are_counted_by_record_when_a_hierarchy_is_built(
+    tmp_path: Path, spec: Any
+) -> None:
+    """A hierarchy built from the values reads the column's distinct values through the
+    engine: the error counted the distinct blank spellings (1) where the file holds 3
+    blank records, as the run in memory says."""
+    from anonkit.core.resolve import resolve_hierarchy
+    from anonkit.engines.base import resolve_hierarchies
+
+    values = ["m", " ", "f", "", " ", "m"]
+    path = tmp_path / "t.csv"
+    pl.DataFrame({"sex": values, "n": list(range(6))}).write_csv(path)
+    with pytest.raises(MissingValuesError) as in_memory:
+        resolve_hierarchy("sex", spec, pl.Series("sex", values))
+    with pytest.raises(MissingValuesError) as streamed:
+        resolve_hierarchies(StreamingEngine(), pl.scan_csv(path), ["sex"], {"sex": spec})
+    assert in_memory.value.count == streamed.value.count == 3  # type: ignore[attr-defined]

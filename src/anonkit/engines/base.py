@@ -52,6 +52,7 @@ from anonkit.engines.counting import (
     check_counts,
     table_from_counts,
 )
+from anonkit.exceptions import MissingValuesError
 
 __all__ = [
     "COUNT",
@@ -294,8 +295,22 @@ def resolve_hierarchies(
             values = engine.distinct(source, c)
             if population is not None:
                 values = list(dict.fromkeys([*values, *engine.distinct(population, c)]))
-        out.append(resolve_hierarchy(c, spec, pl.Series(c, values, dtype=pl.String)))
+        try:
+            out.append(resolve_hierarchy(c, spec, pl.Series(c, values, dtype=pl.String)))
+        except MissingValuesError as err:  # counted on the distinct values: count records
+            blank = _blank_records(engine.tally(source, [c]), c)
+            raise (MissingValuesError(c, blank) if blank else err) from None
     return out
+
+
+def _blank_records(tally: pl.DataFrame, column: str) -> int:
+    """The records of ``tally`` (:meth:`Engine.tally` of ``column``) whose value is
+    blank or NaN, as :func:`~anonkit.core.resolve.resolve_hierarchy` counts them."""
+    values = tally.get_column(column)
+    gone = values.cast(pl.String).str.strip_chars() == ""
+    if values.dtype.is_float():
+        gone = gone | values.is_nan()
+    return int(tally.get_column(COUNT).filter(gone.fill_null(False)).sum())
 
 
 _ENGINES: dict[str, str] = {
