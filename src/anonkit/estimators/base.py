@@ -445,9 +445,10 @@ class Estimator(Parameters):
         """Write new records (pandas or polars) the way the fitted release writes its own.
 
         Quasi-identifiers are recoded as the family learned (see each estimator), the
-        columns the release leaves out are left out, the others it keeps are kept; the
-        frame type is kept. The training frame itself comes back as the release, except
-        with Hilbert and microaggregation, which can put records of equal
+        columns the release leaves out are left out, the others it keeps are kept;
+        pandas comes back as pandas, polars as polars (a ``LazyFrame`` is read into
+        memory: a ``DataFrame`` comes back). The training frame itself comes back as the
+        release, except with Hilbert and microaggregation, which can put records of equal
         quasi-identifiers in different groups: each such record takes the labels of the
         first training record like it. A column
         the training table lacked has no role: it is an error, or left out when the fit
