@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from anonkit.core.hierarchy import Hierarchy, detect_separator
-from anonkit.exceptions import HierarchyError, InputFileError
+from anonkit.exceptions import HierarchyError, InputFileError, ValuesNotInHierarchyError
 
 ADULT_HEIGHTS = {
     "sex": 2,
@@ -346,3 +346,10 @@ def test_a_missing_cell_from_pandas_is_an_empty_label() -> None:
     rows = pd.DataFrame({"0": ["a", "b"], "1": [pd.NA, "x"], "2": ["*", "*"]}).astype("string")
     with pytest.raises(HierarchyError, match="empty"):
         Hierarchy(rows.itertuples(index=False), name="v")
+
+
+def test_generalizing_a_value_the_hierarchy_lacks_names_it() -> None:
+    """It raised a bare KeyError."""
+    h = Hierarchy([["13053", "1305*", "*"], ["13068", "1306*", "*"]], name="zip")
+    with pytest.raises(ValuesNotInHierarchyError, match="'13054'"):
+        h.generalize("13054", 1)

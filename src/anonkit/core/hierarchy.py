@@ -28,6 +28,7 @@ from anonkit.exceptions import (
     InputFileError,
     InputFormatError,
     ParameterError,
+    ValuesNotInHierarchyError,
 )
 
 _SEPARATORS = (";", "\t", ",")
@@ -218,8 +219,19 @@ class Hierarchy:
         return value in self._index
 
     def generalize(self, value: str, level: int) -> str:
-        """The label of ``value`` at ``level``."""
-        return self._rows[self._index[value]][self._check_level(level)]
+        """The label of ``value`` at ``level``.
+
+        Raises
+        ------
+        ValuesNotInHierarchyError
+            If ``value`` is no leaf of the hierarchy.
+        HierarchyError
+            If ``level`` is not one of its levels.
+        """
+        row = self._index.get(value)
+        if row is None:
+            raise ValuesNotInHierarchyError(self._name or "", [value], 1, self.leaves)
+        return self._rows[row][self._check_level(level)]
 
     def level_map(self, source: int, target: int) -> IntArray:
         """Array mapping codes at level ``source`` to codes at level ``target >= source``."""
