@@ -407,3 +407,15 @@ def test_ncp_weights_are_checked_before_measuring(weights: object, message: str)
             hierarchies={"x": h},
             weights=weights,  # type: ignore[arg-type]
         )
+
+
+def test_a_level_hint_beyond_the_hierarchy_is_refused_by_evaluate() -> None:
+    """levels={'x': 99} was accepted where the hierarchy has 2 levels (and -1 refused
+    naming interpret_release, which the caller never called)."""
+    h = Hierarchy([["a", "*"], ["b", "*"]], name="x")
+    frame = pl.DataFrame({"x": ["a", "b", "a", "b"]})
+    for level in (99, -1):
+        with pytest.raises(ParameterError, match=r"'levels\['x'\]' parameter of evaluate"):
+            evaluate(
+                frame, frame, quasi_identifiers=["x"], hierarchies={"x": h}, levels={"x": level}
+            )

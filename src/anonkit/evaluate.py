@@ -557,6 +557,7 @@ def _measure(
         value_ranges=value_ranges,
         levels=levels,
         suppression_limit=suppression_limit,
+        owner=OWNER,
     )
     check_covered(r)  # rows correspond here (same number, same order): each label covers
     t1 = time.perf_counter()

@@ -107,6 +107,7 @@ def interpret_release(
     value_ranges: Mapping[str, tuple[float, float]] | None = None,
     levels: Mapping[str, int] | None = None,
     suppression_limit: float | None = None,
+    owner: str = "interpret_release",
 ) -> Release:
     """Read ``release`` against ``original``, row by row.
 
@@ -131,6 +132,8 @@ def interpret_release(
         The share of records the release could suppress: records at ``*`` in every
         quasi-identifier beyond it are a class (:func:`~anonkit.metrics.classes.
         starred_suppressed`); with none, they are suppressed records.
+    owner
+        The function the caller called, named in parameter errors.
 
     Raises
     ------
@@ -181,10 +184,9 @@ def interpret_release(
         )
     for c, lv in hints.items():
         if c not in qi or c in numeric_set:
-            raise ParameterError(
-                "levels", "interpret_release", "keyed by hierarchy quasi-identifiers", c
-            )
-        check_int(lv, "levels", "interpret_release", low=0)
+            raise ParameterError("levels", owner, "keyed by hierarchy quasi-identifiers", c)
+        top = hierarchies[c].max_level if c in hierarchies else None
+        check_int(lv, f"levels[{c!r}]", owner, low=0, high=top)
     cols: list[QIColumn] = []
     for c in qi:
         if c in numeric_set:
