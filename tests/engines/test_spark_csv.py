@@ -20,7 +20,14 @@ from anonkit.cli.main import app
 from anonkit.engines.spark_csv import read_csv
 from anonkit.engines.spark_engine import SparkEngine
 from anonkit.evaluate_spark import measure_spark
-from anonkit.exceptions import EmptyDataError, InputEncodingError, InputFormatError, ParameterError
+from anonkit.exceptions import (
+    DataError,
+    EmptyDataError,
+    InputEncodingError,
+    InputFormatError,
+    ParameterError,
+)
+from anonkit.io.tables import read_table
 
 if SKIP_REASON is not None:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -57,14 +64,22 @@ def test_missing_tokens_and_strip(spark: Any, tmp_path: Path) -> None:
 
 
 def test_decimal_commas_on_spark_as_in_memory(spark: Any, tmp_path: Path) -> None:
+    """Spark rewrote every cell's comma: text columns too, and 1.234 (a thousands
+    separator beside 72,5) was read 1.234. It converts the columns read_table does."""
     rows = [("49,4", "a,b"), ("-0,5", "1,234"), ("72", "1.234,5")]
     path = _write(tmp_path / "d.csv", rows, ";", "utf-8")
     assert _read(spark, path, decimal_comma=True).rows() == [
         ("49.4", "a,b"),
-        ("-0.5", "1.234"),
+        ("-0.5", "1,234"),
         ("72", "1.234,5"),
     ]
     assert _read(spark, path).rows() == rows
+    numbers = _write(tmp_path / "n.csv", [("1.234,5", "2,5"), ("2.000", "7")], ";", "utf-8")
+    in_memory = read_table(numbers, decimal_comma=True)
+    assert _read(spark, numbers, decimal_comma=True).rows() == in_memory.rows()
+    unclear = _write(tmp_path / "u.csv", [("1.234", "2,5"), ("640", "7")], ";", "utf-8")
+    with pytest.raises(DataError, match="'sex' holds '1.234'"):
+        _read(spark, unclear, decimal_comma=True)
 
 
 def test_bytes_spark_cannot_decode_are_an_error(

@@ -37,10 +37,10 @@ import numpy as np
 from anonkit._validation import check_bool
 from anonkit.engines.spark_frames import named
 from anonkit.exceptions import InputFileError, InputFormatError, ParameterError
-from anonkit.io.cells import DECIMAL_COMMA
+from anonkit.io.cells import decimal_comma_columns
 from anonkit.io.sniff import sample_head, sniff_separator
 from anonkit.io.stamps import file_stamp, note_source
-from anonkit.io.tables import check_header, check_read_parameters, check_records
+from anonkit.io.tables import check_header, check_read_parameters, check_records, scan_table
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ def read_csv(
     if strip:
         df = df.toDF(*[c.strip() for c in df.columns])
     columns = list(df.columns)
+    commas = _decimal_comma_columns(path, sep, tokens, strip, local, charset, decimal_comma)
     cleaned = []
     for c in columns:
         value = named(c)
@@ -167,13 +168,49 @@ def read_csv(
             value = F.coalesce(value, F.lit(""))
         if tokens:
             value = F.when(value.isin(*tokens), F.lit(None)).otherwise(value)
-        if decimal_comma:  # as anonkit.io.cells.decimal_points
-            value = F.regexp_replace(value, DECIMAL_COMMA, "$1.$2")
+        if c in commas:  # as anonkit.io.cells.decimal_points converts it
+            value = F.regexp_replace(F.regexp_replace(value, r"\.", ""), ",", ".")
         cleaned.append(value.alias(c))
     df = df.select(*cleaned)
     if not (local and charset == "utf-8"):  # the driver read a local file's bytes as UTF-8
         _refuse_replacements(df, path, encoding)
     return note_source(df, path, stamp)
+
+
+def _decimal_comma_columns(
+    path: str | Path,
+    sep: str,
+    tokens: tuple[str, ...],
+    strip: bool,
+    local: bool,
+    charset: str,
+    decimal_comma: bool,
+) -> set[str]:
+    """The columns read with decimal commas: judged on the driver, by polars' streaming
+    engine, as :func:`~anonkit.io.cells.decimal_points` judges them for ``read_table``
+    (a column of text keeps its commas, an unclear ``1.234`` is an error), so the file
+    must be local and UTF-8 for ``decimal_comma`` here.
+
+    Raises
+    ------
+    ParameterError
+        If ``decimal_comma`` is asked for a file the driver cannot read so.
+    DataError
+        As :func:`~anonkit.io.cells.decimal_points`.
+    """
+    if not decimal_comma:
+        return set()
+    if not (local and charset == "utf-8"):
+        raise ParameterError(
+            "decimal_comma",
+            "read_csv",
+            "False for a file that is not local or not UTF-8 (the driver judges which "
+            "columns are numbers with decimal commas); convert the file to UTF-8 or "
+            "Parquet with decimal points",
+            decimal_comma,
+        )
+    lazy = scan_table(path, separator=sep, missing=tokens, strip=strip)
+    return set(decimal_comma_columns(lazy))
 
 
 def read_written(session: SparkSession, path: str | Path, separator: str) -> DataFrame:

@@ -21,6 +21,7 @@ __all__ = [
     "READ_OPTIONS",
     "check_read_parameters",
     "clean_cells",
+    "decimal_comma_columns",
     "decimal_points",
     "missing_as_null",
     "read_options",
@@ -213,9 +214,25 @@ def decimal_points(query: _Query) -> _Query:
     >>> decimal_points(frame).rows()
     [('49.4', '1234.5', '1,2'), ('-0.5', '2000', 'ground'), ('72', '7', '3')]
     """
+    converted = [
+        pl.col(name).str.replace_all(".", "", literal=True).str.replace(",", ".", literal=True)
+        for name in decimal_comma_columns(query)
+    ]
+    return query.with_columns(converted) if converted else query
+
+
+def decimal_comma_columns(query: _Query) -> list[str]:
+    """The columns of ``query`` that :func:`decimal_points` reads with decimal commas
+    (for a reader that converts them itself: Spark).
+
+    Raises
+    ------
+    DataError
+        As :func:`decimal_points`.
+    """
     names = [name for name, dtype in query.collect_schema().items() if dtype == pl.String]
     if not names:
-        return query
+        return []
     converted = []
     for name, has in _summary(query, names).items():
         commas = has["comma"] or has["grouped"]
@@ -226,7 +243,5 @@ def decimal_points(query: _Query) -> _Query:
             _refuse(query, name, cells["point"], unclear=False)
         if has["one"] and not has["grouped"]:
             _refuse(query, name, cells["one"], unclear=True)
-        converted.append(
-            pl.col(name).str.replace_all(".", "", literal=True).str.replace(",", ".", literal=True)
-        )
-    return query.with_columns(converted) if converted else query
+        converted.append(name)
+    return converted
