@@ -4,6 +4,7 @@ import sys
 
 try:
     from anonkit.cli import run
+    from anonkit.cli.common import quiet_when_stdout_closes
 except KeyboardInterrupt:  # Ctrl-C before run() could install its own protection
     import os
     import signal
@@ -14,4 +15,5 @@ except KeyboardInterrupt:  # Ctrl-C before run() could install its own protectio
     os._exit(130)  # not SystemExit: see anonkit.cli.exit_loading
 
 if __name__ == "__main__":
-    run()
+    with quiet_when_stdout_closes():  # `python -m anonkit --help | head -1`: exit 141
+        run()

@@ -5,8 +5,17 @@ attribute the achieved distinct and entropy ℓ, recursive (c, ℓ), t for the e
 and (with a hierarchy) hierarchical distances, δ-disclosure and β-likeness (see
 :mod:`anonkit.metrics.levels`), and, for the privacy models a ``--config`` requests in its
 ``[privacy]`` section, which classes fail each one: their number, their records and the
-released quasi-identifier values of the first few (generalized values, never a record).
+first few of them (:data:`EXAMPLES`).
 A measurement: it exits 0 whether or not the table meets anything.
+
+A failing class is shown with its quasi-identifier values only when they cannot single
+people out (:func:`disclosable`): the class has at least :data:`SHOWN_SIZE` records and
+each of its values is ``*`` or a label that the column's hierarchy in ``--config`` places
+above its leaves. Other failing classes are given by their sizes only, with a line saying
+their values are withheld: on an original table (ungeneralized values) that is every class,
+and a quasi-identifier without a hierarchy shows ``*`` only. The same holds for ``--json``:
+``examples`` holds the shown classes (their sizes in ``example_sizes``),
+``withheld_example_sizes`` the sizes of the others.
 
 Records at ``*`` in every quasi-identifier form one class of their size, judged like any
 other (what an attacker sees), unless the release may have suppressed records:
@@ -18,8 +27,9 @@ which share of the records they are suppressed ones
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -43,13 +53,28 @@ from anonkit.cli.measuring import (
     starred_limit,
     starred_note,
 )
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import AnonkitError, ParameterError
 from anonkit.io.tables import read_table
 from anonkit.metrics.classes import class_profile, starred_rows, starred_suppressed
 from anonkit.progress import start_stage
 
-#: Failing classes shown per model.
+if TYPE_CHECKING:
+    import polars as pl
+
+    from anonkit.metrics.levels import ModelCheck, ReleasedClasses
+    from anonkit.models.base import PrivacyModel
+
+#: Failing classes listed per model.
 EXAMPLES = 10
+
+#: Fewest records of a failing class whose values may be shown.
+SHOWN_SIZE = 2
+
+#: Why some failing classes are given by their sizes only.
+WITHHELD = (
+    "values withheld because they could identify people (a class of one record, or a value "
+    "that is not generalized by the configuration's hierarchies)"
+)
 
 
 def _split(qi: str, option: str = "--qi") -> list[str]:
@@ -59,6 +84,89 @@ def _split(qi: str, option: str = "--qi") -> list[str]:
     if len(set(names)) < len(names):  # polars refused the grouping (DuplicateError)
         raise ParameterError(option, "check", "a list of columns without duplicates", qi)
     return names
+
+
+def generalized_labels(
+    cfg: MeasureConfig | None, frame: pl.DataFrame, columns: Sequence[str]
+) -> dict[str, frozenset[str]]:
+    """Per quasi-identifier, the labels its hierarchy in ``cfg`` places above its leaves
+    (none for a column without one, or whose hierarchy cannot be read or built: its values
+    then count as ungeneralized)."""
+    from anonkit.core.resolve import resolve_hierarchy
+
+    specs = cfg.hierarchies if cfg is not None else {}
+    out: dict[str, frozenset[str]] = {}
+    for c in columns:
+        labels: set[str] = set()
+        if c in specs:
+            try:
+                h = resolve_hierarchy(c, specs[c], frame[c])
+            except (AnonkitError, OSError, ValueError, TypeError):
+                h = None
+            if h is not None:
+                for level in range(1, h.height):
+                    labels.update(h.labels(level))
+                labels.difference_update(h.leaves)
+        out[c] = frozenset(labels)
+    return out
+
+
+def disclosable(
+    key: Mapping[str, str], size: int, generalized: Mapping[str, frozenset[str]]
+) -> bool:
+    """Whether a failing class's values may be shown: it has at least :data:`SHOWN_SIZE`
+    records and each value is ``*`` or a label above the leaves of its hierarchy.
+
+    Examples
+    --------
+    >>> labels = {"zip": frozenset({"130**"}), "age": frozenset()}
+    >>> disclosable({"zip": "130**", "age": "*"}, 2, labels)
+    True
+    >>> disclosable({"zip": "130**", "age": "*"}, 1, labels)
+    False
+    >>> disclosable({"zip": "13053", "age": "*"}, 3, labels)
+    False
+    """
+    if size < SHOWN_SIZE:
+        return False
+    return all(v == "*" or v in generalized.get(c, ()) for c, v in key.items())
+
+
+def _examples(
+    checks: Sequence[ModelCheck],
+    models: Sequence[PrivacyModel],
+    classes: ReleasedClasses,
+    labels: Mapping[str, frozenset[str]],
+) -> list[list[tuple[Mapping[str, str], int, bool]]]:
+    """Per check, its example classes: values, size and whether they may be shown."""
+    from anonkit.models.measure import failing_classes
+
+    s = classes.summary
+    out: list[list[tuple[Mapping[str, str], int, bool]]] = []
+    for check, model in zip(checks, models, strict=True):
+        if not check.examples:
+            out.append([])
+            continue
+        sizes = [int(n) for n in s.sizes[failing_classes(s, model)[: len(check.examples)]]]
+        out.append(
+            [
+                (key, n, disclosable(key, n, labels))
+                for key, n in zip(check.examples, sizes, strict=True)
+            ]
+        )
+    return out
+
+
+def _model_json(check: ModelCheck, examples: Sequence[tuple[Mapping[str, str], int, bool]]) -> Any:
+    entry = check.to_dict()
+    entry["examples"] = [dict(key) for key, _, shown in examples if shown]
+    entry["example_sizes"] = [n for _, n, shown in examples if shown]
+    entry["withheld_example_sizes"] = [n for _, n, shown in examples if not shown]
+    return entry
+
+
+def _sizes(sizes: Sequence[int]) -> str:
+    return ", ".join(f"{n:,}" for n in sizes)
 
 
 @guarded
@@ -124,6 +232,11 @@ def check_command(
     the release may have suppressed records: up to the share --suppression
     (default: \\[privacy] suppression_limit, else 0) they count as suppressed.
 
+    Failing classes of the models in --config are listed with their values only
+    when they cannot single people out: at least 2 records, and every value '*'
+    or a label above the leaves of the column's hierarchy. The others show
+    their sizes only; their values are withheld (on an original table, all).
+
     A measurement: exits 0 whether or not the table is k-anonymous.
     """
     from anonkit.metrics.levels import (
@@ -184,6 +297,9 @@ def check_command(
         )
         levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
         checks = check_models(classes, models, limit=EXAMPLES)
+        needed = any(c.examples for c in checks)
+        labels = generalized_labels(cfg, frame, columns) if needed else {}
+        examples = _examples(checks, models, classes, labels)
 
     if as_json:
         typer.echo(
@@ -197,7 +313,9 @@ def check_command(
                     "all_star_read_as": ("suppressed" if starred else "class") if n_star else None,
                     "sensitive": sens,
                     "privacy_levels": levels,
-                    "requested_models": [c.to_dict() for c in checks],
+                    "requested_models": [
+                        _model_json(c, e) for c, e in zip(checks, examples, strict=True)
+                    ],
                 },
                 indent=2,
                 allow_nan=False,
@@ -210,8 +328,8 @@ def check_command(
         show_header=False,
         title_justify="left",
     )
-    table.add_column("item", style="bold")
-    table.add_column("value", justify="right")
+    table.add_column("item", style="bold", overflow="fold")
+    table.add_column("value", justify="right", overflow="fold")
     ok = profile.min_size >= k
     table.add_row("records", f"{frame.height:,}")
     table.add_row("achieved k", f"{profile.min_size:,}")
@@ -230,27 +348,35 @@ def check_command(
         console.print(f"note: {escape(starred_note(n_star, limit))}")
 
     hist = Table(title="Class size distribution", title_justify="left")
-    hist.add_column("size")
-    hist.add_column("classes", justify="right")
-    hist.add_column("")
+    hist.add_column("size", overflow="fold")
+    hist.add_column("classes", justify="right", overflow="fold")
+    hist.add_column("", overflow="crop", no_wrap=True)
     biggest = max(profile.histogram.values(), default=0) or 1
+    width = max(5, min(30, console.width - 30))  # the bars fit a narrow terminal
     for label, count in profile.histogram.items():
-        bar = "█" * (round(count / biggest * 30) if count else 0)
+        bar = "█" * (round(count / biggest * width) if count else 0)
         hist.add_row(label, f"{count:,}", bar)
     console.print(hist)
 
     if sens or checks or "k_map" in levels:
         console.print(privacy_table(levels, checks, title="Privacy levels"))
-    for check in checks:
+    for check, listed in zip(checks, examples, strict=True):
         if check.satisfied:
             continue
-        shown = Table(
-            title=f"First failing classes of {escape(check.model)} "
-            f"({len(check.examples)} of {check.failing_classes:,})",
-            title_justify="left",
+        head = (
+            f"First failing classes of {escape(check.model)} "
+            f"({len(listed)} of {check.failing_classes:,})"
         )
-        for c in columns:
-            shown.add_column(escape(c))
-        for key in check.examples:
-            shown.add_row(*(escape(key[c]) for c in columns))
-        console.print(shown)
+        shown = [(key, n) for key, n, ok in listed if ok]
+        withheld = [n for _, n, ok in listed if not ok]
+        if shown:
+            table = Table(title=head, title_justify="left")
+            table.add_column("records", justify="right", overflow="fold")
+            for c in columns:
+                table.add_column(escape(c), overflow="fold")
+            for key, n in shown:
+                table.add_row(f"{n:,}", *(escape(key[c]) for c in columns))
+            console.print(table)
+        if withheld:
+            lead = f"{len(withheld)} of them" if shown else head
+            console.print(f"{lead}: sizes {_sizes(withheld)}; {WITHHELD}.")

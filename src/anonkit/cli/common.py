@@ -1,12 +1,23 @@
 """Helpers shared by the subcommands: error handling, common options, the progress display
-and the summary table."""
+and the summary table.
+
+A closed stdout (``anonkit ... | head -1``) ends a command quietly with exit code
+:data:`STDOUT_CLOSED`, following Python's note on SIGPIPE
+(https://docs.python.org/3/library/signal.html#note-on-sigpipe): stdout is pointed at
+:data:`os.devnull` (so the interpreter's last flush stays quiet) and the process exits. Files
+are written atomically, so none is left half-written, and those finished before the pipe
+closed are kept.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import select
+import sys
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -96,6 +107,65 @@ def one_line(message: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+#: Exit code of a command whose stdout closed before it had printed everything: 128 +
+#: SIGPIPE, the status a shell reports for a Unix tool that a closed pipe stopped (``yes |
+#: head -1``), so ``set -o pipefail`` treats anonkit like any other tool. Not 0: output
+#: was lost, and the command may have stopped before writing its later files. Not 1 or 2:
+#: those say a data or privacy problem and a usage problem.
+STDOUT_CLOSED = 141
+
+
+def _stdout_gone() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on it)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), no file descriptor
+        return False
+
+
+def _is_devnull(fd: int) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(os.devnull))
+    except OSError:
+        return False
+
+
+def stdout_closed() -> SystemExit:
+    """Point stdout at :data:`os.devnull`, so that nothing more written to it (the
+    interpreter's last flush included) fails, and return the quiet exit to raise
+    (:data:`STDOUT_CLOSED`)."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    return SystemExit(STDOUT_CLOSED)
+
+
+@contextlib.contextmanager
+def quiet_when_stdout_closes() -> Iterator[None]:
+    """Around a whole command line: a closed stdout ends it with :func:`stdout_closed`
+    instead of a traceback or the exit code 1 that click and rich give it (rich's
+    :meth:`Console.on_broken_pipe` points stdout at :data:`os.devnull` and exits 1: typer's
+    ``--help`` goes that way)."""
+    was_devnull = _is_devnull(1)
+    try:
+        yield
+    except BrokenPipeError:
+        if not _stdout_gone():
+            raise
+        raise stdout_closed() from None
+    except SystemExit as exit_:
+        if exit_.code != 1:
+            raise
+        if _stdout_gone() or (not was_devnull and _is_devnull(1)):
+            raise stdout_closed() from None
+        raise
+
+
 def fail(message: str, code: int, written: Sequence[Path] = ()) -> typer.Exit:
     """Print ``error: <message>`` on stderr, followed by the files already ``written``
     (:func:`~anonkit.cli.interrupt.written_note`), and return the exit to raise."""
@@ -130,6 +200,8 @@ def guarded(func: F) -> F:
             except AnonkitError as err:
                 raise fail(str(err), err.exit_code, log.paths) from None
             except OSError as err:
+                if isinstance(err, BrokenPipeError) and _stdout_gone():
+                    raise stdout_closed() from None  # no message: nobody is reading
                 # a rename names the user's path second (the first is the temporary file)
                 name = getattr(err, "filename2", None) or getattr(err, "filename", None)
                 where = f"{name}: " if name else ""
@@ -155,8 +227,18 @@ def guarded(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class _StdoutConsole(Console):
+    """A console on stdout whose closing ends the command quietly (:func:`stdout_closed`),
+    not with rich's exit code 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise stdout_closed()
+
+
 def stdout_console(quiet: bool = False) -> Console:
-    return Console(quiet=quiet, highlight=False)
+    """The console of a command's results; a closed stdout exits :data:`STDOUT_CLOSED`."""
+    return _StdoutConsole(quiet=quiet, highlight=False)
 
 
 def _fmt(value: float) -> str:
@@ -222,8 +304,8 @@ def summary_table(
 ) -> Table:
     """A rich table summarizing ``result`` (never any records)."""
     table = Table(title="Anonymization summary", show_header=False, title_justify="left")
-    table.add_column("item", style="bold")
-    table.add_column("value")
+    table.add_column("item", style="bold", overflow="fold")
+    table.add_column("value", overflow="fold")
     # values that name columns are Text: rich reads '[kg]' in 'weight [kg]' as markup
     table.add_row("privacy", Text("; ".join(result.privacy)))
     table.add_row("algorithm / metric", f"{result.algorithm} / {result.metric}")
@@ -264,8 +346,8 @@ def summary_table(
 def risk_table(result: AnonymizationResult) -> Table:
     """The release's re-identification risk, its independent check and the leak check."""
     table = Table(title="Re-identification risk", show_header=False, title_justify="left")
-    table.add_column("item", style="bold")
-    table.add_column("value")
+    table.add_column("item", style="bold", overflow="fold")
+    table.add_column("value", overflow="fold")
     r = result.risk
 
     def share(key: str) -> str:

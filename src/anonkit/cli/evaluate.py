@@ -72,8 +72,8 @@ def privacy_table(
 ) -> Table:
     """A rich table of achieved levels (JSON-ready, see ``json_ready``) and model checks."""
     table = Table(title=title, show_header=False, title_justify="left")
-    table.add_column("item", style="bold")
-    table.add_column("value", justify="right")
+    table.add_column("item", style="bold", overflow="fold")
+    table.add_column("value", justify="right", overflow="fold")
     if not levels.get("classes"):
         table.add_row("classes", "0 (every record suppressed)")
         return table
@@ -406,8 +406,8 @@ def _overview(payload: Mapping[str, Any]) -> Table:
     data = payload["dataset"]
     classes = payload["classes"]
     table = Table(title="Release", show_header=False, title_justify="left")
-    table.add_column("item", style="bold")
-    table.add_column("value", justify="right")
+    table.add_column("item", style="bold", overflow="fold")
+    table.add_column("value", justify="right", overflow="fold")
     table.add_row("records", f"{data['n_records']:,}")
     table.add_row("suppressed", f"{data['n_suppressed']:,} ({data['suppressed_share']:.2%})")
     table.add_row(
@@ -422,8 +422,8 @@ def _overview(payload: Mapping[str, Any]) -> Table:
 
 def _figures(title: str, figures: Sequence[Mapping[str, Any]], *, percent: bool = False) -> Table:
     table = Table(title=title, show_header=False, title_justify="left")
-    table.add_column("item", style="bold")
-    table.add_column("value", justify="right")
+    table.add_column("item", style="bold", overflow="fold")
+    table.add_column("value", justify="right", overflow="fold")
     for figure in figures:
         if figure["value"] is None:
             continue

@@ -26,7 +26,7 @@ import typer
 from anonkit.cli.anonymize import anonymize_command
 from anonkit.cli.app import app_command
 from anonkit.cli.check import check_command
-from anonkit.cli.common import fail
+from anonkit.cli.common import fail, quiet_when_stdout_closes
 from anonkit.cli.demo import demo_command
 from anonkit.cli.evaluate import evaluate_command
 from anonkit.cli.init import init_command
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
     command (:func:`~anonkit.cli.interrupt.run_command`), so call this as a process's
     entry point, not from a longer-lived one (use ``app`` there).
     """
-    run_command(lambda: _command_line(argv))
+    with quiet_when_stdout_closes():  # `anonkit --help | head -1`: exit 141, quietly
+        run_command(lambda: _command_line(argv))
 
 
 def _command_line(argv: list[str] | None) -> None:
