@@ -1,5 +1,10 @@
 """Atomic file output: write to a temporary file in the same folder, then rename.
 
+The rename happens where the data lives: a symbolic link is written through (its target is
+replaced, the link stays), a rewritten file keeps its permissions, and a path that is not
+a regular file (a FIFO, a device such as ``/dev/null``, a socket) is refused, since a rename
+would replace the node itself rather than write to it (:func:`write_target`).
+
 Every file renamed into place is also noted in every open :class:`CommitLog`, so that a
 command stopped by Ctrl-C can say which of its outputs are already complete
 (:mod:`anonkit.cli.interrupt`); with no log open, nothing is kept.
@@ -8,13 +13,15 @@ command stopped by Ctrl-C can say which of its outputs are already complete
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from anonkit.exceptions import DataError
+from anonkit.exceptions import DataError, OutputLocationError
 
 
 class CommitLog:
@@ -92,28 +99,101 @@ def forget_commit(path: Path | str) -> None:
         log.discard(absolute)
 
 
+def write_target(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    """The file a write to ``path`` replaces (absolute), and its status (``None``: no
+    file there yet), refusing a path no atomic write can honour.
+
+    A symbolic link is written through: the rename happens at its resolved target, so the
+    link stays and everything sharing the target (a release history kept in one place)
+    sees the new content. A path that exists and is neither a regular file nor a folder
+    (a FIFO, a character or block device, a socket) is refused: renaming over it would
+    replace the node itself (run as root, ``/dev/null``) instead of writing to it. A folder
+    is returned for the caller to judge (Spark writes one; :func:`atomic_path` refuses it).
+
+    Raises
+    ------
+    OutputLocationError
+        If ``path`` is a special file, a loop of symbolic links, or cannot be inspected.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "link.txt").symlink_to(folder / "real.txt")
+    >>> target, status = write_target(folder / "link.txt")
+    >>> target.name, status
+    ('real.txt', None)
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        status = os.stat(target)
+    except (FileNotFoundError, NotADirectoryError):
+        return target, None  # a new file: the write (or the output checks) says if it can
+    except OSError as err:
+        if err.errno == errno.ENAMETOOLONG:
+            return target, None  # the write's own temporary name fails the same way
+        why = f"it cannot be inspected ({err.strerror or err})"
+        if err.errno == errno.ELOOP:
+            why = "it is a loop of symbolic links"
+        raise OutputLocationError(path, why) from None
+    if not (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)):
+        kind = _KINDS.get(stat.S_IFMT(status.st_mode), "special file")
+        raise OutputLocationError(
+            path,
+            f"it is not a regular file but a {kind}, which a rename would replace; "
+            "write to a regular file instead",
+        )
+    return target, status
+
+
+#: The names of the kinds of special file :func:`write_target` refuses.
+_KINDS = {
+    stat.S_IFIFO: "FIFO (named pipe)",
+    stat.S_IFCHR: "character device",
+    stat.S_IFBLK: "block device",
+    stat.S_IFSOCK: "socket",
+}
+
+
 @contextlib.contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; rename it over ``path`` on success.
+    """Yield a temporary path next to the file ``path`` names; rename it over that file on
+    success.
+
+    The file is the one :func:`write_target` finds: a symbolic link's target (the link
+    stays); a FIFO, device, socket or folder is refused before the caller writes anything.
+    A file replaced keeps its permission bits (a history locked to 0600 stays private);
+    a new one gets what a plain ``open()`` would give (``0o666`` less the umask).
 
     On any exception the temporary file is removed and ``path`` is left untouched, unless
     the rename was done when the exception came (a Ctrl-C right after it): ``path`` is
     then complete and noted as committed like any other.
+
+    Raises
+    ------
+    OutputLocationError
+        As :func:`write_target`, or if ``path`` is a folder.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    target, status = write_target(path)
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        raise OutputLocationError(path, "it is a folder; name a file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
-    # mkstemp creates 0600 files; give the result the permissions a plain open() would
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
+    if status is not None:  # a file replaced keeps its permissions
+        mode = stat.S_IMODE(status.st_mode)
+    else:  # mkstemp creates 0600 files; give a new one what a plain open() would
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     tmp_path = Path(tmp)
     renaming = False
     try:
+        os.chmod(tmp_path, mode)
         yield tmp_path
         renaming = True
-        os.replace(tmp_path, path)
+        os.replace(tmp_path, target)
         note_commit(path)
     except BaseException as err:
         # a signal handler can raise between any two calls, even right after the rename:

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from anonkit._atomic import atomic_write
+from anonkit._atomic import atomic_write, write_target
 from anonkit.exceptions import (
     ConfigError,
     DataError,
@@ -128,14 +128,14 @@ def check_not_input(output: str | os.PathLike[str], sources: Iterable[Any]) -> N
     >>> check_not_input("release.csv", ["data.csv", None])
     """
     target = Path(local_path(output))
-    resolved = target.resolve()
+    resolved = os.path.realpath(target)  # not Path.resolve: it raises on a link loop
     for source in sources:
         if isinstance(source, Mapping) and source.get("type") == "file":
             source = source.get("path")  # a hierarchy file table counts by its file
         if not isinstance(source, (str, os.PathLike)):
             continue
         path = Path(local_path(source))
-        if path.resolve() == resolved or _same_file(path, target):
+        if os.path.realpath(path) == resolved or _same_file(path, target):
             raise OutputIsInputError(output, source)
 
 
@@ -143,15 +143,19 @@ def check_output(output: str | Path, sources: Iterable[Any]) -> None:
     """Refuse, before long work, an ``output`` that names an input
     (:func:`check_not_input`) or that cannot be written: its nearest existing folder must
     take a new file named like the write's temporary file, which an empty one created
-    and removed there proves (folders still missing are not created). A URL
-    (``s3://...``, Spark's output) is not probed.
+    and removed there proves (folders still missing are not created). A symbolic link is
+    judged by its target, which the write replaces; an existing FIFO, device or socket is
+    refused, since the write would replace it rather than write to it
+    (:func:`anonkit._atomic.write_target`). A URL (``s3://...``, Spark's output) is not
+    probed.
 
     Raises
     ------
     OutputIsInputError
         If ``output`` is one of the files read.
     OutputLocationError
-        If an existing part of its path is not a folder, or the folder refuses a new file.
+        If an existing part of its path is not a folder, the folder refuses a new file,
+        its name is too long, or it is not a regular file (a FIFO, device or socket).
 
     Examples
     --------
@@ -162,13 +166,17 @@ def check_output(output: str | Path, sources: Iterable[Any]) -> None:
     check_not_input(local, sources)
     if "://" in str(local):  # a cluster's storage (s3://, hdfs://): Spark writes there
         return
-    folder = Path(local).absolute().parent
+    try:  # the file the write replaces: a link's target, never a FIFO or device
+        target, _ = write_target(local)
+    except OutputLocationError as err:
+        raise OutputLocationError(output, err.reason) from None
+    folder = target.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
         raise OutputLocationError(output, f"{folder} is not a folder")
     try:  # named as the write's own temporary file is, so a name too long fails here
-        fd, probe = tempfile.mkstemp(prefix=f".{Path(local).name}.", suffix=".tmp", dir=folder)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as err:
         why = f"its folder {folder} takes no new file ({err.strerror or err})"
         if err.errno == errno.ENAMETOOLONG:
@@ -214,14 +222,15 @@ def check_outputs(
             continue
         local = local_path(given)
         remote = "://" in str(local)  # a cluster's storage: compared as written
-        key = str(local) if remote else str(Path(local).resolve())
+        key = str(local) if remote else os.path.realpath(local)
         if key in seen:
             raise ConfigError(
                 f"{option} names the same file as {seen[key]} ({given}); give each output "
                 "its own file."
             )
         seen[key] = option
-        if not remote and Path(local).is_dir() and option not in may_be_folder:
+        # os.path.isdir, not Path.is_dir: a name too long is check_output's to report
+        if not remote and os.path.isdir(local) and option not in may_be_folder:
             raise OutputLocationError(given, "it is a folder; name a file")
         check_output(given, sources)
 
