@@ -136,17 +136,12 @@ def measured_metrics(
         hierarchies=fitting.by_name,
         k=k,
         suppression_limit=fitting.suppression_limit,
-    ).to_dict()
-    values = {
-        str(e["name"]): float(e["value"])
-        for e in measured["loss"]
-        if isinstance(e.get("value"), (int, float))
-    }
+    )
+    values = {name: float(value) for name, value in measured.loss.items()}
     combine = aggregation(metric, metric_options, qi)
     if combine is not None and not combine.plain:
-        per_column = {a["name"]: a["generalized_loss"] for a in measured["attributes"]}
-        losses = np.array([[per_column[c] for c in qi]], dtype=np.float64)
-        values["loss"] = float(combine.combine(losses)[0])
+        per_column = [measured.attributes[c]["generalized_loss"] for c in qi]
+        values["loss"] = float(combine.combine(np.array([per_column], dtype=np.float64))[0])
     if "precision" in values:
         values["precision_score"] = 1.0 - values["precision"]
     return {name: values[name] for name in names if name in values}
