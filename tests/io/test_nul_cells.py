@@ -64,6 +64,22 @@ def test_write_table_csv_without_nul_still_writes(tmp_path: Path) -> None:
     assert read_table(out).get_column("note")[7] == "a-b"
 
 
+def _anonymize_to(data: object, out: Path, **options: object) -> None:
+    """Release ``data`` to ``out`` with its NUL-holding 'note' column kept."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        anonkit.anonymize(
+            data,
+            quasi_identifiers=["age"],
+            k=5,
+            sensitive=["s"],
+            insensitive=["note"],
+            hierarchies={"age": {"type": "suppression"}},
+            output=out,
+            **options,  # type: ignore[arg-type]
+        )
+
+
 @pytest.mark.parametrize("kind", ["polars", "pandas", "parquet"])
 def test_anonymize_to_csv_refuses_nul_in_kept_column(tmp_path: Path, kind: str) -> None:
     data: object = _frame()
@@ -73,18 +89,8 @@ def test_anonymize_to_csv_refuses_nul_in_kept_column(tmp_path: Path, kind: str) 
         data = tmp_path / "in.parquet"
         _frame().write_parquet(data)
     out = tmp_path / "release.csv"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(DataError, match="'note'"):
-            anonkit.anonymize(
-                data,
-                quasi_identifiers=["age"],
-                k=5,
-                sensitive=["s"],
-                insensitive=["note"],
-                hierarchies={"age": {"type": "suppression"}},
-                output=out,
-            )
+    with pytest.raises(DataError, match="'note'"):
+        _anonymize_to(data, out)
     assert not out.exists()
 
 
@@ -93,18 +99,7 @@ def test_a_streamed_csv_release_refuses_nul_in_kept_column(tmp_path: Path) -> No
     data = tmp_path / "in.parquet"
     _frame().write_parquet(data)
     out = tmp_path / "release.csv"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(DataError, match=r"^Column 'note' holds text with a NUL byte"):
-            anonkit.anonymize(
-                data,
-                quasi_identifiers=["age"],
-                k=5,
-                sensitive=["s"],
-                insensitive=["note"],
-                hierarchies={"age": {"type": "suppression"}},
-                engine="streaming",
-                output=out,
-            )
+    with pytest.raises(DataError, match=r"^Column 'note' holds text with a NUL byte"):
+        _anonymize_to(data, out, engine="streaming")
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [data]
