@@ -257,6 +257,23 @@ def test_sklearn_clone_and_set_params(estimator: Estimator) -> None:
         copy.set_params(unknown=1)
 
 
+@pytest.mark.parametrize("estimator", _every_estimator(), ids=repr)
+def test_sklearn_check_is_fitted_and_tags(estimator: Estimator) -> None:
+    # check_is_fitted raised AttributeError: no __sklearn_tags__ in the class's MRO.
+    from sklearn.exceptions import NotFittedError as SklearnNotFitted
+    from sklearn.utils import get_tags
+    from sklearn.utils.validation import check_is_fitted
+
+    copy = clone_of(estimator)
+    with pytest.raises(SklearnNotFitted):
+        check_is_fitted(copy)
+    tags = get_tags(copy)
+    assert tags.requires_fit and tags.input_tags.string and tags.input_tags.categorical
+    assert not tags.target_tags.required
+    copy.result_ = object()  # what a fit leaves
+    check_is_fitted(copy)
+
+
 def test_set_params_reaches_the_privacy_fields_and_is_checked_at_fit() -> None:
     est = FullDomain(privacy=K2)
     est.set_params(privacy__suppression_limit=0.0, privacy__models__k=2)

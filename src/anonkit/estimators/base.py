@@ -225,6 +225,21 @@ class Estimator(Parameters):
         """The name recorded as the result's ``algorithm``."""
         raise NotImplementedError
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether a fit ran (read by ``sklearn.utils.validation.check_is_fitted``)."""
+        return hasattr(self, "result_")
+
+    def __sklearn_tags__(self) -> Any:
+        """scikit-learn's tags: a transformer of frames with text and categories, no
+        target (imports scikit-learn, which only scikit-learn calls this)."""
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
+
+        inputs = InputTags(string=True, categorical=True)
+        return Tags(
+            estimator_type=None, target_tags=TargetTags(required=False),
+            transformer_tags=TransformerTags(), input_tags=inputs,
+        )  # fmt: skip
+
     def _validate(self) -> None:
         params = self.get_params(deep=False)
         owner = type(self).__name__
