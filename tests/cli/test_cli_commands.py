@@ -298,6 +298,16 @@ def test_demo(tmp_path: Path) -> None:
     assert len(header) == 9
 
 
+def test_demo_refuses_a_file_as_output_folder_before_any_work(tmp_path: Path) -> None:
+    # It ran the whole search, then failed with "Cannot write or read ...: File exists".
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    result = runner.invoke(app, ["demo", "--output-dir", str(taken), "--quiet"])
+    assert result.exit_code == 2
+    assert "is a" in result.stderr and "file." in result.stderr  # the box may wrap it
+    assert taken.read_text() == "mine"
+
+
 def test_version_and_help() -> None:
     assert runner.invoke(app, ["--version"]).stdout.startswith("anonkit ")
     result = runner.invoke(app, ["--help"])

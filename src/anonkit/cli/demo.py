@@ -20,7 +20,10 @@ def demo_command(
     output_dir: Annotated[
         Path,
         typer.Option(
-            "--output-dir", "-d", help="Folder for release.csv, summary.json, report.html."
+            "--output-dir",
+            "-d",
+            file_okay=False,
+            help="Folder for release.csv, summary.json, report.html.",
         ),
     ] = Path("demo-output"),
     k: Annotated[int, typer.Option("-k", "--k", min=1, help="The k of k-anonymity.")] = 5,
