@@ -93,6 +93,49 @@ def test_loopback_server_answers_only_loopback_names(tmp_path: Path) -> None:
     assert "Zyzzyva" not in out + err  # no record value printed
 
 
+def _handshake(port: int, origin: str | None, path: str = "/websocket/") -> int:
+    """The status of a WebSocket opening handshake sent with ``origin``."""
+    headers = {
+        "Host": f"127.0.0.1:{port}",
+        "Upgrade": "websocket",
+        "Connection": "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    if origin is not None:
+        headers["Origin"] = origin
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_pages_of_other_sites_cannot_talk_to_the_app(tmp_path: Path) -> None:
+    # Cross-site WebSocket hijacking: any page open in the browser could connect to
+    # ws://127.0.0.1:8765/websocket/ (the Host header is the app's own), load a file by
+    # its path and read its records from the preview.
+    port = _free_port()
+    cmd = [sys.executable, "-m", "anonkit", "app", "--no-browser", "--port", str(port)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(port)
+        assert _handshake(port, f"http://127.0.0.1:{port}") == 101
+        assert _handshake(port, None) == 101  # not a browser: it could send any Origin
+        for origin in (f"http://evil.test:{port}", "null", f"http://127.0.0.1:{port + 1}"):
+            assert _handshake(port, origin) == 403, origin
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request("POST", "/", body=b"x", headers={"Origin": "https://evil.test"})
+            assert conn.getresponse().status == 403
+        finally:
+            conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+
+
 def test_server_listens_on_loopback_warns_and_cleans_up(tmp_path: Path) -> None:
     port = _free_port()
     env = {**os.environ, "TMPDIR": str(tmp_path)}

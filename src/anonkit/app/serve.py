@@ -4,8 +4,10 @@
 (``--host``), and then returns a warning to print: the app shows the data to whoever
 connects, with no login. On a loopback address the server also refuses requests addressed
 to any other name (a web page rebinding its domain name to 127.0.0.1 cannot read the
-data). :func:`serve` runs the app with uvicorn (access log off: nothing
-about the data or the requests is logged) and removes the temporary folder at exit.
+data), and on any address it refuses requests a browser sends for a page of another site
+(a page open in another tab cannot open the app's WebSocket). :func:`serve` runs the
+app with uvicorn (access log off: nothing about the data or the requests is logged) and
+removes the temporary folder at exit.
 """
 
 from __future__ import annotations
@@ -91,8 +93,8 @@ def serve(
     tempfile.tempdir = str(workdir)  # Shiny's own upload folders go in there too
     try:
         # beyond this machine, whoever reaches the page must not name the server's files
-        app: Any = _quiet_failed_exports(
-            create_app(data, workdir=workdir, server_files=is_loopback(host))
+        app: Any = _same_origin_only(
+            _quiet_failed_exports(create_app(data, workdir=workdir, server_files=is_loopback(host)))
         )
         if is_loopback(host):
             app = _loopback_names_only(app, host)
@@ -151,6 +153,57 @@ def _loopback_names_only(app: Any, host: str) -> Any:
 
     names = ["127.0.0.1", "localhost", "::1", "[::1]", host]
     return TrustedHostMiddleware(app, allowed_hosts=names, www_redirect=False)
+
+
+def _same_origin_only(app: Any) -> Any:
+    """``app`` refusing requests whose ``Origin`` is not the address they are sent to.
+
+    Browsers send the page's origin with every WebSocket opening and every POST, but send
+    the request to the app's own address, so the Host check above lets through a page of
+    another site that connects to ``ws://127.0.0.1:8765`` (cross-site WebSocket
+    hijacking): it could load a file by its path and read the preview. A request with no
+    ``Origin`` does not come from another site's page, and passes.
+    """
+
+    async def same_origin(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = dict(scope.get("headers") or ())
+            origin = headers.get(b"origin")
+            host = _origin_address("http://" + headers.get(b"host", b"").decode("latin-1"))
+            if origin is not None and _origin_address(origin.decode("latin-1")) != host:
+                if scope["type"] == "websocket":  # closed before accepting: a 403
+                    await send({"type": "websocket.close", "code": 1008})
+                    return
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 403,
+                        "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b"Cross-origin request."})
+                return
+        await app(scope, receive, send)
+
+    return same_origin
+
+
+def _origin_address(origin: str) -> str | None:
+    """The ``host:port`` an ``Origin`` header names, as a Host header names it (the
+    scheme's port left out), or ``None`` for ``null`` and other opaque origins."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    name = parts.hostname.lower()
+    name = f"[{name}]" if ":" in name else name
+    default = 80 if parts.scheme == "http" else 443
+    return name if port in (None, default) else f"{name}:{port}"
 
 
 def _quiet_failed_exports(app: Any) -> Any:
