@@ -212,3 +212,43 @@ def test_a_frame_of_another_type_still_names_anonymize() -> None:
     with pytest.raises(ParameterError) as info:
         anonkit.anonymize(_frame().to_numpy(), quasi_identifiers=["age"], k=2)
     assert (info.value.parameter, info.value.owner) == ("frame", "anonymize")
+
+
+# ------------------------------------------------ keywords the algorithm would ignore
+@pytest.mark.parametrize(
+    ("algorithm", "keyword"),
+    [
+        ("mondrian", {"metric": "discernibility"}),
+        ("greedy_merge", {"metric_options": {"aggregation": "sum"}}),
+        ("microaggregation", {"suppressed": "drop"}),
+        ("greedy_merge", {"memory_share": 0.5}),
+        ("hilbert", {"metric": "height"}),
+        ("safepub", {"suppressed": "drop"}),
+    ],
+)
+def test_a_full_domain_keyword_is_refused_by_an_algorithm_that_ignores_it(
+    algorithm: str, keyword: dict[str, Any]
+) -> None:
+    # They were accepted and ignored: greedy merging went on optimizing its own cost.
+    (name,) = keyword
+    with pytest.raises(ParameterError) as info:
+        _run(algorithm=algorithm, identifying="name", sensitive="disease", **keyword)
+    assert info.value.parameter == name and info.value.owner == "anonymize"
+    assert f"algorithm={algorithm!r}" in str(info.value)
+
+
+def test_flat_keywords_reach_the_estimators_that_take_them() -> None:
+    # engine= and metric= were dropped on the way to SafePub, KEpsilon and KOptimize:
+    # a Parquet path with engine="streaming" was read whole into memory.
+    from anonkit.api import Anonymizer
+
+    def built(algorithm: str, **keywords: Any) -> Any:
+        return Anonymizer(quasi_identifiers="age", algorithm=algorithm, **keywords).estimator()
+
+    assert built("k_epsilon", engine="streaming", metric="height").engine == "streaming"
+    assert built("k_epsilon", metric="height").metric == "height"
+    assert built("k_optimize", metric="discernibility").metric == "discernibility"
+    assert built("safepub", engine="streaming").engine == "streaming"
+    assert built("mondrian", engine="auto", memory_share=0.5).memory_share == 0.5
+    with pytest.raises(ParameterError, match="given once"):
+        built("k_epsilon", metric="height", options={"metric": "loss"})

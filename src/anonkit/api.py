@@ -38,7 +38,13 @@ from anonkit.estimators import (
     Privacy,
 )
 from anonkit.estimators.full_domain import SUPPRESSED_MODES
-from anonkit.estimators.given import refuse_ignored, with_keywords, with_output
+from anonkit.estimators.given import (
+    FLAT_KEYWORDS,
+    refuse_ignored,
+    refuse_unused,
+    with_keywords,
+    with_output,
+)
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.io.frames import to_polars
 from anonkit.io.tables import read_table
@@ -48,7 +54,14 @@ from anonkit.models import KAnonymity, PrivacyModel
 from anonkit.progress import Progress
 from anonkit.result import AnonymizationResult
 
-__all__ = ["ALGORITHMS", "FAMILY_KEYWORDS", "LOCAL_ALGORITHMS", "Anonymizer", "anonymize"]
+__all__ = [
+    "ALGORITHMS",
+    "FAMILY_KEYWORDS",
+    "LOCAL_ALGORITHMS",
+    "Anonymizer",
+    "anonymize",
+    "takes_keyword",
+]
 
 #: Constraints of the :class:`Anonymizer` parameters that need no data to check.
 _CONSTRAINTS: dict[str, Constraint] = {
@@ -86,6 +99,12 @@ FAMILY_KEYWORDS: dict[str, str] = {
     "method": "microaggregation",
     "aggregate": "microaggregation",
 }
+
+
+def takes_keyword(algorithm: str, keyword: str) -> bool:
+    """Whether the algorithm called ``algorithm`` reads the :func:`anonymize` keyword
+    ``keyword`` of :data:`~anonkit.estimators.given.FLAT_KEYWORDS` (``metric``, say)."""
+    return keyword in init_parameters(_estimator_class(algorithm))
 
 
 def _estimator_class(algorithm: str) -> type[Estimator]:
@@ -240,7 +259,9 @@ class Anonymizer:
                     f"algorithm={family!r}, which would use it)",
                     getattr(self, name),
                 )
-        self._check_budget()
+        if not isinstance(self.algorithm, Estimator) and self.algorithm not in LATTICE_ALGORITHMS:
+            cls = _estimator_class(self.algorithm)
+            refuse_unused(self.algorithm, self._flat(), self._flat(cls), self.options or {})
         if self.numeric and not _estimator_class(self.algorithm).reads_numbers:
             readers = [a for a in ALGORITHMS if _estimator_class(a).reads_numbers]
             raise ParameterError(
@@ -264,30 +285,12 @@ class Anonymizer:
                 self.engine,
             )
 
-    def _budget(self) -> dict[str, Any]:
-        """``time_limit``, ``max_nodes`` and ``seed`` where given."""
-        given = {"time_limit": self.time_limit, "max_nodes": self.max_nodes, "seed": self.seed}
-        return {name: value for name, value in given.items() if value is not None}
-
-    def _check_budget(self) -> None:
-        """Refuse a budget keyword the algorithm would ignore, or one given twice (as a
-        keyword and in ``options``); the lattice searches check theirs."""
-        if isinstance(self.algorithm, Estimator) or self.algorithm in LATTICE_ALGORITHMS:
-            return
-        accepted = init_parameters(_estimator_class(self.algorithm))
-        for name, value in self._budget().items():
-            if name not in accepted:
-                raise ParameterError(
-                    name,
-                    "anonymize",
-                    f"left out with algorithm={self.algorithm!r}, which takes none (it "
-                    "belongs to the lattice heuristics and the estimators that take one)",
-                    value,
-                )
-            if name in (self.options or {}):
-                raise ParameterError(
-                    name, "anonymize", "given once, as a keyword or in options", value
-                )
+    def _flat(self, cls: type[Estimator] | None = None) -> dict[str, Any]:
+        """The keywords of :data:`FLAT_KEYWORDS` given another value than their default
+        (with ``cls``, those it takes as parameters)."""
+        defaults = inspect.signature(Anonymizer.__init__).parameters
+        names = [n for n in FLAT_KEYWORDS if cls is None or n in init_parameters(cls)]
+        return {n: getattr(self, n) for n in names if getattr(self, n) != defaults[n].default}
 
     def estimator(self) -> Estimator:
         """The estimator these keywords map to (not fitted).
@@ -317,7 +320,7 @@ class Anonymizer:
         }
         if self.algorithm in ESTIMATOR_ALGORITHMS:
             cls = getattr(estimators, ESTIMATOR_ALGORITHMS[self.algorithm])
-            return _from_options(cls, {**self._budget(), **(self.options or {})}, shared)
+            return _from_options(cls, {**self._flat(cls), **(self.options or {})}, shared)
         if self.options:
             raise ParameterError(
                 "options",
@@ -333,12 +336,13 @@ class Anonymizer:
                 self.split,
                 self.numeric_release,
                 engine=engine,
+                memory_share=self.memory_share,
                 output=self.output,
                 output_separator=self.output_separator,
                 **shared,
             )
         if self.algorithm == "greedy_merge":
-            return GreedyMerge(self.cost, **self._budget(), **shared)
+            return GreedyMerge(self.cost, **self._flat(GreedyMerge), **shared)
         if self.algorithm == "microaggregation":
             return Microaggregation(self.method, self.aggregate, **shared)
         return FullDomain(

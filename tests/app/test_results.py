@@ -158,3 +158,18 @@ def test_distributions_of_a_column_named_like_the_count(name: str) -> None:
     before, after = results.distribution_svgs(original, release, name)
     assert f"{name}: original" in before and f"{name}: released" in after
     assert "a: 2" in before and "*: 3" in after
+
+
+def test_a_metric_is_passed_only_to_algorithms_that_take_one() -> None:
+    # The Metric field is on the page whatever the algorithm; anonymize() now refuses a
+    # metric an algorithm would ignore, so the app must not pass it to them.
+    frame = pl.DataFrame({"age": [str(20 + i % 30) for i in range(60)]})
+    roles = {"quasi_identifier": ["age"], "identifying": [], "sensitive": [], "insensitive": []}
+    for algorithm, takes in (("mondrian", False), ("flash", True), ("k_optimize", True)):
+        keywords = results.anonymizer_keywords(
+            roles, {}, k=3, models=[], suppression_limit=0.0, algorithm=algorithm,
+            metric="height", numeric=["age"] if algorithm == "mondrian" else (),
+        )  # fmt: skip
+        assert ("metric" in keywords) is takes, algorithm
+        if algorithm == "mondrian":
+            assert results.run(results.RunRequest(frame, keywords)).result.verified

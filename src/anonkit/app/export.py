@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from anonkit._atomic import atomic_write_text
+from anonkit.api import takes_keyword
 from anonkit.app.population import Population
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import FILE, HierarchySpec
@@ -136,7 +137,7 @@ def config_toml(
         "",
         "[search]",
         f"algorithm = {toml_string(algorithm)}",
-        f"metric = {toml_string(metric)}",
+        *([f"metric = {toml_string(metric)}"] if takes_keyword(algorithm, "metric") else []),
         *(f"{toml_key(key)} = {toml_value(value)}" for key, value in (options or {}).items()),
         "",
         "[release]",

@@ -11,6 +11,7 @@ from typing import Final
 
 from shiny import ui
 
+from anonkit.api import takes_keyword
 from anonkit.app import workflow
 from anonkit.core.hierarchy_builders import BUILDERS
 from anonkit.metrics.generalization import METRICS
@@ -220,6 +221,8 @@ def _population_card() -> ui.Tag:
 
 
 _WHEN = "['{}'].includes(input.algorithm)"
+#: The algorithms the Metric field is shown for ("auto" chooses a full-domain search).
+_WITH_METRIC = [a for a in dict.fromkeys(workflow.ALGORITHM_CHOICES) if takes_keyword(a, "metric")]
 
 
 def _utility_card() -> ui.Tag:
@@ -255,8 +258,11 @@ def _utility_card() -> ui.Tag:
             "algorithm_options", "Other options (key = value, ...)", width="100%"
         ),  # fmt: skip
         _help("Keys: " + ", ".join(workflow.ALGORITHM_OPTIONS) + "."),
-        ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
-        _help(_METRIC_HELP),
+        ui.panel_conditional(  # the local recodings have no metric to choose
+            _WHEN.format("', '".join(_WITH_METRIC)),
+            ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
+            _help(_METRIC_HELP),
+        ),
         ui.output_ui("settings_error"),
     )
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import polars as pl
 
-from anonkit.api import Anonymizer
+from anonkit.api import Anonymizer, takes_keyword
 from anonkit.app.population import Population, population_risk
 from anonkit.app.workflow import Loaded, Settings
 from anonkit.core.lattice import Lattice
@@ -183,6 +183,8 @@ def anonymizer_keywords(
     microaggregation read as numbers; ``population``: the population table)."""
     qi = list(roles["quasi_identifier"])
     extra: dict[str, Any] = {"numeric": list(numeric)} if numeric else {}
+    if takes_keyword(algorithm, "metric"):  # the others would refuse it
+        extra["metric"] = metric
     if population is not None:
         extra["population"] = population
     return {
@@ -192,7 +194,6 @@ def anonymizer_keywords(
         "privacy": list(models),
         "suppression_limit": suppression_limit,
         "algorithm": algorithm,
-        "metric": metric,
         "identifying": list(roles["identifying"]),
         "sensitive": list(roles["sensitive"]),
         "insensitive": list(roles["insensitive"]),

@@ -13,7 +13,14 @@ from anonkit.estimators.privacy import Privacy
 from anonkit.exceptions import ParameterError
 from anonkit.progress import Progress
 
-__all__ = ["ESTIMATOR_OWN", "refuse_ignored", "with_keywords", "with_output"]
+__all__ = [
+    "ESTIMATOR_OWN",
+    "FLAT_KEYWORDS",
+    "refuse_ignored",
+    "refuse_unused",
+    "with_keywords",
+    "with_output",
+]
 
 #: Keywords of :func:`anonkit.anonymize` that an estimator given as ``algorithm`` holds
 #: itself: given another value than their default, they would be ignored.
@@ -22,6 +29,41 @@ ESTIMATOR_OWN = (
     "time_limit", "max_nodes", "seed", "options", "mode", "split", "numeric_release",
     "cost", "method", "aggregate", "local_suppression",
 )  # fmt: skip
+
+
+#: Keywords of :func:`anonkit.anonymize` that go to the estimator's parameter of the same
+#: name (the full-domain algorithms take them all).
+FLAT_KEYWORDS = (
+    "metric", "metric_options", "suppressed", "engine", "memory_share", "time_limit",
+    "max_nodes", "seed",
+)  # fmt: skip
+_BUDGET = ("time_limit", "max_nodes", "seed")
+
+
+def refuse_unused(
+    algorithm: str, given: Mapping[str, Any], taken: Mapping[str, Any], options: Mapping[str, Any]
+) -> None:
+    """Refuse a keyword of :data:`FLAT_KEYWORDS` ``given`` (another value than its default)
+    that the algorithm's estimator would ignore (it is not among those it ``taken``), or
+    that ``options`` gives again; the engine is checked apart, with its own message.
+
+    Raises
+    ------
+    ParameterError
+        Naming the keyword and the algorithm.
+    """
+    for name, value in given.items():
+        if name not in taken and name != "engine":
+            kind = "budget" if name in _BUDGET else "full-domain"
+            raise ParameterError(
+                name,
+                "anonymize",
+                f"left out with algorithm={algorithm!r}, which would ignore it (a {kind} "
+                f"keyword of the algorithms with a parameter {name!r})",
+                value,
+            )
+        if name in options:
+            raise ParameterError(name, "anonymize", "given once, as a keyword or in options", value)
 
 
 def refuse_ignored(

@@ -11,13 +11,11 @@ and ``details`` holds the algorithm's own figures.
 ``transform`` gives a new record the labels of the training record with the same
 quasi-identifiers when there is one (so the training frame comes back as the release,
 except where the algorithm split equal records between classes: relaxed Mondrian,
-microaggregation), and otherwise those of the class
-:func:`~anonkit.estimators.recoding.assign_classes` (Mondrian, greedy merging) or
-:func:`~anonkit.estimators.recoding.nearest_groups` (microaggregation) finds.
+microaggregation), else those of the class :func:`~anonkit.estimators.recoding.assign_classes`
+(Mondrian, greedy merging) or :func:`~anonkit.estimators.recoding.nearest_groups` finds.
 
-The names repeat those of the algorithm classes (:class:`anonkit.algorithms.mondrian.Mondrian`
-works on encoded inputs and returns a partition); these take a frame and return themselves
-fitted.
+The names repeat those of the algorithm classes, which work on encoded inputs and return
+partitions (:class:`anonkit.algorithms.mondrian.Mondrian`); these fit on frames.
 
 *Large tables.* Above :data:`LARGE_TABLE` records the steps that read every record as
 text are shortened: the leak check reads :data:`~anonkit.estimators.steps.LEAK_SAMPLE`
@@ -318,6 +316,9 @@ class Mondrian(_Classes, Placed):
         the release is a ``LazyFrame``) or ``"auto"`` (Spark for a Spark DataFrame,
         streaming for a lazy query or a file too large for memory, else in memory;
         ``result_.details["engine"]`` says which ran and why).
+    memory_share
+        With ``engine="auto"``, stream a file whose table would take more than this share
+        of the memory (as :class:`~anonkit.estimators.FullDomain`).
     max_block_records
         On Spark, the most records one task partitions (the driver cuts the table's
         snapshot into blocks of at most this many records where a cut allows).
@@ -343,6 +344,7 @@ class Mondrian(_Classes, Placed):
         "split": Options(SPLITS),
         "numeric_release": Options(NUMERIC_RELEASES),
         "engine": Options(("polars", "spark", "streaming", "auto")),
+        "memory_share": Interval(float, 0, 1, closed="right", noun="a share"),
         "max_block_records": Interval(int, 1),
         "output_separator": OrNone(Separator()),
     }
@@ -354,6 +356,7 @@ class Mondrian(_Classes, Placed):
         numeric_release: str = "range",
         *,
         engine: str = "polars",
+        memory_share: float = 0.25,
         max_block_records: int = 1_000_000,
         output: str | Path | None = None,
         output_separator: str | None = None,
@@ -365,6 +368,7 @@ class Mondrian(_Classes, Placed):
         self.split = split
         self.numeric_release = numeric_release
         self.engine = engine
+        self.memory_share = memory_share
         self.max_block_records = max_block_records
         self.output = output
         self.output_separator = output_separator
@@ -375,7 +379,7 @@ class Mondrian(_Classes, Placed):
     def _fit(self, frame: Any, columns: Columns) -> None:
         """Fit in memory (pandas, polars, a file path), streamed or on Spark, as ``engine``
         says (:meth:`Estimator.fit <anonkit.estimators.base.Estimator.fit>`)."""
-        name, reason = self._engine_choice(frame)
+        name, reason = self._engine_choice(frame, self.memory_share)
         if name == "spark":
             from anonkit.estimators.spark_mondrian import fit_mondrian_spark
 
