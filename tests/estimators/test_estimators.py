@@ -222,6 +222,7 @@ def test_parameters_are_stored_unchanged() -> None:
         "split": "distinct",
         "numeric_release": "range",
         "engine": "polars",
+        "memory_share": 0.25,
         "max_block_records": 1_000_000,
         "output": None,
         "output_separator": None,

@@ -173,3 +173,24 @@ def test_a_sensitive_column_cannot_be_noisy() -> None:
             sensitive=["income"],
             hierarchies={"sex": {"type": "suppression"}},
         )
+
+
+@pytest.mark.parametrize("role", [{"identifying": ["ssn"]}, {"others": "drop"}])
+def test_an_identifying_or_dropped_column_cannot_be_noisy(role: dict) -> None:
+    # The noisy columns were added back to the release after the fit had removed them:
+    # an identifying column (or one others="drop" dropped) was published, with noise.
+    df = pl.DataFrame({"sex": ["m"] * 5 + ["f"] * 5, "ssn": [100_000 + i for i in range(10)]})
+    est = KEpsilon(noisy=["ssn"], privacy=Privacy(KAnonymity(2)), seed=0)
+    with pytest.raises(ParameterError, match="noisy.*insensitive"):
+        est.fit(df, quasi_identifiers=["sex"], hierarchies={"sex": {"type": "suppression"}}, **role)
+    assert not hasattr(est, "result_")
+
+
+@pytest.mark.parametrize("engine", ["streaming", "spark", "auto"])
+def test_an_engine_that_keeps_the_records_out_of_memory_is_refused(engine: str) -> None:
+    # The inner search ran on the streaming engine over records already in memory:
+    # "TypeError: LazyFrame is not subscriptable" (PySparkTypeError on Spark).
+    df = pl.DataFrame({"sex": ["m"] * 5 + ["f"] * 5, "hours": list(range(10))})
+    est = KEpsilon(noisy=["hours"], privacy=Privacy(KAnonymity(2)), engine=engine, seed=0)
+    with pytest.raises(ParameterError, match="'engine' parameter of KEpsilon must be 'polars'"):
+        _by_sex(est, df)

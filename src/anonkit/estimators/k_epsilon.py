@@ -57,7 +57,9 @@ class KEpsilon(Estimator):
         What the generalization must satisfy (k-anonymity, usually).
     seed
         Seed of the noise; ``None`` draws fresh entropy.
-    engine, leak_check, progress
+    engine
+        ``"polars"`` only: the noise is added record by record, in memory.
+    leak_check, progress
         As for :class:`~anonkit.estimators.FullDomain`.
 
     Examples
@@ -77,6 +79,8 @@ class KEpsilon(Estimator):
         "search": Options(tuple(LATTICE_ALGORITHMS)),
         "metric": Options(tuple(METRICS)),
         "seed": Seed(),
+        # the noise is drawn per record: the records are in memory, whatever the input
+        "engine": Options(("polars",)),
     }
 
     def __init__(
@@ -133,6 +137,14 @@ class KEpsilon(Estimator):
                     "KEpsilon",
                     "insensitive columns (a sensitive one is released as it is, and its "
                     "models judge its exact values)",
+                    c,
+                )
+            if c not in fitting.schema.columns(AttributeRole.INSENSITIVE):
+                raise ParameterError(
+                    "noisy",
+                    "KEpsilon",
+                    "insensitive columns (an identifying column is removed from the release, "
+                    "and so is a column others='drop' dropped)",
                     c,
                 )
             if not fitting.data[c].dtype.is_numeric() and fitting.data[c].dtype != pl.String:
