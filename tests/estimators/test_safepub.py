@@ -12,7 +12,7 @@ import pytest
 from anonkit.algorithms.dp import k_for, sampling_probability
 from anonkit.datasets import ADULT_COLUMNS
 from anonkit.estimators.safepub import SafePub
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import NotFittedError, ParameterError
 
 pycanon_anonymity = pytest.importorskip("pycanon.anonymity")
 
@@ -118,3 +118,34 @@ def test_anonymize_accepts_the_estimator_and_refuses_models(adult_part, adult_hi
             k=5,
             algorithm=SafePub(steps=3, seed=5),
         )
+
+
+def _zips(n: int) -> pl.DataFrame:
+    return pl.DataFrame({"zip": ["100", "101", "110", "111"] * (n // 4)})
+
+
+def test_a_failed_fit_leaves_a_fresh_estimator_unfitted() -> None:
+    """k_ and beta_ stayed after a fit refused for too few records: fitted, to
+    scikit-learn's check_is_fitted."""
+    from sklearn.exceptions import NotFittedError as SklearnNotFitted
+    from sklearn.utils.validation import check_is_fitted
+
+    est = SafePub(epsilon=2.0)
+    with pytest.raises(ParameterError, match="delta"):
+        est.fit(_zips(8), quasi_identifiers=["zip"], hierarchies={"zip": {"type": "masking"}})
+    assert [name for name in vars(est) if name.endswith("_")] == []
+    with pytest.raises(SklearnNotFitted):
+        check_is_fitted(est)
+
+
+def test_a_failed_refit_drops_the_earlier_fit() -> None:
+    """A refit refused for too few records kept the earlier result_, and transform went
+    on writing records the way the earlier fit chose."""
+    spec = {"zip": {"type": "masking"}}
+    est = SafePub(epsilon=2.0, seed=1).fit(_zips(2000), quasi_identifiers=["zip"], hierarchies=spec)
+    assert est.result_.n_records == 2000
+    with pytest.raises(ParameterError, match="delta"):
+        est.fit(_zips(8), quasi_identifiers=["zip"], hierarchies=spec)
+    assert not hasattr(est, "result_") and not hasattr(est, "k_")
+    with pytest.raises(NotFittedError):
+        est.transform(_zips(8))

@@ -53,6 +53,7 @@ from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starr
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
 from anonkit.estimators.privacy import Privacy, _IsPrivacy, check_population, population_table
 from anonkit.estimators.recoding import like_training
+from anonkit.estimators.sklearn_compat import SKLEARN_STATE, refuse_target, sklearn_tags
 from anonkit.exceptions import (
     EmptyDataError,
     NotFittedError,
@@ -230,15 +231,8 @@ class Estimator(Parameters):
         return hasattr(self, "result_")
 
     def __sklearn_tags__(self) -> Any:
-        """scikit-learn's tags: a transformer of frames with text and categories, no
-        target (imports scikit-learn, which only scikit-learn calls this)."""
-        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
-
-        inputs = InputTags(string=True, categorical=True)
-        return Tags(
-            estimator_type=None, target_tags=TargetTags(required=False),
-            transformer_tags=TransformerTags(), input_tags=inputs,
-        )  # fmt: skip
+        """scikit-learn's tags (:func:`~anonkit.estimators.sklearn_compat.sklearn_tags`)."""
+        return sklearn_tags()
 
     def _validate(self) -> None:
         params = self.get_params(deep=False)
@@ -250,6 +244,7 @@ class Estimator(Parameters):
     def fit(
         self,
         frame: Any,
+        y: None = None,
         *,
         quasi_identifiers: str | Sequence[str],
         hierarchies: Mapping[str, HierarchySpec] | None = None,
@@ -264,7 +259,10 @@ class Estimator(Parameters):
 
         The keywords say what the columns are (see :func:`anonkit.anonymize`). The release
         is re-checked by :func:`anonkit.verify.verify_release`; a failure raises
-        :class:`~anonkit.exceptions.ReleaseVerificationError`.
+        :class:`~anonkit.exceptions.ReleaseVerificationError`. ``y`` must be ``None``
+        (scikit-learn's target): as the last step of a ``Pipeline`` the keywords are the
+        step's fit parameters, ``Pipeline.fit(X, anon__quasi_identifiers=[...])``, with
+        scikit-learn's metadata routing off (its default).
 
         Returns
         -------
@@ -274,6 +272,7 @@ class Estimator(Parameters):
         self._forget_fit()
         self._validate()
         owner, roles = f"{type(self).__name__}.fit", (identifying, sensitive, insensitive, others)
+        refuse_target(y, owner)
         columns = Columns.given(owner, quasi_identifiers, hierarchies, *roles, numeric)
         if columns.numeric and not self.reads_numbers:
             name, readers = type(self).__name__, ", ".join(NUMBER_ESTIMATORS)
@@ -303,9 +302,10 @@ class Estimator(Parameters):
 
     def _forget_fit(self) -> None:
         """Drop what an earlier fit left (``result_``, caches, the records kept for
-        ``transform``): a refit starts from the parameters alone, whichever way it runs,
-        and a failed one leaves the estimator unfitted."""
-        keep = set(init_parameters(type(self)))
+        ``transform``): a refit starts from the parameters alone (and what scikit-learn
+        set, :data:`SKLEARN_STATE`), whichever way it runs; a failed one leaves the
+        estimator unfitted."""
+        keep = {*init_parameters(type(self)), *SKLEARN_STATE}
         for name in [n for n in vars(self) if n not in keep]:
             delattr(self, name)
 
@@ -522,8 +522,9 @@ class Estimator(Parameters):
             raise UndeclaredColumnsError(unseen, fitted=True)
         return unseen
 
-    def fit_transform(self, frame: Any, **roles: Any) -> Any:
-        """:meth:`fit`, then the release (the transform of the training frame)."""
+    def fit_transform(self, frame: Any, y: None = None, **roles: Any) -> Any:
+        """:meth:`fit` (``y`` too), then the release (the transform of the training frame)."""
+        refuse_target(y, f"{type(self).__name__}.fit_transform")
         return self.fit(frame, **roles).result_.release
 
     def _seen(self, data: pl.DataFrame, fitting: Fitting) -> tuple[pl.Series, pl.Series]:

@@ -59,7 +59,7 @@ from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
 from anonkit.estimators.searching import objective, search
 from anonkit.exceptions import ParameterError
-from anonkit.io.frames import from_polars
+from anonkit.io.frames import from_polars, to_polars
 from anonkit.io.write import output_format
 from anonkit.metrics.generalization import METRICS
 from anonkit.metrics.levels import model_attributes
@@ -442,8 +442,9 @@ class FullDomain(Placed):
 
         After a fit through an engine that keeps the records where they are (streaming,
         Spark), ``frame`` is read by that engine too and the release comes back in its
-        type; every quasi-identifier value must then be in its hierarchy (a hierarchy
-        built from the training data is not rebuilt).
+        type, except a pandas frame, which is in memory: the polars engine writes it and
+        it comes back as pandas. Every quasi-identifier value must then be in its
+        hierarchy (a hierarchy built from the training data is not rebuilt).
 
         Raises
         ------
@@ -453,11 +454,15 @@ class FullDomain(Placed):
         plan: ReleasePlan | None = getattr(self, "_plan", None)
         if plan is None or hasattr(self, "_fitting"):
             return super().transform(frame)
-        unseen = self._unseen_columns(self._engine.columns(frame))
+        engine, kind = self._engine, None
+        if type(frame).__module__.split(".")[0] == "pandas":
+            (frame, kind), engine = to_polars(frame), get_engine("polars")
+        unseen = self._unseen_columns(engine.columns(frame))
         if unseen:
             plan = replace(plan, drop=(*plan.drop, *unseen))
-        self._engine.count(frame, plan.columns, plan.hierarchies)  # clear errors first
-        return self._engine.apply(frame, plan)
+        engine.count(frame, plan.columns, plan.hierarchies)  # clear errors first
+        out = engine.apply(frame, plan)
+        return out if kind is None else from_polars(out, kind)
 
     def _generalize(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """``data`` with each quasi-identifier at its learned level. A hierarchy built from a
@@ -467,22 +472,27 @@ class FullDomain(Placed):
         intervals' anchor); ordered groups are not (a new value would shift them), so
         values they lack are an error, as with a hierarchy given whole. A column given no
         hierarchy keeps its values at level 0 (new ones too) and
-        is ``*`` above."""
+        is ``*`` above. Numbers of another type than the training's are read as the
+        training numbers where they fit them exactly (:func:`_as_trained`)."""
         columns = []
         for c, h in fitting.by_name.items():
             lv = self.transformation_[c]
             spec = fitting.specs.get(c)
+            values = _as_trained(data[c], fitting.data[c].dtype)
             if (
                 isinstance(spec, Mapping)
                 and built_from_values(spec)
                 and (pinned := pinned_spec(spec, h)) is not None
             ):
-                # built again over the new values too, the training values' labels fixed
-                h = resolve_hierarchy(c, pinned, pl.concat([fitting.data[c], data[c]]))
+                # built again over the new values too, the training values' labels fixed;
+                # numbers that do not fit the training type (20.5 beside integers) are
+                # read beside them as numbers of a type that holds both (floats)
+                both = [fitting.data[c].to_frame(), values.to_frame()]
+                h = resolve_hierarchy(c, pinned, pl.concat(both, how="vertical_relaxed")[c])
             if spec is not None:
-                columns.append(generalize_column(data[c], h, lv, c))
+                columns.append(generalize_column(values, h, lv, c))
             elif lv == 0:
-                columns.append(as_text(data[c]).alias(c))
+                columns.append(as_text(values).alias(c))
             else:
                 columns.append(pl.Series(c, [SUPPRESSED] * data.height, dtype=pl.String))
         return data.with_columns(columns)
@@ -539,6 +549,17 @@ class FullDomain(Placed):
         return joined.with_columns(
             pl.coalesce(pl.col(s), pl.col(c)).alias(c) for c, s in zip(qi, shown, strict=True)
         ).drop(shown)
+
+
+def _as_trained(values: pl.Series, dtype: pl.DataType) -> pl.Series:
+    """New records' numbers in the training column's number type ``dtype`` when every
+    value fits it exactly (Int32 or UInt8 for Int64, ``20.0`` for an integer); else as
+    they are: ``20.5`` is a value the training lacked, never cut to ``20``."""
+    if values.dtype == dtype or not (values.dtype.is_numeric() and dtype.is_numeric()):
+        return values
+    cast = values.cast(dtype, strict=False)
+    exact = cast.null_count() == 0 and bool((cast.cast(values.dtype) == values).all())
+    return cast if exact else values
 
 
 def _needs_detail(models: Sequence[PrivacyModel]) -> bool:

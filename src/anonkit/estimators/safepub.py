@@ -31,6 +31,7 @@ from anonkit.core.transform import SUPPRESSED
 from anonkit.engines.base import get_engine
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.recoding import generalize_column
+from anonkit.estimators.sklearn_compat import refuse_target
 from anonkit.exceptions import ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.metrics.classes import profile_sizes
@@ -182,13 +183,20 @@ class SafePub(Estimator):
         validate(params, self._parameter_constraints, owner)
         if self.privacy is not None:
             check(self.privacy, self._shared_constraints["privacy"], "privacy", owner)
-        eps_anon = float(self.epsilon) * (1.0 - float(self.search_share))
-        self.k_ = k_for(eps_anon, float(self.delta))
-        self.beta_ = sampling_probability(eps_anon)
 
-    def fit(self, frame: Any, **roles: Any) -> SafePub:
-        """Sample, search and release (see :meth:`Estimator.fit` for the keywords)."""
+    def _derived(self) -> tuple[int, float]:
+        """The ``k`` and ``β`` that ε and δ give (the parameters validated)."""
+        eps_anon = float(self.epsilon) * (1.0 - float(self.search_share))
+        return k_for(eps_anon, float(self.delta)), sampling_probability(eps_anon)
+
+    def fit(self, frame: Any, y: None = None, **roles: Any) -> SafePub:
+        """Sample, search and release (see :meth:`Estimator.fit` for ``y`` and the
+        keywords). A fit refused leaves the estimator unfitted, whatever an earlier fit
+        learned."""
+        self._forget_fit()
+        refuse_target(y, "SafePub.fit")
         self._validate()
+        k, beta = self._derived()
         given = self.privacy
         if given is not None and (given.model_list or given.population is not None):
             raise ParameterError(
@@ -200,21 +208,22 @@ class SafePub(Estimator):
             )
         if isinstance(frame, pl.LazyFrame):
             frame = frame.collect()
-        height = int(getattr(frame, "shape", (self.k_,))[0])  # not a frame: fit says so
-        if self.k_ > height:
+        height = int(getattr(frame, "shape", (k,))[0])  # not a frame: fit says so
+        if k > height:
             raise ParameterError(
                 "delta",
                 "SafePub",
-                f"large enough that the derived k ({self.k_}) is at most the number of "
+                f"large enough that the derived k ({k}) is at most the number of "
                 f"records ({height}); raise delta or epsilon, or release more records",
                 self.delta,
             )
         # SafePub suppresses every class below k, without a limit
-        self.privacy = Privacy(KAnonymity(self.k_), suppression_limit=1.0)
+        self.privacy = Privacy(KAnonymity(k), suppression_limit=1.0)
         try:
-            super().fit(frame, **roles)
+            super().fit(frame, y, **roles)
         finally:
             self.privacy = given
+        self.k_, self.beta_ = k, beta
         return self
 
     def _run(self, fitting: Fitting) -> tuple[AnonymizationResult, pl.DataFrame]:
@@ -233,7 +242,7 @@ class SafePub(Estimator):
                 'others="drop"; or choose another algorithm to keep them)',
                 as_is,
             )
-        k, beta = self.k_, self.beta_
+        k, beta = self._derived()
         eps = float(self.epsilon)
         eps_search = eps * float(self.search_share)
         rng = np.random.default_rng(self.seed)

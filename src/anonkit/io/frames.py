@@ -4,9 +4,10 @@ pandas frames are converted column by column through numpy (pyarrow is not neede
 strictly: a column is read as the one type its values share, pandas' missing markers
 (``None``, ``NaN``, ``pd.NA``, ``NaT``) become nulls, and what would need a guess is an
 error naming the column (two columns whose names read the same, an ``object`` column that
-mixes text and numbers). On the way back a column keeps its pandas type (categories,
-``string``, nullable integers and booleans, time zones) wherever its released values still
-fit that type.
+mixes text and numbers). Times and durations in seconds (pandas' unit for dates outside
+the nanosecond range), which polars does not read from numpy, are read in milliseconds. On
+the way back a column keeps its pandas type (categories, ``string``, nullable integers and
+booleans, time zones, seconds) wherever its released values still fit that type.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ __all__ = ["FrameKind", "PandasTypes", "from_polars", "to_polars"]
 @dataclass(frozen=True, eq=False)
 class PandasTypes:
     """A pandas frame's column types that numpy cannot hold (categories, ``string``,
-    nullable numbers and booleans, zoned times), by column, each with the polars type
-    :func:`to_polars` read the column as: what :func:`from_polars` gives back to a column
-    still of that polars type."""
+    nullable numbers and booleans, zoned times) or polars cannot (times and durations in
+    seconds, read in milliseconds), by column, each with the polars type :func:`to_polars`
+    read the column as: what :func:`from_polars` gives back to a column still of that
+    polars type."""
 
     dtypes: dict[str, tuple[Any, pl.DataType]]
 
@@ -83,7 +85,7 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
         typed = {
             name: (dtype, column.dtype)
             for name, dtype, column in zip(names, frame.dtypes, columns, strict=True)
-            if not isinstance(dtype, np.dtype)
+            if not isinstance(dtype, np.dtype) or _read_finer(dtype)
         }
         return pl.DataFrame(columns), PandasTypes(typed)
     raise ParameterError("frame", "anonymize", "a polars or pandas DataFrame", type(frame).__name__)
@@ -103,10 +105,10 @@ def _pandas_column(name: str, series: Any) -> pl.Series:
     dtype = series.dtype
     if isinstance(dtype, pd.DatetimeTZDtype):
         # numpy holds the instants in UTC without a zone: put the zone back
-        utc = series.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy()
+        utc = _polars_unit(name, series.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy())
         return pl.Series(name, utc).dt.replace_time_zone("UTC").dt.convert_time_zone(str(dtype.tz))
     if isinstance(dtype, np.dtype) and dtype.kind != "O":
-        return pl.Series(name, series.to_numpy())
+        return pl.Series(name, _polars_unit(name, series.to_numpy()))
     missing = series.isna().to_numpy()
     plain = getattr(dtype, "numpy_dtype", None)
     if isinstance(plain, np.dtype) and plain.kind in "biuf":
@@ -123,6 +125,36 @@ def _pandas_column(name: str, series: Any) -> pl.Series:
     except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError):
         _refuse_mixed(name, values, missing)
         raise  # pragma: no cover - _refuse_mixed raises
+
+
+#: The time units polars reads from numpy.
+_POLARS_UNITS = ("ms", "us", "ns")
+
+
+def _polars_unit(name: str, values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``values`` with times and durations in a unit polars reads: seconds (pandas' unit
+    for times outside the nanosecond range, the year 1700 say) as milliseconds, the same
+    instants and durations.
+
+    Raises
+    ------
+    DataError
+        If a value is too far from 1970 to count in milliseconds (292 million years).
+    """
+    if not _read_finer(values.dtype):
+        return values
+    finer = values.astype(f"{values.dtype.kind}8[ms]")
+    if not np.array_equal(finer.astype(values.dtype), values, equal_nan=True):
+        raise DataError(
+            f"Column {name!r} holds times or durations too far from 1970 to count in "
+            "milliseconds (292 million years); convert it to numbers or text first."
+        )
+    return finer
+
+
+def _read_finer(dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` holds times or durations in a unit polars lacks (seconds)."""
+    return dtype.kind in "mM" and np.datetime_data(dtype)[0] not in _POLARS_UNITS
 
 
 #: The polars type of an ``object`` column, by what pandas infers its values are (other
