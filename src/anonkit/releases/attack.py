@@ -8,8 +8,11 @@ sets over the releases can leave a single value: the value is disclosed although
 release alone is k-anonymous.
 
 Labels are read as an adversary reads them: ``*`` covers everything, ``[lo-hi]`` or
-``[lo-hi[`` a numeric range (closed, or half-open), ``{a,b}`` a set of values, anything
-else only itself.
+``[lo-hi[`` a numeric range (closed, or half-open), ``{a,b}`` a set of values (members
+quoted as :mod:`anonkit.releases._labels` writes them: ``{"Austin, TX",Paris}``), anything
+else only itself. Sensitive values are read as the values they denote, not as their
+spelling: 3, 3.0 and "3" are one value (:func:`anonkit.releases._values.value_key`), as
+they are to whoever reads releases from files that gave their columns other types.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from anonkit.core.values import as_text
 from anonkit.exceptions import UnknownColumnError
+from anonkit.releases._labels import set_members
+from anonkit.releases._values import value_keys
 
 __all__ = ["covers", "linkage_attack"]
 
@@ -33,6 +39,8 @@ def covers(label: str, value: object) -> bool:
     --------
     >>> covers("[30-39]", 35), covers("[30-40[", 40), covers("{a,b}", "b"), covers("*", 1)
     (True, False, True, True)
+    >>> covers('{"Austin, TX",Paris}', "Austin, TX"), covers('{"Austin, TX",Paris}', "Austin")
+    (True, False)
     """
     text = str(value)
     if label == "*" or label == text:
@@ -45,9 +53,8 @@ def covers(label: str, value: object) -> bool:
             return False
         lo, hi = float(found.group(1)), float(found.group(2))
         return lo <= x <= hi if found.group(3) == "]" else lo <= x < hi
-    if label.startswith("{") and label.endswith("}"):
-        return text in label[1:-1].split(",")
-    return False
+    members = set_members(label)
+    return members is not None and text in members
 
 
 def linkage_attack(
@@ -76,8 +83,8 @@ def linkage_attack(
         disclosure.
     """
     qi = list(quasi_identifiers)
-    for frame in [*releases, targets]:
-        missing = [c for c in qi if c not in frame.columns]
+    for frame, needed in [*((r, [*qi, sensitive]) for r in releases), (targets, qi)]:
+        missing = [c for c in needed if c not in frame.columns]
         if missing:
             raise UnknownColumnError(missing, frame.columns)
     people = targets.select(qi).rows()
@@ -85,7 +92,8 @@ def linkage_attack(
     # distinct label rows of each release with their sensitive values
     catalogs = []
     for rel in releases:
-        grouped = rel.group_by(qi, maintain_order=True).agg(pl.col(sensitive).cast(pl.String))
+        values = value_keys(as_text(rel[sensitive])).alias(sensitive)
+        grouped = rel.with_columns(values).group_by(qi, maintain_order=True).agg(sensitive)
         catalogs.append([(tuple(row[:-1]), frozenset(row[-1])) for row in grouped.rows()])
     for person in people:
         left: frozenset[str] | None = None

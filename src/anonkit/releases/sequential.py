@@ -22,7 +22,13 @@ paper's steps, as implemented here:
    record per value, records of each value taken in quasi-identifier order so that
    neighbours share a class;
 5. each class's quasi-identifiers are released as the range of its values (numeric
-   columns, ``[lo-hi]``) or the set of its values (other columns, ``{a,b}``).
+   columns, ``[lo-hi]``) or the set of its values (other columns, ``{a,b}``; a value
+   holding a comma, a brace or a quote in double quotes, ``{"Austin, TX",Paris}``, as
+   :mod:`anonkit.releases._labels` writes and reads them).
+
+Sensitive values are written one way whatever type the column was read with, as are the
+history's and ``domain=``'s (:mod:`anonkit.releases._values`): 3 and 3.0 are one value,
+and a counterfeit is written as a real record's value would be.
 
 **τ-safety** (Anjum et al., Computers & Security 2017), for arbitrary updates, sensitive
 values included. Our reading, as far as the paper can be consulted: within any τ
@@ -82,6 +88,8 @@ from anonkit.exceptions import (
 from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.progress import Progress, start_stage
 from anonkit.releases._buckets import Classes, Ints, Pool, assign, balance_and_split
+from anonkit.releases._labels import class_labels
+from anonkit.releases._values import Spelling, value_key, value_keys
 from anonkit.releases.history import ReleaseHistory, Signature
 from anonkit.verify import verify_release
 
@@ -160,7 +168,7 @@ def publish(
     model: str = "m_invariance",
     tau: int = 2,
     numeric: Sequence[str] = (),
-    domain: Sequence[str] | None = None,
+    domain: Sequence[object] | None = None,
     progress: Progress | None = None,
 ) -> SequentialRelease:
     """Publish the current state of a table under m-invariance or τ-safety.
@@ -188,7 +196,8 @@ def publish(
     domain
         The values counterfeit records may take (the sensitive attribute's domain, as in
         the paper); by default the values of the current table and of the signatures the
-        history holds.
+        history holds. Read as the column's values: in a column of numbers, 1, 1.0 and
+        "1" are one value (and a value that is no number is refused).
     progress
         Told each step as it starts (dividing the records, forming the classes,
         releasing them): ``stage(name)`` of a :class:`~anonkit.progress.StagedProgress`.
@@ -198,6 +207,10 @@ def publish(
     PrivacyUnattainableError
         Under m-invariance, when a published record's sensitive value left its signature
         (use ``model="tau_safety"``).
+    DataError
+        When one value is written two ways in a text column, the history or ``domain=``
+        (``1`` and ``1.0``): a counterfeit would be told by its spelling, or be a second
+        copy of a real value.
     """
     owner = "publish"
     check_name(id_column, "id_column", owner)
@@ -218,6 +231,8 @@ def publish(
         if nulls:
             raise MissingValuesError(c, nulls)
     frame = _numbers(frame, [c for c in qi if c in numeric])
+    spelling = Spelling.of(frame[sensitive])
+    given = spelling.domain(domain) if domain is not None else None
     # ids as the other columns' values are read (a float id 10.0 is '10', as written;
     # 'p1 ' is 'p1'), so duplicates are those of the ids the history keeps
     ids = as_text(frame[id_column])
@@ -235,13 +250,14 @@ def publish(
     start_stage(progress, "Dividing the records")
     row = "__anonkit_row__"  # a reserved name (core.schema.RESERVED_PREFIX)
     order = frame.with_row_index(row).sort(qi, maintain_order=True)[row].to_numpy()
-    values = frame[sensitive].cast(pl.String)
+    # one value written one way: the table's, the history's and the domain's (3 and 3.0
+    # as 3 in a column of numbers), so a counterfeit reads as a real record would
+    values = spelling.values(frame[sensitive])
     windows, window_of = _past_windows(past, ids)
-    known = {v for w in windows for sig in w for v in sig}
+    windows, known = spelling.windows(windows, f"{m}-invariance")
     present = set(values.unique().to_list())
-    all_values = sorted(
-        {str(v) for v in domain} | present if domain is not None else present | known
-    )
+    spelling.check({"the table": present, "the history": known, "domain=": given or ()})
+    all_values = sorted(set(given) | present if given is not None else present | known)
     universe = sorted(set(all_values) | known)
     code = {v: i for i, v in enumerate(universe)}
     coded = _Coded(order.astype(np.int64), ids, values, universe, window_of, windows)
@@ -425,47 +441,6 @@ def _too_few_values(sensitive: str, m: int) -> PrivacyUnattainableError:
     )
 
 
-def _range_label(column: str) -> pl.Expr:
-    """A class's label in a numeric column: ``[lo-hi]``."""
-    lo, hi = pl.col(column).min().cast(pl.String), pl.col(column).max().cast(pl.String)
-    return pl.concat_str([pl.lit("["), lo, pl.lit("-"), hi, pl.lit("]")]).alias(column)
-
-
-def _labels(real: pl.DataFrame, qi: list[str], numeric: Sequence[str]) -> pl.DataFrame:
-    """Each class's label in every quasi-identifier: ``[lo-hi]`` in the numeric ones
-    (:func:`_range_label`), the set ``{a,b}`` of its values in the others. A set is read
-    from the distinct (class, value code) pairs, sorted once, and written once per
-    distinct set rather than per class; a class of nulls only is ``{}``."""
-    ranges = [_range_label(c) for c in qi if c in numeric]
-    out = real.group_by(CLASS_COLUMN).agg(ranges) if ranges else real.select(CLASS_COLUMN).unique()
-    cls = real[CLASS_COLUMN].to_numpy()
-    for c in qi:
-        if c in numeric:
-            continue
-        text = real[c].cast(pl.String)
-        names = text.drop_nulls().unique().sort()
-        width = len(names) + 1  # the last code: null
-        codes = text.cast(pl.Enum(names.to_list())).to_physical().fill_null(len(names))
-        pairs = np.unique(cls * width + codes.to_numpy().astype(np.int64))
-        pairs = pairs[pairs % width < len(names)]
-        per_class = (
-            pl.DataFrame({CLASS_COLUMN: pairs // width, "_code": pairs % width})
-            .group_by(CLASS_COLUMN, maintain_order=True)
-            .agg(pl.col("_code"))
-        )
-        distinct = per_class.select("_code").unique(maintain_order=True).with_row_index("_set")
-        each = distinct.explode("_code")
-        written = (
-            pl.DataFrame({"_set": each["_set"], c: names.gather(each["_code"])})
-            .group_by("_set", maintain_order=True)
-            .agg(pl.concat_str([pl.lit("{"), pl.col(c).str.join(","), pl.lit("}")]).alias(c))
-        )
-        sets = per_class.join(distinct, on="_code").join(written, on="_set")
-        out = out.join(sets.select(CLASS_COLUMN, c), on=CLASS_COLUMN, how="left")
-        out = out.with_columns(pl.col(c).fill_null("{}"))
-    return out
-
-
 def _release(
     frame: pl.DataFrame,
     qi: list[str],
@@ -495,7 +470,7 @@ def _release(
             coded.values.gather(rows).alias(sensitive),
         )
     )
-    labels = _labels(real, qi, numeric)
+    labels = class_labels(real, qi, numeric, CLASS_COLUMN)
     fakes = pl.DataFrame(
         {
             CLASS_COLUMN: pl.Series(fake_class, dtype=pl.Int64),
@@ -561,7 +536,10 @@ def _verify(
     """Re-check the release from the published table: m-uniqueness of every class
     (:func:`anonkit.verify.verify_release`, classes read from the labels and the class
     number), and each record's signature, recounted from its class's published values,
-    against what earlier releases gave it (once per distinct pair of the two)."""
+    against what earlier releases gave it (once per distinct pair of the two). Values are
+    compared as the values they denote (:func:`~anonkit.releases._values.value_key`): a
+    class holding ``1`` and ``1.0`` holds one value."""
+    table = table.with_columns(value_keys(table[sensitive]).alias(sensitive))
     verify_release(
         table,
         quasi_identifiers=[CLASS_COLUMN, *qi],
@@ -581,9 +559,10 @@ def _verify(
         .unique()
     )
     sig_of = [tuple(str(v) for v in s) for s in distinct["_s"].to_list()]
+    keyed = [[tuple(sorted({value_key(v) for v in s})) for s in w] for w in windows]
     failures = []
     for w, k in pairs.iter_rows():
-        now, before = sig_of[k], list(windows[w]) if w >= 0 else []
+        now, before = sig_of[k], keyed[w] if w >= 0 else []
         if model == "m_invariance" and before and before[-1] != now:
             failures.append("a record's signature changed between releases")
         if model == "tau_safety" and any(s != now and set(s) & set(now) for s in before):
