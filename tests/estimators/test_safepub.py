@@ -149,3 +149,23 @@ def test_a_failed_refit_drops_the_earlier_fit() -> None:
     assert not hasattr(est, "result_") and not hasattr(est, "k_")
     with pytest.raises(NotFittedError):
         est.transform(_zips(8))
+
+
+@pytest.mark.parametrize(
+    ("roles", "named"),
+    [
+        ({"insensitive": ["x"], "others": "drop"}, "insensitive"),
+        ({"sensitive": ["x"]}, "sensitive"),
+        ({"others": "keep"}, "others"),
+    ],
+)
+def test_a_column_published_as_it_is_names_the_keyword_that_kept_it(
+    roles: dict, named: str
+) -> None:
+    # insensitive=["x"] with others="drop" was blamed on 'others', whose fix
+    # (others="drop") the user had already applied.
+    frame = _zips(40).with_columns(pl.lit("a").alias("x"))
+    est = SafePub(epsilon=2.0, delta=0.1, steps=2, seed=0)
+    with pytest.raises(ParameterError) as info:
+        est.fit(frame, quasi_identifiers=["zip"], hierarchies={"zip": {"type": "masking"}}, **roles)
+    assert info.value.parameter == named

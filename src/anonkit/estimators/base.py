@@ -286,6 +286,7 @@ class Estimator(Parameters):
                 "pyspark"
             )
             check_outputs({"output": output}, read, folders=("output",) if spark else ())
+        self._others = others  # read by the fit too (SafePub names what kept a column)
         try:
             self._fit(frame, columns)
         except SystemError as err:
@@ -295,7 +296,6 @@ class Estimator(Parameters):
                 raise
             raise found from None
         warn_leaks(self.result_.checks)
-        self._others = others
         # transform recodes as the fit did, whatever set_params changes until the next fit
         self._fitted_with = self.get_params(deep=False)
         return self

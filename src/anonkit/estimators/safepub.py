@@ -232,7 +232,8 @@ class SafePub(Estimator):
         if as_is:
             # the guarantee is about the generalized, sampled quasi-identifiers: a column
             # published as it is could single out a sampled record (a unique diagnosis)
-            role = "sensitive" if fitting.schema.columns(AttributeRole.SENSITIVE) else "others"
+            role = "sensitive" if fitting.schema.columns(AttributeRole.SENSITIVE) else None
+            role = role or ("others" if getattr(self, "_others", None) == "keep" else "insensitive")
             raise ParameterError(
                 role,
                 "SafePub",
