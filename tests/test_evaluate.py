@@ -23,6 +23,7 @@ from anonkit.exceptions import (
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
+from anonkit.metrics.risk import population_uniqueness_risk
 from seed_tables import HOSPITAL, HOSPITAL_RELEASE
 
 QI = ["Zip", "Age", "Nationality"]
@@ -116,7 +117,9 @@ def test_population_table_and_size() -> None:
     assert ev.risk["journalist_max"] == 0.25
     assert ev.risk["marketer"] == pytest.approx((1 / 4 + 2 / 4 + 5 / 5) / 8)
     assert ev.population_size == 13
-    assert 0.0 < ev.risk["population_uniqueness"] <= 1.0
+    # counted in the table (every released group matches 4 or 5 of its records); this
+    # asserted 0 < share, which only Pitman's overestimate from the sample's one unique met
+    assert ev.risk["population_uniqueness"] == 0.0
     assert ev.risk_distribution["(20%, 50%]"] == 3
     ev2 = evaluate(
         original, release, quasi_identifiers=QI, hierarchies=hs, population_size=1000,
@@ -419,3 +422,98 @@ def test_a_level_hint_beyond_the_hierarchy_is_refused_by_evaluate() -> None:
             evaluate(
                 frame, frame, quasi_identifiers=["x"], hierarchies={"x": h}, levels={"x": level}
             )
+
+
+# ------------------------------------------------- population uniqueness and its table
+FIVE = pl.DataFrame({"zip": ["a", "b", "c", "d", "d"]})
+FIVE_H = {"zip": [["a", "*"], ["b", "*"], ["c", "*"], ["d", "*"], ["e", "*"]]}
+
+
+def _uniqueness_figure(ev: Evaluation) -> dict[str, object]:
+    return next(r for r in ev.to_dict()["risk"] if r["name"] == "population_uniqueness")
+
+
+@pytest.mark.parametrize("model", ["pitman", "zayatz"])
+def test_population_uniqueness_is_counted_in_a_population_table(model: str) -> None:
+    """With the population table given (the release's own five records), Pitman's estimate
+    said 1.0, with no note: 3 of the 5 population records are unique, and at most 3 can
+    be. The table's counts say it exactly, and the figures say they were counted."""
+    ev = evaluate(FIVE, FIVE, quasi_identifiers=["zip"], hierarchies=FIVE_H, population=FIVE,
+                  population_model=model)  # fmt: skip
+    assert ev.risk["population_uniqueness"] == 0.6
+    assert ev.uniqueness_method == "population table"
+    config = ev.to_dict()["configuration"]
+    assert config["population_model"] == model  # the key and its meaning are kept
+    assert config["uniqueness_method"] == "population table"
+    figure = _uniqueness_figure(ev)
+    assert "population table" in str(figure["title"]) and "estimate" not in str(figure["title"])
+    assert "counted" in str(figure["explanation"])
+    # a population larger than the sample: F(a) = 2, F(b) = F(c) = 1, F(d) = 3
+    population = pl.concat([FIVE, pl.DataFrame({"zip": ["a", "d", "e"]})])
+    ev = evaluate(FIVE, FIVE, quasi_identifiers=["zip"], hierarchies=FIVE_H,
+                  population=population, population_model=model)  # fmt: skip
+    assert ev.risk["population_uniqueness"] == 2 / 8
+
+
+def test_population_uniqueness_of_the_seed_sample_is_counted_as_none() -> None:
+    """Seed 001's sample of 8 of the 13 hospital records: every released group matches 4
+    or 5 population records, so no population record is unique (Pitman's estimate from
+    the sample's one unique said otherwise)."""
+    original, release, hs = hospital()
+    sample = [0, 5, 7, 8, 9, 10, 11, 12]
+    ev = evaluate(
+        original.iloc[sample], release.iloc[sample], quasi_identifiers=QI, hierarchies=hs,
+        population=original,
+    )  # fmt: skip
+    assert ev.risk["population_uniqueness"] == 0.0
+    assert ev.uniqueness_method == "population table"
+
+
+def test_population_uniqueness_is_estimated_and_said_so_without_a_table() -> None:
+    original, release, hs = hospital()
+    ev = evaluate(original, release, quasi_identifiers=QI, hierarchies=hs, population_size=100,
+                  population_model="zayatz")  # fmt: skip
+    assert ev.uniqueness_method == "zayatz"
+    assert ev.to_dict()["configuration"]["uniqueness_method"] == "zayatz"
+    assert "estimate" in str(_uniqueness_figure(ev)["title"])
+    assert "Zayatz" in str(_uniqueness_figure(ev)["explanation"])
+    ev = evaluate(original, release, quasi_identifiers=QI, hierarchies=hs)
+    assert ev.uniqueness_method is None and math.isnan(ev.risk["population_uniqueness"])
+
+
+def test_a_population_size_beyond_the_table_is_estimated_with_a_note() -> None:
+    """The table is then part of the population: its counts are not the population's."""
+    original, release, hs = hospital()
+    sample = [0, 5, 7, 8, 9, 10, 11, 12]
+    ev = evaluate(
+        original.iloc[sample], release.iloc[sample], quasi_identifiers=QI, hierarchies=hs,
+        population=original, population_size=1000,
+    )  # fmt: skip
+    assert ev.uniqueness_method == "pitman" and ev.population_size == 1000
+    assert ev.risk["population_uniqueness"] == pytest.approx(
+        population_uniqueness_risk([1, 2, 5], population_size=1000)
+    )
+    assert any("13 records" in n and "1,000" in n for n in ev.notes), ev.notes
+
+
+def test_a_population_size_below_the_population_tables_records_is_refused() -> None:
+    """population_size=10 with a population table of 13 records was taken silently."""
+    original, release, hs = hospital()
+    sample = [0, 5, 7, 8, 9, 10, 11, 12]
+    with pytest.raises(ParameterError, match="population_size") as err:
+        evaluate(
+            original.iloc[sample], release.iloc[sample], quasi_identifiers=QI,
+            hierarchies=hs, population=original, population_size=10,
+        )  # fmt: skip
+    assert "population table (13)" in str(err.value) and "Got 10" in str(err.value)
+
+
+def test_a_population_value_outside_the_hierarchy_is_named_as_the_tables() -> None:
+    """It was reported as a value "of the data", which holds no such value."""
+    sample = pl.DataFrame({"age": ["20", "21", "20", "21"]})
+    release = pl.DataFrame({"age": ["2x", "2x", "2x", "2x"]})
+    population = pl.DataFrame({"age": ["20", "21", "20", "21", "75"]})
+    hs = {"age": [["20", "2x", "*"], ["21", "2x", "*"]]}
+    with pytest.raises(ValuesNotInHierarchyError, match="of the population table") as err:
+        evaluate(sample, release, quasi_identifiers=["age"], hierarchies=hs, population=population)
+    assert "of the data" not in str(err.value) and "'75'" in str(err.value)

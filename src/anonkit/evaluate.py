@@ -15,7 +15,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Protocol
 
 import polars as pl
 
@@ -31,19 +31,23 @@ from anonkit.metrics.loss import all_losses, attribute_losses
 from anonkit.metrics.node_metrics import check_weights
 from anonkit.metrics.release import Release, achieved_l_diversity, check_covered, interpret_release
 from anonkit.metrics.risk import (
-    PopulationModel,
     average_journalist_risk,
     average_prosecutor_risk,
     journalist_risk,
     marketer_risk,
     population_class_sizes,
-    population_uniqueness_risk,
     prosecutor_risk,
     records_at_risk,
     risk_distribution,
     sample_uniqueness_risk,
 )
-from anonkit.metrics.tables import frame_argument, population_table, resolved_hierarchies
+from anonkit.metrics.tables import (
+    UNIQUENESS_TEXTS,
+    frame_argument,
+    population_table,
+    population_uniqueness,
+    resolved_hierarchies,
+)
 from anonkit.metrics.tables import population_size as checked_size
 from anonkit.progress import Progress, start_stage
 
@@ -69,6 +73,9 @@ class Evaluation:
     k, risk_threshold, population_size, population_model
         Parameters of the measures (``k`` normalizes C_avg; ``population_size`` feeds the
         population-uniqueness estimate).
+    uniqueness_method
+        How population uniqueness was found: ``"population table"`` (counted in the
+        whole population's table), ``"pitman"`` or ``"zayatz"`` (estimated), or ``None``.
     classes
         Equivalence classes of the released (not suppressed) records.
     privacy
@@ -109,6 +116,7 @@ class Evaluation:
     risk_distribution: Mapping[str, int]
     notes: tuple[str, ...]
     timing: Mapping[str, float]
+    uniqueness_method: str | None = None
 
     @property
     def suppressed_share(self) -> float:
@@ -119,20 +127,24 @@ class Evaluation:
         for name, meta in info.items():
             if name not in values:
                 continue
-            explanation = meta.explanation
+            title, explanation, reference = meta.title, meta.explanation, meta.reference
             if name == "records_at_risk":
                 explanation = explanation.replace(
                     "the threshold", percent_label(self.risk_threshold)
                 )
+            if name == "population_uniqueness" and self.uniqueness_method is not None:
+                own_title, said, own_reference = UNIQUENESS_TEXTS[self.uniqueness_method]
+                title, reference = own_title or title, own_reference or reference
+                explanation = said if own_title else f"{explanation} {said}"
             out.append(
                 {
                     "name": name,
-                    "title": meta.title,
+                    "title": title,
                     "value": _finite(values[name]),
                     "better": meta.better,
                     "range": meta.range,
                     "explanation": explanation,
-                    "reference": meta.reference,
+                    "reference": reference,
                 }
             )
         return out
@@ -159,6 +171,7 @@ class Evaluation:
                 "risk_threshold": self.risk_threshold,
                 "population_size": self.population_size,
                 "population_model": self.population_model,
+                "uniqueness_method": self.uniqueness_method,
             },
             "privacy": json_ready(self.privacy),
             "classes": self.classes.to_dict(),
@@ -375,12 +388,12 @@ def evaluate(
         risk["journalist_average"] = average_journalist_risk(sizes, pop_sizes)
     else:
         notes.append("Journalist risk needs a population table; none was given.")
+    method = None
     if pop_n is not None and sizes.size:
-        risk["population_uniqueness"] = population_uniqueness_risk(
-            sizes,
-            population_size=pop_n,
-            model=cast(PopulationModel, population_model),
+        risk["population_uniqueness"], method, note = population_uniqueness(
+            sizes, pop_sizes, pop, pop_n, population_model
         )
+        notes.extend([note] if note else [])
     elif pop_n is None:
         notes.append(
             "Population uniqueness needs the population size (population_size) or a "
@@ -443,6 +456,7 @@ def evaluate(
                 "total": t4 - t0,
             }
         ),
+        uniqueness_method=method,
     )
 
 

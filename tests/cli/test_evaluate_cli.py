@@ -655,3 +655,77 @@ def test_a_release_label_or_column_evaluate_cannot_read_is_named_with_its_file(
     release.write_text("age\n1\n2\n3\n4\n", encoding="utf-8")
     line = one_error_line(runner.invoke(app, args), 2)
     assert "r.csv" in line and "'sex'" in line
+
+
+# --------------------------------------------------------------- the population's size
+def _toy_population(toy_files: dict[str, Path], folder: Path, extra: list[str]) -> Path:
+    """The toy original (7 records) and ``extra`` lines ``age;gender;zipcode`` as a
+    population table."""
+    lines = toy_files["original"].read_text(encoding="utf-8").strip().splitlines()
+    path = folder / "population.csv"
+    path.write_text("\n".join([*lines, *extra]) + "\n", encoding="utf-8")
+    return path
+
+
+def _evaluate(toy_files: dict[str, Path], *options: str) -> object:
+    return runner.invoke(
+        app,
+        ["evaluate", str(toy_files["original"]), str(toy_files["release"]),
+         "-c", str(toy_files["config"]), *options],
+    )  # fmt: skip
+
+
+def test_a_population_size_below_the_release_names_the_option(
+    toy_files: dict[str, Path],
+) -> None:
+    """The error named evaluate's Python parameter 'population_size'."""
+    line = one_error_line(_evaluate(toy_files, "--population-size", "3"), 2)
+    assert "--population-size" in line and "'population_size'" not in line
+    assert "released records (7)" in line and "Got 3" in line
+
+
+def test_a_population_size_below_the_population_table_is_refused(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """--population-size 10 beside a population table of 14 records was taken silently."""
+    population = _toy_population(toy_files, tmp_path, ["34;male;81667"] * 7)
+    out = tmp_path / "ev.json"
+    result = _evaluate(
+        toy_files, "--population", str(population), "--population-size", "10", "--json", str(out)
+    )
+    line = one_error_line(result, 2)
+    assert "--population-size" in line and "population table (14)" in line and "Got 10" in line
+    assert not out.exists()
+
+
+def test_population_uniqueness_is_counted_in_the_population_table(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    population = _toy_population(toy_files, tmp_path, ["34;male;81667"])
+    out = tmp_path / "ev.json"
+    result = _evaluate(toy_files, "--population", str(population), "--json", str(out))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["configuration"]["uniqueness_method"] == "population table"
+    assert data["configuration"]["population_model"] == "pitman"
+    figure = next(r for r in data["risk"] if r["name"] == "population_uniqueness")
+    assert "population table" in figure["title"]
+    out2 = tmp_path / "ev2.json"
+    result = _evaluate(
+        toy_files, "--population", str(population), "--population-size", "1000",
+        "--json", str(out2),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(out2.read_text())
+    assert data["configuration"]["uniqueness_method"] == "pitman"
+    assert any("fewer than the population size 1,000" in n for n in data["notes"])
+
+
+def test_a_population_value_outside_a_hierarchy_is_named_as_the_population_tables(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """It was reported as "1 value(s) of the data are not in the hierarchy"."""
+    population = _toy_population(toy_files, tmp_path, ["150;male;81667"])
+    line = one_error_line(_evaluate(toy_files, "--population", str(population)), 1)
+    assert "of the population table are not in the hierarchy" in line and "'150'" in line
+    assert "of the data" not in line

@@ -11,7 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from anonkit.core.hierarchy import Hierarchy
-from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
+from anonkit.exceptions import (
+    DataError,
+    ParameterError,
+    UnknownColumnError,
+    ValuesNotInHierarchyError,
+)
 from anonkit.metrics.release import interpret_release
 from anonkit.metrics.risk import (
     RISK_BUCKETS,
@@ -21,6 +26,7 @@ from anonkit.metrics.risk import (
     journalist_risk,
     marketer_risk,
     population_class_sizes,
+    population_table_uniqueness,
     population_uniqueness_risk,
     population_uniques,
     prosecutor_risk,
@@ -253,3 +259,65 @@ def test_population_uniqueness_is_a_share(sizes, factor) -> None:
     for model in ("pitman", "zayatz"):
         v = population_uniqueness_risk(sizes, population_size=n * factor, model=model)
         assert 0.0 <= v <= 1.0 and math.isfinite(v)
+
+
+# ------------------------------------------- population uniques: what is logically possible
+# Of a population of N records, n sampled: a sample class of size >= 2 is no population
+# unique, so at most the f1 sample uniques and the N - n records left out can be; each
+# record left out can join at most one sample unique's class, so at least f1 - (N - n)
+# sample uniques stay unique. At N = n the sample is the population: exactly f1.
+MODELS = ("pitman", "zayatz")
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_population_uniques_of_a_whole_population_are_its_uniques(model: str) -> None:
+    """Pitman's estimate was 16.6 for one sample unique and 20 pairs at N = n = 41."""
+    assert population_uniques([1] + [2] * 20, population_size=41, model=model) == 1.0
+    sizes = [1] * 40 + [2] * 20 + [3] * 10 + [5] * 6  # n = 140
+    assert population_uniques(sizes, population_size=140, model=model) == 40.0
+    assert population_uniqueness_risk([1, 1, 1, 2], population_size=5, model=model) == 0.6
+    assert population_uniqueness_risk([1] + [2] * 20, population_size=41, model=model) == 1 / 41
+
+
+@pytest.mark.parametrize("model", MODELS)
+@given(
+    sizes=st.lists(st.integers(1, 12), min_size=1, max_size=50),
+    left_out=st.integers(0, 60),
+)
+def test_population_uniques_stay_within_what_is_logically_possible(
+    model: str, sizes: list[int], left_out: int
+) -> None:
+    n, f1 = sum(sizes), sizes.count(1)
+    got = population_uniques(sizes, population_size=n + left_out, model=model)
+    assert max(0, f1 - left_out) <= got <= f1 + left_out
+    share = population_uniqueness_risk(sizes, population_size=n + left_out, model=model)
+    assert share <= (f1 + left_out) / (n + left_out)
+
+
+def test_pitman_fit_bounds_its_own_estimate() -> None:
+    fit = fit_pitman([1] + [2] * 20)
+    assert fit.sample_size == 41 and fit.sample_uniques == 1
+    assert fit.population_uniques(41) == 1.0
+    assert fit.population_uniques(43) <= 3.0
+
+
+def test_population_table_uniqueness_counts_the_classes_alone_in_the_population() -> None:
+    # classes of 1, 1, 1, 2 matched by 1, 3, 1, 2 population records of 9
+    assert population_table_uniqueness([1, 1, 1, 2], [1, 3, 1, 2], population_size=9) == 2 / 9
+    # a class matching fewer population records than it holds is read as matching its own
+    assert population_table_uniqueness([1, 2], [0, 1], population_size=4) == 1 / 4
+    assert population_table_uniqueness([], [], population_size=4) == 0.0
+    with pytest.raises(ParameterError, match="population_size"):
+        population_table_uniqueness([1, 2], [1, 2], population_size=2)
+
+
+def test_a_population_value_outside_the_hierarchy_is_named_as_the_population_tables() -> None:
+    """The message said the value was "of the data", which holds no such value."""
+    r, population = _kmap_case()
+    extra = pl.DataFrame({"Zip": ["99999"], "Age": ["31"], "Nationality": ["Indian"]})
+    with pytest.raises(ValuesNotInHierarchyError) as err:
+        population_class_sizes(r, pl.concat([population, extra]))
+    message = str(err.value)
+    assert "of the population table are not in the hierarchy" in message
+    assert "'99999'" in message and "of the data" not in message
+    assert err.value.column == "Zip" and err.value.missing == ["99999"]

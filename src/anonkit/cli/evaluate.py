@@ -45,6 +45,7 @@ from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
     DataError,
+    ParameterError,
     UnknownColumnError,
     ValuesNotInHierarchyError,
 )
@@ -315,6 +316,11 @@ def _measure(
         raise _in_release(err, release, rel) from None
     except ValuesNotInHierarchyError as err:
         raise _in_release(err, release, rel) from None
+    except ParameterError as err:
+        if err.parameter != "population_size":
+            raise
+        # the size came from --population-size: name the option, not evaluate's keyword
+        raise ParameterError("--population-size", "evaluate", err.expected, err.got) from None
     start_stage(bar, "Measuring privacy levels")
     # the release's classes; sensitive values from the release, else from the original
     frame = rel.select(qi).with_columns(

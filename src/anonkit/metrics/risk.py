@@ -16,7 +16,9 @@ release without released records.
 
 Where no population table exists, :func:`population_uniqueness_risk` estimates the share
 of the population that is unique from the sample's class sizes with Pitman's model
-(Hoshino 2001) or Zayatz's (1991).
+(Hoshino 2001) or Zayatz's (1991), kept within what the sample makes logically possible
+(:func:`possible_population_uniques`); with the population table,
+:func:`population_table_uniqueness` counts it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ import polars as pl
 from anonkit._arrays import FloatArray, IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Interval, check_choice, check_real
-from anonkit.exceptions import DataError, ParameterError, UnknownColumnError
+from anonkit.exceptions import (
+    DataError,
+    ParameterError,
+    UnknownColumnError,
+    ValuesNotInHierarchyError,
+)
+from anonkit.metrics.columns import QIColumn
 from anonkit.metrics.matching import distinct_rows, match_classes
 from anonkit.metrics.release import Release
 
@@ -199,7 +207,7 @@ def population_class_sizes(release: Release, population: pl.DataFrame) -> IntArr
         raise UnknownColumnError(missing, population.columns)
     if population.height == 0:
         raise DataError("The population table has no records.")
-    pts = [col.points(population[col.name]) for col in release.columns]
+    pts = [_population_points(col, population) for col in release.columns]
     first, counts = distinct_rows(pts)
     rows, classes = match_classes(release, [p[first] for p in pts])
     return np.bincount(
@@ -207,7 +215,75 @@ def population_class_sizes(release: Release, population: pl.DataFrame) -> IntArr
     ).astype(np.int64)
 
 
+def _population_points(column: QIColumn, population: pl.DataFrame) -> FloatArray:
+    """The population's values of ``column`` as points; a value outside the column's
+    hierarchy is named as the population table's (the sample may hold no such value)."""
+    try:
+        return column.points(population[column.name])
+    except ValuesNotInHierarchyError as err:
+        named = ValuesNotInHierarchyError(column.name, err.missing, err.count)
+        named.args = (str(named).replace(" of the data are ", " of the population table are ", 1),)
+        raise named from None
+
+
+def population_table_uniqueness(
+    sizes: npt.ArrayLike, population_sizes: npt.ArrayLike, *, population_size: int
+) -> float:
+    """Share of the population unique on the released quasi-identifiers, counted in a
+    population table: the records of the released classes no other population record
+    matches (``F_E = 1``), divided by the population size ``N``.
+
+    ``population_sizes`` are the classes' ``F_E`` (:func:`population_class_sizes`); a
+    class is taken to match at least its own records, so a class of two or more records
+    is never unique. A journalist who finds such a record re-identifies it with certainty;
+    this is the count :func:`population_uniqueness_risk` estimates without the table.
+
+    Examples
+    --------
+    >>> population_table_uniqueness([1, 1, 1, 2], [1, 1, 1, 2], population_size=5)
+    0.6
+    """
+    s = _sizes(sizes, "population_table_uniqueness")
+    n = int(s.sum())
+    if not Interval(int, max(n, 1)).accepts(population_size):
+        raise ParameterError(
+            "population_size",
+            "population_table_uniqueness",
+            f"an int >= the sample size ({n})",
+            population_size,
+        )
+    if not s.size:
+        return 0.0
+    pop = _population(s, population_sizes, "population_table_uniqueness")
+    return int((pop == 1).sum()) / float(population_size)
+
+
 # -------------------------------------------------------------- population uniqueness
+def possible_population_uniques(
+    sample_uniques: int, sample_size: int, population_size: int
+) -> tuple[int, int]:
+    """The fewest and most population uniques a sample makes logically possible.
+
+    Of the ``N`` population records, ``n`` were sampled, ``f1`` of them alone in their
+    sample class. A sample class of two or more records is no population unique, so at
+    most the ``f1`` sample uniques and the ``N - n`` records left out are; each record
+    left out can join at most one sample unique's class, so at least ``f1 - (N - n)``
+    sample uniques stay unique. At ``N = n`` the sample is the population: exactly ``f1``.
+    Every estimate of :func:`population_uniques` is kept within these bounds.
+
+    Examples
+    --------
+    >>> possible_population_uniques(1, 41, 41), possible_population_uniques(3, 10, 12)
+    ((1, 1), (1, 5))
+    """
+    left_out = max(population_size - sample_size, 0)
+    return max(sample_uniques - left_out, 0), sample_uniques + left_out
+
+
+def _within(value: float, bounds: tuple[int, int]) -> float:
+    return min(max(value, float(bounds[0])), float(bounds[1]))
+
+
 @dataclass(frozen=True)
 class PitmanFit:
     """Maximum-likelihood parameters of Pitman's sampling formula for a sample.
@@ -222,6 +298,9 @@ class PitmanFit:
         Newton steps taken.
     converged
         Whether the gradient vanished to the tolerance.
+    sample_size, sample_uniques
+        The fitted sample's records and its classes of size 1 (0 when not known: the
+        estimate is then only kept within ``[0, N]``).
     """
 
     theta: float
@@ -229,16 +308,26 @@ class PitmanFit:
     log_likelihood: float
     iterations: int
     converged: bool
+    sample_size: int = 0
+    sample_uniques: int = 0
 
     def population_uniques(self, population_size: int) -> float:
-        """Expected population uniques ``Γ(θ+1) / Γ(θ+α) * N^α`` (Hoshino 2001), in [0, N]."""
+        """Expected population uniques ``Γ(θ+1) / Γ(θ+α) * N^α`` (Hoshino 2001), kept
+        within what the sample makes possible (:func:`possible_population_uniques`; a
+        population of the sample alone holds exactly its uniques) and within [0, N]."""
         n = float(population_size)
         val = math.exp(
             math.lgamma(self.theta + 1.0)
             - math.lgamma(self.theta + self.alpha)
             + self.alpha * math.log(n)
         )
-        return min(max(val, 0.0), n)
+        val = min(max(val, 0.0), n)
+        if self.sample_size:
+            bounds = possible_population_uniques(
+                self.sample_uniques, self.sample_size, population_size
+            )
+            val = _within(val, bounds)
+        return val
 
 
 class _PitmanLikelihood:
@@ -366,7 +455,7 @@ def fit_pitman(sizes: npt.ArrayLike, *, max_iterations: int = 200) -> PitmanFit:
     value = lik.value(best, alpha)
     if value > current:
         theta, current = best, value
-    return PitmanFit(float(theta), float(alpha), float(current), iterations, converged)
+    return PitmanFit(float(theta), float(alpha), float(current), iterations, converged, n, f1)
 
 
 def _best_theta(lik: _PitmanLikelihood, alpha: float, classes: int) -> float:
@@ -424,7 +513,10 @@ def population_uniques(
 
     Without sample uniques the estimate is 0 (nothing in the release is unique, as ARX
     reports); when every sample record is unique it is ``N`` under Pitman's model (its
-    likelihood grows towards ``α = 1``).
+    likelihood grows towards ``α = 1``). Every model's estimate is kept within what the
+    sample makes logically possible (:func:`possible_population_uniques`): no more than
+    the sample uniques plus the ``N - n`` records left out, no fewer than the sample
+    uniques minus those, so exactly the sample uniques when ``N = n``.
 
     References
     ----------
@@ -450,6 +542,12 @@ def population_uniques(
     if f1 == 0:
         return 0.0
     big_n = int(population_size)
+    return _within(_model_uniques(s, f1, big_n, model), possible_population_uniques(f1, n, big_n))
+
+
+def _model_uniques(s: IntArray, f1: int, big_n: int, model: PopulationModel) -> float:
+    """``model``'s own estimate of the population uniques (``f1 >= 1`` sample uniques)."""
+    n = int(s.sum())
     if model == "pitman":
         if s.size == n:
             return float(big_n)

@@ -1,17 +1,25 @@
-"""The tables a measurement reads: a caller's frame named by its own parameter, and the
-size of the population a release was drawn from, checked against the release."""
+"""The tables a measurement reads: a caller's frame named by its own parameter, the size
+of the population a release was drawn from, checked against the release and the
+population table, and the population uniqueness they give (counted in the table when it
+is the whole population, else estimated)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
+from anonkit._arrays import IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import to_polars
+from anonkit.metrics.risk import (
+    PopulationModel,
+    population_table_uniqueness,
+    population_uniqueness_risk,
+)
 
 
 def frame_argument(value: Any, parameter: str, owner: str) -> pl.DataFrame:
@@ -41,7 +49,8 @@ def population_size(
 
     A population table holds every record of its sample, so one with fewer records than
     the release is refused as a :class:`~anonkit.exceptions.DataError` that names the
-    table (counts only, never values); a ``given`` size below the released records is a
+    table (counts only, never values); a ``given`` size below the released records, or
+    below the population table's records (the population holds them all), is a
     :class:`~anonkit.exceptions.ParameterError` of ``population_size``.
 
     Examples
@@ -60,7 +69,59 @@ def population_size(
         raise ParameterError(
             "population_size", owner, f"at least the released records ({n_released})", n
         )
+    if table_records is not None and given is not None and given < table_records:
+        raise ParameterError(
+            "population_size",
+            owner,
+            f"at least the records of the population table ({table_records})",
+            given,
+        )
     return n
+
+
+#: How population uniqueness was found: its figure's title, explanation and reference.
+UNIQUENESS_TEXTS = {
+    "population table": (
+        "Population uniqueness (population table)",
+        "Share of the population unique on the released quasi-identifiers, counted in the "
+        "population table: released records that no other population record matches.",
+        "Counted: F_E = 1 (El Emam & Dankar, JAMIA 2008)",
+    ),
+    "pitman": (None, "Estimated with Pitman's model.", None),
+    "zayatz": (None, "Estimated with Zayatz's model.", None),
+}
+
+
+def population_uniqueness(
+    sizes: IntArray,
+    population_sizes: IntArray | None,
+    table: pl.DataFrame | None,
+    population_n: int,
+    model: str,
+) -> tuple[float, str, str | None]:
+    """Population uniqueness of released classes of ``sizes``, how it was found (a key of
+    :data:`UNIQUENESS_TEXTS`) and a note, or ``None``.
+
+    Counted in the population ``table`` (``population_sizes``: its records per class)
+    when it is the whole population (``population_n`` records); otherwise, or without a
+    table, estimated with ``model`` from the sample's class sizes, and a table that is
+    only part of the population is said to be so.
+    """
+    table_records = None if table is None else table.height
+    if population_sizes is not None and population_n == table_records:
+        share = population_table_uniqueness(sizes, population_sizes, population_size=population_n)
+        return share, "population table", None
+    share = population_uniqueness_risk(
+        sizes, population_size=population_n, model=cast(PopulationModel, model)
+    )
+    note = None
+    if table_records is not None:
+        note = (
+            f"Population uniqueness was estimated with {model.capitalize()}'s model: the "
+            f"population table holds {table_records:,} records, fewer than the population "
+            f"size {population_n:,}, so its counts are not the whole population's."
+        )
+    return share, model, note
 
 
 def population_table(population: Any, quasi_identifiers: Sequence[str], owner: str) -> pl.DataFrame:
