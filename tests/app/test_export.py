@@ -4,14 +4,17 @@ the app's release from; the release is written as the CLI writes it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
 from anonkit.app import export, results, workflow
+from anonkit.app.steps.privacy import estimator_options
 from anonkit.config import load_config, run_config
 from anonkit.core.resolve import hierarchy_file
 from anonkit.models import DistinctLDiversity
+from anonkit.safety.reading import ReadSettings
 
 
 def _run_and_config(
@@ -217,3 +220,63 @@ def test_an_export_never_overwrites_a_file_the_run_read(tmp_path: Path) -> None:
     assert hierarchy.read_text(encoding="utf-8") == "F;*\nM;*\n"
     export.write_release(outcome.result, tmp_path / "release.csv", separator=",", inputs=inputs)
     assert pl.read_csv(tmp_path / "release.csv").height == 4
+
+
+def test_the_exported_config_names_a_metric_only_for_algorithms_that_take_one(
+    tmp_path: Path,
+) -> None:
+    # metric = "loss" under [search] with algorithm = "mondrian": anonymize() now refuses
+    # a metric the algorithm would ignore, so the exported file would not run.
+    roles = {"quasi_identifier": ["age"], "identifying": [], "sensitive": [], "insensitive": []}
+    common: dict[str, Any] = dict(
+        input=tmp_path / "t.csv", read=ReadSettings(), roles=roles, hierarchies={}, k=3,
+        suppression_limit=0.0, metric="height", output="out.csv",
+    )  # fmt: skip
+    assert "metric" not in export.config_toml(algorithm="mondrian", **common)
+    assert 'metric = "height"' in export.config_toml(algorithm="flash", **common)
+
+
+def test_a_safepub_release_is_reproduced_by_its_toml(tmp_path: Path) -> None:
+    """SafePub could not run from the app; it runs with the parameters typed in Other
+    options and the session's seed, which the TOML names, so the CLI draws the same
+    sample and search."""
+    loaded = workflow.load_adult()
+    qi = ("age", "sex", "race", "education")
+    roles = {c: "quasi_identifier" if c in qi else "identifying" for c in loaded.frame.columns}
+    options = estimator_options("safepub", {"epsilon": 1.0, "delta": 1e-4}, seed=11)
+    settings = workflow.Settings(k=None, suppression_limit=0.0, algorithm="safepub",
+                                 options=options)  # fmt: skip
+    outcome, path = _run_and_config(loaded, roles, settings, tmp_path)
+    cfg = load_config(path)
+    assert cfg.k is None and cfg.algorithm == "safepub"
+    assert dict(cfg.options) == {"options": {"epsilon": 1.0, "delta": 1e-4, "seed": 11}}
+    assert outcome.result.details["guarantee"].startswith("(1.0, 0.0001)-differential privacy")
+    assert outcome.result.release.height < loaded.frame.height  # a sample
+    assert run_config(cfg).release.equals(outcome.result.release)
+
+
+def test_a_k_epsilon_release_is_reproduced_by_its_toml(tmp_path: Path) -> None:
+    """(k, ε)-anonymity ran without noise from the app (its epsilon and noisy columns
+    were refused); with them and the session's seed the TOML reproduces its noise."""
+    n = 300
+    data = tmp_path / "hours.csv"
+    pl.DataFrame(
+        {
+            "age": [str(20 + (i * 7) % 50) for i in range(n)],
+            "sex": ["F" if i % 3 else "M" for i in range(n)],
+            "hours": [str(20 + i % 41) for i in range(n)],
+        }
+    ).write_csv(data)
+    loaded = workflow.load_table(data)
+    roles = {"age": "quasi_identifier", "sex": "quasi_identifier", "hours": "insensitive"}
+    typed = {"epsilon": 0.5, "noisy": ["hours"]}
+    settings = workflow.Settings(
+        k=5, suppression_limit=0.05, algorithm="k_epsilon", metric="height",
+        options=estimator_options("k_epsilon", typed, seed=11),
+    )  # fmt: skip
+    outcome, path = _run_and_config(loaded, roles, settings, tmp_path)
+    cfg = load_config(path)
+    assert dict(cfg.options) == {"options": {**typed, "seed": 11}} and cfg.metric == "height"
+    release = outcome.result.release
+    assert not release["hours"].cast(pl.String).equals(loaded.frame["hours"])  # noisy
+    assert run_config(cfg).release.equals(release)

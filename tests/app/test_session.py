@@ -106,3 +106,44 @@ def test_an_upload_that_cannot_be_read_is_named_as_the_user_named_it(
     shown = harness.html("load_error")
     assert told in shown
     assert str(harness.state.workdir) not in shown and "upload-" not in shown
+
+
+def _sent_values(h: Harness, input_id: str) -> list[object]:
+    """The values the server set the input ``input_id`` to (``ui.update_*``), in order."""
+    sent = [m for message in h.conn.sent for m in message.get("inputMessages", [])]
+    queued = h.session._outbound_message_queues.input_messages  # not sent yet
+    return [
+        m["message"]["value"]
+        for m in [*sent, *queued]
+        if m["id"] == input_id and "value" in m["message"]
+    ]
+
+
+def test_an_uploaded_hierarchy_file_switches_the_kind_to_file_and_is_applied(
+    tmp_path: Path, leaky_csv: Path
+) -> None:
+    """On a user's table most columns start with Kind = suppression; an uploaded
+    hierarchy file filled the path field and said "Upload complete", but the Kind stayed
+    suppression and "Use this hierarchy" applied suppression."""
+    from anonkit.app.steps import hierarchies
+
+    fields = {"h_type": "suppression", "h_params": "", "h_path": "", "h_apply": 0}
+    h = Harness([load, roles, hierarchies], tmp_path / "work", **fields)
+    try:
+        _load(h, leaky_csv, 1)
+        selects = _draw_roles(h)
+        h.set(**{selects[3][0]: "identifying"})  # education-num: its leak resolved
+        assert h.read(h.state.roles_ready)
+        h.set(h_column="education", h_type="suppression")
+        chosen = tmp_path / "chosen" / "education.csv"
+        chosen.parent.mkdir()
+        chosen.write_text("HS;school;*\nBA;degree;*\nMA;degree;*\nPhD;degree;*\n", "utf-8")
+        upload = {"name": "education.csv", "datapath": str(chosen), "size": 1, "type": ""}
+        h.set(h_upload=[upload])
+        assert _sent_values(h, "h_type")[-1] == ["file"]
+        [path] = [p for p in _sent_values(h, "h_path") if str(p).endswith("education.csv")]
+        h.set(h_type="file", h_path=path)  # as the browser reports the updated fields
+        h.set(h_apply=1)
+        assert h.read(h.state.hier_specs)["education"] == Path(path)  # read as UTF-8
+    finally:
+        h.close()

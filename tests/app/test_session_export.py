@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from anonkit.app.guard import ExportFailedError
@@ -126,3 +127,61 @@ def test_a_release_asked_for_before_any_table_is_told_to_run_first(
     assert sent.endswith("failed: Writing the release " + (
         "(CSV)" if button == "download_csv" else "(Parquet)"
     ) + " failed: Run the anonymization first.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("my patients.csv", "my patients"), ("ward (2024).v2.csv", "ward (2024).v2")],
+)
+def test_the_release_is_named_after_the_whole_table_name(
+    harness: Harness, tmp_path: Path, name: str, expected: str
+) -> None:
+    """Upload "my patients.csv" downloaded as my.anonymized.csv: the name was cut at
+    its first space (meant to strip " (bundled)" from the bundled Adult's name)."""
+    _ran(harness, _table(tmp_path / name, 200))
+    for button, ext in (("download_csv", "csv"), ("download_parquet", "parquet")):
+        assert _download(harness, button).startswith(f"{expected}.anonymized.{ext}: ")
+    assert f'output = "{expected}.anonymized.csv"' in _download(harness, "download_toml")
+
+
+def test_the_bundled_adult_release_is_named_without_its_bundled_mark(harness: Harness) -> None:
+    harness.set(source="adult", load=1)
+    _settle(harness, lambda: harness.read(harness.state.roles_ready))
+    harness.set(run=1)
+    _settle(harness, lambda: harness.read(harness.state.outcome) is not None, rounds=600)
+    assert _download(harness, "download_csv").startswith("adult.anonymized.csv: ")
+
+
+def test_a_safepub_run_is_exported_with_the_seed_that_reproduces_it(
+    harness: Harness, tmp_path: Path
+) -> None:
+    """SafePub was offered in the Algorithm list but could never run."""
+    from anonkit.config import load_config, run_config
+
+    table = tmp_path / "ages.csv"
+    pl.DataFrame(
+        {"age": [str(20 + (i * 7) % 50) for i in range(600)],
+         "sex": ["F" if i % 3 else "M" for i in range(600)]}
+    ).write_csv(table)  # fmt: skip
+    harness.set(path=str(table), load=1)
+    _settle(harness, lambda: harness.read(harness.state.roles_ready))
+    assert harness.read(harness.state.by_role)["quasi_identifier"] == ["age", "sex"]
+    harness.set(**{".clientdata_output_settings_error_hidden": False})  # Privacy shown
+    harness.set(algorithm="safepub", algorithm_options="epsilon = 2.0, delta = 0.001")
+    assert "k: set it to 0 (off): SafePub derives its k" in harness.html("settings_error")
+    harness.set(k=0, suppression=0)
+    assert harness.html("settings_error") == ""
+    harness.set(run=1)
+    _settle(harness, lambda: harness.read(harness.state.outcome) is not None)
+    release = harness.read(harness.state.outcome).result.release
+    assert release.height < 600  # a sample
+    config = tmp_path / "anonkit-config.toml"
+    config.write_text(_download(harness, "download_toml").split(": ", 1)[1], encoding="utf-8")
+    assert "seed = " in config.read_text(encoding="utf-8")
+    assert run_config(load_config(config)).release.equals(release)
+    # a population table is refused on the page, not by the run
+    harness.set(population_path=str(table), population_apply=1)
+    assert (
+        "Population: press No population, or choose another algorithm: SafePub takes no "
+        "population table" in harness.html("settings_error")
+    )

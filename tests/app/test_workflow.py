@@ -274,3 +274,197 @@ def test_a_model_without_its_population_is_told_in_the_pages_words(
     with pytest.raises(ParameterError) as caught:
         check_population(None, ["age"], models)
     assert str(caught.value).startswith(told) and "None" not in str(caught.value)
+
+
+def test_entropy_l_diversity_takes_the_fractional_l_the_library_accepts() -> None:
+    """Entropy ℓ-diversity with l = 1.5 was refused ("enter a whole number"), though
+    the model takes any real l >= 1; distinct ℓ-diversity still needs a whole number."""
+    from anonkit.app.steps.privacy import settings_from
+    from anonkit.models import EntropyLDiversity
+
+    roles = {"quasi_identifier": ["age"], "sensitive": ["income"]}
+    entropy = {"l_variant": "entropy_l_diversity"}
+    settings = settings_from(_Fields(l=1.5, **entropy), roles)
+    [spec] = settings.models
+    assert spec.params == {"attribute": "income", "l": 1.5}
+    assert settings.check() == [EntropyLDiversity("income", l=1.5)]
+    assert settings_from(_Fields(l=2, **entropy), roles).models[0].params["l"] == 2
+    for bad in (0.5, -2):
+        with pytest.raises(ParameterError) as caught:
+            settings_from(_Fields(l=bad, **entropy), roles).check()
+        assert str(caught.value) == (
+            f"l-diversity: enter a number of at least 1, or 0 for off. Got {bad:g}."
+        )
+    with pytest.raises(ParameterError, match=r"^l-diversity: enter a whole number"):
+        settings_from(_Fields(l=1.5), roles)
+
+
+@pytest.mark.parametrize(
+    ("fields", "told"),
+    [
+        (
+            {"algorithm": "mondrian", "mode": "relaxed", "algorithm_options": 'mode = "strict"'},
+            "Other options: mode is set by the Partitioning field (relaxed); remove it from "
+            "Other options and choose it in that field.",
+        ),
+        (
+            {"algorithm": "mondrian", "mode": "strict", "algorithm_options": 'mode = "relaxed"'},
+            "Other options: mode is set by the Partitioning field (strict); remove it from "
+            "Other options and choose it in that field.",
+        ),
+        (
+            {"algorithm": "greedy_merge", "algorithm_options": 'cost = "ncp"'},
+            "Other options: cost is set by the Cost field (nllm); remove it from Other "
+            "options and choose it in that field.",
+        ),
+    ],
+    ids=["mode-relaxed", "mode-default", "cost"],
+)
+def test_other_options_never_override_a_field_on_the_page(
+    fields: dict[str, object], told: str
+) -> None:
+    """Mondrian with Partitioning = relaxed and mode = "strict" typed in Other options
+    ran strict while the page showed relaxed."""
+    from anonkit.app.steps.privacy import settings_from
+
+    roles = {"quasi_identifier": ["age"], "sensitive": ["income"]}
+    with pytest.raises(ParameterError) as caught:
+        settings_from(_Fields(**fields), roles)
+    assert str(caught.value) == told
+    # an option no field of the algorithm sets is still taken (auto shows no fields)
+    auto = settings_from(_Fields(algorithm="auto", algorithm_options='mode = "relaxed"'), roles)
+    assert auto.options == {"mode": "relaxed"}
+
+
+#: Roles SafePub can release: quasi-identifiers, and a removed column.
+QI_ONLY = {"quasi_identifier": ["age", "sex"], "identifying": ["name"], "sensitive": [],
+           "insensitive": []}  # fmt: skip
+SAFEPUB: dict[str, object] = {"algorithm": "safepub", "k": 0, "suppression": 0}
+
+
+def test_safepub_takes_its_parameters_in_other_options_and_a_seed_that_reproduces_it() -> None:
+    """SafePub was offered but could never run: k = 5 made the run fail ("The 'privacy'
+    parameter of SafePub must be left out"), k = 0 was refused and epsilon in Other
+    options was an unknown option."""
+    from anonkit.app.steps.privacy import settings_from
+
+    typed = _Fields(**SAFEPUB, algorithm_options="epsilon = 1.0, delta = 1e-4")
+    settings = settings_from(typed, QI_ONLY, seed=7)
+    assert settings.k is None and settings.suppression_limit == 0
+    # the session's seed is written, so that the exported TOML draws the same sample
+    assert settings.options == {"options": {"epsilon": 1.0, "delta": 1e-4, "seed": 7}}
+    assert settings.check() == []
+    assert settings_from(_Fields(**SAFEPUB), QI_ONLY, seed=7).options == {"options": {"seed": 7}}
+    mine = settings_from(_Fields(**SAFEPUB, algorithm_options="seed = 3"), QI_ONLY, seed=7)
+    assert mine.options == {"options": {"seed": 3}}  # a seed typed is kept
+    # the options field lists SafePub's parameters among its keys
+    assert {"epsilon", "delta", "seed"} <= set(workflow.ALGORITHM_OPTIONS)
+    assert workflow.ALGORITHM_CHOICES.count("auto") == 1
+
+
+SAFEPUB_MESSAGES = [
+    (
+        {"k": 5},
+        "k: set it to 0 (off): SafePub derives its k from epsilon and delta, given in Other "
+        "options. Got 5.",
+    ),
+    (
+        {"suppression": 5},
+        "Suppression limit: set it to 0: SafePub removes every group smaller than the k it "
+        "derives, whatever the limit. Got 5.",
+    ),
+    (
+        {"k_map": 5},
+        "k-map: set it to 0 (off), or choose another algorithm: SafePub takes no "
+        "privacy model besides its (epsilon, delta)-differential privacy.",
+    ),
+    (
+        {"more_models": 'name = "average_risk", threshold = 0.1'},
+        "Other models, line 1 (average_risk): remove the line, or choose another algorithm: "
+        "SafePub takes no privacy model besides its (epsilon, delta)-differential privacy.",
+    ),
+    (
+        {"algorithm_options": "speed = 1"},
+        "Other options: speed is not a parameter of safepub; its parameters are epsilon, "
+        "delta, steps, score, search_share, select, seed.",
+    ),
+    (
+        {"algorithm_options": "epsilon = 0"},
+        "Other options: epsilon must be a real number > 0. Got 0.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fields", "told"), SAFEPUB_MESSAGES, ids=lambda v: str(v)[:30])
+def test_safepub_settings_it_would_not_use_are_told_in_the_pages_words(
+    fields: dict[str, object], told: str
+) -> None:
+    from anonkit.app.steps.privacy import settings_from
+
+    with pytest.raises(ParameterError) as caught:
+        settings_from(_Fields(**{**SAFEPUB, **fields}), QI_ONLY, seed=7).check()
+    assert str(caught.value) == told
+
+
+def test_safepub_refuses_columns_it_would_publish_as_they_are() -> None:
+    from anonkit.app.steps.privacy import settings_from
+
+    roles = {**QI_ONLY, "sensitive": ["income"], "insensitive": ["ward"]}
+    with pytest.raises(ParameterError) as caught:
+        settings_from(_Fields(**SAFEPUB), roles, seed=7)
+    assert str(caught.value) == (
+        "Algorithm: SafePub releases the quasi-identifiers only: make income, ward "
+        "identifying on Roles (removed from the release), or choose another algorithm."
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "told"),
+    [
+        (
+            {"algorithm": "flash", "algorithm_options": "epsilon = 1"},
+            "Other options: epsilon is an option of safepub and k_epsilon, not of flash; "
+            "remove it or choose safepub or k_epsilon.",
+        ),
+        (
+            {"algorithm": "hilbert", "algorithm_options": "capacity = 3"},
+            "Other options: capacity is not a parameter of hilbert, which takes none.",
+        ),
+        (
+            {"algorithm": "k_epsilon", "algorithm_options": 'metric = "height"'},
+            "Other options: metric is set by the Metric field (loss); remove it from Other "
+            "options and choose it in that field.",
+        ),
+        (
+            {"algorithm": "flash", "metric": "height", "algorithm_options": 'metric = "loss"'},
+            "Other options: metric is set by the Metric field (height); remove it from Other "
+            "options and choose it in that field.",
+        ),
+    ],
+    ids=["flash", "hilbert", "k_epsilon-metric", "flash-metric"],
+)
+def test_estimator_options_are_checked_against_the_algorithms_own_parameters(
+    fields: dict[str, object], told: str
+) -> None:
+    from anonkit.app.steps.privacy import settings_from
+
+    with pytest.raises(ParameterError) as caught:
+        settings_from(_Fields(**fields), QI_ONLY, seed=7).check()
+    assert str(caught.value) == told
+
+
+def test_k_epsilon_takes_its_parameters_and_the_sessions_seed() -> None:
+    """(k, ε)-anonymity ran without noise: its epsilon and noisy columns were refused
+    as unknown options."""
+    from anonkit.app.steps.privacy import settings_from
+
+    typed = _Fields(
+        algorithm="k_epsilon", metric="height", algorithm_options='epsilon = 0.5, noisy = ["n"]'
+    )
+    settings = settings_from(typed, QI_ONLY, seed=7)
+    assert settings.options == {"options": {"epsilon": 0.5, "noisy": ["n"], "seed": 7}}
+    assert settings.metric == "height"  # the Metric field, passed as anonymize's metric
+    assert settings.k == 5 and len(settings.check()) == 0
+    banga = settings_from(_Fields(algorithm="banga", algorithm_options="capacity = 9"), QI_ONLY)
+    assert banga.options == {"options": {"capacity": 9}}
+    assert settings_from(_Fields(algorithm="hilbert"), QI_ONLY, seed=7).options == {}

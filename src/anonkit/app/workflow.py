@@ -36,8 +36,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from anonkit._validation import check_int, check_real
-from anonkit.api import ALGORITHMS, FAMILY_KEYWORDS
+from anonkit import estimators
+from anonkit._validation import check_int, check_real, init_parameters, validate
+from anonkit.api import ALGORITHMS, ESTIMATOR_ALGORITHMS, FAMILY_KEYWORDS
 from anonkit.app.fields import builder_text, parse_builder, parse_pairs
 from anonkit.app.guard import FieldError
 from anonkit.app.preview import preview_hierarchy
@@ -57,10 +58,12 @@ __all__ = [
     "ALGORITHM_CHOICES",
     "ALGORITHM_OPTIONS",
     "AUTO_LATTICE_LIMIT",
+    "ESTIMATOR_OPTIONS",
     "ROLES",
     "Loaded",
     "NUMERIC_ALGORITHMS",
     "OPTION_ALGORITHM",
+    "REAL_L_VARIANTS",
     "ModelSpec",
     "Settings",
     "blocking_leaks",
@@ -82,14 +85,28 @@ __all__ = [
     "warm_up",
 ]
 
-#: Algorithms offered in the page: ``auto`` and every name :func:`anonkit.anonymize` takes.
-ALGORITHM_CHOICES: Final = ("auto", *ALGORITHMS)
+#: Algorithms offered in the page: ``auto`` and every name :func:`anonkit.anonymize` takes
+#: (each once: the lattice searches hold ``auto`` too).
+ALGORITHM_CHOICES: Final = tuple(dict.fromkeys(("auto", *ALGORITHMS)))
 #: ``auto`` runs Flash (optimal) up to this many lattice nodes, Mondrian above.
 AUTO_LATTICE_LIMIT: Final = 1_000_000
 #: Options of the local-recoding algorithms (keywords of :func:`anonkit.anonymize`, keys
 #: of the TOML ``[search]`` section), each with the algorithm that reads it.
 OPTION_ALGORITHM: Final = FAMILY_KEYWORDS
-ALGORITHM_OPTIONS: Final = tuple(OPTION_ALGORITHM)
+#: Parameters of an estimator that Other options does not give: the page sets the
+#: privacy, the app the progress and the leak check, and the app works in memory.
+_NOT_OPTIONS: Final = ("privacy", "leak_check", "progress", "engine")
+#: Per algorithm that is one estimator (SafePub, (k, ε)-anonymity, ...), its own parameters
+#: that Other options takes (``options`` of :func:`anonkit.anonymize`, ``[search]
+#: options`` of the TOML).
+ESTIMATOR_OPTIONS: Final = {
+    algorithm: tuple(p for p in init_parameters(getattr(estimators, name)) if p not in _NOT_OPTIONS)
+    for algorithm, name in ESTIMATOR_ALGORITHMS.items()
+}
+#: Every key Other options takes, with some algorithm.
+ALGORITHM_OPTIONS: Final = tuple(
+    dict.fromkeys([*OPTION_ALGORITHM, *(p for own in ESTIMATOR_OPTIONS.values() for p in own)])
+)
 #: The algorithms that read quasi-identifiers as numbers (``numeric``): Mondrian splits
 #: them at the median and releases ranges or means; microaggregation aggregates them.
 NUMERIC_ALGORITHMS: Final = ("mondrian", "microaggregation")
@@ -320,6 +337,12 @@ _FIELD_ADVICE: Final = {
     "delta-presence": "enter shares between 0 and 1, the smallest no larger than the "
     "largest, or 0 for off",
 }
+#: The advice of a field that depends on the model typed in it (by label and model name).
+_MODEL_ADVICE: Final = {
+    ("l-diversity", "entropy_l_diversity"): "enter a number of at least 1, or 0 for off",
+}
+#: The ℓ-diversity variants whose l is any real number >= 1 (the others' is whole).
+REAL_L_VARIANTS: Final = ("entropy_l_diversity",)
 #: The parameters those fields set (others are told as the API names them).
 _FIELD_PARAMETERS: Final = ("l", "t", "k", "delta_min", "delta_max")
 _SETTINGS: Final = "the privacy settings"
@@ -350,7 +373,11 @@ class ModelSpec:
         except ParameterError as err:
             if not self.label:
                 raise
-            advice = _FIELD_ADVICE.get(self.label) if err.parameter in _FIELD_PARAMETERS else None
+            advice = (
+                _MODEL_ADVICE.get((self.label, self.name), _FIELD_ADVICE.get(self.label))
+                if err.parameter in _FIELD_PARAMETERS
+                else None
+            )
             raise FieldError(
                 self.label, advice or f"{err.parameter} must be {err.expected}", err.got,
                 parameter=err.parameter,
@@ -384,6 +411,8 @@ class Settings:
         ParameterError, UnknownNameError
             Naming the bad setting, as the API would.
         """
+        if self.algorithm == "safepub":
+            self._check_safepub()
         if self.k is not None:
             try:
                 check_int(self.k, "k", _SETTINGS, low=1)
@@ -392,10 +421,8 @@ class Settings:
         try:
             check_real(self.suppression_limit, "suppression_limit", _SETTINGS, low=0, high=1)
         except ParameterError:
-            share = self.suppression_limit
-            typed = round(share * 100, 10) if isinstance(share, int | float) else share
             raise FieldError(
-                "Suppression limit", "enter a percentage between 0 and 100", typed,
+                "Suppression limit", "enter a percentage between 0 and 100", self._percent(),
                 parameter="suppression_limit",
             ) from None  # fmt: skip
         if self.algorithm not in ALGORITHM_CHOICES:
@@ -410,32 +437,97 @@ class Settings:
             )  # fmt: skip
         check_options(self.options, self.algorithm)
         models = [m.build() for m in self.models]
-        if self.k is None and not models:
+        if self.k is None and not models and self.algorithm != "safepub":
             raise FieldError("k", f"{_WHOLE}; 0 (off) needs another privacy model", None)
         return models
+
+    def _percent(self) -> object:
+        """The suppression limit as the percentage typed."""
+        share = self.suppression_limit
+        return round(share * 100, 10) if isinstance(share, int | float) else share
+
+    def _check_safepub(self) -> None:
+        """Refuse what SafePub would not use (a :class:`FieldError` naming the field):
+        it derives its k from epsilon and delta, suppresses every class below that k
+        whatever the limit, and takes no model."""
+        if self.k is not None:
+            raise FieldError(
+                "k", "set it to 0 (off): SafePub derives its k from epsilon and delta, "
+                "given in Other options", self.k, parameter="k",
+            )  # fmt: skip
+        if self.suppression_limit:
+            raise FieldError(
+                "Suppression limit", "set it to 0: SafePub removes every group smaller than "
+                "the k it derives, whatever the limit", self._percent(),
+                parameter="suppression_limit",
+            )  # fmt: skip
+        for model in self.models:
+            fix = "set it to 0 (off)" if model.label in _FIELD_ADVICE else "remove the line"
+            raise FieldError(
+                model.label or model.name, f"{fix}, or choose another algorithm: SafePub "
+                "takes no privacy model besides its (epsilon, delta)-differential privacy",
+                parameter=model.name,
+            )  # fmt: skip
 
 
 def check_options(options: Mapping[str, Any], algorithm: str) -> None:
     """Refuse an option that is not one of :data:`ALGORITHM_OPTIONS`, or that
-    ``algorithm`` does not read (``"auto"``: checked once it is resolved).
+    ``algorithm`` does not read (``"auto"``: checked once it is resolved); an
+    estimator's own parameters (in ``options``, as
+    :func:`anonkit.app.steps.privacy.estimator_options` puts them) are checked as the
+    estimator checks them.
 
     Raises
     ------
     UnknownNameError
         For an unknown option.
     FieldError
-        For an option of another algorithm (named in the page's words).
+        For an option of another algorithm, or a bad parameter of the estimator (named
+        in the page's words).
     """
     unknown = [key for key in options if key not in ALGORITHM_OPTIONS]
-    if unknown:
+    if unknown and not (unknown == ["options"] and algorithm in ESTIMATOR_OPTIONS):
         raise UnknownNameError("algorithm option", unknown[0], list(ALGORITHM_OPTIONS))
     for key in options:
-        owner = OPTION_ALGORITHM[key]
-        if algorithm not in ("auto", owner):
-            raise FieldError(
-                "Other options", f"{key} is an option of {owner}, not of {algorithm}; "
-                f"remove it or choose {owner}", parameter=key,
+        owners = (
+            [OPTION_ALGORITHM[key]]
+            if key in OPTION_ALGORITHM
+            else [a for a, own in ESTIMATOR_OPTIONS.items() if key in own]
+        )
+        if key == "options":
+            _check_estimator_options(options[key], algorithm)
+        elif algorithm in owners and algorithm in ESTIMATOR_OPTIONS:
+            raise ParameterError(
+                "options", _SETTINGS, f"a table of {algorithm}'s parameters holding {key}",
+                dict(options),
             )  # fmt: skip
+        elif algorithm not in owners and not (algorithm == "auto" and key in OPTION_ALGORITHM):
+            raise FieldError(
+                "Other options", f"{key} is an option of {' and '.join(owners)}, not of "
+                f"{algorithm}; remove it or choose {' or '.join(owners)}", parameter=key,
+            )  # fmt: skip
+
+
+def _check_estimator_options(given: Any, algorithm: str) -> None:
+    """Refuse a parameter that ``algorithm``'s estimator does not take, or a value it
+    refuses (:data:`ESTIMATOR_OPTIONS`)."""
+    own = ESTIMATOR_OPTIONS[algorithm]
+    if not isinstance(given, Mapping):
+        raise ParameterError("options", _SETTINGS, f"a table of {algorithm}'s parameters", given)
+    for key in given:
+        if key not in own:
+            fix = f"; its parameters are {', '.join(own)}" if own else ", which takes none"
+            raise FieldError(
+                "Other options", f"{key} is not a parameter of {algorithm}{fix}", parameter=key
+            )
+    cls = getattr(estimators, ESTIMATOR_ALGORITHMS[algorithm])
+    try:
+        validate(given, getattr(cls, "_parameter_constraints", {}), cls.__name__)
+    except ParameterError as err:
+        raise FieldError(
+            "Other options", f"{err.parameter} must be {err.expected}", err.got,
+            parameter=err.parameter,
+        ) from None  # fmt: skip
 
 
 def check_numeric(

@@ -33,11 +33,16 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         return done, done.choices
 
     def release_name(ext: str) -> str:
-        """``<data>.anonymized.<ext>``; never raises (Shiny asks for it outside the
-        download's guard, before the download runs)."""
+        """``<data>.anonymized.<ext>``, ``<data>`` the table's whole name without its
+        extension (the bundled Adult's file name, without the page's " (bundled)");
+        never raises (Shiny asks for it outside the download's guard, before the
+        download runs)."""
         done = state.outcome()
-        name = "release" if done is None or done.choices is None else done.choices.table.name
-        return f"{Path(name.split(' ')[0]).stem}.anonymized.{ext}"
+        if done is None or done.choices is None:
+            return f"release.anonymized.{ext}"
+        table = done.choices.table
+        name = table.path.name if table.bundled else table.name
+        return f"{Path(name).stem}.anonymized.{ext}"
 
     def config_text() -> str:
         _, chosen = finished()

@@ -55,10 +55,14 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @reactive.event(input.h_upload)
     @guard("Reading the uploaded hierarchy")
     def _hier_upload() -> None:
+        """An uploaded hierarchy file is the one to use: its path in the field, and the
+        Kind switched to file (left at a builder, "Use this hierarchy" applied the
+        builder and passed the upload over)."""
         got = state.upload_target(input.h_upload(), "hierarchies")
         if got is not None:
             target, name = got
             state.renamed.set({**state.renamed(), str(target): name})
+            ui.update_select("h_type", selected="file")
             ui.update_text("h_path", value=str(target))
 
     hier_message: reactive.Value[ui.TagChild] = reactive.value(None, name="hier_message")

@@ -3,12 +3,14 @@ checks them; the population table; numeric quasi-identifiers of the local algori
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from shiny import Inputs, Outputs, reactive, render, ui
 
+from anonkit.api import takes_keyword
 from anonkit.app import workflow
 from anonkit.app.guard import FieldError, guard
 from anonkit.app.population import Population, check_population, load_population
@@ -16,7 +18,7 @@ from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
 from anonkit.exceptions import ConfigError
 
-__all__ = ["ALGORITHM_FIELDS", "settings_from", "wire"]
+__all__ = ["ALGORITHM_FIELDS", "FIELD_LABELS", "estimator_options", "settings_from", "wire"]
 
 #: Per local algorithm, its option fields on the page and the API's defaults (a default
 #: is left out of the settings, so the TOML names only what the user changed).
@@ -25,15 +27,28 @@ ALGORITHM_FIELDS: Final[Mapping[str, Mapping[str, str]]] = {
     "microaggregation": {"method": "mdav", "aggregate": "mean"},
     "greedy_merge": {"cost": "nllm"},
 }
+#: The page's label of each of those fields.
+FIELD_LABELS: Final[Mapping[str, str]] = {
+    "numeric_release": "Numbers released as",
+    "mode": "Partitioning",
+    "split": "Split dimension",
+    "method": "Grouping",
+    "aggregate": "Groups released as their",
+    "cost": "Cost",
+    "metric": "Metric",  # shown, and passed as the metric, for the algorithms that take one
+}
 
 
 def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     """Wire the Privacy page; sets ``state.settings_or_error`` and ``state.population``."""
+    # the seed of the algorithms that draw at random: one per session, so that a run
+    # and its exported TOML draw alike, and no constant anyone could repeat the draw with
+    seed = secrets.randbelow(2**31)
 
     @reactive.calc
     def settings_or_error() -> workflow.Settings | BaseException:
         try:
-            return settings_from(input, state.by_role())
+            return settings_from(input, state.by_role(), seed=seed)
         except ERRORS as err:
             return err
 
@@ -125,18 +140,30 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             workflow.check_numeric(state.loaded().frame, found.numeric, qi)
             pop = state.population()
             check_population(pop if isinstance(pop, Population) else None, qi, models)
+            if found.algorithm == "safepub" and isinstance(pop, Population):
+                raise FieldError(
+                    "Population", "press No population, or choose another algorithm: SafePub "
+                    "takes no population table (its guarantee does not rest on one)",
+                    parameter="population",
+                )  # fmt: skip
         except ERRORS as err:
             return error_box(err)
         return None
 
 
-def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.Settings:
+def settings_from(
+    values: Any, roles: Mapping[str, Sequence[str]], *, seed: int | None = None
+) -> workflow.Settings:
     """The privacy page's inputs as :class:`~anonkit.app.workflow.Settings`.
+
+    ``seed`` seeds an algorithm that draws at random when Other options gives no seed
+    (:func:`estimator_options`).
 
     Raises
     ------
     ConfigError, UnknownNameError, FieldError
-        For a bad number or model line (naming the field).
+        For a bad number or model line, an option that a field sets, or columns that
+        SafePub would publish as they are (naming the field).
     """
     k = values.k()
     suppression = values.suppression()
@@ -150,12 +177,9 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
             label = f"Other models, line {i + 1} ({name})"
             models.append(workflow.ModelSpec(name, spec, label=label))
     algorithm = values.algorithm()
-    options: dict[str, Any] = {}
-    for key, default in ALGORITHM_FIELDS.get(algorithm, {}).items():
-        chosen = values[key]() if key in values else default
-        if chosen and chosen != default:
-            options[key] = chosen
-    options.update(workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options"))
+    if algorithm == "safepub":
+        _check_safepub_roles(roles)
+    options = estimator_options(algorithm, _options(values, algorithm), seed)
     numeric = ()
     if algorithm in workflow.NUMERIC_ALGORITHMS and "numeric" in values:
         numeric = tuple(values.numeric() or ())
@@ -168,6 +192,80 @@ def settings_from(values: Any, roles: Mapping[str, Sequence[str]]) -> workflow.S
         metric=values.metric(),
         numeric=numeric,
     )
+
+
+def estimator_options(
+    algorithm: str, options: Mapping[str, Any], seed: int | None = None
+) -> dict[str, Any]:
+    """The options typed for ``algorithm`` as :func:`anonkit.anonymize` takes them: an
+    estimator's own parameters (:data:`~anonkit.app.workflow.ESTIMATOR_OPTIONS`) inside
+    ``options``, other algorithms' options as they are.
+
+    ``seed`` is given to an estimator that draws at random (SafePub's sample, the noise
+    of (k, ε)-anonymity) when no seed is typed: the run and the exported TOML then draw
+    alike. The app draws it once per session, so that it is no public constant.
+
+    Examples
+    --------
+    >>> estimator_options("safepub", {"epsilon": 1.0}, seed=7)
+    {'options': {'epsilon': 1.0, 'seed': 7}}
+    >>> estimator_options("mondrian", {"mode": "relaxed"}, seed=7)
+    {'mode': 'relaxed'}
+    """
+    if algorithm not in workflow.ESTIMATOR_OPTIONS:
+        return dict(options)
+    own = dict(options)
+    if seed is not None and "seed" in workflow.ESTIMATOR_OPTIONS[algorithm]:
+        own.setdefault("seed", seed)
+    return {"options": own} if own else {}
+
+
+def _options(values: Any, algorithm: str) -> dict[str, Any]:
+    """The options ``algorithm``'s fields set (those changed from their default) and
+    those typed in Other options.
+
+    Raises
+    ------
+    FieldError
+        For a key typed in Other options that a field of the algorithm sets: the page
+        would show one value and the run use another.
+    """
+    fields = ALGORITHM_FIELDS.get(algorithm, {})
+    options: dict[str, Any] = {}
+    for key, default in fields.items():
+        chosen = values[key]() if key in values else default
+        if chosen and chosen != default:
+            options[key] = chosen
+    typed = workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options")
+    shown = {**fields, **options}
+    if takes_keyword(algorithm, "metric"):
+        shown["metric"] = values.metric()
+    for key in typed:
+        if key in shown:
+            raise FieldError(
+                "Other options", f"{key} is set by the {FIELD_LABELS[key]} field "
+                f"({shown[key]}); remove it from Other options and choose it in that field",
+                parameter=key,
+            )  # fmt: skip
+    return {**options, **typed}
+
+
+def _check_safepub_roles(roles: Mapping[str, Sequence[str]]) -> None:
+    """Refuse sensitive and insensitive columns with SafePub: its guarantee covers the
+    quasi-identifiers it generalizes, not columns published as they are.
+
+    Raises
+    ------
+    FieldError
+        Naming the columns.
+    """
+    kept = [*roles.get("sensitive", ()), *roles.get("insensitive", ())]
+    if kept:
+        raise FieldError(
+            "Algorithm", f"SafePub releases the quasi-identifiers only: make {', '.join(kept)} "
+            "identifying on Roles (removed from the release), or choose another algorithm",
+            parameter="algorithm",
+        )  # fmt: skip
 
 
 def _whole(value: Any, label: str, parameter: str) -> int | None:
@@ -202,10 +300,18 @@ def _attribute_models(values: Any, roles: Mapping[str, Sequence[str]]) -> list[w
                     field, "mark a column sensitive on Roles and choose it as the sensitive "
                     f"attribute, or set {key} to 0", parameter="attribute",
                 )  # fmt: skip
-            value = _whole(amount, label, "l") if key == "l" else float(amount)
+            value = float(amount) if key == "t" else _l_value(amount, name, label)
             spec = {"attribute": attribute, key: value}
             models.append(workflow.ModelSpec(name, spec, label=label))
     return models
+
+
+def _l_value(amount: Any, variant: str, label: str) -> int | float | None:
+    """The l typed for ``variant``: entropy ℓ-diversity takes any real l >= 1 (its
+    model checks it), the other variants a whole number (:func:`_whole`)."""
+    if variant in workflow.REAL_L_VARIANTS:
+        return int(amount) if float(amount).is_integer() else float(amount)
+    return _whole(amount, label, "l")
 
 
 def _population_models(values: Any) -> list[workflow.ModelSpec]:
