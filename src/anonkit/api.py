@@ -28,7 +28,7 @@ from anonkit._validation import (
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import Columns
-from anonkit.engines.base import available_engines
+from anonkit.engines.base import ENGINE_CHOICES
 from anonkit.estimators import (
     Estimator,
     FullDomain,
@@ -229,7 +229,7 @@ class Anonymizer:
     def _validate(self) -> None:
         validate(vars(self), _CONSTRAINTS, "anonymize")
         Columns.given("anonymize", **self.roles())
-        for name, names in (("engine", ["auto", *available_engines()]), ("metric", METRICS)):
+        for name, names in (("engine", ENGINE_CHOICES), ("metric", METRICS)):
             if not isinstance(value := getattr(self, name), str):  # names are looked up
                 raise ParameterError(name, "anonymize", str(Options(tuple(names))), value)
         if isinstance(self.algorithm, Estimator):

@@ -17,7 +17,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import FrequencySnapshot
 from anonkit.core.transform import ReleasePlan
 from anonkit.core.values import as_text
-from anonkit.engines.base import SensitiveSpec, available_engines, get_engine
+from anonkit.engines.base import ENGINE_CHOICES, SensitiveSpec, available_engines, get_engine
 from anonkit.engines.polars_engine import PolarsEngine
 from anonkit.exceptions import (
     EmptyDataError,
@@ -69,12 +69,14 @@ def test_registry_lists_every_engine() -> None:
         get_engine("duckdb")
 
 
-def test_unknown_engine_lists_the_registered_ones() -> None:
+def test_unknown_engine_lists_the_engines_offered() -> None:
+    # 'auto' is offered (the docs, --help) though no engine is registered under it;
+    # 'numpy' is registered, a test path, and not offered.
     with pytest.raises(UnknownNameError) as info:
         get_engine("duckdb")
     error = info.value
-    assert (error.kind, error.name, error.available) == ("engine", "duckdb", available_engines())
-    assert str(error) == "Unknown engine 'duckdb'; choose one of: numpy, polars, spark, streaming."
+    assert (error.kind, error.name, error.available) == ("engine", "duckdb", list(ENGINE_CHOICES))
+    assert str(error) == "Unknown engine 'duckdb'; choose one of: auto, polars, spark, streaming."
 
 
 @settings(max_examples=25, deadline=None)
@@ -450,3 +452,15 @@ def test_distinct_keeps_the_order_of_first_appearance_every_time(values: list[An
     expected = list(dict.fromkeys(as_text(frame["v"]).to_list()))
     for _ in range(300):
         assert PolarsEngine().distinct(frame, "v") == expected
+
+
+def test_an_unknown_engine_is_told_the_engines_users_choose_from() -> None:
+    # The list left out 'auto', which the docs and --help offer, and offered 'numpy',
+    # a test path the docs do not.
+    import anonkit
+
+    with pytest.raises(UnknownNameError) as info:
+        anonkit.anonymize(pl.DataFrame({"a": ["1", "2"]}), quasi_identifiers="a", engine="polarz")
+    assert "choose one of: auto, polars, spark, streaming." in str(info.value)
+    assert "did you mean 'polars'" in str(info.value) and "numpy" not in str(info.value)
+    assert get_engine("numpy").name == "numpy"  # still accepted

@@ -38,7 +38,6 @@ from typing import Any, Protocol
 import polars as pl
 
 from anonkit._formats import require_file
-from anonkit._validation import lookup
 from anonkit.core.encoding import EncodedTable
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, built_from_values, resolve_hierarchy
@@ -52,10 +51,11 @@ from anonkit.engines.counting import (
     check_counts,
     table_from_counts,
 )
-from anonkit.exceptions import MissingValuesError
+from anonkit.exceptions import MissingValuesError, UnknownNameError
 
 __all__ = [
     "COUNT",
+    "ENGINE_CHOICES",
     "Engine",
     "GroupingEngine",
     "SensitiveSpec",
@@ -313,6 +313,9 @@ def _blank_records(tally: pl.DataFrame, column: str) -> int:
     return int(tally.get_column(COUNT).filter(gone.fill_null(False)).sum())
 
 
+#: The engine names offered to users: ``"auto"`` chooses one of the others (``"numpy"``,
+#: a test path, is accepted but not offered).
+ENGINE_CHOICES = ("auto", "polars", "spark", "streaming")
 _ENGINES: dict[str, str] = {
     "polars": "anonkit.engines.polars_engine:PolarsEngine",
     "streaming": "anonkit.engines.streaming_engine:StreamingEngine",
@@ -406,7 +409,9 @@ def get_engine(name: str = "polars") -> Engine:
     UnknownNameError
         If no engine is registered under ``name``; it lists the registered ones.
     """
-    module_name, _, attr = lookup(_ENGINES, name, "engine").partition(":")
+    if not (isinstance(name, str) and name in _ENGINES):
+        raise UnknownNameError("engine", name, list(ENGINE_CHOICES))
+    module_name, _, attr = _ENGINES[name].partition(":")
     cls = getattr(importlib.import_module(module_name), attr)
     engine: Engine = cls()
     return engine

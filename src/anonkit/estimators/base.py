@@ -47,7 +47,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
 from anonkit.core.schema import AttributeRole, Columns, Schema
 from anonkit.core.values import check_single_values
-from anonkit.engines.base import available_engines, choose_engine, get_engine
+from anonkit.engines.base import ENGINE_CHOICES, choose_engine, get_engine
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.bare import note_bare_columns, refuse_star_labels, starred_everywhere
 from anonkit.estimators.leak_check import PendingLeaks, settle_leaks, warn_leaks
@@ -564,7 +564,7 @@ class Placed(Estimator):
         """The engine the fit runs on and why (``engine="auto"``:
         :func:`~anonkit.engines.base.choose_engine` picks it from the input)."""
         if not isinstance(self.engine, str):
-            names = str(Options(("auto", *available_engines())))
+            names = str(Options(ENGINE_CHOICES))
             raise ParameterError("engine", type(self).__name__, names, self.engine)
         if self.engine == "auto":
             return choose_engine(frame, memory_share)
