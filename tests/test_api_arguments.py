@@ -252,3 +252,37 @@ def test_flat_keywords_reach_the_estimators_that_take_them() -> None:
     assert built("mondrian", engine="auto", memory_share=0.5).memory_share == 0.5
     with pytest.raises(ParameterError, match="given once"):
         built("k_epsilon", metric="height", options={"metric": "loss"})
+
+
+@pytest.mark.parametrize("privacy", [KAnonymity, [KAnonymity], Privacy(KAnonymity)])
+def test_a_model_class_instead_of_a_model_is_told_to_pass_an_instance(privacy: Any) -> None:
+    # The protocol check let the class through: TypeError 'property' object is not
+    # iterable, deep in the fit.
+    with pytest.raises(ParameterError) as info:
+        if isinstance(privacy, Privacy):
+            FullDomain(privacy=privacy).fit(_frame(), quasi_identifiers="age", hierarchies=H)
+        else:
+            _run(privacy=privacy, identifying="name", sensitive="disease")
+    assert "KAnonymity(...)" in str(info.value)
+
+
+def test_privacy_that_is_no_model_names_the_privacy_keyword() -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(privacy=5, identifying="name", sensitive="disease")
+    assert info.value.parameter == "privacy" and info.value.owner == "anonymize"
+
+
+@pytest.mark.parametrize("output", [5, ["out.csv"]])
+def test_an_output_that_is_no_path_is_a_parameter_error(output: Any) -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(output=output, identifying="name", sensitive="disease")
+    assert info.value.parameter == "output"
+    with pytest.raises(ParameterError) as info:
+        FullDomain(output=output, privacy=Privacy(KAnonymity(2))).fit(
+            _frame(),
+            quasi_identifiers="age",
+            hierarchies=H,
+            identifying="name",
+            sensitive="disease",
+        )
+    assert info.value.parameter == "output"

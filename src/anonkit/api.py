@@ -126,13 +126,10 @@ class _Privacy(Privacy):
 
     k: int | None = None
     owner = "anonymize"
+    parameter = "privacy"
 
     def __init__(
-        self,
-        k: int | None,
-        models: Any,
-        suppression_limit: float,
-        population: Any,
+        self, k: int | None, models: Any, suppression_limit: float, population: Any
     ) -> None:
         listed = isinstance(models, Iterable) and not isinstance(models, (str, PrivacyModel))
         super().__init__(tuple(models) if listed else models, suppression_limit, population)

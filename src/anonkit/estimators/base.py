@@ -285,7 +285,8 @@ class Estimator(Parameters):
             spark = getattr(self, "engine", None) == "spark" or type(frame).__module__.startswith(
                 "pyspark"
             )
-            check_outputs({"output": output}, read, folders=("output",) if spark else ())
+            folders = ("output",) if spark else ()
+            check_outputs({"output": output}, read, folders=folders, owner=owner)
         self._others = others  # read by the fit too (SafePub names what kept a column)
         try:
             self._fit(frame, columns)

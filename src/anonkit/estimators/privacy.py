@@ -51,6 +51,8 @@ class Privacy:
     }
     #: Who the messages about these fields name.
     owner: ClassVar[str] = "Privacy"
+    #: The name the models are given under, in errors.
+    parameter: ClassVar[str] = "models"
 
     @property
     def model_list(self) -> list[PrivacyModel]:
@@ -62,21 +64,19 @@ class Privacy:
             If ``models`` is not a privacy model or a list of them.
         """
         given: Any = self.models
-        if isinstance(given, PrivacyModel):
+        if _is_model(given):
             return [given]
         listed: list[PrivacyModel] = []
         if isinstance(given, str) or not isinstance(given, Iterable):
             bad = [given]
         else:
             listed = list(given)
-            bad = [m for m in listed if not isinstance(m, PrivacyModel)]
+            bad = [m for m in listed if not _is_model(m)]
         if bad:
-            raise ParameterError(
-                "models",
-                self.owner,
-                "a privacy model of anonkit.models (KAnonymity(5), ...) or a list of them",
-                bad[0],
-            )
+            what = "a privacy model of anonkit.models (KAnonymity(5), ...) or a list of them"
+            if isinstance(bad[0], type):  # the protocol's attributes are on the class too
+                what += f"; pass an instance, {bad[0].__name__}(...), not the class"
+            raise ParameterError(self.parameter, self.owner, what, bad[0])
         return listed
 
     def describe(self) -> list[str]:
@@ -183,3 +183,9 @@ def population_table(given: Any, owner: str, qi: Sequence[str]) -> pl.DataFrame:
     if pop.height == 0:
         raise EmptyDataError("The population table")
     return pop
+
+
+def _is_model(value: object) -> bool:
+    """Whether ``value`` is a privacy model (an instance: a model class has the
+    protocol's attributes too)."""
+    return isinstance(value, PrivacyModel) and not isinstance(value, type)

@@ -194,6 +194,7 @@ def check_outputs(
     sources: Iterable[Any],
     *,
     folders: Iterable[str] = (),
+    owner: str = "anonkit",
 ) -> None:
     """:func:`check_output` for each of a command's ``outputs`` (by the option that names
     it; ``None``: not asked for), and refuse two that name the same file, or one that is
@@ -202,6 +203,9 @@ def check_outputs(
 
     Raises
     ------
+    ParameterError
+        If an output is not a path (text or :class:`~pathlib.Path`; ``owner``: the
+        function or command it was given to).
     OutputIsInputError, OutputLocationError
         As :func:`check_output`; an existing folder is an ``OutputLocationError``.
     ConfigError
@@ -220,6 +224,8 @@ def check_outputs(
     for option, given in outputs.items():
         if given is None:
             continue
+        if not isinstance(given, (str, os.PathLike)):
+            raise ParameterError(option, owner, "a file path (text or pathlib.Path)", given)
         local = local_path(given)
         remote = "://" in str(local)  # a cluster's storage: compared as written
         key = str(local) if remote else os.path.realpath(local)
