@@ -286,3 +286,9 @@ def test_an_output_that_is_no_path_is_a_parameter_error(output: Any) -> None:
             sensitive="disease",
         )
     assert info.value.parameter == "output"
+
+
+def test_a_single_numeric_name_refused_is_shown_as_one_name() -> None:
+    with pytest.raises(ParameterError) as info:
+        _run(numeric="age", identifying="name", sensitive="disease")
+    assert info.value.got == ["age"]

@@ -267,7 +267,7 @@ class Anonymizer:
                 f"left out with algorithm={self.algorithm!r} (it generalizes every "
                 "quasi-identifier by its hierarchy; the algorithms that read numbers are "
                 f"{', '.join(repr(a) for a in readers)})",
-                list(self.numeric),
+                [self.numeric] if isinstance(self.numeric, str) else list(self.numeric),
             )
         # an estimator without an engine works on the table in memory; of the local
         # recodings, Mondrian also runs on Spark and streamed from disk
