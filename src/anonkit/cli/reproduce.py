@@ -66,10 +66,16 @@ def reproduce_command(
         int | None, typer.Option("--workers", "-w", min=1, help="Processes (default: the cores).")
     ] = None,
     k: Annotated[
-        str | None, typer.Option("--k", "-k", help="Requested k, comma-separated (default: 21).")
+        str | None,
+        typer.Option(
+            "--k", "-k", help="Requested k, comma-separated (default: the paper's 21 values)."
+        ),
     ] = None,
     costs: Annotated[
-        str | None, typer.Option("--costs", help="Optimizations, comma-separated (default: 7).")
+        str | None,
+        typer.Option(
+            "--costs", help="Optimizations, comma-separated (default: the paper's 7 costs)."
+        ),
     ] = None,
     small_class: Annotated[
         str, typer.Option("--small-class", help="How C_small is chosen: first, smallest or queue.")
