@@ -3,7 +3,10 @@
 import sys
 
 try:
-    from anonkit.cli import run
+    from anonkit.cli import run, stop_while_loading
+
+    if __name__ == "__main__":  # not in a spawned worker, which imports this module too
+        stop_while_loading()  # SIGTERM or SIGHUP while the next line loads polars
     from anonkit.cli.common import quiet_when_stdout_closes
 except KeyboardInterrupt:  # Ctrl-C before run() could install its own protection
     import os

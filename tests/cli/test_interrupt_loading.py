@@ -47,3 +47,23 @@ def test_the_package_loads_fast() -> None:
         check=True,
     )
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(("sig", "delay"), [(signal.SIGTERM, 0.4), (signal.SIGHUP, 0.8)])
+def test_a_stop_signal_while_loading(tmp_path: Path, sig: signal.Signals, delay: float) -> None:
+    # SIGTERM or SIGHUP during the seconds of imports ended the process by the signal,
+    # silently (exit -15), where the README promises one line and exit 128 + signal.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "anonkit", "demo", "--output-dir", str(tmp_path / "out")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=tmp_path,
+    )
+    time.sleep(delay)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 128 + sig, err
+    assert err.strip() == "Interrupted; nothing was written."
+    assert not (tmp_path / "out").exists()
