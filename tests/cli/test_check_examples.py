@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 from typer.testing import CliRunner
 
 from anonkit.cli.main import app
@@ -121,3 +122,111 @@ def test_the_rule_is_in_the_help() -> None:
     result = runner.invoke(app, ["check", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert "withheld" in result.stdout
+
+
+# ------------------------------------------------------------------ how the table is read
+def _error(result: Any, code: int) -> str:
+    """The one error line of a failed command."""
+    assert result.exit_code == code, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    return str(lines[0])
+
+
+def test_a_wrong_separator_gets_a_hint(tmp_path: Path) -> None:
+    """README (Dirty input) promises a hint for a wrong separator; check said only
+    "Unknown column(s) 'zip'; the data has 'zip;age;disease'"."""
+    data = tmp_path / "semi.csv"
+    data.write_text(RELEASE.replace(",", ";"))
+    result = runner.invoke(app, ["check", str(data), "--qi", "zip,age", "--separator", ","])
+    line = _error(result, 2)
+    assert "Unknown column(s) 'zip'" in line
+    assert "read with separator ',' into one column" in line
+    assert "use --separator ';'" in line and "set separator" not in line
+
+
+def _spark_folder(folder: Path, text: str, cuts: list[int]) -> Path:
+    """``text`` (a CSV with its header) written as Spark writes a CSV release: a folder
+    of part files, each with the header, cut before the records ``cuts``, with
+    ``_SUCCESS`` and the ``.crc`` files of Hadoop's local file system."""
+    header, *records = text.strip().splitlines()
+    folder.mkdir()
+    bounds = [0, *cuts, len(records)]
+    for i, (start, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        name = f"part-{i:05d}-1b2c3d4e-aaaa-bbbb-cccc-0123456789ab-c000.csv"
+        (folder / name).write_text("\n".join([header, *records[start:end]]) + "\n")
+        (folder / f".{name}.crc").write_bytes(b"crc\x00\x01")
+    (folder / "_SUCCESS").write_text("")
+    (folder / "._SUCCESS.crc").write_bytes(b"crc\x00")
+    return folder
+
+
+def test_a_release_spark_wrote_as_part_files_is_checked(tmp_path: Path) -> None:
+    """anonymize with engine = "spark" writes release.csv as a folder of part files;
+    check refused it: "Cannot read release.csv: it is a folder; name a file."."""
+    config = _files(tmp_path)
+    folder = _spark_folder(tmp_path / "spark.csv", RELEASE, [3, 7])
+    args = ["-c", str(config), "--json", "--suppression", "0.2"]
+    whole = json.loads(_check(str(tmp_path / "release.csv"), *args))
+    parts = json.loads(_check(str(folder), *args))
+    assert parts.pop("file") == str(folder) and whole.pop("file") == str(tmp_path / "release.csv")
+    assert parts == whole and parts["records"] == 10
+
+
+def test_part_files_are_read_in_part_order(tmp_path: Path) -> None:
+    from anonkit.cli.measuring import read_measured
+
+    text = "n,v\n" + "".join(f"{i},x\n" for i in range(12))
+    folder = _spark_folder(tmp_path / "r.csv", text, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+    frame, info = read_measured(folder)
+    assert frame["n"].to_list() == [str(i) for i in range(12)]  # part-00010 after -00009
+    assert info.separator == "," and info.columns == ("n", "v")
+
+
+def test_part_files_are_read_as_strictly_as_one_file(tmp_path: Path) -> None:
+    """Each part is read with the same options and refused as a single file would be,
+    naming the part; the parts must share one header."""
+    folder = _spark_folder(tmp_path / "semi.csv", RELEASE.replace(",", ";"), [5])
+    result = runner.invoke(app, ["check", str(folder), "--qi", "zip,age", "--separator", ","])
+    assert "use --separator ';'" in _error(result, 2)
+    ragged = _spark_folder(tmp_path / "ragged.csv", RELEASE + "148**,30-39\n", [5])
+    line = _error(runner.invoke(app, ["check", str(ragged), "--qi", "zip,age"]), 1)
+    assert "part-00001-" in line and "line 7" in line
+    other = _spark_folder(tmp_path / "other.csv", RELEASE, [5])
+    second = sorted(other.glob("part-00001-*.csv"))[0]
+    second.write_text(second.read_text().replace("zip,age,disease", "zip,age,illness"))
+    line = _error(runner.invoke(app, ["check", str(other), "--qi", "zip,age"]), 1)
+    assert second.name in line and "header" in line
+
+
+def test_a_folder_that_is_not_a_spark_release_says_what_to_do(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.mkdir()
+    (empty / "_SUCCESS").write_text("")
+    line = _error(runner.invoke(app, ["check", str(empty), "--qi", "zip"]), 2)
+    assert "no part files" in line and "name a file" in line
+    stray = _spark_folder(tmp_path / "stray.csv", RELEASE, [5])
+    (stray / "notes.txt").write_text("x\n")
+    line = _error(runner.invoke(app, ["check", str(stray), "--qi", "zip"]), 2)
+    assert "'notes.txt'" in line and "not a part file" in line
+    mixed = _spark_folder(tmp_path / "mixed.csv", RELEASE, [5])
+    first = sorted(mixed.glob("part-*.csv"))[0]
+    pl.read_csv(first).write_parquet(mixed / "part-00002-x-c000.snappy.parquet")
+    line = _error(runner.invoke(app, ["check", str(mixed), "--qi", "zip"]), 2)
+    assert "both CSV and Parquet part files" in line
+
+
+def test_parquet_part_files_are_checked(tmp_path: Path) -> None:
+    config = _files(tmp_path)
+    release = pl.read_csv(tmp_path / "release.csv", infer_schema=False)
+    folder = tmp_path / "spark.parquet"
+    folder.mkdir()
+    for i, part in enumerate((release.slice(0, 4), release.slice(4))):
+        part.write_parquet(folder / f"part-{i:05d}-0f0f-c000.snappy.parquet")
+        (folder / f".part-{i:05d}-0f0f-c000.snappy.parquet.crc").write_bytes(b"c")
+    (folder / "_SUCCESS").write_text("")
+    args = ["-c", str(config), "--json", "--suppression", "0.2"]
+    whole = json.loads(_check(str(tmp_path / "release.csv"), *args))
+    parts = json.loads(_check(str(folder), *args))
+    del whole["file"], parts["file"]
+    assert parts == whole

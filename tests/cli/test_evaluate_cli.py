@@ -729,3 +729,59 @@ def test_a_population_value_outside_a_hierarchy_is_named_as_the_population_table
     line = one_error_line(_evaluate(toy_files, "--population", str(population)), 1)
     assert "of the population table are not in the hierarchy" in line and "'150'" in line
     assert "of the data" not in line
+
+
+# ------------------------------------------------- how the tables are read: separators
+def test_a_release_read_into_one_column_says_which_separator_it_looks_like(
+    toy_files: dict[str, Path],
+) -> None:
+    """--separator ';' (the original's) on a ','-separated release said only "The release
+    has no column ...; its columns: 'age,gender,zipcode'": the hint was the original's
+    alone. --separator reads both tables, so leaving it out is the way."""
+    res = _evaluate(toy_files, "--separator", ";")
+    line = one_error_line(res, 2)
+    assert "release.csv" in line and "read with separator ';' into one column" in line
+    assert "','-separated" in line and "leave out --separator" in line
+
+
+def test_an_original_read_into_one_column_by_the_option_names_the_option(
+    toy_files: dict[str, Path],
+) -> None:
+    line = one_error_line(_evaluate(toy_files, "--separator", ","), 2)
+    assert "read with separator ',' into one column" in line and "';'-separated" in line
+    assert "--separator" in line and "set separator" not in line
+
+
+def _spark_parts(source: Path, folder: Path, cut: int) -> Path:
+    """``source`` written as Spark writes a CSV release: part files, each with the header,
+    ``_SUCCESS`` and hidden ``.crc`` files."""
+    header, *records = source.read_text(encoding="utf-8").strip().splitlines()
+    folder.mkdir()
+    for i, rows in enumerate((records[:cut], records[cut:])):
+        name = f"part-{i:05d}-9e8d7c6b-0000-1111-2222-333344445555-c000.csv"
+        (folder / name).write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+        (folder / f".{name}.crc").write_bytes(b"\x00crc")
+    (folder / "_SUCCESS").write_text("")
+    (folder / "._SUCCESS.crc").write_bytes(b"\x00crc")
+    return folder
+
+
+def test_a_release_spark_wrote_as_part_files_is_evaluated(
+    toy_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """The Spark engine writes release.csv as a folder of part files; evaluate refused
+    it: "Cannot read release.csv: it is a folder; name a file."."""
+    folder = _spark_parts(toy_files["release"], tmp_path / "spark.csv", 3)
+    whole, parts = tmp_path / "whole.json", tmp_path / "parts.json"
+    assert _evaluate(toy_files, "-q", "--json", str(whole)).exit_code == 0
+    res = runner.invoke(
+        app,
+        ["evaluate", str(toy_files["original"]), str(folder), "-c", str(toy_files["config"]),
+         "-q", "--json", str(parts)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    expected, got = json.loads(whole.read_text()), json.loads(parts.read_text())
+    assert got["files"]["release"] == str(folder)
+    for figures in (expected, got):
+        del figures["files"], figures["timing_seconds"]
+    assert got == expected

@@ -308,3 +308,27 @@ def test_hierarchy_files_beside_the_data_are_proposed(tmp_path: Path) -> None:
     assert config["hierarchies"]["zip"] == {"type": "file", "path": "data/people_hierarchy_zip.csv"}
     assert config["hierarchies"]["city"].get("type") != "file"
     assert load_config(out).hierarchies["zip"]
+
+
+def test_a_wrong_separator_is_refused_with_a_hint(tmp_path: Path) -> None:
+    """init --separator ',' on a ';' file exited 0 and proposed the whole header line
+    'sex;age;zip' as one identifying column."""
+    data = tmp_path / "semi.csv"
+    data.write_text(
+        "sex;age;zip\n" + "".join(f"{'fm'[i % 2]};{20 + i % 30};{1000 + i}\n" for i in range(60))
+    )
+    target = tmp_path / "config.toml"
+    code, out, err = run(str(data), "-o", str(target), "--separator", ",")
+    assert code == 2, out + err
+    assert "one column" in err and "use --separator ';'" in err
+    assert not target.exists()
+    code, _, err = run(str(data), "-o", str(target), "--separator", ";")
+    assert code == 0, err
+
+
+def test_a_one_column_file_is_still_profiled(tmp_path: Path) -> None:
+    data = tmp_path / "ages.csv"
+    data.write_text("age\n" + "".join(f"{20 + i % 30}\n" for i in range(60)))
+    target = tmp_path / "config.toml"
+    code, _, err = run(str(data), "-o", str(target), "--separator", ",")
+    assert code == 0, err

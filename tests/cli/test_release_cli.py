@@ -160,3 +160,20 @@ def test_a_release_whose_history_cannot_be_saved_is_not_published(
     assert code == 1 and "File too large" in out and "history.json" in out
     assert history.read_text() == before
     assert not (tmp_path / "r2.csv").exists() and not (tmp_path / "r2.counterfeits.csv").exists()
+
+
+def test_a_wrong_separator_gets_a_hint(tmp_path: Path) -> None:
+    """README (Dirty input) promises a hint for a wrong separator; release said only
+    "Unknown column(s) 'pid', ...; the data has 'pid;age;zip;disease;name'"."""
+    data = tmp_path / "t1.csv"
+    T1.write_csv(data, separator=";")
+    history, out = tmp_path / "history.json", tmp_path / "r1.csv"
+    res = runner.invoke(
+        app,
+        ["release", str(data), "--history", str(history), "-o", str(out), *ARGS,
+         "--separator", ","],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert "read with separator ',' into one column" in res.stderr
+    assert "use --separator ';'" in res.stderr and "set separator" not in res.stderr
+    assert not out.exists() and not history.exists()

@@ -49,12 +49,13 @@ from anonkit.cli.measuring import (
     SuppressionLimitOption,
     level_specs,
     needs_population,
+    read_hint,
     read_measure_config,
+    read_measured,
     starred_limit,
     starred_note,
 )
-from anonkit.exceptions import AnonkitError, ParameterError
-from anonkit.io.tables import read_table
+from anonkit.exceptions import AnonkitError, ParameterError, UnknownColumnError
 from anonkit.metrics.classes import class_profile, starred_rows, starred_suppressed
 from anonkit.progress import start_stage
 
@@ -171,7 +172,13 @@ def _sizes(sizes: Sequence[int]) -> str:
 
 @guarded
 def check_command(
-    data: Annotated[Path, typer.Argument(help="Table to measure (CSV or Parquet).")],
+    data: Annotated[
+        Path,
+        typer.Argument(
+            help="Table to measure (CSV or Parquet; or a folder of part files, as the "
+            "Spark engine writes a release)."
+        ),
+    ],
     qi: Annotated[
         str | None,
         typer.Option(
@@ -277,24 +284,33 @@ def check_command(
         # configuration wrote the cells raw
         raw = cfg is not None and cfg.csv_formulas == "keep"
         formulas = "keep" if raw else "unescape"
-        frame = read_table(data, separator=separator, encoding=encoding, csv_formulas=formulas)
-        start_stage(reporter, "Measuring the classes")
-        n_star = starred_rows(frame, columns)
-        starred = starred_suppressed(n_star, frame.height, limit)
-        profile = class_profile(frame, columns, k=k, starred=starred)
-        pop = None
-        pop_path = population if population is not None else (cfg.population if cfg else None)
-        if pop_path is not None and (population is not None or needs_population(models)):
-            pop = read_table(pop_path, separator=separator, encoding=encoding)
-        classes = released_classes(
-            frame,
-            columns,
-            sens,
-            hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
-            population=pop,
-            numeric=cfg.numeric if cfg is not None else (),
-            starred_suppressed=starred,
+        frame, info = read_measured(
+            data, separator=separator, encoding=encoding, csv_formulas=formulas
         )
+        start_stage(reporter, "Measuring the classes")
+        try:
+            n_star = starred_rows(frame, columns)
+            starred = starred_suppressed(n_star, frame.height, limit)
+            profile = class_profile(frame, columns, k=k, starred=starred)
+            pop = None
+            pop_path = population if population is not None else (cfg.population if cfg else None)
+            if pop_path is not None and (population is not None or needs_population(models)):
+                pop = read_measured(pop_path, separator=separator, encoding=encoding)[0]
+            classes = released_classes(
+                frame,
+                columns,
+                sens,
+                hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
+                population=pop,
+                numeric=cfg.numeric if cfg is not None else (),
+                starred_suppressed=starred,
+            )
+        except UnknownColumnError as err:
+            # a table read into one column by the wrong separator: say which it looks like
+            hint = read_hint(info, err.columns, remedy="use --separator {}", strip=False)
+            if hint:
+                err.args = (f"{err} {hint}",)
+            raise
         levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
         checks = check_models(classes, models, limit=EXAMPLES)
         needed = any(c.examples for c in checks)

@@ -36,7 +36,9 @@ from anonkit.cli.measuring import (
     MeasureConfig,
     SuppressionLimitOption,
     level_specs,
+    read_hint,
     read_measure_config,
+    read_measured,
     starred_limit,
     starred_note,
 )
@@ -114,10 +116,13 @@ def privacy_table(
     return table
 
 
-def _in_release(err: AnonkitError, path: Path, release: pl.DataFrame) -> AnonkitError:
+def _in_release(
+    err: AnonkitError, path: Path, release: pl.DataFrame, hint: str = ""
+) -> AnonkitError:
     """``err`` naming the release file when the release is what it is about: a
-    quasi-identifier the release lacks, or a label of it the hierarchy does not know
-    (with the line of its first record); any other error as it is."""
+    quasi-identifier the release lacks (followed by ``hint``, how the release was read:
+    :func:`~anonkit.cli.measuring.read_hint`), or a label of it the hierarchy does not
+    know (with the line of its first record); any other error as it is."""
     if isinstance(err, UnknownColumnError):
         absent = [c for c in err.columns if c not in release.columns]
         if not absent:
@@ -126,6 +131,7 @@ def _in_release(err: AnonkitError, path: Path, release: pl.DataFrame) -> Anonkit
         return ConfigError(
             f"The release {path.name} has no column {names}, which the configuration names; "
             f"its columns: {', '.join(repr(c) for c in release.columns[:20])}."
+            + (f" {hint}" if hint else "")
         )
     if isinstance(err, ValuesNotInHierarchyError) and err.column in release.columns:
         column = release[err.column].cast(str).str.strip_chars()
@@ -144,10 +150,17 @@ def _read_population(
     separator: str | None,
     encoding: str = "utf-8",
 ) -> pl.DataFrame | None:
-    from anonkit.io.tables import read_table
-
     path = option if option is not None else (config.population if config else None)
-    return read_table(path, separator=separator, encoding=encoding) if path is not None else None
+    if path is None:
+        return None
+    return read_measured(path, separator=separator, encoding=encoding)[0]
+
+
+#: How to mend a table read into one column by ``--separator``, which reads both tables.
+_BOTH = (
+    "leave out --separator, which reads both tables: the original is then read as the "
+    "configuration's [read] says, the release with its separator detected"
+)
 
 
 #: ``-k`` of ``anonkit evaluate``.
@@ -158,7 +171,11 @@ _K_HELP = "The k of the privacy target (default: \\[privacy] k)."
 def evaluate_command(
     original: Annotated[Path, typer.Argument(help="The original table (CSV or Parquet).")],
     release: Annotated[
-        Path, typer.Argument(help="The release, same rows in the same order (CSV or Parquet).")
+        Path,
+        typer.Argument(
+            help="The release, same rows in the same order (CSV or Parquet; or a folder of "
+            "part files, as the Spark engine writes it)."
+        ),
     ],
     config: Annotated[
         Path,
@@ -265,7 +282,6 @@ def _measure(
     """Read both tables and measure the release (the work behind ``evaluate``); records
     at ``*`` everywhere are suppressed ones up to the share ``limit``."""
     from anonkit.evaluate import evaluate
-    from anonkit.io.tables import read_table, read_table_info, unknown_column_hint
     from anonkit.metrics.classes import starred_rows, starred_suppressed
     from anonkit.metrics.levels import (
         check_models,
@@ -280,13 +296,15 @@ def _measure(
     if separator is not None:
         read["separator"] = separator
     start_stage(bar, f"Reading {original.name}")
-    orig, info = read_table_info(original, **read)
+    orig, info = read_measured(original, **read)
     start_stage(bar, f"Reading {release.name}")
     # the release as released: anonymize's formula escapes ('@home) undone, unless the
     # configuration wrote the cells raw; its separator is --separator or its own (another
     # tool may have written it), as the population's
     formulas = "keep" if cfg.csv_formulas == "keep" else "unescape"
-    rel = read_table(release, separator=separator, encoding=encoding, csv_formulas=formulas)
+    rel, rel_info = read_measured(
+        release, separator=separator, encoding=encoding, csv_formulas=formulas
+    )
     pop = _read_population(population, cfg, separator, encoding)
     qi = list(cfg.quasi_identifiers)
     sensitive = list(dict.fromkeys([*cfg.sensitive, *model_attributes(cfg.models)]))
@@ -310,10 +328,17 @@ def _measure(
             suppression_limit=limit,
         )
     except UnknownColumnError as err:
-        hint = unknown_column_hint(info, err.columns)
+        # a table read into one column by the wrong separator: which one it looks like; the
+        # original's from the configuration's [read] unless --separator, which reads both
+        given = separator is not None
+        hint = read_hint(
+            info, err.columns, remedy=_BOTH if given else None, name=f"The original {original.name}"
+        )
         if hint:
             raise ConfigError(f"{err} {hint}") from None
-        raise _in_release(err, release, rel) from None
+        remedy = _BOTH if given else "use --separator {}"
+        hint = read_hint(rel_info, err.columns, remedy=remedy, strip=False, name="It")
+        raise _in_release(err, release, rel, hint) from None
     except ValuesNotInHierarchyError as err:
         raise _in_release(err, release, rel) from None
     except ParameterError as err:

@@ -157,6 +157,7 @@ def init_command(
             missing=tokens,
             strip=strip,
             decimal_comma=decimal_comma,
+            option="--separator",
         )
         start_stage(bar, "Profiling the columns")
         starter = starter_config(

@@ -1,20 +1,29 @@
 """What ``anonkit evaluate`` and ``anonkit check`` share: the measurement sections of a
 run configuration (:func:`read_measure_config`), the suppression limit under which
-records at ``*`` count as suppressed (:func:`starred_limit`, ``--suppression``), and the
-hierarchy specs and population a measurement of the models needs."""
+records at ``*`` count as suppressed (:func:`starred_limit`, ``--suppression``), the
+hierarchy specs and population a measurement of the models needs, and how a table is
+read: a file, or the folder of part files the Spark engine writes a release as
+(:func:`read_measured`), and the hint that follows an unknown column (:func:`read_hint`,
+which ``anonkit release`` gives too)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from anonkit._frozen import FrozenDict
+from anonkit.exceptions import EmptyDataError, InputFileError, InputFormatError, ParameterError
+from anonkit.io.tables import ReadInfo, read_table_info, unknown_column_hint
+from anonkit.io.write import unescape_formulas
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from anonkit.models.base import PrivacyModel
 
 __all__ = [
@@ -23,7 +32,9 @@ __all__ = [
     "SuppressionLimitOption",
     "level_specs",
     "needs_population",
+    "read_hint",
     "read_measure_config",
+    "read_measured",
     "starred_limit",
     "starred_note",
 ]
@@ -220,3 +231,151 @@ def needs_population(models: Sequence[PrivacyModel]) -> bool:
     from anonkit.models.base import POPULATION_COUNT
 
     return any(POPULATION_COUNT in m.requires for m in models)
+
+
+# ------------------------------------------------------------------------ reading tables
+#: A part file Spark writes (``part-00000-<uuid>-c000.csv``, ``...c000.snappy.parquet``):
+#: its number, which orders the parts.
+_PART = re.compile(r"part-(\d+)")
+
+
+def read_measured(
+    path: Path, *, csv_formulas: str = "keep", **read: Any
+) -> tuple[pl.DataFrame, ReadInfo]:
+    """A table to measure, read by :func:`~anonkit.io.tables.read_table_info` with the
+    options ``read``: a file, or a folder of part files as the Spark engine writes a
+    release (``release.csv/part-00000-....csv``, or ``.parquet`` parts).
+
+    The parts, files named ``part-N...`` in the order of ``N``, are read one by one with
+    the same options and the same checks as a single file (an error names the part and
+    its line); each has its own header, which must be the same in all. A part holding
+    no record is passed over. ``_SUCCESS``, Hadoop's ``.crc`` checksums and other files
+    whose names start with ``.`` or ``_`` are ignored; any other file, or a folder, is
+    refused, as are CSV and Parquet parts together. A separator sniffed on the first part
+    reads the others. ``csv_formulas="unescape"`` reads a CSV release as released
+    (:func:`anonkit.io.tables.read_table`). The :class:`~anonkit.io.tables.ReadInfo`
+    is the first part's, with the counts of all.
+
+    Raises
+    ------
+    InputFileError
+        If a folder holds no part file, something else, or CSV and Parquet parts.
+    InputFormatError
+        If a part's header differs from the first's, or a part is refused as a file is.
+    EmptyDataError
+        If no part holds a record.
+    """
+    if csv_formulas not in ("keep", "unescape"):
+        raise ParameterError("csv_formulas", "read_measured", "'keep' or 'unescape'", csv_formulas)
+    p = Path(path)
+    frame, info = _read_parts(p, _parts(p), read) if p.is_dir() else read_table_info(p, **read)
+    if csv_formulas == "unescape" and info.separator is not None:  # Parquet: unescaped
+        frame = unescape_formulas(frame)
+    return frame, info
+
+
+def _parts(folder: Path) -> list[Path]:
+    """The part files of a Spark output ``folder``, in part order (see
+    :func:`read_measured`)."""
+    advice = "name a file, or merge the parts into one"
+    parts: list[tuple[int, str, Path]] = []
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.startswith((".", "_")) or name.endswith(".crc"):
+            continue
+        number = _PART.match(name)
+        if number is None or not entry.is_file():
+            raise InputFileError(
+                folder,
+                f"it is a folder holding {name!r}, which is not a part file Spark writes "
+                f"(part-*.csv or part-*.parquet); {advice}.",
+            )
+        parts.append((int(number.group(1)), name, entry))
+    if not parts:
+        raise InputFileError(
+            folder,
+            "it is a folder with no part files (part-*.csv or part-*.parquet, as Spark "
+            f"writes a release); {advice}.",
+        )
+    kinds = {p.suffix.lower() in (".parquet", ".pq") for _, _, p in parts}
+    if len(kinds) > 1:
+        raise InputFileError(
+            folder, f"it is a folder holding both CSV and Parquet part files; {advice}."
+        )
+    return [p for _, _, p in sorted(parts)]
+
+
+def _read_parts(
+    folder: Path, parts: Sequence[Path], read: Mapping[str, Any]
+) -> tuple[pl.DataFrame, ReadInfo]:
+    """The part files ``parts`` of ``folder`` read as one table (:func:`read_measured`)."""
+    import polars as pl
+
+    options = dict(read)
+    frames: list[pl.DataFrame] = []
+    infos: list[tuple[Path, ReadInfo]] = []
+    for part in parts:
+        try:
+            frame, info = read_table_info(part, **options)
+        except EmptyDataError:  # an empty partition: a header alone, or nothing
+            continue
+        if infos and info.columns != infos[0][1].columns:
+            raise InputFormatError(
+                part,
+                f"its header differs from that of {infos[0][0].name}; the parts of one "
+                "table share one header.",
+            )
+        if not infos and options.get("separator") is None:
+            options["separator"] = info.separator  # the others as the first is read
+        frames.append(frame)
+        infos.append((part, info))
+    if not frames:
+        raise EmptyDataError(
+            str(folder), message=f"The folder {folder} has no records in its part files."
+        )
+    try:
+        table = pl.concat(frames, how="vertical")
+    except pl.exceptions.PolarsError:  # Parquet parts whose columns differ in type
+        raise InputFormatError(
+            folder, "its part files' columns differ in type; merge them into one file."
+        ) from None
+    first = infos[0][1]
+    return table, replace(
+        first,
+        missing_cells=sum(i.missing_cells for _, i in infos),
+        blank_lines=sum(i.blank_lines for _, i in infos),
+    )
+
+
+def read_hint(
+    info: ReadInfo,
+    missing: Sequence[str],
+    *,
+    remedy: str | None = None,
+    strip: bool = True,
+    name: str | None = None,
+) -> str:
+    r""":func:`~anonkit.io.tables.unknown_column_hint` for a table a command read, or
+    ``""``: when the table was read into one column that another separator splits, its
+    remedy replaced by ``remedy`` (a command-line option: ``"use --separator ';'"``, with
+    ``{}`` standing for the separator the table looks separated by), the table called
+    ``name`` instead of "The file"; the hint on names with spaces around them
+    (``strip``) only where the command reads with ``[read] strip``.
+
+    Examples
+    --------
+    >>> info = ReadInfo(",", False, "utf-8", 0, False, ("a;b",), single_column_hint=";")
+    >>> print(read_hint(info, ["a"], remedy="use --separator {}").replace("; ", "\n"))
+    The file was read with separator ',' into one column
+    it looks ';'-separated: use --separator ';'.
+    """
+    hint = unknown_column_hint(info, missing)
+    looks = info.single_column_hint
+    if looks is None:
+        return hint if strip else ""
+    head, colon, _ = hint.rpartition(": ")
+    if remedy is not None and colon:
+        hint = f"{head}: {remedy.format(repr(looks))}."
+    if name is not None and hint.startswith("The file"):
+        hint = name + hint.removeprefix("The file")
+    return hint

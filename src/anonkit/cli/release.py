@@ -26,7 +26,9 @@ from anonkit.cli.common import (
     progress_reporter,
     stdout_console,
 )
-from anonkit.io.tables import output_format, read_table, write_table
+from anonkit.cli.measuring import read_hint
+from anonkit.exceptions import UnknownColumnError
+from anonkit.io.tables import output_format, read_table_info, write_table
 from anonkit.io.write import check_not_input, check_outputs
 from anonkit.progress import start_stage
 from anonkit.releases import ReleaseHistory, publish
@@ -91,20 +93,27 @@ def release_command(
     check_not_input(output, [history])
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {data.name}")
-        frame = read_table(data, separator=separator, encoding=encoding)
+        frame, info = read_table_info(data, separator=separator, encoding=encoding)
         previous = ReleaseHistory.load(history) if history.exists() else None
-        result = publish(
-            frame,
-            id_column=id_column,
-            quasi_identifiers=_names(quasi_identifiers),
-            sensitive=sensitive,
-            m=m,
-            history=previous,
-            model=model,
-            tau=tau,
-            numeric=_names(numeric),
-            progress=bar,
-        )
+        try:
+            result = publish(
+                frame,
+                id_column=id_column,
+                quasi_identifiers=_names(quasi_identifiers),
+                sensitive=sensitive,
+                m=m,
+                history=previous,
+                model=model,
+                tau=tau,
+                numeric=_names(numeric),
+                progress=bar,
+            )
+        except UnknownColumnError as err:
+            # read into one column by the wrong separator: say which it looks like
+            hint = read_hint(info, err.columns, remedy="use --separator {}", strip=False)
+            if hint:
+                err.args = (f"{err} {hint}",)
+            raise
         start_stage(bar, "Writing the release")
         result.history.save(history)  # first: see the module's docstring
         write_table(result.table, output)

@@ -19,7 +19,7 @@ import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.values import as_text
-from anonkit.exceptions import AnonkitError, DataError
+from anonkit.exceptions import AnonkitError, DataError, InputFileError
 from anonkit.io.cells import DECIMAL_COMMA, decimal_points, read_options
 from anonkit.io.tables import read_table_info
 from anonkit.safety.profile import numbers_written_as
@@ -69,6 +69,7 @@ def read_for_starter(
     missing: Sequence[str] | None = None,
     strip: bool | None = None,
     decimal_comma: bool | None = None,
+    option: str = "separator",
 ) -> tuple[pl.DataFrame, ReadSettings]:
     """Read ``path`` with :func:`anonkit.io.tables.read_table_info`, guessing what is not given.
 
@@ -82,6 +83,17 @@ def read_for_starter(
     and no column would be misread or refused with it: see :func:`_decimal_comma_doubt`,
     whose reason ``decimal_comma_note`` keeps) is detected too. The separator is
     sniffed by the reader when None.
+
+    A file that ``separator`` reads into one column whose name another separator splits
+    (as the sniffer would, CSV quoting respected) is refused: the starter would propose
+    its whole header line as one column. ``option`` is how the caller's user gives the
+    separator (``--separator`` for ``anonkit init``), named in the message.
+
+    Raises
+    ------
+    InputFileError
+        If the file is read into one column that looks separated by another separator;
+        the reader's errors otherwise.
     """
     detected: list[str] = [] if separator is not None else ["separator"]
     tokens = ("",) if missing is None else tuple(missing)
@@ -93,6 +105,13 @@ def read_for_starter(
         strip=bool(strip),
         decimal_comma=bool(decimal_comma),
     )
+    looks = info.single_column_hint
+    if looks is not None and info.separator is not None:
+        raise InputFileError(
+            path,
+            f"read with separator {info.separator!r} it is one column, whose name holds "
+            f"{looks!r}; it looks {looks!r}-separated: use {option} {looks!r}.",
+        )
     parquet = info.separator is None
     again = False
     if strip is None and not parquet:
