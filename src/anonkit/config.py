@@ -12,7 +12,8 @@ Format
     input = "adult.csv"            # CSV (separator detected) or Parquet; required
     output = "release.csv"         # optional (.csv, .tsv, .parquet); -o overrides it
 
-    [read]                         # how to read CSV input (all optional)
+    [read]                         # how to read CSV input (all optional; with Parquet
+                                   # input, missing, strip and decimal_comma are refused)
     separator = ","                # sniffed when absent (the guess is reported)
     encoding = "utf-8"             # e.g. "latin-1"; hierarchy files are read with it too
     missing = ["?", ""]            # cells read as missing values
@@ -25,6 +26,8 @@ Format
     sensitive = ["disease"]              # kept as they are; models protect them
     insensitive = ["weight"]             # kept as they are
     others = "error"                     # columns with no role: "error", "drop" or "keep"
+    numeric = ["age"]                    # quasi-identifiers read as numbers (mondrian,
+                                         # microaggregation, hilbert, banga, k_optimize)
 
     [hierarchies]
     age = "hierarchies/age.csv"                  # a hierarchy file
@@ -58,8 +61,11 @@ Format
     metric_options = { aggregate = "geometric", weights = { age = 2.0 } }
                                    # loss: arithmetic (default) or geometric (ARX) mean
     mode = "strict"                # mondrian: strict or relaxed
+    split = "widest"               # mondrian: widest, distinct or round_robin
+    numeric_release = "range"      # mondrian, numeric columns: range or mean
     cost = "ncp"                   # greedy_merge: distortion, ncp, total, llm, nllm, ...
     method = "mdav"                # microaggregation: univariate, mdav, gmm
+    aggregate = "mean"             # microaggregation: mean, median or mode
 
     [search.options]               # hilbert, banga, k_optimize, safepub, k_epsilon: the
     epsilon = 1.0                  # estimator's own parameters (see anonkit.estimators)
@@ -96,10 +102,11 @@ from typing import TYPE_CHECKING, Any
 from anonkit._formats import table_format
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
-from anonkit.api import ALGORITHMS, anonymize
-from anonkit.core.resolve import FILE, hierarchy_file, resolve_hierarchy
+from anonkit.api import ALGORITHMS, ESTIMATOR_ALGORITHMS, anonymize
+from anonkit.core.resolve import config_hierarchy, resolve_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.engines.spark_csv import TEXT_SUFFIXES
+from anonkit.estimators import FullDomain, GreedyMerge, Microaggregation, Mondrian
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
@@ -108,7 +115,7 @@ from anonkit.exceptions import (
 )
 from anonkit.io.cells import READ_OPTIONS, read_options
 from anonkit.io.stamps import file_stamp, note_source
-from anonkit.io.tables import read_table, scan_table
+from anonkit.io.tables import read_settings, read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.io.write import output_format
 from anonkit.metrics.generalization import METRICS
@@ -120,6 +127,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from anonkit.core.hierarchy import Hierarchy
+    from anonkit.estimators.base import Estimator
     from anonkit.models.base import PrivacyModel
     from anonkit.progress import Progress
     from anonkit.result import AnonymizationResult
@@ -137,21 +145,11 @@ _TOP_KEYS = ("input", "output", "separator")
 #: Values of [attributes] others and [release] csv_formulas.
 OTHERS = ("error", "drop", "keep")
 CSV_FORMULAS = ("escape", "keep")
-#: Algorithm options of [search], passed to :func:`anonkit.anonymize` as they are.
-_SEARCH_OPTIONS = (
-    "mode",
-    "split",
-    "numeric_release",
-    "cost",
-    "method",
-    "aggregate",
-    "memory_share",
-    "time_limit",
-    "max_nodes",
-    "seed",
-    "options",
-    "metric_options",
-)
+#: Algorithm options of [search], passed to :func:`anonkit.anonymize` as they are (each
+#: checked first as the estimator that reads it checks it: :func:`_search_options`).
+_SEARCH_OPTIONS = ("mode", "split", "numeric_release", "cost", "method", "aggregate",
+                   "memory_share", "time_limit", "max_nodes", "seed", "options",
+                   "metric_options")  # fmt: skip
 _SECTIONS: dict[str, tuple[str, ...] | None] = {
     "read": READ_OPTIONS,
     "attributes": (
@@ -265,7 +263,9 @@ def _checked(value: Any, constraint: Constraint, key: str, where: str) -> Any:
     try:
         return check(value, constraint, key, where)
     except ParameterError as err:
+        # TOML has no None: an option that may be None is left out instead
         expected = "true or false" if isinstance(constraint, Boolean) else err.expected
+        expected = expected.removeprefix("None or ")
         wrong = _wrong(key, expected, value, where)
         raise ConfigError(f"{wrong}{err.hint}") from None
 
@@ -290,9 +290,34 @@ def _string_list(value: object, key: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _resolve(base: Path, value: str) -> Path:
-    p = Path(value).expanduser()
+def _path(base: Path, value: object, key: str, where: str) -> Path:
+    """The file ``value`` names (``""`` names none), relative to ``base``."""
+    if not _string(value, key, where).strip():
+        raise _wrong(key, "the path of a file", value, where)
+    p = Path(str(value)).expanduser()
     return p if p.is_absolute() else base / p
+
+
+#: The estimator that reads the [search] options of each algorithm (the others: FullDomain).
+_READERS: dict[str, type[Estimator]] = {
+    "mondrian": Mondrian,
+    "greedy_merge": GreedyMerge,
+    "microaggregation": Microaggregation,
+}
+_MEMORY_SHARE = FullDomain._parameter_constraints["memory_share"]
+
+
+def _search_options(search: Mapping[str, Any], algorithm: str, where: str) -> dict[str, Any]:
+    """The algorithm options of [search], each checked as the estimator that reads it
+    checks it (:func:`anonkit.anonymize` would, after reading the table, naming the
+    estimator), named by its key and the file."""
+    options = {key: search[key] for key in _SEARCH_OPTIONS if key in search}
+    reader = _READERS.get(algorithm, FullDomain)
+    checks = {} if algorithm in ESTIMATOR_ALGORITHMS else reader._parameter_constraints
+    for key, constraint in {**checks, "memory_share": _MEMORY_SHARE}.items():
+        if key in options:
+            _checked(options[key], constraint, f"search.{key}", where)
+    return options
 
 
 def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> AnonymizeConfig:
@@ -304,30 +329,19 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
 
     if "input" not in data:
         raise ConfigError(f"The key 'input' is missing in {where}; name the table to anonymize.")
-    input_path = _resolve(base, _string(data["input"], "input", where))
+    input_path = _path(base, data["input"], "input", where)
     output = data.get("output")
-    output_path = _resolve(base, _string(output, "output", where)) if output is not None else None
-    read = data.get("read", {})
+    output_path = _path(base, output, "output", where) if output is not None else None
+    read = dict(data.get("read", {}))
     if "separator" in data and "separator" in read:
         raise ConfigError(
             f"{where} sets 'separator' twice, at the top and in [read]; keep the one in [read]."
         )
-    separator = read.get("separator", data.get("separator"))
-    if separator is not None:
-        separator = _string(separator, "read.separator", where)
-        if separator == "\\t":
-            separator = "\t"
-        if len(separator) != 1:
-            raise ConfigError(
-                f"The key 'read.separator' in {where} must be a single character "
-                f'(or "\\t"), not {separator!r}.'
-            )
-    encoding = _string(read.get("encoding", "utf-8"), "read.encoding", where)
-    missing = _string_list(read.get("missing", [""]), "read.missing", where)
-    strip = _checked(read.get("strip", False), Boolean(), "read.strip", where)
-    decimal_comma = _checked(
-        read.get("decimal_comma", False), Boolean(), "read.decimal_comma", where
-    )
+    if "separator" in data:
+        read["separator"] = data["separator"]
+    if "missing" in read:  # one token, or a list of them ("?,NA" is told to be listed)
+        read["missing"] = _string_list(read["missing"], "read.missing", where)
+    settings = read_settings(read, input_path, where)
 
     attrs = data.get("attributes", {})
     hier_raw = data.get("hierarchies", {})
@@ -335,24 +349,10 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     search = data.get("search", {})
     release = data.get("release", {})
 
-    hierarchies: dict[str, HierarchyEntry] = {}
-    for column, spec in hier_raw.items():
-        if isinstance(spec, str):  # read with [read]'s encoding, as the data
-            hierarchies[column] = hierarchy_file(_resolve(base, spec), encoding)
-        elif isinstance(spec, dict):
-            if "type" not in spec:
-                raise ConfigError(
-                    f"The hierarchy table for '{column}' in {where} needs a 'type' key "
-                    "(intervals, masking, dates, ordered, suppression or file)."
-                )
-            if spec["type"] == FILE and isinstance(spec.get("path"), str):
-                spec = {**spec, "path": str(_resolve(base, spec["path"]))}
-            hierarchies[column] = FrozenDict(dict(spec))
-        elif isinstance(spec, list) and spec and all(isinstance(r, list) for r in spec):
-            # rows as given: read as anonymize() reads rows (a whole float is "2")
-            hierarchies[column] = tuple(tuple(row) for row in spec)
-        else:
-            raise _wrong(f"hierarchies.{column}", "a file, a builder or rows", spec, where)
+    hierarchies: dict[str, HierarchyEntry] = {
+        column: config_hierarchy(column, spec, base, settings["encoding"], where)
+        for column, spec in hier_raw.items()
+    }
 
     if "quasi_identifiers" in attrs:
         qi = _string_list(attrs["quasi_identifiers"], "attributes.quasi_identifiers", where)
@@ -370,6 +370,15 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     others = _choice(attrs, "others", "error", OTHERS, "attributes", where)
 
     models = _models(privacy.get("models", []), where)
+    for model in models:  # hierarchical t-closeness measures in the attribute's hierarchy
+        lacking = [a for a in model.sensitive_attributes if a not in hierarchies]
+        if lacking and getattr(model, "distance_kind", "") == "hierarchical":
+            if getattr(model, "hierarchy", None) is None:
+                raise ConfigError(
+                    f"{type(model).__name__} on {lacking[0]!r} measures distances in its "
+                    f"hierarchy, and {where} gives none: add [hierarchies] {lacking[0]} = "
+                    '"<file>" (or its rows, or a builder table).'
+                )
     # SafePub derives its k from epsilon and delta ([search] options), and takes no model
     derives_k = isinstance(search, dict) and search.get("algorithm") == "safepub"
     if "k" not in privacy and not models and not derives_k:
@@ -389,11 +398,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     if k is not None:
         _checked(k, Interval(int, 1), "privacy.k", where)
     population = privacy.get("population")
-    pop_path = (
-        _resolve(base, _string(population, "privacy.population", where))
-        if population is not None
-        else None
-    )
+    pop_path = _path(base, population, "privacy.population", where) if population else None
     limit = _checked(
         privacy.get("suppression_limit", 0.0),
         Interval(float, 0, 1, noun="a share"),
@@ -409,7 +414,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         raise UnknownNameError("algorithm", algorithm, list(ALGORITHMS))
     if metric not in METRICS:
         raise UnknownNameError("metric", metric, list(METRICS))
-    options = {key: search[key] for key in _SEARCH_OPTIONS if key in search}
+    options = _search_options(search, algorithm, where)
     if "options" in options and not isinstance(options["options"], dict):
         raise _wrong("options", "a table of the algorithm's parameters", options["options"], where)
     local = _checked(
@@ -424,11 +429,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
         path=path,
         input=input_path,
         output=output_path,
-        separator=separator,
-        encoding=encoding,
-        missing=missing,
-        strip=strip,
-        decimal_comma=decimal_comma,
+        **settings,
         quasi_identifiers=qi,
         identifying=identifying,
         sensitive=sensitive,
@@ -529,7 +530,10 @@ def chosen_engine(config: AnonymizeConfig) -> tuple[str, str]:
     if config.engine != "auto":
         # the command's --engine replaces the configuration's before this is asked
         return config.engine, "set by [search] engine or --engine"
-    share = float(config.options.get("memory_share", 0.25))
+    where = str(config.path or "the configuration")
+    share = _checked(
+        config.options.get("memory_share", 0.25), _MEMORY_SHARE, "search.memory_share", where
+    )
     name, reason = choose_engine(config.input, share)
     text = table_format(Path(config.input)) != "parquet"
     if name == "streaming" and text and codecs.lookup(config.encoding).name != "utf-8":

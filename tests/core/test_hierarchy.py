@@ -101,6 +101,42 @@ def test_tab_and_comma_files(tmp_path: Path) -> None:
     assert Hierarchy.from_csv(tmp_path / "c.csv").rows == (("a", "x", "*"), ("b", "y", "*"))
 
 
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [
+        ('"Smith; John",S,*\nDoe,D,*\n', (("Smith; John", "S", "*"), ("Doe", "D", "*"))),
+        ('Doe,D,*\n"Smith; John",S,*\n', (("Doe", "D", "*"), ("Smith; John", "S", "*"))),
+        ('x,"[0;10[",*\ny,"[0;10[",*\n', (("x", "[0;10[", "*"), ("y", "[0;10[", "*"))),
+        ("a;b\tX\t*\nc\tX\t*\n", (("a;b", "X", "*"), ("c", "X", "*"))),
+        ('"a ""x;y"" b",X,*\nc,X,*\n', (('a "x;y" b', "X", "*"), ("c", "X", "*"))),
+        ("5'2\";tall;*\n6'1\";tall;*\n", (("5'2\"", "tall", "*"), ("6'1\"", "tall", "*"))),
+        ("\n\n29;[20,30[;*\n45;>=40;*\n", (("29", "[20,30[", "*"), ("45", ">=40", "*"))),
+    ],
+    ids=[
+        "quoted-first",
+        "quoted-second",
+        "quoted-level",
+        "tab",
+        "doubled-quote",
+        "inch-marks",
+        "blank-lines-first",
+    ],
+)
+def test_the_separator_is_detected_outside_quotes(text: str, rows: tuple[object, ...]) -> None:
+    """';' won whenever the first line held one, even inside a quoted label: a comma
+    file starting with "Smith; John" was refused, and x,"[0;10[",* read as two levels
+    ('x,"[0' and '10[",*'); a ';' in a label of a tab file's first line too."""
+    assert Hierarchy.from_text(text).rows == rows
+
+
+def test_detect_separator_counts_over_the_first_lines() -> None:
+    """The separator found the same number of times outside quotes on every line wins,
+    in the order ';', tab, ','; failing that, the first one the first line holds."""
+    assert detect_separator("a;b,X,*\nc,X,*\n") == ","
+    assert detect_separator("a;b;*\nc;*\n") == ";"  # ragged: reported by the reader
+    assert detect_separator('"a;b"\n') == ";"  # one column: no separator outside quotes
+
+
 def test_bom_blank_lines_and_whitespace(tmp_path: Path) -> None:
     p = tmp_path / "h.csv"
     p.write_text("\ufeffa ; x ;*\n\nb;x;*\n\n", encoding="utf-8")

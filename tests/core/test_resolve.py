@@ -197,3 +197,48 @@ def test_a_timestamp_file_streams_with_a_dates_builder(tmp_path: Path, engine: s
         k=2,
     )
     assert res.verified and res.suppressed == 0
+
+
+@pytest.mark.parametrize(
+    ("spec", "key"),
+    [
+        ({"type": "file", "path": 5}, "path"),
+        ({"type": "file", "path": ["sex.csv"]}, "path"),
+        ({"type": "file", "path": ""}, "path"),
+        ({"type": "file", "path": "sex.csv", "separator": ";;"}, "separator"),
+        ({"type": "file", "path": "sex.csv", "separator": 9}, "separator"),
+        ({"type": "file", "path": "sex.csv", "separator": '"'}, "separator"),
+        ({"type": "file", "path": "sex.csv", "encoding": 8}, "encoding"),
+        ({"type": "file", "path": "sex.csv", "encoding": "utf-9"}, "encoding"),
+    ],
+)
+def test_a_file_table_with_a_bad_value_names_its_key(
+    tmp_path: Path, spec: dict[str, object], key: str
+) -> None:
+    """path = 5, a list, or separator = ";;" stopped with a raw TypeError of Python."""
+    (tmp_path / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
+    if spec["path"] == "sex.csv":
+        spec = {**spec, "path": tmp_path / "sex.csv"}
+    with pytest.raises(
+        ConfigError, match=f"The '{key}' key of the 'file' hierarchy table for column 'sex'"
+    ):
+        resolve_hierarchy("sex", spec, pl.Series(["M"]))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("separator", ["\t", "\\t"])
+def test_a_file_table_takes_a_tab_written_as_in_read(tmp_path: Path, separator: str) -> None:
+    """'\\t' in a TOML literal string is a backslash and a t: [read] separator takes it
+    for a tab, a file table crashed on it."""
+    (tmp_path / "sex.csv").write_text("M\tx;y\t*\nF\tx;y\t*\n", encoding="utf-8")
+    spec = {"type": "file", "path": str(tmp_path / "sex.csv"), "separator": separator}
+    assert resolve_hierarchy("sex", spec, pl.Series(["M"])).rows[0] == ("M", "x;y", "*")
+
+
+@pytest.mark.parametrize("cell", [{"a": 1}, ["x"], ("x",)], ids=["table", "list", "tuple"])
+def test_a_row_with_a_cell_that_is_no_label_is_refused(cell: object) -> None:
+    """[["M", {a=1}, "*"]] was published with the label "{'a': 1}"."""
+    rows = [["M", "mf", "*"], ["F", cell, "*"]]
+    with pytest.raises(
+        HierarchyError, match=r"'sex': row 2 holds a table|'sex': row 2 holds a list"
+    ):
+        resolve_hierarchy("sex", rows, pl.Series(["M", "F"]))  # type: ignore[arg-type]

@@ -32,17 +32,65 @@ from anonkit.exceptions import (
 )
 
 _SEPARATORS = (";", "\t", ",")
+#: Lines of a hierarchy file :func:`detect_separator` reads (and characters, at most).
+_SNIFFED_LINES = 20
+_SNIFFED_CHARS = 1 << 16
 
 
-def detect_separator(first_line: str) -> str:
-    """Return the field separator used by a CSV line: ``;`` first, then tab, then ``,``.
+def detect_separator(text: str) -> str:
+    """Return the field separator of hierarchy CSV text (one line or more).
 
-    ``;`` wins whenever present because hierarchy labels often contain commas (``[20,30[``).
+    Separators are counted outside quoted fields on each of the first lines (a quote
+    opens a field only at its start, as a CSV reader reads it: ``5'2"`` is a label). The
+    first of ``;``, tab and ``,`` that the first line holds and every line holds as often
+    wins, ``;`` first because hierarchy labels often contain commas (``[20,30[``); failing
+    that, the first one the first line holds; ``;`` when it holds none.
+
+    Examples
+    --------
+    >>> detect_separator("29;[20,30[;*"), detect_separator('"Smith; John",S,*')
+    (';', ',')
     """
-    for sep in _SEPARATORS:
-        if sep in first_line:
+    lines = _separator_counts(text)
+    if not lines:
+        return ";"
+    first = lines[0]
+    held = [sep for sep in _SEPARATORS if first[sep]]
+    for sep in held:
+        if all(line[sep] == first[sep] for line in lines):
             return sep
-    return ";"
+    return held[0] if held else ";"
+
+
+def _separator_counts(text: str) -> list[dict[str, int]]:
+    """How often each of :data:`_SEPARATORS` occurs outside quotes on each of the first
+    non-blank lines of ``text`` (a quoted line break belongs to its field)."""
+    sample = text[:_SNIFFED_CHARS]
+    lines: list[dict[str, int]] = []
+    counts = dict.fromkeys(_SEPARATORS, 0)
+    quoted = closed = False
+    start = blank = True
+    for ch in sample:
+        if quoted:
+            if ch == '"':
+                quoted, closed = False, True
+            continue
+        if ch == '"' and (start or closed):  # opens a field, or "" inside one
+            quoted, blank = True, False
+        elif ch in "\r\n":
+            if not blank:
+                lines.append(counts)
+                if len(lines) == _SNIFFED_LINES:
+                    return lines
+            counts, blank = dict.fromkeys(_SEPARATORS, 0), True
+        elif ch in counts:
+            counts[ch] += 1
+        elif not ch.isspace():
+            blank = False
+        start, closed = ch in counts or ch in "\r\n", False
+    if not blank and not quoted and len(sample) == len(text):
+        lines.append(counts)
+    return lines
 
 
 def _check_rows(
@@ -344,7 +392,7 @@ class Hierarchy:
         lines = [line for line in text.splitlines() if line.strip()]
         if not lines:
             raise HierarchyError(f"the file{where} is empty.", column=name)
-        sep = separator or detect_separator(lines[0])
+        sep = separator or detect_separator(text)
         reader = csv_rows(text, sep, strict=True)
         rows: list[list[str]] = []
         numbers: list[int] = []

@@ -17,7 +17,7 @@ import codecs
 import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import polars as pl
@@ -25,9 +25,23 @@ import polars as pl
 from anonkit._frozen import FrozenDict
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.hierarchy_builders import build_hierarchy, check_spec_keys, suppression
-from anonkit.exceptions import DataError, MissingValuesError, ParameterError
+from anonkit.core.values import as_text
+from anonkit.exceptions import (
+    ConfigError,
+    DataError,
+    HierarchyError,
+    MissingValuesError,
+    ParameterError,
+)
 
-__all__ = ["FILE", "HierarchySpec", "built_from_values", "hierarchy_file", "resolve_hierarchy"]
+__all__ = [
+    "FILE",
+    "HierarchySpec",
+    "built_from_values",
+    "config_hierarchy",
+    "hierarchy_file",
+    "resolve_hierarchy",
+]
 
 #: The ``type`` of a hierarchy table naming a hierarchy file with how to read it:
 #: ``{"type": "file", "path": ..., "encoding": "latin-1", "separator": ";"}`` (encoding
@@ -80,6 +94,46 @@ def hierarchy_file(path: Path, encoding: str) -> Path | FrozenDict[str, str]:
     return path if utf8 else FrozenDict({"type": FILE, "path": str(path), "encoding": encoding})
 
 
+def config_hierarchy(
+    column: str, spec: object, base: Path, encoding: str, where: str
+) -> Path | Mapping[str, Any] | tuple[tuple[Any, ...], ...]:
+    """The ``[hierarchies]`` entry of ``column`` in a run configuration (the file
+    ``where``, in the folder ``base``), checked: a hierarchy file (relative to ``base``,
+    read with the ``[read]`` ``encoding``, as the data), a builder or file table, or the
+    rows inline (as :func:`resolve_hierarchy` reads rows: a whole float is ``"2"``).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the column and ``where``.
+    """
+    if isinstance(spec, str) and spec.strip():
+        return hierarchy_file(_beside(base, spec), encoding)
+    if isinstance(spec, dict):
+        if "type" not in spec:
+            raise ConfigError(
+                f"The hierarchy table for '{column}' in {where} needs a 'type' key "
+                "(intervals, masking, dates, ordered, suppression or file)."
+            )
+        if spec["type"] != FILE:
+            return FrozenDict(dict(spec))
+        table = _file_table(spec, column, where)
+        return FrozenDict({**table, "path": str(_beside(base, str(table["path"])))})
+    if isinstance(spec, list) and spec and all(isinstance(row, list) for row in spec):
+        _check_labels(spec, column, where)
+        return tuple(tuple(row) for row in spec)
+    raise ConfigError(
+        f"The key 'hierarchies.{column}' in {where} must be a file, a builder or rows, not "
+        f"{type(spec).__name__} ({spec!r})."
+    )
+
+
+def _beside(base: Path, value: str) -> Path:
+    """The path ``value`` (``~`` expanded), relative to ``base`` unless absolute."""
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else base / path
+
+
 def built_from_values(spec: HierarchySpec | None) -> bool:
     """Whether ``spec`` makes a hierarchy from the column's values (none given, or a
     builder table), so that :func:`resolve_hierarchy` needs them; not a file, an object
@@ -107,9 +161,9 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
     ('age', '[50-100[')
     """
     if isinstance(spec, Mapping) and spec.get("type") == FILE:
-        check_spec_keys(spec, ("path",), ("encoding", "separator"), name=column)
+        table = _file_table(spec, column)
         return _from_file(
-            spec["path"], column, spec.get("encoding", "utf-8"), spec.get("separator")
+            table["path"], column, table.get("encoding", "utf-8"), table.get("separator")
         )
     if built_from_values(spec):
         nans = int(values.is_nan().sum()) if values.dtype.is_float() else 0
@@ -131,7 +185,7 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
         return _from_file(spec, column)
     if isinstance(spec, Mapping):
         return build_hierarchy(spec, _distinct(values), name=column)
-    rows = _table_rows(spec)
+    rows = _table_rows(spec, column)
     if rows is None:
         raise ParameterError(
             "hierarchies",
@@ -145,19 +199,98 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
 
 
 def _distinct(values: pl.Series) -> list[Any]:
-    """The column's distinct values for a builder, in first-appearance order. A Float32
-    value goes as the float64 of the number it prints as (``0.1``, as the data's text
-    reads it), not as its binary expansion (``0.10000000149011612``)."""
-    if values.dtype == pl.Float32:
-        values = values.cast(pl.String).cast(pl.Float64)
+    """The column's distinct values for a builder, in first-appearance order. Numbers
+    that are not integers go as the text the data's values read as (:func:`as_text`, the
+    expression every engine codes the records with, and the text the engines' own
+    ``distinct`` gives): a builder labels a numeric string as it is and reads its number
+    from it, so the hierarchy holds every value of the column (a Float32 797676544.0 as
+    ``797676544``, a Float32 0.1 as ``0.1``, a Decimal 1.50 as ``1.5``)."""
+    if values.dtype.is_float() or isinstance(values.dtype, pl.Decimal):
+        values = as_text(values)
     return values.drop_nulls().unique(maintain_order=True).to_list()
 
 
-def _table_rows(spec: object) -> list[list[object]] | None:
+def _file_table(spec: Mapping[str, Any], column: str, where: str = "") -> dict[str, Any]:
+    """A hierarchy table of type :data:`FILE` checked: a ``path`` (text or a path), an
+    ``encoding`` Python knows and a ``separator`` of one character other than a quote
+    or a line break; ``"\\t"`` (a backslash and a ``t``, as a TOML literal string keeps
+    them) is a tab, as ``[read] separator`` reads it.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key, the column and ``where`` (the configuration file it is from).
+    """
+    try:
+        check_spec_keys(spec, ("path",), ("encoding", "separator"), name=column)
+    except ConfigError as err:
+        if not where:
+            raise
+        raise ConfigError(f"In {where}: {err}") from None
+    table = dict(spec)
+    if table.get("separator") == "\\t":
+        table["separator"] = "\t"
+    path, encoding, separator = table["path"], table.get("encoding"), table.get("separator")
+    if not isinstance(path, (str, PurePath)) or not str(path).strip():
+        bad = ("path", "the path of a hierarchy file (a string)")
+    elif encoding is not None and not (isinstance(encoding, str) and _known(encoding)):
+        bad = ("encoding", "an encoding Python knows, such as 'utf-8' or 'latin-1'")
+    elif separator is not None and not (
+        isinstance(separator, str) and len(separator) == 1 and separator not in '"\r\n'
+    ):
+        bad = ("separator", 'one character other than a quote or a line break (or "\\t")')
+    else:
+        return table
+    key, expected = bad
+    value, at = spec[key], f" in {where}" if where else ""
+    raise ConfigError(
+        f"The {key!r} key of the {FILE!r} hierarchy table for column {column!r}{at} must be "
+        f"{expected}, not {type(value).__name__} ({value!r})."
+    )
+
+
+def _known(encoding: str) -> bool:
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        return False
+    return True
+
+
+def _check_labels(rows: Sequence[Sequence[object]], column: str, where: str = "") -> None:
+    """Refuse a cell of a hierarchy's ``rows`` that is a table or a list (a label is
+    text or a number, which would else be published as ``"{'a': 1}"``).
+
+    Raises
+    ------
+    HierarchyError
+        Naming the column and the row; a :class:`ConfigError` naming ``where`` too, the
+        configuration file the rows are written in, when given.
+    """
+    for i, row in enumerate(rows, 1):
+        for cell in row:
+            if isinstance(cell, (Mapping, list, tuple, set)):
+                kind = "a table" if isinstance(cell, Mapping) else "a list"
+                text = (
+                    f"row {i} holds {kind} ({cell!r}) where a label goes; write each "
+                    "label as text or a number."
+                )
+                if where:
+                    raise ConfigError(f"The hierarchy of {column!r} in {where}: {text}")
+                raise HierarchyError(text, column=column)
+
+
+def _table_rows(spec: object, column: str) -> list[list[object]] | None:
     """The rows of a hierarchy table in memory, a missing cell as ``""`` (which
     :class:`Hierarchy` refuses, naming the row, instead of taking ``"None"`` or ``"nan"``
     for a label); ``None`` if ``spec`` is no such table. A pandas frame is recognised by
-    its ``itertuples``, so pandas is not imported here."""
+    its ``itertuples``, so pandas is not imported here.
+
+    Raises
+    ------
+    HierarchyError
+        If a cell is a table or a list (:func:`_check_labels`).
+    """
     if isinstance(spec, pl.DataFrame):
         table: Any = spec.iter_rows()
     elif hasattr(spec, "itertuples") and hasattr(spec, "columns"):  # pandas
@@ -166,7 +299,9 @@ def _table_rows(spec: object) -> list[list[object]] | None:
         table = spec
     else:
         return None
-    return [[_cell(cell) for cell in row] for row in table]
+    rows = [list(row) for row in table]
+    _check_labels(rows, column)
+    return [[_cell(cell) for cell in row] for row in rows]
 
 
 def _cell(cell: object) -> object:

@@ -4,8 +4,11 @@ Every path that compares a cell with a hierarchy's values goes through :func:`te
 (one polars expression, so that eager frames, lazy scans and the streaming engine render
 values the same way) or :func:`as_text` (its eager twin). Whole numbers print without
 decimals (``2.0`` -> ``"2"``: pandas turns integer columns with gaps into floats), other
-floats as polars prints them, booleans as ``True``/``False``, timestamps as Python prints
-them (``2024-03-05 08:00:00``), strings are stripped.
+floats as Python's ``repr`` prints them (``1e-06``; a Float32 value as the float64 of the
+number polars prints, ``0.1``), decimals as the same number read from a text file reads
+(``Decimal("1.50")`` -> ``"1.5"``; beyond 15 significant digits every digit), booleans
+as ``True``/``False``, timestamps as Python prints them (``2024-03-05 08:00:00``),
+strings are stripped.
 
 Codes: a quasi-identifier's level-0 code is the row of its value in the hierarchy
 (:func:`code_expr`); a sensitive attribute's labels are the values that occur, in the
@@ -94,30 +97,60 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
     """The values of ``column`` (of type ``dtype``) as the text a hierarchy holds.
 
     Missing values stay null (NaN prints as ``"NaN"``; :func:`missing_expr` finds both).
+    The hierarchies built from a column's values are built from this text too
+    (:func:`anonkit.core.resolve.resolve_hierarchy`), so they hold every value.
     """
     col = pl.col(column)
     if dtype == pl.String:
         return col.str.strip_chars()
     if dtype == pl.Boolean:
         return pl.when(col).then(pl.lit("True")).when(~col).then(pl.lit("False")).alias(column)
-    if dtype.is_float() or isinstance(dtype, pl.Decimal):
-        # a whole number without its decimals (30.0 and Decimal 30.00 as "30"), as the
-        # builders label it; Int128 holds every whole float up to 1.7e38 exactly
-        whole = col.cast(pl.Int128, strict=False)
-        is_whole = (col == col.round(0)) & whole.is_not_null()
-        # other numbers as Python's repr writes them (the builders' labels), the same
-        # shortest round-trip digits: polars writes 1e-9 where Python writes 1e-09, and
-        # 0.000025 where Python writes 2.5e-05 (from 1e-5 to 1e-4)
-        text = (
-            col.cast(pl.String)
-            .str.replace(r"e-([0-9])$", "e-0${1}")
-            .str.replace(r"^(-?)0\.0000([1-9])$", "${1}${2}e-05")
-            .str.replace(r"^(-?)0\.0000([1-9])([0-9]+)$", "${1}${2}.${3}e-05")
-        )
-        return pl.when(is_whole).then(whole.cast(pl.String)).otherwise(text).alias(column)
+    if dtype == pl.Float32:
+        # a whole number with every digit (797676544, as Spark's whole keys read it),
+        # another as the float64 of the number polars prints (0.1, not 0.1000000015)
+        exact = col.cast(pl.Float64)
+        whole = (exact == exact.round(0)) & (exact.abs() < _INT128)
+        printed = col.cast(pl.String).cast(pl.Float64)
+        return _float_text(pl.when(whole).then(exact).otherwise(printed)).alias(column)
+    if dtype.is_float():
+        return _float_text(col).alias(column)
+    if isinstance(dtype, pl.Decimal):
+        # as the same number read from a text file (a float) reads, when a float holds
+        # it: up to 15 significant digits (1.50 as "1.5", 30.00 as "30"); beyond, every
+        # digit but the trailing zeros
+        text = col.cast(pl.String)
+        digits = text.str.replace(r"(\.[0-9]*[1-9])0+$", "${1}").str.replace(r"\.0+$", "")
+        significant = digits.str.replace_all(r"[-.]", "").str.strip_chars_start("0")
+        short = significant.str.len_chars() <= _FLOAT_DIGITS
+        number = _float_text(col.cast(pl.Float64))
+        return pl.when(short).then(number).otherwise(digits).alias(column)
     if isinstance(dtype, pl.Datetime):
         return _datetime_text(col, dtype).alias(column)
     return col.cast(pl.String)
+
+
+#: Whole floats below this size read with all their digits (Int128 holds them exactly).
+_INT128 = 2.0**127
+#: Significant decimal digits a float64 holds exactly (``DBL_DIG``): a decimal number with
+#: no more reads back from the float's shortest text.
+_FLOAT_DIGITS = 15
+
+
+def _float_text(col: pl.Expr) -> pl.Expr:
+    """Float64 values as the builders label them: a whole number without its decimals
+    (30.0 as "30"), with all its digits below 2**127 (Int128 holds them exactly); another
+    as Python's ``repr`` writes it, the same shortest round-trip digits as polars:
+    polars writes 1e-9 where Python writes 1e-09, and 0.000025 where Python writes
+    2.5e-05 (from 1e-5 to 1e-4)."""
+    whole = col.cast(pl.Int128, strict=False)
+    is_whole = (col == col.round(0)) & whole.is_not_null()
+    text = (
+        col.cast(pl.String)
+        .str.replace(r"e-([0-9])$", "e-0${1}")
+        .str.replace(r"^(-?)0\.0000([1-9])$", "${1}${2}e-05")
+        .str.replace(r"^(-?)0\.0000([1-9])([0-9]+)$", "${1}${2}.${3}e-05")
+    )
+    return pl.when(is_whole).then(whole.cast(pl.String)).otherwise(text)
 
 
 def _datetime_text(col: pl.Expr, dtype: pl.Datetime) -> pl.Expr:

@@ -8,9 +8,10 @@ and line, never silently repaired. Writing lives in :mod:`anonkit.io.write`
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -19,6 +20,8 @@ from anonkit._arrays import IntArray
 from anonkit._formats import require_file, table_format
 from anonkit._validation import check_bool
 from anonkit.exceptions import (
+    AnonkitError,
+    ConfigError,
     EmptyDataError,
     InputEncodingError,
     InputFileError,
@@ -45,6 +48,7 @@ from anonkit.io.sniff import (
     sniff_separator,
 )
 from anonkit.io.source import TextSource
+from anonkit.io.toml import type_name
 from anonkit.io.write import (
     OUTPUT_FORMATS,
     WriteInfo,
@@ -62,6 +66,7 @@ __all__ = [
     "check_read_parameters",
     "escape_formulas",
     "output_format",
+    "read_settings",
     "read_table",
     "scan_table",
     "read_table_info",
@@ -233,6 +238,57 @@ def _scan_csv(
         lazy = lazy.rename(dict(zip(raw, names, strict=True)))
     lazy = missing_as_null(lazy, tokens, strip=strip)
     return decimal_points(lazy) if decimal_comma else lazy
+
+
+def read_settings(read: Mapping[str, Any], path: Path, where: str) -> dict[str, Any]:
+    """The ``[read]`` table of a run configuration (the file ``where``) whose input is
+    ``path``, checked as :func:`read_table` checks its keywords, which it returns
+    (``separator``, ``encoding``, ``missing``, ``strip``, ``decimal_comma``). A separator
+    ``"\\t"`` (a backslash and a ``t``, as a TOML literal string keeps them) is a tab.
+    ``missing``, ``strip`` and ``decimal_comma`` read text: given for a Parquet input,
+    whose typed columns :func:`read_table` reads as they are, they are refused rather
+    than ignored (``encoding`` reads the hierarchy files too, ``separator`` writes a CSV
+    release).
+
+    Raises
+    ------
+    ConfigError
+        Naming the key (``read.encoding``) and ``where``.
+    """
+    out = {"separator": None, "encoding": "utf-8", "missing": ("",), **read}
+    out |= {key: read.get(key, False) for key in ("strip", "decimal_comma")}
+    if out["separator"] == "\\t":
+        out["separator"] = "\t"
+    try:
+        out["missing"] = check_read_parameters(out["separator"], out["encoding"], out["missing"])
+        for key in ("strip", "decimal_comma"):
+            check_bool(out[key], key, "read")
+    except ParameterError as err:
+        flag = err.parameter in ("strip", "decimal_comma")
+        expected = "true or false" if flag else err.expected
+        raise ConfigError(
+            f"The key 'read.{err.parameter}' in {where} must be {expected}, not "
+            f"{type_name(err.got)} ({err.got!r})."
+        ) from None
+    text_only = {"missing": set(out["missing"]) - {""}, "strip": out["strip"]}
+    given = [
+        key for key, value in {**text_only, "decimal_comma": out["decimal_comma"]}.items() if value
+    ]
+    if given and _parquet(path):
+        raise ConfigError(
+            f"The key 'read.{given[0]}' in {where} applies to CSV and TSV input only, and "
+            f"{path.name} is Parquet, whose typed columns are read as they are: remove it "
+            "(or turn such cells into nulls in the Parquet file)."
+        )
+    return out
+
+
+def _parquet(path: Path) -> bool:
+    """Whether ``path`` is a Parquet file (as far as can be told: it may not exist yet)."""
+    try:
+        return table_format(path) == "parquet"
+    except AnonkitError:
+        return False
 
 
 def read_table_info(
