@@ -54,3 +54,16 @@ def test_strip_applies_to_column_names_when_streamed(tmp_path: Path) -> None:
     assert read_table(p, strip=True).columns == ["age", "sex"]
     scanned = scan_table(p, strip=True).collect()
     assert scanned.columns == ["age", "sex"] and scanned["sex"].to_list() == ["f", "m"]
+
+
+@pytest.mark.parametrize("missing", [("?",), ("", "?"), ()])
+def test_empty_cells_are_values_or_missing_as_read_table_reads_them(
+    tmp_path: Path, missing: tuple[str, ...]
+) -> None:
+    # missing = ["?"] keeps an empty cell as the value "": scan_table read it as null, so
+    # the streaming engine stopped on missing values (or released nulls) where the
+    # polars engine and Spark kept "".
+    p = _write(tmp_path, 'sex;dis;note\nM;flu;\nM;;\nM;cold;x\nF;"";y\nF;?;\n')
+    read = read_table(p, missing=missing)
+    scanned = scan_table(p, missing=missing).collect()
+    assert scanned.equals(read), (scanned, read)

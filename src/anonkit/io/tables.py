@@ -233,6 +233,7 @@ def _scan_csv(
         separator=sep,
         infer_schema=False,
         null_values=[t for t in tokens if t] or None,
+        empty_string_is_null="" in tokens,  # else "", as read_table reads an empty cell
     )
     if names != raw:
         lazy = lazy.rename(dict(zip(raw, names, strict=True)))
