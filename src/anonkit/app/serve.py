@@ -174,14 +174,7 @@ def _same_origin_only(app: Any) -> Any:
                 if scope["type"] == "websocket":  # closed before accepting: a 403
                     await send({"type": "websocket.close", "code": 1008})
                     return
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 403,
-                        "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-                    }
-                )
-                await send({"type": "http.response.body", "body": b"Cross-origin request."})
+                await _plain_response(send, 403, b"Cross-origin request.")
                 return
         await app(scope, receive, send)
 
@@ -224,16 +217,16 @@ def _quiet_failed_exports(app: Any) -> Any:
         except ExportFailedError:
             if started:  # Starlette answered 500 before passing the error on
                 return
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 500,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8")],
-                }
-            )
-            await send({"type": "http.response.body", "body": b"The export failed."})
+            await _plain_response(send, 500, b"The export failed.")
 
     return quiet
+
+
+async def _plain_response(send: Any, status: int, body: bytes) -> None:
+    """Answer with ``status`` and the plain text ``body``."""
+    headers = [(b"content-type", b"text/plain; charset=utf-8")]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _when_started(server: Any, url: str | None, ready: threading.Event | None) -> None:
