@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -162,3 +163,127 @@ def test_auto_reads_a_file_the_streaming_engine_cannot_in_memory(
     monkeypatch.setattr(base, "memory_bytes", lambda: 10)  # any file is large here
     name, reason = chosen_engine(load_config(cfg))
     assert name == "polars" and "UTF-8" in reason
+
+
+def _row(out: str, name: str) -> str:
+    """The text of the summary table's row ``name`` (its continuation lines joined)."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip("│┃ ").startswith(name))
+    cells = [lines[start].split("│")[2]]
+    for line in lines[start + 1 :]:
+        parts = line.split("│")
+        if len(parts) < 3 or parts[1].strip():
+            break
+        cells.append(parts[2])
+    return " ".join(" ".join(cells).split())
+
+
+def test_a_streamed_run_shows_what_the_same_run_in_memory_shows(
+    adult_csv: Path, tmp_path: Path
+) -> None:
+    """The streamed run printed 'age=3' where the run in memory printed 'age=3/4' (no
+    heights), its summary's input section dropped the separator and the encoding [read]
+    declared, and the engine's reason read 'the engine argument' in memory where the
+    streamed run said 'set by [search] engine or --engine'."""
+    read = '\n[read]\nseparator = ";"\nencoding = "utf-8"\n'
+    cfg = _config(tmp_path, adult_csv, "memory.csv", f'{read}\n[search]\nengine = "polars"\n')
+    runs = {}
+    for name in ("polars", "streaming"):
+        summary = tmp_path / f"{name}.json"
+        code, out, err = _run(
+            "anonymize", str(cfg), "--engine", name, "--summary", str(summary),
+            "-o", str(tmp_path / f"{name}.csv"), "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        runs[name] = (out, json.loads(summary.read_text()))
+    (memory, in_memory), (streamed, on_disk) = runs["polars"], runs["streaming"]
+    assert "/" in _row(memory, "transformation")
+    assert _row(streamed, "transformation") == _row(memory, "transformation")
+    for key in ("separator", "separator_detected", "encoding"):
+        assert on_disk["input"][key] == in_memory["input"][key], key
+    assert in_memory["input"]["separator"] == ";" and in_memory["input"]["encoding"] == "utf-8"
+    assert in_memory["details"]["engine"] == {
+        "name": "polars", "reason": "set by [search] engine or --engine"
+    }  # fmt: skip
+    assert on_disk["details"]["engine"]["reason"] == in_memory["details"]["engine"]["reason"]
+
+
+def test_a_streamed_run_reports_a_sniffed_separator_as_the_run_in_memory_does(
+    adult_csv: Path, tmp_path: Path
+) -> None:
+    """Without a [read] separator, both runs guess ';' from the first records and say so."""
+    cfg = _config(tmp_path, adult_csv, "out.csv")
+    runs = []
+    for name in ("polars", "streaming"):
+        summary = tmp_path / f"{name}.json"
+        code, out, err = _run(
+            "anonymize", str(cfg), "--engine", name, "--summary", str(summary),
+            "-o", str(tmp_path / f"{name}.parquet"), "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        assert "separator ';' (detected)" in out
+        runs.append(json.loads(summary.read_text())["input"])
+    for key in ("separator", "separator_detected", "encoding"):
+        assert runs[1][key] == runs[0][key], key
+    assert runs[1]["separator_detected"] is True
+
+
+def test_a_streamed_mondrian_run_shows_its_metrics(adult_csv: Path, tmp_path: Path) -> None:
+    """repro_streaming_mondrian_metrics.sh: the streamed Mondrian run printed an empty
+    'metrics' row (result.metrics was {}); it shows the metrics the run in memory shows
+    (but the KL divergence)."""
+    cfg = _config(tmp_path, adult_csv, "out.csv", '\n[search]\nalgorithm = "mondrian"\n')
+    rows = {}
+    for name in ("polars", "streaming"):
+        code, out, err = _run(
+            "anonymize", str(cfg), "--engine", name, "-o", str(tmp_path / f"{name}.csv"),
+            "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        pairs = re.findall(r"([a-z_]+) = ([-0-9.,]+)", _row(out, "metrics"))
+        rows[name] = dict(pairs)
+    assert {"loss", "ncp", "height", "discernibility"} <= set(rows["streaming"])
+    assert rows["streaming"] == {n: v for n, v in rows["polars"].items() if n != "kl_divergence"}
+
+
+def test_metrics_not_measured_are_said_so_not_left_empty(
+    adult_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run whose metrics were not measured (Mondrian in memory on a large table) printed
+    an empty 'metrics' row without saying why."""
+    from anonkit.estimators import local
+
+    monkeypatch.setattr(local, "LARGE_TABLE", 100)  # 8,000 records are a large table here
+    cfg = _config(tmp_path, adult_csv, "out.csv", '\n[search]\nalgorithm = "mondrian"\n')
+    code, out, err = _run("anonymize", str(cfg), "--no-progress")
+    assert code == 0, err
+    row = _row(out, "metrics")
+    assert row.startswith("not measured on more than 100 records")
+    assert "anonkit evaluate" in row or "anonkit.evaluate" in row
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a hierarchy built from the data is built inside the streamed fit, which "
+    "config.run_config does not hand back (the fix belongs in config.py)",
+)
+def test_a_streamed_run_shows_the_heights_of_built_hierarchies(
+    adult_csv: Path, tmp_path: Path
+) -> None:
+    """The tester's repro: builder tables ({type = "intervals"}) printed 'age=3' on a
+    streamed run where the run in memory printed 'age=3/4'."""
+    cfg = _config(tmp_path, adult_csv, "out.csv")
+    text = cfg.read_text(encoding="utf-8").replace(
+        f'"age" = "{adult_path() / "adult_hierarchy_age.csv"}"',
+        '"age" = { type = "intervals", widths = [5, 10, 20] }',
+    )
+    cfg.write_text(text, encoding="utf-8")
+    rows = []
+    for name in ("polars", "streaming"):
+        code, out, err = _run(
+            "anonymize", str(cfg), "--engine", name, "-o", str(tmp_path / f"{name}.csv"),
+            "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        rows.append(_row(out, "transformation"))
+    assert "age=" in rows[0] and rows[1] == rows[0]

@@ -14,11 +14,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import polars as pl
 import typer
 from rich.console import Console
 from rich.markup import escape
 
 from anonkit._atomic import atomic_write_text
+from anonkit._formats import table_format
+from anonkit._frozen import FrozenDict
 from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
@@ -30,9 +33,11 @@ from anonkit.cli.common import (
     summary_table,
 )
 from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
+from anonkit.core.resolve import built_from_values, resolve_hierarchy
 from anonkit.engines.base import get_engine
 from anonkit.estimators.bare import only_star
 from anonkit.exceptions import ConfigError, UnknownColumnError
+from anonkit.io.sniff import sample_head, sniff_separator
 from anonkit.io.tables import (
     output_format,
     read_table,
@@ -44,8 +49,6 @@ from anonkit.io.write import check_outputs
 from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from anonkit.config import AnonymizeConfig
     from anonkit.core.hierarchy import Hierarchy
     from anonkit.progress import Progress
@@ -120,7 +123,7 @@ def anonymize_command(
         )
     notes = Console(stderr=True, quiet=quiet, highlight=False)
     said_otherwise()  # as notes after the summary (_notes)
-    name = chosen_engine(cfg)[0]
+    name, reason = chosen_engine(cfg)
     if not get_engine(name).in_memory:
         if html is not None:
             raise ConfigError(
@@ -152,6 +155,7 @@ def anonymize_command(
             if hint:
                 raise ConfigError(f"{err} {hint}") from None
             raise
+        result = _engine_told(result, name, reason)
 
         # Render everything first so that a failure writes nothing.
         html_text = _report_page(cfg, result, target, heights) if report is not None else None
@@ -279,10 +283,12 @@ def _anonymize_streamed(
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Scanning {cfg.input.name}")
         result = run_config(cfg, progress=bar, output=target)
-        html_text = _report_page(cfg, result, target) if report is not None else None
+        heights = _given_heights(cfg)
+        html_text = _report_page(cfg, result, target, heights) if report is not None else None
+        read = _streamed_input(cfg)
         summary_data = {
             **result.to_dict(),
-            "input": {"engine": dict(result.details["engine"])},
+            "input": {**read, "engine": dict(result.details["engine"])},
             "output": {
                 "format": output_format(target),
                 "csv_formulas": "escape",
@@ -294,9 +300,54 @@ def _anonymize_streamed(
     console = stdout_console(quiet)
     engine = result.details["engine"]
     console.print(f"engine: {engine['name']} ({engine['reason']})", markup=False)
-    console.print(summary_table(result))
+    if read["separator_detected"]:
+        console.print(
+            f"read {cfg.input.name}: separator {read['separator']!r} (detected)", markup=False
+        )
+    console.print(summary_table(result, heights=heights))
     console.print(risk_table(result))
     _written(console, target, summary, report)
+
+
+def _engine_told(result: AnonymizationResult, name: str, reason: str) -> AnonymizationResult:
+    """``result`` of a run in memory with the engine's reason the configuration gives
+    (:func:`~anonkit.config.chosen_engine`), as a streamed or Spark run reports it, not
+    the estimator's ("the engine argument": it was handed ``engine="polars"``)."""
+    told = result.details.get("engine")
+    if not isinstance(told, Mapping) or told.get("name") != name:
+        return result
+    details = {**result.details, "engine": {"name": name, "reason": reason}}
+    return dataclasses.replace(result, details=FrozenDict(details))
+
+
+def _given_heights(cfg: AnonymizeConfig) -> dict[str, int]:
+    """The heights of the quasi-identifiers' hierarchies that need no data (files and
+    tables; read again, which costs no pass over the input): the levels a streamed or
+    Spark run shows as ``age=3/4``, as the run in memory does. A hierarchy built from the
+    data is built inside the fit, and its column shows its level only."""
+    empty = pl.Series([], dtype=pl.String)
+    return {
+        c: resolve_hierarchy(c, spec, empty.alias(c)).height
+        for c in cfg.quasi_identifiers
+        if (spec := cfg.hierarchies.get(c)) is not None and not built_from_values(spec)
+    }
+
+
+def _streamed_input(cfg: AnonymizeConfig) -> dict[str, Any]:
+    """How a streamed or Spark run read its input file, for the summary's ``input``
+    section as the run in memory reports it: the separator ([read]'s, tab for ``.tsv``,
+    otherwise guessed from the first records as those engines guess it) and the
+    encoding; missing cells are not counted on such a run (``None``)."""
+    path = Path(cfg.input)
+    if table_format(path) == "parquet":
+        return {"separator": None, "separator_detected": False, "encoding": cfg.encoding,
+                "missing_cells": 0}  # fmt: skip
+    sniffed = cfg.separator is None and path.suffix.lower() != ".tsv"
+    separator = cfg.separator if cfg.separator is not None else "\t"
+    if sniffed:
+        separator = sniff_separator(*sample_head(path, cfg.encoding)) or ","
+    return {"separator": separator, "separator_detected": sniffed, "encoding": cfg.encoding,
+            "missing_cells": None}  # fmt: skip
 
 
 def _full_report(

@@ -299,6 +299,15 @@ def _local_rows(details: Mapping[str, Any]) -> list[tuple[str, str]] | None:
     return None
 
 
+def _metrics(result: AnonymizationResult) -> Text:
+    """The metrics, one a line; when none was measured, why (the result's ``loss`` note),
+    never an empty row."""
+    if result.metrics:
+        return Text("\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items()))
+    why = result.details.get("loss")
+    return Text(str(why) if why else "not measured: run anonkit evaluate on the release")
+
+
 def summary_table(
     result: AnonymizationResult, *, heights: Mapping[str, int] | None = None
 ) -> Table:
@@ -330,9 +339,7 @@ def summary_table(
         "classes", f"{c.n_classes:,} (sizes {c.min_size:,}-{c.max_size:,}, mean {c.mean_size:,.1f})"
     )
     table.add_row("achieved k", f"{c.min_size:,}")
-    table.add_row(
-        "metrics", Text("\n".join(f"{name} = {_fmt(v)}" for name, v in result.metrics.items()))
-    )
+    table.add_row("metrics", _metrics(result))
     if local is not None:
         table.add_row(*local[1])
     else:

@@ -10,20 +10,10 @@ DataFrame: each quasi-identifier's key is joined (broadcast) on its leaf -> labe
 and the records of suppressed classes are found by a broadcast left join on the table of
 those classes' labels. pyspark is imported only when this engine runs.
 
-Values are normalized as :func:`anonkit.core.values.text_expr` does, so that every engine
-counts the same data the same way:
-
-* strings are stripped of Unicode white space (``btrim`` with the characters Rust's
-  ``char::is_whitespace`` accepts, which is what polars' ``strip_chars`` strips);
-* integers print in decimal, booleans as ``True``/``False``;
-* whole floats print as integers (``2.0`` -> ``"2"``; ``-0.0`` -> ``"0"``); NaN and null
-  are missing;
-* other floats print as polars prints them (``1e-7``, ``123456789.5``). Spark prints them
-  as Java does (``1.0E-7``, ``1.234567895E8``), so the engine never compares Spark's text
-  with a hierarchy: a leaf that is polars' text of a float is looked up by Spark's text of
-  the same float (computed by Spark, when the lookup table is built), and where the text
-  itself is needed (sensitive values, :meth:`SparkEngine.distinct`, the values named in an
-  error) the distinct floats are brought to the driver and printed there by polars.
+Values are read as :func:`anonkit.core.values.text_expr` reads them, so that every engine
+counts the same data the same way (:mod:`anonkit.engines.spark_values`: strings stripped,
+floats and decimals looked up by Spark's text of the number a leaf is polars' text of, and
+printed on the driver by polars where their text is needed).
 
 Choices and known differences
 -----------------------------
@@ -40,7 +30,6 @@ Choices and known differences
 
 from __future__ import annotations
 
-import re
 import shutil
 import uuid
 from array import array
@@ -55,7 +44,7 @@ import polars as pl
 from anonkit._atomic import note_commit
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.transform import SUPPRESSED, ReleasePlan
-from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE, text_expr
+from anonkit.core.values import MISSING_CODE, UNKNOWN_CODE
 from anonkit.engines.base import GroupingEngine
 from anonkit.engines.counting import COUNT, KEY_SHIFT, Hierarchies, Names, key_digits, unpack_keys
 from anonkit.engines.spark_csv import (
@@ -69,18 +58,23 @@ from anonkit.engines.spark_csv import (
 )
 from anonkit.engines.spark_frames import collect_frame, named, polars_types, spark_frame
 from anonkit.engines.spark_session import quiet_spark_loggers, start_session
+from anonkit.engines.spark_values import (
+    driver_text,
+    key_expr,
+    key_table,
+    leaf_keys,
+    missing,
+    on_driver,
+    spark_value,
+)
 from anonkit.exceptions import UnknownColumnError
 from anonkit.io.write import field_separator, local_path, output_format
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
-    from pyspark.sql.types import DataType
 
 __all__ = ["WHITESPACE", "SparkEngine", "collect_frame", "polars_types"]
 
-_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
-#: Prefix of the lookup key of a float that is not whole (never starts an integer's text).
-_FRACTION = "~"
 _PREFIX = "__anonkit_"
 _ID = f"{_PREFIX}id__"
 _FLAG = f"{_PREFIX}suppressed__"
@@ -94,100 +88,12 @@ def _label_name(j: int) -> str:
     return f"{_PREFIX}label{j}__"
 
 
-def _is_float(dtype: DataType) -> bool:
-    from pyspark.sql.types import DoubleType, FloatType
-
-    return isinstance(dtype, (DoubleType, FloatType))
-
-
-def _polars_float(dtype: DataType) -> pl.DataType:
-    from pyspark.sql.types import FloatType
-
-    return pl.Float32() if isinstance(dtype, FloatType) else pl.Float64()
-
-
-def _missing(column: str, dtype: DataType) -> Column:
-    """Whether each value is missing (null, or NaN in a float column)."""
-    from pyspark.sql import functions as F
-
-    col = named(column)
-    return col.isNull() | F.isnan(col) if _is_float(dtype) else col.isNull()
-
-
-def _text(column: str, dtype: DataType) -> Column:
-    """The text :func:`~anonkit.core.values.text_expr` gives, for every type but
-    floats (see :func:`_key`); null when missing."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import BooleanType, StringType
-
-    col = named(column)
-    if isinstance(dtype, StringType):
-        return F.btrim(col, F.lit(WHITESPACE))
-    if isinstance(dtype, BooleanType):
-        return F.when(col, F.lit("True")).when(~col, F.lit("False"))
-    return col.cast("string")
-
-
-def _key(column: str, dtype: DataType) -> Column:
-    """The lookup key of each value: its text, except for floats that are not whole,
-    keyed by :data:`_FRACTION` and Spark's text of the float (see :func:`_lookup`)."""
-    from pyspark.sql import functions as F
-
-    if not _is_float(dtype):
-        return _text(column, dtype)
-    col = named(column)
-    # whole floats past 64-bit integers have no text (polars' non-strict cast gives null);
-    # the range test keeps the cast from overflowing (an error under ANSI) on pyspark 3.5
-    fits = (col >= F.lit(-(2.0**63))) & (col < F.lit(2.0**63))
-    whole = F.when(fits, col.cast("long").cast("string"))
-    fraction = F.concat(F.lit(_FRACTION), col.cast("string"))
-    return (
-        F.when(_missing(column, dtype), F.lit(None))
-        .when(col == F.round(col, 0), whole)
-        .otherwise(fraction)
-    )
-
-
-def _float_leaves(leaves: Sequence[str], dtype: DataType) -> list[tuple[int, float]]:
-    """The leaves that are polars' text of a float that is not whole, with the float."""
-    texts = pl.Series("v", list(leaves), dtype=pl.String)
-    values = texts.cast(_polars_float(dtype), strict=False)
-    frame = pl.DataFrame({"t": texts, "v": values})
-    shown = frame.select(text_expr("v", values.dtype))["v"]
-    keep = values.is_not_null() & ~values.is_nan() & values.is_finite() & (shown == texts)
-    keep = keep & (values != values.round(0))
-    return [
-        (i, float(v))
-        for i, (v, ok) in enumerate(
-            zip(values.cast(pl.Float64).to_list(), keep.to_list(), strict=True)
-        )
-        if ok
-    ]
-
-
 #: Grouped counts key each combination of codes by one 64-bit integer when the product of
 #: the hierarchies' sizes stays at most this; otherwise they group by one column per code.
 PACK_LIMIT = 2**62
 #: Hierarchies with at most this many leaves are looked up in a map literal (each record
 #: scans it); larger ones by a broadcast hash join.
 MAP_LEAVES = 64
-
-
-def _leaf_keys(dtype: DataType, leaves: Sequence[str]) -> list[tuple[int, Column]]:
-    """Each leaf's lookup key (an expression Spark folds to a constant), by leaf index:
-    the leaf itself, or for float columns the integers among the leaves and, for the
-    leaves that are polars' text of a float that is not whole, :data:`_FRACTION` and
-    Spark's text of that float."""
-    from pyspark.sql import functions as F
-
-    if not _is_float(dtype):
-        return [(i, F.lit(leaf)) for i, leaf in enumerate(leaves)]
-    kind = "float" if _polars_float(dtype) == pl.Float32() else "double"
-    keys = [(i, F.lit(leaf)) for i, leaf in enumerate(leaves) if _INTEGER.fullmatch(leaf)]
-    for i, f in _float_leaves(leaves, dtype):
-        spark_text = F.lit(f).cast("double").cast(kind).cast("string")
-        keys.append((i, F.concat(F.lit(_FRACTION), spark_text)))
-    return keys
 
 
 def _lookup(
@@ -204,40 +110,16 @@ def _lookup(
     from pyspark.sql import functions as F
 
     dtype = frame.schema[column].dataType
-    keys = _leaf_keys(dtype, hierarchy.leaves)
-    key = _key(column, dtype)
+    key = key_expr(column, dtype)
     if len(hierarchy.leaves) <= MAP_LEAVES:
+        keys = leaf_keys(dtype, hierarchy.leaves)
         pairs = [x for i, k in keys for x in (k, F.lit(values[i]).cast(value_type))]
         found = F.try_element_at(F.create_map(*pairs), key) if pairs else F.lit(None)
         return frame.withColumn(out, found.cast(value_type))
     join = f"{out}key__"
-    schema = f"`{join}` string, `{out}` {value_type}"
-    leaves = hierarchy.leaves
-    if not _is_float(dtype):
-        table = frame.sparkSession.createDataFrame(
-            [(leaf, values[i]) for i, leaf in enumerate(leaves)], schema
-        )
-    else:
-        whole = [(leaf, values[i]) for i, leaf in enumerate(leaves) if _INTEGER.fullmatch(leaf)]
-        table = frame.sparkSession.createDataFrame(whole, schema)
-        fractions = _float_leaves(leaves, dtype)
-        if fractions:
-            kind = "float" if _polars_float(dtype) == pl.Float32() else "double"
-            extra = frame.sparkSession.createDataFrame(
-                [(f, values[i]) for i, f in fractions], f"f double, `{out}` {value_type}"
-            ).select(
-                F.concat(F.lit(_FRACTION), F.col("f").cast(kind).cast("string")).alias(join),
-                F.col(out),
-            )
-            table = table.unionByName(extra)
+    table = key_table(frame.sparkSession, dtype, hierarchy.leaves, values, value_type, join, out)
     joined = frame.withColumn(join, key).join(F.broadcast(table), on=join, how="left")
     return joined.drop(join)
-
-
-def _polars_text(values: Sequence[Any], dtype: DataType) -> list[str | None]:
-    """Floats brought to the driver, printed as polars prints them."""
-    series = pl.Series("v", list(values), dtype=pl.Float64).cast(_polars_float(dtype))
-    return pl.DataFrame({"v": series}).select(text_expr("v", series.dtype))["v"].to_list()
 
 
 class SparkEngine(GroupingEngine):
@@ -330,7 +212,7 @@ class SparkEngine(GroupingEngine):
         return keyed.select(
             "*",
             *[
-                F.when(_missing(c, types[c]), F.lit(MISSING_CODE))
+                F.when(missing(c, types[c]), F.lit(MISSING_CODE))
                 .otherwise(F.coalesce(F.col(_code_name(j)), F.lit(UNKNOWN_CODE)))
                 .alias(c + _PREFIX)
                 for j, c in enumerate(columns)
@@ -345,14 +227,7 @@ class SparkEngine(GroupingEngine):
         df = self.frame(source, [*columns, *sensitive])
         types = {f.name: f.dataType for f in df.schema.fields}
         coded = self._codes(df, columns, hierarchies)
-        sens = [
-            (
-                F.when(F.isnan(named(c)), F.lit(None)).otherwise(named(c))
-                if _is_float(types[c])
-                else _text(c, types[c])
-            ).alias(f"{_PREFIX}s{i}__")
-            for i, c in enumerate(sensitive)
-        ]
+        sens = [spark_value(c, types[c]).alias(f"{_PREFIX}s{i}__") for i, c in enumerate(sensitive)]
         # one 64-bit key per combination when the codes fit (faster to shuffle and group)
         digits = key_digits(hierarchies, limit=PACK_LIMIT + 1)
         packed = digits is not None
@@ -394,12 +269,12 @@ class SparkEngine(GroupingEngine):
                 data[c] = pl.Series(c, np.array(ints[j], dtype=np.int64), dtype=pl.Int64)
         for i, s in enumerate(sensitive):
             raw = texts[i]
-            text = _polars_text(raw, types[s]) if _is_float(types[s]) else raw
+            text = driver_text(raw, types[s])
             data[s] = pl.Series(s, text, dtype=pl.String)
         data[COUNT] = pl.Series(COUNT, np.array(ints[width], dtype=np.int64), dtype=pl.Int64)
         counts = pl.DataFrame(data)
-        if any(_is_float(types[s]) for s in sensitive):
-            # two floats never print alike, but regroup in case (whole floats past 2^63)
+        if any(on_driver(types[s]) for s in sensitive):
+            # two numbers never print alike, but regroup in case (whole floats past 2^63)
             counts = counts.group_by([*columns, *sensitive]).agg(pl.col(COUNT).sum())
         return counts
 
@@ -420,26 +295,24 @@ class SparkEngine(GroupingEngine):
 
         df = self.frame(source, [column])
         dtype = df.schema[column].dataType
-        value = named(column) if _is_float(dtype) else _text(column, dtype)
-        present = df.filter(~_missing(column, dtype)).select(named(column), value.alias(_ID))
+        value = spark_value(column, dtype)
+        present = df.filter(~missing(column, dtype)).select(named(column), value.alias(_ID))
         known = [True] * len(hierarchy.leaves)
         found = _lookup(present, column, hierarchy, known, "boolean", _FLAG)
         unknown = found.filter(F.col(_FLAG).isNull())
         seen = self._first_seen(unknown, F.col(_ID))
         total = seen.count()
         first = [r["v"] for r in seen.orderBy(_ID).limit(10).collect()]
-        if _is_float(dtype):
-            first = _polars_text(first, dtype)
+        first = driver_text(first, dtype)
         return [str(v) for v in first], int(total)
 
     def distinct(self, source: Any, column: str) -> list[str]:
         df = self.frame(source, [column])
         dtype = df.schema[column].dataType
-        value = named(column) if _is_float(dtype) else _text(column, dtype)
-        seen = self._first_seen(df.filter(~_missing(column, dtype)), value).collect()
+        value = spark_value(column, dtype)
+        seen = self._first_seen(df.filter(~missing(column, dtype)), value).collect()
         values = [r["v"] for r in sorted(seen, key=lambda r: int(r[_ID]))]
-        if _is_float(dtype):
-            values = _polars_text(values, dtype)
+        values = driver_text(values, dtype)
         return [str(v) for v in dict.fromkeys(values) if v is not None]
 
     def apply(self, source: Any, plan: ReleasePlan) -> DataFrame:

@@ -53,12 +53,19 @@ def named(name: str) -> Column:
 def polars_types(df: DataFrame) -> dict[str, pl.DataType | None]:
     """Each column's polars type as :func:`collect_frame` reads it (``None``: left to polars
     to infer from the Python values Spark gives)."""
-    return {f.name: _POLARS_TYPES.get(f.dataType.simpleString()) for f in df.schema.fields}
+    from pyspark.sql.types import DecimalType
+
+    return {
+        f.name: pl.Decimal(f.dataType.precision, f.dataType.scale)
+        if isinstance(f.dataType, DecimalType)  # read as text_expr reads decimals, not '2.00'
+        else _POLARS_TYPES.get(f.dataType.simpleString())
+        for f in df.schema.fields
+    }
 
 
 def collect_frame(df: DataFrame) -> pl.DataFrame:
     """A small Spark DataFrame collected into a polars frame (types other than numbers,
-    booleans, text and dates come as text)."""
+    decimals, booleans, text and dates come as text)."""
     schema = polars_types(df)
     df = df.select(
         *[named(c) if t is not None else named(c).cast("string") for c, t in schema.items()]

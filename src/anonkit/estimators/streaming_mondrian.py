@@ -27,9 +27,10 @@ The input file is watched between the passes as in the full-domain fit
 (:mod:`anonkit.estimators.input_watch`): an ``InputChangedError`` names it, and a file
 that changed after the first pass is refused before the release is published.
 
-Loss metrics are not measured (as for every local estimator on more than
-:data:`~anonkit.estimators.local.LARGE_TABLE` records): :func:`anonkit.evaluate` measures
-them on the release.
+The loss metrics are measured as on Spark (:mod:`anonkit.metrics.tallied`), from counts:
+each quasi-identifier's records per leaf, counted from the codes the first pass read, and
+the release's tally its verification grouped; the KL divergence, which needs each record
+paired with its release, is left to :func:`anonkit.evaluate` on the release.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from anonkit.algorithms.mondrian import HierarchicalQI, SensitiveAttribute
@@ -64,6 +66,7 @@ from anonkit.estimators.steps import (
 )
 from anonkit.exceptions import InputChangedError, ParameterError
 from anonkit.metrics.classes import profile_sizes, tally_sizes
+from anonkit.metrics.tallied import tallied_column, tallied_losses
 from anonkit.models import split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import start_stage
@@ -127,6 +130,10 @@ def fit_mondrian_streaming(
         sens_h = dict(zip(given, resolve_hierarchies(engine, source, given, specs), strict=True))
         codes = engine.record_codes(source, qi, hierarchies)
     n = int(codes[0].shape[0])
+    # each quasi-identifier's records per leaf: the original side of the loss metrics
+    leaf_counts = [
+        np.bincount(c, minlength=len(h.leaves)) for c, h in zip(codes, hierarchies, strict=True)
+    ]
     models = privacy.checked(n)
     sens = [
         SensitiveAttribute(c, values, labels, sens_h.get(c))
@@ -160,7 +167,6 @@ def fit_mondrian_streaming(
     details: dict[str, Any] = {
         "engine": {"name": "streaming", "reason": reason},
         "mondrian": part.figures(),
-        "loss": "not measured on a streamed table (anonkit.evaluate measures it on the release)",
     }
     del part, keys
     gc.collect()  # the partitioning's arrays, before the release pass
@@ -195,9 +201,11 @@ def fit_mondrian_streaming(
     bare = starred_everywhere(tallied, columns)
     if bare:
         details[BARE] = bare
+    k, _ = split_k_anonymity(models)
+    start_stage(progress, "Measuring loss")
+    metrics = _loss(leaf_counts, tallied, qi, hierarchies, sizes, starred, k)
     t3 = time.perf_counter()
 
-    k, _ = split_k_anonymity(models)
     result = local_result(
         released,
         algorithm="mondrian",
@@ -206,12 +214,44 @@ def fit_mondrian_streaming(
         n_records=n,
         suppression_limit=limit,
         classes=profile_sizes(sizes, k=k or 1, suppressed=starred),
-        metrics={},
+        metrics=metrics,
         timing=stage_timing(t0, t1, t2, t3),
         details=details,
         **verified_fields(verification, safety),
     )
     return result, dict(zip(qi, hierarchies, strict=True))
+
+
+def _loss(
+    leaf_counts: Sequence[npt.NDArray[np.int64]],
+    tally: pl.DataFrame,
+    qi: Sequence[str],
+    hierarchies: Sequence[Hierarchy],
+    sizes: npt.ArrayLike,
+    starred: int,
+    k: int | None,
+) -> dict[str, float]:
+    """The loss metrics counts determine (:func:`~anonkit.metrics.tallied.tallied_losses`,
+    as the Spark fit measures them): each quasi-identifier's records per leaf
+    (``leaf_counts``, from the codes read) against the release's tally, its class
+    ``sizes`` and the ``starred`` records (every quasi-identifier ``*``)."""
+    columns = []
+    for c, h, counts in zip(qi, hierarchies, leaf_counts, strict=True):
+        present = np.flatnonzero(counts)
+        leaves = pl.Series(c, h.leaves, dtype=pl.String).gather(present)
+        released = tally.group_by(c).agg(pl.col(COUNT).sum())
+        columns.append(
+            tallied_column(
+                c,
+                leaves,
+                counts[present],
+                released[c],
+                released[COUNT].to_numpy(),
+                hierarchy=h,
+            )
+        )
+    losses = tallied_losses(columns, sizes, n_suppressed=starred, k=k)
+    return {name: v for name, v in losses.items() if np.isfinite(v)}
 
 
 def _verify(
