@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.parametrize("delay", [0.05, 0.15, 0.3])
-def test_ctrl_c_while_loading(tmp_path: Path, delay: float) -> None:
-    proc = subprocess.Popen(
+def _demo(tmp_path: Path) -> subprocess.Popen[str]:
+    """``python -m anonkit demo`` writing into ``tmp_path / "out"``, started now."""
+    return subprocess.Popen(
         [sys.executable, "-m", "anonkit", "demo", "--output-dir", str(tmp_path / "out")],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -25,6 +25,11 @@ def test_ctrl_c_while_loading(tmp_path: Path, delay: float) -> None:
         start_new_session=True,
         cwd=tmp_path,
     )
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.15, 0.3])
+def test_ctrl_c_while_loading(tmp_path: Path, delay: float) -> None:
+    proc = _demo(tmp_path)
     time.sleep(delay)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
@@ -53,14 +58,7 @@ def test_the_package_loads_fast() -> None:
 def test_a_stop_signal_while_loading(tmp_path: Path, sig: signal.Signals, delay: float) -> None:
     # SIGTERM or SIGHUP during the seconds of imports ended the process by the signal,
     # silently (exit -15), where the README promises one line and exit 128 + signal.
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "anonkit", "demo", "--output-dir", str(tmp_path / "out")],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        cwd=tmp_path,
-    )
+    proc = _demo(tmp_path)
     time.sleep(delay)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=20)
