@@ -49,13 +49,13 @@ from anonkit.cli.measuring import (
     SuppressionLimitOption,
     level_specs,
     needs_population,
-    read_hint,
     read_measure_config,
     read_measured,
+    separator_hinted,
     starred_limit,
     starred_note,
 )
-from anonkit.exceptions import AnonkitError, ParameterError, UnknownColumnError
+from anonkit.exceptions import AnonkitError, ParameterError
 from anonkit.metrics.classes import class_profile, starred_rows, starred_suppressed
 from anonkit.progress import start_stage
 
@@ -288,7 +288,7 @@ def check_command(
             data, separator=separator, encoding=encoding, csv_formulas=formulas
         )
         start_stage(reporter, "Measuring the classes")
-        try:
+        with separator_hinted(info):
             n_star = starred_rows(frame, columns)
             starred = starred_suppressed(n_star, frame.height, limit)
             profile = class_profile(frame, columns, k=k, starred=starred)
@@ -305,12 +305,6 @@ def check_command(
                 numeric=cfg.numeric if cfg is not None else (),
                 starred_suppressed=starred,
             )
-        except UnknownColumnError as err:
-            # a table read into one column by the wrong separator: say which it looks like
-            hint = read_hint(info, err.columns, remedy="use --separator {}", strip=False)
-            if hint:
-                err.args = (f"{err} {hint}",)
-            raise
         levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
         checks = check_models(classes, models, limit=EXAMPLES)
         needed = any(c.examples for c in checks)

@@ -8,8 +8,9 @@ which ``anonkit release`` gives too)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,7 +18,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from anonkit._frozen import FrozenDict
-from anonkit.exceptions import EmptyDataError, InputFileError, InputFormatError, ParameterError
+from anonkit.exceptions import (
+    EmptyDataError,
+    InputFileError,
+    InputFormatError,
+    ParameterError,
+    UnknownColumnError,
+)
 from anonkit.io.tables import ReadInfo, read_table_info, unknown_column_hint
 from anonkit.io.write import unescape_formulas
 
@@ -33,6 +40,7 @@ __all__ = [
     "level_specs",
     "needs_population",
     "read_hint",
+    "separator_hinted",
     "read_measure_config",
     "read_measured",
     "starred_limit",
@@ -345,6 +353,20 @@ def _read_parts(
         missing_cells=sum(i.missing_cells for _, i in infos),
         blank_lines=sum(i.blank_lines for _, i in infos),
     )
+
+
+@contextlib.contextmanager
+def separator_hinted(info: ReadInfo) -> Iterator[None]:
+    """An :class:`~anonkit.exceptions.UnknownColumnError` raised inside, followed by the
+    wrong-separator hint (:func:`read_hint` with ``--separator`` as the remedy) for the
+    table ``info`` describes: read into one column, it looks otherwise separated."""
+    try:
+        yield
+    except UnknownColumnError as err:
+        hint = read_hint(info, err.columns, remedy="use --separator {}", strip=False)
+        if hint:
+            err.args = (f"{err} {hint}",)
+        raise
 
 
 def read_hint(

@@ -26,8 +26,7 @@ from anonkit.cli.common import (
     progress_reporter,
     stdout_console,
 )
-from anonkit.cli.measuring import read_hint
-from anonkit.exceptions import UnknownColumnError
+from anonkit.cli.measuring import separator_hinted
 from anonkit.io.tables import output_format, read_table_info, write_table
 from anonkit.io.write import check_not_input, check_outputs
 from anonkit.progress import start_stage
@@ -95,7 +94,7 @@ def release_command(
         start_stage(bar, f"Reading {data.name}")
         frame, info = read_table_info(data, separator=separator, encoding=encoding)
         previous = ReleaseHistory.load(history) if history.exists() else None
-        try:
+        with separator_hinted(info):
             result = publish(
                 frame,
                 id_column=id_column,
@@ -108,12 +107,6 @@ def release_command(
                 numeric=_names(numeric),
                 progress=bar,
             )
-        except UnknownColumnError as err:
-            # read into one column by the wrong separator: say which it looks like
-            hint = read_hint(info, err.columns, remedy="use --separator {}", strip=False)
-            if hint:
-                err.args = (f"{err} {hint}",)
-            raise
         start_stage(bar, "Writing the release")
         result.history.save(history)  # first: see the module's docstring
         write_table(result.table, output)
