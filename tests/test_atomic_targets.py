@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import stat
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -258,3 +259,38 @@ def test_the_cli_reports_a_name_too_long_with_exit_code_2(tmp_path: Path) -> Non
     )  # fmt: skip
     assert res.exit_code == 2, res.output
     assert "too long for the file system" in res.output
+
+
+# --- a writer that is still running when it fails ---------------------------------------
+
+
+def test_a_late_write_after_a_failure_leaves_nothing(tmp_path: Path) -> None:
+    """polars' streaming sink can report an error while one of its threads has yet to
+    open the temporary file: under load that thread then created it after the cleanup and
+    a '.release.parquet.*.tmp' stayed beside the output. Here a thread plays that sink."""
+    target = tmp_path / "release.parquet"
+    opened = threading.Event()
+    late: list[BaseException] = []
+
+    def sink(path: Path) -> None:
+        opened.wait(5)
+        try:
+            path.write_bytes(b"PAR1")
+        except OSError as err:  # the staging place is gone: what the fix wants
+            late.append(err)
+
+    with pytest.raises(RuntimeError, match="sink failed"), atomic_path(target) as tmp:
+        writer = threading.Thread(target=sink, args=(tmp,))
+        writer.start()
+        raise RuntimeError("sink failed")
+    opened.set()
+    writer.join(5)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == []
+    assert late, "the late write found a place to write"
+
+
+def test_a_committed_write_leaves_only_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "release.csv"
+    with atomic_path(target) as tmp:
+        tmp.write_text("a\n1\n", encoding="utf-8")
+    assert [p.name for p in tmp_path.iterdir()] == ["release.csv"]

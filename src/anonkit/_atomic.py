@@ -1,5 +1,9 @@
 """Atomic file output: write to a temporary file in the same folder, then rename.
 
+The temporary file sits alone in a hidden staging folder beside the output, removed with
+it: a writer that is still running when it fails (polars' streaming sinks open their file
+from a worker thread) cannot recreate the file once the folder is gone.
+
 The rename happens where the data lives: a symbolic link is written through (its target is
 replaced, the link stays), a rewritten file keeps its permissions, and a path that is not
 a regular file (a FIFO, a device such as ``/dev/null``, a socket) is refused, since a rename
@@ -15,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -179,15 +185,15 @@ def atomic_path(path: Path) -> Iterator[Path]:
     if status is not None and stat.S_ISDIR(status.st_mode):
         raise OutputLocationError(path, "it is a folder; name a file")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    tmp_path = staging / target.name
+    tmp_path.touch(mode=0o600)
     if status is not None:  # a file replaced keeps its permissions
         mode = stat.S_IMODE(status.st_mode)
     else:  # mkstemp creates 0600 files; give a new one what a plain open() would
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    tmp_path = Path(tmp)
     renaming = False
     try:
         os.chmod(tmp_path, mode)
@@ -195,18 +201,31 @@ def atomic_path(path: Path) -> Iterator[Path]:
         renaming = True
         os.replace(tmp_path, target)
         note_commit(path)
+        _remove_staging(staging)
     except BaseException as err:
         # a signal handler can raise between any two calls, even right after the rename:
         # whether the temporary name is gone tells if the file was committed
         if renaming and not os.path.lexists(tmp_path):
             note_commit(path)
-        else:
-            with contextlib.suppress(OSError):
-                tmp_path.unlink()
+        _remove_staging(staging)
         if isinstance(err, OSError) and err.filename in (str(tmp_path), None):
             if not err.filename2:  # name the file the caller asked for, not the temporary
                 raise OSError(err.errno, err.strerror, str(path)) from err
         raise
+
+
+def _remove_staging(staging: Path) -> None:
+    """Remove the staging folder and whatever is in it; a file a late writer creates
+    between emptying and removing the folder makes the removal try again."""
+    for _ in range(100):
+        try:
+            shutil.rmtree(staging)
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
+        else:
+            return
 
 
 def atomic_write_text(path: Path, text: str) -> None:
