@@ -262,11 +262,6 @@ def test_metrics_not_measured_are_said_so_not_left_empty(
     assert "anonkit evaluate" in row or "anonkit.evaluate" in row
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a hierarchy built from the data is built inside the streamed fit, which "
-    "config.run_config does not hand back (the fix belongs in config.py)",
-)
 def test_a_streamed_run_shows_the_heights_of_built_hierarchies(
     adult_csv: Path, tmp_path: Path
 ) -> None:

@@ -283,7 +283,7 @@ def _anonymize_streamed(
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Scanning {cfg.input.name}")
         result = run_config(cfg, progress=bar, output=target)
-        heights = _given_heights(cfg)
+        heights = {**_given_heights(cfg), **result.details.get("heights", {})}
         html_text = _report_page(cfg, result, target, heights) if report is not None else None
         read = _streamed_input(cfg)
         summary_data = {
@@ -324,7 +324,8 @@ def _given_heights(cfg: AnonymizeConfig) -> dict[str, int]:
     """The heights of the quasi-identifiers' hierarchies that need no data (files and
     tables; read again, which costs no pass over the input): the levels a streamed or
     Spark run shows as ``age=3/4``, as the run in memory does. A hierarchy built from the
-    data is built inside the fit, and its column shows its level only."""
+    data is built inside the fit: a full-domain result tells its height
+    (``details["heights"]``)."""
     empty = pl.Series([], dtype=pl.String)
     return {
         c: resolve_hierarchy(c, spec, empty.alias(c)).height

@@ -57,7 +57,7 @@ from anonkit.estimators.cell_suppression import (
 )
 from anonkit.estimators.recoding import generalize_column
 from anonkit.estimators.scaled import fit_out_of_core
-from anonkit.estimators.searching import objective, search
+from anonkit.estimators.searching import found_details, search
 from anonkit.exceptions import ParameterError
 from anonkit.io.frames import from_polars, to_polars
 from anonkit.io.write import output_format
@@ -345,10 +345,9 @@ class FullDomain(Placed):
         masked, tally = engine.apply_tallied(data, plan, fitting.wanted, COUNT)
         if tally is not None:
             fitting.tallies.append((masked, tally))
-        details: dict[str, Any] = {"search": outcome.search_details}
-        aim = objective(self.metric, self.metric_options, qi, type(self).__name__, found.cost)
-        if aim is not None:
-            details["objective"] = aim
+        details = found_details(
+            outcome, table, self.metric, self.metric_options, type(self).__name__
+        )
         metrics = dict(outcome.metrics)
         if self.local_suppression is not False and n_suppressed:
             masked, n_suppressed, classes, cells = suppress_cells_found(

@@ -46,7 +46,7 @@ from anonkit.engines.base import Engine, SensitiveSpec, resolve_hierarchies
 from anonkit.engines.counting import COUNT
 from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.input_watch import InputWatch, released_sizes
-from anonkit.estimators.searching import objective, search
+from anonkit.estimators.searching import found_details, search
 from anonkit.estimators.steps import (
     TallyCheck,
     engine_roles,
@@ -226,10 +226,10 @@ def fit_out_of_core(
     t3 = time.perf_counter()
 
     found = outcome.found
-    details: dict[str, Any] = {"engine": engine.name, "search": outcome.search_details}
-    aim = objective(estimator.metric, estimator.metric_options, qi, "FullDomain", found.cost)
-    if aim is not None:
-        details["objective"] = aim
+    details = {
+        "engine": engine.name,
+        **found_details(outcome, table, estimator.metric, estimator.metric_options, "FullDomain"),
+    }
     transformation = FrozenDict(dict(zip(qi, found.levels, strict=True)))
     result = AnonymizationResult(
         release=release,

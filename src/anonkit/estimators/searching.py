@@ -106,6 +106,25 @@ def objective(
     }
 
 
+def found_details(
+    outcome: Outcome,
+    table: EncodedTable,
+    metric: str,
+    metric_options: Mapping[str, Any] | None,
+    owner: str,
+) -> dict[str, Any]:
+    """``result.details`` of a full-domain search: how the search went, the number of
+    levels of each quasi-identifier's hierarchy (``heights``: a summary shows the level
+    chosen out of the highest, also for a hierarchy built inside the fit) and, when
+    ``metric_options`` change the metric, the objective (:func:`objective`)."""
+    heights = {c: h.height for c, h in zip(table.columns, table.hierarchies, strict=True)}
+    details: dict[str, Any] = {"search": outcome.search_details, "heights": heights}
+    aim = objective(metric, metric_options, table.columns, owner, outcome.found.cost)
+    if aim is not None:
+        details["objective"] = aim
+    return details
+
+
 def search(
     table: EncodedTable,
     models: Sequence[PrivacyModel],
