@@ -122,3 +122,11 @@ def test_options_of_an_estimator_without_options_say_so() -> None:
         anonkit.anonymize(frame, quasi_identifiers=["a"], numeric=["a"], k=2,
                           algorithm="hilbert", options={"x": 1})  # fmt: skip
     assert ": ." not in str(err.value)
+
+
+def test_a_column_named_in_two_roles_is_named_once() -> None:
+    """`anonkit release --qi age,zipx --numeric zipx` said "'zipx' (did you mean 'zip'?),
+    'zipx' (did you mean 'zip'?)": each unknown name once, in the order first given."""
+    err = ex.UnknownColumnError(["zipx", "agex", "zipx"], ["age", "zip"])
+    assert err.columns == ["zipx", "agex"]
+    assert str(err).count("'zipx'") == 1

@@ -129,7 +129,7 @@ class UnknownColumnError(AnonkitError, KeyError):
     exit_code = 2
 
     def __init__(self, columns: Sequence[str], available: Sequence[str]) -> None:
-        self.columns = list(columns)
+        self.columns = list(dict.fromkeys(columns))  # a name in two roles, once
         self.available = list(available)
         names = ", ".join(f"{c!r}{_column_hint(c, self.available)}" for c in self.columns)
         avail = ", ".join(repr(c) for c in self.available[:20])
