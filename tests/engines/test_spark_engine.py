@@ -116,6 +116,28 @@ def test_counts_values_of_every_type_as_polars(spark: Any, mixed: pl.DataFrame) 
     assert_same_table(got, expected)
 
 
+@pytest.mark.parametrize("dtype", [pl.Float64, pl.Float32])
+def test_whole_floats_past_64_bit_integers_are_counted_as_polars(
+    spark: Any, dtype: pl.DataType
+) -> None:
+    """polars prints whole floats below 2^127 with every digit (1e20 as
+    '100000000000000000000'), larger ones as '3e+38', infinities as 'inf'; Spark keyed
+    those past 64-bit integers as missing and refused them as values not in the
+    hierarchy."""
+    values = [1e20, -1e20, 2.0**100, 3e38, float("inf"), float("-inf"), 2.5, 9.3e18, 2.0]
+    frame = pl.DataFrame(
+        {"f": pl.Series(values, dtype=dtype), "q": ["a", "b", "c"] * 3, "s": ["x", "y", "z"] * 3}
+    )
+    polars = PolarsEngine()
+    hierarchies = [grouped(polars.distinct(frame, c), c) for c in ("f", "q")]
+    sensitive = [SensitiveSpec("s")]
+    expected = polars.count_detail(frame, ["f", "q"], hierarchies, sensitive)
+    source = to_spark(spark, frame)
+    got = SparkEngine().count_detail(source, ["f", "q"], hierarchies, sensitive)
+    assert_same_table(got, expected)
+    assert SparkEngine().distinct(source, "f") == polars.distinct(frame, "f")
+
+
 def test_float_leaves_not_in_polars_text_are_unknown(spark: Any) -> None:
     """A leaf spelled as Java spells a float (``1.0E-7``) is not that float's text."""
     frame = pl.DataFrame({"f": [1e-7, 0.5]})

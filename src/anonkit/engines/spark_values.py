@@ -7,9 +7,10 @@ engine counts the same data the same way:
 * strings are stripped of Unicode white space (``btrim`` with the characters Rust's
   ``char::is_whitespace`` accepts, which is what polars' ``strip_chars`` strips);
 * integers print in decimal, booleans as ``True``/``False``;
-* whole floats print as integers (``2.0`` -> ``"2"``; ``-0.0`` -> ``"0"``); NaN and null
-  are missing;
-* other floats print as polars prints them (``1e-7``, ``123456789.5``). Spark prints them
+* whole floats print as integers (``2.0`` -> ``"2"``; ``-0.0`` -> ``"0"``, ``1e20`` with
+  its 21 digits up to 2^127, then ``3e+38``); NaN and null are missing;
+* other floats, and whole ones past 64-bit integers, print as polars prints them
+  (``1e-7``, ``123456789.5``, ``inf``). Spark prints them
   as Java does (``1.0E-7``, ``1.234567895E8``), so the engine never compares Spark's text
   with a hierarchy: a leaf that is polars' text of a float is looked up by Spark's text of
   the same float (computed by Spark, when the lookup table is built), and where the text
@@ -132,8 +133,8 @@ def driver_text(values: Sequence[Any], dtype: DataType) -> list[Any]:
 
 
 def key_expr(column: str, dtype: DataType) -> Column:
-    """The lookup key of each value: its text, except for floats that are not whole,
-    keyed by :data:`_FRACTION` and Spark's text of the float, and decimals, keyed by
+    """The lookup key of each value: its text, except for floats that are not whole
+    (or past 64-bit integers, or infinite), keyed by :data:`_FRACTION` and Spark's text of the float, and decimals, keyed by
     Spark's text of the decimal (see :func:`leaf_keys`)."""
     from pyspark.sql import functions as F
 
@@ -142,26 +143,30 @@ def key_expr(column: str, dtype: DataType) -> Column:
         return col.cast("string")
     if not is_float(dtype):
         return text(column, dtype)
-    # whole floats past 64-bit integers have no text (polars' non-strict cast gives null);
-    # the range test keeps the cast from overflowing (an error under ANSI) on pyspark 3.5
+    # whole floats within 64-bit integers key as their digits; those past them (which
+    # polars prints with Int128's digits or as '3e+38') and infinities like the floats
+    # that are not whole, by Spark's text: the range test also keeps the cast from
+    # overflowing (an error under ANSI) on pyspark 3.5
     fits = (col >= F.lit(-(2.0**63))) & (col < F.lit(2.0**63))
-    whole = F.when(fits, col.cast("long").cast("string"))
     fraction = F.concat(F.lit(_FRACTION), col.cast("string"))
     return (
         F.when(missing(column, dtype), F.lit(None))
-        .when(col == F.round(col, 0), whole)
+        .when(fits & (col == F.round(col, 0)), col.cast("long").cast("string"))
         .otherwise(fraction)
     )
 
 
 def _float_leaves(leaves: Sequence[str], dtype: DataType) -> list[tuple[int, float]]:
-    """The leaves that are polars' text of a float that is not whole, with the float."""
+    """The leaves that are polars' text of a float that :func:`key_expr` keys by Spark's
+    text (not whole, past 64-bit integers or infinite), with the float."""
     texts = pl.Series("v", list(leaves), dtype=pl.String)
     values = texts.cast(_polars_type(dtype), strict=False)
     frame = pl.DataFrame({"t": texts, "v": values})
     shown = frame.select(text_expr("v", values.dtype))["v"]
-    keep = values.is_not_null() & ~values.is_nan() & values.is_finite() & (shown == texts)
-    keep = keep & (values != values.round(0))
+    keep = values.is_not_null() & ~values.is_nan() & (shown == texts)
+    wide = values.cast(pl.Float64)
+    fits = (wide >= -(2.0**63)) & (wide < 2.0**63)
+    keep = keep & ((values != values.round(0)) | ~fits)
     return [
         (i, float(v))
         for i, (v, ok) in enumerate(
@@ -199,8 +204,8 @@ def _decimal_leaves(leaves: Sequence[str], dtype: DataType) -> list[tuple[int, D
 def leaf_keys(dtype: DataType, leaves: Sequence[str]) -> list[tuple[int, Column]]:
     """Each leaf's lookup key (an expression Spark folds to a constant), by leaf index:
     the leaf itself, or for float columns the integers among the leaves and, for the
-    leaves that are polars' text of a float that is not whole, :data:`_FRACTION` and
-    Spark's text of that float; for decimal columns Spark's text of the decimals whose
+    leaves that are polars' text of a float :func:`_float_leaves` finds, :data:`_FRACTION`
+    and Spark's text of that float; for decimal columns Spark's text of the decimals whose
     text the leaves are."""
     from pyspark.sql import functions as F
 
