@@ -134,8 +134,9 @@ def driver_text(values: Sequence[Any], dtype: DataType) -> list[Any]:
 
 def key_expr(column: str, dtype: DataType) -> Column:
     """The lookup key of each value: its text, except for floats that are not whole
-    (or past 64-bit integers, or infinite), keyed by :data:`_FRACTION` and Spark's text of the float, and decimals, keyed by
-    Spark's text of the decimal (see :func:`leaf_keys`)."""
+    (or past 64-bit integers, or infinite), keyed by :data:`_FRACTION` and Spark's text
+    of the float, and decimals, keyed by Spark's text of the decimal (see
+    :func:`leaf_keys`)."""
     from pyspark.sql import functions as F
 
     col = named(column)
