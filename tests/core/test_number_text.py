@@ -187,3 +187,13 @@ def test_decimals_read_as_the_same_numbers_written_in_a_text_file() -> None:
     for series in (decimals, exact):
         for spec in (None, {"type": "intervals", "widths": [10]}):
             _leaves_cover_the_data(series, spec)
+
+
+def test_builders_called_directly_label_decimals_as_the_data_reads_them() -> None:
+    """``intervals([Decimal("1.50")], ...)`` labelled the leaf '1.50' where the data
+    reads '1.5', so the hierarchy missed the value it was built from."""
+    texts = ["1.50", "-0.10", "0.00000010", "0.12345678901234567891", "30.00", "2.5E+3"]
+    values = [Decimal(t) for t in texts]
+    built = intervals(values, widths=[10])
+    read = as_text(pl.Series("x", values, dtype=pl.Decimal(38, 20))).to_list()
+    assert sorted(built.leaves) == sorted(read)

@@ -25,6 +25,8 @@ DECIMAL_COMMA: Final = r"^([+-]?[0-9]+),([0-9]+)$"
 NUMBER: Final = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 #: Whole floats below this size are labelled with all their digits.
 _INT128: Final = 2.0**127
+#: Significant digits a float64 holds exactly (``DBL_DIG``, as core.values reads decimals).
+_FLOAT_DIGITS: Final = 15
 
 
 def as_number(value: object) -> numbers.Real | Decimal | None:
@@ -54,11 +56,22 @@ def render(value: object, owner: str, parameter: str = "values") -> str:
         # (anonkit.core.values.text_expr); beyond it, as Python writes the float
         if number == whole and (not isinstance(number, float) or abs(number) < _INT128):
             return str(whole)
+        if isinstance(number, Decimal):
+            return _decimal_text(number)
         return str(number)
     text = str(value).strip()
     if not text:
         raise ParameterError(parameter, owner, "free of values that render as ''", value)
     return text
+
+
+def _decimal_text(number: Decimal) -> str:
+    """A decimal that is not whole as the data reads it (:func:`~anonkit.core.values.
+    text_expr`): as a float, when one holds its digits (``1.50`` as ``1.5``, ``1E-7`` as
+    ``1e-07``); else every digit but the trailing zeros."""
+    digits = format(number.normalize(), "f")
+    significant = digits.replace("-", "").replace(".", "").lstrip("0")
+    return repr(float(number)) if len(significant) <= _FLOAT_DIGITS else digits
 
 
 def collect(values: Iterable[object], owner: str) -> dict[str, object]:
