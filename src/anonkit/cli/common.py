@@ -50,7 +50,7 @@ def said_otherwise() -> None:
     warnings.filterwarnings("ignore", category=SuppressedColumnWarning)
 
 
-def _separator(value: str | None) -> str | None:
+def separator_option(value: str | None) -> str | None:
     """A separator as a shell passes it: ``\\t`` or ``tab`` is a tab, as ``"\\t"`` is in
     TOML (a tab is awkward to type in a shell)."""
     return "\t" if value in ("\\t", "tab") else value
@@ -62,7 +62,7 @@ SeparatorOption = Annotated[
     typer.Option(
         "--separator",
         help="CSV separator (detected if omitted); \\t or tab for a tab.",
-        callback=_separator,
+        callback=separator_option,
     ),
 ]
 

@@ -27,9 +27,9 @@ from anonkit._atomic import atomic_write_text
 from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
-    SeparatorOption,
     guarded,
     progress_reporter,
+    separator_option,
     stdout_console,
 )
 from anonkit.cli.measuring import (
@@ -228,7 +228,16 @@ def evaluate_command(
         ),
     ] = 0.2,
     suppression_limit: SuppressionLimitOption = None,
-    separator: SeparatorOption = None,
+    separator: Annotated[
+        str | None,
+        typer.Option(
+            "--separator",
+            help="The CSV separator of ORIGINAL, RELEASE and the population table; \\t or "
+            "tab for a tab. Default: ORIGINAL's from the configuration's \\[read], the "
+            "others' detected.",
+            callback=separator_option,
+        ),
+    ] = None,
     encoding: Annotated[
         str,
         typer.Option(
