@@ -292,3 +292,22 @@ def test_a_single_numeric_name_refused_is_shown_as_one_name() -> None:
     with pytest.raises(ParameterError) as info:
         _run(numeric="age", identifying="name", sensitive="disease")
     assert info.value.got == ["age"]
+
+
+def test_k_optimize_takes_its_own_metrics_through_anonymize() -> None:
+    """anonymize(algorithm="k_optimize", metric="classification") was refused as an
+    unknown metric (the full-domain list), though KOptimize takes it; a full-domain
+    metric is refused naming k-Optimize's."""
+    import anonkit
+    from anonkit.exceptions import UnknownNameError
+
+    frame = pl.DataFrame({"age": [str(20 + i % 30) for i in range(100)], "inc": ["a", "b"] * 50})
+    keywords: dict[str, Any] = {"quasi_identifiers": ["age"], "insensitive": ["inc"], "k": 3}
+    result = anonkit.anonymize(
+        frame, algorithm="k_optimize", metric="classification",
+        options={"class_column": "inc"}, **keywords,
+    )  # fmt: skip
+    assert result.metric == "classification"
+    assert anonkit.anonymize(frame, algorithm="k_optimize", **keywords).metric == "discernibility"
+    with pytest.raises(UnknownNameError, match="choose one of: classification, discernibility"):
+        anonkit.anonymize(frame, algorithm="k_optimize", metric="height", **keywords)

@@ -40,6 +40,7 @@ from anonkit.estimators import (
 from anonkit.estimators.full_domain import SUPPRESSED_MODES
 from anonkit.estimators.given import (
     FLAT_KEYWORDS,
+    check_metric,
     refuse_ignored,
     refuse_unused,
     with_keywords,
@@ -244,8 +245,7 @@ class Anonymizer:
                 "used with a full-domain algorithm (it blanks cells after a global recoding)",
                 self.algorithm,
             )
-        if self.metric not in METRICS:
-            raise UnknownNameError("metric", self.metric, list(METRICS))
+        check_metric(self.algorithm, self.metric)
         defaults = inspect.signature(type(self).__init__).parameters
         for name, family in FAMILY_KEYWORDS.items():
             if getattr(self, name) != defaults[name].default and self.algorithm != family:

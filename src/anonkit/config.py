@@ -107,6 +107,7 @@ from anonkit.core.resolve import config_hierarchy, resolve_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.engines.spark_csv import TEXT_SUFFIXES
 from anonkit.estimators import FullDomain, GreedyMerge, Microaggregation, Mondrian
+from anonkit.estimators.given import check_metric
 from anonkit.exceptions import (
     AnonkitError,
     ConfigError,
@@ -118,7 +119,6 @@ from anonkit.io.stamps import file_stamp, note_source
 from anonkit.io.tables import read_settings, read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.io.write import output_format
-from anonkit.metrics.generalization import METRICS
 from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.tables import covering_values
 from anonkit.models.registry import model_from_config
@@ -412,8 +412,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
 
     if algorithm not in ALGORITHMS:
         raise UnknownNameError("algorithm", algorithm, list(ALGORITHMS))
-    if metric not in METRICS:
-        raise UnknownNameError("metric", metric, list(METRICS))
+    check_metric(algorithm, metric)
     options = _search_options(search, algorithm, where)
     if "options" in options and not isinstance(options["options"], dict):
         raise _wrong("options", "a table of the algorithm's parameters", options["options"], where)

@@ -77,3 +77,25 @@ def test_a_run_that_ends_after_another_table_was_loaded_is_discarded(
     finally:
         gate.set()
         h.close()
+
+
+@pytest.mark.parametrize("chosen", ["discernibility", "classification"])
+def test_k_optimize_runs_with_its_own_metrics(tmp_path: Path, chosen: str) -> None:
+    """k-Optimize was shown the full-domain metrics (default 'loss'), which it refuses:
+    its run failed unless one picked 'discernibility', and 'classification' could not be
+    chosen at all. It has its own Metric field now."""
+    path = tmp_path / "table.csv"  # few values: k-Optimize's search is exponential in them
+    pl.DataFrame(
+        {"age": [str(20 + i % 4) for i in range(60)], "income": ["a", "b", "b"] * 20}
+    ).write_csv(path)
+    options = 'class_column = "income"' if chosen == "classification" else ""
+    inputs = {**PRIVACY, "algorithm": "k_optimize", "algorithm_options": options}
+    h = Harness([load, roles, hierarchies, privacy, run], tmp_path / "work", **inputs)
+    try:
+        h.set(path=str(path), load=1)
+        _settle(h, lambda: h.read(h.state.roles_ready))
+        h.set(k_optimize_metric=chosen, run=1)
+        _settle(h, lambda: h.read(h.state.outcome) is not None, rounds=600)
+        assert h.read(h.state.outcome).result.metric == chosen
+    finally:
+        h.close()

@@ -184,6 +184,19 @@ def test_unknown_algorithm(tmp_path: Path) -> None:
         load_config(p)
 
 
+def test_k_optimize_takes_its_own_metrics(tmp_path: Path) -> None:
+    """[search] metric = "classification" with k_optimize was an unknown metric, and
+    leaving the metric out ran into the full-domain default."""
+    head = 'input = "t.csv"\n[hierarchies]\na = "a.csv"\n[privacy]\nk = 2\n[search]\n'
+    p = write(tmp_path, head + 'algorithm = "k_optimize"\nmetric = "classification"\n')
+    assert load_config(p).metric == "classification"
+    p = write(tmp_path, head + 'algorithm = "k_optimize"\n')  # its own default
+    assert load_config(p).metric == "loss"
+    p = write(tmp_path, head + 'algorithm = "k_optimize"\nmetric = "height"\n')
+    with pytest.raises(UnknownNameError, match="choose one of: classification, discernibility"):
+        load_config(p)
+
+
 def test_a_small_hierarchy_may_be_written_inline(tmp_path: Path) -> None:
     """``sex = [["f", "*"], ["m", "*"]]``: the rows of the hierarchy CSV, in the TOML."""
     import polars as pl

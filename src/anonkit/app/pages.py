@@ -14,6 +14,7 @@ from shiny import ui
 from anonkit.api import takes_keyword
 from anonkit.app import workflow
 from anonkit.core.hierarchy_builders import BUILDERS
+from anonkit.estimators.given import OWN_METRICS
 from anonkit.metrics.generalization import METRICS
 
 __all__ = ["STEPS", "page"]
@@ -44,6 +45,12 @@ _METRIC_HELP: Final = (
     "What the search minimizes. loss: the share of a cell's possible values it could stand "
     "for (Iyengar), a good default. height: generalization steps. discernibility and "
     "average_class_size: how large the groups are. precision: share of hierarchy steps used."
+)
+
+_KOPTIMIZE_METRIC_HELP: Final = (
+    "What k-Optimize minimizes. discernibility: a kept record costs its group's size, a "
+    "suppressed one the table's. classification: records suppressed or outside their "
+    "group's majority label; name the label column in Other options (class_column = ...)."
 )
 
 
@@ -222,7 +229,11 @@ def _population_card() -> ui.Tag:
 
 _WHEN = "['{}'].includes(input.algorithm)"
 #: The algorithms the Metric field is shown for ("auto" chooses a full-domain search).
-_WITH_METRIC = [a for a in dict.fromkeys(workflow.ALGORITHM_CHOICES) if takes_keyword(a, "metric")]
+_WITH_METRIC = [
+    a
+    for a in dict.fromkeys(workflow.ALGORITHM_CHOICES)
+    if takes_keyword(a, "metric") and a not in OWN_METRICS
+]
 
 
 def _utility_card() -> ui.Tag:
@@ -262,6 +273,11 @@ def _utility_card() -> ui.Tag:
             _WHEN.format("', '".join(_WITH_METRIC)),
             ui.input_select("metric", "Metric", list(METRICS), selected="loss"),
             _help(_METRIC_HELP),
+        ),
+        ui.panel_conditional(
+            _WHEN.format("k_optimize"),
+            ui.input_select("k_optimize_metric", "Metric", list(OWN_METRICS["k_optimize"])),
+            _help(_KOPTIMIZE_METRIC_HELP),
         ),
         ui.output_ui("settings_error"),
     )

@@ -46,6 +46,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
 from anonkit.core.values import as_text
 from anonkit.datasets import ADULT_COLUMNS, adult_path
+from anonkit.estimators.given import OWN_METRICS
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.metrics.generalization import METRICS
 from anonkit.models.base import PrivacyModel
@@ -110,6 +111,12 @@ ALGORITHM_OPTIONS: Final = tuple(
 #: The algorithms that read quasi-identifiers as numbers (``numeric``): Mondrian splits
 #: them at the median and releases ranges or means; microaggregation aggregates them.
 NUMERIC_ALGORITHMS: Final = ("mondrian", "microaggregation")
+
+
+def metric_choices(algorithm: str) -> tuple[str, ...]:
+    """The metrics ``algorithm`` can minimize, as the page offers them (those of
+    :data:`~anonkit.api.OWN_METRICS` in a field of their own, ``<name>_metric``)."""
+    return OWN_METRICS.get(algorithm, tuple(METRICS))
 
 
 # ------------------------------------------------------------------------------ load
@@ -427,8 +434,8 @@ class Settings:
             ) from None  # fmt: skip
         if self.algorithm not in ALGORITHM_CHOICES:
             raise UnknownNameError("algorithm", self.algorithm, list(ALGORITHM_CHOICES))
-        if self.metric not in METRICS:
-            raise UnknownNameError("metric", self.metric, list(METRICS))
+        if self.metric not in (choices := metric_choices(self.algorithm)):
+            raise UnknownNameError("metric", self.metric, list(choices))
         if self.numeric and self.algorithm not in NUMERIC_ALGORITHMS:
             raise ParameterError(
                 "numeric", "the privacy settings",

@@ -8,14 +8,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from anonkit.algorithms.koptimize import METRICS as KOPTIMIZE_METRICS
 from anonkit.estimators.base import Estimator
 from anonkit.estimators.privacy import Privacy
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import ParameterError, UnknownNameError
+from anonkit.metrics.generalization import METRICS
 from anonkit.progress import Progress
 
 __all__ = [
     "ESTIMATOR_OWN",
     "FLAT_KEYWORDS",
+    "OWN_METRICS",
+    "check_metric",
     "refuse_ignored",
     "refuse_unused",
     "with_keywords",
@@ -38,6 +42,23 @@ FLAT_KEYWORDS = (
     "max_nodes", "seed",
 )  # fmt: skip
 _BUDGET = ("time_limit", "max_nodes", "seed")
+#: Algorithms that minimize metrics of their own, not a full-domain search's
+#: (:data:`~anonkit.metrics.generalization.METRICS`).
+OWN_METRICS: Mapping[str, tuple[str, ...]] = {"k_optimize": KOPTIMIZE_METRICS}
+
+
+def check_metric(algorithm: str, metric: str) -> None:
+    """Refuse a ``metric`` that ``algorithm`` does not minimize; the default, ``"loss"``,
+    leaves an algorithm with metrics of its own (:data:`OWN_METRICS`) to its default.
+
+    Raises
+    ------
+    UnknownNameError
+        Naming the metrics the algorithm offers.
+    """
+    offered = OWN_METRICS.get(algorithm, tuple(METRICS))
+    if metric not in {*offered, "loss"}:
+        raise UnknownNameError("metric", metric, list(offered))
 
 
 def refuse_unused(

@@ -16,6 +16,7 @@ from anonkit.app.guard import FieldError, guard
 from anonkit.app.population import Population, check_population, load_population
 from anonkit.app.state import AppState
 from anonkit.app.widgets import ERRORS, error_box
+from anonkit.estimators.given import OWN_METRICS
 from anonkit.exceptions import ConfigError
 
 __all__ = ["ALGORITHM_FIELDS", "FIELD_LABELS", "estimator_options", "settings_from", "wire"]
@@ -189,9 +190,18 @@ def settings_from(
         suppression_limit=float(suppression or 0) / 100,
         models=tuple(models),
         algorithm=algorithm,
-        metric=values.metric(),
+        metric=_metric(values, algorithm),
         numeric=numeric,
     )
+
+
+def _metric(values: Inputs, algorithm: str) -> str:
+    """The Metric field shown for ``algorithm``: its own (``k_optimize_metric``) or the
+    full-domain searches' (``metric``)."""
+    own = f"{algorithm}_metric"
+    if algorithm in OWN_METRICS and own in values:
+        return str(values[own]())
+    return str(values.metric())
 
 
 def estimator_options(
@@ -239,7 +249,7 @@ def _options(values: Any, algorithm: str) -> dict[str, Any]:
     typed = workflow.parse_pairs(values.algorithm_options() or "", "the algorithm options")
     shown = {**fields, **options}
     if takes_keyword(algorithm, "metric"):
-        shown["metric"] = values.metric()
+        shown["metric"] = _metric(values, algorithm)
     for key in typed:
         if key in shown:
             raise FieldError(
