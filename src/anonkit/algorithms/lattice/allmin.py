@@ -6,10 +6,9 @@ import numpy as np
 
 from anonkit.algorithms.lattice.evaluator import Evaluator
 from anonkit.algorithms.lattice.node_result import NodeResult
+from anonkit.algorithms.lattice.samarati import lowest_private_height
 from anonkit.algorithms.lattice.search import (
-    ANONYMOUS,
     NOT_ANONYMOUS,
-    UNKNOWN,
     SearchResult,
     no_solution,
     rank,
@@ -28,9 +27,10 @@ class AllMin:
     her binary search on height only finds those at the lowest height; allMin enumerates
     all of them:
 
-    1. Samarati's binary search finds the lowest height ``h*`` holding a private node
-       (with predictive tagging: below a failing node every node fails, above a private
-       one every node is private).
+    1. Samarati's binary search (:func:`~.samarati.lowest_private_height`, the one
+       :class:`~.samarati.Samarati` runs) finds the lowest height ``h*`` holding a
+       private node (with predictive tagging: below a failing node every node fails,
+       above a private one every node is private).
     2. Heights ``h*, h* + 1, ...`` are then visited in turn. A node that generalizes an
        already found minimal node is private but not minimal and is skipped; a node
        below a failing node fails and is skipped. Every other node is evaluated, and a
@@ -74,31 +74,12 @@ class AllMin:
 
     def _monotone(self, evaluator: Evaluator) -> list[int]:
         lat = evaluator.lattice
-        status = np.zeros(lat.size, dtype=np.int8)
-        by_height: list[list[int]] = [[] for _ in range(lat.max_height + 1)]
-        for idx in lat.by_height().tolist():
-            by_height[int(lat.levels[idx])].append(int(idx))
-
-        def satisfiable(height: int) -> bool:
-            for node in by_height[height]:
-                if status[node] == UNKNOWN:
-                    tag(status, evaluator, evaluator.evaluate(node))
-                if status[node] == ANONYMOUS:
-                    return True
-            return False
-
-        lo, hi = 0, lat.max_height
-        if not satisfiable(hi):
+        lowest, by_height, status = lowest_private_height(evaluator)
+        if lowest is None:
             return []
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if satisfiable(mid):
-                hi = mid
-            else:
-                lo = mid + 1
         covered = np.zeros(lat.size, dtype=bool)  # generalizes a minimal node found so far
         minimal: list[int] = []
-        for height in range(lo, lat.max_height + 1):
+        for height in range(lowest, lat.max_height + 1):
             for node in by_height[height]:
                 if covered[node] or status[node] == NOT_ANONYMOUS:
                     continue
