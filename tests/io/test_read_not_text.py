@@ -42,6 +42,20 @@ def test_windows_text_read_as_latin1_is_told_to_use_cp1252(tmp_path: Path) -> No
     assert read_table(p, encoding="cp1252")["price"].to_list() == ["3\u20ac", "2\u20ac"]
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])
+def test_utf8_text_declared_latin1_or_cp1252_is_refused(tmp_path: Path, encoding: str) -> None:
+    """A UTF-8 file read as Latin-1 published 'grÃ¼n' for 'grün', with exit code 0: its
+    bytes are valid UTF-8 holding letters beyond ASCII, which one-byte text almost never
+    is. The error names the line and the letter, not the record."""
+    p = _write(tmp_path, "word,n\nrot,1\ngrün,2\nblau,3\n".encode())
+    with pytest.raises(InputFormatError, match='line 3 .*UTF-8.*encoding = "utf-8"') as exc:
+        read_table(p, encoding=encoding)  # (scan_table reads UTF-8 only)
+    assert "grün" not in str(exc.value)
+    assert read_table(p)["word"].to_list() == ["rot", "grün", "blau"]
+    plain = _write(tmp_path, "word,n\nrot,1\ngr\xfcn,2\n".encode("latin-1"), "l.csv")
+    assert read_table(plain, encoding=encoding)["word"].to_list() == ["rot", "grün"]
+
+
 def test_a_table_without_its_header_line_is_refused_without_quoting_it(
     tmp_path: Path,
 ) -> None:

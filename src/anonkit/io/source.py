@@ -62,6 +62,7 @@ class TextSource:
                     raise InputEncodingError.from_decode_error(
                         self.path, raw, exc, self.encoding
                     ) from None
+                _refuse_utf8(self.path, raw, self.encoding)
                 _refuse_c1(self.path, text, self.encoding)
                 self._data = text.removeprefix("\ufeff").encode("utf-8")
             refuse_nul(self.path, self._data, self.skipped)
@@ -95,3 +96,26 @@ def _refuse_c1(path: Path, text: str, encoding: str) -> None:
             '"cp1252" (--encoding cp1252, encoding="cp1252" in Python).',
             line=line,
         )
+
+
+def _refuse_utf8(path: Path, raw: bytes, encoding: str) -> None:
+    """Refuse a file declared in a one-byte encoding (Latin-1, cp1252, ...) whose bytes
+    are UTF-8 holding letters beyond ASCII: one-byte text almost never is, and read as
+    declared every such letter would be published as two (``ü`` as ``Ã¼``)."""
+    if codecs.lookup(encoding).name.startswith("utf") or raw.isascii():
+        return
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    at = next(i for i, ch in enumerate(text) if not ch.isascii())
+    line = text.count("\n", 0, at) + 1
+    letter = text[at]
+    shown = letter.encode("utf-8").decode(encoding, errors="replace")
+    raise InputFormatError(
+        path,
+        f"line {line} holds {letter!r} written in UTF-8, which {encoding} reads as "
+        f'{shown!r}: the file is UTF-8; declare encoding = "utf-8" (--encoding utf-8, '
+        'encoding="utf-8" in Python).',
+        line=line,
+    )
