@@ -103,7 +103,7 @@ from anonkit._formats import table_format
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Boolean, Constraint, Interval, Options, check
 from anonkit.api import ALGORITHMS, ESTIMATOR_ALGORITHMS, anonymize
-from anonkit.core.resolve import config_hierarchy, resolve_hierarchy
+from anonkit.core.resolve import config_hierarchy
 from anonkit.engines.base import choose_engine, get_engine
 from anonkit.engines.spark_csv import TEXT_SUFFIXES
 from anonkit.estimators import FullDomain, GreedyMerge, Microaggregation, Mondrian
@@ -120,7 +120,7 @@ from anonkit.io.tables import read_settings, read_table, scan_table
 from anonkit.io.toml import check_keys, read_toml, type_name
 from anonkit.io.write import output_format
 from anonkit.metrics.levels import model_attributes
-from anonkit.metrics.tables import covering_values
+from anonkit.metrics.tables import covering_hierarchy
 from anonkit.models.registry import model_from_config
 
 if TYPE_CHECKING:
@@ -509,7 +509,7 @@ def resolve_hierarchies(
         if c not in frame.columns:
             continue
         pop = population if population is not None and c in population.columns else None
-        out[c] = resolve_hierarchy(c, config.hierarchies.get(c), covering_values(frame[c], pop))
+        out[c] = covering_hierarchy(c, config.hierarchies.get(c), frame[c], pop)
     return out
 
 

@@ -14,6 +14,8 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import FrameType
 
+from anonkit._codecs import codec_name, display_encoding
+
 
 def _rebuilt(
     cls: type[BaseException], args: tuple[object, ...], state: dict[str, object]
@@ -30,6 +32,8 @@ def _rebuilt(
 _CLOSE = 0.75
 #: Hierarchies with more leaves than this get no "did you mean" hint for unknown values.
 _HINT_LEAVES = 5_000
+#: The ``table`` of errors about the population table, not the data (a path may follow).
+POPULATION_TABLE = "population table"
 
 
 def close_names(name: object, names: Iterable[object], most: int = 3) -> list[str]:
@@ -124,17 +128,18 @@ class ParameterError(AnonkitError, ValueError):
 
 
 class UnknownColumnError(AnonkitError, KeyError):
-    """A column named in the configuration does not exist in the data."""
+    """A column named in the configuration does not exist in the data (or ``table``)."""
 
     exit_code = 2
 
-    def __init__(self, columns: Sequence[str], available: Sequence[str]) -> None:
+    def __init__(self, columns: Sequence[str], available: Sequence[str], table: str = "") -> None:
         self.columns = list(dict.fromkeys(columns))  # a name in two roles, once
         self.available = list(available)
+        self.table = table
         names = ", ".join(f"{c!r}{_column_hint(c, self.available)}" for c in self.columns)
         avail = ", ".join(repr(c) for c in self.available[:20])
         more = "" if len(self.available) <= 20 else f" (and {len(self.available) - 20} more)"
-        super().__init__(f"Unknown column(s) {names}; the data has {avail}{more}.")
+        super().__init__(f"Unknown column(s) {names}; the {table or 'data'} has {avail}{more}.")
 
     def __str__(self) -> str:  # KeyError would otherwise quote the message
         return str(self.args[0])
@@ -238,6 +243,7 @@ class MissingValuesError(DataError):
     def __init__(self, column: str, count: int, *, table: str = "") -> None:
         self.column = column
         self.count = count
+        self.table = table
         where = f" of the {table}" if table else ""
         super().__init__(
             f"Column {column!r}{where} has {count} missing value(s); fill them with a value "
@@ -256,20 +262,26 @@ class HierarchyError(AnonkitError, ValueError):
 
 
 class ValuesNotInHierarchyError(HierarchyError):
-    """Values in the data are not covered by the column's hierarchy."""
+    """Values in the data (or ``table``) are not covered by the column's hierarchy."""
 
     def __init__(
-        self, column: str, missing: Sequence[str], count: int, leaves: Sequence[str] = ()
+        self,
+        column: str,
+        missing: Sequence[str],
+        count: int,
+        leaves: Sequence[str] = (),
+        table: str = "",
     ) -> None:
         self.missing = list(missing)
         self.count = count
+        self.table = table
         # a leaf that differs only by case or a typo is the usual reason: say which
         # (not over huge hierarchies, where comparing every leaf would take long)
         near = leaves if len(leaves) <= _HINT_LEAVES else ()
         shown = ", ".join(f"{v!r}{did_you_mean(str(v), near)}" for v in self.missing[:10])
         more = "" if count <= 10 else ", ..."
         super().__init__(
-            f"{count} value(s) of the data are not in the hierarchy: {shown}{more}",
+            f"{count} value(s) of the {table or 'data'} are not in the hierarchy: {shown}{more}",
             column=column,
         )
 
@@ -420,9 +432,9 @@ class InputEncodingError(InputFormatError):
         self.byte = byte
         # bytes 0x80-0x9F are controls in Latin-1: Windows' cp1252 prints them (€, quotes)
         s = "cp1252" if 0x80 <= byte <= 0x9F else "latin-1"
-        if _codec_name(encoding) in ("iso8859-1", "cp1252"):
+        if codec_name(encoding) in ("iso8859-1", "cp1252"):
             s = "utf-8"
-        if offset == 0 and byte in (0xFF, 0xFE) and not _codec_name(encoding).startswith("utf-16"):
+        if offset == 0 and byte in (0xFF, 0xFE) and not codec_name(encoding).startswith("utf-16"):
             s = "utf-16"  # a UTF-16 byte-order mark (Excel's "Unicode text")
         if hierarchy:  # a hierarchy file: the ways to declare one file's encoding
             how = (
@@ -447,7 +459,7 @@ class InputEncodingError(InputFormatError):
         self.suggested = s
         self.hierarchy = hierarchy
         self.problem = (
-            f"line {line} is not valid {_display_encoding(encoding)}: byte 0x{byte:02X} at "
+            f"line {line} is not valid {display_encoding(encoding)}: byte 0x{byte:02X} at "
             f"byte offset {offset} cannot be decoded"
         )
         super().__init__(
@@ -485,20 +497,6 @@ class InputEncodingError(InputFormatError):
         line = data.count(b"\n", 0, error.start) + 1
         byte = error.object[error.start] if error.start < len(error.object) else 0
         return cls(path, encoding, line=line, offset=offset, byte=byte, hierarchy=hierarchy)
-
-
-def _codec_name(encoding: str) -> str:
-    import codecs
-
-    try:
-        return codecs.lookup(encoding).name
-    except LookupError:
-        return encoding
-
-
-def _display_encoding(encoding: str) -> str:
-    name = _codec_name(encoding)
-    return "UTF-8" if name.startswith("utf-8") else encoding
 
 
 class OutputIsInputError(AnonkitError, ValueError):

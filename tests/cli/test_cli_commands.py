@@ -167,6 +167,70 @@ def test_a_built_hierarchy_covers_the_population_as_the_api_builds_it(tmp_path: 
     assert released.equals(api.release)
 
 
+@pytest.mark.parametrize("engine", ["polars", "streaming"])
+def test_errors_about_the_population_table_name_its_file(tmp_path: Path, engine: str) -> None:
+    """They said "the data" ("Unknown column(s) 'sex'; the data has 'id', ..."; "1
+    value(s) of the data are not in the hierarchy"), which has both."""
+    n = 60
+    sample = pl.DataFrame(
+        {
+            "id": list(range(n)),
+            "age": [20 + (i * 7) % 50 for i in range(n)],
+            "sex": ["male", "female"] * (n // 2),
+            "zip": [f"130{i % 5}{i % 3}" for i in range(n)],
+            "disease": ["flu", "cold", "hiv"] * (n // 3),
+        }
+    )
+    sample.write_csv(tmp_path / "in.csv")
+    population = pl.concat([sample] * 3)
+    population.drop("sex").write_csv(tmp_path / "pop.csv")
+    other = population.head(1).with_columns(sex=pl.lit("other"))
+    pl.concat([population, other]).write_csv(tmp_path / "other.csv")
+    config = (
+        'input = "in.csv"\n[attributes]\nidentifying = ["id"]\nsensitive = ["disease"]\n'
+        '[hierarchies]\nage = { type = "intervals", widths = [10, 20] }\n'
+        'sex = [["male","*"],["female","*"]]\nzip = { type = "masking" }\n'
+        '[privacy]\npopulation = "pop.csv"\nmodels = [{ name = "k_map", k = 3 }]\n'
+    )
+    (tmp_path / "run.toml").write_text(config, encoding="utf-8")
+    (tmp_path / "other.toml").write_text(config.replace("pop.csv", "other.csv"))
+    out = tmp_path / "out.csv"
+    args = ["-o", str(out), "--engine", engine]
+    lacking = runner.invoke(app, ["anonymize", str(tmp_path / "run.toml"), *args])
+    assert lacking.exit_code == 2, lacking.output
+    assert lacking.stderr == (
+        f"error: Unknown column(s) 'sex'; the population table {tmp_path / 'pop.csv'} has "
+        "'id', 'age', 'zip', 'disease'.\n"
+    )
+    outside = runner.invoke(app, ["anonymize", str(tmp_path / "other.toml"), *args])
+    assert outside.exit_code == 1, outside.output
+    assert outside.stderr == (
+        "error: Hierarchy for column 'sex': 1 value(s) of the population table "
+        f"{tmp_path / 'other.csv'} are not in the hierarchy: 'other'.\n"
+    )
+    assert not out.exists()
+
+
+def test_naming_population_names_the_file_where_the_message_is_plain() -> None:
+    from anonkit.cli.common import naming_population
+    from anonkit.exceptions import POPULATION_TABLE, MissingValuesError, UnknownColumnError
+
+    path = Path("pop.csv")
+    with pytest.raises(MissingValuesError) as err:
+        with naming_population(path):
+            raise MissingValuesError("sex", 3, table=POPULATION_TABLE)
+    assert str(err.value).startswith("Column 'sex' of the population table pop.csv has 3")
+    assert (err.value.column, err.value.count) == ("sex", 3)
+    assert err.value.table == "population table pop.csv"
+    data = UnknownColumnError(["sex"], ["age"])  # the data's errors pass unchanged
+    odd = UnknownColumnError(["the population table"], ["age"], POPULATION_TABLE)
+    for raised in (data, odd):  # a column spelled as the label: left as it is
+        with pytest.raises(UnknownColumnError) as same:
+            with naming_population(path):
+                raise raised
+        assert same.value is raised
+
+
 def test_missing_config_file_subprocess(tmp_path: Path) -> None:
     proc = run_module("anonymize", "missing.toml", cwd=tmp_path)
     assert proc.returncode == 2
@@ -213,6 +277,30 @@ def test_value_missing_from_hierarchy_exits_1_and_writes_nothing(tmp_path: Path,
     assert "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
     assert not (tmp_path / "s.json").exists() and not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize("engine", ["polars", "streaming"])
+def test_stray_text_in_an_intervals_column_exits_1_naming_the_value(
+    tmp_path: Path, engine: str
+) -> None:
+    """'3l' among ages exited 2 with "The 'values' parameter of intervals() for column
+    'age' must be numbers or numeric strings": a usage error, in the API's words."""
+    (tmp_path / "s.csv").write_text("age,sex\n31,m\n3l,f\n31,m\n40,f\n", encoding="utf-8")
+    (tmp_path / "s.toml").write_text(
+        'input = "s.csv"\n[hierarchies]\nage = { type = "intervals", widths = [10] }\n'
+        'sex = [["m","*"],["f","*"]]\n[privacy]\nk = 2\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "rs.csv"
+    result = runner.invoke(app, ["anonymize", str(tmp_path / "s.toml"), "-o", str(out),
+                                 "--engine", engine])  # fmt: skip
+    assert result.exit_code == 1, result.output
+    record = " (record 2)" if engine == "polars" else ""  # in memory, the record is known
+    assert result.stderr == (
+        "error: Column 'age' has an intervals hierarchy, whose values must be numbers or "
+        f"numeric strings, but holds '3l'{record}.\n"
+    )
+    assert not out.exists()
 
 
 def test_existing_release_untouched_by_failed_run(tmp_path: Path, toy: Path) -> None:

@@ -4,6 +4,7 @@ as a pandas or polars user holds it; the same release as from the file."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -15,6 +16,7 @@ from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
 from anonkit.exceptions import (
     ConfigError,
+    DataError,
     HierarchyError,
     InputEncodingError,
     OutputIsInputError,
@@ -117,20 +119,67 @@ def test_an_output_over_a_file_table_s_hierarchy_is_refused(tmp_path: Path) -> N
     assert path.read_text(encoding="utf-8") == "a;*\nb;*\n"
 
 
-@pytest.mark.parametrize(
-    ("spec", "expected"),
-    [
-        ({"type": "intervals", "widths": [10, 20]}, "numbers or numeric strings"),
-        ({"type": "masking"}, "values of equal length"),
-        ({"type": "intervals", "widths": [10, 15]}, "multiple"),
-    ],
-)
-def test_a_builder_s_error_names_the_column(spec: dict[str, object], expected: str) -> None:
-    """Among twenty columns, 'The values parameter of intervals()' alone says not which."""
+def test_a_builder_s_error_names_the_column() -> None:
+    """Among twenty columns, 'The widths parameter of intervals()' alone says not which."""
     frame = pl.DataFrame({"age": ["31", "45", "unknown", "52"] * 5})
-    with pytest.raises(ParameterError, match=expected) as err:
+    spec = {"type": "intervals", "widths": [10, 15]}
+    with pytest.raises(ParameterError, match="multiple") as err:
         anonkit.anonymize(frame, quasi_identifiers=["age"], hierarchies={"age": spec}, k=2)
     assert "for column 'age'" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected", "value"),
+    [
+        ({"type": "intervals", "widths": [10, 20]}, "numbers or numeric strings", "'unknown'"),
+        ({"type": "masking"}, r"values of equal length \(2 characters, like '31'\)", "'unknown'"),
+        ({"type": "dates", "format": "%Y", "levels": ["year"]}, "dates in the format '%Y'", "'31'"),
+    ],
+)
+@pytest.mark.parametrize("engine", ["polars", "streaming"])
+def test_a_value_its_builder_cannot_read_is_a_data_error(
+    tmp_path: Path, spec: dict[str, object], expected: str, value: str, engine: str
+) -> None:
+    """A stray value in the data ('3l' in a column of ages) gave exit code 2 and 'The
+    'values' parameter of intervals() ... must be': the data is at fault, not a
+    parameter; the error names the column, the value and (in memory) its record."""
+    path = tmp_path / "data.csv"
+    path.write_text("age\n31\n45\nunknown\n52\n" + "31\n" * 8, encoding="utf-8")
+    with pytest.raises(DataError) as err:
+        anonkit.anonymize(path, engine=engine, quasi_identifiers=["age"], k=2,
+                          hierarchies={"age": spec})  # fmt: skip
+    assert not isinstance(err.value, ParameterError) and err.value.exit_code == 1
+    kind = spec["type"]
+    record = rf" \(record {1 if kind == 'dates' else 3}\)" if engine == "polars" else ""
+    assert re.fullmatch(
+        rf"Column 'age' has an? {kind} hierarchy, whose values must be {expected}, but "
+        rf"holds {value}{record}\..*",
+        str(err.value),
+    ), str(err.value)
+
+
+def test_a_value_only_the_population_holds_is_named_as_the_population_s(tmp_path: Path) -> None:
+    """The hierarchy built over the sample and the population: a stray value of the
+    population is not numbered as a record of the data."""
+    from anonkit.models import KMap
+
+    sample = pl.DataFrame({"age": ["31", "45"] * 4})
+    population = pl.DataFrame({"age": ["31", "45"] * 4 + ["3l"]})
+    with pytest.raises(DataError, match=r"holds '3l' \(in the population table\)\.") as err:
+        anonkit.anonymize(sample, quasi_identifiers=["age"], privacy=[KMap(2)],
+                          population=population,
+                          hierarchies={"age": {"type": "intervals", "widths": [10]}})  # fmt: skip
+    assert err.value.exit_code == 1
+
+
+def test_resolve_hierarchy_numbers_the_record_of_a_value_its_builder_cannot_read() -> None:
+    spec = {"type": "intervals", "widths": [10]}
+    values = pl.Series("age", [31.5, 40.0, float(7), 2.25])
+    assert resolve_hierarchy("age", spec, values, records=4).height == 3  # floats read
+    with pytest.raises(DataError, match=r"holds ' x ' \(record 3\)\.$"):
+        resolve_hierarchy("age", spec, pl.Series("age", [" 31", "40", " x ", "x"]), records=4)
+    with pytest.raises(DataError, match=r"holds 'x'\.$"):  # distinct values: no record
+        resolve_hierarchy("age", spec, pl.Series("age", ["31", "x"]))
 
 
 def _births(n: int = 60) -> pl.Series:

@@ -268,3 +268,43 @@ def test_blank_values_are_counted_by_record_when_a_hierarchy_is_built(
     with pytest.raises(MissingValuesError) as streamed:
         resolve_hierarchies(StreamingEngine(), pl.scan_csv(path), ["sex"], {"sex": spec})
     assert in_memory.value.count == streamed.value.count == 3  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [pl.Series("nul", [None] * 8, dtype=pl.Null), pl.Series("nul", [float("nan")] * 8)],
+    ids=["null", "nan"],
+)
+@pytest.mark.parametrize("spec", [None, {"type": "intervals", "widths": [10]}])
+@pytest.mark.parametrize("algorithm", ["flash", "mondrian"])
+def test_a_column_without_a_value_is_named_as_missing_when_streamed(
+    tmp_path: Path, column: pl.Series, spec: Any, algorithm: str
+) -> None:
+    """Streamed, a quasi-identifier holding no value at all (a Null-typed Parquet
+    column, or NaN only) stopped in the builder ("The 'values' parameter of
+    suppression() must be a non-empty collection of values. Got [] instead.", exit 2);
+    in memory it is a MissingValuesError naming the column."""
+    import anonkit
+
+    path = _write(tmp_path, pl.DataFrame({"sex": ["m", "f"] * 4, "nul": column}))
+    hierarchies = {"sex": [["m", "*"], ["f", "*"]], "nul": spec}
+    errors = []
+    for engine in ("polars", "streaming"):
+        with pytest.raises(MissingValuesError) as err:
+            anonkit.anonymize(path, engine=engine, algorithm=algorithm, k=2,
+                              quasi_identifiers=["sex", "nul"], output=tmp_path / "o.csv",
+                              hierarchies=hierarchies)  # fmt: skip
+        errors.append(err.value)
+    assert str(errors[0]) == str(errors[1])
+    assert errors[1].column == "nul" and errors[1].count == 8 and errors[1].exit_code == 1
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_a_streamed_table_without_records_is_said_so(tmp_path: Path) -> None:
+    """It stopped in the builder too ('a non-empty collection of values')."""
+    from anonkit.engines.base import resolve_hierarchies
+    from anonkit.exceptions import EmptyDataError
+
+    path = _write(tmp_path, pl.DataFrame({"sex": pl.Series([], dtype=pl.String)}))
+    with pytest.raises(EmptyDataError):
+        resolve_hierarchies(StreamingEngine(), pl.scan_parquet(path), ["sex"], {"sex": None})

@@ -316,3 +316,88 @@ def test_only_ascii_digits_make_a_number_that_stays_unescaped() -> None:
     out, n = escape_formulas(pl.DataFrame({"v": ["-3", "-٣", "+１２", "-x"]}))
     assert out["v"].to_list() == ["-3", "'-٣", "'+１２", "'-x"] and n == 3
     assert escape_name("-٣") == "'-٣" and escape_name("-3") == "-3"
+
+
+def _probe_columns() -> dict[str, pl.Series]:
+    """One column of each polars type a release may hold, to write to CSV."""
+    import datetime as dt
+    from decimal import Decimal
+
+    return {
+        "duration_us": pl.Series([dt.timedelta(days=1)], dtype=pl.Duration("us")),
+        "duration_ms": pl.Series([dt.timedelta(days=1)], dtype=pl.Duration("ms")),
+        "duration_ns": pl.Series([dt.timedelta(days=1)], dtype=pl.Duration("ns")),
+        "time": pl.Series([dt.time(1, 2)], dtype=pl.Time),
+        "date": pl.Series([dt.date(2020, 1, 1)]),
+        "datetime": pl.Series([dt.datetime(2020, 1, 1)]).dt.replace_time_zone("UTC"),
+        "categorical": pl.Series(["a"], dtype=pl.Categorical),
+        "enum": pl.Series(["a"], dtype=pl.Enum(["a"])),
+        "decimal": pl.Series([Decimal("1.5")], dtype=pl.Decimal(10, 2)),
+        "null": pl.Series([None], dtype=pl.Null),
+        "int128": pl.Series([1], dtype=pl.Int128),
+        "uint64": pl.Series([1], dtype=pl.UInt64),
+        "float32": pl.Series([1.0], dtype=pl.Float32),
+        "boolean": pl.Series([True]),
+        "binary": pl.Series([b"a"]),
+        "object": pl.Series([object()], dtype=pl.Object),
+        "list": pl.Series([[1]]),
+        "array": pl.Series([[1]], dtype=pl.Array(pl.Int64, 1)),
+        "struct": pl.Series([{"a": 1}]),
+    }
+
+
+@pytest.mark.parametrize("name", list(_probe_columns()))
+def test_refuse_unwritable_refuses_exactly_what_polars_cannot_write(
+    tmp_path: Path, name: str
+) -> None:
+    """A Duration column passed the check and stopped in polars' CSV writer
+    ('datatype duration[us] cannot be written to CSV'): the check refuses exactly the
+    types polars' writer (eager and streamed) refuses."""
+    from anonkit.io.write import refuse_unwritable
+
+    frame = pl.DataFrame({name: _probe_columns()[name]})
+    try:
+        frame.write_csv()
+        frame.lazy().sink_csv(tmp_path / "probe.csv")
+    except pl.exceptions.ComputeError:
+        with pytest.raises(DataError, match=f"Column '{name}' holds .* a TSV file cannot"):
+            refuse_unwritable(frame.schema, "tsv")
+    else:
+        refuse_unwritable(frame.schema, "csv")
+    refuse_unwritable(frame.schema, "parquet")  # Parquet holds them all
+
+
+@pytest.mark.parametrize("engine", ["polars", "streaming"])
+@pytest.mark.parametrize("suffix", [".csv", ".tsv"])
+def test_a_duration_column_released_to_text_is_refused_before_the_search(
+    tmp_path: Path, engine: str, suffix: str
+) -> None:
+    """It stopped after the search on polars' unreadable ComputeError (and, in memory, a
+    Struct column was refused only when the release was written, after the search)."""
+    import datetime as dt
+
+    import anonkit
+
+    stages: list[str] = []
+
+    class Stages:
+        def __call__(self, done: int, total: int) -> None:
+            pass
+
+        def stage(self, name: str, unit: str = "") -> None:
+            stages.append(name)
+
+    path = tmp_path / "d.parquet"
+    frame = pl.DataFrame({"sex": ["m", "f"] * 4, "dur": [dt.timedelta(days=1)] * 8})
+    frame.with_columns(st=pl.struct("sex")).write_parquet(path)
+    out = tmp_path / f"r{suffix}"
+    for column, dtype in (("dur", "Duration"), ("st", "Struct")):
+        stages.clear()
+        with pytest.raises(DataError, match=rf"Column '{column}' holds {dtype} values, which a "
+                           rf"{suffix[1:].upper()} file cannot hold"):  # fmt: skip
+            anonkit.anonymize(path, engine=engine, output=out, k=2, quasi_identifiers=["sex"],
+                              insensitive=[column], others="drop", progress=Stages(),
+                              hierarchies={"sex": [["m", "*"], ["f", "*"]]},
+                              leak_check=False)  # fmt: skip
+        assert not [s for s in stages if "Search" in s], stages
+        assert not out.exists()

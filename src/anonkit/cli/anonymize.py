@@ -26,6 +26,7 @@ from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
     guarded,
+    naming_population,
     progress_reporter,
     risk_table,
     said_otherwise,
@@ -135,7 +136,8 @@ def anonymize_command(
                 f"The {name} engine always escapes formulas in CSV output; write Parquet or "
                 'drop csv_formulas = "keep".'
             )
-        _anonymize_streamed(cfg, target, summary, report, progress, quiet, notes)
+        with naming_population(cfg.population):
+            _anonymize_streamed(cfg, target, summary, report, progress, quiet, notes)
         return
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Reading {cfg.input.name}")
@@ -145,16 +147,17 @@ def anonymize_command(
             start_stage(bar, f"Reading {cfg.population.name}")
             population = read_table(cfg.population, **cfg.read_kwargs())
         start_stage(bar, "Building hierarchies")
-        # a built hierarchy covers the population's values too, as anonymize() builds it
-        inputs = (frame, resolve_hierarchies(cfg, frame, population))
-        heights = {c: h.height for c, h in inputs[1].items()}
-        try:
-            result = run_config(cfg, progress=bar, inputs=inputs, population=population)
-        except UnknownColumnError as err:
-            hint = unknown_column_hint(info, err.columns)
-            if hint:
-                raise ConfigError(f"{err} {hint}") from None
-            raise
+        with naming_population(cfg.population):
+            # a built hierarchy covers the population's values too, as anonymize() builds it
+            inputs = (frame, resolve_hierarchies(cfg, frame, population))
+            heights = {c: h.height for c, h in inputs[1].items()}
+            try:
+                result = run_config(cfg, progress=bar, inputs=inputs, population=population)
+            except UnknownColumnError as err:
+                hint = unknown_column_hint(info, err.columns)
+                if hint and not err.table:  # the hint reads the input's header
+                    raise ConfigError(f"{err} {hint}") from None
+                raise
         result = _engine_told(result, name, reason)
 
         # Render everything first so that a failure writes nothing.

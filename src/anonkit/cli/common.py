@@ -12,6 +12,7 @@ closed are kept.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import os
 import select
@@ -32,7 +33,13 @@ from anonkit._interrupts import signalled
 from anonkit.cli.interrupt import written_note
 from anonkit.cli.progress import ProgressReporter
 from anonkit.engines.spark_session import worker_problem
-from anonkit.exceptions import SHOW_ERRORS, AnonkitError, LeakWarning, SuppressedColumnWarning
+from anonkit.exceptions import (
+    POPULATION_TABLE,
+    SHOW_ERRORS,
+    AnonkitError,
+    LeakWarning,
+    SuppressedColumnWarning,
+)
 from anonkit.metric_info import percent_label
 from anonkit.result import AnonymizationResult
 
@@ -164,6 +171,25 @@ def quiet_when_stdout_closes() -> Iterator[None]:
         if _stdout_gone() or (not was_devnull and _is_devnull(1)):
             raise stdout_closed() from None
         raise
+
+
+@contextlib.contextmanager
+def naming_population(path: Path | None) -> Iterator[None]:
+    """Errors about the population table (whose ``table`` is
+    :data:`~anonkit.exceptions.POPULATION_TABLE`) name its file ``path`` too, as
+    ``the population table pop.csv``: the API, handed a frame, cannot."""
+    try:
+        yield
+    except AnonkitError as err:
+        said = f"the {POPULATION_TABLE}"
+        text = str(err)
+        # once only: a column or value spelled so would leave the message ambiguous
+        if path is None or getattr(err, "table", "") != POPULATION_TABLE or text.count(said) != 1:
+            raise
+        named = copy.copy(err)  # the same class and attributes (AnonkitError.__reduce__)
+        named.args = (text.replace(said, f"{said} {path}"),)
+        vars(named)["table"] = f"{POPULATION_TABLE} {path}"
+        raise named from None
 
 
 def fail(message: str, code: int, written: Sequence[Path] = ()) -> typer.Exit:

@@ -141,15 +141,24 @@ def built_from_values(spec: HierarchySpec | None) -> bool:
     return spec is None or (isinstance(spec, Mapping) and spec.get("type") != FILE)
 
 
-def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series) -> Hierarchy:
+def resolve_hierarchy(
+    column: str, spec: HierarchySpec | None, values: pl.Series, *, records: int | None = None
+) -> Hierarchy:
     """A hierarchy from an object, a file path, a builder spec, or ``None`` (suppression).
 
-    ``values`` are the column's values, which a built hierarchy must cover.
+    ``values`` are the column's values, which a built hierarchy must cover. ``records``:
+    how many of the first ``values`` are the table's records, in their order (the rest
+    the population table's), so that a value a builder cannot read is named with its
+    record; ``None``: ``values`` are not records (the distinct values an engine read).
 
     Raises
     ------
     MissingValuesError
         If a hierarchy is to be built from values holding NaN or blank cells.
+    DataError
+        If a builder cannot read one of ``values`` (text in a column of numbers for
+        ``intervals``, a code of another length for ``masking``, a value that is no date
+        for ``dates``), naming the column, the value and where it is.
     ParameterError
         If ``spec`` is none of the above.
 
@@ -184,7 +193,7 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
     if isinstance(spec, (str, Path)):
         return _from_file(spec, column)
     if isinstance(spec, Mapping):
-        return build_hierarchy(spec, _distinct(values), name=column)
+        return _built(column, spec, values, records)
     rows = _table_rows(spec, column)
     if rows is None:
         raise ParameterError(
@@ -196,6 +205,42 @@ def resolve_hierarchy(column: str, spec: HierarchySpec | None, values: pl.Series
             type(spec).__name__,
         )
     return Hierarchy(rows, name=column)
+
+
+def _built(
+    column: str, spec: Mapping[str, Any], values: pl.Series, records: int | None
+) -> Hierarchy:
+    """:func:`build_hierarchy` over the column's distinct ``values``; a value the builder
+    cannot read is the data's fault, not a parameter's: a :class:`DataError` naming the
+    column, the value and, with ``records`` (see :func:`resolve_hierarchy`), its record
+    or the population table."""
+    try:
+        return build_hierarchy(spec, _distinct(values), name=column)
+    except ParameterError as err:
+        if err.parameter != "values" or values.len() == 0:  # no values: not the data's
+            raise
+        at = _first_at(values, err.got)
+        where = ""
+        if records is not None and at is not None:
+            where = f" (record {at + 1:,})" if at < records else " (in the population table)"
+        kind = str(spec["type"])
+        article = "an" if kind[:1] in ("a", "e", "i", "o", "u") else "a"
+        raise DataError(
+            f"Column {column!r} has {article} {kind} hierarchy, whose values must be "
+            f"{err.expected}, but holds {err.got!r}{where}.{err.hint}"
+        ) from None
+
+
+def _first_at(values: pl.Series, value: object) -> int | None:
+    """The position of ``value`` (as :func:`_distinct` gives it) in ``values``, or
+    ``None`` when it is not found there."""
+    if values.dtype.is_float() or isinstance(values.dtype, pl.Decimal):
+        values = as_text(values)
+    try:
+        hits = (values == value).fill_null(False).arg_true()
+    except (pl.exceptions.PolarsError, TypeError, ValueError):  # a value of another type
+        return None
+    return int(hits[0]) if hits.len() else None
 
 
 def _distinct(values: pl.Series) -> list[Any]:

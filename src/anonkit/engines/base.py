@@ -51,7 +51,12 @@ from anonkit.engines.counting import (
     check_counts,
     table_from_counts,
 )
-from anonkit.exceptions import MissingValuesError, UnknownNameError
+from anonkit.exceptions import (
+    POPULATION_TABLE,
+    EmptyDataError,
+    MissingValuesError,
+    UnknownNameError,
+)
 
 __all__ = [
     "COUNT",
@@ -249,6 +254,7 @@ class GroupingEngine:
                 (),
                 lambda j: self._unknown(population, columns, hierarchies, j),
                 hierarchies,
+                table=POPULATION_TABLE,
             )
         return table_from_counts(counts, columns, hierarchies, sensitive, pop)
 
@@ -286,13 +292,26 @@ def resolve_hierarchies(
 ) -> list[Hierarchy]:
     """Each column's hierarchy (:func:`~anonkit.core.resolve.resolve_hierarchy`) for data
     ``engine`` reads: one built from the data (no spec, or a builder table) reads the
-    column's distinct values through the engine, and the population's too when given."""
+    column's distinct values through the engine, and the population's too when given.
+
+    Raises
+    ------
+    MissingValuesError
+        Counting records (not distinct values), as the run in memory does, when a
+        hierarchy is to be built from a column with blank or NaN values, or with no
+        value at all (null or NaN in every record: a Null-typed Parquet column).
+    EmptyDataError
+        If ``source`` has no records and a hierarchy is to be built from them.
+    """
     out = []
     for c in columns:
         spec = specs.get(c)
         values: list[str] = []
         if built_from_values(spec):
             values = engine.distinct(source, c)
+            if not values:  # nothing to build from: say why, not the builder's 'Got []'
+                records = int(engine.tally(source, [c]).get_column(COUNT).sum())
+                raise MissingValuesError(c, records) if records else EmptyDataError()
             if population is not None:
                 values = list(dict.fromkeys([*values, *engine.distinct(population, c)]))
         try:

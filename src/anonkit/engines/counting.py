@@ -171,17 +171,21 @@ def check_counts(
     sensitive: Sequence[str],
     unknown: Callable[[int], tuple[list[str], int]],
     hierarchies: Sequence[Hierarchy] = (),
+    *,
+    table: str = "",
 ) -> None:
     """Refuse a grouped count with no record, missing values or values outside a
     hierarchy; ``unknown(j)`` names the values quasi-identifier ``j``'s hierarchy lacks
     (the error suggests leaves of ``hierarchies[j]`` that look like them, when given).
+    The errors name ``table`` (:data:`~anonkit.exceptions.POPULATION_TABLE`) when it is
+    not the data.
 
     Raises
     ------
     EmptyDataError, MissingValuesError, ValuesNotInHierarchyError
     """
     if counts.height == 0 or int(counts[COUNT].sum()) == 0:
-        raise EmptyDataError()
+        raise EmptyDataError(f"The {table}") if table else EmptyDataError()
     # on the small grouped table, in numpy: no polars query per column
     weights = counts[COUNT].to_numpy()
     for j, c in enumerate(columns):
@@ -190,15 +194,15 @@ def check_counts(
             continue
         missing = int(weights[codes == MISSING_CODE].sum())
         if missing:
-            raise MissingValuesError(c, missing)
+            raise MissingValuesError(c, missing, table=table)
         if (codes == UNKNOWN_CODE).any():
             values, total = unknown(j)
             leaves = hierarchies[j].leaves if hierarchies else ()
-            raise ValuesNotInHierarchyError(c, values, total, leaves)
+            raise ValuesNotInHierarchyError(c, values, total, leaves, table)
     for s in sensitive:
         missing = int(counts.filter(pl.col(s).is_null())[COUNT].sum())
         if missing:
-            raise MissingValuesError(s, missing)
+            raise MissingValuesError(s, missing, table=table)
 
 
 def _snapshot(frame: pl.DataFrame, columns: Sequence[str], population: bool) -> FrequencySnapshot:

@@ -62,9 +62,9 @@ from anonkit.exceptions import (
     UndeclaredColumnsError,
     UnknownColumnError,
 )
-from anonkit.io.frames import FrameKind, PandasTypes, from_polars, to_polars
+from anonkit.io.frames import FrameKind, PandasTypes, PolarsTypes, from_polars, to_polars
 from anonkit.io.tables import read_table
-from anonkit.io.write import check_outputs, write_table
+from anonkit.io.write import check_outputs, check_writable, write_table
 from anonkit.metrics.levels import model_attributes
 from anonkit.metrics.tables import resolved_hierarchies
 from anonkit.models import PrivacyModel
@@ -133,8 +133,8 @@ def _kept_after_fit(fitting: Fitting) -> Fitting:
     kept = list(dict.fromkeys([*fitting.quasi_identifiers, *model_attributes(fitting.models)]))
     data = pl.DataFrame([fitting.data.get_column(c) for c in kept if c in fitting.data.columns])
     kind = fitting.kind
-    if isinstance(kind, PandasTypes):  # a category type holds the column's values
-        kind = PandasTypes({c: t for c, t in kind.dtypes.items() if c in kept})
+    if isinstance(kind, PandasTypes | PolarsTypes):  # a category type holds the column's values
+        kind = kind.only(kept)
     return dataclasses.replace(fitting, data=data, kind=kind, leaks=None, tallies=[])
 
 
@@ -344,6 +344,7 @@ class Estimator(Parameters):
         wanted = model_attributes(models)
         schema = columns.schema(data.columns, wanted)
         check_single_values(data.schema, [*qi, *schema.columns(AttributeRole.SENSITIVE)])
+        check_writable(data.schema, self._released_as_is(schema), getattr(self, "output", None))
         _check_attainable(data, models)
         safety, leaks = self._leak_check(data, qi, schema, self._tallied(models))
         with errors_first(leaks):

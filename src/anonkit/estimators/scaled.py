@@ -54,7 +54,7 @@ from anonkit.estimators.steps import (
     streamed_source,
     write_verified,
 )
-from anonkit.exceptions import PrivacyUnattainableError, UnknownColumnError
+from anonkit.exceptions import POPULATION_TABLE, PrivacyUnattainableError, UnknownColumnError
 from anonkit.io.frames import to_polars
 from anonkit.models.base import CLASS_SIZE, POPULATION_COUNT
 from anonkit.progress import start_stage
@@ -145,7 +145,7 @@ def fit_out_of_core(
     if population is not None:
         missing = [c for c in qi if c not in engine.columns(population)]
         if missing:
-            raise UnknownColumnError(missing, engine.columns(population))
+            raise UnknownColumnError(missing, engine.columns(population), POPULATION_TABLE)
     with watch.passes():
         safety = head_leak_check(estimator, engine, source, qi, schema, output)
 

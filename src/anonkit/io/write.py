@@ -35,6 +35,7 @@ __all__ = [
     "check_not_input",
     "check_output",
     "check_outputs",
+    "check_writable",
     "escape_formulas",
     "escape_formulas_lazy",
     "escape_name",
@@ -63,6 +64,8 @@ FORMULA_START = r"^'*[=+\-@\t\r]"
 #: A number written as text (never escaped).
 NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _CSV_FORMULAS = ("escape", "keep")
+#: Flat types polars' CSV writer refuses (besides nested ones: lists, arrays, structs).
+_NOT_IN_TEXT = (pl.Binary, pl.Object, pl.Duration)
 
 
 @dataclass(frozen=True)
@@ -272,8 +275,8 @@ def write_table(
     ParameterError
         If ``csv_formulas`` is not ``"escape"`` or ``"keep"``.
     DataError
-        If CSV or TSV output would hold a list, struct, binary or object column, or a
-        text value with a NUL byte (:func:`refuse_nul_cells`).
+        If CSV or TSV output would hold a list, struct, binary, duration or object
+        column, or a text value with a NUL byte (:func:`refuse_nul_cells`).
 
     Examples
     --------
@@ -303,7 +306,8 @@ def write_table(
 
 def refuse_unwritable(schema: Mapping[str, pl.DataType], fmt: str) -> None:
     """Refuse columns a ``fmt`` file (``csv``, ``tsv`` or ``parquet``) cannot hold: lists,
-    structs, binary and Python objects in text files.
+    arrays, structs, binary, durations and Python objects in text files (the types polars'
+    CSV writer refuses; times, decimals, categoricals, enums and nulls it writes).
 
     Raises
     ------
@@ -315,13 +319,25 @@ def refuse_unwritable(schema: Mapping[str, pl.DataType], fmt: str) -> None:
     nested = [
         f"{name!r} holds {dtype.base_type()}"
         for name, dtype in schema.items()
-        if dtype.is_nested() or dtype in (pl.Binary, pl.Object)
+        if dtype.is_nested() or dtype.base_type() in _NOT_IN_TEXT
     ]
     if nested:
         raise DataError(
             f"Column {', '.join(nested)} values, which a {fmt.upper()} file cannot hold: "
             "write Parquet (.parquet), or leave such columns out of the release."
         )
+
+
+def check_writable(
+    schema: Mapping[str, pl.DataType], released: Iterable[str], output: str | Path | None
+) -> None:
+    """:func:`refuse_unwritable` for the ``released`` columns of ``schema`` (those a
+    release publishes as they are) when ``output`` (``None``: nothing written) names a
+    file of their format: called before the search, so that the write after it cannot
+    fail on them."""
+    if output is not None:
+        kept = {name: schema[name] for name in released if name in schema}
+        refuse_unwritable(kept, output_format(output))
 
 
 def refuse_nul_cells(frame: pl.DataFrame, fmt: str) -> None:

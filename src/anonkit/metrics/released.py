@@ -30,6 +30,7 @@ from anonkit.core.resolve import resolve_hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.core.values import PYTHON_ROWS, as_text, encode_sensitive
 from anonkit.exceptions import (
+    POPULATION_TABLE,
     EmptyDataError,
     MissingValuesError,
     ParameterError,
@@ -338,7 +339,7 @@ def _population_counts(
     pop, _ = to_polars(population)
     missing = [c for c in qi if c not in pop.columns]
     if missing:
-        raise UnknownColumnError(missing, pop.columns)
+        raise UnknownColumnError(missing, pop.columns, POPULATION_TABLE)
     if pop.height == 0:
         raise EmptyDataError("The population table")
     n = next(iter(released.values())).len()

@@ -36,6 +36,7 @@ from anonkit._arrays import FloatArray, IntArray
 from anonkit._frozen import FrozenDict
 from anonkit._validation import Interval, check_choice, check_real
 from anonkit.exceptions import (
+    POPULATION_TABLE,
     DataError,
     ParameterError,
     UnknownColumnError,
@@ -204,7 +205,7 @@ def population_class_sizes(release: Release, population: pl.DataFrame) -> IntArr
     """
     missing = [c for c in release.quasi_identifiers if c not in population.columns]
     if missing:
-        raise UnknownColumnError(missing, population.columns)
+        raise UnknownColumnError(missing, population.columns, POPULATION_TABLE)
     if population.height == 0:
         raise DataError("The population table has no records.")
     pts = [_population_points(col, population) for col in release.columns]
@@ -221,9 +222,9 @@ def _population_points(column: QIColumn, population: pl.DataFrame) -> FloatArray
     try:
         return column.points(population[column.name])
     except ValuesNotInHierarchyError as err:
-        named = ValuesNotInHierarchyError(column.name, err.missing, err.count)
-        named.args = (str(named).replace(" of the data are ", " of the population table are ", 1),)
-        raise named from None
+        raise ValuesNotInHierarchyError(
+            column.name, err.missing, err.count, table=POPULATION_TABLE
+        ) from None
 
 
 def population_table_uniqueness(

@@ -13,7 +13,13 @@ import polars as pl
 from anonkit._arrays import IntArray
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import resolve_hierarchy
-from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
+from anonkit.exceptions import (
+    POPULATION_TABLE,
+    DataError,
+    MissingValuesError,
+    ParameterError,
+    UnknownColumnError,
+)
 from anonkit.io.frames import to_polars
 from anonkit.metrics.risk import (
     PopulationModel,
@@ -130,11 +136,11 @@ def population_table(population: Any, quasi_identifiers: Sequence[str], owner: s
     pop = frame_argument(population, "population", owner)
     missing = [c for c in quasi_identifiers if c not in pop.columns]
     if missing:
-        raise UnknownColumnError(missing, pop.columns)
+        raise UnknownColumnError(missing, pop.columns, POPULATION_TABLE)
     for c in quasi_identifiers:
         nulls = pop[c].null_count()
         if nulls:
-            raise MissingValuesError(c, nulls, table="population table")
+            raise MissingValuesError(c, nulls, table=POPULATION_TABLE)
     return pop
 
 
@@ -156,6 +162,17 @@ def covering_values(values: pl.Series, population: pl.DataFrame | None) -> pl.Se
     return pl.concat([values, other])
 
 
+def covering_hierarchy(
+    column: str, spec: Any, values: pl.Series, population: pl.DataFrame | None
+) -> Hierarchy:
+    """``column``'s hierarchy from its ``spec`` (:func:`~anonkit.core.resolve.
+    resolve_hierarchy`), built over :func:`covering_values`: a value its builder cannot
+    read is named with its record among ``values`` (the table's records, in order), or as
+    the population table's."""
+    covered = covering_values(values, population)
+    return resolve_hierarchy(column, spec, covered, records=values.len())
+
+
 def resolved_hierarchies(
     specs: Mapping[str, Any],
     quasi_identifiers: Sequence[str],
@@ -166,7 +183,7 @@ def resolved_hierarchies(
     """Each non-numeric quasi-identifier's hierarchy from its spec (``None``: its values
     read as they are), built over :func:`covering_values`."""
     return {
-        c: resolve_hierarchy(c, specs.get(c), covering_values(original[c], population))
+        c: covering_hierarchy(c, specs.get(c), original[c], population)
         for c in quasi_identifiers
         if c not in numeric
     }
