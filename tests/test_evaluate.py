@@ -504,3 +504,78 @@ def test_a_population_value_outside_the_hierarchy_is_named_as_the_tables() -> No
     with pytest.raises(ValuesNotInHierarchyError, match="of the population table") as err:
         evaluate(sample, release, quasi_identifiers=["age"], hierarchies=hs, population=population)
     assert "of the data" not in str(err.value) and "'75'" in str(err.value)
+
+
+# ------------------------------------------------- suppression limit, progress, ranges
+AGES = pl.DataFrame({"age": [21, 23, 35, 38], "sex": ["m", "f", "m", "f"]})
+AGES_RELEASE = pl.DataFrame({"age": ["*", "*", "[30-40[", "[30-40["], "sex": ["*"] * 4})
+
+
+@pytest.mark.parametrize("limit", [5, -1, "0.5", True, math.nan, 1.5])
+def test_a_suppression_limit_that_is_no_share_is_refused(limit: object) -> None:
+    """5 and -1 were accepted (and changed n_suppressed), '0.5' raised a raw TypeError."""
+    with pytest.raises(
+        ParameterError,
+        match=r"The 'suppression_limit' parameter of evaluate must be a share between 0 and 1",
+    ):
+        evaluate(
+            AGES,
+            AGES_RELEASE,
+            quasi_identifiers=["age", "sex"],
+            numeric=["age"],
+            suppression_limit=limit,  # type: ignore[arg-type]
+        )
+
+
+@pytest.mark.parametrize("limit", [None, 0, 0.5, 1])
+def test_a_suppression_limit_that_is_a_share_is_taken(limit: float | None) -> None:
+    ev = evaluate(
+        AGES, AGES_RELEASE, quasi_identifiers=["age", "sex"], numeric=["age"],
+        suppression_limit=limit,
+    )  # fmt: skip
+    assert ev.n_suppressed == (0 if limit == 0 else 2)
+
+
+def test_a_progress_that_cannot_be_called_is_refused() -> None:
+    """progress=5 was accepted silently (the estimators refuse it)."""
+    with pytest.raises(ParameterError, match="The 'progress' parameter of evaluate must be"):
+        evaluate(AGES, AGES_RELEASE, quasi_identifiers=["age", "sex"], progress=5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("ranges", "message"),
+    [
+        (
+            {"age": ("a", "b")},
+            r"'value_ranges\['age'\]' parameter of evaluate must be a \(min, max\)",
+        ),
+        ({"age": 5}, r"'value_ranges\['age'\]' parameter of evaluate must be a \(min, max\)"),
+        ({"age": (0, 1, 2)}, r"'value_ranges\['age'\]' parameter of evaluate"),
+        ({"age": (0, math.nan)}, r"'value_ranges\['age'\]' parameter of evaluate"),
+        ({"age": (True, 5)}, r"'value_ranges\['age'\]' parameter of evaluate"),
+        ({"age": (50, 10)}, r"'value_ranges\['age'\]' parameter of evaluate.*min <= max"),
+        ([("age", 0, 1)], "'value_ranges' parameter of evaluate must be a mapping"),
+        ({"nope": (0, 1)}, "'value_ranges' parameter of evaluate must be keyed by numeric"),
+        ({"sex": (0, 1)}, "'value_ranges' parameter of evaluate must be keyed by numeric"),
+    ],
+)
+def test_badly_shaped_value_ranges_are_refused_naming_evaluate(
+    ranges: object, message: str
+) -> None:
+    """They raised raw ValueError/TypeError, or named interpret_release (internal)."""
+    with pytest.raises(ParameterError, match=message):
+        evaluate(
+            AGES,
+            AGES_RELEASE,
+            quasi_identifiers=["age", "sex"],
+            numeric=["age"],
+            value_ranges=ranges,  # type: ignore[arg-type]
+        )
+
+
+def test_value_ranges_that_are_pairs_are_taken() -> None:
+    ev = evaluate(
+        AGES, AGES_RELEASE, quasi_identifiers=["age", "sex"], numeric=["age"],
+        value_ranges={"age": np.array([0, 100])},
+    )  # fmt: skip
+    assert ev.attributes["age"]["generalized_loss"] >= 0

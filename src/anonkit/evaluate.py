@@ -21,7 +21,7 @@ import polars as pl
 
 from anonkit._arrays import IntArray
 from anonkit._frozen import FrozenDict
-from anonkit._validation import check_choice, check_int, check_names, check_real
+from anonkit._validation import Callback, check, check_choice, check_int, check_names, check_real
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.exceptions import ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO, RISK_INFO, MetricInfo, percent_label
@@ -29,7 +29,13 @@ from anonkit.metrics.classes import ClassProfile, profile_sizes
 from anonkit.metrics.levels import json_ready
 from anonkit.metrics.loss import all_losses, attribute_losses
 from anonkit.metrics.node_metrics import check_weights
-from anonkit.metrics.release import Release, achieved_l_diversity, check_covered, interpret_release
+from anonkit.metrics.release import (
+    Release,
+    achieved_l_diversity,
+    check_covered,
+    check_value_ranges,
+    interpret_release,
+)
 from anonkit.metrics.risk import (
     average_journalist_risk,
     average_prosecutor_risk,
@@ -196,10 +202,6 @@ class Evaluation:
 
 
 # ------------------------------------------------------------------------- evaluate
-def _names(value: object, parameter: str) -> list[str]:
-    return list(check_names(value, parameter, OWNER))
-
-
 def evaluate(
     original: Any,
     release: Any,
@@ -304,13 +306,12 @@ def evaluate(
     (2, 0.5, 0.75)
     """
     t0 = time.perf_counter()
-    qi = _names(quasi_identifiers, "quasi_identifiers")
+    qi = list(check_names(quasi_identifiers, "quasi_identifiers", OWNER))
     if not qi:
         raise ParameterError("quasi_identifiers", OWNER, "at least one column name", qi)
-    sens = _names(sensitive, "sensitive")
-    num = _names(numeric, "numeric")
-    not_qi = [c for c in num if c not in qi]
-    if not_qi:
+    sens = list(check_names(sensitive, "sensitive", OWNER))
+    num = list(check_names(numeric, "numeric", OWNER))
+    if not_qi := [c for c in num if c not in qi]:
         raise ParameterError("numeric", OWNER, "quasi-identifiers", not_qi[0])
     if k is not None:
         check_int(k, "k", OWNER, low=1)
@@ -320,6 +321,11 @@ def evaluate(
         check_int(population_size, "population_size", OWNER)
     if weights is not None:
         check_weights(weights, qi, "weights", OWNER)
+    if suppression_limit is not None:
+        check_real(suppression_limit, "suppression_limit", OWNER, low=0, high=1, noun="a share")
+    if progress is not None:  # as the estimators' OrNone(Callback())
+        check(progress, Callback(), "progress", OWNER)
+    value_ranges = check_value_ranges(value_ranges, qi, num, OWNER)
     spark = any(type(t).__module__.startswith("pyspark") for t in (original, release))
     pop = None if population is None or spark else population_table(population, qi, OWNER)
     if spark:
@@ -367,8 +373,7 @@ def evaluate(
         assert isinstance(measured, _InMemory)
         r = measured.read
         pop_sizes = population_class_sizes(r, pop)[~r.class_suppressed]
-        short = int((pop_sizes < sizes).sum())
-        if short:
+        if short := int((pop_sizes < sizes).sum()):
             notes.append(
                 f"{short} released group(s) match fewer population records than they hold; "
                 "they were counted as matching their own records."

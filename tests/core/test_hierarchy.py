@@ -10,7 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from anonkit.core.hierarchy import Hierarchy, detect_separator
-from anonkit.exceptions import HierarchyError, InputFileError, ValuesNotInHierarchyError
+from anonkit.exceptions import (
+    HierarchyError,
+    InputFileError,
+    ParameterError,
+    ValuesNotInHierarchyError,
+)
 
 ADULT_HEIGHTS = {
     "sex": 2,
@@ -389,3 +394,56 @@ def test_generalizing_a_value_the_hierarchy_lacks_names_it() -> None:
     h = Hierarchy([["13053", "1305*", "*"], ["13068", "1306*", "*"]], name="zip")
     with pytest.raises(ValuesNotInHierarchyError, match="'13054'"):
         h.generalize("13054", 1)
+
+
+@pytest.mark.parametrize("separator", [";;", "", '"', "\n", 5])
+def test_a_separator_that_is_not_one_character_is_refused_when_writing(separator: object) -> None:
+    """';;' and '' raised a raw TypeError from the csv module; '"' wrote unreadable rows."""
+    h = Hierarchy([["a", "*"], ["b", "*"]], name="x")
+    with pytest.raises(ParameterError, match="The 'separator' parameter of Hierarchy.to_csv"):
+        h.to_csv(separator=separator)  # type: ignore[arg-type]
+    assert h.to_csv(separator="\t") == "a\t*\nb\t*\n"
+
+
+@pytest.mark.parametrize("separator", [";;", "", '"', 5])
+def test_a_separator_that_is_not_one_character_is_refused_when_reading(
+    tmp_path: Path, separator: object
+) -> None:
+    """';;' raised a raw TypeError; '' was read as 'detect it'."""
+    with pytest.raises(ParameterError, match="The 'separator' parameter of Hierarchy.from_text"):
+        Hierarchy.from_text("a;*\nb;*\n", separator=separator)  # type: ignore[arg-type]
+    path = tmp_path / "x.csv"
+    path.write_text("a;*\nb;*\n", encoding="utf-8")
+    with pytest.raises(ParameterError, match="The 'separator' parameter of Hierarchy.from_csv"):
+        Hierarchy.from_csv(path, separator=separator)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("level", [1.0, True, False, "1", None])
+def test_a_level_that_is_not_an_int_is_refused(zip_h: Hierarchy, level: object) -> None:
+    """1.0 raised 'tuple indices must be integers'; True was read as level 1."""
+    calls = {
+        "generalize": lambda: zip_h.generalize("13053", level),  # type: ignore[arg-type]
+        "labels": lambda: zip_h.labels(level),  # type: ignore[arg-type]
+        "codes": lambda: zip_h.codes(level),  # type: ignore[arg-type]
+        "leaf_counts": lambda: zip_h.leaf_counts(level),  # type: ignore[arg-type]
+    }
+    for method, call in calls.items():
+        with pytest.raises(
+            ParameterError, match=f"The 'level' parameter of Hierarchy.{method} must be an int"
+        ):
+            call()
+    with pytest.raises(ParameterError, match="'target' parameter of Hierarchy.level_map"):
+        zip_h.level_map(0, level)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="'source' parameter of Hierarchy.level_map"):
+        zip_h.level_map(level, 3)  # type: ignore[arg-type]
+
+
+def test_numpy_integer_levels_are_levels(zip_h: Hierarchy) -> None:
+    assert zip_h.generalize("13053", np.int64(1)) == "1305*"  # type: ignore[arg-type]
+    assert zip_h.labels(np.int32(2)) == ("130**", "148**")  # type: ignore[arg-type]
+
+
+def test_a_byte_order_mark_is_stripped_from_text_as_from_a_file() -> None:
+    """from_csv dropped it; from_text kept it in the first leaf ('\\ufeffa')."""
+    h = Hierarchy.from_text("\ufeffa;*\nb;*\n")
+    assert h.leaves == ("a", "b")

@@ -191,6 +191,45 @@ def test_intervals_property(
     assert Hierarchy.from_text(h.to_csv()) == h
 
 
+def _holds(label: str, leaf: str) -> bool:
+    """Whether the bin ``label`` (``[lo-hi[`` or ``]lo-hi]``) holds the number ``leaf``."""
+    match = _INTERVAL.match(label)
+    assert match is not None, label
+    left, lo_text, hi_text, _ = match.groups()
+    lo, hi, x = Fraction(lo_text), Fraction(hi_text), Fraction(leaf)
+    return lo <= x < hi if left == "[" else lo < x <= hi
+
+
+@pytest.mark.parametrize("closed", ["left", "right"])
+@pytest.mark.parametrize(
+    ("values", "widths"),
+    [
+        ([1e20, 1e20 + 1e5], [1e5]),  # the repro: 100000000000000098304 in [1e20-1e20+1e5[
+        ([1e20, 1e20 + 1e5], [1, 10, 100]),
+        ([2.0**60 + 2.0**9, 2.0**61], [1000, 10_000]),
+        ([np.float32(1e20), np.float32(3e10)], [10, 1000]),
+        ([1e17 + 16, 99999999999999984.0], [7]),
+    ],
+)
+def test_intervals_put_a_whole_float_in_the_bin_of_its_label(
+    values: list[float], widths: list[float], closed: str
+) -> None:
+    """The bins were computed from the float's shortest repr (1.000000000000001e+20) but
+    the leaf is labelled with its exact value ('100000000000000098304'), which fell
+    outside its bin."""
+    h = intervals(values, widths, closed=closed)
+    for leaf in h.leaves:
+        for level in range(1, len(widths) + 1):
+            assert _holds(h.generalize(leaf, level), leaf), (leaf, h.generalize(leaf, level))
+
+
+def test_intervals_label_a_large_whole_float_as_its_exact_value() -> None:
+    h = intervals([1e20 + 1e5], [1e5])
+    assert h.rows == (
+        ("100000000000000098304", "[100000000000000000000-100000000000000100000[", "*"),
+    )
+
+
 # ------------------------------------------------------------------------- masking
 def test_masking_zip_golden() -> None:
     h = masking(["13053", "13068", 13053])

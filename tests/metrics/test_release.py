@@ -235,6 +235,18 @@ def test_bad_inputs(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
         )
 
 
+@pytest.mark.parametrize("ranges", [{"v": ("a", "b")}, {"v": 5}, [("v", 0, 1)], {"v": (9, 1)}])
+def test_badly_shaped_value_ranges_name_the_callers_function(ranges: object) -> None:
+    """('a', 'b') and 5 raised raw ValueError/TypeError; the checks that existed named
+    interpret_release whatever the caller had called."""
+    frame = pl.DataFrame({"v": [1, 5, 9]})
+    with pytest.raises(ParameterError, match="'value_ranges.*' parameter of evaluate"):
+        interpret_release(
+            frame, frame, quasi_identifiers=["v"], hierarchies={}, numeric=["v"],
+            value_ranges=ranges, owner="evaluate",  # type: ignore[arg-type]
+        )  # fmt: skip
+
+
 def test_points_of_population_values(toy2: tuple[pl.DataFrame, dict[str, Hierarchy]]) -> None:
     frame, hs = toy2
     r = interpret_release(frame, frame, quasi_identifiers=["ZIPCode"], hierarchies=hs)

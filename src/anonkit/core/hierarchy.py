@@ -22,6 +22,7 @@ import numpy as np
 from anonkit._arrays import IntArray
 from anonkit._atomic import atomic_write_text
 from anonkit._formats import csv_rows, other_format, refuse_nul
+from anonkit._validation import Interval, Separator, check
 from anonkit.exceptions import (
     HierarchyError,
     InputEncodingError,
@@ -35,6 +36,7 @@ _SEPARATORS = (";", "\t", ",")
 #: Lines of a hierarchy file :func:`detect_separator` reads (and characters, at most).
 _SNIFFED_LINES = 20
 _SNIFFED_CHARS = 1 << 16
+_LEVEL = Interval(int)
 
 
 def detect_separator(text: str) -> str:
@@ -120,6 +122,23 @@ def _check_rows(
         if any(not cell.strip() for cell in row):
             end = " (a separator at the end of the line?)" if lines and not row[-1].strip() else ""
             raise HierarchyError(f"{place(i)} has an empty label{end}.", column=name)
+
+
+def _check_separator(separator: object, owner: str) -> None:
+    """Refuse a ``separator`` to read with that the csv module cannot use (``None``:
+    detect it); any one character but a quote or a line break, as a hierarchy table's
+    ``separator`` may be.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``owner`` and the separator.
+    """
+    if separator is not None and not (
+        isinstance(separator, str) and len(separator) == 1 and separator not in '"\r\n'
+    ):
+        expected = "one character other than a quote or line break (or None to detect it)"
+        raise ParameterError("separator", owner, expected, separator)
 
 
 def _label(cell: object) -> str:
@@ -249,15 +268,15 @@ class Hierarchy:
 
     def labels(self, level: int) -> tuple[str, ...]:
         """Distinct labels at ``level``; codes index into this tuple."""
-        return self._labels[self._check_level(level)]
+        return self._labels[self._check_level(level, "labels")]
 
     def codes(self, level: int) -> IntArray:
         """For each leaf (in file order), the code of its ancestor at ``level``."""
-        return self._codes[self._check_level(level)]
+        return self._codes[self._check_level(level, "codes")]
 
     def leaf_counts(self, level: int) -> IntArray:
         """For each label at ``level``, how many leaves generalize to it."""
-        return self._leaf_counts[self._check_level(level)]
+        return self._leaf_counts[self._check_level(level, "leaf_counts")]
 
     def leaf_index(self, value: str) -> int:
         """Row of ``value``; raises ``KeyError`` if the value is not a leaf."""
@@ -273,24 +292,40 @@ class Hierarchy:
         ------
         ValuesNotInHierarchyError
             If ``value`` is no leaf of the hierarchy.
+        ParameterError
+            If ``level`` is not an int (a bool or a float is not a level).
         HierarchyError
             If ``level`` is not one of its levels.
         """
+        checked = self._check_level(level, "generalize")
         row = self._index.get(value)
         if row is None:
             raise ValuesNotInHierarchyError(self._name or "", [value], 1, self.leaves)
-        return self._rows[row][self._check_level(level)]
+        return self._rows[row][checked]
 
     def level_map(self, source: int, target: int) -> IntArray:
         """Array mapping codes at level ``source`` to codes at level ``target >= source``."""
-        src, dst = self._check_level(source), self._check_level(target)
+        src = self._check_level(source, "level_map", "source")
+        dst = self._check_level(target, "level_map", "target")
         if dst < src:
             raise ValueError("target level must not be below the source level")
         out = np.empty(len(self._labels[src]), dtype=np.int64)
         out[self._codes[src]] = self._codes[dst]
         return out
 
-    def _check_level(self, level: int) -> int:
+    def _check_level(self, level: int, method: str, parameter: str = "level") -> int:
+        """``level`` as an index into the levels.
+
+        Raises
+        ------
+        ParameterError
+            If it is not an int (numpy's too; a bool is not), naming ``Hierarchy.method``.
+        HierarchyError
+            If it is not one of the levels.
+        """
+        if type(level) is not int:  # the common case skips the full check
+            check(level, _LEVEL, parameter, f"Hierarchy.{method}")
+            level = int(level)
         if not 0 <= level < len(self._labels):
             raise HierarchyError(
                 f"level {level} does not exist; levels are 0..{len(self._labels) - 1}.",
@@ -335,9 +370,12 @@ class Hierarchy:
             If it holds bytes ``encoding`` cannot decode (names line and byte offset).
         ParameterError
             If ``encoding`` is not a codec Python knows.
+        ParameterError
+            If ``separator`` is not one character (other than a quote or a line break).
         HierarchyError
             If its content is not a valid hierarchy.
         """
+        _check_separator(separator, "Hierarchy.from_csv")
         p = Path(path)
         try:
             codec = codecs.lookup(encoding).name
@@ -380,14 +418,19 @@ class Hierarchy:
         source: str | None = None,
     ) -> Hierarchy:
         """Parse hierarchy CSV text (see :meth:`from_csv`); errors name the line (of the
-        file ``source``, when given).
+        file ``source``, when given). A leading byte-order mark is dropped, as
+        :meth:`from_csv` drops it.
 
         Raises
         ------
+        ParameterError
+            If ``separator`` is not one character (other than a quote or a line break).
         HierarchyError
             If a quote is left open, a line has another number of levels than the first,
             or a label is empty.
         """
+        _check_separator(separator, "Hierarchy.from_text")
+        text = text.removeprefix("\ufeff")
         where = f" of {source}" if source else ""
         lines = [line for line in text.splitlines() if line.strip()]
         if not lines:
@@ -415,7 +458,13 @@ class Hierarchy:
         """Write the hierarchy in the common CSV format; returns the text.
 
         The file, if given, is written atomically (temporary file, then rename).
+
+        Raises
+        ------
+        ParameterError
+            If ``separator`` is not one ASCII character other than a quote or line break.
         """
+        check(separator, Separator(), "separator", "Hierarchy.to_csv")
         buffer = io.StringIO()
         writer = csv.writer(buffer, delimiter=separator, lineterminator="\n")
         writer.writerows(self._rows)

@@ -8,20 +8,25 @@ mixes text and numbers). Times and durations in seconds (pandas' unit for dates 
 the nanosecond range), which polars does not read from numpy, are read in milliseconds. On
 the way back a column keeps its pandas type (categories, ``string``, nullable integers and
 booleans, time zones, seconds) wherever its released values still fit that type.
+
+polars frames are used as they are; a released column that was ``Categorical`` or ``Enum``
+in the input (a quasi-identifier's labels come back as text) gets that type back the way a
+pandas category column does (see :class:`PolarsTypes`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Self, TypeAlias
 
 import numpy as np
 import polars as pl
 
 from anonkit.exceptions import DataError, ParameterError
 
-__all__ = ["FrameKind", "PandasTypes", "from_polars", "to_polars"]
+__all__ = ["FrameKind", "PandasTypes", "PolarsTypes", "from_polars", "to_polars"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,8 +39,33 @@ class PandasTypes:
 
     dtypes: dict[str, tuple[Any, pl.DataType]]
 
+    def only(self, columns: Sequence[str]) -> Self:
+        """The types of ``columns`` alone (a category type holds its column's values)."""
+        return type(self)({c: t for c, t in self.dtypes.items() if c in columns})
 
-FrameKind: TypeAlias = Literal["polars", "pandas"] | PandasTypes
+
+@dataclass(frozen=True, eq=False)
+class PolarsTypes:
+    """A polars frame's ``Categorical`` and ``Enum`` column types, by column: what
+    :func:`from_polars` gives back to a released column that holds the column's values as
+    text (a quasi-identifier's labels, at any level) or still has that type.
+
+    The rule is the one of a pandas category column: a ``Categorical`` holds any text, so
+    the column comes back ``Categorical`` (generalized labels and ``*`` too); an ``Enum``
+    comes back as an ``Enum`` of the categories its released values use, in the input's
+    order, when every value is one of them (an unused category may be the value of a
+    record the release suppressed), else as text (``String``): generalized or
+    suppressed. A column recoded to another type (numbers) is left as it is.
+    """
+
+    dtypes: dict[str, pl.DataType]
+
+    def only(self, columns: Sequence[str]) -> Self:
+        """The types of ``columns`` alone (an Enum type holds its column's values)."""
+        return type(self)({c: t for c, t in self.dtypes.items() if c in columns})
+
+
+FrameKind: TypeAlias = Literal["polars", "pandas"] | PandasTypes | PolarsTypes
 
 #: What the values of an ``object`` column are, by Python type (bool before int: a bool
 #: is an int to Python).
@@ -48,7 +78,9 @@ _KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
 
 
 def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
-    """Convert a caller's frame to polars and remember what it was.
+    """Convert a caller's frame to polars and remember what it was: ``"polars"``, or the
+    :class:`PolarsTypes` of a polars frame with ``Categorical`` or ``Enum`` columns; the
+    :class:`PandasTypes` of a pandas frame.
 
     The pandas index is dropped (a release carries no row index) and column names are
     read as text.
@@ -68,7 +100,10 @@ def to_polars(frame: Any) -> tuple[pl.DataFrame, FrameKind]:
         # polars renames a Series named "" when it builds a frame of it: a release would
         # carry the column under another name
         _check_named(frame.columns)
-        return frame, "polars"
+        cats: dict[str, pl.DataType] = {
+            n: d for n, d in frame.schema.items() if isinstance(d, pl.Categorical | pl.Enum)
+        }
+        return frame, PolarsTypes(cats) if cats else "polars"
     module = type(frame).__module__.split(".")[0]
     if module == "pandas" and hasattr(frame, "columns"):
         names = [str(name) for name in frame.columns]
@@ -211,10 +246,13 @@ def from_polars(frame: pl.DataFrame, kind: FrameKind) -> Any:
     nullable ``Int64`` and ``boolean``; times with a zone as zoned times. A column the
     caller gave with a pandas type numpy cannot hold (:class:`PandasTypes`) comes back with
     that type when its values still fit it: a column published unchanged keeps its
-    categories or ``string`` type, a generalized one is text.
+    categories or ``string`` type, a generalized one is text. A polars frame comes back as
+    it is, with its ``Categorical`` and ``Enum`` columns' types (:class:`PolarsTypes`).
     """
     if kind == "polars":
         return frame
+    if isinstance(kind, PolarsTypes):
+        return _with_polars_types(frame, kind.dtypes)
     import pandas as pd
 
     typed = kind.dtypes if isinstance(kind, PandasTypes) else {}
@@ -257,3 +295,22 @@ def _as_given(column: Any, dtype: Any) -> Any:
         return column.astype(dtype)
     except (TypeError, ValueError, OverflowError):
         return column
+
+
+def _with_polars_types(frame: pl.DataFrame, dtypes: dict[str, pl.DataType]) -> pl.DataFrame:
+    """``frame`` with each column of ``dtypes`` given back its ``Categorical`` or ``Enum``
+    type where its values fit it (see :class:`PolarsTypes`)."""
+    typed = []
+    for name, dtype in dtypes.items():
+        series = frame.get_column(name) if name in frame.columns else None
+        if series is None or series.dtype not in (pl.String, dtype):
+            continue  # left out, or recoded to another type
+        if isinstance(dtype, pl.Enum):
+            text = series.cast(pl.String).drop_nulls()
+            if not text.is_in(dtype.categories).all():
+                continue  # generalized or suppressed: values the categories lack
+            used = dtype.categories.filter(dtype.categories.is_in(text))
+            typed.append(series.cast(pl.String).cast(pl.Enum(used)))
+        elif series.dtype == pl.String:
+            typed.append(series.cast(dtype))
+    return frame.with_columns(typed) if typed else frame

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from anonkit._arrays import BoolArray, IntArray
-from anonkit._validation import check_int
+from anonkit._validation import Interval, Keyed, check, check_int
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.snapshot import group_codes
 from anonkit.exceptions import (
@@ -38,7 +38,13 @@ from anonkit.exceptions import (
 from anonkit.metrics.classes import starred_suppressed
 from anonkit.metrics.columns import QIColumn, hierarchy_column, numeric_column
 
-__all__ = ["Release", "achieved_l_diversity", "check_covered", "interpret_release"]
+__all__ = [
+    "Release",
+    "achieved_l_diversity",
+    "check_covered",
+    "check_value_ranges",
+    "interpret_release",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,7 +164,7 @@ def interpret_release(
     """
     qi = list(quasi_identifiers)
     if not qi:
-        raise ParameterError("quasi_identifiers", "interpret_release", "non-empty", qi)
+        raise ParameterError("quasi_identifiers", owner, "non-empty", qi)
     for frame in (original, release):
         missing = [c for c in qi if c not in frame.columns]
         if missing:
@@ -174,14 +180,9 @@ def interpret_release(
     numeric_set = set(numeric)
     both = [c for c in qi if c in numeric_set and c in hierarchies]
     if both:
-        raise ParameterError("numeric", "interpret_release", "columns without a hierarchy", both[0])
-    ranges = dict(value_ranges or {})
+        raise ParameterError("numeric", owner, "columns without a hierarchy", both[0])
+    ranges = check_value_ranges(value_ranges, qi, numeric, owner)
     hints = dict(levels or {})
-    stray = [c for c in ranges if c not in numeric_set or c not in qi]
-    if stray:
-        raise ParameterError(
-            "value_ranges", "interpret_release", "keyed by numeric quasi-identifiers", stray[0]
-        )
     for c, lv in hints.items():
         if c not in qi or c in numeric_set:
             raise ParameterError("levels", owner, "keyed by hierarchy quasi-identifiers", c)
@@ -190,20 +191,12 @@ def interpret_release(
     cols: list[QIColumn] = []
     for c in qi:
         if c in numeric_set:
-            vr = ranges.get(c)
-            if vr is not None and not (len(vr) == 2 and float(vr[0]) <= float(vr[1])):
-                raise ParameterError(
-                    "value_ranges", "interpret_release", "(min, max) pairs with min <= max", vr
-                )
-            cols.append(numeric_column(c, original[c], release[c], vr))
+            cols.append(numeric_column(c, original[c], release[c], ranges.get(c)))
         else:
             h = hierarchies.get(c)
             if h is None:
                 raise ParameterError(
-                    "hierarchies",
-                    "interpret_release",
-                    f"given for {c!r} (or list it in 'numeric')",
-                    None,
+                    "hierarchies", owner, f"given for {c!r} (or list it in 'numeric')", None
                 )
             cols.append(hierarchy_column(c, original[c], release[c], h, hints.get(c)))
     uniq, sizes, inverse = group_codes(
@@ -225,6 +218,50 @@ def interpret_release(
         class_labels=np.ascontiguousarray(uniq.T),
         class_suppressed=class_suppressed,
     )
+
+
+_BOUND = Interval(float)
+_PAIR = "a (min, max) pair of finite numbers with min <= max"
+
+
+def check_value_ranges(
+    value_ranges: object,
+    quasi_identifiers: Sequence[str],
+    numeric: Sequence[str],
+    owner: str = "check_value_ranges",
+) -> dict[str, tuple[float, float]]:
+    """``value_ranges`` as ``{column: (min, max)}`` floats, if it maps numeric
+    quasi-identifiers to pairs of finite numbers with ``min <= max`` (``None``: none).
+
+    Raises
+    ------
+    ParameterError
+        Naming ``owner`` (the function the caller called) and, for a bad pair,
+        ``value_ranges[column]``.
+
+    Examples
+    --------
+    >>> check_value_ranges({"age": (0, 120)}, ["age", "sex"], ["age"])
+    {'age': (0.0, 120.0)}
+    >>> try:
+    ...     check_value_ranges({"age": (120, 0)}, ["age"], ["age"], "evaluate")
+    ... except ParameterError as exc:
+    ...     print(exc.parameter, exc.owner, exc.got)
+    value_ranges['age'] evaluate (120, 0)
+    """
+    if value_ranges is None:
+        return {}
+    check(value_ranges, Keyed("a mapping such as {'age': (0, 120)}"), "value_ranges", owner)
+    assert isinstance(value_ranges, Mapping)
+    ranges: dict[str, tuple[float, float]] = {}
+    for c, vr in value_ranges.items():
+        if c not in quasi_identifiers or c not in numeric:
+            raise ParameterError("value_ranges", owner, "keyed by numeric quasi-identifiers", c)
+        pair = isinstance(vr, (Sequence, np.ndarray)) and not isinstance(vr, (str, bytes))
+        if not (pair and len(vr) == 2 and all(_BOUND.accepts(v) for v in vr)) or vr[0] > vr[1]:
+            raise ParameterError(f"value_ranges[{c!r}]", owner, _PAIR, vr)
+        ranges[c] = (float(vr[0]), float(vr[1]))
+    return ranges
 
 
 def check_covered(release: Release) -> None:

@@ -32,8 +32,10 @@ def intervals(
 
     Level ``i`` (``1 <= i <= len(widths)``) holds bins ``widths[i - 1]`` wide whose edges
     are ``start + k * widths[i - 1]`` for every integer ``k``; the last level is the root
-    ``*``. Arithmetic is exact (floats are taken by their shortest repr, so widths of
-    ``0.1`` behave as one tenth).
+    ``*``. Arithmetic is exact: a value is taken as its leaf label writes it, so each leaf
+    lies in its bins (a whole float by its exact value, ``1e20 + 1e5`` as
+    ``100000000000000098304``; other floats by their shortest repr); ``widths`` and
+    ``start`` are taken by their shortest repr, so widths of ``0.1`` behave as one tenth.
 
     Labels are ``[lo-hi[`` when ``closed="left"`` (``lo <= v < hi``; for integer data
     ``[20-25[`` holds 20..24) and ``]lo-hi]`` when ``closed="right"`` (``lo < v <= hi``).

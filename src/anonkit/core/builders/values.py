@@ -108,16 +108,23 @@ def numeric_value(original: object, label: str) -> Fraction | None:
     digits, ``-12``, ``2.5``, ``1e3``), else None: ``78/2``, ``3_9`` or full-width
     digits are not numbers here, though ``Fraction`` reads them.
 
+    A number's value is the one its leaf ``label`` (:func:`render`) writes, so that the
+    leaf lies in the bins computed from it: a whole float its exact value (``1e20 + 1e5``
+    is ``100000000000000098304``, not its shortest repr ``1.000000000000001e+20``), other
+    floats their shortest repr.
+
     Examples
     --------
     >>> numeric_value("2.5", "2.5"), numeric_value("78/2", "78/2"), numeric_value("3_9", "3_9")
     (Fraction(5, 2), None, None)
+    >>> numeric_value(1e20 + 1e5, render(1e20 + 1e5, "x"))
+    Fraction(100000000000000098304, 1)
     """
-    if isinstance(original, str):
-        if re.fullmatch(NUMBER, label) is None:
-            return None
+    number = isinstance(original, str) or as_number(original) is not None
+    if number and re.fullmatch(NUMBER, label) is not None:
         return Fraction(label)
-    return to_fraction(original)
+    # a number its label does not write in digits (a Fraction's '1/3'), else not one
+    return None if isinstance(original, str) else to_fraction(original)
 
 
 def format_number(x: Fraction) -> str:
