@@ -84,3 +84,28 @@ def test_the_rule_holds_for_every_algorithm(algorithm: str) -> None:
         _run(algorithm=algorithm)
     res = _run(algorithm=algorithm, others="drop")
     assert res.release.columns == ["age", "sex"]
+
+
+@pytest.mark.parametrize(
+    ("keywords", "said"),
+    [
+        ({"quasi_identifiers": []}, "The 'quasi_identifiers' parameter of FullDomain.fit"),
+        ({"quasi_identifiers": ["sex", "sex"]}, "parameter of FullDomain.fit must be a list"),
+        ({"quasi_identifiers": ["sex"], "others": "maybe"}, "'others' parameter of FullDomain.fit"),
+        (
+            {"quasi_identifiers": ["sex", "age"], "sensitive": ["age"]},
+            "The 'sensitive' parameter of FullDomain.fit must be columns without another "
+            "role ('age' is also quasi_identifying). Got 'age' instead.",
+        ),
+    ],
+)
+def test_an_estimator_s_role_errors_name_its_fit(keywords: dict[str, object], said: str) -> None:
+    """Estimator.fit's role errors named anonymize (and "the attribute roles"), which the
+    caller never called."""
+    from anonkit.estimators import FullDomain, Privacy
+    from anonkit.models import KAnonymity
+
+    frame = pl.DataFrame({"age": ["30", "31", "40", "41"], "sex": ["m", "m", "f", "f"]})
+    with pytest.raises(ParameterError) as caught:
+        FullDomain(privacy=Privacy(KAnonymity(2))).fit(frame, **keywords)
+    assert said in str(caught.value)

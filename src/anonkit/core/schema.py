@@ -54,9 +54,10 @@ class Schema:
         sensitive: str | Iterable[str] = (),
         insensitive: str | Iterable[str] = (),
         others: str | None = "keep",
+        owner: str = "anonymize",
     ) -> Schema:
         """Assign roles; ``others`` decides for the columns not named. Each role is a
-        column name or a list of them.
+        column name or a list of them; errors name ``owner``, the function called.
 
         ``others`` is ``"error"`` (or ``None``: raise :class:`UndeclaredColumnsError`
         naming them), ``"keep"`` (insensitive, released as is) or ``"drop"`` (removed).
@@ -79,7 +80,7 @@ class Schema:
         (['note'], ('note',))
         """
         qi, ids, sens, ins = (
-            list(check_names(names, keyword, "anonymize"))
+            list(check_names(names, keyword, owner))
             for keyword, names in (
                 ("quasi_identifiers", quasi_identifiers),
                 ("identifying", identifying),
@@ -87,18 +88,14 @@ class Schema:
                 ("insensitive", insensitive),
             )
         )
-        mode = (
-            "error" if others is None else check_choice(others, "others", "anonymize", OTHERS_MODES)
-        )
+        mode = "error" if others is None else check_choice(others, "others", owner, OTHERS_MODES)
         if not qi:
-            raise ParameterError(
-                "quasi_identifiers", "anonymize", "a non-empty list of column names", qi
-            )
+            raise ParameterError("quasi_identifiers", owner, "a non-empty list of column names", qi)
         reserved = [c for c in columns if c.startswith(RESERVED_PREFIX) or _pattern(c)]
         if reserved:
             raise ParameterError(
                 reserved[0],
-                "anonymize",
+                owner,
                 f"a column name other than '*' that does not start with {RESERVED_PREFIX!r} "
                 "and is not '^...$' (anonkit names its own working columns so, and polars "
                 "reads '*' as every column and '^...$' as a pattern; rename the column)",
@@ -116,14 +113,10 @@ class Schema:
         ):
             for name in names:
                 if name in seen and seen[name] is not role:
-                    raise ParameterError(
-                        name,
-                        "the attribute roles",
-                        "given one role only",
-                        f"{seen[name].value} and {role.value}",
-                    )
+                    also = f"columns without another role ({name!r} is also {seen[name].value})"
+                    raise ParameterError(keyword, owner, also, name)
                 if name in seen:
-                    raise ParameterError(keyword, "anonymize", "a list without duplicates", names)
+                    raise ParameterError(keyword, owner, "a list without duplicates", names)
                 seen[name] = role
         rest = [c for c in columns if c not in seen]
         if rest and mode == "error":
@@ -159,6 +152,8 @@ class Columns:
     insensitive: Sequence[str] = ()
     others: str | None = None
     numeric: list[str] = field(default_factory=list)
+    #: The function the keywords were given to, which errors name.
+    owner: str = "anonymize"
 
     @classmethod
     def given(
@@ -193,7 +188,7 @@ class Columns:
         ids, sens = names(identifying, "identifying"), names(sensitive, "sensitive")
         ins, num = names(insensitive, "insensitive"), names(numeric, "numeric")
         check(hierarchies, OrNone(Keyed(HIERARCHIES)), "hierarchies", owner)
-        return cls(qi, dict(hierarchies or {}), ids, sens, ins, others, numeric=num)
+        return cls(qi, dict(hierarchies or {}), ids, sens, ins, others, numeric=num, owner=owner)
 
     def schema(self, names: Sequence[str], wanted: Sequence[str]) -> Schema:
         """Every column's role among ``names``; the attributes the models protect
@@ -211,6 +206,7 @@ class Columns:
             sensitive=list(dict.fromkeys([*self.sensitive, *wanted])),
             insensitive=[c for c in self.insensitive if c not in wanted],
             others=self.others,
+            owner=self.owner,
         )
 
 
