@@ -1,5 +1,5 @@
-"""Small tables from the seed documents, shared by the test modules (tests/ is on
-``sys.path``)."""
+"""Small tables from the seed documents, and others shared by the test modules (tests/ is
+on ``sys.path``)."""
 
 from __future__ import annotations
 
@@ -20,3 +20,13 @@ HOSPITAL_RELEASE = (
     + [("1485*", ">40", "Any")] * 4
     + [("130**", "[30,40)", "Any")] * 5
 )
+
+
+def population_sample(n: int = 60) -> list[dict[str, object]]:
+    """``n`` records (id, age, sex, zip, disease) whose population the tests of k-map and
+    the population table make as several copies of them."""
+    return [
+        {"id": i, "age": 20 + (i * 7) % 50, "sex": ("male", "female")[i % 2],
+         "zip": f"130{i % 5}{i % 3}", "disease": ("flu", "cold", "hiv")[i % 3]}
+        for i in range(n)
+    ]  # fmt: skip

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -511,6 +512,13 @@ AGES = pl.DataFrame({"age": [21, 23, 35, 38], "sex": ["m", "f", "m", "f"]})
 AGES_RELEASE = pl.DataFrame({"age": ["*", "*", "[30-40[", "[30-40["], "sex": ["*"] * 4})
 
 
+def _ages(**keywords: Any) -> Any:
+    """:func:`evaluate` of ``AGES_RELEASE`` (age numeric) with ``keywords``."""
+    return evaluate(
+        AGES, AGES_RELEASE, quasi_identifiers=["age", "sex"], numeric=["age"], **keywords
+    )
+
+
 @pytest.mark.parametrize("limit", [5, -1, "0.5", True, math.nan, 1.5])
 def test_a_suppression_limit_that_is_no_share_is_refused(limit: object) -> None:
     """5 and -1 were accepted (and changed n_suppressed), '0.5' raised a raw TypeError."""
@@ -518,21 +526,12 @@ def test_a_suppression_limit_that_is_no_share_is_refused(limit: object) -> None:
         ParameterError,
         match=r"The 'suppression_limit' parameter of evaluate must be a share between 0 and 1",
     ):
-        evaluate(
-            AGES,
-            AGES_RELEASE,
-            quasi_identifiers=["age", "sex"],
-            numeric=["age"],
-            suppression_limit=limit,  # type: ignore[arg-type]
-        )
+        _ages(suppression_limit=limit)
 
 
 @pytest.mark.parametrize("limit", [None, 0, 0.5, 1])
 def test_a_suppression_limit_that_is_a_share_is_taken(limit: float | None) -> None:
-    ev = evaluate(
-        AGES, AGES_RELEASE, quasi_identifiers=["age", "sex"], numeric=["age"],
-        suppression_limit=limit,
-    )  # fmt: skip
+    ev = _ages(suppression_limit=limit)
     assert ev.n_suppressed == (0 if limit == 0 else 2)
 
 
@@ -564,13 +563,7 @@ def test_badly_shaped_value_ranges_are_refused_naming_evaluate(
 ) -> None:
     """They raised raw ValueError/TypeError, or named interpret_release (internal)."""
     with pytest.raises(ParameterError, match=message):
-        evaluate(
-            AGES,
-            AGES_RELEASE,
-            quasi_identifiers=["age", "sex"],
-            numeric=["age"],
-            value_ranges=ranges,  # type: ignore[arg-type]
-        )
+        _ages(value_ranges=ranges)
 
 
 def test_value_ranges_that_are_pairs_are_taken() -> None:

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from anonkit.cli.main import app
+from seed_tables import population_sample
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -171,16 +172,7 @@ def test_a_built_hierarchy_covers_the_population_as_the_api_builds_it(tmp_path: 
 def test_errors_about_the_population_table_name_its_file(tmp_path: Path, engine: str) -> None:
     """They said "the data" ("Unknown column(s) 'sex'; the data has 'id', ..."; "1
     value(s) of the data are not in the hierarchy"), which has both."""
-    n = 60
-    sample = pl.DataFrame(
-        {
-            "id": list(range(n)),
-            "age": [20 + (i * 7) % 50 for i in range(n)],
-            "sex": ["male", "female"] * (n // 2),
-            "zip": [f"130{i % 5}{i % 3}" for i in range(n)],
-            "disease": ["flu", "cold", "hiv"] * (n // 3),
-        }
-    )
+    sample = pl.DataFrame(population_sample())
     sample.write_csv(tmp_path / "in.csv")
     population = pl.concat([sample] * 3)
     population.drop("sex").write_csv(tmp_path / "pop.csv")

@@ -13,6 +13,7 @@ import pytest
 import anonkit
 from anonkit.exceptions import EmptyDataError, ParameterError
 from anonkit.models import KMap
+from seed_tables import population_sample
 
 SAMPLE = pl.DataFrame({"zip": ["a", "a", "b", "b"]})
 POPULATION = pl.DataFrame({"zip": ["a"] * 3 + ["b"] * 3})
@@ -51,16 +52,7 @@ def test_a_population_of_another_kind_or_empty_is_named_as_the_population() -> N
 
 def _sample_and_population(tmp_path: Path) -> tuple[Path, pl.DataFrame]:
     """A sample file (id, age, sex, zip, disease) and its population, three times it."""
-    n = 60
-    sample = pl.DataFrame(
-        {
-            "id": list(range(n)),
-            "age": [20 + (i * 7) % 50 for i in range(n)],
-            "sex": ["male", "female"] * (n // 2),
-            "zip": [f"130{i % 5}{i % 3}" for i in range(n)],
-            "disease": ["flu", "cold", "hiv"] * (n // 3),
-        }
-    )
+    sample = pl.DataFrame(population_sample())
     path = tmp_path / "in.csv"
     sample.write_csv(path)
     return path, pl.concat([sample] * 3)
