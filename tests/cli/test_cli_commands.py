@@ -203,6 +203,29 @@ def test_errors_about_the_population_table_name_its_file(tmp_path: Path, engine:
     assert not out.exists()
 
 
+def test_check_and_evaluate_name_the_population_file_too(tmp_path: Path) -> None:
+    """anonymize named the population table's file; check and evaluate said "the
+    population table" without it."""
+    sample = pl.DataFrame(population_sample()).with_columns(pl.col("age").cast(pl.String))
+    sample.write_csv(tmp_path / "in.csv")
+    pl.concat([sample] * 3).drop("sex").write_csv(tmp_path / "pop.csv")
+    config = (
+        'input = "in.csv"\n[attributes]\nquasi_identifiers = ["age", "sex"]\n'
+        'identifying = ["id", "zip"]\nsensitive = ["disease"]\n'
+        '[hierarchies]\nsex = [["male","*"],["female","*"]]\n'
+        '[privacy]\npopulation = "pop.csv"\nmodels = [{ name = "k_map", k = 3 }]\n'
+    )
+    (tmp_path / "run.toml").write_text(config, encoding="utf-8")
+    said = f"the population table {tmp_path / 'pop.csv'} has 'id', 'age', 'zip', 'disease'"
+    data = str(tmp_path / "in.csv")
+    for args in (
+        ["check", data, "--config", str(tmp_path / "run.toml")],
+        ["evaluate", data, data, "--config", str(tmp_path / "run.toml")],
+    ):
+        result = runner.invoke(app, [*args, "--no-progress"])
+        assert result.exit_code == 2 and said in result.stderr, (args[0], result.stderr)
+
+
 def test_naming_population_names_the_file_where_the_message_is_plain() -> None:
     from anonkit.cli.common import naming_population
     from anonkit.exceptions import POPULATION_TABLE, MissingValuesError, UnknownColumnError

@@ -40,6 +40,7 @@ from anonkit.cli.common import (
     ProgressOption,
     SeparatorOption,
     guarded,
+    naming_population,
     progress_reporter,
     stdout_console,
 )
@@ -296,15 +297,16 @@ def check_command(
             pop_path = population if population is not None else (cfg.population if cfg else None)
             if pop_path is not None and (population is not None or needs_population(models)):
                 pop = read_measured(pop_path, separator=separator, encoding=encoding)[0]
-            classes = released_classes(
-                frame,
-                columns,
-                sens,
-                hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
-                population=pop,
-                numeric=cfg.numeric if cfg is not None else (),
-                starred_suppressed=starred,
-            )
+            with naming_population(pop_path if pop is not None else None):
+                classes = released_classes(
+                    frame,
+                    columns,
+                    sens,
+                    hierarchies=level_specs(cfg, sens, with_qi=pop is not None),
+                    population=pop,
+                    numeric=cfg.numeric if cfg is not None else (),
+                    starred_suppressed=starred,
+                )
         levels = json_ready(privacy_levels(classes, l_values=(ell,) if ell else (2, 3)))
         checks = check_models(classes, models, limit=EXAMPLES)
         needed = any(c.examples for c in checks)

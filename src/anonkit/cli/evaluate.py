@@ -28,6 +28,7 @@ from anonkit.cli.common import (
     ProgressOption,
     QuietOption,
     guarded,
+    naming_population,
     progress_reporter,
     separator_option,
     stdout_console,
@@ -266,7 +267,8 @@ def evaluate_command(
     # a report written over a table it measures, a hierarchy, or the other report
     read = [original, release, config, population, cfg.population, *cfg.hierarchies.values()]
     check_outputs({"--json": json_out, "--html": html}, read)
-    with progress_reporter(progress, quiet=quiet) as bar:
+    named = population if population is not None else cfg.population
+    with progress_reporter(progress, quiet=quiet) as bar, naming_population(named):
         payload, ev, levels, checks = _measure(
             cfg, original, release, population, population_size, class_attribute, k,
             risk_threshold, separator, encoding, bar, limit,
