@@ -727,7 +727,8 @@ def test_a_population_value_outside_a_hierarchy_is_named_as_the_population_table
     """It was reported as "1 value(s) of the data are not in the hierarchy"."""
     population = _toy_population(toy_files, tmp_path, ["150;male;81667"])
     line = one_error_line(_evaluate(toy_files, "--population", str(population)), 1)
-    assert "of the population table are not in the hierarchy" in line and "'150'" in line
+    said = f"of the population table {population} are not in the hierarchy"
+    assert said in line and "'150'" in line
     assert "of the data" not in line
 
 
