@@ -94,8 +94,8 @@ def test_the_rule_holds_for_every_algorithm(algorithm: str) -> None:
         ({"quasi_identifiers": ["sex"], "others": "maybe"}, "'others' parameter of FullDomain.fit"),
         (
             {"quasi_identifiers": ["sex", "age"], "sensitive": ["age"]},
-            "The 'sensitive' parameter of FullDomain.fit must be columns without another "
-            "role ('age' is also quasi_identifying). Got 'age' instead.",
+            "The 'age' parameter of FullDomain.fit must be given one role only. "
+            "Got 'quasi_identifying and sensitive' instead.",
         ),
     ],
 )

@@ -113,8 +113,8 @@ class Schema:
         ):
             for name in names:
                 if name in seen and seen[name] is not role:
-                    also = f"columns without another role ({name!r} is also {seen[name].value})"
-                    raise ParameterError(keyword, owner, also, name)
+                    roles = f"{seen[name].value} and {role.value}"
+                    raise ParameterError(name, owner, "given one role only", roles)
                 if name in seen:
                     raise ParameterError(keyword, owner, "a list without duplicates", names)
                 seen[name] = role
