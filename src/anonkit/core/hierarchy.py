@@ -369,9 +369,8 @@ class Hierarchy:
         InputEncodingError
             If it holds bytes ``encoding`` cannot decode (names line and byte offset).
         ParameterError
-            If ``encoding`` is not a codec Python knows.
-        ParameterError
-            If ``separator`` is not one character (other than a quote or a line break).
+            If ``encoding`` is not a codec Python knows, or ``separator`` is not one
+            character (other than a quote or a line break).
         HierarchyError
             If its content is not a valid hierarchy.
         """
