@@ -344,6 +344,7 @@ def evaluate(
             levels=levels,
             weights=weights,
             progress=progress,
+            suppression_limit=suppression_limit,
         )
     else:
         measured = _measure(

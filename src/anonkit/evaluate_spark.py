@@ -43,6 +43,7 @@ from anonkit.engines.spark_csv import TEXT_SUFFIXES, unescape_formulas
 from anonkit.engines.spark_frames import named
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO
+from anonkit.metrics.classes import starred_suppressed
 from anonkit.metrics.tallied import (
     TalliedColumn,
     star_labels,
@@ -247,10 +248,13 @@ def measure_spark(
     levels: Mapping[str, int] | None,
     weights: Mapping[str, float] | None,
     progress: Progress | None,
+    suppression_limit: float | None = None,
 ) -> SparkMeasures:
     """Read a release on Spark (DataFrames or paths Spark reads) against its original and
     measure its loss, for :func:`anonkit.evaluate.evaluate` (its parameters checked; see
-    the module docstring for what is computed).
+    the module docstring for what is computed). Records at ``*`` in every
+    quasi-identifier are suppressed ones unless more than ``suppression_limit`` allows
+    (:func:`~anonkit.metrics.classes.starred_suppressed`): then they are one class.
 
     Raises
     ------
@@ -324,12 +328,14 @@ def measure_spark(
         n_suppressed = n - int(sizes.sum())
     finally:
         classes.unpersist()
+    kept = ~_all_star(qi, stars)
+    if not starred_suppressed(n_suppressed, n, suppression_limit):  # a class at the top
+        sizes, n_suppressed, kept = np.append(sizes, n_suppressed), 0, F.lit(True)
     t1 = time.perf_counter()
 
     start_stage(progress, "Measuring loss")
     notes: list[str] = []
     loss = tallied_losses(columns, sizes, n_suppressed=n_suppressed, k=k, weights=weights)
-    kept = ~_all_star(qi, stars)
     if class_attribute is not None:
         if class_attribute in rel.columns:
             loss["classification"] = _classification(
