@@ -93,6 +93,10 @@ def test_the_rule_holds_for_every_algorithm(algorithm: str) -> None:
         ({"quasi_identifiers": ["sex", "sex"]}, "parameter of FullDomain.fit must be a list"),
         ({"quasi_identifiers": ["sex"], "others": "maybe"}, "'others' parameter of FullDomain.fit"),
         (
+            {"quasi_identifiers": ["sex"], "hierarchies": {"sex": 5}},
+            "The 'hierarchies' parameter of FullDomain.fit must be Hierarchy objects",
+        ),
+        (
             {"quasi_identifiers": ["sex", "age"], "sensitive": ["age"]},
             "The 'age' parameter of FullDomain.fit must be given one role only. "
             "Got 'quasi_identifying and sensitive' instead.",

@@ -38,6 +38,7 @@ __all__ = [
     "FILE",
     "HierarchySpec",
     "built_from_values",
+    "check_hierarchy_kinds",
     "config_hierarchy",
     "hierarchy_file",
     "resolve_hierarchy",
@@ -196,15 +197,37 @@ def resolve_hierarchy(
         return _built(column, spec, values, records)
     rows = _table_rows(spec, column)
     if rows is None:
-        raise ParameterError(
-            "hierarchies",
-            "anonymize",
-            "Hierarchy objects, file paths, builder tables or tables of rows (a polars or "
-            "pandas frame, a list of rows: one row per value, one column per level, root "
-            "last)",
-            type(spec).__name__,
-        )
+        raise _not_a_hierarchy(spec, "anonymize")
     return Hierarchy(rows, name=column)
+
+
+def check_hierarchy_kinds(specs: Mapping[str, object], owner: str) -> None:
+    """Refuse, naming ``owner``, a ``hierarchies`` value that is no kind of hierarchy
+    :func:`resolve_hierarchy` takes (before any work; it would name ``anonymize``).
+
+    Raises
+    ------
+    ParameterError
+        Naming ``owner`` and the type of the first such value.
+    """
+    for spec in specs.values():
+        if spec is None or isinstance(spec, (Hierarchy, str, Path, Mapping, pl.DataFrame)):
+            continue
+        pandas = hasattr(spec, "itertuples") and hasattr(spec, "columns")
+        rows = isinstance(spec, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in spec)
+        if not (pandas or rows):
+            raise _not_a_hierarchy(spec, owner)
+
+
+def _not_a_hierarchy(spec: object, owner: str) -> ParameterError:
+    return ParameterError(
+        "hierarchies",
+        owner,
+        "Hierarchy objects, file paths, builder tables or tables of rows (a polars or "
+        "pandas frame, a list of rows: one row per value, one column per level, root "
+        "last)",
+        type(spec).__name__,
+    )
 
 
 def _built(

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from anonkit._validation import Keyed, OrNone, check, check_choice, check_names
-from anonkit.core.resolve import HierarchySpec
+from anonkit.core.resolve import HierarchySpec, check_hierarchy_kinds
 from anonkit.exceptions import ParameterError, UndeclaredColumnsError, UnknownColumnError
 
 
@@ -188,6 +188,7 @@ class Columns:
         ids, sens = names(identifying, "identifying"), names(sensitive, "sensitive")
         ins, num = names(insensitive, "insensitive"), names(numeric, "numeric")
         check(hierarchies, OrNone(Keyed(HIERARCHIES)), "hierarchies", owner)
+        check_hierarchy_kinds(hierarchies or {}, owner)
         return cls(qi, dict(hierarchies or {}), ids, sens, ins, others, numeric=num, owner=owner)
 
     def schema(self, names: Sequence[str], wanted: Sequence[str]) -> Schema:
