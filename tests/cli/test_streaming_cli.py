@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -114,7 +115,6 @@ def test_a_file_that_changes_during_a_streamed_run_is_named(
 ) -> None:
     """Records appended between the count and the release (every value still a leaf):
     one line naming the file, exit 1, no release; it used to be an internal error."""
-    from typing import Any
 
     from anonkit.engines.streaming_engine import StreamingEngine
 
@@ -178,6 +178,23 @@ def _row(out: str, name: str) -> str:
     return " ".join(" ".join(cells).split())
 
 
+def _both_engines(
+    cfg: Path, folder: Path, suffix: str = ".csv"
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    """``anonymize cfg`` in memory (``polars``) and streamed: each run's printed summary
+    and its summary JSON, by engine; each must succeed."""
+    runs = {}
+    for name in ("polars", "streaming"):
+        summary = folder / f"{name}.json"
+        code, out, err = _run(
+            "anonymize", str(cfg), "--engine", name, "--summary", str(summary),
+            "-o", str(folder / f"{name}{suffix}"), "--no-progress",
+        )  # fmt: skip
+        assert code == 0, err
+        runs[name] = (out, json.loads(summary.read_text()))
+    return runs
+
+
 def test_a_streamed_run_shows_what_the_same_run_in_memory_shows(
     adult_csv: Path, tmp_path: Path
 ) -> None:
@@ -187,15 +204,7 @@ def test_a_streamed_run_shows_what_the_same_run_in_memory_shows(
     streamed run said 'set by [search] engine or --engine'."""
     read = '\n[read]\nseparator = ";"\nencoding = "utf-8"\n'
     cfg = _config(tmp_path, adult_csv, "memory.csv", f'{read}\n[search]\nengine = "polars"\n')
-    runs = {}
-    for name in ("polars", "streaming"):
-        summary = tmp_path / f"{name}.json"
-        code, out, err = _run(
-            "anonymize", str(cfg), "--engine", name, "--summary", str(summary),
-            "-o", str(tmp_path / f"{name}.csv"), "--no-progress",
-        )  # fmt: skip
-        assert code == 0, err
-        runs[name] = (out, json.loads(summary.read_text()))
+    runs = _both_engines(cfg, tmp_path)
     (memory, in_memory), (streamed, on_disk) = runs["polars"], runs["streaming"]
     assert "/" in _row(memory, "transformation")
     assert _row(streamed, "transformation") == _row(memory, "transformation")
@@ -214,15 +223,9 @@ def test_a_streamed_run_reports_a_sniffed_separator_as_the_run_in_memory_does(
     """Without a [read] separator, both runs guess ';' from the first records and say so."""
     cfg = _config(tmp_path, adult_csv, "out.csv")
     runs = []
-    for name in ("polars", "streaming"):
-        summary = tmp_path / f"{name}.json"
-        code, out, err = _run(
-            "anonymize", str(cfg), "--engine", name, "--summary", str(summary),
-            "-o", str(tmp_path / f"{name}.parquet"), "--no-progress",
-        )  # fmt: skip
-        assert code == 0, err
+    for out, summary in _both_engines(cfg, tmp_path, ".parquet").values():
         assert "separator ';' (detected)" in out
-        runs.append(json.loads(summary.read_text())["input"])
+        runs.append(summary["input"])
     for key in ("separator", "separator_detected", "encoding"):
         assert runs[1][key] == runs[0][key], key
     assert runs[1]["separator_detected"] is True
@@ -234,14 +237,8 @@ def test_a_streamed_mondrian_run_shows_its_metrics(adult_csv: Path, tmp_path: Pa
     (but the KL divergence)."""
     cfg = _config(tmp_path, adult_csv, "out.csv", '\n[search]\nalgorithm = "mondrian"\n')
     rows = {}
-    for name in ("polars", "streaming"):
-        code, out, err = _run(
-            "anonymize", str(cfg), "--engine", name, "-o", str(tmp_path / f"{name}.csv"),
-            "--no-progress",
-        )  # fmt: skip
-        assert code == 0, err
-        pairs = re.findall(r"([a-z_]+) = ([-0-9.,]+)", _row(out, "metrics"))
-        rows[name] = dict(pairs)
+    for name, (out, _) in _both_engines(cfg, tmp_path).items():
+        rows[name] = dict(re.findall(r"([a-z_]+) = ([-0-9.,]+)", _row(out, "metrics")))
     assert {"loss", "ncp", "height", "discernibility"} <= set(rows["streaming"])
     assert rows["streaming"] == {n: v for n, v in rows["polars"].items() if n != "kl_divergence"}
 
@@ -273,12 +270,5 @@ def test_a_streamed_run_shows_the_heights_of_built_hierarchies(
         '"age" = { type = "intervals", widths = [5, 10, 20] }',
     )
     cfg.write_text(text, encoding="utf-8")
-    rows = []
-    for name in ("polars", "streaming"):
-        code, out, err = _run(
-            "anonymize", str(cfg), "--engine", name, "-o", str(tmp_path / f"{name}.csv"),
-            "--no-progress",
-        )  # fmt: skip
-        assert code == 0, err
-        rows.append(_row(out, "transformation"))
+    rows = [_row(out, "transformation") for out, _ in _both_engines(cfg, tmp_path).values()]
     assert "age=" in rows[0] and rows[1] == rows[0]
