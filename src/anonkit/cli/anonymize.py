@@ -34,7 +34,6 @@ from anonkit.cli.common import (
     summary_table,
 )
 from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
-from anonkit.core.resolve import built_from_values, resolve_hierarchy
 from anonkit.engines.base import get_engine
 from anonkit.estimators.bare import only_star
 from anonkit.exceptions import ConfigError, UnknownColumnError
@@ -286,7 +285,9 @@ def _anonymize_streamed(
     with progress_reporter(progress, quiet=quiet) as bar:
         start_stage(bar, f"Scanning {cfg.input.name}")
         result = run_config(cfg, progress=bar, output=target)
-        heights = {**_given_heights(cfg), **result.details.get("heights", {})}
+        # a full-domain result tells its hierarchies' heights, built ones too (the only
+        # results with a transformation to show as age=3/4)
+        heights = dict(result.details.get("heights", {}))
         html_text = _report_page(cfg, result, target, heights) if report is not None else None
         read = _streamed_input(cfg)
         summary_data = {
@@ -321,20 +322,6 @@ def _engine_told(result: AnonymizationResult, name: str, reason: str) -> Anonymi
         return result
     details = {**result.details, "engine": {"name": name, "reason": reason}}
     return dataclasses.replace(result, details=FrozenDict(details))
-
-
-def _given_heights(cfg: AnonymizeConfig) -> dict[str, int]:
-    """The heights of the quasi-identifiers' hierarchies that need no data (files and
-    tables; read again, which costs no pass over the input): the levels a streamed or
-    Spark run shows as ``age=3/4``, as the run in memory does. A hierarchy built from the
-    data is built inside the fit: a full-domain result tells its height
-    (``details["heights"]``)."""
-    empty = pl.Series([], dtype=pl.String)
-    return {
-        c: resolve_hierarchy(c, spec, empty.alias(c)).height
-        for c in cfg.quasi_identifiers
-        if (spec := cfg.hierarchies.get(c)) is not None and not built_from_values(spec)
-    }
 
 
 def _streamed_input(cfg: AnonymizeConfig) -> dict[str, Any]:
