@@ -37,7 +37,7 @@ from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_
 from anonkit.engines.base import get_engine
 from anonkit.estimators.bare import only_star
 from anonkit.exceptions import ConfigError, UnknownColumnError
-from anonkit.io.sniff import sample_head, sniff_separator
+from anonkit.io.sniff import file_separator
 from anonkit.io.tables import (
     output_format,
     read_table,
@@ -334,9 +334,7 @@ def _streamed_input(cfg: AnonymizeConfig) -> dict[str, Any]:
         return {"separator": None, "separator_detected": False, "encoding": cfg.encoding,
                 "missing_cells": 0}  # fmt: skip
     sniffed = cfg.separator is None and path.suffix.lower() != ".tsv"
-    separator = cfg.separator if cfg.separator is not None else "\t"
-    if sniffed:
-        separator = sniff_separator(*sample_head(path, cfg.encoding)) or ","
+    separator = cfg.separator if cfg.separator is not None else file_separator(path, cfg.encoding)
     return {"separator": separator, "separator_detected": sniffed, "encoding": cfg.encoding,
             "missing_cells": None}  # fmt: skip
 

@@ -38,7 +38,7 @@ from anonkit._validation import check_bool
 from anonkit.engines.spark_frames import named
 from anonkit.exceptions import InputFileError, InputFormatError, ParameterError
 from anonkit.io.cells import decimal_comma_columns
-from anonkit.io.sniff import sample_head, sniff_separator
+from anonkit.io.sniff import file_separator
 from anonkit.io.stamps import file_stamp, note_source
 from anonkit.io.tables import check_header, check_read_parameters, check_records, scan_table
 from anonkit.io.write import FORMULA_START, NUMBER, escape_name, unescape_name
@@ -309,7 +309,7 @@ def _sniffed(path: str | Path, encoding: str) -> str:
         return "\t"
     if "://" in str(path) or not p.is_file():
         return ","
-    return sniff_separator(*sample_head(p, encoding)) or ","
+    return file_separator(p, encoding)
 
 
 def _refuse_replacements(df: DataFrame, path: str | Path, encoding: str) -> None:

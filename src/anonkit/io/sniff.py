@@ -127,6 +127,15 @@ def sniff_separator(sample: str, whole: bool = True) -> str | None:
     return chosen
 
 
+def file_separator(path: Path, encoding: str = "utf-8") -> str:
+    """The separator a local text file is read with when none is given: tab for a
+    ``.tsv`` file, else the one :func:`sniff_separator` finds in its first records,
+    else ``,`` (as the Spark reader and the streamed run's summary take it)."""
+    if path.suffix.lower() == ".tsv":
+        return "\t"
+    return sniff_separator(*sample_head(path, encoding)) or ","
+
+
 def refuse_odd_start(path: Path, sample: str, *, tabs: bool = False) -> None:
     """Raise when a file's first records say it is not read as it should be: a
     spreadsheet's ``sep=;`` line above the header, or a file read with ``tabs`` (a
