@@ -29,10 +29,8 @@ The result's ``release`` is a Spark DataFrame (reading ``output`` when given).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from anonkit.core.hierarchy import Hierarchy
@@ -45,7 +43,7 @@ from anonkit.estimators.base import Columns, stage_timing, verified_fields
 from anonkit.estimators.input_watch import InputWatch
 from anonkit.estimators.steps import engine_roles, head_leak_check, local_result, refuse_numeric
 from anonkit.metrics.classes import profile_sizes, tally_sizes
-from anonkit.metrics.tallied import tallied_column, tallied_losses
+from anonkit.metrics.tallied import hierarchy_losses
 from anonkit.models import split_k_anonymity
 from anonkit.progress import start_stage
 from anonkit.result import AnonymizationResult
@@ -54,35 +52,6 @@ if TYPE_CHECKING:
     from anonkit.estimators.local import Mondrian
 
 __all__ = ["fit_mondrian_spark"]
-
-
-def _loss(
-    counts: pl.DataFrame,
-    tally: pl.DataFrame,
-    qi: Sequence[str],
-    hierarchies: Mapping[str, Hierarchy],
-    k: int | None,
-) -> dict[str, float]:
-    """The loss metrics counts determine (:mod:`anonkit.metrics.tallied`), from the
-    snapshot (``counts``: level-0 codes) and the release's tally, both on the driver."""
-    columns = []
-    for c in qi:
-        orig = counts.group_by(c).agg(pl.col(COUNT).sum())
-        leaves = pl.Series(c, hierarchies[c].leaves, dtype=pl.String).gather(orig[c])
-        rel = tally.group_by(c).agg(pl.col(COUNT).sum())
-        columns.append(
-            tallied_column(
-                c,
-                leaves,
-                orig[COUNT].to_numpy(),
-                rel[c],
-                rel[COUNT].to_numpy(),
-                hierarchy=hierarchies[c],
-            )
-        )
-    sizes, suppressed = tally_sizes(tally, qi, COUNT)
-    losses = tallied_losses(columns, sizes, n_suppressed=suppressed, k=k)
-    return {n: v for n, v in losses.items() if np.isfinite(v)}
 
 
 def fit_mondrian_spark(
@@ -153,7 +122,16 @@ def fit_mondrian_spark(
     k, _ = split_k_anonymity(models)
     classes = profile_sizes(sizes, k=k or 1, suppressed=suppressed)
     start_stage(progress, "Measuring loss")
-    metrics = _loss(out.counts, out.tally, qi, hierarchies, k)
+    originals = [out.counts.group_by(c).agg(pl.col(COUNT).sum()) for c in qi]
+    metrics = hierarchy_losses(
+        [(orig[c], orig[COUNT].to_numpy()) for c, orig in zip(qi, originals, strict=True)],
+        out.tally,
+        COUNT,
+        {c: hierarchies[c] for c in qi},
+        sizes,
+        n_suppressed=suppressed,
+        k=k,
+    )
     t3 = time.perf_counter()
 
     details: dict[str, Any] = {

@@ -41,7 +41,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from anonkit.algorithms.mondrian import HierarchicalQI, SensitiveAttribute
@@ -66,7 +65,7 @@ from anonkit.estimators.steps import (
 )
 from anonkit.exceptions import InputChangedError, ParameterError
 from anonkit.metrics.classes import profile_sizes, tally_sizes
-from anonkit.metrics.tallied import tallied_column, tallied_losses
+from anonkit.metrics.tallied import hierarchy_losses
 from anonkit.models import split_k_anonymity
 from anonkit.models.base import POPULATION_COUNT
 from anonkit.progress import start_stage
@@ -203,7 +202,16 @@ def fit_mondrian_streaming(
         details[BARE] = bare
     k, _ = split_k_anonymity(models)
     start_stage(progress, "Measuring loss")
-    metrics = _loss(leaf_counts, tallied, qi, hierarchies, sizes, starred, k)
+    present = [np.flatnonzero(counts) for counts in leaf_counts]
+    metrics = hierarchy_losses(
+        [(codes, counts[codes]) for codes, counts in zip(present, leaf_counts, strict=True)],
+        tallied,
+        COUNT,
+        dict(zip(qi, hierarchies, strict=True)),
+        sizes,
+        n_suppressed=starred,
+        k=k,
+    )
     t3 = time.perf_counter()
 
     result = local_result(
@@ -220,38 +228,6 @@ def fit_mondrian_streaming(
         **verified_fields(verification, safety),
     )
     return result, dict(zip(qi, hierarchies, strict=True))
-
-
-def _loss(
-    leaf_counts: Sequence[npt.NDArray[np.int64]],
-    tally: pl.DataFrame,
-    qi: Sequence[str],
-    hierarchies: Sequence[Hierarchy],
-    sizes: npt.ArrayLike,
-    starred: int,
-    k: int | None,
-) -> dict[str, float]:
-    """The loss metrics counts determine (:func:`~anonkit.metrics.tallied.tallied_losses`,
-    as the Spark fit measures them): each quasi-identifier's records per leaf
-    (``leaf_counts``, from the codes read) against the release's tally, its class
-    ``sizes`` and the ``starred`` records (every quasi-identifier ``*``)."""
-    columns = []
-    for c, h, counts in zip(qi, hierarchies, leaf_counts, strict=True):
-        present = np.flatnonzero(counts)
-        leaves = pl.Series(c, h.leaves, dtype=pl.String).gather(present)
-        released = tally.group_by(c).agg(pl.col(COUNT).sum())
-        columns.append(
-            tallied_column(
-                c,
-                leaves,
-                counts[present],
-                released[c],
-                released[COUNT].to_numpy(),
-                hierarchy=h,
-            )
-        )
-    losses = tallied_losses(columns, sizes, n_suppressed=starred, k=k)
-    return {name: v for name, v in losses.items() if np.isfinite(v)}
 
 
 def _verify(

@@ -247,6 +247,35 @@ def tallied_losses(
     }
 
 
+def hierarchy_losses(
+    originals: Sequence[tuple[pl.Series | IntArray, npt.ArrayLike]],
+    tally: pl.DataFrame,
+    count: str,
+    hierarchies: Mapping[str, Hierarchy],
+    class_sizes: npt.ArrayLike,
+    *,
+    n_suppressed: int,
+    k: int | None = None,
+) -> dict[str, float]:
+    """The finite :func:`tallied_losses` of a release whose quasi-identifiers (the keys
+    of ``hierarchies``) all follow their hierarchies, as the Mondrian fits streamed and on
+    Spark measure them.
+
+    ``originals``: per quasi-identifier, in that order, the original table's leaf codes
+    and their record counts; ``tally``: the release's records per combination of labels
+    (in column ``count``); ``class_sizes`` and ``n_suppressed`` as for
+    :func:`tallied_losses`.
+    """
+    columns = []
+    for (c, h), (codes, counts) in zip(hierarchies.items(), originals, strict=True):
+        released = tally.group_by(c).agg(pl.col(count).sum())
+        leaves = pl.Series(c, h.leaves, dtype=pl.String).gather(codes)
+        released_counts = released[count].to_numpy()
+        columns.append(tallied_column(c, leaves, counts, released[c], released_counts, hierarchy=h))
+    losses = tallied_losses(columns, class_sizes, n_suppressed=n_suppressed, k=k)
+    return {name: v for name, v in losses.items() if np.isfinite(v)}
+
+
 def tallied_attribute_losses(columns: Sequence[TalliedColumn]) -> dict[str, dict[str, Any]]:
     """Per quasi-identifier, :func:`anonkit.metrics.loss.attribute_losses` from counts
     (``untruthful_cells`` is ``None``: it needs the paired records)."""
