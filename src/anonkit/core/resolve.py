@@ -211,11 +211,9 @@ def check_hierarchy_kinds(specs: Mapping[str, object], owner: str) -> None:
         Naming ``owner`` and the type of the first such value.
     """
     for spec in specs.values():
-        if spec is None or isinstance(spec, (Hierarchy, str, Path, Mapping, pl.DataFrame)):
-            continue
-        pandas = hasattr(spec, "itertuples") and hasattr(spec, "columns")
-        rows = isinstance(spec, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in spec)
-        if not (pandas or rows):
+        if not (
+            spec is None or isinstance(spec, (Hierarchy, str, Path, Mapping)) or _is_table(spec)
+        ):
             raise _not_a_hierarchy(spec, owner)
 
 
@@ -359,17 +357,25 @@ def _table_rows(spec: object, column: str) -> list[list[object]] | None:
     HierarchyError
         If a cell is a table or a list (:func:`_check_labels`).
     """
+    if not _is_table(spec):
+        return None
     if isinstance(spec, pl.DataFrame):
         table: Any = spec.iter_rows()
-    elif hasattr(spec, "itertuples") and hasattr(spec, "columns"):  # pandas
-        table = spec.itertuples(index=False, name=None)
-    elif isinstance(spec, (list, tuple)) and all(isinstance(row, (list, tuple)) for row in spec):
+    elif isinstance(spec, (list, tuple)):
         table = spec
-    else:
-        return None
+    else:  # pandas
+        table = spec.itertuples(index=False, name=None)  # type: ignore[attr-defined]
     rows = [list(row) for row in table]
     _check_labels(rows, column)
     return [[_cell(cell) for cell in row] for row in rows]
+
+
+def _is_table(spec: object) -> bool:
+    """Whether ``spec`` is a hierarchy table in memory: a polars or pandas frame (pandas
+    recognised by its ``itertuples``, so it is not imported here) or a list of rows."""
+    if isinstance(spec, pl.DataFrame) or (hasattr(spec, "itertuples") and hasattr(spec, "columns")):
+        return True
+    return isinstance(spec, (list, tuple)) and all(isinstance(r, (list, tuple)) for r in spec)
 
 
 def _cell(cell: object) -> object:
