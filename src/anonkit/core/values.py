@@ -35,6 +35,8 @@ from anonkit.exceptions import (
 )
 
 __all__ = [
+    "FLOAT_DIGITS",
+    "INT128",
     "MISSING_CODE",
     "UNKNOWN_CODE",
     "CodedRecords",
@@ -109,7 +111,7 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
         # a whole number with every digit (797676544, as Spark's whole keys read it),
         # another as the float64 of the number polars prints (0.1, not 0.1000000015)
         exact = col.cast(pl.Float64)
-        whole = (exact == exact.round(0)) & (exact.abs() < _INT128)
+        whole = (exact == exact.round(0)) & (exact.abs() < INT128)
         printed = col.cast(pl.String).cast(pl.Float64)
         return _float_text(pl.when(whole).then(exact).otherwise(printed)).alias(column)
     if dtype.is_float():
@@ -121,7 +123,7 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
         text = col.cast(pl.String)
         digits = text.str.replace(r"(\.[0-9]*[1-9])0+$", "${1}").str.replace(r"\.0+$", "")
         significant = digits.str.replace_all(r"[-.]", "").str.strip_chars_start("0")
-        short = significant.str.len_chars() <= _FLOAT_DIGITS
+        short = significant.str.len_chars() <= FLOAT_DIGITS
         number = _float_text(col.cast(pl.Float64))
         return pl.when(short).then(number).otherwise(digits).alias(column)
     if isinstance(dtype, pl.Datetime):
@@ -130,10 +132,10 @@ def text_expr(column: str, dtype: pl.DataType) -> pl.Expr:
 
 
 #: Whole floats below this size read with all their digits (Int128 holds them exactly).
-_INT128 = 2.0**127
+INT128 = 2.0**127
 #: Significant decimal digits a float64 holds exactly (``DBL_DIG``): a decimal number with
 #: no more reads back from the float's shortest text.
-_FLOAT_DIGITS = 15
+FLOAT_DIGITS = 15
 
 
 def _float_text(col: pl.Expr) -> pl.Expr:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Final
 
+from anonkit.core.values import FLOAT_DIGITS, INT128
 from anonkit.exceptions import HierarchyError, ParameterError
 
 #: Label of the root of every hierarchy built here.
@@ -23,10 +24,6 @@ ROOT: Final = "*"
 DECIMAL_COMMA: Final = r"^([+-]?[0-9]+),([0-9]+)$"
 #: A number written in ASCII digits, as the builders read numeric strings.
 NUMBER: Final = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
-#: Whole floats below this size are labelled with all their digits.
-_INT128: Final = 2.0**127
-#: Significant digits a float64 holds exactly (``DBL_DIG``, as core.values reads decimals).
-_FLOAT_DIGITS: Final = 15
 
 
 def as_number(value: object) -> numbers.Real | Decimal | None:
@@ -54,7 +51,7 @@ def render(value: object, owner: str, parameter: str = "values") -> str:
         whole = math.floor(number)
         # a whole float in full digits up to Int128's range, as the data's text is
         # (anonkit.core.values.text_expr); beyond it, as Python writes the float
-        if number == whole and (not isinstance(number, float) or abs(number) < _INT128):
+        if number == whole and (not isinstance(number, float) or abs(number) < INT128):
             return str(whole)
         if isinstance(number, Decimal):
             return _decimal_text(number)
@@ -71,7 +68,7 @@ def _decimal_text(number: Decimal) -> str:
     ``1e-07``); else every digit but the trailing zeros."""
     digits = format(number.normalize(), "f")
     significant = digits.replace("-", "").replace(".", "").lstrip("0")
-    return repr(float(number)) if len(significant) <= _FLOAT_DIGITS else digits
+    return repr(float(number)) if len(significant) <= FLOAT_DIGITS else digits
 
 
 def collect(values: Iterable[object], owner: str) -> dict[str, object]:
