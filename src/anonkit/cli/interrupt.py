@@ -318,6 +318,20 @@ class _Guard:
         _write_line(interruption_line(err.message, self.log.paths))
         raise SystemExit(128 + err.signum) from None
 
+    @contextlib.contextmanager
+    def ending(self, *, ignore: bool) -> Iterator[None]:
+        """The way out of a guarded block: an interruption inside it, or one that compiled
+        code wrapped, stops the command (:meth:`stop`); any other exception passes on; the
+        signals are then given back (:meth:`close`)."""
+        try:
+            yield
+        except Interrupted as err:
+            self.stop(err)
+        except BaseException as err:
+            self.stop(_interruption(err))
+        finally:
+            self.close(ignore=ignore)
+
     def close(self, *, ignore: bool) -> None:
         """Give back the hook; ignore the signals taken (``ignore``) or give back their
         default handlers, unless :meth:`stop` ignored them already."""
@@ -345,7 +359,7 @@ def run_command(command: Callable[[], object]) -> None:
     # with no line at all, while the interpreter shuts down. The process exits at once
     # anyway, which is all a stop signal asks for.
     guard = _Guard()
-    try:
+    with guard.ending(ignore=True):
         try:
             guard.install()
             command()
@@ -353,12 +367,6 @@ def run_command(command: Callable[[], object]) -> None:
             # First on every way out of the command: signals are handled only at calls
             # and loops, so none can raise between the command's end and this line.
             guard.handler.finished = True
-    except Interrupted as err:
-        guard.stop(err)
-    except BaseException as err:
-        guard.stop(_interruption(err))
-    finally:
-        guard.close(ignore=True)
 
 
 @contextlib.contextmanager
@@ -373,18 +381,12 @@ def exit_on_interrupt() -> Iterator[None]:
     finished: use :func:`run_command` for a whole command line.
     """
     guard = _Guard()
-    try:
+    with guard.ending(ignore=False):
         try:
             guard.install()
             yield
         finally:
             guard.handler.finished = True
-    except Interrupted as err:
-        guard.stop(err)
-    except BaseException as err:
-        guard.stop(_interruption(err))
-    finally:
-        guard.close(ignore=False)
 
 
 def _interruption(err: BaseException) -> Interrupted:
