@@ -49,6 +49,7 @@ from anonkit.metrics.risk import (
 )
 from anonkit.metrics.tables import (
     UNIQUENESS_TEXTS,
+    Measuring,
     frame_argument,
     population_table,
     population_uniqueness,
@@ -328,41 +329,25 @@ def evaluate(
     value_ranges = check_value_ranges(value_ranges, qi, num, OWNER)
     spark = any(type(t).__module__.startswith("pyspark") for t in (original, release))
     pop = None if population is None or spark else population_table(population, qi, OWNER)
+    asked = Measuring(
+        quasi_identifiers=qi,
+        hierarchies=hierarchies,
+        sensitive=sens,
+        numeric=num,
+        class_attribute=class_attribute,
+        value_ranges=value_ranges,
+        k=k,
+        levels=levels,
+        weights=weights,
+        progress=progress,
+        suppression_limit=suppression_limit,
+    )
     if spark:
         from anonkit.evaluate_spark import measure_spark  # the figures group-bys give
 
-        measured: _Measured = measure_spark(
-            original,
-            release,
-            quasi_identifiers=qi,
-            hierarchies=hierarchies,
-            class_attribute=class_attribute,
-            population=population,
-            numeric=num,
-            value_ranges=value_ranges,
-            k=k,
-            levels=levels,
-            weights=weights,
-            progress=progress,
-            suppression_limit=suppression_limit,
-        )
+        measured: _Measured = measure_spark(original, release, asked, population)
     else:
-        measured = _measure(
-            original,
-            release,
-            qi=qi,
-            sens=sens,
-            num=num,
-            hierarchies=hierarchies,
-            class_attribute=class_attribute,
-            value_ranges=value_ranges,
-            k=k,
-            levels=levels,
-            weights=weights,
-            progress=progress,
-            suppression_limit=suppression_limit,
-            population=pop,
-        )
+        measured = _measure(original, release, asked, pop)
 
     start_stage(progress, "Measuring risk")
     notes = measured.notes
@@ -534,30 +519,17 @@ class _InMemory:
 
 
 def _measure(
-    original: Any,
-    release: Any,
-    *,
-    qi: list[str],
-    sens: list[str],
-    num: list[str],
-    hierarchies: Mapping[str, Hierarchy | str | Any] | None,
-    class_attribute: str | None,
-    value_ranges: Mapping[str, tuple[float, float]] | None,
-    k: int | None,
-    levels: Mapping[str, int] | None,
-    weights: Mapping[str, float] | None,
-    progress: Progress | None,
-    suppression_limit: float | None = None,
-    population: pl.DataFrame | None = None,
+    original: Any, release: Any, asked: Measuring, population: pl.DataFrame | None
 ) -> _InMemory:
     """:func:`evaluate`'s reading of the release and its loss metrics, in memory."""
     orig = frame_argument(original, "original", OWNER)
     rel = frame_argument(release, "release", OWNER)
-    named = [*qi, *sens, *([class_attribute] if class_attribute is not None else [])]
+    qi, num, cls = list(asked.quasi_identifiers), list(asked.numeric), asked.class_attribute
+    named = [*qi, *asked.sensitive, *([cls] if cls is not None else [])]
     missing = [c for c in dict.fromkeys(named) if c not in orig.columns]
     if missing:
         raise UnknownColumnError(missing, orig.columns)
-    specs = dict(hierarchies or {})
+    specs = dict(asked.hierarchies or {})
     # hierarchies of other columns are ignored (a full set, as load_adult() gives, may be
     # passed), but a numeric quasi-identifier cannot also have one
     extra = [c for c in specs if c in num]
@@ -566,7 +538,7 @@ def _measure(
             "hierarchies", OWNER, "given for non-numeric quasi-identifiers only", extra[0]
         )
 
-    start_stage(progress, "Matching the release")
+    start_stage(asked.progress, "Matching the release")
     resolved = resolved_hierarchies(specs, qi, num, orig, population)
     r = interpret_release(
         orig,
@@ -574,17 +546,17 @@ def _measure(
         quasi_identifiers=qi,
         hierarchies=resolved,
         numeric=num,
-        value_ranges=value_ranges,
-        levels=levels,
-        suppression_limit=suppression_limit,
+        value_ranges=asked.value_ranges,
+        levels=asked.levels,
+        suppression_limit=asked.suppression_limit,
         owner=OWNER,
     )
     check_covered(r)  # rows correspond here (same number, same order): each label covers
     t1 = time.perf_counter()
 
-    start_stage(progress, "Measuring loss")
-    target = orig[class_attribute] if class_attribute is not None else None
-    loss = all_losses(r, k=k, target=target, weights=weights)
+    start_stage(asked.progress, "Measuring loss")
+    target = orig[cls] if cls is not None else None
+    loss = all_losses(r, k=asked.k, target=target, weights=asked.weights)
     if not num:  # SSE and IL are defined on numeric attributes only
         del loss["sse"], loss["il"]
     if len(num) == len(qi):  # the hierarchy-level metrics need hierarchies

@@ -44,6 +44,7 @@ from anonkit.engines.spark_frames import named
 from anonkit.exceptions import DataError, MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.metric_info import LOSS_INFO
 from anonkit.metrics.classes import starred_suppressed
+from anonkit.metrics.tables import Measuring
 from anonkit.metrics.tallied import (
     TalliedColumn,
     star_labels,
@@ -51,7 +52,7 @@ from anonkit.metrics.tallied import (
     tallied_column,
     tallied_losses,
 )
-from anonkit.progress import Progress, start_stage
+from anonkit.progress import start_stage
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -235,20 +236,7 @@ class SparkMeasures:
 
 
 def measure_spark(
-    original: Any,
-    release: Any,
-    *,
-    quasi_identifiers: Sequence[str],
-    hierarchies: Mapping[str, Any] | None,
-    class_attribute: str | None,
-    population: Any,
-    numeric: Sequence[str],
-    value_ranges: Mapping[str, tuple[float, float]] | None,
-    k: int | None,
-    levels: Mapping[str, int] | None,
-    weights: Mapping[str, float] | None,
-    progress: Progress | None,
-    suppression_limit: float | None = None,
+    original: Any, release: Any, asked: Measuring, population: Any = None
 ) -> SparkMeasures:
     """Read a release on Spark (DataFrames or paths Spark reads) against its original and
     measure its loss, for :func:`anonkit.evaluate.evaluate` (its parameters checked; see
@@ -276,10 +264,11 @@ def measure_spark(
             "uniqueness estimate, or evaluate the tables in memory)",
             type(population).__name__,
         )
-    qi, num = list(quasi_identifiers), list(numeric)
+    qi, num, cls = list(asked.quasi_identifiers), list(asked.numeric), asked.class_attribute
+    progress, value_ranges, levels = asked.progress, asked.value_ranges, asked.levels
     engine = SparkEngine()
     orig = engine.frame(original)
-    needed = [*qi, *([class_attribute] if class_attribute is not None else [])]
+    needed = [*qi, *([cls] if cls is not None else [])]
     missing = [c for c in dict.fromkeys(needed) if c not in orig.columns]
     if missing:
         raise UnknownColumnError(missing, orig.columns)
@@ -288,7 +277,7 @@ def measure_spark(
         rel = unescape_formulas(rel)  # a CSV release as released: '@home is @home
     start_stage(progress, "Matching the release")
     hier = [c for c in qi if c not in num]
-    specs = dict(hierarchies or {})
+    specs = dict(asked.hierarchies or {})
     resolved = dict(zip(hier, resolve_hierarchies(engine, orig, hier, specs), strict=True))
     originals = _original_counts(orig, qi, num, resolved)
     n = int(originals[qi[0]][1].sum())
@@ -329,23 +318,23 @@ def measure_spark(
     finally:
         classes.unpersist()
     kept = ~_all_star(qi, stars)
-    if not starred_suppressed(n_suppressed, n, suppression_limit):  # a class at the top
+    if not starred_suppressed(n_suppressed, n, asked.suppression_limit):  # a class at the top
         sizes, n_suppressed, kept = np.append(sizes, n_suppressed), 0, F.lit(True)
     t1 = time.perf_counter()
 
     start_stage(progress, "Measuring loss")
     notes: list[str] = []
-    loss = tallied_losses(columns, sizes, n_suppressed=n_suppressed, k=k, weights=weights)
-    if class_attribute is not None:
-        if class_attribute in rel.columns:
-            loss["classification"] = _classification(
-                rel, qi, class_attribute, kept, n, n_suppressed
-            )
+    loss = tallied_losses(
+        columns, sizes, n_suppressed=n_suppressed, k=asked.k, weights=asked.weights
+    )
+    if cls is not None:
+        if cls in rel.columns:
+            loss["classification"] = _classification(rel, qi, cls, kept, n, n_suppressed)
         else:
             loss["classification"] = math.nan
             notes.append(
                 f"{LOSS_INFO['classification'].title}: the release has no column "
-                f"{class_attribute!r} (on Spark it is read from the release)."
+                f"{cls!r} (on Spark it is read from the release)."
             )
     loss["kl_divergence"] = math.nan
     notes.append(f"{LOSS_INFO['kl_divergence'].title}: {SINGLE_MACHINE['kl_divergence']}.")

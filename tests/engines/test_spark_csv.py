@@ -28,6 +28,7 @@ from anonkit.exceptions import (
     ParameterError,
 )
 from anonkit.io.tables import read_table
+from anonkit.metrics.tables import Measuring
 
 if SKIP_REASON is not None:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -145,13 +146,9 @@ def test_an_escaped_csv_release_is_measured_as_released(spark: Any, tmp_path: Pa
     path = tmp_path / "release.csv"
     SparkEngine(spark).write(original, path)  # the engine escapes as it writes
     assert "'@home" in "".join(p.read_text() for p in path.glob("*.csv"))
-    options: dict[str, Any] = {
-        "quasi_identifiers": ["ward", "age"], "hierarchies": None, "class_attribute": None,
-        "population": None, "numeric": [], "value_ranges": None, "k": 2, "levels": None,
-        "weights": None, "progress": None,
-    }  # fmt: skip
-    from_path = measure_spark(original, str(path), **options)
-    in_memory = measure_spark(original, original, **options)
+    asked = Measuring(quasi_identifiers=["ward", "age"], k=2)
+    from_path = measure_spark(original, str(path), asked)
+    in_memory = measure_spark(original, original, asked)
     assert sorted(from_path.sizes.tolist()) == sorted(in_memory.sizes.tolist())
     assert from_path.loss == pytest.approx(in_memory.loss, nan_ok=True)
 

@@ -6,6 +6,7 @@ is the whole population, else estimated)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import polars as pl
@@ -26,6 +27,26 @@ from anonkit.metrics.risk import (
     population_table_uniqueness,
     population_uniqueness_risk,
 )
+from anonkit.progress import Progress
+
+
+@dataclass(frozen=True)
+class Measuring:
+    """What :func:`anonkit.evaluate.evaluate` was asked to measure, its parameters checked:
+    read alike by its in-memory path and by :func:`anonkit.evaluate_spark.measure_spark`
+    (see :func:`~anonkit.evaluate.evaluate` for each field)."""
+
+    quasi_identifiers: Sequence[str]
+    hierarchies: Mapping[str, Any] | None = None
+    sensitive: Sequence[str] = ()
+    numeric: Sequence[str] = ()
+    class_attribute: str | None = None
+    value_ranges: Mapping[str, tuple[float, float]] | None = None
+    k: int | None = None
+    levels: Mapping[str, int] | None = None
+    weights: Mapping[str, float] | None = None
+    progress: Progress | None = None
+    suppression_limit: float | None = None
 
 
 def frame_argument(value: Any, parameter: str, owner: str) -> pl.DataFrame:
