@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from anonkit._validation import (
+    SEED,
     Boolean,
     Interval,
     Name,
@@ -359,3 +360,11 @@ def test_setting_a_part_of_a_parameter_that_is_none_says_what_to_do() -> None:
 
     with pytest.raises(ParameterError, match=r"'privacy'.*set as a whole first \(privacy=\.\.\.\)"):
         FullDomain().set_params(privacy__suppression_limit=0.05)
+
+
+def test_an_int_past_the_floats_is_judged_by_its_exact_value() -> None:
+    """10**400 has no float: it was an OverflowError, not a verdict."""
+    assert check_int(10**400, "k", "anonymize", low=1) == 10**400
+    with pytest.raises(ParameterError, match="between 1 and 5"):
+        check_int(10**400, "k", "anonymize", low=1, high=5)
+    assert SEED.accepts(10**400) and not SEED.accepts(-(10**400))

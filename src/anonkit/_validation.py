@@ -52,6 +52,7 @@ __all__ = [
     "Name",
     "Names",
     "Options",
+    "SEED",
     "Parameters",
     "Separator",
     "check",
@@ -110,13 +111,14 @@ class Interval:
     def accepts(self, value: object) -> bool:
         if isinstance(value, (bool, np.bool_)):
             return False
+        number: float
         if self.kind is int:
             if not isinstance(value, (int, np.integer)):
                 return False
+            number = int(value)  # exactly: an int past 1e308 has no float
         elif not isinstance(value, (int, float, np.integer, np.floating)):
             return False
-        number = float(value)
-        if not math.isfinite(number):
+        elif not math.isfinite(number := float(value)):
             return False
         if self.low is not None:
             low_in = self.closed in ("both", "left")
@@ -264,6 +266,10 @@ class OrNone:
 
     def __str__(self) -> str:
         return f"None or {self.inner}"
+
+
+#: A random generator's seed: ``None`` (fresh entropy) or an int >= 0.
+SEED: Constraint = OrNone(Interval(int, 0))
 
 
 _INIT_PARAMETERS: dict[type, tuple[str, ...]] = {}

@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit._validation import Constraint, Interval, Names, Options
+from anonkit._validation import SEED, Constraint, Interval, Names, Options
 from anonkit.algorithms.dp.k_epsilon import laplace_within_classes
 from anonkit.algorithms.lattice import LATTICE_ALGORITHMS
 from anonkit.core.schema import AttributeRole, Schema
@@ -31,7 +31,6 @@ from anonkit.core.transform import all_starred
 from anonkit.core.values import as_numbers
 from anonkit.estimators.base import Estimator, Fitting, Privacy
 from anonkit.estimators.full_domain import FullDomain
-from anonkit.estimators.safepub import Seed
 from anonkit.exceptions import MissingValuesError, ParameterError, UnknownColumnError
 from anonkit.io.frames import from_polars
 from anonkit.metrics.generalization import METRICS
@@ -78,7 +77,7 @@ class KEpsilon(Estimator):
         "noisy": Names(),
         "search": Options(tuple(LATTICE_ALGORITHMS)),
         "metric": Options(tuple(METRICS)),
-        "seed": Seed(),
+        "seed": SEED,
         # the noise is drawn per record: the records are in memory, whatever the input
         "engine": Options(("polars",)),
     }

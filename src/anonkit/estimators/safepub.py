@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from anonkit._frozen import FrozenDict
-from anonkit._validation import Constraint, Interval, Options, check, validate
+from anonkit._validation import SEED, Constraint, Interval, Options, check, validate
 from anonkit.algorithms.dp import SCORES, k_for, safepub_search, sample_mask, sampling_probability
 from anonkit.algorithms.dp.safepub import SELECT_MODES
 from anonkit.algorithms.lattice import Evaluator
@@ -40,22 +40,10 @@ from anonkit.progress import Progress, start_stage
 from anonkit.result import AnonymizationResult
 from anonkit.verify import Verification, verify_release
 
-__all__ = ["SafePub", "Seed", "generalize_and_suppress"]
+__all__ = ["SafePub", "generalize_and_suppress"]
 
 #: The count column of the class sizes' group-by (a reserved name, core.schema.RESERVED_PREFIX).
 _SIZE = "__anonkit_size__"
-
-
-class Seed:
-    """``None`` or an int >= 0 (the random generator's seed)."""
-
-    def accepts(self, value: object) -> bool:
-        return value is None or bool(
-            isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0
-        )
-
-    def __str__(self) -> str:
-        return "None or an int >= 0"
 
 
 def generalize_and_suppress(
@@ -141,7 +129,7 @@ class SafePub(Estimator):
         "score": Options(tuple(SCORES)),
         "search_share": Interval(float, 0, 1, "neither"),
         "select": Options(SELECT_MODES),
-        "seed": Seed(),
+        "seed": SEED,
     }
 
     def __init__(
