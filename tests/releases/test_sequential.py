@@ -35,6 +35,12 @@ T3 = T2.with_columns(
 KW = {"id_column": "pid", "quasi_identifiers": QI, "sensitive": "disease", "numeric": QI}
 
 
+def _first(allowed: list[int], need: int) -> list[int]:
+    """Counterfeits as the paper's statement reads step 3: the first values allowed
+    (:func:`publish` draws them at random)."""
+    return allowed[:need]
+
+
 def _present(*tables: pl.DataFrame) -> pl.DataFrame:
     """The records of the last table present in every table (the adversary's targets)."""
     out = tables[-1]
@@ -213,7 +219,9 @@ def _assign_freely(
     n = len(value)
     pool = Pool(np.arange(n), value, np.zeros(n, dtype=np.int64), [0], len(code))
     out = Classes()
-    assign(pool, [code[v] for v in all_values], m, out, lambda: AssertionError("too few"))
+    assign(
+        pool, [code[v] for v in all_values], m, out, lambda: AssertionError("too few"), pick=_first
+    )
     groups: list[tuple[list[int], list[str], list[str]]] = [
         ([], [], []) for _ in range(out.n_classes)
     ]
@@ -243,3 +251,28 @@ def test_a_history_of_another_sensitive_attribute_is_refused(tmp_path) -> None:
         with pytest.raises(ParameterError, match="'disease'"):
             publish(table, m=2, history=again, model=model, **{**KW, "sensitive": "other"})
     assert publish(table, m=2, history=again, **KW).history.sensitive == "disease"
+
+
+def test_counterfeit_values_do_not_tell_which_value_is_real() -> None:
+    """A new class of one real record is completed with counterfeits drawn at random
+    among the values it may take: had they been the domain's first values, a class
+    showing {asthma, hiv} would give hiv away as the real one (with asthma real, the
+    counterfeit would have been flu)."""
+    frame = pl.DataFrame({"pid": ["p1"], "zip": [500], "disease": ["hiv"]})
+    kw = {"id_column": "pid", "quasi_identifiers": ["zip"], "sensitive": "disease", "m": 2}
+    domain = ["asthma", "flu", "hiv"]
+    fakes = [
+        publish(frame, domain=domain, seed=seed, **kw)
+        .table.filter(pl.col("disease") != "hiv")["disease"]
+        .item()
+        for seed in range(200)
+    ]
+    assert 60 < fakes.count("asthma") < 140 and fakes.count("asthma") + fakes.count("flu") == 200
+
+
+def test_a_seed_makes_the_counterfeits_reproducible() -> None:
+    kw = {**KW, "m": 4, "domain": [*DISEASES, "measles", "mumps"]}
+    one = publish(T1.head(3), seed=7, **kw)  # type: ignore[arg-type]
+    assert one.table.equals(publish(T1.head(3), seed=7, **kw).table)  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="seed"):
+        publish(T1, seed=-1, **kw)  # type: ignore[arg-type]

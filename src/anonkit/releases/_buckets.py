@@ -21,8 +21,33 @@ Ints = NDArray[np.int64]
 _EMPTY: Ints = np.zeros(0, dtype=np.int64)
 
 
+#: Chooses a new class's counterfeit values: ``need`` of the ``allowed`` ones (codes).
+Pick = Callable[[list[int], int], list[int]]
+
+
 def _ints(values: Sequence[int] | Ints) -> Ints:
     return np.asarray(values, dtype=np.int64)
+
+
+def random_pick(rng: np.random.Generator) -> Pick:
+    """Counterfeit values drawn uniformly, without replacement, among those allowed.
+
+    Why at random: whichever real values a class holds, every choice of counterfeits is
+    then equally likely, so the values a class shows do not tell which of them are real.
+    A fixed rule does: with the domain's first values, a class showing {asthma, hiv}
+    with one counterfeit holds hiv (with asthma real, the counterfeit would be flu).
+
+    Examples
+    --------
+    >>> pick = random_pick(np.random.default_rng(0))
+    >>> sorted(pick([0, 2, 5, 7], 2)) in ([0, 2], [0, 5], [0, 7], [2, 5], [2, 7], [5, 7])
+    True
+    """
+
+    def pick(allowed: list[int], need: int) -> list[int]:
+        return sorted(rng.choice(allowed, size=need, replace=False).tolist()) if need else []
+
+    return pick
 
 
 class Pool:
@@ -362,11 +387,18 @@ class _Steps:
 
 
 def assign(
-    pool: Pool, domain: Sequence[int], m: int, out: Classes, too_few: Callable[[], Exception]
+    pool: Pool,
+    domain: Sequence[int],
+    m: int,
+    out: Classes,
+    too_few: Callable[[], Exception],
+    *,
+    pick: Pick,
 ) -> None:
     """Step 3: the pool forms classes of ``m`` distinct values, each taking the first
     allowed record of the values with the most records left (ties by value), completed
-    with counterfeits of the first ``domain`` values it may hold.
+    with counterfeits of the ``domain`` values it may hold, as ``pick`` chooses them
+    (:func:`random_pick`).
 
     The greedy is computed in phases rather than class by class: while the classes' values
     follow from the counts alone (values above a plateau taken every time, the plateau's
@@ -374,27 +406,35 @@ def assign(
     forbidden values), a whole phase is laid out by arithmetic; otherwise one class is
     formed as the paper's step states it (skipping records and values barred by the
     class's values so far)."""
-    height = pool.left
+    height, fakes = pool.left, _Fakes(domain, pick, too_few)
     steps = _Steps()
     while live := [v for v, h in enumerate(height) if h]:
         ranked = sorted(live, key=lambda v: (-height[v], v))
         plan = _plan(ranked, height, _FreeRuns(pool) if pool.groups else height, m)
         if plan.steps:
-            _lay_out(plan, pool, domain, m, steps, out, too_few)
+            _lay_out(plan, pool, fakes, m, steps, out)
         else:
-            _one(pool, ranked, domain, m, steps, out, too_few)
+            _one(pool, ranked, fakes, m, steps, out)
     steps.flush(pool, out)
 
 
-def _lay_out(
-    plan: _Plan,
-    pool: Pool,
-    domain: Sequence[int],
-    m: int,
-    steps: _Steps,
-    out: Classes,
-    too_few: Callable[[], Exception],
-) -> None:
+@dataclass(frozen=True)
+class _Fakes:
+    """How step 3 completes a class: ``need`` counterfeits of the ``domain`` values it may
+    hold, as ``pick`` chooses them, or ``too_few()`` raised when fewer are allowed."""
+
+    domain: Sequence[int]
+    pick: Pick
+    too_few: Callable[[], Exception]
+
+    def choose(self, need: int, allowed: Callable[[int], bool]) -> list[int]:
+        spare = [d for d in self.domain if allowed(d)]
+        if need > len(spare):
+            raise self.too_few()
+        return self.pick(spare, need) if need > 0 else []
+
+
+def _lay_out(plan: _Plan, pool: Pool, fakes: _Fakes, m: int, steps: _Steps, out: Classes) -> None:
     """The classes of one phase: runs of each value's free records and counterfeits."""
     j, p, s, step = plan.steps, len(plan.plateau), plan.s, out.n_classes
     for r, v in enumerate(plan.top):
@@ -408,10 +448,7 @@ def _lay_out(
         steps.runs.append((start, count, step, off, p, s, len(plan.top)))
         pool.free_taken[v] += count
         pool.left[v] -= count
-    need = m - len(plan.top) - s
-    spare = [d for d in domain if d not in plan.top][:need]
-    if need > len(spare):
-        raise too_few()
+    spare = fakes.choose(m - len(plan.top) - s, lambda d: d not in plan.top)
     if spare:
         steps.fake_runs.append((step, j, spare))
     if s in (0, p):
@@ -424,15 +461,7 @@ def _lay_out(
     out.n_classes += j
 
 
-def _one(
-    pool: Pool,
-    ranked: list[int],
-    domain: Sequence[int],
-    m: int,
-    steps: _Steps,
-    out: Classes,
-    too_few: Callable[[], Exception],
-) -> None:
+def _one(pool: Pool, ranked: list[int], fakes: _Fakes, m: int, steps: _Steps, out: Classes) -> None:
     """One class as step 3 states it: in rank order, each value not barred by the
     records taken so far gives its first record allowed with the class's values."""
     step, chosen = out.n_classes, list[int]()
@@ -456,10 +485,7 @@ def _one(
         steps.single.append((got[0], step, 0))
         chosen.append(v)
         banned |= got[1]
-    spare = [d for d in domain if d not in chosen and not banned >> d & 1]
-    need = m - len(chosen)
-    if need > len(spare):
-        raise too_few()
-    steps.single_fakes += [(step, v, i) for i, v in enumerate(spare[:need])]
-    out.sig_of_class.append(_ints([out.signature([*chosen, *spare[:need]])]))
+    spare = fakes.choose(m - len(chosen), lambda d: d not in chosen and not banned >> d & 1)
+    steps.single_fakes += [(step, v, i) for i, v in enumerate(spare)]
+    out.sig_of_class.append(_ints([out.signature([*chosen, *spare])]))
     out.n_classes += 1

@@ -17,7 +17,9 @@ paper's steps, as implemented here:
    auxiliary counterfeit table does);
 3. *assignment*: the pool forms new buckets of ``m`` distinct values (the most frequent
    values first, which keeps the rest m-eligible); a remainder with fewer than ``m``
-   distinct values is completed with counterfeits;
+   distinct values is completed with counterfeits, their values drawn at random among
+   those the class may hold (a fixed choice, such as the domain's first values, would
+   tell which of a class's values are real);
 4. *split*: a bucket whose values are each held ``c`` times becomes ``c`` classes of one
    record per value, records of each value taken in quasi-identifier order so that
    neighbours share a class;
@@ -75,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from anonkit._validation import check_choice, check_int, check_name, check_names
+from anonkit._validation import SEED, check, check_choice, check_int, check_name, check_names
 from anonkit.core.values import as_text
 from anonkit.exceptions import (
     DataError,
@@ -87,7 +89,7 @@ from anonkit.exceptions import (
 )
 from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.progress import Progress, start_stage
-from anonkit.releases._buckets import Classes, Ints, Pool, assign, balance_and_split
+from anonkit.releases._buckets import Classes, Ints, Pool, assign, balance_and_split, random_pick
 from anonkit.releases._labels import class_labels
 from anonkit.releases._values import Spelling, value_key, value_keys
 from anonkit.releases.history import ReleaseHistory, Signature
@@ -169,6 +171,7 @@ def publish(
     tau: int = 2,
     numeric: Sequence[str] = (),
     domain: Sequence[object] | None = None,
+    seed: int | None = None,
     progress: Progress | None = None,
 ) -> SequentialRelease:
     """Publish the current state of a table under m-invariance or τ-safety.
@@ -198,6 +201,11 @@ def publish(
         the paper); by default the values of the current table and of the signatures the
         history holds. Read as the column's values: in a column of numbers, 1, 1.0 and
         "1" are one value (and a value that is no number is refused).
+    seed
+        Seed of the random choice of counterfeit values for new classes (drawn at random
+        so that a class's values do not tell which are real); ``None`` draws fresh
+        entropy. A fixed seed makes releases reproducible, which is for tests: a published
+        seed lets anyone repeat the draw.
     progress
         Told each step as it starts (dividing the records, forming the classes,
         releasing them): ``stage(name)`` of a :class:`~anonkit.progress.StagedProgress`.
@@ -220,6 +228,7 @@ def publish(
     check_name(sensitive, "sensitive", owner)
     check_int(m, "m", owner, low=2)
     check_choice(model, "model", owner, MODELS)
+    check(seed, SEED, "seed", owner)
     window = check_int(tau, "tau", owner, low=1) if model == "tau_safety" else 1
     missing = [c for c in [id_column, *qi, sensitive, *numeric] if c not in frame.columns]
     if missing:
@@ -277,7 +286,8 @@ def publish(
     balance_and_split(held, to[held], value_at[held], buckets, pool, out)
     # 3. assignment of the pool: classes of m distinct values, most frequent values first
     domain_codes = [code[v] for v in all_values]
-    assign(pool, domain_codes, m, out, lambda: _too_few_values(sensitive, m))
+    pick = random_pick(np.random.default_rng(seed))
+    assign(pool, domain_codes, m, out, lambda: _too_few_values(sensitive, m), pick=pick)
 
     start_stage(progress, "Releasing the classes")
     result = _release(frame, qi, sensitive, numeric, out, coded, past, model, m, window)
