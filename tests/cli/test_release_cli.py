@@ -177,3 +177,122 @@ def test_a_wrong_separator_gets_a_hint(tmp_path: Path) -> None:
     assert "read with separator ',' into one column" in res.stderr
     assert "use --separator ';'" in res.stderr and "set separator" not in res.stderr
     assert not out.exists() and not history.exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "qi", "sensitive"), [("zip", "age,class", "disease"), ("disease", "age,zip", "class")]
+)
+def test_a_column_named_class_is_a_usage_error(
+    tmp_path: Path, old: str, qi: str, sensitive: str
+) -> None:
+    """A quasi-identifier or sensitive column named 'class' (the release's class column)
+    stopped with "polars stopped on the data (DuplicateError)"."""
+    T1.rename({old: "class"}).write_csv(tmp_path / "t1.csv")
+    history, out = tmp_path / "h.json", tmp_path / "r1.csv"
+    res = runner.invoke(
+        app, ["release", str(tmp_path / "t1.csv"), "--history", str(history), "-o", str(out),
+              "--id-column", "pid", "--qi", qi, "--sensitive", sensitive, "--m", "3"],
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert "other than 'class'" in res.stderr and "polars" not in res.stderr
+    assert not out.exists() and not history.exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"format":1,"window":1,"releases":1,"sensitive":"disease","records":{"p1":[]}}',
+        b'{"format":1,"window":1e999,"releases":1,"sensitive":null,"records":{}}',
+        b'{"format":1,"window":1,"releases":1.7,"sensitive":null,"records":{}}',
+        b"[" * 100_000 + b"]" * 100_000,
+        b"\xff\xfe{}",
+    ],
+    ids=["empty entries", "huge window", "fractional releases", "deep", "not utf-8"],
+)
+def test_a_malformed_history_is_one_line(tmp_path: Path, content: bytes) -> None:
+    """Each stopped with a Python traceback (ValueError from min(), OverflowError,
+    RecursionError, UnicodeDecodeError), or was read (1.7 releases as 1)."""
+    history = tmp_path / "h.json"
+    history.write_bytes(content)
+    T1.write_csv(tmp_path / "t1.csv")
+    res = runner.invoke(
+        app, ["release", str(tmp_path / "t1.csv"), "--history", str(history), "-o",
+              str(tmp_path / "r1.csv"), *ARGS],
+    )  # fmt: skip
+    assert res.exit_code == 1, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert f"error: Cannot read {history}: it is not a release history" in res.stderr
+    assert history.read_bytes() == content and not (tmp_path / "r1.csv").exists()
+
+
+def test_tau_is_refused_without_tau_safety(tmp_path: Path) -> None:
+    """--tau 7 under the default m-invariance was accepted and ignored (the history kept
+    a window of 1)."""
+    T1.write_csv(tmp_path / "t1.csv")
+    history, out = tmp_path / "h.json", tmp_path / "r1.csv"
+    base = ["release", str(tmp_path / "t1.csv"), "--history", str(history), "-o", str(out)]
+    res = runner.invoke(app, [*base, *ARGS, "--tau", "7"])
+    assert res.exit_code == 2, res.output
+    assert "--tau" in res.stderr and "--model tau_safety" in res.stderr
+    assert not out.exists() and not history.exists()
+    res = runner.invoke(app, [*base, *ARGS, "--tau", "7", "--model", "tau_safety"])
+    assert res.exit_code == 0, res.output
+    assert "τ=7" in res.stdout and ReleaseHistory.load(history).window == 7
+
+
+def test_a_seed_repeats_the_counterfeits(tmp_path: Path) -> None:
+    """--seed is publish's seed: the counterfeit values of new classes, drawn at random,
+    are drawn again the same (here three 'flu' records need counterfeits)."""
+    skewed = T1.head(6).with_columns(
+        disease=pl.Series(["flu", "flu", "flu", "flu", "hiv", "cancer"])
+    )
+    skewed.write_csv(tmp_path / "t1.csv")
+    tables = []
+    for run in ("a", "b"):
+        out = tmp_path / f"{run}.csv"
+        res = runner.invoke(
+            app, ["release", str(tmp_path / "t1.csv"), "--history", str(tmp_path / f"{run}.json"),
+                  "-o", str(out), *ARGS, "--seed", "11"],
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        tables.append(pl.read_csv(out, infer_schema=False))
+    api = publish(skewed, id_column="pid", quasi_identifiers=["age", "zip"], sensitive="disease",
+                  m=3, numeric=["age", "zip"], seed=11)  # fmt: skip
+    assert int(api.counterfeits["counterfeits"].sum()) > 0
+    assert tables[0].equals(tables[1])
+    assert tables[0].equals(api.table.cast(pl.String))
+
+
+def test_a_warning_is_one_line_and_advice_names_the_command_line(tmp_path: Path) -> None:
+    """ "None of the ids is in the history" came as a Python UserWarning with a source path
+    and line; errors advised domain= and model='tau_safety', which the command line does
+    not take as such."""
+    T1.write_csv(tmp_path / "t1.csv")
+    T1.with_columns(pid=pl.lit("q") + pl.col("pid")).write_csv(tmp_path / "t2.csv")
+    history = tmp_path / "h.json"
+    assert _release(tmp_path / "t1.csv", tmp_path / "r1.csv", history)[0] == 0
+    res = runner.invoke(
+        app, ["release", str(tmp_path / "t2.csv"), "--history", str(history), "-o",
+              str(tmp_path / "r2.csv"), *ARGS],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "warning: None of the 12 ids in column 'pid' is in the history" in res.stderr
+    assert "UserWarning" not in res.stderr and "release.py" not in res.stderr
+    assert _release(tmp_path / "t1.csv", tmp_path / "q1.csv", tmp_path / "q.json")[0] == 0
+    res = runner.invoke(
+        app, ["release", str(tmp_path / "t2.csv"), "--history", str(tmp_path / "q.json"), "-o",
+              str(tmp_path / "q2.csv"), *ARGS, "-q"],
+    )  # fmt: skip
+    assert res.exit_code == 0 and res.stderr == ""  # --quiet: nothing but errors
+    res = runner.invoke(
+        app, ["release", str(tmp_path / "t2.csv"), "--history", str(tmp_path / "h2.json"),
+              "-o", str(tmp_path / "r3.csv"), *[a if a != "3" else "30" for a in ARGS]],
+    )  # fmt: skip
+    assert res.exit_code == 1
+    assert "(domain= in Python)" in " ".join(res.stderr.split())
+    changed = T1.with_columns(
+        disease=pl.when(pl.col("pid") == "p5").then(pl.lit("flu")).otherwise(pl.col("disease"))
+    )
+    changed.write_csv(tmp_path / "t3.csv")
+    code, out = _release(tmp_path / "t3.csv", tmp_path / "r4.csv", tmp_path / "h.json")
+    assert code == 1 and "(--model tau_safety" in " ".join(out.split())

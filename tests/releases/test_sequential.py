@@ -276,3 +276,21 @@ def test_a_seed_makes_the_counterfeits_reproducible() -> None:
     assert one.table.equals(publish(T1.head(3), seed=7, **kw).table)  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="seed"):
         publish(T1, seed=-1, **kw)  # type: ignore[arg-type]
+
+
+def test_tau_defaults_to_two_under_tau_safety_only() -> None:
+    """tau=None (the default) is a window of 2 under τ-safety; m-invariance keeps one
+    signature per record; a tau given with tau_safety is kept as before."""
+    for tau in (None, 2):
+        safe = publish(T1, m=2, model="tau_safety", tau=tau, **KW)
+        assert safe.history.window == 2 and "τ=2" in safe.guarantee
+    assert publish(T1, m=2, model="tau_safety", tau=5, **KW).history.window == 5
+    assert publish(T1, m=2, **KW).history.window == 1
+    with pytest.raises(ParameterError, match="'tau' parameter of publish"):
+        publish(T1, m=2, model="tau_safety", tau=0, **KW)
+
+
+def test_tau_is_refused_under_m_invariance() -> None:
+    """m-invariance keeps no window: tau=7 was accepted and ignored."""
+    with pytest.raises(ParameterError, match="'tau'.*tau_safety"):
+        publish(T1, m=2, tau=7, **KW)  # type: ignore[arg-type]

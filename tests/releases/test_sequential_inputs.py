@@ -134,3 +134,107 @@ def test_a_history_with_a_malformed_signature_is_refused(signature: object) -> N
     )
     with pytest.raises(InputFormatError, match="signature"):
         ReleaseHistory.from_json(text)
+
+
+@pytest.mark.parametrize(
+    ("old", "name", "change"),
+    [
+        ("zip", "class", {"quasi_identifiers": ["class", "age"]}),
+        ("disease", "class", {"sensitive": "class"}),
+        ("zip", "__anonkit_row__", {"quasi_identifiers": ["__anonkit_row__", "age"]}),
+        ("disease", "*", {"sensitive": "*"}),
+        ("zip", "^z.*$", {"quasi_identifiers": ["^z.*$", "age"]}),
+        ("id", "^i.*$", {"id_column": "^i.*$"}),
+    ],
+)
+def test_column_names_the_release_uses_itself_are_refused(
+    old: str, name: str, change: dict[str, object]
+) -> None:
+    """A quasi-identifier or sensitive column named 'class' (the release's class column)
+    stopped with polars' DuplicateError; a working column's name or one polars reads as a
+    pattern ('*', '^...$') failed the same way, or with an IndexError."""
+    with pytest.raises(ParameterError, match="parameter of publish") as caught:
+        publish(T1.rename({old: name}), **{**KW, **change})  # type: ignore[arg-type]
+    assert repr(name) in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["class", "counterfeit", "counterfeits", "_code", "_set"])
+def test_other_names_are_free(name: str) -> None:
+    """The id column is never released, so it may be named 'class'; quasi-identifiers
+    named as a label's working columns ('_code', '_set') stopped with polars errors."""
+    as_id = publish(T1.rename({"id": name}), **{**KW, "id_column": name})  # type: ignore[arg-type]
+    assert as_id.table.columns == ["class", "zip", "age", "disease"]
+    if name == "class":
+        return
+    frame = T1.rename({"zip": name})
+    out = publish(frame, **{**KW, "quasi_identifiers": [name, "age"]})  # type: ignore[arg-type]
+    assert out.table.columns == ["class", name, "age", "disease"]
+    assert all(label.startswith("{") for label in out.table[name].to_list())
+    again = publish(frame, history=out.history, **{**KW, "quasi_identifiers": [name, "age"]})  # type: ignore[arg-type]
+    assert again.history.releases == 2
+
+
+def test_an_unrelated_column_named_as_the_row_index_is_ignored() -> None:
+    """Only the released columns are worked on: a column that plays no role may have
+    any name."""
+    frame = T1.with_columns(pl.lit(1).alias("__anonkit_row__"))
+    assert publish(frame, **KW).table.height >= T1.height  # type: ignore[arg-type]
+
+
+_GOOD = {"format": 1, "window": 1, "releases": 1, "sensitive": "disease"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps({**_GOOD, "records": {"p1": []}}),
+        '{"format":1,"window":1e999,"releases":1,"sensitive":null,"records":{}}',
+        json.dumps({**_GOOD, "releases": 1.7, "records": {}}),
+        json.dumps({**_GOOD, "window": True, "records": {}}),
+        json.dumps({**_GOOD, "format": True, "records": {}}),
+        json.dumps({**_GOOD, "window": 0, "records": {}}),
+        json.dumps({**_GOOD, "releases": -1, "records": {}}),
+        '{"format":1,"window":1,"releases":NaN,"records":{}}',
+        json.dumps({**_GOOD, "records": {"p1": [[1.5, ["flu", "hiv"]]]}}),
+        json.dumps({**_GOOD, "records": {"p1": [["1", ["flu", "hiv"]]]}}),
+        json.dumps({**_GOOD, "records": {"p1": [[2, ["flu", "hiv"]]]}}),
+        json.dumps({**_GOOD, "records": {"p1": [[1, ["flu", "hiv"], 3]]}}),
+        json.dumps({**_GOOD, "records": {"p1": {"1": ["flu", "hiv"]}}}),
+        json.dumps({**_GOOD, "releases": 2, "records": {"p1": [[2, ["a", "b"]], [1, ["a", "b"]]]}}),
+        "[" * 100_000 + "]" * 100_000,
+        "",
+        "[]",
+    ],
+)
+def test_a_malformed_history_is_not_a_release_history(text: str) -> None:
+    """An empty entry list stopped the release with min()'s ValueError, a window of 1e999
+    with an OverflowError, deep nesting with a RecursionError; 1.7 releases were read as
+    1."""
+    with pytest.raises(InputFormatError, match="is not a release history"):
+        ReleaseHistory.from_json(text)
+
+
+@pytest.mark.parametrize("signature", [[], ["flu"]])
+def test_a_signature_of_fewer_than_two_values_is_refused(signature: list[str]) -> None:
+    """Every class holds m >= 2 values: an empty signature was accepted."""
+    text = json.dumps({**_GOOD, "records": {"p1": [[1, signature]]}})
+    with pytest.raises(InputFormatError, match="signature"):
+        ReleaseHistory.from_json(text)
+
+
+def test_a_history_that_is_no_utf8_text_is_not_a_release_history(tmp_path) -> None:
+    """A UnicodeDecodeError escaped load."""
+    path = tmp_path / "h.json"
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(InputFormatError, match=r"h\.json: it is not a release history"):
+        ReleaseHistory.load(path)
+
+
+def test_a_history_kept_in_memory_with_an_empty_entry_list_serves() -> None:
+    """A record with no entry counts as never published; min() of no signature stopped
+    the release with a ValueError."""
+    past = ReleaseHistory(releases=1, records={"p1": []}, sensitive="disease")
+    with pytest.warns(UserWarning, match="None of the 6 ids"):
+        out = publish(T1.with_columns(id=pl.lit("x") + pl.col("id")), history=past, **KW)  # type: ignore[arg-type]
+    assert out.history.releases == 2
+    assert publish(T1, history=past, **KW).history.releases == 2  # type: ignore[arg-type]

@@ -69,7 +69,7 @@ def test_history_release_and_counterfeits_describe_the_same_classes(case) -> Non
                 m=m,
                 history=history,
                 model=model,
-                tau=3,
+                tau=3 if model == "tau_safety" else None,
                 numeric=["age"],
                 domain=VALUES,
             )

@@ -12,6 +12,7 @@ which the intersection attack reads).
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -23,10 +24,12 @@ from anonkit.cli.common import (
     QuietOption,
     SeparatorOption,
     guarded,
+    one_line,
     progress_reporter,
     stdout_console,
 )
 from anonkit.cli.measuring import separator_hinted
+from anonkit.exceptions import ParameterError
 from anonkit.io.tables import output_format, read_table_info, write_table
 from anonkit.io.write import check_not_input, check_outputs
 from anonkit.progress import start_stage
@@ -63,7 +66,12 @@ def release_command(
         str,
         typer.Option("--model", help="m_invariance (insertions, deletions) or tau_safety."),
     ] = "m_invariance",
-    tau: Annotated[int, typer.Option("--tau", help="tau_safety: the window of releases.")] = 2,
+    tau: Annotated[
+        int | None,
+        typer.Option(
+            "--tau", help="tau_safety: the window of releases (default 2; --model tau_safety only)."
+        ),
+    ] = None,
     numeric: Annotated[
         str, typer.Option("--numeric", help="Quasi-identifiers released as ranges.")
     ] = "",
@@ -73,6 +81,14 @@ def release_command(
             "--counterfeits",
             help="Where to write the counterfeit count per class (default: beside the "
             "release, NAME.counterfeits.csv).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Seed of the random choice of counterfeit values (default: fresh each run); "
+            "a published seed lets anyone repeat the draw.",
         ),
     ] = None,
     separator: SeparatorOption = None,
@@ -85,6 +101,14 @@ def release_command(
     The release holds a class number, the quasi-identifiers (generalized) and the
     sensitive attribute; every other column, the id column too, stays out.
     """
+    if tau is not None and model == "m_invariance":  # it has no window: tau was ignored
+        raise ParameterError(
+            "--tau",
+            "anonkit release",
+            "given with --model tau_safety only (the window of τ-safety; m-invariance keeps "
+            "each record's latest signature)",
+            tau,
+        )
     output_format(output)  # an unsupported extension fails before any work
     aux = counterfeits or output.with_name(f"{output.stem}.counterfeits.csv")
     output_format(aux)
@@ -94,7 +118,8 @@ def release_command(
         start_stage(bar, f"Reading {data.name}")
         frame, info = read_table_info(data, separator=separator, encoding=encoding)
         previous = ReleaseHistory.load(history) if history.exists() else None
-        with separator_hinted(info):
+        with separator_hinted(info), warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", UserWarning)
             result = publish(
                 frame,
                 id_column=id_column,
@@ -105,12 +130,16 @@ def release_command(
                 model=model,
                 tau=tau,
                 numeric=_names(numeric),
+                seed=seed,
                 progress=bar,
             )
         start_stage(bar, "Writing the release")
         result.history.save(history)  # first: see the module's docstring
         write_table(result.table, output)
         write_table(result.counterfeits, aux)
+    if not quiet:  # a line each, as the other commands say theirs
+        for warning in said:
+            typer.echo(f"warning: {one_line(str(warning.message))}", err=True)
     console = stdout_console(quiet)
     console.print(result.guarantee)
     n_fake = int(result.counterfeits["counterfeits"].sum()) if result.counterfeits.height else 0

@@ -21,6 +21,9 @@ __all__ = ["class_labels", "quote_members", "set_members"]
 
 #: Characters that put a member of a set label in quotes (with the empty member).
 _SPECIAL = r'[,{}"\r\n]'
+#: Working columns of :func:`class_labels` (reserved names, core.schema.RESERVED_PREFIX:
+#: a quasi-identifier named ``_code`` would be confused with them).
+_CODE, _SET = "__anonkit_code__", "__anonkit_set__"
 
 
 def quote_members(values: pl.Series) -> pl.Series:
@@ -90,18 +93,18 @@ def class_labels(
         pairs = np.unique(cls * width + codes.to_numpy().astype(np.int64))
         pairs = pairs[pairs % width < len(names)]
         per_class = (
-            pl.DataFrame({class_column: pairs // width, "_code": pairs % width})
+            pl.DataFrame({class_column: pairs // width, _CODE: pairs % width})
             .group_by(class_column, maintain_order=True)
-            .agg(pl.col("_code"))
+            .agg(pl.col(_CODE))
         )
-        distinct = per_class.select("_code").unique(maintain_order=True).with_row_index("_set")
-        each = distinct.explode("_code")
+        distinct = per_class.select(_CODE).unique(maintain_order=True).with_row_index(_SET)
+        each = distinct.explode(_CODE)
         written = (
-            pl.DataFrame({"_set": each["_set"], c: members.gather(each["_code"])})
-            .group_by("_set", maintain_order=True)
+            pl.DataFrame({_SET: each[_SET], c: members.gather(each[_CODE])})
+            .group_by(_SET, maintain_order=True)
             .agg(pl.concat_str([pl.lit("{"), pl.col(c).str.join(","), pl.lit("}")]).alias(c))
         )
-        sets = per_class.join(distinct, on="_code").join(written, on="_set")
+        sets = per_class.join(distinct, on=_CODE).join(written, on=_SET)
         out = out.join(sets.select(class_column, c), on=class_column, how="left")
         out = out.with_columns(pl.col(c).fill_null("{}"))
     return out

@@ -150,42 +150,90 @@ class ReleaseHistory:
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "the history") -> ReleaseHistory:
-        """Read a history written by :meth:`to_json`."""
+        """Read a history written by :meth:`to_json`.
+
+        Raises
+        ------
+        InputFormatError
+            If ``text`` is not such a history (numbers that are no whole numbers, a
+            record without entries, release numbers out of order, a signature of fewer
+            than two values: nothing :meth:`to_json` writes), naming ``source``.
+        """
         try:
             raw = json.loads(text)
-            if raw.get("format") != FORMAT_VERSION:
+            if not isinstance(raw, dict) or _count(raw.get("format"), 1) != FORMAT_VERSION:
                 raise ValueError("format")
+            releases = _count(raw["releases"], 0)
             records = {
-                str(rid): [(int(n), _signature(sig)) for n, sig in entries]
-                for rid, entries in raw["records"].items()
+                str(rid): _entries(entries, releases) for rid, entries in raw["records"].items()
             }
             sensitive = raw.get("sensitive")
             if sensitive is not None and not isinstance(sensitive, str):
                 raise ValueError("sensitive")
             return cls(
-                window=int(raw["window"]),
-                releases=int(raw["releases"]),
+                window=_count(raw["window"], 1),
+                releases=releases,
                 records=records,
                 sensitive=sensitive,
             )
         except _NotASignature:
             raise InputFormatError(
                 source,
-                "a signature in it is not a sorted list of distinct texts (was the history "
-                "edited by hand? write it with ReleaseHistory.save)",
+                "a signature in it is not a sorted list of two or more distinct texts (was "
+                "the history edited by hand? anonkit release and ReleaseHistory.save write "
+                "it)",
             ) from None
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise InputFormatError(
-                source,
-                f"it is not a release history of format {FORMAT_VERSION} "
-                "(write it with ReleaseHistory.save)",
-            ) from exc
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+            raise _not_a_history(source) from exc
 
     @classmethod
     def load(cls, path: str | Path) -> ReleaseHistory:
-        """Read a history written by :meth:`save`."""
+        """Read a history written by :meth:`save`.
+
+        Raises
+        ------
+        InputFormatError
+            If the file is not such a history (not UTF-8 text included), naming it.
+        """
         p = Path(path)
-        return cls.from_json(p.read_text(encoding="utf-8"), source=str(p))
+        try:
+            text = p.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _not_a_history(str(p), " (it is not UTF-8 text)") from exc
+        return cls.from_json(text, source=str(p))
+
+
+def _not_a_history(source: str, why: str = "") -> InputFormatError:
+    """The error of a file that is no history :meth:`ReleaseHistory.save` wrote."""
+    return InputFormatError(
+        source,
+        f"it is not a release history of format {FORMAT_VERSION}{why}; anonkit release "
+        "and ReleaseHistory.save write one",
+    )
+
+
+def _count(value: object, low: int) -> int:
+    """A whole number of JSON read as written: ``>= low``, never a float or a boolean
+    (``1.7`` is no number of releases, ``1e999`` no window)."""
+    if type(value) is not int or value < low:
+        raise ValueError("count")
+    return value
+
+
+def _entries(value: object, releases: int) -> list[tuple[int, Signature]]:
+    """A record's entries read from JSON: one or more ``[release number, signature]``,
+    release numbers increasing, none after ``releases``."""
+    if not isinstance(value, list) or not value:
+        raise ValueError("entries")
+    entries = []
+    for entry in value:
+        if not isinstance(entry, list) or len(entry) != 2:
+            raise ValueError("entry")
+        entries.append((_count(entry[0], 1), _signature(entry[1])))
+    numbers = [n for n, _ in entries]
+    if numbers[-1] > releases or any(a >= b for a, b in itertools.pairwise(numbers)):
+        raise ValueError("release numbers")
+    return entries
 
 
 class _NotASignature(ValueError):
@@ -193,8 +241,11 @@ class _NotASignature(ValueError):
 
 
 def _signature(value: object) -> Signature:
-    """A signature read from JSON: a sorted list of distinct strings, as written."""
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    """A signature read from JSON: a sorted list of two or more distinct strings (a class
+    holds ``m >= 2`` values), as written."""
+    if not isinstance(value, list) or len(value) < 2:
+        raise _NotASignature()
+    if not all(isinstance(v, str) for v in value):
         raise _NotASignature()
     if any(a >= b for a, b in itertools.pairwise(value)):
         raise _NotASignature()

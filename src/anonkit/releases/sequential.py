@@ -70,7 +70,6 @@ sequential publication with arbitrary updates. Computers & Security 66, 20-39.
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -90,6 +89,7 @@ from anonkit.exceptions import (
 from anonkit.models.m_uniqueness import MUniqueness
 from anonkit.progress import Progress, start_stage
 from anonkit.releases._buckets import Classes, Ints, Pool, assign, balance_and_split, random_pick
+from anonkit.releases._inputs import check_history, check_roles
 from anonkit.releases._labels import class_labels
 from anonkit.releases._values import Spelling, value_key, value_keys
 from anonkit.releases.history import ReleaseHistory, Signature
@@ -168,7 +168,7 @@ def publish(
     m: int,
     history: ReleaseHistory | None = None,
     model: str = "m_invariance",
-    tau: int = 2,
+    tau: int | None = None,
     numeric: Sequence[str] = (),
     domain: Sequence[object] | None = None,
     seed: int | None = None,
@@ -193,7 +193,8 @@ def publish(
     model
         ``"m_invariance"`` (insertions and deletions) or ``"tau_safety"`` (any update).
     tau
-        τ-safety's window: releases within which signatures must be equal or disjoint.
+        τ-safety's window: releases within which signatures must be equal or disjoint
+        (``None``: 2).
     numeric
         Quasi-identifiers released as ``[lo-hi]`` ranges (others as value sets).
     domain
@@ -229,11 +230,15 @@ def publish(
     check_int(m, "m", owner, low=2)
     check_choice(model, "model", owner, MODELS)
     check(seed, SEED, "seed", owner)
-    window = check_int(tau, "tau", owner, low=1) if model == "tau_safety" else 1
+    if tau is not None and model != "tau_safety":  # m-invariance keeps no window
+        raise ParameterError("tau", owner, "None unless model='tau_safety'", tau)
+    window = (
+        check_int(2 if tau is None else tau, "tau", owner, low=1) if model == "tau_safety" else 1
+    )
     missing = [c for c in [id_column, *qi, sensitive, *numeric] if c not in frame.columns]
     if missing:
         raise UnknownColumnError(missing, frame.columns)
-    _check_roles(id_column, qi, sensitive, numeric)
+    check_roles(id_column, qi, sensitive, numeric, CLASS_COLUMN)
     # a class's labels are written from its records' values: none may be missing
     for c in [id_column, *qi, sensitive]:
         nulls = frame[c].null_count()
@@ -254,11 +259,11 @@ def publish(
         )
     past = history if history is not None else ReleaseHistory(window=window)
     past = past.serving(sensitive, window, owner)
-    _check_history(past, ids, id_column, m)
+    check_history(past, ids, id_column, m)
 
     start_stage(progress, "Dividing the records")
     row = "__anonkit_row__"  # a reserved name (core.schema.RESERVED_PREFIX)
-    order = frame.with_row_index(row).sort(qi, maintain_order=True)[row].to_numpy()
+    order = frame.select(qi).with_row_index(row).sort(qi, maintain_order=True)[row].to_numpy()
     # one value written one way: the table's, the history's and the domain's (3 and 3.0
     # as 3 in a column of numbers), so a counterfeit reads as a real record would
     values = spelling.values(frame[sensitive])
@@ -294,29 +299,6 @@ def publish(
     return dataclasses.replace(result, withheld=int(np.count_nonzero(to == _WITHHELD)))
 
 
-def _check_roles(id_column: str, qi: list[str], sensitive: str, numeric: Sequence[str]) -> None:
-    """Refuse columns given two roles: the id column is never published, so it may not be
-    a quasi-identifier or the sensitive attribute (it was published whole)."""
-    owner = "publish"
-    if id_column in qi or id_column == sensitive:
-        raise ParameterError(
-            "id_column",
-            owner,
-            "a column that is neither a quasi-identifier nor the sensitive attribute (the "
-            "id column is never published)",
-            id_column,
-        )
-    if sensitive in qi:
-        raise ParameterError(
-            "sensitive", owner, "a column that is not a quasi-identifier", sensitive
-        )
-    if len(set(qi)) < len(qi):
-        raise ParameterError("quasi_identifiers", owner, "a list without duplicates", qi)
-    stray = [c for c in numeric if c not in qi]
-    if stray:
-        raise ParameterError("numeric", owner, "quasi-identifiers", stray)
-
-
 def _numbers(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
     """``frame`` with the numeric quasi-identifiers ``columns`` read as numbers (a file's
     text): ranges are written from their order, which text would give as ``[100-7]``.
@@ -348,34 +330,6 @@ def _numbers(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
     return frame.with_columns(parsed) if parsed else frame
 
 
-def _check_history(past: ReleaseHistory, ids: pl.Series, id_column: str, m: int) -> None:
-    """Refuse an ``m`` above the history's signatures' size (they are kept across
-    releases); warn when no record of the table is in it (a complete turnover, or
-    another id column or ids written otherwise: every record gets a new signature)."""
-    if not past.records:
-        return
-    if not ids.is_in(list(past.records)).any():
-        # every record new: a complete turnover, or ids written otherwise than before
-        warnings.warn(
-            f"None of the {ids.len()} ids in column {id_column!r} is in the history, which "
-            f"holds {len(past.records)} records: every record gets a new signature. If they "
-            "are the same people, check the id column and how its ids are written (as in "
-            "the first release): intersected, the releases would narrow their values.",
-            UserWarning,
-            stacklevel=3,
-        )
-    held = min(len(sig) for entries in past.records.values() for _, sig in entries)
-    if m > held:
-        raise ParameterError(
-            "m",
-            "publish",
-            f"at most {held}, the number of values in the history's signatures (a record "
-            "keeps its signature across releases, so m cannot grow; start a new history "
-            "to release with a larger m)",
-            m,
-        )
-
-
 def _divide(
     coded: _Coded, value_of: Ints, code: dict[str, int], model: str, sensitive: str, m: int
 ) -> tuple[Ints, Ints, list[tuple[int, ...]], list[int]]:
@@ -397,8 +351,9 @@ def _divide(
         elif sigs and model == "m_invariance":
             raise PrivacyUnattainableError(
                 f"A record's sensitive value in column {sensitive!r} left the signature an "
-                "earlier release gave it, which m-invariance cannot publish; use "
-                "model='tau_safety' for releases with updated values.",
+                "earlier release gave it, which m-invariance cannot publish; use model "
+                "tau_safety (--model tau_safety; model='tau_safety' in Python) for releases "
+                "with updated values.",
                 requirement=f"{m}-invariance",
             )
         elif sigs:
@@ -445,8 +400,8 @@ def _too_few_values(sensitive: str, m: int) -> PrivacyUnattainableError:
     """The error of a class that cannot be completed to ``m`` distinct values."""
     return PrivacyUnattainableError(
         f"Column {sensitive!r} has too few distinct values (outside the records' earlier "
-        f"signatures) to form classes of {m}; pass its full domain= for counterfeits, lower "
-        "m or publish fewer changed records.",
+        f"signatures) to form classes of {m}; give the full sensitive domain for "
+        "counterfeits (domain= in Python), lower m or publish fewer changed records.",
         requirement=f"{m}-invariance",
     )
 
