@@ -369,7 +369,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     insensitive = _string_list(attrs.get("insensitive", []), "attributes.insensitive", where)
     others = _choice(attrs, "others", "error", OTHERS, "attributes", where)
 
-    models = _models(privacy.get("models", []), where)
+    models = _models(privacy.get("models", []), base, where)
     for model in models:  # hierarchical t-closeness measures in the attribute's hierarchy
         lacking = [a for a in model.sensitive_attributes if a not in hierarchies]
         if lacking and getattr(model, "distance_kind", "") == "hierarchical":
@@ -464,8 +464,9 @@ def _choice(
     return str(_checked(value, Options(choices), f"{section}.{key}", where))
 
 
-def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
-    """The [privacy] ``models`` list: tables with a ``name`` and the model's parameters."""
+def _models(value: object, base: Path, where: str) -> tuple[PrivacyModel, ...]:
+    """The [privacy] ``models`` list: tables with a ``name`` and the model's parameters (a
+    ``hierarchy`` path read from ``base``, the configuration's folder)."""
 
     if not isinstance(value, list):
         raise _wrong("privacy.models", "a list of tables", value, where)
@@ -474,6 +475,8 @@ def _models(value: object, where: str) -> tuple[PrivacyModel, ...]:
         if not isinstance(entry, dict) or "name" not in entry:
             raise _wrong(f"privacy.models[{i}]", "a table with a 'name' key", entry, where)
         params = {key: val for key, val in entry.items() if key != "name"}
+        if isinstance(params.get("hierarchy"), str):
+            params["hierarchy"] = str(_path(base, params["hierarchy"], "hierarchy", where))
         try:
             out.append(model_from_config(str(entry["name"]), params))
         except AnonkitError as err:

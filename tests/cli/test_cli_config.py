@@ -487,3 +487,23 @@ def test_the_documented_keys_are_every_key_the_loader_takes() -> None:
         for key in keys or ():
             assert re.search(rf"\b{key}\b", block), (name, key)
             assert re.search(rf"(?<![\w.]){key}( = |`)", section), (name, key)
+
+
+def test_a_model_hierarchy_path_is_read_from_the_configuration_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``hierarchy = "disease.csv"`` in [privacy] models was read from the working
+    directory, where every other path of a configuration is read from its folder."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "disease.csv").write_text("flu,*\ncold,*\n")
+    text = (
+        'input = "t.csv"\n[attributes]\nsensitive = ["disease"]\n[hierarchies]\n'
+        'sex = { type = "suppression" }\n[privacy]\nk = 2\nmodels = [{ name = '
+        '"hierarchical_t_closeness", attribute = "disease", t = 0.3, '
+        'hierarchy = "disease.csv" }]\n'
+    )
+    p = write(folder, text)
+    monkeypatch.chdir(tmp_path)
+    (model,) = load_config(p).privacy
+    assert model.hierarchy.labels(0) == ("flu", "cold")  # type: ignore[attr-defined]
