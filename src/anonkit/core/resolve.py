@@ -41,6 +41,7 @@ __all__ = [
     "check_hierarchy_kinds",
     "config_hierarchy",
     "hierarchy_file",
+    "infinite_numbers",
     "resolve_hierarchy",
 ]
 
@@ -142,6 +143,15 @@ def built_from_values(spec: HierarchySpec | None) -> bool:
     return spec is None or (isinstance(spec, Mapping) and spec.get("type") != FILE)
 
 
+def infinite_numbers(column: str, count: int) -> DataError:
+    """The error of ``count`` infinite numbers in ``column``, which no hierarchy built from
+    the values and no class of a local recoding can hold (the fit's and the transform's)."""
+    return DataError(
+        f"Column {column!r} holds {count} infinite number(s); replace them with numbers (or "
+        "drop those rows) before anonymizing."
+    )
+
+
 def resolve_hierarchy(
     column: str, spec: HierarchySpec | None, values: pl.Series, *, records: int | None = None
 ) -> Hierarchy:
@@ -183,10 +193,7 @@ def resolve_hierarchy(
             raise MissingValuesError(column, nans + blanks + nothing)
         infinite = int(values.is_infinite().sum()) if values.dtype.is_float() else 0
         if infinite:
-            raise DataError(
-                f"Column {column!r} holds {infinite} infinite number(s); replace them with "
-                "numbers (or drop those rows) before anonymizing."
-            )
+            raise infinite_numbers(column, infinite)
     if spec is None:
         return suppression(_distinct(values), name=column)
     if isinstance(spec, Hierarchy):

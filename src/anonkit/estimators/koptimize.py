@@ -90,7 +90,8 @@ class KOptimize(_Classes):
         one the table size) or ``"classification"`` (1 per record suppressed or outside
         its class's majority of ``class_column``).
     class_column
-        The class label column of the classification metric.
+        The class label column of the classification metric (the discernibility metric
+        reads none: leave it out).
     time_limit
         Seconds after which the search returns the best anonymization found so far
         (``details["k_optimize"]["optimal"]`` is then ``False``); ``None`` (default)
@@ -114,6 +115,7 @@ class KOptimize(_Classes):
 
     name = "k_optimize"
     reads_numbers = True
+    suppresses = True
     _parameter_constraints: ClassVar[dict[str, Constraint]] = {
         "metric": Options(METRICS),
         "class_column": OrNone(Name()),
@@ -136,6 +138,18 @@ class KOptimize(_Classes):
         self.privacy = privacy
         self.leak_check = leak_check
         self.progress = progress
+
+    def _validate(self) -> None:
+        """The parameters' constraints, and no class column the metric would ignore."""
+        super()._validate()
+        if self.class_column is not None and self.metric != "classification":
+            raise ParameterError(
+                "class_column",
+                "KOptimize",
+                f"left out with metric={self.metric!r} (only metric='classification' reads "
+                "a class column)",
+                self.class_column,
+            )
 
     def _class_codes(self, fitting: Fitting) -> IntArray | None:
         if self.metric != "classification":

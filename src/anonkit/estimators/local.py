@@ -58,9 +58,14 @@ from anonkit.estimators.base import (
     with_engine,
 )
 from anonkit.estimators.leak_check import PendingLeaks
-from anonkit.estimators.recoding import assign_classes, nearest_groups
+from anonkit.estimators.recoding import (
+    assign_classes,
+    nearest_groups,
+    parse_numbers,
+    refuse_infinite,
+)
 from anonkit.estimators.steps import LEAK_SAMPLE, check_numeric, local_result
-from anonkit.exceptions import DataError, MissingValuesError, ParameterError
+from anonkit.exceptions import ParameterError
 from anonkit.io.frames import from_polars
 from anonkit.metrics.classes import class_profile, profile_sizes, tally_sizes
 from anonkit.metrics.levels import model_attributes
@@ -98,43 +103,6 @@ def _k_only(models: Sequence[PrivacyModel], algorithm: str) -> int:
             ", ".join(m.describe() for m in others),
         )
     return k
-
-
-def _parse_numbers(data: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
-    """``data`` with the text columns among ``columns`` parsed as numbers (microaggregation).
-
-    Tables read from CSV hold text. Whole numbers become Int64 (so a median or mode
-    stays whole), others Float64. Empty cells and ``NaN`` raise
-    :class:`~anonkit.exceptions.MissingValuesError`, other text a
-    :class:`~anonkit.exceptions.DataError` naming the column and the count, as does a
-    column of booleans.
-    """
-    parsed = []
-    for c in columns:
-        text = data[c]
-        if text.dtype == pl.Boolean:  # its mean (0.8) would be released as a value
-            raise DataError(
-                f"Column {c!r} holds true/false values, which microaggregation would "
-                "release as averages such as 0.8; generalize it with a hierarchy instead "
-                "(another algorithm), or code it as numbers if an average means something."
-            )
-        if text.dtype != pl.String:
-            continue
-        stripped = text.str.strip_chars()
-        number = stripped.cast(pl.Float64, strict=False)
-        empty = int((stripped == "").sum())
-        missing = text.null_count() + empty + int(number.is_nan().sum())
-        if missing:
-            raise MissingValuesError(c, missing)
-        words = number.null_count() - text.null_count() - empty
-        if words:
-            raise DataError(
-                f"Column {c!r} must hold numbers to be microaggregated, but {words} of its "
-                "values are not numbers; fix those cells or code the column as integers."
-            )
-        whole = stripped.cast(pl.Int64, strict=False)
-        parsed.append(whole if whole.null_count() == text.null_count() else number)
-    return data.with_columns(parsed) if parsed else data
 
 
 def _loss_metrics(
@@ -188,6 +156,10 @@ class _Local(Estimator):
 
     #: The algorithm name of the result.
     name: ClassVar[str]
+    #: Whether the algorithm suppresses records (``*`` in every quasi-identifier) within
+    #: ``privacy.suppression_limit``; in the release of one that does not, records at
+    #: ``*`` everywhere are a class generalized to the top.
+    suppresses: ClassVar[bool] = False
     #: The algorithm's own figures (``result_.details``), set by ``_outcome``.
     details_: dict[str, Any]
 
@@ -211,12 +183,13 @@ class _Local(Estimator):
         t2 = time.perf_counter()
         released = released.drop(fitting.dropped)
         least = k if k is not None else 1
-        # the algorithm suppresses no record, so a class at ``*`` everywhere is a class
+        # where the algorithm suppresses no record, a class at ``*`` everywhere is a class
+        starred = self.suppresses
         if tally is None:
-            classes = class_profile(released, fitting.quasi_identifiers, k=least, starred=False)
+            classes = class_profile(released, fitting.quasi_identifiers, k=least, starred=starred)
         else:
-            sizes, _ = tally_sizes(tally, fitting.quasi_identifiers, COUNT, starred=False)
-            classes = profile_sizes(sizes, k=least)
+            sizes, n_star = tally_sizes(tally, fitting.quasi_identifiers, COUNT, starred=starred)
+            classes = profile_sizes(sizes, k=least, suppressed=n_star)
             fitting.tallies.append((released, tally))
         loss_numeric = self._loss_numeric(fitting)
         if loss_numeric is not None and fitting.data.height > LARGE_TABLE:
@@ -254,7 +227,9 @@ class _Local(Estimator):
 
     def _transform(self, data: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         """Records seen in training take their release labels, the others
-        :meth:`_recode_new`'s; the order is kept."""
+        :meth:`_recode_new`'s; the order is kept. Infinite numbers are refused, as the
+        fit refuses them."""
+        refuse_infinite(data, self._read_numeric(fitting))
         row, seen = self._seen(data, fitting)
         release = self._masked.select(fitting.quasi_identifiers)
         order = "__anonkit_row"
@@ -268,9 +243,17 @@ class _Local(Estimator):
         """Records unseen in training, recoded (quasi-identifiers replaced)."""
         raise NotImplementedError
 
+    def _read_numeric(self, fitting: Fitting) -> list[str]:
+        """The quasi-identifiers read as numbers."""
+        return []
+
 
 class _Classes(_Local):
     """Local recodings whose new records join the most specific containing class."""
+
+    #: The release as boxes, row-aligned with the release, where its labels are not
+    #: boxes (Mondrian's means: points); ``None``: the release's own labels.
+    _boxes: pl.DataFrame | None = None
 
     def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         qi = fitting.quasi_identifiers
@@ -282,18 +265,17 @@ class _Classes(_Local):
                 values = pl.concat([fitting.data[c], new[c].cast(fitting.data[c].dtype)])
                 h = resolve_hierarchy(c, None, values)
             hierarchies[c] = h
+        boxes = self._masked if self._boxes is None else self._boxes
+        # the class of the box holding the record, labelled as the release labels it
         read = interpret_release(
             fitting.data.select(qi),
-            self._masked.select(qi),
+            boxes.select(qi),
             quasi_identifiers=qi,
             hierarchies=hierarchies,
             numeric=self._read_numeric(fitting),
         )
         recoded, _ = assign_classes(read, self._masked.select(qi), new)
         return recoded
-
-    def _read_numeric(self, fitting: Fitting) -> list[str]:
-        return []
 
 
 class Mondrian(_Classes, Placed):
@@ -307,7 +289,8 @@ class Mondrian(_Classes, Placed):
         Split dimension: ``"widest"``, ``"distinct"`` or ``"round_robin"``.
     numeric_release
         Numeric quasi-identifiers (``numeric=`` of :meth:`fit`) released as ``"range"``
-        or ``"mean"``.
+        or ``"mean"``; ``transform`` gives a new record the labels of the box (range)
+        holding it, else of the nearest box, whichever of the two is released.
     engine
         ``"polars"`` (default: the table in memory), ``"spark"`` (a Spark DataFrame, or a
         path Spark reads; :mod:`anonkit.estimators.spark_mondrian`: the release is a
@@ -431,6 +414,7 @@ class Mondrian(_Classes, Placed):
         k = split_k_anonymity(models)[0]
         # cuts follow a rule (``split``), not a metric: there is none to report
         ranges = release_frame(data, part, ranges=True) if self.numeric_release == "mean" else None
+        self._boxes = None if ranges is None else ranges.select(fitting.quasi_identifiers)
         return Outcome(release_frame(data, part), {}, "none", k, tally, ranges)
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
@@ -582,7 +566,7 @@ class Microaggregation(_Local):
                 "them all by group aggregates; leave 'numeric' empty to mean all)",
                 list(numeric),
             )
-        numbers = _parse_numbers(fitting.data, qi)
+        numbers = parse_numbers(fitting.data, qi)
         start_stage(self.progress, "Microaggregation", "groups")
         aggregated = Aggregation(
             k=k, method=self.method, aggregate=self.aggregate, progress=self.progress
@@ -594,7 +578,10 @@ class Microaggregation(_Local):
         # every method minimizes the within-group sum of squared errors
         return Outcome(aggregated.release(numbers), metrics, "sse", k)
 
+    def _read_numeric(self, fitting: Fitting) -> list[str]:
+        return fitting.quasi_identifiers  # every one, aggregated
+
     def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         qi = fitting.quasi_identifiers
-        numbers = _parse_numbers(new, qi)
+        numbers = parse_numbers(new, qi)
         return nearest_groups(self._numbers, self._masked.select(qi), numbers, qi)

@@ -11,14 +11,17 @@ The three recodings behind the estimators' ``transform`` (and the study's
   smallest covered domain (product over the attributes of the covered domain values),
   ties to the larger class, then to the first class. A record that no class contains
   takes the *nearest* class: the fewest attributes whose cell does not contain it, then
-  the smallest extension (over the attributes, the share of the domain the cell would
-  have to grow by: for a hierarchy attribute the leaves of the lowest common ancestor of
-  the cell and the value minus the cell's leaves; for a numeric attribute the distance to
-  the interval over the domain width), then the larger class;
+  the smallest extension (summed over the attributes, the share of the domain the cell
+  would have to grow by: for a hierarchy attribute the leaves of the lowest common
+  ancestor of the cell and the value minus the cell's leaves; for a numeric attribute the
+  distance to the interval over the domain width, more than 1 for a value farther than
+  the domain is wide), then the larger class, then the first;
 * :func:`nearest_groups` (microaggregation): each record takes the aggregates of the group
   whose aggregates are nearest to its values in standardized Euclidean distance (each
   attribute divided by its train standard deviation; Domingo-Ferrer & Mateo-Sanz 2002),
   ties to the larger group; the attributes that were not aggregated keep their values.
+
+Numbers to recode must be finite, as the fit's are (:func:`refuse_infinite`).
 
 References
 ----------
@@ -35,9 +38,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from anonkit._arrays import FloatArray, IntArray
+from anonkit._arrays import BoolArray, FloatArray, IntArray
 from anonkit.core.grouping import first_of_runs
 from anonkit.core.hierarchy import Hierarchy
+from anonkit.core.resolve import infinite_numbers
 from anonkit.core.values import as_text
 from anonkit.exceptions import DataError, MissingValuesError, ValuesNotInHierarchyError
 from anonkit.metrics.columns import QIColumn
@@ -51,6 +55,8 @@ __all__ = [
     "generalize_column",
     "like_training",
     "nearest_groups",
+    "parse_numbers",
+    "refuse_infinite",
 ]
 
 
@@ -113,9 +119,10 @@ def _first_rows(class_of: IntArray, n_classes: int) -> IntArray:
     return first
 
 
-def _miss_table(col: QIColumn, points: FloatArray, q: int) -> FloatArray:
-    """``(P, L)`` cost of giving a point each label: ``(q + 1)`` if the label does not
-    contain it, plus the share of the domain the label would have to grow by."""
+def _miss_table(col: QIColumn, points: FloatArray) -> tuple[BoolArray, FloatArray]:
+    """``(P, L)`` tables of whether each label misses each point (does not contain it),
+    and of the share of the domain the label would have to grow by to contain it (0
+    where it does; unbounded: a point beyond the domain grows it past 1)."""
     n_labels = len(col.labels)
     if col.kind == "hierarchy":
         h = col.hierarchy
@@ -141,19 +148,20 @@ def _miss_table(col: QIColumn, points: FloatArray, q: int) -> FloatArray:
         span = vmax - vmin if vmax > vmin else 1.0
         grow = np.maximum(np.maximum(lo - x, x - hi), 0.0) / span
     contains |= col.star[None, :]
-    grow = np.where(contains, 0.0, np.clip(grow, 0.0, 1.0))
-    out: FloatArray = (~contains).astype(np.float64) * (q + 1) + grow
-    return out
+    missed: BoolArray = ~contains
+    extension: FloatArray = np.where(contains, 0.0, np.maximum(grow, 0.0))
+    return missed, extension
 
 
 def _nearest_classes(read: Release, points: Sequence[FloatArray], rows: IntArray) -> IntArray:
-    """For each row of ``rows``, the nearest class (see the module docstring).
+    """For each row of ``rows``, the nearest class (see the module docstring): the
+    fewest attributes missed, then the smallest extension (equal within a relative
+    1e-9), then the largest class, then the first.
 
     Rows are processed in blocks of at most ``_BLOCK`` (row, class) pairs; within a block
-    each column's cost is computed once per distinct point and label, then gathered per
+    each column's tables are computed once per distinct point and label, then gathered per
     (row, class).
     """
-    q = len(read.columns)
     n_classes = int(read.class_sizes.shape[0])
     widest = max([n_classes, *(len(col.labels) for col in read.columns)])
     step = max(1, _BLOCK // max(widest, 1))
@@ -161,13 +169,18 @@ def _nearest_classes(read: Release, points: Sequence[FloatArray], rows: IntArray
     out = np.empty(rows.shape[0], dtype=np.int64)
     for a in range(0, rows.shape[0], step):
         block = rows[a : a + step]
-        cost = np.zeros((block.shape[0], n_classes))
+        misses = np.zeros((block.shape[0], n_classes), dtype=np.int64)
+        extension = np.zeros((block.shape[0], n_classes))
         for j, col in enumerate(read.columns):
             upts, inv = np.unique(points[j][block], return_inverse=True)
-            table = _miss_table(col, upts, q)  # (distinct points, labels)
-            cost += table[inv.reshape(-1)[:, None], read.class_labels[None, :, j]]
-        best = cost.min(axis=1, keepdims=True)
-        tied = cost <= best + 1e-9
+            missed, grow = _miss_table(col, upts)  # (distinct points, labels)
+            at = (inv.reshape(-1)[:, None], read.class_labels[None, :, j])
+            misses += missed[at]
+            extension += grow[at]
+        fewest = misses == misses.min(axis=1, keepdims=True)
+        extension = np.where(fewest, extension, np.inf)
+        best = extension.min(axis=1, keepdims=True)
+        tied = fewest & (extension <= best + 1e-9 * np.maximum(best, 1.0))
         out[a : a + step] = np.argmax(np.where(tied, sizes[None, :], -1.0), axis=1)
     return out
 
@@ -216,7 +229,74 @@ def assign_classes(
     return frame.with_columns([picked[c].alias(c) for c in qi]), int(uncovered.size)
 
 
+def refuse_infinite(frame: pl.DataFrame, columns: Sequence[str]) -> None:
+    """Refuse infinite numbers in ``columns`` of records to recode, as the fit refuses
+    them in the training records (:func:`anonkit.core.resolve.resolve_hierarchy`): no
+    class holds them, and no distance to one is finite. Text is read as a number.
+
+    Raises
+    ------
+    DataError
+        Naming the first such column and how many infinite numbers it holds.
+
+    Examples
+    --------
+    >>> refuse_infinite(pl.DataFrame({"x": [1.0, 2.0]}), ["x"])
+    >>> try:
+    ...     refuse_infinite(pl.DataFrame({"x": [1.0, float("-inf")]}), ["x"])
+    ... except DataError as err:
+    ...     print(str(err)[:44])
+    Column 'x' holds 1 infinite number(s); repla
+    """
+    for c in columns:
+        series = frame[c]
+        if series.dtype == pl.String:
+            series = series.str.strip_chars().cast(pl.Float64, strict=False)
+        if not series.dtype.is_float():
+            continue
+        infinite = int(series.is_infinite().sum())
+        if infinite:
+            raise infinite_numbers(c, infinite)
+
+
 # --------------------------------------------------------------------- microaggregation
+def parse_numbers(data: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``data`` with the text columns among ``columns`` parsed as numbers (microaggregation).
+
+    Tables read from CSV hold text. Whole numbers become Int64 (so a median or mode
+    stays whole), others Float64. Empty cells and ``NaN`` raise
+    :class:`~anonkit.exceptions.MissingValuesError`, other text a
+    :class:`~anonkit.exceptions.DataError` naming the column and the count, as does a
+    column of booleans.
+    """
+    parsed = []
+    for c in columns:
+        text = data[c]
+        if text.dtype == pl.Boolean:  # its mean (0.8) would be released as a value
+            raise DataError(
+                f"Column {c!r} holds true/false values, which microaggregation would "
+                "release as averages such as 0.8; generalize it with a hierarchy instead "
+                "(another algorithm), or code it as numbers if an average means something."
+            )
+        if text.dtype != pl.String:
+            continue
+        stripped = text.str.strip_chars()
+        number = stripped.cast(pl.Float64, strict=False)
+        empty = int((stripped == "").sum())
+        missing = text.null_count() + empty + int(number.is_nan().sum())
+        if missing:
+            raise MissingValuesError(c, missing)
+        words = number.null_count() - text.null_count() - empty
+        if words:
+            raise DataError(
+                f"Column {c!r} must hold numbers to be microaggregated, but {words} of its "
+                "values are not numbers; fix those cells or code the column as integers."
+            )
+        whole = stripped.cast(pl.Int64, strict=False)
+        parsed.append(whole if whole.null_count() == text.null_count() else number)
+    return data.with_columns(parsed) if parsed else data
+
+
 def _as_float(series: pl.Series, column: str) -> FloatArray:
     values = series.cast(pl.Float64, strict=False)
     if values.null_count() or values.is_nan().any():
