@@ -12,23 +12,33 @@ one) and never over a file the run read (the table, a hierarchy file, the popula
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from anonkit._atomic import atomic_write_text
 from anonkit.api import takes_keyword
+from anonkit.app.files import MODEL_FILE_PARAMETERS, file_of
 from anonkit.app.population import Population
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import FILE, HierarchySpec
-from anonkit.io.tables import output_format, write_table
-from anonkit.io.write import WriteInfo, check_not_input
+from anonkit.exceptions import OutputIsInputError
+from anonkit.io.tables import write_table
+from anonkit.io.write import WriteInfo, check_not_input, output_format
 from anonkit.report.html import render_html
 from anonkit.result import AnonymizationResult
 from anonkit.safety.reading import ReadSettings
 from anonkit.safety.starter import toml_key, toml_string, toml_value
 
-__all__ = ["config_toml", "report_html", "toml_value", "write_release", "write_text"]
+__all__ = [
+    "check_release_name",
+    "config_toml",
+    "report_html",
+    "toml_value",
+    "write_release",
+    "write_text",
+]
 
 
 def config_toml(
@@ -76,12 +86,24 @@ def config_toml(
     ------
     TypeError
         If a hierarchy is a :class:`Hierarchy` object (only files and builders are written).
+    OutputFormatError, OutputIsInputError
+        If ``anonkit anonymize`` would refuse ``output`` (:func:`check_release_name`).
     """
-    used = {str(p) for p in (input, population, *hierarchies.values()) if isinstance(p, str | Path)}
+    model_files = [
+        str(params[key])
+        for _, params in models
+        for key in MODEL_FILE_PARAMETERS
+        if isinstance(params.get(key), str | Path)
+    ]
+    files = [input, population, *(file_of(spec) for spec in hierarchies.values()), *model_files]
+    used = {str(p) for p in files if isinstance(p, str | Path)}
     names, saved_as = _distinct_names({p: n for p, n in (renamed or {}).items() if p in used})
 
     def path(p: str | Path) -> str:
         return names.get(str(p), str(p))
+
+    if output is not None:
+        check_release_name(output, [path(p) for p in files if isinstance(p, str | Path)])
 
     lines = [
         "# Written by `anonkit app`: run `anonkit anonymize <this file>` to reproduce the",
@@ -129,7 +151,13 @@ def config_toml(
     if population is not None:
         lines.append(f"population = {toml_string(path(population))}")
     if models:
-        entries = [toml_value({"name": name, **dict(params)}) for name, params in models]
+        entries = [
+            toml_value(
+                {"name": name}
+                | {k: path(v) if k in MODEL_FILE_PARAMETERS else v for k, v in params.items()}
+            )
+            for name, params in models
+        ]
         lines.append("models = [")
         lines += [f"  {entry}," for entry in entries]
         lines.append("]")
@@ -145,6 +173,44 @@ def config_toml(
         "",
     ]
     return "\n".join(lines)
+
+
+def check_release_name(output: str | Path, read: Iterable[str | Path]) -> None:
+    """Refuse a release name that ``anonkit anonymize`` would refuse in the configuration:
+    an extension it cannot write (:func:`anonkit.io.write.output_format`), or a file the
+    run reads (:func:`anonkit.io.write.check_not_input`), ``read`` as the configuration
+    names them. Two relative names are both beside the configuration; an absolute name
+    and a relative one are compared by the CLI only, which knows where the configuration
+    lies.
+
+    Raises
+    ------
+    OutputFormatError, OutputIsInputError
+        As the CLI raises them, naming ``output`` as given.
+
+    Examples
+    --------
+    >>> check_release_name("release.csv", ["/data/people.csv", "people.csv"])
+    >>> try:
+    ...     check_release_name("./people.csv", ["people.csv"])
+    ... except OutputIsInputError as err:
+    ...     print(err.output, "reads", err.source)
+    ./people.csv reads people.csv
+    """
+    output_format(Path(output))
+    target = Path(output).expanduser()
+    for source in read:
+        given = Path(source).expanduser()
+        if target.is_absolute() != given.is_absolute():
+            continue
+        if not target.is_absolute():  # beside the configuration, wherever it lies
+            if os.path.normpath(target) == os.path.normpath(given):
+                raise OutputIsInputError(output, source)
+            continue
+        try:
+            check_not_input(target, [given])
+        except OutputIsInputError:
+            raise OutputIsInputError(output, source) from None
 
 
 def write_release(

@@ -22,10 +22,11 @@ import numpy as np
 import polars as pl
 
 from anonkit.app.fields import parse_builder
+from anonkit.app.files import file_of, without_content
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec, resolve_hierarchy
 from anonkit.core.values import as_text, encode_column
-from anonkit.exceptions import ParameterError
+from anonkit.exceptions import HierarchyError, ParameterError
 from anonkit.safety.profile import date_format
 from anonkit.safety.starter import dates_table
 
@@ -139,10 +140,17 @@ def preview_hierarchy(
     Raises
     ------
     HierarchyError, ValuesNotInHierarchyError, MissingValuesError, ParameterError
-        What :func:`anonkit.anonymize` would raise for this hierarchy.
+        What :func:`anonkit.anonymize` would raise for this hierarchy (a hierarchy file
+        that is not one told by its name and line, never its labels).
     """
     values = frame.get_column(column)
-    hierarchy = resolve_hierarchy(column, spec, values)
+    try:
+        hierarchy = resolve_hierarchy(column, spec, values)
+    except HierarchyError as err:  # a file's labels are not shown: its name and line
+        path = file_of(spec)
+        if path is None:
+            raise
+        raise without_content(err, path) from None
     codes = encode_column(values, hierarchy, column).to_numpy()
     leaves = np.bincount(codes, minlength=len(hierarchy.leaves))
     levels: dict[str, list[Any]] = {name: [] for name in LEVEL_COLUMNS}

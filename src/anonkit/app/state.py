@@ -94,6 +94,23 @@ class AppState:
             "named on the page; upload the file instead."
         )
 
+    def named_file(self, text: str | Path) -> Path:
+        """The file a field of the page names, absolute, once :meth:`readable` allows it.
+
+        Every path typed on a page (the table, a hierarchy file, the population table, a
+        file parameter of a model) comes here before anything reads it. A relative path
+        is the server's working directory's, as the file read: the export writes it
+        absolute, since the CLI would read it from the configuration's folder.
+
+        Raises
+        ------
+        ConfigError
+            As :meth:`readable`.
+        """
+        path = Path(text).expanduser()
+        self.readable(path)
+        return path.resolve()
+
     def upload_target(self, files: Any, folder: str) -> tuple[Path, str] | None:
         """Copy the first uploaded file into a folder of its own under ``workdir/folder``
         (two uploads of one name stay apart); its path and own name."""

@@ -41,6 +41,7 @@ from anonkit._validation import check_int, check_real, init_parameters, validate
 from anonkit.api import ALGORITHMS, ESTIMATOR_ALGORITHMS, FAMILY_KEYWORDS
 from anonkit.app.fields import builder_text, parse_builder, parse_pairs
 from anonkit.app.guard import FieldError
+from anonkit.app.model_spec import FIELD_ADVICE, REAL_L_VARIANTS, ModelSpec
 from anonkit.app.preview import preview_hierarchy
 from anonkit.core.hierarchy import Hierarchy
 from anonkit.core.resolve import HierarchySpec
@@ -50,7 +51,7 @@ from anonkit.estimators.given import OWN_METRICS
 from anonkit.exceptions import ParameterError, UnknownNameError
 from anonkit.metrics.generalization import METRICS
 from anonkit.models.base import PrivacyModel
-from anonkit.models.registry import MODELS, model_from_config
+from anonkit.models.registry import MODELS
 from anonkit.safety.leaks import Leak, find_leaks
 from anonkit.safety.reading import ReadSettings, read_for_starter
 from anonkit.safety.starter import ROLES, Starter, starter_config
@@ -336,59 +337,8 @@ def hierarchy_preview(
 
 
 # --------------------------------------------------------------------------- settings
-#: What to type in the page's model fields (by their label) for a bad value.
-_FIELD_ADVICE: Final = {
-    "l-diversity": "enter a whole number of at least 1, or 0 for off",
-    "t-closeness t": "enter a number between 0 and 1, or 0 for off",
-    "k-map": "enter a whole number of at least 1, or 0 for off",
-    "delta-presence": "enter shares between 0 and 1, the smallest no larger than the "
-    "largest, or 0 for off",
-}
-#: The advice of a field that depends on the model typed in it (by label and model name).
-_MODEL_ADVICE: Final = {
-    ("l-diversity", "entropy_l_diversity"): "enter a number of at least 1, or 0 for off",
-}
-#: The ℓ-diversity variants whose l is any real number >= 1 (the others' is whole).
-REAL_L_VARIANTS: Final = ("entropy_l_diversity",)
-#: The parameters those fields set (others are told as the API names them).
-_FIELD_PARAMETERS: Final = ("l", "t", "k", "delta_min", "delta_max")
 _SETTINGS: Final = "the privacy settings"
 _WHOLE: Final = "enter a whole number of at least 1"
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A privacy model by its registry name and parameters (the TOML ``models`` entry);
-    ``label`` names the page's field it was typed in, for its errors (not compared)."""
-
-    name: str
-    params: Mapping[str, Any]
-    label: str = field(default="", compare=False)
-
-    def build(self) -> PrivacyModel:
-        """The model (:func:`anonkit.models.registry.model_from_config`).
-
-        Raises
-        ------
-        FieldError
-            A bad parameter typed in the field ``label`` names (in the page's words).
-        ParameterError, UnknownNameError
-            Without ``label``, as the API raises them.
-        """
-        try:
-            return model_from_config(self.name, dict(self.params))
-        except ParameterError as err:
-            if not self.label:
-                raise
-            advice = (
-                _MODEL_ADVICE.get((self.label, self.name), _FIELD_ADVICE.get(self.label))
-                if err.parameter in _FIELD_PARAMETERS
-                else None
-            )
-            raise FieldError(
-                self.label, advice or f"{err.parameter} must be {err.expected}", err.got,
-                parameter=err.parameter,
-            ) from None  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -469,7 +419,7 @@ class Settings:
                 parameter="suppression_limit",
             )  # fmt: skip
         for model in self.models:
-            fix = "set it to 0 (off)" if model.label in _FIELD_ADVICE else "remove the line"
+            fix = "set it to 0 (off)" if model.label in FIELD_ADVICE else "remove the line"
             raise FieldError(
                 model.label or model.name, f"{fix}, or choose another algorithm: SafePub "
                 "takes no privacy model besides its (epsilon, delta)-differential privacy",

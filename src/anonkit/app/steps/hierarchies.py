@@ -73,7 +73,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
         try:
             kind, path = input.h_type(), input.h_path()
             if kind == "file" and path.strip():
-                state.readable(Path(path.strip()))
+                path = str(state.named_file(path.strip()))
             spec = draft_spec(kind, input.h_params(), path)
             # a hierarchy file is read with the encoding the table was loaded with
             if isinstance(spec, Path):

@@ -59,7 +59,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
             if kind == "adult":
                 return workflow.load_adult()
             return workflow.load_table(
-                state.readable(path),
+                state.named_file(path),
                 name=name,
                 separator=input.separator() or None,
                 encoding=input.encoding() or "utf-8",

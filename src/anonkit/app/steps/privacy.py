@@ -4,7 +4,7 @@ checks them; the population table; numeric quasi-identifiers of the local algori
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -12,6 +12,7 @@ from shiny import Inputs, Outputs, reactive, render, ui
 
 from anonkit.api import takes_keyword
 from anonkit.app import workflow
+from anonkit.app.files import model_files
 from anonkit.app.guard import FieldError, guard
 from anonkit.app.population import Population, check_population, load_population
 from anonkit.app.state import AppState
@@ -49,7 +50,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     @reactive.calc
     def settings_or_error() -> workflow.Settings | BaseException:
         try:
-            return settings_from(input, state.by_role(), seed=seed)
+            return settings_from(input, state.by_role(), seed=seed, named_file=state.named_file)
         except ERRORS as err:
             return err
 
@@ -76,7 +77,7 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
     def use_population(path: Any, name: str | None, uploaded: bool) -> None:
         try:
             found: Population | BaseException = load_population(
-                state.readable(Path(path)), state.loaded().read, name=name, uploaded=uploaded
+                state.named_file(path), state.loaded().read, name=name, uploaded=uploaded
             )
         except ERRORS as err:
             found = err
@@ -153,12 +154,19 @@ def wire(input: Inputs, output: Outputs, state: AppState) -> None:  # noqa: A002
 
 
 def settings_from(
-    values: Any, roles: Mapping[str, Sequence[str]], *, seed: int | None = None
+    values: Any,
+    roles: Mapping[str, Sequence[str]],
+    *,
+    seed: int | None = None,
+    named_file: Callable[[str], Path] | None = None,
 ) -> workflow.Settings:
     """The privacy page's inputs as :class:`~anonkit.app.workflow.Settings`.
 
     ``seed`` seeds an algorithm that draws at random when Other options gives no seed
-    (:func:`estimator_options`).
+    (:func:`estimator_options`). ``named_file`` is the session's
+    :meth:`~anonkit.app.state.AppState.named_file`: a file a model of Other models names
+    (a hierarchy) passes it, before anything reads it, and is kept absolute; without
+    it, a model naming a file is refused.
 
     Raises
     ------
@@ -176,6 +184,7 @@ def settings_from(
             if not isinstance(name, str):
                 raise ConfigError(f'Line {i + 1} of the other models needs name = "<model name>".')
             label = f"Other models, line {i + 1} ({name})"
+            spec = model_files(spec, named_file or _no_file, label)
             models.append(workflow.ModelSpec(name, spec, label=label))
     algorithm = values.algorithm()
     if algorithm == "safepub":
@@ -193,6 +202,11 @@ def settings_from(
         metric=_metric(values, algorithm),
         numeric=numeric,
     )
+
+
+def _no_file(text: str) -> Path:
+    """Refuse ``text``: no session said which files may be read."""
+    raise ConfigError(f"Cannot read {text}: no session of the app allows files named here.")
 
 
 def _metric(values: Inputs, algorithm: str) -> str:
@@ -330,6 +344,11 @@ def _population_models(values: Any) -> list[workflow.ModelSpec]:
     if values.k_map():
         k = _whole(values.k_map(), "k-map", "k_map")
         models.append(workflow.ModelSpec("k_map", {"k": k}, label="k-map"))
+    if values.delta_min() and not values.delta_max():
+        raise FieldError(
+            "delta-presence", "the smallest share needs a largest share; set the largest "
+            "share too, or the smallest to 0", values.delta_min(), parameter="delta_max",
+        )  # fmt: skip
     if values.delta_max():
         bounds = {
             "delta_min": float(values.delta_min() or 0),
