@@ -150,7 +150,7 @@ CSV_FORMULAS = ("escape", "keep")
 _SEARCH_OPTIONS = ("mode", "split", "numeric_release", "cost", "method", "aggregate",
                    "memory_share", "time_limit", "max_nodes", "seed", "options",
                    "metric_options")  # fmt: skip
-_SECTIONS: dict[str, tuple[str, ...] | None] = {
+SECTIONS: dict[str, tuple[str, ...] | None] = {  # the keys each section may hold
     "read": READ_OPTIONS,
     "attributes": (
         "quasi_identifiers",
@@ -325,7 +325,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Anonym
     where = str(path) if path is not None else "the configuration"
     base = path.parent if path is not None else Path.cwd()
 
-    check_keys(data, _TOP_KEYS, _SECTIONS, where)
+    check_keys(data, _TOP_KEYS, SECTIONS, where)
 
     if "input" not in data:
         raise ConfigError(f"The key 'input' is missing in {where}; name the table to anonymize.")

@@ -477,13 +477,13 @@ def test_the_documented_keys_are_every_key_the_loader_takes() -> None:
     """[search] split, numeric_release and aggregate were taken but documented nowhere,
     nor [attributes] numeric in the module's format block."""
     import anonkit.config as config
-    from anonkit.config import _SECTIONS
+    from anonkit.config import SECTIONS
 
     readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## CLI quick start") : readme.index("## Web app")]
     doc = str(config.__doc__)
     block = doc[doc.index(".. code-block:: toml") : doc.index("Model names")]
-    for name, keys in _SECTIONS.items():
+    for name, keys in SECTIONS.items():
         for key in keys or ():
             assert re.search(rf"\b{key}\b", block), (name, key)
             assert re.search(rf"(?<![\w.]){key}( = |`)", section), (name, key)

@@ -33,7 +33,8 @@ from anonkit.cli.common import (
     stdout_console,
     summary_table,
 )
-from anonkit.config import chosen_engine, load_config, resolve_hierarchies, run_config
+from anonkit.cli.wording import toml_wording
+from anonkit.config import chosen_engine, parse_config, resolve_hierarchies, run_config
 from anonkit.engines.base import get_engine
 from anonkit.estimators.bare import only_star
 from anonkit.exceptions import ConfigError, UnknownColumnError
@@ -45,6 +46,7 @@ from anonkit.io.tables import (
     unknown_column_hint,
     write_table,
 )
+from anonkit.io.toml import read_toml
 from anonkit.io.write import check_outputs
 from anonkit.progress import start_stage
 
@@ -101,11 +103,17 @@ def anonymize_command(
     quiet: QuietOption = False,
 ) -> None:
     """Anonymize the table named in CONFIG.toml and write the release atomically."""
-    cfg = load_config(config)
+    # load_config, keeping the parsed file: an error of the run names the key that gave it
+    data = read_toml(config)
+    cfg = parse_config(data, path=Path(config).resolve())
+    flags: dict[str, str] = {}  # keywords of anonymize that a flag gives instead
     if leak_check is not None:
         cfg = dataclasses.replace(cfg, leak_check=leak_check)
+        flags["leak_check"] = "--leak-check" if leak_check else "--no-leak-check"
     if engine is not None:
         cfg = dataclasses.replace(cfg, engine=engine)
+        flags["engine"] = "--engine"
+    worded = toml_wording(cfg, data, flags)
     target = output if output is not None else cfg.output
     if target is None:
         raise ConfigError(f"No output file: set 'output' in {config} or pass -o/--output.")
@@ -135,7 +143,7 @@ def anonymize_command(
                 f"The {name} engine always escapes formulas in CSV output; write Parquet or "
                 'drop csv_formulas = "keep".'
             )
-        with naming_population(cfg.population):
+        with naming_population(cfg.population), worded:
             _anonymize_streamed(cfg, target, summary, report, progress, quiet, notes)
         return
     with progress_reporter(progress, quiet=quiet) as bar:
@@ -146,7 +154,7 @@ def anonymize_command(
             start_stage(bar, f"Reading {cfg.population.name}")
             population = read_table(cfg.population, **cfg.read_kwargs())
         start_stage(bar, "Building hierarchies")
-        with naming_population(cfg.population):
+        with naming_population(cfg.population), worded:
             # a built hierarchy covers the population's values too, as anonymize() builds it
             inputs = (frame, resolve_hierarchies(cfg, frame, population))
             heights = {c: h.height for c, h in inputs[1].items()}
