@@ -162,6 +162,9 @@ class _Local(Estimator):
     suppresses: ClassVar[bool] = False
     #: The algorithm's own figures (``result_.details``), set by ``_outcome``.
     details_: dict[str, Any]
+    #: The release as boxes, row-aligned with it, where its labels are not boxes
+    #: (``Outcome.measured``: Mondrian's means are points); ``None``: its own labels.
+    _boxes: pl.DataFrame | None = None
 
     @property
     def algorithm(self) -> str:
@@ -180,6 +183,8 @@ class _Local(Estimator):
         check_numeric(fitting.numeric, fitting.quasi_identifiers, fitting.data.columns, self.name)
         t1 = time.perf_counter()
         released, metrics, metric, k, tally, measured = self._outcome(fitting)
+        # the classes as boxes where the release labels them otherwise (Mondrian's means)
+        self._boxes = None if measured is None else measured.select(fitting.quasi_identifiers)
         t2 = time.perf_counter()
         released = released.drop(fitting.dropped)
         least = k if k is not None else 1
@@ -250,10 +255,6 @@ class _Local(Estimator):
 
 class _Classes(_Local):
     """Local recodings whose new records join the most specific containing class."""
-
-    #: The release as boxes, row-aligned with the release, where its labels are not
-    #: boxes (Mondrian's means: points); ``None``: the release's own labels.
-    _boxes: pl.DataFrame | None = None
 
     def _recode_new(self, new: pl.DataFrame, fitting: Fitting) -> pl.DataFrame:
         qi = fitting.quasi_identifiers
@@ -414,7 +415,6 @@ class Mondrian(_Classes, Placed):
         k = split_k_anonymity(models)[0]
         # cuts follow a rule (``split``), not a metric: there is none to report
         ranges = release_frame(data, part, ranges=True) if self.numeric_release == "mean" else None
-        self._boxes = None if ranges is None else ranges.select(fitting.quasi_identifiers)
         return Outcome(release_frame(data, part), {}, "none", k, tally, ranges)
 
     def _loss_numeric(self, fitting: Fitting) -> list[str] | None:
